@@ -1,0 +1,41 @@
+# Every third-party dependency comes from a Debian package and is found here.
+# A missing one fails the configure step naming the Debian package to install.
+
+macro(cairn_require_package cmake_name debian_pkg)
+  find_package(${cmake_name} ${ARGN} QUIET)
+  if(NOT ${cmake_name}_FOUND)
+    message(FATAL_ERROR
+      "Cairn needs ${cmake_name}, which was not found. Install the Debian package "
+      "'${debian_pkg}' (apt-get install --no-install-recommends ${debian_pkg}) or run "
+      "scripts/install-deps.sh.")
+  endif()
+endmacro()
+
+find_package(PkgConfig QUIET)
+if(NOT PkgConfig_FOUND)
+  message(FATAL_ERROR "Cairn needs pkg-config. Install the Debian package 'pkg-config'.")
+endif()
+
+cairn_require_package(nlohmann_json nlohmann-json3-dev)
+cairn_require_package(yaml-cpp libyaml-cpp-dev)
+cairn_require_package(Boost libboost-graph-dev 1.74 COMPONENTS graph)
+cairn_require_package(spdlog libspdlog-dev)
+cairn_require_package(Catch2 catch2)
+cairn_require_package(CLI11 libcli11-dev)
+cairn_require_package(CURL libcurl4-openssl-dev)
+cairn_require_package(SQLite3 libsqlite3-dev)
+cairn_require_package(valijson libvalijson-dev)
+cairn_require_package(OpenSSL libssl-dev)
+cairn_require_package(Threads libc6-dev)
+
+pkg_check_modules(PQXX QUIET IMPORTED_TARGET libpqxx)
+if(NOT PQXX_FOUND)
+  message(FATAL_ERROR
+    "Cairn needs libpqxx, which was not found. Install the Debian package 'libpqxx-dev' "
+    "(apt-get install --no-install-recommends libpqxx-dev) or run scripts/install-deps.sh.")
+endif()
+
+# Beast/Asio come with the Boost headers (libboost-graph-dev pulls libboost1.74-dev).
+if(NOT EXISTS "${Boost_INCLUDE_DIRS}/boost/beast.hpp")
+  message(FATAL_ERROR "Boost.Beast headers not found. Install the Debian package 'libboost-graph-dev'.")
+endif()

@@ -1,0 +1,75 @@
+// Diagnostic: a user-facing problem (bad manifest, refused plan, failed
+// operation) with a stable code and, when it has one, the source position of
+// the offending text. Commands collect every Diagnostic of a run and report
+// them all at once, sorted by file and line; they never stop at the first.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cairn {
+
+enum class Severity { kError, kWarning, kNote };
+
+const char* SeverityName(Severity s);
+
+// 1-based line and column; line 0 means "no position".
+struct SourceLocation {
+  std::string file;
+  int line = 0;
+  int column = 0;
+  int length = 1;  // width of the caret underline, at least 1
+
+  bool has_position() const { return line > 0; }
+};
+
+struct Diagnostic {
+  Severity severity = Severity::kError;
+  std::string code;     // stable, machine-readable: "unknown_field", "dependency_cycle"...
+  std::string summary;  // one line, no trailing period
+  std::string detail;   // optional further explanation or hint
+  SourceLocation location;
+
+  bool is_error() const { return severity == Severity::kError; }
+};
+
+// Sorts by file, line, column, then code; stable for equal keys.
+void SortDiagnostics(std::vector<Diagnostic>& diags);
+bool HasErrors(const std::vector<Diagnostic>& diags);
+
+// Source text by file name, for rendering the offending line. Files not added
+// explicitly are read from disk on first use. Not thread-safe.
+class SourceFiles {
+ public:
+  void Add(std::string name, std::string content);
+  // The text of `line` (1-based) without its newline, or nullopt.
+  std::optional<std::string> Line(const std::string& name, int line);
+
+ private:
+  std::map<std::string, std::vector<std::string>> lines_;
+};
+
+struct RenderOptions {
+  bool color = false;
+};
+
+// Renders in the compiler style:
+//   stack/web.yaml:3:9: error: unknown field "nmae" [unknown_field]
+//       nmae: web
+//       ^~~~
+//     did you mean "name"?
+// Every string passes through the secret redactor before it is returned.
+std::string RenderDiagnostic(const Diagnostic& d, SourceFiles& sources,
+                             const RenderOptions& opts = {});
+
+// All diagnostics rendered, followed by a "N errors, M warnings" line.
+std::string RenderDiagnostics(const std::vector<Diagnostic>& diags, SourceFiles& sources,
+                              const RenderOptions& opts = {});
+
+// JSON array of {severity, code, summary, detail, file, line, column}.
+std::string DiagnosticsToJson(const std::vector<Diagnostic>& diags);
+
+}  // namespace cairn

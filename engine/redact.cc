@@ -1,0 +1,104 @@
+#include "engine/redact.h"
+
+#include <algorithm>
+#include <cctype>
+#include <mutex>
+#include <shared_mutex>
+#include <vector>
+
+namespace cairn {
+namespace {
+
+constexpr std::string_view kTokenPrefix = "cairn_";
+constexpr size_t kMinTokenBody = 20;
+constexpr size_t kMinSecretLength = 6;
+
+std::shared_mutex& SecretsMutex() {
+  static std::shared_mutex mu;
+  return mu;
+}
+// GUARDED_BY(SecretsMutex())
+std::vector<std::string>& Secrets() {
+  static std::vector<std::string> secrets;
+  return secrets;
+}
+
+bool IsTokenChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+}
+
+// Length of the token starting at `pos` (which holds the prefix), or 0.
+size_t TokenLengthAt(std::string_view text, size_t pos) {
+  if (pos > 0 && IsTokenChar(text[pos - 1])) return 0;  // inside a longer word
+  size_t end = pos + kTokenPrefix.size();
+  while (end < text.size() && IsTokenChar(text[end])) ++end;
+  return (end - pos - kTokenPrefix.size() >= kMinTokenBody) ? end - pos : 0;
+}
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+}  // namespace
+
+void RegisterSecret(std::string_view secret) {
+  if (secret.size() < kMinSecretLength) return;
+  std::unique_lock lock(SecretsMutex());
+  auto& s = Secrets();
+  if (std::find(s.begin(), s.end(), secret) == s.end()) s.emplace_back(secret);
+  // Longest first, so a secret containing another is replaced whole.
+  std::sort(s.begin(), s.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
+}
+
+void ClearSecretsForTesting() {
+  std::unique_lock lock(SecretsMutex());
+  Secrets().clear();
+}
+
+std::string Redact(std::string_view text) {
+  std::string out(text);
+  {
+    std::shared_lock lock(SecretsMutex());
+    for (const auto& secret : Secrets()) {
+      for (size_t pos = out.find(secret); pos != std::string::npos;
+           pos = out.find(secret, pos + kRedacted.size())) {
+        out.replace(pos, secret.size(), kRedacted);
+      }
+    }
+  }
+  // "Bearer <credential>": the credential is whatever follows up to whitespace
+  // or a quote.
+  constexpr std::string_view kBearer = "bearer ";
+  for (size_t i = 0; i + kBearer.size() <= out.size(); ++i) {
+    if (!EqualsIgnoreCase(std::string_view(out).substr(i, kBearer.size()), kBearer)) continue;
+    size_t start = i + kBearer.size();
+    while (start < out.size() && out[start] == ' ') ++start;
+    size_t end = start;
+    while (end < out.size() && !std::isspace(static_cast<unsigned char>(out[end])) &&
+           out[end] != '"' && out[end] != '\'') {
+      ++end;
+    }
+    if (end > start && std::string_view(out).substr(start, end - start) != kRedacted) {
+      out.replace(start, end - start, kRedacted);
+    }
+    i = start;
+  }
+  for (size_t pos = out.find(kTokenPrefix); pos != std::string::npos;
+       pos = out.find(kTokenPrefix, pos + 1)) {
+    if (size_t len = TokenLengthAt(out, pos)) out.replace(pos, len, kRedacted);
+  }
+  return out;
+}
+
+bool LooksLikeApiToken(std::string_view text) {
+  for (size_t pos = text.find(kTokenPrefix); pos != std::string_view::npos;
+       pos = text.find(kTokenPrefix, pos + 1)) {
+    if (TokenLengthAt(text, pos)) return true;
+  }
+  return false;
+}
+
+}  // namespace cairn

@@ -1,0 +1,42 @@
+#include "server/token.h"
+
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+#include <openssl/sha.h>
+
+#include <array>
+#include <stdexcept>
+
+namespace cairn::server {
+
+std::string Sha256Hex(std::string_view data) {
+  std::array<unsigned char, SHA256_DIGEST_LENGTH> digest{};
+  SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest.data());
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(digest.size() * 2);
+  for (unsigned char b : digest) {
+    out += kHex[b >> 4];
+    out += kHex[b & 0xf];
+  }
+  return out;
+}
+
+std::string GenerateToken() {
+  std::array<unsigned char, 32> bytes{};
+  if (RAND_bytes(bytes.data(), bytes.size()) != 1) {
+    // No entropy means no safe token: refusing is the only correct answer.
+    throw std::runtime_error("OpenSSL RAND_bytes failed");
+  }
+  std::array<unsigned char, 48> b64{};
+  int n = EVP_EncodeBlock(b64.data(), bytes.data(), bytes.size());
+  std::string token = "cairn_";
+  for (int i = 0; i < n; ++i) {
+    char c = static_cast<char>(b64[i]);
+    if (c == '=') break;
+    token += (c == '+') ? '-' : (c == '/') ? '_' : c;
+  }
+  return token;
+}
+
+}  // namespace cairn::server

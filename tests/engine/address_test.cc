@@ -1,0 +1,34 @@
+#include "engine/address.h"
+
+#include <catch2/catch.hpp>
+
+#include "engine/value.h"
+
+using namespace cairn;
+
+TEST_CASE("addresses round-trip through their canonical text") {
+  for (std::string text : {"instance.web", "instance.web[2]", "network.core[\"eu-1\"]",
+                           "ssh_key.k[\"a\\\"b\"]"}) {
+    auto addr = ResourceAddress::Parse(text);
+    REQUIRE(addr);
+    CHECK(addr->ToString() == text);
+  }
+  auto a = ResourceAddress::Parse("instance.web[3]");
+  CHECK(std::get<int>(a->index) == 3);
+  CHECK(a->BaseString() == "instance.web");
+}
+
+TEST_CASE("malformed addresses do not parse") {
+  for (std::string text : {"instance", ".web", "instance.", "instance.web[", "instance.web[-1]",
+                           "instance.web[x]", "1nstance.web", "instance.we b"}) {
+    CHECK_FALSE(ResourceAddress::Parse(text));
+  }
+}
+
+TEST_CASE("unknown values are detected when nested") {
+  Value v = {{"a", 1}, {"b", Value::array({1, UnknownValue()})}};
+  CHECK(ContainsUnknown(v));
+  CHECK_FALSE(IsUnknown(v));
+  CHECK(IsUnknown(v["b"][1]));
+  CHECK_FALSE(ContainsUnknown(Value{{"a", 1}}));
+}

@@ -1,0 +1,14 @@
+#include "engine/log.h"
+
+#include <catch2/catch.hpp>
+
+using namespace cairn;
+
+TEST_CASE("the log level comes from the flag, then CAIRN_LOG, then warn") {
+  CHECK(*ResolveLogLevel("", nullptr) == "warn");
+  CHECK(*ResolveLogLevel("", "debug") == "debug");
+  CHECK(*ResolveLogLevel("error", "debug") == "error");
+  auto bad = ResolveLogLevel("loud", nullptr);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message().find("loud") != std::string::npos);
+}
