@@ -1,0 +1,86 @@
+// StackConfig: a stack of manifests after loading, as the rest of the engine
+// sees it. engine/manifest builds it (LoadStack in loader.h): every document
+// parsed, validated against schemas/<kind>.schema.json, variables resolved,
+// count/for_each expanded, references checked, and the dependency graph
+// built, all before any network call.
+//
+// Invariants of a StackConfig returned without error diagnostics:
+//  - `resources` holds one entry per expanded instance, in a deterministic
+//    topological order (dependencies first, ties broken by address text);
+//  - every `${...}` left in a spec is a reference to another resource's
+//    attribute (`${kind.name.attr}`, `${kind.name[i].attr}`,
+//    `${kind.name["k"].attr}`, `${kind.name[*].attr}`); var, env, file,
+//    count and each expressions are already substituted;
+//  - `depends_on` lists every resource this one refers to or names in
+//    `depends_on`, expanded to instance addresses.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/address.h"
+#include "engine/diagnostic.h"
+#include "engine/value.h"
+
+namespace cairn {
+
+struct Lifecycle {
+  std::vector<std::string> ignore_changes;  // top-level spec field names
+  bool prevent_destroy = false;
+  bool create_before_destroy = false;
+};
+
+struct ResourceConfig {
+  ResourceAddress address;
+  std::string kind;  // == address.kind
+  // The spec in manifest (snake_case) field names, with spec.name defaulted.
+  // May hold "${...}" reference strings (see invariants above).
+  Value spec;
+  std::vector<ResourceAddress> depends_on;
+  Lifecycle lifecycle;
+  SourceLocation location;  // the document's `kind:` node
+};
+
+struct OutputConfig {
+  std::string name;
+  Value value;  // may hold references, like a spec
+  bool sensitive = false;
+  SourceLocation location;
+};
+
+struct ProviderConfig {
+  std::string endpoint;                   // empty: use CAIRN_ENDPOINT
+  std::string token_env = "CAIRN_TOKEN";  // name of the environment variable holding the token
+  int parallelism = 10;
+  // Per-operation timeouts in seconds: "create", "update", "delete", "request", "connect".
+  std::map<std::string, int> timeouts;
+};
+
+struct BackendConfig {
+  std::string type = "sqlite";  // "sqlite" or "postgres"
+  std::string path;             // sqlite: file path relative to the stack; empty = .cairn/state.db
+  std::string url_env;          // postgres: environment variable holding the connection URL
+};
+
+struct StackConfig {
+  std::string root;  // the stack directory
+  std::vector<ResourceConfig> resources;
+  std::vector<OutputConfig> outputs;
+  ProviderConfig provider;
+  BackendConfig backend;
+  std::map<std::string, Value> variables;  // resolved values
+  std::vector<std::string> sensitive_variables;
+
+  const ResourceConfig* Find(const ResourceAddress& addr) const;
+};
+
+// Resolves the attribute `attr` of resource `addr` (an instance address,
+// never [*]) to its value, or nullopt when the resource has no such value
+// yet. The caller returns UnknownValue() for "known only after apply".
+using AttributeLookup =
+    std::function<std::optional<Value>(const ResourceAddress& addr, const std::string& attr)>;
+
+}  // namespace cairn
