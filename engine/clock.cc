@@ -1,0 +1,56 @@
+#include "engine/clock.h"
+
+#include <thread>
+
+namespace cairn {
+
+bool RealClock::SleepFor(duration d, std::stop_token stop) {
+  if (stop.stop_requested()) return false;
+  std::mutex mu;
+  std::condition_variable_any cv;
+  std::unique_lock lock(mu);
+  // wait_for with a stop_token wakes early when a stop is requested.
+  cv.wait_for(lock, stop, d, [] { return false; });
+  return !stop.stop_requested();
+}
+
+int64_t RealClock::UnixSeconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Clock::time_point ManualClock::Now() {
+  std::lock_guard lock(mu_);
+  return now_;
+}
+
+bool ManualClock::SleepFor(duration d, std::stop_token stop) {
+  if (stop.stop_requested()) return false;
+  std::lock_guard lock(mu_);
+  now_ += d;
+  slept_ += d;
+  return true;
+}
+
+int64_t ManualClock::UnixSeconds() {
+  std::lock_guard lock(mu_);
+  return unix_base_ + std::chrono::duration_cast<std::chrono::seconds>(now_.time_since_epoch()).count();
+}
+
+void ManualClock::Advance(duration d) {
+  std::lock_guard lock(mu_);
+  now_ += d;
+}
+
+Clock::duration ManualClock::total_slept() {
+  std::lock_guard lock(mu_);
+  return slept_;
+}
+
+Clock& SystemClock() {
+  static RealClock clock;
+  return clock;
+}
+
+}  // namespace cairn

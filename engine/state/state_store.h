@@ -1,0 +1,108 @@
+// StateStore: what Cairn recorded about a stack. Per address, the kind, the
+// remote id and the attributes as last applied; the stack's lineage (a UUID
+// fixed at creation, to catch a state from another stack) and serial (bumped
+// by every commit, to catch stale saved plans and conflicting writers); the
+// journal of mutations in flight; and the lock that keeps two applies apart.
+//
+// Exactly-once protocol (engine/apply):
+//   JournalBegin(entry)   durable before the request leaves the machine
+//   ... send with entry.idempotency_key and entry.body ...
+//   Commit({put/remove, journal_done = entry.seq})   one atomic transaction
+// A journal entry still present at the next run is an operation whose outcome
+// is unknown: it is re-sent with its original key and body.
+//
+// Never stored: API tokens or any credential. Implementations are
+// thread-safe; every method is one transaction.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/status.h"
+#include "engine/value.h"
+
+namespace cairn {
+
+inline constexpr int kStateSchemaVersion = 1;
+
+struct ResourceState {
+  std::string address;  // canonical ResourceAddress text
+  std::string kind;
+  std::string id;        // remote id
+  Value attributes = Value::object();  // manifest names, computed ones included
+  std::vector<std::string> depends_on;  // addresses, for destroy ordering
+  int schema_version = kStateSchemaVersion;
+};
+
+struct StateSnapshot {
+  std::string lineage;
+  int64_t serial = 0;
+  std::map<std::string, ResourceState> resources;  // by address
+  std::map<std::string, Value> outputs;
+};
+
+struct JournalEntry {
+  int64_t seq = 0;  // assigned by NextSequence(); unique per state, never reused
+  std::string address;
+  std::string action;  // "create", "update", "delete"
+  std::string kind;
+  std::string remote_id;  // update/delete: the target; create: empty
+  std::string method;
+  std::string path;
+  std::string body;  // the exact request body sent
+  std::string idempotency_key;
+  int64_t started_at = 0;  // unix seconds
+  // What the resource should record after success (depends_on, etc.), so a
+  // recovered operation can be committed without the original plan.
+  Value context = Value::object();
+};
+
+struct LockInfo {
+  std::string id;         // random; what force-unlock takes
+  std::string holder;     // "user@host pid 1234"
+  std::string operation;  // "apply", "destroy", "import", "state rm"...
+  int64_t created_at = 0;  // unix seconds
+};
+
+// One atomic change: resources put and removed, a finished journal entry
+// cleared, outputs replaced. Bumps the serial once.
+struct StateCommit {
+  std::vector<ResourceState> put;
+  std::vector<std::string> remove;           // addresses
+  std::optional<int64_t> journal_done;       // seq of the entry this completes
+  std::optional<std::map<std::string, Value>> outputs;
+  // Rename: {from, to}; applied before put/remove.
+  std::vector<std::pair<std::string, std::string>> moves;
+};
+
+class StateStore {
+ public:
+  virtual ~StateStore() = default;
+
+  // Creates the state (with a fresh lineage) on first use.
+  virtual Result<StateSnapshot> Load() = 0;
+
+  // Takes the lock or, while `wait` lasts, keeps trying. When another holder
+  // has it: Conflict, message naming the holder, the operation and since when.
+  virtual Result<LockInfo> Lock(const std::string& operation,
+                                std::chrono::milliseconds wait) = 0;
+  virtual Status Unlock(const std::string& lock_id) = 0;
+  // Removes the lock whatever holds it, if its id matches; NotFound otherwise.
+  virtual Status ForceUnlock(const std::string& lock_id) = 0;
+  virtual Result<std::optional<LockInfo>> CurrentLock() = 0;
+
+  // A fresh, durable sequence number (for journal entries and idempotency keys).
+  virtual Result<int64_t> NextSequence() = 0;
+  // Durable when it returns.
+  virtual Status JournalBegin(const JournalEntry& entry) = 0;
+  virtual Result<std::vector<JournalEntry>> PendingJournal() = 0;
+
+  // Applies `commit` atomically; returns the new serial.
+  virtual Result<int64_t> Commit(const StateCommit& commit) = 0;
+};
+
+}  // namespace cairn

@@ -1,0 +1,43 @@
+// HttpTransport: one HTTP exchange, nothing more. The infra provider builds
+// requests and interprets responses; the transport moves bytes. The real one
+// is libcurl (providers/infra/curl_transport.h); tests use canned responses and
+// injected faults.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <stop_token>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/status.h"
+
+namespace cairn {
+
+struct HttpRequest {
+  std::string method;  // "GET", "POST", "PATCH", "DELETE"
+  std::string url;     // absolute
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+  std::chrono::milliseconds timeout{30'000};
+};
+
+struct HttpResponse {
+  int status = 0;
+  std::map<std::string, std::string> headers;  // names lowercased
+  std::string body;
+
+  // The header's value, or "" (name in any case).
+  std::string Header(const std::string& name) const;
+};
+
+// Thread-safe. A network failure (refused, reset, timeout, TLS) is a
+// non-OK Status (Unavailable or DeadlineExceeded); any HTTP answer is OK.
+class HttpTransport {
+ public:
+  virtual ~HttpTransport() = default;
+  virtual Result<HttpResponse> Send(const HttpRequest& req, std::stop_token stop) = 0;
+};
+
+}  // namespace cairn

@@ -1,0 +1,142 @@
+// Provider: the only way the engine reaches an API. One request and one
+// response struct per operation; every response carries diagnostics and a
+// Status; every call is cancellable through a std::stop_token.
+//
+// Values crossing this interface use the manifest's snake_case field names
+// (schemas/<kind>.schema.json), never wire names: the provider maps them.
+//
+// Mutations are two-step so that the engine can make them exactly-once:
+//   1. Prepare() builds the exact request (method, path, body) without sending;
+//   2. the engine writes it, with its Idempotency-Key, to the state journal;
+//   3. Create()/Update()/Delete() send that prepared request, retrying with the
+//      same key and body until it succeeds, fails for good, or the deadline
+//      passes. After a crash the engine re-sends the journaled request as is.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "engine/diagnostic.h"
+#include "engine/status.h"
+#include "engine/value.h"
+
+namespace cairn {
+
+// A resource as the API reports it, in manifest field names, computed
+// attributes included. `attributes["id"] == id`.
+struct RemoteResource {
+  std::string kind;
+  std::string id;
+  Value attributes = Value::object();
+};
+
+enum class MutationAction { kCreate, kUpdate, kDelete };
+const char* MutationActionName(MutationAction a);  // "create", "update", "delete"
+
+// Everything needed to send a mutation, and to send it again byte for byte.
+struct PreparedMutation {
+  std::string kind;
+  MutationAction action = MutationAction::kCreate;
+  std::string method;  // "POST", "PATCH", "DELETE"
+  std::string path;    // e.g. "/api/v1/compute" or "/v1/ssh_keys/key_..."
+  std::string body;    // exact JSON body; empty for DELETE
+  std::string id;      // remote id for update and delete; empty for create
+};
+
+struct ReadRequest {
+  std::string kind;
+  std::string id;
+};
+struct ReadResponse {
+  Status status;                            // not OK: the read itself failed
+  std::optional<RemoteResource> resource;   // nullopt with OK status: it does not exist
+  std::vector<Diagnostic> diagnostics;
+};
+
+struct ListRequest {
+  std::string kind;
+};
+struct ListResponse {
+  Status status;
+  std::vector<RemoteResource> resources;  // every live resource of the kind
+  int requests = 0;                       // HTTP requests it took (pages)
+  std::vector<Diagnostic> diagnostics;
+};
+
+struct PrepareRequest {
+  std::string kind;
+  MutationAction action = MutationAction::kCreate;
+  std::string id;  // update, delete
+  // create: the whole desired spec; update: only the changed fields (merge
+  // patch); delete: unused. No unknown values may remain.
+  Value spec = Value::object();
+};
+
+struct CreateRequest {
+  PreparedMutation mutation;
+  std::string idempotency_key;
+};
+struct CreateResponse {
+  Status status;
+  std::optional<RemoteResource> resource;  // the created resource as answered
+  bool replayed = false;                   // the server replayed a stored response
+  std::vector<Diagnostic> diagnostics;
+};
+
+struct UpdateRequest {
+  PreparedMutation mutation;
+  std::string idempotency_key;
+};
+struct UpdateResponse {
+  Status status;
+  std::optional<RemoteResource> resource;
+  bool replayed = false;
+  std::vector<Diagnostic> diagnostics;
+};
+
+struct DeleteRequest {
+  PreparedMutation mutation;
+  std::string idempotency_key;
+};
+struct DeleteResponse {
+  Status status;  // OK also when the resource was already gone
+  bool already_gone = false;
+  std::vector<Diagnostic> diagnostics;
+};
+
+enum class WaitTarget { kReady, kDeleted };
+struct WaitRequest {
+  std::string kind;
+  std::string id;
+  WaitTarget target = WaitTarget::kReady;
+  std::chrono::seconds timeout{600};
+};
+struct WaitResponse {
+  Status status;  // DeadlineExceeded on timeout; FailedPrecondition when it failed
+  std::optional<RemoteResource> resource;  // last seen state (ready: the ready resource)
+  std::vector<Diagnostic> diagnostics;     // failure reasonCode and guidance, for users
+};
+
+// Implementations are thread-safe: the engine calls them from many workers.
+class Provider {
+ public:
+  virtual ~Provider() = default;
+
+  virtual ReadResponse Read(const ReadRequest& req, std::stop_token stop) = 0;
+  virtual ListResponse List(const ListRequest& req, std::stop_token stop) = 0;
+  virtual Result<PreparedMutation> Prepare(const PrepareRequest& req) = 0;
+  virtual CreateResponse Create(const CreateRequest& req, std::stop_token stop) = 0;
+  virtual UpdateResponse Update(const UpdateRequest& req, std::stop_token stop) = 0;
+  virtual DeleteResponse Delete(const DeleteRequest& req, std::stop_token stop) = 0;
+  virtual WaitResponse Wait(const WaitRequest& req, std::stop_token stop) = 0;
+
+  // Finds live resources of `kind` whose name equals `name` (recovery of an
+  // interrupted create on APIs without idempotency).
+  virtual ListResponse FindByName(const std::string& kind, const std::string& name,
+                                  std::stop_token stop);
+};
+
+}  // namespace cairn
