@@ -1,0 +1,390 @@
+#include "engine/plan/plan.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace cairn {
+namespace {
+
+constexpr const char* kActionNames[] = {"no-op", "create", "update", "replace", "delete"};
+
+bool Contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+// Compares a desired and a current value, mapping ids to their canonical form
+// in reference fields (an instance may be named inst_<hex> or by its UUID).
+bool SameValue(const Value& before, const Value& after, bool is_reference,
+               const std::function<std::string(const std::string&)>& canonical) {
+  if (!is_reference || !canonical) return before == after;
+  auto norm = [&](const Value& v) -> Value {
+    if (v.is_string()) return canonical(v.get<std::string>());
+    if (v.is_array()) {
+      Value out = Value::array();
+      for (const auto& item : v) out.push_back(item.is_string() ? Value(canonical(item.get<std::string>())) : item);
+      return out;
+    }
+    return v;
+  };
+  return norm(before) == norm(after);
+}
+
+// Desired values plus computed attributes not yet known.
+Value PlannedNew(const Value& resolved, const KindInfo& info) {
+  Value v = resolved.is_object() ? resolved : Value::object();
+  for (const auto& c : info.computed) v[c] = UnknownValue();
+  return v;
+}
+
+// Addresses of `targets` and everything they depend on, transitively.
+std::set<std::string> TargetClosure(const StackConfig& config,
+                                    const std::vector<std::string>& targets) {
+  std::map<std::string, const ResourceConfig*> by_address;
+  for (const auto& r : config.resources) by_address[r.address.ToString()] = &r;
+  std::set<std::string> out;
+  std::vector<std::string> work;
+  for (const auto& t : targets) {
+    // A target without an index selects every instance of the resource.
+    for (const auto& [addr, r] : by_address) {
+      if (addr == t || r->address.BaseString() == t) work.push_back(addr);
+    }
+    work.push_back(t);
+  }
+  while (!work.empty()) {
+    std::string a = work.back();
+    work.pop_back();
+    if (!out.insert(a).second) continue;
+    auto it = by_address.find(a);
+    if (it == by_address.end()) continue;
+    for (const auto& d : it->second->depends_on) work.push_back(d.ToString());
+  }
+  return out;
+}
+
+}  // namespace
+
+const char* ActionName(Action a) { return kActionNames[static_cast<int>(a)]; }
+
+std::optional<Action> ParseAction(const std::string& name) {
+  for (int i = 0; i < 5; ++i) {
+    if (name == kActionNames[i]) return static_cast<Action>(i);
+  }
+  return std::nullopt;
+}
+
+Plan::Counts Plan::counts() const {
+  Counts c;
+  for (const auto& ch : changes) {
+    switch (ch.action) {
+      case Action::kCreate: ++c.add; break;
+      case Action::kUpdate: ++c.change; break;
+      case Action::kReplace: ++c.replace; break;
+      case Action::kDelete: ++c.destroy; break;
+      case Action::kNoOp: ++c.noop; break;
+    }
+  }
+  return c;
+}
+
+bool Plan::has_changes() const {
+  return std::any_of(changes.begin(), changes.end(),
+                     [](const PlannedChange& c) { return c.action != Action::kNoOp; });
+}
+
+PlanResult MakePlan(const StackConfig& config, const StateSnapshot& state, const LiveView& live,
+                    const KindCatalog& kinds, const PlanOptions& options) {
+  PlanResult result;
+  Plan& plan = result.plan;
+  plan.lineage = state.lineage;
+  plan.serial = state.serial;
+  plan.destroy = options.destroy;
+
+  // Attributes of every resource as they will be once the plan is applied,
+  // so that references from later resources see unknowns where they must.
+  std::map<std::string, Value> planned;
+  AttributeLookup lookup = [&](const ResourceAddress& addr,
+                               const std::string& attr) -> std::optional<Value> {
+    auto it = planned.find(addr.ToString());
+    if (it == planned.end()) return std::nullopt;
+    if (it->second.contains(attr)) return it->second.at(attr);
+    return Value(nullptr);
+  };
+  ReferenceResolver resolve = options.resolve;
+  if (!resolve) resolve = [](const Value& v, const AttributeLookup&) { return v; };
+
+  std::set<std::string> desired_addresses;
+  for (const ResourceConfig& rc : config.resources) {
+    const std::string addr = rc.address.ToString();
+    desired_addresses.insert(addr);
+    auto kind_it = kinds.find(rc.kind);
+    if (kind_it == kinds.end()) {
+      result.diagnostics.push_back({Severity::kError, "unknown_kind",
+                                    "internal error: no schema for kind \"" + rc.kind +
+                                        "\", please report",
+                                    "", rc.location});
+      continue;
+    }
+    const KindInfo& info = kind_it->second;
+    Value resolved = resolve(rc.spec, lookup);
+
+    PlannedChange ch;
+    ch.address = addr;
+    ch.kind = rc.kind;
+    ch.after = rc.spec;
+    ch.create_before_destroy = rc.lifecycle.create_before_destroy;
+    for (const auto& d : rc.depends_on) ch.depends_on.push_back(d.ToString());
+
+    auto st = state.resources.find(addr);
+    if (options.destroy) {
+      // Destroy plans only delete; desired resources keep their values so
+      // that references still resolve.
+      planned[addr] = st == state.resources.end() ? PlannedNew(resolved, info) : st->second.attributes;
+      continue;
+    }
+    if (st == state.resources.end()) {
+      ch.action = Action::kCreate;
+      planned[addr] = PlannedNew(resolved, info);
+      plan.changes.push_back(std::move(ch));
+      continue;
+    }
+    ch.remote_id = st->second.id;
+    ch.prior_depends_on = st->second.depends_on;
+    const Value* current = &st->second.attributes;
+    if (options.refresh) {
+      auto lv = live.find(addr);
+      if (lv != live.end()) {
+        if (!lv->second) {
+          ch.action = Action::kCreate;
+          ch.note = "deleted outside Cairn; it will be created again";
+          ch.remote_id.clear();
+          planned[addr] = PlannedNew(resolved, info);
+          plan.changes.push_back(std::move(ch));
+          continue;
+        }
+        current = &*lv->second;
+      }
+    }
+    ch.before = *current;
+
+    if (resolved.is_object()) {
+      for (const auto& [field, after] : resolved.items()) {
+        if (info.computed.count(field) || Contains(rc.lifecycle.ignore_changes, field)) continue;
+        Value before = current->contains(field) ? current->at(field) : Value(nullptr);
+        bool unknown = ContainsUnknown(after);
+        if (!unknown && SameValue(before, after, info.references.count(field) > 0,
+                                  options.canonical_id)) {
+          continue;
+        }
+        AttributeChange ac{field, before, unknown ? UnknownValue() : after,
+                           info.immutable.count(field) > 0};
+        if (ac.forces_replacement) ch.replace_fields.push_back(field);
+        ch.changes.push_back(std::move(ac));
+      }
+    }
+    if (!ch.replace_fields.empty()) {
+      ch.action = Action::kReplace;
+      planned[addr] = PlannedNew(resolved, info);
+      if (rc.lifecycle.prevent_destroy) {
+        result.diagnostics.push_back(
+            {Severity::kError, "prevent_destroy",
+             addr + " has lifecycle.prevent_destroy set, but the plan must replace it (" +
+                 ch.replace_fields.front() + " forces replacement)",
+             "Remove prevent_destroy, or change the manifest so that it does not replace it.",
+             rc.location});
+      }
+    } else {
+      ch.action = ch.changes.empty() ? Action::kNoOp : Action::kUpdate;
+      Value merged = *current;
+      if (resolved.is_object()) {
+        for (const auto& [field, after] : resolved.items()) {
+          if (!Contains(rc.lifecycle.ignore_changes, field)) merged[field] = after;
+        }
+      }
+      planned[addr] = std::move(merged);
+    }
+    plan.changes.push_back(std::move(ch));
+  }
+
+  // Deletes: everything in state no longer desired (or everything, when
+  // destroying), dependents before their dependencies.
+  std::vector<PlannedChange> deletes;
+  for (const auto& [addr, rs] : state.resources) {
+    if (!options.destroy && desired_addresses.count(addr)) continue;
+    PlannedChange ch;
+    ch.address = addr;
+    ch.kind = rs.kind;
+    ch.action = Action::kDelete;
+    ch.remote_id = rs.id;
+    ch.before = rs.attributes;
+    ch.after = nullptr;
+    ch.prior_depends_on = rs.depends_on;
+    if (options.destroy) {
+      if (auto parsed = ResourceAddress::Parse(addr)) {
+        if (const ResourceConfig* rc = config.Find(*parsed); rc && rc->lifecycle.prevent_destroy) {
+          result.diagnostics.push_back(
+              {Severity::kError, "prevent_destroy",
+               addr + " has lifecycle.prevent_destroy set and cannot be destroyed",
+               "Remove prevent_destroy from its manifest to destroy it.", rc->location});
+        }
+      }
+    }
+    if (options.refresh) {
+      auto lv = live.find(addr);
+      if (lv != live.end() && !lv->second) ch.note = "already deleted outside Cairn";
+    }
+    deletes.push_back(std::move(ch));
+  }
+  // Reverse dependency order: a resource is deleted after everything in state
+  // that depends on it. Kahn's algorithm over the prior dependencies, ties by
+  // address for determinism.
+  {
+    std::map<std::string, int> dependents;  // address -> number of deletes depending on it
+    std::set<std::string> deleting;
+    for (const auto& d : deletes) deleting.insert(d.address);
+    for (const auto& d : deletes) {
+      for (const auto& dep : d.prior_depends_on) {
+        if (deleting.count(dep)) ++dependents[dep];
+      }
+    }
+    std::map<std::string, PlannedChange*> by_addr;
+    for (auto& d : deletes) by_addr[d.address] = &d;
+    std::set<std::string> ready;
+    for (const auto& d : deletes) {
+      if (dependents[d.address] == 0) ready.insert(d.address);
+    }
+    std::vector<PlannedChange> ordered;
+    while (!ready.empty()) {
+      std::string a = *ready.begin();
+      ready.erase(ready.begin());
+      PlannedChange* ch = by_addr[a];
+      for (const auto& dep : ch->prior_depends_on) {
+        if (deleting.count(dep) && --dependents[dep] == 0) ready.insert(dep);
+      }
+      ordered.push_back(std::move(*ch));
+    }
+    if (ordered.size() != deletes.size()) {
+      // A cycle in recorded dependencies cannot come from a valid config;
+      // fall back to address order rather than losing deletes.
+      for (auto& d : deletes) {
+        if (!d.address.empty() &&
+            std::none_of(ordered.begin(), ordered.end(),
+                         [&](const PlannedChange& o) { return o.address == d.address; })) {
+          ordered.push_back(std::move(d));
+        }
+      }
+    }
+    for (auto& d : ordered) plan.changes.push_back(std::move(d));
+  }
+
+  if (!options.targets.empty()) {
+    std::set<std::string> closure = TargetClosure(config, options.targets);
+    std::erase_if(plan.changes, [&](const PlannedChange& c) {
+      if (closure.count(c.address)) return false;
+      auto parsed = ResourceAddress::Parse(c.address);
+      return !(parsed && closure.count(parsed->BaseString()));
+    });
+  }
+
+  if (!options.destroy) {
+    for (const auto& out : config.outputs) {
+      plan.outputs.push_back({out.name, out.value, out.sensitive});
+    }
+  }
+  for (const auto& name : config.sensitive_variables) {
+    auto it = config.variables.find(name);
+    if (it != config.variables.end() && it->second.is_string()) {
+      plan.sensitive_values.push_back(it->second.get<std::string>());
+    }
+  }
+  return result;
+}
+
+Value PlanToJson(const Plan& plan) {
+  Value changes = Value::array();
+  for (const auto& c : plan.changes) {
+    Value diffs = Value::array();
+    for (const auto& d : c.changes) {
+      diffs.push_back({{"field", d.field},
+                       {"before", d.before},
+                       {"after", d.after},
+                       {"forces_replacement", d.forces_replacement}});
+    }
+    changes.push_back({{"address", c.address},
+                       {"kind", c.kind},
+                       {"action", ActionName(c.action)},
+                       {"remote_id", c.remote_id},
+                       {"before", c.before},
+                       {"after", c.after},
+                       {"changes", diffs},
+                       {"replace_fields", c.replace_fields},
+                       {"create_before_destroy", c.create_before_destroy},
+                       {"depends_on", c.depends_on},
+                       {"prior_depends_on", c.prior_depends_on},
+                       {"note", c.note}});
+  }
+  Value outputs = Value::array();
+  for (const auto& o : plan.outputs) {
+    outputs.push_back({{"name", o.name}, {"value", o.value}, {"sensitive", o.sensitive}});
+  }
+  auto counts = plan.counts();
+  return {{"format_version", Plan::kFormatVersion},
+          {"lineage", plan.lineage},
+          {"serial", plan.serial},
+          {"destroy", plan.destroy},
+          {"summary",
+           {{"add", counts.add},
+            {"change", counts.change},
+            {"replace", counts.replace},
+            {"destroy", counts.destroy},
+            {"no_op", counts.noop}}},
+          {"changes", changes},
+          {"outputs", outputs}};
+}
+
+Result<Plan> PlanFromJson(const Value& j) {
+  try {
+    if (!j.is_object() || !j.contains("format_version")) {
+      return Status::InvalidArgument("not a Cairn plan (no format_version)");
+    }
+    int version = j.at("format_version").get<int>();
+    if (version != Plan::kFormatVersion) {
+      return Status::InvalidArgument("plan format version " + std::to_string(version) +
+                                     " is not supported (this cairn reads version " +
+                                     std::to_string(Plan::kFormatVersion) + ")");
+    }
+    Plan plan;
+    plan.lineage = j.at("lineage").get<std::string>();
+    plan.serial = j.at("serial").get<int64_t>();
+    plan.destroy = j.value("destroy", false);
+    for (const auto& c : j.at("changes")) {
+      PlannedChange ch;
+      ch.address = c.at("address").get<std::string>();
+      ch.kind = c.at("kind").get<std::string>();
+      auto action = ParseAction(c.at("action").get<std::string>());
+      if (!action) return Status::InvalidArgument("unknown action in plan for " + ch.address);
+      ch.action = *action;
+      ch.remote_id = c.value("remote_id", "");
+      ch.before = c.value("before", Value());
+      ch.after = c.value("after", Value());
+      for (const auto& d : c.value("changes", Value::array())) {
+        ch.changes.push_back({d.at("field").get<std::string>(), d.value("before", Value()),
+                              d.value("after", Value()), d.value("forces_replacement", false)});
+      }
+      ch.replace_fields = c.value("replace_fields", std::vector<std::string>{});
+      ch.create_before_destroy = c.value("create_before_destroy", false);
+      ch.depends_on = c.value("depends_on", std::vector<std::string>{});
+      ch.prior_depends_on = c.value("prior_depends_on", std::vector<std::string>{});
+      ch.note = c.value("note", "");
+      plan.changes.push_back(std::move(ch));
+    }
+    for (const auto& o : j.value("outputs", Value::array())) {
+      plan.outputs.push_back(
+          {o.at("name").get<std::string>(), o.value("value", Value()), o.value("sensitive", false)});
+    }
+    return plan;
+  } catch (const nlohmann::json::exception& e) {
+    return Status::InvalidArgument(std::string("malformed plan: ") + e.what());
+  }
+}
+
+}  // namespace cairn

@@ -1,0 +1,124 @@
+// Plan: what apply will do, and why. MakePlan is a function over values:
+//   (desired config, prior state, live view) -> {plan, diagnostics}
+// with no I/O, so every decision is unit-testable.
+//
+// Per address it compares the desired spec with the live resource (or, with
+// refresh off, the state) and picks one Action:
+//   create   desired, not in state (or in state but deleted out of band)
+//   update   editable fields differ
+//   replace  an immutable field differs (named in replace_fields); the old
+//            one is deleted first unless lifecycle.create_before_destroy
+//   delete   in state, no longer desired
+//   no-op    nothing differs
+// Only fields the manifest sets are compared: computed attributes and fields
+// the API defaults never show as changes; lifecycle.ignore_changes fields are
+// skipped; a value that depends on something not yet created is unknown and
+// shows as "(known after apply)". prevent_destroy turns a delete or replace
+// into an error diagnostic.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/diagnostic.h"
+#include "engine/manifest/config.h"
+#include "engine/state/state_store.h"
+#include "engine/value.h"
+
+namespace cairn {
+
+enum class Action { kNoOp, kCreate, kUpdate, kReplace, kDelete };
+const char* ActionName(Action a);  // "no-op", "create", "update", "replace", "delete"
+std::optional<Action> ParseAction(const std::string& name);
+
+// What the plan needs to know about a kind (from schemas/<kind>.schema.json).
+struct KindInfo {
+  std::set<std::string> immutable;
+  std::set<std::string> computed;
+  // spec field -> kind it refers to (ids compared in canonical form)
+  std::map<std::string, std::string> references;
+};
+using KindCatalog = std::map<std::string, KindInfo>;
+
+struct AttributeChange {
+  std::string field;  // top-level spec field
+  Value before;       // null when absent
+  Value after;        // may be UnknownValue()
+  bool forces_replacement = false;
+};
+
+struct PlannedChange {
+  std::string address;
+  std::string kind;
+  Action action = Action::kNoOp;
+  std::string remote_id;  // update, replace, delete: the existing resource
+  Value before;           // attributes as known (live or state); null for create
+  // The desired spec, with references to other resources kept as "${...}"
+  // so that apply resolves them from what it has just created. Null for delete.
+  Value after;
+  std::vector<AttributeChange> changes;     // update and replace
+  std::vector<std::string> replace_fields;  // immutable fields forcing replacement
+  bool create_before_destroy = false;
+  std::vector<std::string> depends_on;      // desired dependencies (addresses)
+  std::vector<std::string> prior_depends_on;  // from state: dependencies of the old resource
+  std::string note;  // e.g. "deleted outside Cairn"
+};
+
+struct OutputPlan {
+  std::string name;
+  Value value;  // with references kept
+  bool sensitive = false;
+};
+
+struct Plan {
+  static constexpr int kFormatVersion = 1;
+  std::string lineage;  // of the state the plan was made against
+  int64_t serial = 0;   // the state serial it was made against: apply refuses if moved
+  bool destroy = false;
+  std::vector<PlannedChange> changes;  // every address, no-ops included, in apply order
+  std::vector<OutputPlan> outputs;
+  std::vector<std::string> sensitive_values;  // values to mask in reports
+
+  struct Counts {
+    int add = 0, change = 0, replace = 0, destroy = 0, noop = 0;
+  };
+  Counts counts() const;
+  bool has_changes() const;
+};
+
+// Live view from refresh: address -> the resource as the API has it, or
+// nullopt when the state's resource is gone. Addresses absent from the map
+// were not refreshed (use the state).
+using LiveView = std::map<std::string, std::optional<Value>>;
+
+// Substitutes "${...}" references in a value (engine/manifest/expr.h's
+// ResolveReferences, injected to keep MakePlan testable on its own).
+using ReferenceResolver = std::function<Value(const Value&, const AttributeLookup&)>;
+
+struct PlanOptions {
+  bool refresh = true;
+  bool destroy = false;                // plan the destruction of everything in state
+  std::vector<std::string> targets;    // only these addresses (and their dependencies)
+  ReferenceResolver resolve;
+  // Maps an id to its canonical form for comparison (inst_<hex> == UUID).
+  std::function<std::string(const std::string&)> canonical_id;
+};
+
+struct PlanResult {
+  Plan plan;
+  std::vector<Diagnostic> diagnostics;
+  bool ok() const { return !HasErrors(diagnostics); }
+};
+
+PlanResult MakePlan(const StackConfig& config, const StateSnapshot& state, const LiveView& live,
+                    const KindCatalog& kinds, const PlanOptions& options);
+
+// JSON form of a plan (docs/plan-format.md), versioned by "format_version".
+Value PlanToJson(const Plan& plan);
+Result<Plan> PlanFromJson(const Value& json);
+
+}  // namespace cairn

@@ -1,0 +1,137 @@
+#include "engine/report/plan_report.h"
+
+#include <algorithm>
+
+#include "engine/redact.h"
+
+namespace cairn {
+namespace {
+
+struct Style {
+  const char* symbol;
+  const char* verb;
+  const char* color;
+};
+
+Style StyleFor(const PlannedChange& c) {
+  switch (c.action) {
+    case Action::kCreate: return {"  +", "create", "\033[32m"};
+    case Action::kUpdate: return {"  ~", "update in-place", "\033[33m"};
+    case Action::kReplace:
+      return {c.create_before_destroy ? "+/-" : "-/+", "replace", "\033[35m"};
+    case Action::kDelete: return {"  -", "delete", "\033[31m"};
+    case Action::kNoOp: return {"   ", "no-op", ""};
+  }
+  return {"   ", "", ""};
+}
+
+Value Mask(const Value& v, const std::vector<std::string>& sensitive) {
+  if (IsUnknown(v)) return v;
+  if (v.is_string()) {
+    for (const auto& s : sensitive) {
+      if (!s.empty() && v.get<std::string>().find(s) != std::string::npos) return "(sensitive)";
+    }
+    return v;
+  }
+  if (v.is_structured()) {
+    Value out = v;
+    for (auto& item : out) item = Mask(item, sensitive);
+    return out;
+  }
+  return v;
+}
+
+std::string Dump(const Value& v) {
+  if (IsUnknown(v)) return "(known after apply)";
+  if (v.is_string() && v.get<std::string>() == "(sensitive)") return "(sensitive)";
+  if (v.is_array()) {
+    std::string out = "[";
+    for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + Dump(v[i]);
+    return out + "]";
+  }
+  if (v.is_object()) {
+    std::string out = "{";
+    bool first = true;
+    for (const auto& [k, item] : v.items()) {
+      out += (first ? "" : ", ") + k + ": " + Dump(item);
+      first = false;
+    }
+    return out + "}";
+  }
+  return v.dump();
+}
+
+}  // namespace
+
+std::string RenderValue(const Value& v, const std::vector<std::string>& sensitive_values) {
+  return Dump(Mask(v, sensitive_values));
+}
+
+std::string RenderPlanText(const Plan& plan, const ReportOptions& opts) {
+  const char* reset = opts.color ? "\033[0m" : "";
+  size_t width = 0;
+  for (const auto& c : plan.changes) {
+    if (c.action != Action::kNoOp) width = std::max(width, c.address.size());
+  }
+  std::string out;
+  for (const auto& c : plan.changes) {
+    if (c.action == Action::kNoOp) continue;
+    Style s = StyleFor(c);
+    std::string verb = s.verb;
+    if (c.action == Action::kReplace && !c.replace_fields.empty()) {
+      std::string fields;
+      for (size_t i = 0; i < c.replace_fields.size(); ++i) {
+        fields += (i ? ", " : "") + c.replace_fields[i];
+      }
+      verb += " (" + fields + (c.replace_fields.size() == 1 ? " forces" : " force") +
+              " replacement)";
+    }
+    if (c.action == Action::kReplace && c.create_before_destroy) verb += ", create before destroy";
+    out += opts.color ? s.color : "";
+    out += s.symbol;
+    out += reset;
+    out += " " + c.address + std::string(width - c.address.size() + 3, ' ') + verb + "\n";
+    for (const auto& d : c.changes) {
+      out += "      ";
+      out += opts.color ? "\033[33m" : "";
+      out += "~";
+      out += reset;
+      out += " " + d.field + ": " + RenderValue(d.before, plan.sensitive_values) + " -> " +
+             RenderValue(d.after, plan.sensitive_values);
+      if (d.forces_replacement) out += "  # forces replacement";
+      out += "\n";
+    }
+    if (!c.note.empty()) out += "      # " + c.note + "\n";
+  }
+  auto n = plan.counts();
+  if (!plan.has_changes()) {
+    out += "No changes. The infrastructure matches the manifests.\n";
+  } else {
+    out += "Plan: " + std::to_string(n.add) + " to add, " + std::to_string(n.change) +
+           " to change, " + std::to_string(n.replace) + " to replace, " +
+           std::to_string(n.destroy) + " to destroy.\n";
+  }
+  return Redact(out);
+}
+
+std::string RenderPlanMarkdown(const Plan& plan) {
+  auto n = plan.counts();
+  std::string out = "### Cairn plan\n\n";
+  if (!plan.has_changes()) return Redact(out + "No changes.\n");
+  out += "**" + std::to_string(n.add) + "** to add, **" + std::to_string(n.change) +
+         "** to change, **" + std::to_string(n.replace) + "** to replace, **" +
+         std::to_string(n.destroy) + "** to destroy.\n\n| action | address | details |\n|---|---|---|\n";
+  for (const auto& c : plan.changes) {
+    if (c.action == Action::kNoOp) continue;
+    std::string details;
+    for (const auto& d : c.changes) {
+      if (!details.empty()) details += "<br>";
+      details += "`" + d.field + "`: `" + RenderValue(d.before, plan.sensitive_values) + "` → `" +
+                 RenderValue(d.after, plan.sensitive_values) + "`";
+    }
+    out += std::string("| ") + ActionName(c.action) + " | `" + c.address + "` | " + details + " |\n";
+  }
+  return Redact(out);
+}
+
+}  // namespace cairn

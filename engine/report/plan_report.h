@@ -1,0 +1,31 @@
+// Plan reports for people: the text form printed by `cairn plan` and
+// `cairn apply`, in the style
+//     + instance.web[0]   create
+//     ~ instance.api      update in-place
+//         ~ plan: "s-1vcpu-1gb" -> "s-2vcpu-4gb"
+//   -/+ network.core      replace (cidr forces replacement)
+//     - ssh_key.old       delete
+//   Plan: 1 to add, 1 to change, 1 to replace, 1 to destroy.
+// Unknown values print as (known after apply); values of sensitive variables
+// as (sensitive). Every line passes through the redactor.
+#pragma once
+
+#include <string>
+
+#include "engine/plan/plan.h"
+
+namespace cairn {
+
+struct ReportOptions {
+  bool color = false;
+};
+
+std::string RenderPlanText(const Plan& plan, const ReportOptions& opts = {});
+
+// One value as shown in reports: JSON text, unknowns and sensitive values masked.
+std::string RenderValue(const Value& v, const std::vector<std::string>& sensitive_values);
+
+// Markdown for CI comments: a summary line and a table of changes.
+std::string RenderPlanMarkdown(const Plan& plan);
+
+}  // namespace cairn

@@ -1,0 +1,310 @@
+#include "engine/plan/plan.h"
+
+#include <catch2/catch.hpp>
+
+#include "engine/report/plan_report.h"
+
+using namespace cairn;
+
+namespace {
+
+// Resolves strings that are exactly "${kind.name.attr}"; enough for these
+// tests (the real evaluator is tested with the manifest loader).
+Value ResolveExact(const Value& v, const AttributeLookup& lookup) {
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    if (s.size() > 3 && s.rfind("${", 0) == 0 && s.back() == '}') {
+      std::string ref = s.substr(2, s.size() - 3);
+      size_t last = ref.rfind('.');
+      auto addr = ResourceAddress::Parse(ref.substr(0, last));
+      if (addr) {
+        auto val = lookup(*addr, ref.substr(last + 1));
+        return val ? *val : UnknownValue();
+      }
+    }
+    return v;
+  }
+  if (v.is_structured()) {
+    Value out = v;
+    for (auto& item : out) item = ResolveExact(item, lookup);
+    return out;
+  }
+  return v;
+}
+
+KindCatalog Kinds() {
+  KindCatalog k;
+  k["network"] = {{"region", "cidr"}, {"id", "status", "created_at"}, {}};
+  k["instance"] = {{"region", "image", "network"},
+                   {"id", "status", "ipv4", "created_at"},
+                   {{"network", "network"}, {"ssh_keys", "ssh_key"}}};
+  k["ssh_key"] = {{"public_key"}, {"id", "fingerprint", "created_at"}, {}};
+  return k;
+}
+
+ResourceConfig Res(const std::string& addr, Value spec, std::vector<std::string> deps = {}) {
+  ResourceConfig rc;
+  rc.address = *ResourceAddress::Parse(addr);
+  rc.kind = rc.address.kind;
+  rc.spec = std::move(spec);
+  for (const auto& d : deps) rc.depends_on.push_back(*ResourceAddress::Parse(d));
+  rc.location = {"main.yaml", 1, 1, 1};
+  return rc;
+}
+
+ResourceState St(const std::string& addr, const std::string& id, Value attrs,
+                 std::vector<std::string> deps = {}) {
+  ResourceState rs;
+  rs.address = addr;
+  rs.kind = ResourceAddress::Parse(addr)->kind;
+  rs.id = id;
+  attrs["id"] = id;
+  rs.attributes = std::move(attrs);
+  rs.depends_on = std::move(deps);
+  return rs;
+}
+
+PlanOptions Opts() {
+  PlanOptions o;
+  o.resolve = ResolveExact;
+  o.canonical_id = [](const std::string& id) {
+    return id.rfind("inst_", 0) == 0 ? "uuid:" + id.substr(5) : id;
+  };
+  return o;
+}
+
+const PlannedChange& Find(const Plan& p, const std::string& addr) {
+  for (const auto& c : p.changes) {
+    if (c.address == addr) return c;
+  }
+  FAIL("no change for " << addr);
+  throw 0;
+}
+
+}  // namespace
+
+TEST_CASE("a resource missing from state is created, with unknown computed attributes downstream") {
+  StackConfig cfg;
+  cfg.resources.push_back(Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+  cfg.resources.push_back(Res("instance.web", {{"name", "web"}, {"region", "eu"}, {"network", "${network.core.id}"}},
+                              {"network.core"}));
+  auto r = MakePlan(cfg, {}, {}, Kinds(), Opts());
+  REQUIRE(r.ok());
+  CHECK(Find(r.plan, "network.core").action == Action::kCreate);
+  const auto& web = Find(r.plan, "instance.web");
+  CHECK(web.action == Action::kCreate);
+  // The reference is kept for apply to resolve.
+  CHECK(web.after["network"] == "${network.core.id}");
+  CHECK(r.plan.counts().add == 2);
+}
+
+TEST_CASE("an unchanged resource is a no-op; computed and API-defaulted fields never show") {
+  StackConfig cfg;
+  cfg.resources.push_back(Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+  StateSnapshot st;
+  st.resources["network.core"] = St("network.core", "n1",
+                                    {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"},
+                                     {"status", "running"}, {"created_at", "2026-01-01T00:00:00Z"},
+                                     {"extra_default", 5}});
+  auto r = MakePlan(cfg, st, {}, Kinds(), Opts());
+  REQUIRE(r.ok());
+  CHECK(Find(r.plan, "network.core").action == Action::kNoOp);
+  CHECK_FALSE(r.plan.has_changes());
+  CHECK(RenderPlanText(r.plan).find("No changes.") != std::string::npos);
+}
+
+TEST_CASE("an editable field differing is an update in place listing the field") {
+  StackConfig cfg;
+  cfg.resources.push_back(Res("instance.api", {{"name", "api"}, {"region", "eu"}, {"plan", "s-2vcpu-4gb"}}));
+  StateSnapshot st;
+  st.resources["instance.api"] =
+      St("instance.api", "i1", {{"name", "api"}, {"region", "eu"}, {"plan", "s-1vcpu-1gb"}});
+  auto r = MakePlan(cfg, st, {}, Kinds(), Opts());
+  const auto& c = Find(r.plan, "instance.api");
+  CHECK(c.action == Action::kUpdate);
+  REQUIRE(c.changes.size() == 1);
+  CHECK(c.changes[0].field == "plan");
+  CHECK(c.changes[0].before == "s-1vcpu-1gb");
+  CHECK(c.changes[0].after == "s-2vcpu-4gb");
+  CHECK(RenderPlanText(r.plan).find("  ~ instance.api   update in-place\n      ~ plan: \"s-1vcpu-1gb\" -> \"s-2vcpu-4gb\"") !=
+        std::string::npos);
+}
+
+TEST_CASE("an immutable field differing forces replacement and names the field") {
+  StackConfig cfg;
+  cfg.resources.push_back(Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.1.0.0/16"}}));
+  StateSnapshot st;
+  st.resources["network.core"] =
+      St("network.core", "n1", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}});
+  auto r = MakePlan(cfg, st, {}, Kinds(), Opts());
+  const auto& c = Find(r.plan, "network.core");
+  CHECK(c.action == Action::kReplace);
+  CHECK(c.replace_fields == std::vector<std::string>{"cidr"});
+  CHECK(RenderPlanText(r.plan).find("-/+ network.core   replace (cidr forces replacement)") !=
+        std::string::npos);
+}
+
+TEST_CASE("replacing a dependency makes dependents' references unknown, cascading replacement") {
+  StackConfig cfg;
+  cfg.resources.push_back(Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.1.0.0/16"}}));
+  cfg.resources.push_back(
+      Res("instance.web", {{"name", "web"}, {"region", "eu"}, {"network", "${network.core.id}"}}, {"network.core"}));
+  StateSnapshot st;
+  st.resources["network.core"] =
+      St("network.core", "n1", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}});
+  st.resources["instance.web"] = St("instance.web", "i1",
+                                    {{"name", "web"}, {"region", "eu"}, {"network", "n1"}}, {"network.core"});
+  auto r = MakePlan(cfg, st, {}, Kinds(), Opts());
+  const auto& web = Find(r.plan, "instance.web");
+  CHECK(web.action == Action::kReplace);
+  REQUIRE(web.changes.size() == 1);
+  CHECK(IsUnknown(web.changes[0].after));
+  CHECK(RenderPlanText(r.plan).find("network: \"n1\" -> (known after apply)") != std::string::npos);
+}
+
+TEST_CASE("a known reference to an unchanged dependency compares equal, ids canonicalised") {
+  StackConfig cfg;
+  cfg.resources.push_back(Res("instance.web", {{"name", "web"}, {"region", "eu"}}));
+  cfg.resources.push_back(Res("network.n", {{"name", "n"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+  StateSnapshot st;
+  st.resources["instance.web"] = St("instance.web", "uuid:abc", {{"name", "web"}, {"region", "eu"}});
+  st.resources["network.n"] = St("network.n", "n1", {{"name", "n"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}});
+  // A firewall-like kind referring to instances by either id form.
+  KindCatalog kinds = Kinds();
+  kinds["firewall"] = {{}, {"id"}, {{"instances", "instance"}}};
+  cfg.resources.push_back(Res("firewall.edge", {{"name", "edge"}, {"instances", Value::array({"${instance.web.id}"})}},
+                              {"instance.web"}));
+  st.resources["firewall.edge"] =
+      St("firewall.edge", "fw1", {{"name", "edge"}, {"instances", Value::array({"inst_abc"})}});
+  auto r = MakePlan(cfg, st, {}, kinds, Opts());
+  CHECK(Find(r.plan, "firewall.edge").action == Action::kNoOp);
+}
+
+TEST_CASE("ignore_changes skips the listed fields") {
+  StackConfig cfg;
+  auto rc = Res("instance.api", {{"name", "api"}, {"region", "eu"}, {"plan", "s-2vcpu-4gb"}});
+  rc.lifecycle.ignore_changes = {"plan"};
+  cfg.resources.push_back(rc);
+  StateSnapshot st;
+  st.resources["instance.api"] =
+      St("instance.api", "i1", {{"name", "api"}, {"region", "eu"}, {"plan", "s-1vcpu-1gb"}});
+  auto r = MakePlan(cfg, st, {}, Kinds(), Opts());
+  CHECK(Find(r.plan, "instance.api").action == Action::kNoOp);
+}
+
+TEST_CASE("prevent_destroy refuses a replacement and a destroy") {
+  StackConfig cfg;
+  auto rc = Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.1.0.0/16"}});
+  rc.lifecycle.prevent_destroy = true;
+  cfg.resources.push_back(rc);
+  StateSnapshot st;
+  st.resources["network.core"] =
+      St("network.core", "n1", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}});
+  auto r = MakePlan(cfg, st, {}, Kinds(), Opts());
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.diagnostics[0].code == "prevent_destroy");
+  CHECK(r.diagnostics[0].location.file == "main.yaml");
+
+  auto opts = Opts();
+  opts.destroy = true;
+  cfg.resources[0].spec["cidr"] = "10.0.0.0/16";
+  auto d = MakePlan(cfg, st, {}, Kinds(), opts);
+  REQUIRE_FALSE(d.ok());
+  CHECK(d.diagnostics[0].summary.find("cannot be destroyed") != std::string::npos);
+}
+
+TEST_CASE("resources gone from the manifests are deleted, dependents first") {
+  StateSnapshot st;
+  st.resources["network.a"] = St("network.a", "n1", {{"name", "a"}});
+  st.resources["instance.b"] = St("instance.b", "i1", {{"name", "b"}}, {"network.a"});
+  st.resources["ssh_key.c"] = St("ssh_key.c", "k1", {{"name", "c"}});
+  st.resources["instance.b"].depends_on.push_back("ssh_key.c");
+  auto r = MakePlan({}, st, {}, Kinds(), Opts());
+  REQUIRE(r.plan.changes.size() == 3);
+  CHECK(r.plan.changes[0].address == "instance.b");
+  for (const auto& c : r.plan.changes) CHECK(c.action == Action::kDelete);
+  CHECK(r.plan.counts().destroy == 3);
+}
+
+TEST_CASE("a resource deleted outside Cairn is created again; refresh=false trusts the state") {
+  StackConfig cfg;
+  cfg.resources.push_back(Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+  StateSnapshot st;
+  st.resources["network.core"] =
+      St("network.core", "n1", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}});
+  LiveView live;
+  live["network.core"] = std::nullopt;
+  auto r = MakePlan(cfg, st, live, Kinds(), Opts());
+  CHECK(Find(r.plan, "network.core").action == Action::kCreate);
+  CHECK(Find(r.plan, "network.core").note.find("outside Cairn") != std::string::npos);
+
+  auto no_refresh = Opts();
+  no_refresh.refresh = false;
+  CHECK(Find(MakePlan(cfg, st, live, Kinds(), no_refresh).plan, "network.core").action == Action::kNoOp);
+}
+
+TEST_CASE("live values win over state values when refreshing") {
+  StackConfig cfg;
+  cfg.resources.push_back(Res("instance.api", {{"name", "api"}, {"region", "eu"}, {"plan", "s-1vcpu-1gb"}}));
+  StateSnapshot st;
+  st.resources["instance.api"] =
+      St("instance.api", "i1", {{"name", "api"}, {"region", "eu"}, {"plan", "s-1vcpu-1gb"}});
+  LiveView live;
+  live["instance.api"] = Value{{"id", "i1"}, {"name", "api"}, {"region", "eu"}, {"plan", "s-4vcpu-8gb"}};
+  auto r = MakePlan(cfg, st, live, Kinds(), Opts());
+  const auto& c = Find(r.plan, "instance.api");
+  CHECK(c.action == Action::kUpdate);
+  CHECK(c.changes[0].before == "s-4vcpu-8gb");
+}
+
+TEST_CASE("--target keeps the target and its dependencies only") {
+  StackConfig cfg;
+  cfg.resources.push_back(Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+  cfg.resources.push_back(Res("instance.web[0]", {{"name", "web-0"}, {"region", "eu"}}, {"network.core"}));
+  cfg.resources.push_back(Res("instance.web[1]", {{"name", "web-1"}, {"region", "eu"}}, {"network.core"}));
+  cfg.resources.push_back(Res("ssh_key.k", {{"name", "k"}, {"public_key", "ssh-ed25519 AAAA"}}));
+  auto opts = Opts();
+  opts.targets = {"instance.web[1]"};
+  auto r = MakePlan(cfg, {}, {}, Kinds(), opts);
+  std::vector<std::string> addrs;
+  for (const auto& c : r.plan.changes) addrs.push_back(c.address);
+  CHECK(addrs == std::vector<std::string>{"network.core", "instance.web[1]"});
+  opts.targets = {"instance.web"};
+  CHECK(MakePlan(cfg, {}, {}, Kinds(), opts).plan.changes.size() == 3);
+}
+
+TEST_CASE("a plan survives its JSON form, and a foreign format version is refused") {
+  StackConfig cfg;
+  cfg.resources.push_back(Res("instance.api", {{"name", "api"}, {"region", "eu"}, {"plan", "s-2vcpu-4gb"}}));
+  StateSnapshot st;
+  st.lineage = "lin-1";
+  st.serial = 7;
+  st.resources["instance.api"] =
+      St("instance.api", "i1", {{"name", "api"}, {"region", "eu"}, {"plan", "s-1vcpu-1gb"}});
+  auto r = MakePlan(cfg, st, {}, Kinds(), Opts());
+  Value j = PlanToJson(r.plan);
+  CHECK(j["summary"]["change"] == 1);
+  auto back = PlanFromJson(j);
+  REQUIRE(back.ok());
+  CHECK(back->serial == 7);
+  CHECK(back->lineage == "lin-1");
+  CHECK(PlanToJson(*back) == j);
+  j["format_version"] = 99;
+  auto bad = PlanFromJson(j);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message().find("99") != std::string::npos);
+  CHECK_FALSE(PlanFromJson(Value{{"x", 1}}).ok());
+}
+
+TEST_CASE("sensitive variable values are masked in the text report") {
+  StackConfig cfg;
+  cfg.resources.push_back(Res("instance.api", {{"name", "api-hush-hush"}, {"region", "eu"}}));
+  cfg.variables["secret_suffix"] = "hush-hush";
+  cfg.sensitive_variables = {"secret_suffix"};
+  StateSnapshot st;
+  st.resources["instance.api"] = St("instance.api", "i1", {{"name", "api"}, {"region", "eu"}});
+  auto r = MakePlan(cfg, st, {}, Kinds(), Opts());
+  std::string text = RenderPlanText(r.plan);
+  CHECK(text.find("hush-hush") == std::string::npos);
+  CHECK(text.find("(sensitive)") != std::string::npos);
+}
