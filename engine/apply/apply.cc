@@ -1,0 +1,666 @@
+#include "engine/apply/apply.h"
+
+#include <openssl/sha.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "engine/clock.h"
+
+namespace cairn {
+namespace {
+
+using Steady = std::chrono::steady_clock;
+
+std::string ShortHash(const std::string& s) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(s.data()), s.size(), digest);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < 8; ++i) {
+    out += kHex[digest[i] >> 4];
+    out += kHex[digest[i] & 0xf];
+  }
+  return out;
+}
+
+// A network failure or a deadline leaves the outcome of a sent mutation
+// unknown: the journal entry must stay for recovery. Anything else was a
+// definite answer.
+bool OutcomeUnknown(const Status& st) {
+  switch (st.code()) {
+    case StatusCode::kUnavailable:
+    case StatusCode::kDeadlineExceeded:
+    case StatusCode::kCancelled:
+    case StatusCode::kInternal:
+    case StatusCode::kIOError:
+      return true;
+    default:
+      return false;
+  }
+}
+
+Diagnostic Failure(const std::string& address, const std::string& op, const std::string& message) {
+  Diagnostic d;
+  d.code = op + "_failed";
+  d.summary = address + ": " + op + " failed: " + message;
+  return d;
+}
+
+void Append(std::vector<Diagnostic>& to, const std::vector<Diagnostic>& from) {
+  to.insert(to.end(), from.begin(), from.end());
+}
+
+enum class Op { kCreate, kUpdate, kDelete };
+const char* OpName(Op op) {
+  return op == Op::kCreate ? "create" : op == Op::kUpdate ? "update" : "delete";
+}
+
+struct Node {
+  const PlannedChange* change = nullptr;
+  Op op = Op::kCreate;
+  bool deposed = false;  // delete of the old object of a create_before_destroy replace
+  std::vector<size_t> successors;
+  int pending = 0;
+  enum class State { kWaiting, kRunning, kDone, kFailed, kSkipped } state = State::kWaiting;
+  Steady::time_point started;
+  std::chrono::milliseconds last_report{0};
+};
+
+// Runs one plan. Thread-safe by construction: shared state is guarded by mu_.
+class ApplyRun {
+ public:
+  ApplyRun(const Plan& plan, Provider& provider, StateStore& store, const ApplyOptions& options,
+           StateSnapshot initial)
+      : plan_(plan), provider_(provider), store_(store), options_(options),
+        lineage_(initial.lineage) {
+    for (auto& [addr, rs] : initial.resources) values_[addr] = rs.attributes;
+  }
+
+  ApplyResult Run() {
+    BuildGraph();
+    if (!result_.ok()) return std::move(result_);
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      if (nodes_[i].pending == 0) ready_.push_back(i);
+    }
+    int workers = std::max(1, std::min<int>(options_.parallelism, static_cast<int>(nodes_.size())));
+    {
+      std::vector<std::jthread> pool;
+      for (int i = 0; i < workers && !nodes_.empty(); ++i) pool.emplace_back([this] { Worker(); });
+      std::jthread monitor([this](std::stop_token st) { Monitor(st); });
+      for (auto& t : pool) t.join();
+      monitor.request_stop();
+      {
+        std::lock_guard lock(mu_);
+        cv_.notify_all();
+      }
+    }
+    for (const auto& n : nodes_) {
+      if (n.state == Node::State::kWaiting) result_.summary.interrupted = true;
+    }
+    EvaluateOutputs();
+    return std::move(result_);
+  }
+
+ private:
+  void BuildGraph() {
+    std::map<std::string, size_t> create_node, update_node, delete_node;
+    auto add = [&](const PlannedChange& c, Op op, bool deposed) {
+      nodes_.push_back(Node{&c, op, deposed});
+      return nodes_.size() - 1;
+    };
+    for (const auto& c : plan_.changes) {
+      switch (c.action) {
+        case Action::kNoOp: break;
+        case Action::kCreate: create_node[c.address] = add(c, Op::kCreate, false); break;
+        case Action::kUpdate: update_node[c.address] = add(c, Op::kUpdate, false); break;
+        case Action::kDelete: delete_node[c.address] = add(c, Op::kDelete, false); break;
+        case Action::kReplace:
+          delete_node[c.address] = add(c, Op::kDelete, c.create_before_destroy);
+          create_node[c.address] = add(c, Op::kCreate, false);
+          break;
+      }
+    }
+    auto edge = [&](size_t from, size_t to) {
+      nodes_[from].successors.push_back(to);
+      ++nodes_[to].pending;
+    };
+    auto find = [](const std::map<std::string, size_t>& m, const std::string& k) -> const size_t* {
+      auto it = m.find(k);
+      return it == m.end() ? nullptr : &it->second;
+    };
+    for (const auto& c : plan_.changes) {
+      // Creates and updates after what they depend on.
+      for (const auto* self : {find(create_node, c.address), find(update_node, c.address)}) {
+        if (!self) continue;
+        for (const auto& dep : c.depends_on) {
+          if (const size_t* d = find(create_node, dep)) edge(*d, *self);
+          if (const size_t* d = find(update_node, dep)) edge(*d, *self);
+        }
+      }
+      if (const size_t* del = find(delete_node, c.address)) {
+        // Deletes after whatever depended on the old object has let go of it.
+        for (const auto& other : plan_.changes) {
+          if (&other == &c) continue;
+          bool used_old = std::count(other.prior_depends_on.begin(), other.prior_depends_on.end(),
+                                     c.address) > 0;
+          bool uses_new = std::count(other.depends_on.begin(), other.depends_on.end(), c.address) > 0;
+          if (used_old) {
+            if (const size_t* d = find(delete_node, other.address)) edge(*d, *del);
+            if (const size_t* u = find(update_node, other.address)) edge(*u, *del);
+          }
+          if (c.create_before_destroy && c.action == Action::kReplace && uses_new) {
+            if (const size_t* n = find(create_node, other.address)) edge(*n, *del);
+            if (const size_t* u = find(update_node, other.address)) edge(*u, *del);
+          }
+        }
+        if (c.action == Action::kReplace) {
+          size_t create = create_node.at(c.address);
+          if (c.create_before_destroy) {
+            edge(create, *del);
+          } else {
+            edge(*del, create);
+          }
+        }
+      }
+    }
+    // The graph comes from a valid plan and is acyclic; prove it before running.
+    std::vector<int> pending(nodes_.size());
+    std::deque<size_t> q;
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      pending[i] = nodes_[i].pending;
+      if (!pending[i]) q.push_back(i);
+    }
+    size_t seen = 0;
+    while (!q.empty()) {
+      size_t i = q.front();
+      q.pop_front();
+      ++seen;
+      for (size_t s : nodes_[i].successors) {
+        if (--pending[s] == 0) q.push_back(s);
+      }
+    }
+    if (seen != nodes_.size()) {
+      result_.diagnostics.push_back(
+          {Severity::kError, "internal_error",
+           "internal error: the apply graph has a cycle, please report", "", {}});
+    }
+  }
+
+  void Worker() {
+    for (;;) {
+      size_t index;
+      {
+        std::unique_lock lock(mu_);
+        cv_.wait(lock, [&] { return !ready_.empty() || running_ == 0 || Stopping(); });
+        if (Stopping() || ready_.empty()) {
+          if (running_ == 0 || Stopping()) {
+            cv_.notify_all();
+            return;
+          }
+          continue;
+        }
+        // Deterministic order among ready nodes: by address.
+        auto it = std::min_element(ready_.begin(), ready_.end(), [&](size_t a, size_t b) {
+          return nodes_[a].change->address < nodes_[b].change->address;
+        });
+        index = *it;
+        ready_.erase(it);
+        nodes_[index].state = Node::State::kRunning;
+        nodes_[index].started = Steady::now();
+        ++running_;
+      }
+      Node& node = nodes_[index];
+      Emit({ProgressEvent::Phase::kStart, node.change->address, OpName(node.op), node.change->remote_id});
+      bool ok = Execute(node);
+      {
+        std::lock_guard lock(mu_);
+        --running_;
+        auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Steady::now() - node.started);
+        if (ok) {
+          node.state = Node::State::kDone;
+          for (size_t s : node.successors) {
+            if (--nodes_[s].pending == 0 && nodes_[s].state == Node::State::kWaiting) ready_.push_back(s);
+          }
+          EmitLocked({ProgressEvent::Phase::kDone, node.change->address, OpName(node.op),
+                      done_ids_[index], elapsed});
+        } else {
+          node.state = Node::State::kFailed;
+          ++result_.summary.failed;
+          EmitLocked({ProgressEvent::Phase::kFailed, node.change->address, OpName(node.op), "",
+                      elapsed, last_error_[index]});
+          SkipDependents(index);
+        }
+        cv_.notify_all();
+      }
+    }
+  }
+
+  bool Stopping() const { return options_.stop.stop_requested(); }
+
+  // REQUIRES: mu_ held
+  void SkipDependents(size_t failed) {
+    std::vector<size_t> work = nodes_[failed].successors;
+    while (!work.empty()) {
+      size_t s = work.back();
+      work.pop_back();
+      if (nodes_[s].state != Node::State::kWaiting) continue;
+      nodes_[s].state = Node::State::kSkipped;
+      ++result_.summary.skipped;
+      EmitLocked({ProgressEvent::Phase::kSkipped, nodes_[s].change->address, OpName(nodes_[s].op), "",
+                  {}, "not attempted because " + nodes_[failed].change->address + " failed"});
+      work.insert(work.end(), nodes_[s].successors.begin(), nodes_[s].successors.end());
+    }
+  }
+
+  void Monitor(std::stop_token st) {
+    std::unique_lock lock(mu_);
+    while (!st.stop_requested()) {
+      cv_.wait_for(lock, options_.progress_interval);
+      if (st.stop_requested()) break;
+      auto now = Steady::now();
+      for (size_t i = 0; i < nodes_.size(); ++i) {
+        Node& n = nodes_[i];
+        if (n.state != Node::State::kRunning) continue;
+        auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(now - n.started);
+        if (elapsed - n.last_report >= options_.progress_interval) {
+          n.last_report = elapsed;
+          EmitLocked({ProgressEvent::Phase::kStillRunning, n.change->address, OpName(n.op), "", elapsed});
+        }
+      }
+    }
+  }
+
+  void Emit(const ProgressEvent& e) {
+    std::lock_guard lock(mu_);
+    EmitLocked(e);
+  }
+  // REQUIRES: mu_ held (serialises the callback)
+  void EmitLocked(const ProgressEvent& e) {
+    if (options_.progress) options_.progress(e);
+  }
+
+  AttributeLookup Lookup() {
+    return [this](const ResourceAddress& addr, const std::string& attr) -> std::optional<Value> {
+      std::lock_guard lock(mu_);
+      auto it = values_.find(addr.ToString());
+      if (it == values_.end()) return std::nullopt;
+      if (it->second.contains(attr)) return it->second.at(attr);
+      return Value(nullptr);
+    };
+  }
+
+  void Fail(size_t index, std::vector<Diagnostic> diags, const std::string& address, Op op,
+            const std::string& message) {
+    std::lock_guard lock(mu_);
+    last_error_[index] = message;
+    result_.diagnostics.push_back(Failure(address, OpName(op), message));
+    Append(result_.diagnostics, diags);
+  }
+
+  std::chrono::seconds Timeout(Op op) const {
+    return op == Op::kCreate ? options_.create_timeout
+           : op == Op::kUpdate ? options_.update_timeout
+                               : options_.delete_timeout;
+  }
+
+  bool Execute(Node& node) {
+    const PlannedChange& c = *node.change;
+    size_t index = &node - nodes_.data();
+    std::string state_address = c.address;
+
+    // 1. The request, built before anything is recorded or sent.
+    PrepareRequest prep{c.kind, node.op == Op::kCreate   ? MutationAction::kCreate
+                                : node.op == Op::kUpdate ? MutationAction::kUpdate
+                                                         : MutationAction::kDelete};
+    if (node.op != Op::kCreate) prep.id = c.remote_id;
+    Value resolved;
+    if (node.op != Op::kDelete) {
+      ReferenceResolver resolve = options_.resolve;
+      resolved = resolve ? resolve(c.after, Lookup()) : c.after;
+      if (ContainsUnknown(resolved)) {
+        Fail(index, {}, c.address, node.op, "a value it needs is still unknown after its dependencies were applied");
+        return false;
+      }
+      if (node.op == Op::kCreate) {
+        prep.spec = resolved;
+      } else {
+        for (const auto& ch : c.changes) {
+          if (resolved.contains(ch.field)) prep.spec[ch.field] = resolved[ch.field];
+        }
+      }
+    }
+    auto prepared = provider_.Prepare(prep);
+    if (!prepared.ok()) {
+      Fail(index, {}, c.address, node.op, prepared.status().message());
+      return false;
+    }
+
+    // 2. Journal: durable before the request leaves.
+    auto seq = store_.NextSequence();
+    if (!seq.ok()) {
+      Fail(index, {}, c.address, node.op, seq.status().ToString());
+      return false;
+    }
+    JournalEntry entry;
+    entry.seq = *seq;
+    entry.address = node.deposed ? c.address + kDeposedSuffix : c.address;
+    entry.action = OpName(node.op);
+    entry.kind = c.kind;
+    entry.remote_id = prep.id;
+    entry.method = prepared->method;
+    entry.path = prepared->path;
+    entry.body = prepared->body;
+    entry.idempotency_key = IdempotencyKey(lineage_, *seq, entry.action, c.address);
+    entry.started_at = SystemClock().UnixSeconds();
+    entry.context = {{"depends_on", c.depends_on}};
+    if (Status st = store_.JournalBegin(entry); !st.ok()) {
+      Fail(index, {}, c.address, node.op, "could not write the state journal: " + st.ToString());
+      return false;
+    }
+
+    // 3. Send, wait, commit.
+    std::stop_token none;  // in-flight operations always finish
+    StateCommit commit;
+    commit.journal_done = entry.seq;
+    std::vector<Diagnostic> diags;
+    bool ok = true;
+    std::string message;
+    if (node.op == Op::kDelete) {
+      auto resp = provider_.Delete({*prepared, entry.idempotency_key}, none);
+      Append(diags, resp.diagnostics);
+      if (!resp.status.ok()) {
+        if (OutcomeUnknown(resp.status)) commit.journal_done.reset();
+        Fail(index, diags, c.address, node.op, resp.status.message());
+        FinishJournal(commit);
+        return false;
+      }
+      if (!resp.already_gone) {
+        auto wait = provider_.Wait({c.kind, c.remote_id, WaitTarget::kDeleted, Timeout(node.op)}, none);
+        Append(diags, wait.diagnostics);
+        if (!wait.status.ok()) {
+          // The API accepted the delete; the resource is on its way out. Keep
+          // the journal so the next run confirms it.
+          commit.journal_done.reset();
+          Fail(index, diags, c.address, node.op, wait.status.message());
+          return false;
+        }
+      }
+      if (node.deposed) {
+        commit.remove.push_back(c.address + kDeposedSuffix);
+      } else if (c.action == Action::kDelete || c.action == Action::kReplace) {
+        commit.remove.push_back(c.address);
+      }
+      auto serial = store_.Commit(commit);
+      if (!serial.ok()) {
+        Fail(index, {}, c.address, node.op, "could not record the delete: " + serial.status().ToString());
+        return false;
+      }
+      std::lock_guard lock(mu_);
+      if (!node.deposed) values_.erase(c.address);
+      if (c.action == Action::kDelete) ++result_.summary.deleted;
+      done_ids_[index] = c.remote_id;
+      return true;
+    }
+
+    std::optional<RemoteResource> remote;
+    if (node.op == Op::kCreate) {
+      auto resp = provider_.Create({*prepared, entry.idempotency_key}, none);
+      Append(diags, resp.diagnostics);
+      if (!resp.status.ok() || !resp.resource) {
+        if (OutcomeUnknown(resp.status)) commit.journal_done.reset();
+        Fail(index, diags, c.address, node.op,
+             resp.status.ok() ? "the API answered without a resource" : resp.status.message());
+        FinishJournal(commit);
+        return false;
+      }
+      remote = resp.resource;
+    } else {
+      auto resp = provider_.Update({*prepared, entry.idempotency_key}, none);
+      Append(diags, resp.diagnostics);
+      if (!resp.status.ok()) {
+        if (OutcomeUnknown(resp.status)) commit.journal_done.reset();
+        Fail(index, diags, c.address, node.op, resp.status.message());
+        FinishJournal(commit);
+        return false;
+      }
+      remote = resp.resource ? resp.resource : RemoteResource{c.kind, c.remote_id, c.before};
+    }
+    Emit({ProgressEvent::Phase::kStillRunning, c.address, OpName(node.op), remote->id,
+          std::chrono::duration_cast<std::chrono::milliseconds>(Steady::now() - node.started),
+          "waiting until ready"});
+    auto wait = provider_.Wait({c.kind, remote->id, WaitTarget::kReady, Timeout(node.op)}, none);
+    Append(diags, wait.diagnostics);
+    if (wait.resource) remote = wait.resource;
+    if (!wait.status.ok()) {
+      ok = false;
+      message = wait.status.message();
+    }
+
+    // The resource exists whatever the wait said: record it.
+    ResourceState rs;
+    rs.address = c.address;
+    rs.kind = c.kind;
+    rs.id = remote->id;
+    rs.attributes = remote->attributes;
+    rs.attributes["id"] = remote->id;
+    rs.depends_on = c.depends_on;
+    commit.put.push_back(rs);
+    if (c.action == Action::kReplace && c.create_before_destroy) {
+      // The old object stays recorded, as deposed, until its delete commits.
+      ResourceState old;
+      old.address = c.address + kDeposedSuffix;
+      old.kind = c.kind;
+      old.id = c.remote_id;
+      old.attributes = c.before;
+      old.depends_on = c.prior_depends_on;
+      commit.put.push_back(old);
+    }
+    auto serial = store_.Commit(commit);
+    if (!serial.ok()) {
+      Fail(index, diags, c.address, node.op, "could not record the result: " + serial.status().ToString());
+      return false;
+    }
+    {
+      std::lock_guard lock(mu_);
+      values_[c.address] = rs.attributes;
+      done_ids_[index] = rs.id;
+      if (ok) {
+        if (c.action == Action::kCreate) ++result_.summary.created;
+        if (c.action == Action::kUpdate) ++result_.summary.updated;
+        if (c.action == Action::kReplace) ++result_.summary.replaced;
+      }
+    }
+    if (!ok) Fail(index, diags, c.address, node.op, message);
+    return ok;
+  }
+
+  // Clears a journal entry after a definite refusal (nothing happened).
+  void FinishJournal(const StateCommit& commit) {
+    if (commit.journal_done) (void)store_.Commit(StateCommit{.journal_done = commit.journal_done});
+  }
+
+  void EvaluateOutputs() {
+    if (plan_.destroy) {
+      (void)store_.Commit(StateCommit{.outputs = std::map<std::string, Value>{}});
+      return;
+    }
+    std::map<std::string, Value> outputs;
+    for (const auto& o : plan_.outputs) {
+      Value v = options_.resolve ? options_.resolve(o.value, Lookup()) : o.value;
+      outputs[o.name] = ContainsUnknown(v) ? Value(nullptr) : v;
+    }
+    result_.outputs = outputs;
+    (void)store_.Commit(StateCommit{.outputs = std::move(outputs)});
+  }
+
+  const Plan& plan_;
+  Provider& provider_;
+  StateStore& store_;
+  const ApplyOptions& options_;
+  const std::string lineage_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<Node> nodes_;                 // nodes' state fields GUARDED_BY(mu_)
+  std::deque<size_t> ready_;                // GUARDED_BY(mu_)
+  int running_ = 0;                         // GUARDED_BY(mu_)
+  std::map<std::string, Value> values_;     // GUARDED_BY(mu_)
+  std::map<size_t, std::string> done_ids_;  // GUARDED_BY(mu_)
+  std::map<size_t, std::string> last_error_;  // GUARDED_BY(mu_)
+  ApplyResult result_;                      // GUARDED_BY(mu_) while workers run
+};
+
+}  // namespace
+
+std::string IdempotencyKey(const std::string& lineage, int64_t seq, const std::string& action,
+                           const std::string& address) {
+  return "cairn-" + lineage + "-" + std::to_string(seq) + "-" + action + "-" + ShortHash(address);
+}
+
+Status CheckPlanIsCurrent(const Plan& plan, const StateSnapshot& state) {
+  if (plan.lineage != state.lineage) {
+    return Status::FailedPrecondition("the saved plan was made for another state (lineage " +
+                                      plan.lineage + ", this state is " + state.lineage + ")");
+  }
+  if (plan.serial != state.serial) {
+    return Status::FailedPrecondition(
+        "the saved plan is stale: it was made at state serial " + std::to_string(plan.serial) +
+        " but the state is now at serial " + std::to_string(state.serial) +
+        "; run 'cairn plan' again");
+  }
+  return Status::Ok();
+}
+
+ApplyResult Apply(const Plan& plan, Provider& provider, StateStore& store,
+                  const ApplyOptions& options) {
+  auto state = store.Load();
+  if (!state.ok()) {
+    ApplyResult r;
+    r.diagnostics.push_back({Severity::kError, "state_error", state.status().ToString(), "", {}});
+    return r;
+  }
+  ApplyRun run(plan, provider, store, options, std::move(*state));
+  ApplyResult r = run.Run();
+  r.summary.interrupted = r.summary.interrupted || options.stop.stop_requested();
+  return r;
+}
+
+RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const ApplyOptions& options) {
+  RecoveryResult result;
+  auto pending = store.PendingJournal();
+  if (!pending.ok()) {
+    result.diagnostics.push_back({Severity::kError, "state_error", pending.status().ToString(), "", {}});
+    return result;
+  }
+  auto emit = [&](const JournalEntry& e, const std::string& id, const std::string& msg) {
+    if (options.progress) {
+      options.progress({ProgressEvent::Phase::kRecovered, e.address, e.action, id, {}, msg});
+    }
+  };
+  std::stop_token none;
+  for (const JournalEntry& e : *pending) {
+    auto fail = [&](const std::string& msg, const std::vector<Diagnostic>& diags = {}) {
+      result.diagnostics.push_back(
+          Failure(e.address, "recovering the interrupted " + e.action, msg));
+      Append(result.diagnostics, diags);
+    };
+    PreparedMutation m;
+    m.kind = e.kind;
+    m.action = e.action == "create"   ? MutationAction::kCreate
+               : e.action == "update" ? MutationAction::kUpdate
+                                      : MutationAction::kDelete;
+    m.method = e.method;
+    m.path = e.path;
+    m.body = e.body;
+    m.id = e.remote_id;
+    StateCommit commit;
+    commit.journal_done = e.seq;
+    std::vector<std::string> deps = e.context.value("depends_on", std::vector<std::string>{});
+
+    if (m.action == MutationAction::kDelete) {
+      auto resp = provider.Delete({m, e.idempotency_key}, none);
+      if (!resp.status.ok()) {
+        fail(resp.status.message(), resp.diagnostics);
+        continue;
+      }
+      if (!resp.already_gone) {
+        auto wait = provider.Wait({e.kind, e.remote_id, WaitTarget::kDeleted, options.delete_timeout}, none);
+        if (!wait.status.ok()) {
+          fail(wait.status.message(), wait.diagnostics);
+          continue;
+        }
+      }
+      commit.remove.push_back(e.address);
+      if (auto st = store.Commit(commit); !st.ok()) {
+        fail(st.status().ToString());
+        continue;
+      }
+      ++result.recovered;
+      emit(e, e.remote_id, "delete completed");
+      continue;
+    }
+
+    std::optional<RemoteResource> remote;
+    std::string how = "re-sent with its original idempotency key";
+    if (m.action == MutationAction::kCreate && options.find_by_name_kinds.count(e.kind)) {
+      std::string name;
+      try {
+        name = nlohmann::json::parse(e.body).value("name", "");
+      } catch (const nlohmann::json::exception&) {
+      }
+      if (!name.empty()) {
+        auto found = provider.FindByName(e.kind, name, none);
+        if (found.status.ok() && found.resources.size() == 1) {
+          remote = found.resources.front();
+          how = "found by name";
+        }
+      }
+    }
+    if (!remote) {
+      if (m.action == MutationAction::kCreate) {
+        auto resp = provider.Create({m, e.idempotency_key}, none);
+        if (!resp.status.ok() || !resp.resource) {
+          fail(resp.status.ok() ? "the API answered without a resource" : resp.status.message(),
+               resp.diagnostics);
+          if (!OutcomeUnknown(resp.status)) (void)store.Commit(StateCommit{.journal_done = e.seq});
+          continue;
+        }
+        remote = resp.resource;
+        if (resp.replayed) how = "adopted the API's replayed response";
+      } else {
+        auto resp = provider.Update({m, e.idempotency_key}, none);
+        if (!resp.status.ok()) {
+          fail(resp.status.message(), resp.diagnostics);
+          if (!OutcomeUnknown(resp.status)) (void)store.Commit(StateCommit{.journal_done = e.seq});
+          continue;
+        }
+        remote = resp.resource ? *resp.resource : RemoteResource{e.kind, e.remote_id, Value::object()};
+      }
+    }
+    auto timeout = m.action == MutationAction::kCreate ? options.create_timeout : options.update_timeout;
+    auto wait = provider.Wait({e.kind, remote->id, WaitTarget::kReady, timeout}, none);
+    if (wait.resource) remote = wait.resource;
+    ResourceState rs;
+    rs.address = e.address;
+    rs.kind = e.kind;
+    rs.id = remote->id;
+    rs.attributes = remote->attributes;
+    rs.attributes["id"] = remote->id;
+    rs.depends_on = deps;
+    commit.put.push_back(rs);
+    if (auto st = store.Commit(commit); !st.ok()) {
+      fail(st.status().ToString());
+      continue;
+    }
+    if (!wait.status.ok()) fail(wait.status.message(), wait.diagnostics);
+    ++result.recovered;
+    emit(e, rs.id, how);
+  }
+  return result;
+}
+
+}  // namespace cairn

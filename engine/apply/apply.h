@@ -1,0 +1,103 @@
+// Apply: carries out a Plan against a Provider, recording every step in a
+// StateStore so that nothing is lost or done twice, whatever fails and
+// whenever the process dies.
+//
+// The apply graph is built from the plan's changes only (apply can never
+// touch what the plan did not show): creates and updates after the changes
+// of what they depend on; deletes after the deletes and updates of what
+// depended on them; a replace is a delete then a create (or, with
+// create_before_destroy, a create then a delete of the deposed object).
+// Up to `parallelism` operations run at once; a failure skips everything that
+// depends on it while independent branches go on.
+//
+// Each operation follows the exactly-once protocol of engine/state:
+//   NextSequence -> Prepare -> JournalBegin(key, exact body) -> send ->
+//   wait until ready/deleted -> Commit(resource, journal_done)
+// A definite refusal (4xx) clears the journal entry; an unknown outcome
+// (network failure, deadline) leaves it for RecoverJournal to re-send with
+// the same key and body at the next run.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <set>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "engine/diagnostic.h"
+#include "engine/plan/plan.h"
+#include "engine/state/state_store.h"
+#include "providers/provider.h"
+
+namespace cairn {
+
+struct ProgressEvent {
+  enum class Phase { kStart, kStillRunning, kDone, kFailed, kSkipped, kRecovered };
+  Phase phase = Phase::kStart;
+  std::string address;
+  std::string operation;  // "create", "update", "delete"
+  std::string id;         // remote id, once known
+  std::chrono::milliseconds elapsed{0};
+  std::string message;    // failure reason, skip cause
+};
+
+struct ApplyOptions {
+  int parallelism = 10;
+  std::chrono::seconds create_timeout{600};
+  std::chrono::seconds update_timeout{600};
+  std::chrono::seconds delete_timeout{600};
+  // Period of kStillRunning events for long operations.
+  std::chrono::milliseconds progress_interval{10'000};
+  std::function<void(const ProgressEvent&)> progress;  // called from worker threads, serialised
+  // Graceful stop (SIGINT): no new operations start; running ones finish and
+  // are recorded.
+  std::stop_token stop;
+  ReferenceResolver resolve;
+  // Kinds whose API cannot deduplicate creates: an interrupted create is
+  // recovered by finding the resource by name first.
+  std::set<std::string> find_by_name_kinds;
+};
+
+struct ApplySummary {
+  int created = 0, updated = 0, replaced = 0, deleted = 0, failed = 0, skipped = 0;
+  bool interrupted = false;
+};
+
+struct ApplyResult {
+  ApplySummary summary;
+  std::map<std::string, Value> outputs;  // evaluated after apply
+  std::vector<Diagnostic> diagnostics;
+  bool ok() const { return !HasErrors(diagnostics) && !summary.interrupted; }
+};
+
+// Refuses a saved plan whose lineage or serial no longer matches the state.
+Status CheckPlanIsCurrent(const Plan& plan, const StateSnapshot& state);
+
+ApplyResult Apply(const Plan& plan, Provider& provider, StateStore& store,
+                  const ApplyOptions& options);
+
+// Completes operations left in the journal by an interrupted run: each is
+// re-sent with its original key and body and the response adopted (for
+// find_by_name_kinds, a create whose resource already exists by name is
+// adopted without re-sending). Returns what it recovered, as progress events
+// and diagnostics.
+struct RecoveryResult {
+  int recovered = 0;
+  std::vector<Diagnostic> diagnostics;
+  bool ok() const { return !HasErrors(diagnostics); }
+};
+RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const ApplyOptions& options);
+
+// The Idempotency-Key of one operation: derived only from persisted data (the
+// state lineage, the operation's sequence number, the action and the address)
+// and at most 255 characters.
+std::string IdempotencyKey(const std::string& lineage, int64_t seq, const std::string& action,
+                           const std::string& address);
+
+// Suffix of the state address holding a create_before_destroy object that was
+// replaced but not yet deleted.
+inline constexpr const char* kDeposedSuffix = " (deposed)";
+
+}  // namespace cairn
