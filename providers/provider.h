@@ -2,6 +2,9 @@
 // response struct per operation; every response carries diagnostics and a
 // Status; every call is cancellable through a std::stop_token.
 //
+// The interface is header-only so that the engine depends on it without
+// linking any provider.
+//
 // Values crossing this interface use the manifest's snake_case field names
 // (schemas/<kind>.schema.json), never wire names: the provider maps them.
 //
@@ -34,7 +37,10 @@ struct RemoteResource {
 };
 
 enum class MutationAction { kCreate, kUpdate, kDelete };
-const char* MutationActionName(MutationAction a);  // "create", "update", "delete"
+// "create", "update", "delete"
+inline const char* MutationActionName(MutationAction a) {
+  return a == MutationAction::kCreate ? "create" : a == MutationAction::kUpdate ? "update" : "delete";
+}
 
 // Everything needed to send a mutation, and to send it again byte for byte.
 struct PreparedMutation {
@@ -136,7 +142,16 @@ class Provider {
   // Finds live resources of `kind` whose name equals `name` (recovery of an
   // interrupted create on APIs without idempotency).
   virtual ListResponse FindByName(const std::string& kind, const std::string& name,
-                                  std::stop_token stop);
+                                  std::stop_token stop) {
+    ListResponse all = List(ListRequest{kind}, stop);
+    if (!all.status.ok()) return all;
+    ListResponse out;
+    out.requests = all.requests;
+    for (auto& r : all.resources) {
+      if (r.attributes.value("name", "") == name) out.resources.push_back(std::move(r));
+    }
+    return out;
+  }
 };
 
 }  // namespace cairn

@@ -1,0 +1,285 @@
+#include "engine/apply/apply.h"
+
+#include <catch2/catch.hpp>
+
+#include "engine/state/memory_state_store.h"
+#include "tests/engine/support/fake_provider.h"
+
+using namespace cairn;
+using cairn::testing::FakeProvider;
+
+namespace {
+
+// Resolves strings that are exactly "${kind.name.attr}".
+Value ResolveExact(const Value& v, const AttributeLookup& lookup) {
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    if (s.size() > 3 && s.rfind("${", 0) == 0 && s.back() == '}') {
+      std::string ref = s.substr(2, s.size() - 3);
+      size_t last = ref.rfind('.');
+      if (auto addr = ResourceAddress::Parse(ref.substr(0, last))) {
+        auto val = lookup(*addr, ref.substr(last + 1));
+        return val ? *val : UnknownValue();
+      }
+    }
+    return v;
+  }
+  if (v.is_structured()) {
+    Value out = v;
+    for (auto& item : out) item = ResolveExact(item, lookup);
+    return out;
+  }
+  return v;
+}
+
+KindCatalog Kinds() {
+  KindCatalog k;
+  k["network"] = {{"region", "cidr"}, {"id", "status"}, {}};
+  k["instance"] = {{"region", "network"}, {"id", "status"}, {{"network", "network"}}};
+  k["ssh_key"] = {{"public_key"}, {"id"}, {}};
+  return k;
+}
+
+ResourceConfig Res(const std::string& addr, Value spec, std::vector<std::string> deps = {}) {
+  ResourceConfig rc;
+  rc.address = *ResourceAddress::Parse(addr);
+  rc.kind = rc.address.kind;
+  rc.spec = std::move(spec);
+  for (const auto& d : deps) rc.depends_on.push_back(*ResourceAddress::Parse(d));
+  return rc;
+}
+
+struct Fixture {
+  FakeProvider provider;
+  MemoryStateStore store;
+  ApplyOptions options;
+  std::vector<ProgressEvent> events;
+
+  Fixture() {
+    options.resolve = ResolveExact;
+    options.parallelism = 4;
+    options.progress = [this](const ProgressEvent& e) { events.push_back(e); };
+  }
+
+  Plan PlanFor(const StackConfig& cfg, bool destroy = false) {
+    auto st = store.Load();
+    REQUIRE(st.ok());
+    PlanOptions po;
+    po.resolve = ResolveExact;
+    po.destroy = destroy;
+    LiveView live;
+    for (const auto& [addr, rs] : st->resources) {
+      auto r = provider.Read({rs.kind, rs.id}, {});
+      live[addr] = r.resource ? std::optional<Value>(r.resource->attributes) : std::nullopt;
+    }
+    auto r = MakePlan(cfg, *st, live, Kinds(), po);
+    REQUIRE(r.ok());
+    return r.plan;
+  }
+
+  ApplyResult Run(const StackConfig& cfg, bool destroy = false) {
+    return Apply(PlanFor(cfg, destroy), provider, store, options);
+  }
+
+  StateSnapshot State() { return *store.Load(); }
+};
+
+StackConfig WebStack() {
+  StackConfig cfg;
+  cfg.resources.push_back(Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+  cfg.resources.push_back(
+      Res("instance.web", {{"name", "web"}, {"region", "eu"}, {"network", "${network.core.id}"}}, {"network.core"}));
+  cfg.resources.push_back(Res("ssh_key.deploy", {{"name", "deploy"}, {"public_key", "ssh-ed25519 AAAA"}}));
+  cfg.outputs.push_back({"web_id", "${instance.web.id}", false, {}});
+  return cfg;
+}
+
+}  // namespace
+
+TEST_CASE("apply creates in dependency order, resolves references and records everything") {
+  Fixture f;
+  auto r = f.Run(WebStack());
+  REQUIRE(r.ok());
+  CHECK(r.summary.created == 3);
+  auto calls = f.provider.calls();
+  auto pos = [&](const std::string& c) { return std::find(calls.begin(), calls.end(), c) - calls.begin(); };
+  CHECK(pos("create network core") < pos("create instance web"));
+  auto st = f.State();
+  REQUIRE(st.resources.size() == 3);
+  const auto& web = st.resources.at("instance.web");
+  CHECK(web.attributes["network"] == st.resources.at("network.core").id);
+  CHECK(web.depends_on == std::vector<std::string>{"network.core"});
+  CHECK(f.store.PendingJournal()->empty());
+  CHECK(r.outputs.at("web_id") == web.id);
+  CHECK(st.outputs.at("web_id") == web.id);
+
+  // A second plan has nothing to do.
+  CHECK_FALSE(f.PlanFor(WebStack()).has_changes());
+}
+
+TEST_CASE("a refused create fails its dependents while independent branches go on") {
+  Fixture f;
+  f.provider.RefuseName("core");
+  auto r = f.Run(WebStack());
+  CHECK_FALSE(r.ok());
+  CHECK(r.summary.failed == 1);
+  CHECK(r.summary.skipped == 1);
+  CHECK(r.summary.created == 1);
+  auto st = f.State();
+  CHECK(st.resources.count("ssh_key.deploy") == 1);
+  CHECK(st.resources.count("instance.web") == 0);
+  // The refusal was definite: nothing is left in the journal.
+  CHECK(f.store.PendingJournal()->empty());
+  bool skipped_event = false;
+  for (const auto& e : f.events) {
+    if (e.phase == ProgressEvent::Phase::kSkipped && e.address == "instance.web") {
+      skipped_event = e.message.find("network.core failed") != std::string::npos;
+    }
+  }
+  CHECK(skipped_event);
+}
+
+TEST_CASE("a response lost after the API committed is recovered with the same key, no duplicate") {
+  Fixture f;
+  StackConfig cfg;
+  cfg.resources.push_back(Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+  f.provider.LoseResponses(1);
+  auto r = f.Run(cfg);
+  CHECK_FALSE(r.ok());
+  auto pending = *f.store.PendingJournal();
+  REQUIRE(pending.size() == 1);
+  CHECK(pending[0].address == "network.core");
+  CHECK(pending[0].body.find("10.0.0.0/16") != std::string::npos);
+  CHECK(pending[0].idempotency_key.rfind("cairn-", 0) == 0);
+  CHECK(f.State().resources.empty());
+
+  auto rec = RecoverJournal(f.provider, f.store, f.options);
+  REQUIRE(rec.ok());
+  CHECK(rec.recovered == 1);
+  CHECK(f.provider.resources("network").size() == 1);
+  auto st = f.State();
+  REQUIRE(st.resources.count("network.core") == 1);
+  CHECK(st.resources.at("network.core").id == f.provider.resources("network").begin()->first);
+  CHECK(f.store.PendingJournal()->empty());
+  CHECK_FALSE(f.PlanFor(cfg).has_changes());
+}
+
+TEST_CASE("a request lost before the API saw it is sent again at recovery") {
+  Fixture f;
+  StackConfig cfg;
+  cfg.resources.push_back(Res("ssh_key.k", {{"name", "k"}, {"public_key", "ssh-ed25519 AAAA"}}));
+  f.provider.DropRequests(1);
+  CHECK_FALSE(f.Run(cfg).ok());
+  CHECK(f.provider.resources("ssh_key").empty());
+  REQUIRE(RecoverJournal(f.provider, f.store, f.options).recovered == 1);
+  CHECK(f.provider.resources("ssh_key").size() == 1);
+}
+
+TEST_CASE("find-by-name recovery adopts a resource the API cannot deduplicate") {
+  Fixture f;
+  f.options.find_by_name_kinds = {"ssh_key"};
+  StackConfig cfg;
+  cfg.resources.push_back(Res("ssh_key.k", {{"name", "k"}, {"public_key", "ssh-ed25519 AAAA"}}));
+  f.provider.LoseResponses(1);
+  CHECK_FALSE(f.Run(cfg).ok());
+  int sent = f.provider.mutations_sent();
+  REQUIRE(RecoverJournal(f.provider, f.store, f.options).recovered == 1);
+  CHECK(f.provider.mutations_sent() == sent);  // adopted, not re-sent
+  CHECK(f.State().resources.at("ssh_key.k").id == f.provider.resources("ssh_key").begin()->first);
+}
+
+TEST_CASE("replace deletes the old object before creating the new one") {
+  Fixture f;
+  REQUIRE(f.Run(WebStack()).ok());
+  std::string old_net = f.State().resources.at("network.core").id;
+  auto cfg = WebStack();
+  cfg.resources[0].spec["cidr"] = "10.9.0.0/16";
+  auto r = f.Run(cfg);
+  REQUIRE(r.ok());
+  CHECK(r.summary.replaced == 2);  // the instance's network reference forces it too
+  auto calls = f.provider.calls();
+  std::vector<std::string> tail(calls.end() - 4, calls.end());
+  CHECK(tail[0].rfind("delete instance", 0) == 0);
+  CHECK(tail[1] == "delete network " + old_net);
+  CHECK(tail[2] == "create network core");
+  CHECK(tail[3] == "create instance web");
+  CHECK(f.provider.resources("network").size() == 1);
+  CHECK(f.provider.resources("instance").size() == 1);
+}
+
+TEST_CASE("create_before_destroy creates first and keeps the old one as deposed until deleted") {
+  Fixture f;
+  StackConfig cfg;
+  cfg.resources.push_back(Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+  REQUIRE(f.Run(cfg).ok());
+  std::string old_id = f.State().resources.at("network.core").id;
+  cfg.resources[0].spec["cidr"] = "10.1.0.0/16";
+  cfg.resources[0].lifecycle.create_before_destroy = true;
+  REQUIRE(f.Run(cfg).ok());
+  auto calls = f.provider.calls();
+  CHECK(calls[calls.size() - 2] == "create network core");
+  CHECK(calls.back() == "delete network " + old_id);
+  auto st = f.State();
+  CHECK(st.resources.size() == 1);
+  CHECK(st.resources.at("network.core").id != old_id);
+}
+
+TEST_CASE("deletes run dependents first and empty the state") {
+  Fixture f;
+  REQUIRE(f.Run(WebStack()).ok());
+  auto r = f.Run(WebStack(), /*destroy=*/true);
+  REQUIRE(r.ok());
+  CHECK(r.summary.deleted == 3);
+  auto calls = f.provider.calls();
+  auto pos = [&](const std::string& prefix) {
+    for (size_t i = 0; i < calls.size(); ++i) {
+      if (calls[i].rfind(prefix, 0) == 0) return i;
+    }
+    return calls.size();
+  };
+  CHECK(pos("delete instance") < pos("delete network"));
+  CHECK(f.State().resources.empty());
+  CHECK(f.State().outputs.empty());
+}
+
+TEST_CASE("a failing state commit is reported and the journal keeps the operation") {
+  Fixture f;
+  StackConfig cfg;
+  cfg.resources.push_back(Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+  f.store.FailNextCommit(Status::IOError("disk full (injected)"));
+  auto r = f.Run(cfg);
+  CHECK_FALSE(r.ok());
+  CHECK(f.store.PendingJournal()->size() == 1);
+  // The API has it; recovery adopts it through the idempotent replay.
+  REQUIRE(RecoverJournal(f.provider, f.store, f.options).ok());
+  CHECK(f.provider.resources("network").size() == 1);
+  CHECK(f.State().resources.size() == 1);
+}
+
+TEST_CASE("a stop before start runs nothing and reports the apply as interrupted") {
+  Fixture f;
+  std::stop_source stop;
+  stop.request_stop();
+  f.options.stop = stop.get_token();
+  auto r = f.Run(WebStack());
+  CHECK(r.summary.interrupted);
+  CHECK(f.provider.mutations_sent() == 0);
+}
+
+TEST_CASE("a saved plan is refused once the state serial has moved") {
+  Fixture f;
+  Plan plan = f.PlanFor(WebStack());
+  CHECK(CheckPlanIsCurrent(plan, f.State()).ok());
+  REQUIRE(f.Run(WebStack()).ok());
+  Status st = CheckPlanIsCurrent(plan, f.State());
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.message().find("stale") != std::string::npos);
+}
+
+TEST_CASE("idempotency keys are derived from persisted data and bounded") {
+  std::string a = IdempotencyKey("lin", 3, "create", "instance.web[0]");
+  CHECK(a == IdempotencyKey("lin", 3, "create", "instance.web[0]"));
+  CHECK(a != IdempotencyKey("lin", 4, "create", "instance.web[0]"));
+  CHECK(a != IdempotencyKey("lin", 3, "create", "instance.web[1]"));
+  CHECK(IdempotencyKey(std::string(36, 'x'), 1LL << 60, "create", std::string(5000, 'a')).size() <= 255);
+}

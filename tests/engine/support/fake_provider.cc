@@ -1,0 +1,178 @@
+#include "tests/engine/support/fake_provider.h"
+
+namespace cairn::testing {
+
+ReadResponse FakeProvider::Read(const ReadRequest& req, std::stop_token) {
+  std::lock_guard lock(mu_);
+  ReadResponse r;
+  auto& m = live_[req.kind];
+  auto it = m.find(req.id);
+  if (it != m.end()) r.resource = RemoteResource{req.kind, req.id, it->second};
+  return r;
+}
+
+ListResponse FakeProvider::List(const ListRequest& req, std::stop_token) {
+  std::lock_guard lock(mu_);
+  ListResponse r;
+  r.requests = 1;
+  for (const auto& [id, attrs] : live_[req.kind]) r.resources.push_back({req.kind, id, attrs});
+  return r;
+}
+
+Result<PreparedMutation> FakeProvider::Prepare(const PrepareRequest& req) {
+  if (ContainsUnknown(req.spec)) return Status::InvalidArgument("unknown value in request");
+  PreparedMutation m;
+  m.kind = req.kind;
+  m.action = req.action;
+  m.id = req.id;
+  m.method = req.action == MutationAction::kCreate   ? "POST"
+             : req.action == MutationAction::kUpdate ? "PATCH"
+                                                     : "DELETE";
+  m.path = "/fake/" + req.kind + (req.id.empty() ? "" : "/" + req.id);
+  m.body = req.action == MutationAction::kDelete ? "" : req.spec.dump();
+  return m;
+}
+
+CreateResponse FakeProvider::Create(const CreateRequest& req, std::stop_token) {
+  std::lock_guard lock(mu_);
+  ++sent_;
+  CreateResponse r;
+  Value spec = Value::parse(req.mutation.body);
+  calls_.push_back("create " + req.mutation.kind + " " + spec.value("name", ""));
+  if (drop_ > 0) {
+    --drop_;
+    r.status = Status::Unavailable("connection reset (injected)");
+    return r;
+  }
+  if (auto it = keys_.find(req.idempotency_key); it != keys_.end()) {
+    if (it->second.first != req.mutation.body) {
+      r.status = Status::Conflict("idempotency_conflict");
+      return r;
+    }
+    r.resource = it->second.second;
+    r.replayed = true;
+    return r;
+  }
+  if (refused_.count(spec.value("name", ""))) {
+    r.status = Status::InvalidArgument("validation_error: refused by the fake");
+    return r;
+  }
+  std::string id = req.mutation.kind + "-" + std::to_string(next_id_++);
+  Value attrs = spec;
+  attrs["id"] = id;
+  attrs["status"] = "running";
+  live_[req.mutation.kind][id] = attrs;
+  RemoteResource res{req.mutation.kind, id, attrs};
+  keys_[req.idempotency_key] = {req.mutation.body, res};
+  if (lose_ > 0) {
+    --lose_;
+    r.status = Status::Unavailable("response lost after commit (injected)");
+    return r;
+  }
+  r.resource = res;
+  return r;
+}
+
+UpdateResponse FakeProvider::Update(const UpdateRequest& req, std::stop_token) {
+  std::lock_guard lock(mu_);
+  ++sent_;
+  UpdateResponse r;
+  calls_.push_back("update " + req.mutation.kind + " " + req.mutation.id);
+  if (drop_ > 0) {
+    --drop_;
+    r.status = Status::Unavailable("connection reset (injected)");
+    return r;
+  }
+  auto& m = live_[req.mutation.kind];
+  auto it = m.find(req.mutation.id);
+  if (it == m.end()) {
+    r.status = Status::NotFound("resource_not_found");
+    return r;
+  }
+  Value patch = Value::parse(req.mutation.body);
+  if (refused_.count(patch.value("name", it->second.value("name", "")))) {
+    r.status = Status::InvalidArgument("validation_error: refused by the fake");
+    return r;
+  }
+  it->second.merge_patch(patch);
+  if (lose_ > 0) {
+    --lose_;
+    r.status = Status::Unavailable("response lost after commit (injected)");
+    return r;
+  }
+  r.resource = RemoteResource{req.mutation.kind, it->first, it->second};
+  return r;
+}
+
+DeleteResponse FakeProvider::Delete(const DeleteRequest& req, std::stop_token) {
+  std::lock_guard lock(mu_);
+  ++sent_;
+  DeleteResponse r;
+  calls_.push_back("delete " + req.mutation.kind + " " + req.mutation.id);
+  if (drop_ > 0) {
+    --drop_;
+    r.status = Status::Unavailable("connection reset (injected)");
+    return r;
+  }
+  r.already_gone = live_[req.mutation.kind].erase(req.mutation.id) == 0;
+  if (lose_ > 0) {
+    --lose_;
+    r.status = Status::Unavailable("response lost after commit (injected)");
+  }
+  return r;
+}
+
+WaitResponse FakeProvider::Wait(const WaitRequest& req, std::stop_token) {
+  std::lock_guard lock(mu_);
+  WaitResponse r;
+  auto& m = live_[req.kind];
+  auto it = m.find(req.id);
+  if (req.target == WaitTarget::kDeleted) {
+    if (it != m.end()) r.status = Status::DeadlineExceeded("still there");
+    return r;
+  }
+  if (it == m.end()) {
+    r.status = Status::NotFound("gone while waiting");
+    return r;
+  }
+  r.resource = RemoteResource{req.kind, req.id, it->second};
+  return r;
+}
+
+void FakeProvider::RefuseName(const std::string& name) {
+  std::lock_guard lock(mu_);
+  refused_.insert(name);
+}
+void FakeProvider::LoseResponses(int n) {
+  std::lock_guard lock(mu_);
+  lose_ = n;
+}
+void FakeProvider::DropRequests(int n) {
+  std::lock_guard lock(mu_);
+  drop_ = n;
+}
+std::string FakeProvider::Inject(const std::string& kind, Value attributes) {
+  std::lock_guard lock(mu_);
+  std::string id = kind + "-" + std::to_string(next_id_++);
+  attributes["id"] = id;
+  live_[kind][id] = attributes;
+  return id;
+}
+void FakeProvider::Remove(const std::string& kind, const std::string& id) {
+  std::lock_guard lock(mu_);
+  live_[kind].erase(id);
+}
+std::vector<std::string> FakeProvider::calls() {
+  std::lock_guard lock(mu_);
+  return calls_;
+}
+std::map<std::string, Value> FakeProvider::resources(const std::string& kind) {
+  std::lock_guard lock(mu_);
+  return live_[kind];
+}
+int FakeProvider::mutations_sent() {
+  std::lock_guard lock(mu_);
+  return sent_;
+}
+
+}  // namespace cairn::testing

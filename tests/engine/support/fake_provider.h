@@ -1,0 +1,56 @@
+// FakeProvider: a scripted in-memory Provider for plan/apply unit tests. It
+// records every call, deduplicates creates by Idempotency-Key like the real
+// server (same key + same body replays; a different body is a conflict), and
+// injects faults: a definite refusal for a named resource, or a response lost
+// after the mutation took effect (the case idempotency keys exist for).
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "providers/provider.h"
+
+namespace cairn::testing {
+
+class FakeProvider final : public Provider {
+ public:
+  ReadResponse Read(const ReadRequest& req, std::stop_token stop) override;
+  ListResponse List(const ListRequest& req, std::stop_token stop) override;
+  Result<PreparedMutation> Prepare(const PrepareRequest& req) override;
+  CreateResponse Create(const CreateRequest& req, std::stop_token stop) override;
+  UpdateResponse Update(const UpdateRequest& req, std::stop_token stop) override;
+  DeleteResponse Delete(const DeleteRequest& req, std::stop_token stop) override;
+  WaitResponse Wait(const WaitRequest& req, std::stop_token stop) override;
+
+  // Creates/updates of a resource with this spec name fail with a 400-like refusal.
+  void RefuseName(const std::string& name);
+  // The next `n` mutations take effect but their responses are lost (Unavailable).
+  void LoseResponses(int n);
+  // The next `n` mutations are lost before taking effect (Unavailable).
+  void DropRequests(int n);
+  // Puts a resource directly, as if made outside Cairn; returns its id.
+  std::string Inject(const std::string& kind, Value attributes);
+  void Remove(const std::string& kind, const std::string& id);
+
+  // "create network core", "update instance i-2", "delete ssh_key k-1", in call order.
+  std::vector<std::string> calls();
+  // Live resources of a kind (id -> attributes).
+  std::map<std::string, Value> resources(const std::string& kind);
+  int mutations_sent();
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, std::map<std::string, Value>> live_;  // kind -> id -> attrs
+  std::map<std::string, std::pair<std::string, RemoteResource>> keys_;  // key -> (body, result)
+  std::set<std::string> refused_;
+  std::vector<std::string> calls_;
+  int lose_ = 0;
+  int drop_ = 0;
+  int next_id_ = 1;
+  int sent_ = 0;
+};
+
+}  // namespace cairn::testing
