@@ -1,0 +1,61 @@
+#include "engine/state/commit_check.h"
+
+#include <set>
+
+namespace cairn {
+
+Status CheckCommit(const StateCommit& commit) {
+  std::set<std::string> put;
+  for (const ResourceState& r : commit.put) {
+    if (r.address.empty())
+      return Status::InvalidArgument("state commit: a resource has no address");
+    if (r.kind.empty()) {
+      return Status::InvalidArgument("state commit: resource " + r.address + " has no kind");
+    }
+    if (ContainsUnknown(r.attributes)) {
+      return Status::InvalidArgument("state commit: resource " + r.address +
+                                     " has a value not known until apply; unknown values are "
+                                     "never written to state");
+    }
+    if (!put.insert(r.address).second) {
+      return Status::InvalidArgument("state commit: resource " + r.address + " is put twice");
+    }
+  }
+  for (const std::string& a : commit.remove) {
+    if (put.count(a) != 0) {
+      return Status::InvalidArgument("state commit: resource " + a + " is both put and removed");
+    }
+  }
+  std::set<std::string> from, to;
+  for (const auto& [f, t] : commit.moves) {
+    if (f.empty() || t.empty() || f == t) {
+      return Status::InvalidArgument("state commit: invalid move '" + f + "' -> '" + t + "'");
+    }
+    if (!from.insert(f).second || !to.insert(t).second) {
+      return Status::InvalidArgument("state commit: move '" + f + "' -> '" + t +
+                                     "' overlaps another move");
+    }
+  }
+  if (commit.outputs) {
+    for (const auto& [name, v] : *commit.outputs) {
+      if (ContainsUnknown(v)) {
+        return Status::InvalidArgument("state commit: output " + name +
+                                       " has a value not known until apply");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Status CheckJournalEntry(const JournalEntry& entry) {
+  if (entry.seq <= 0) {
+    return Status::InvalidArgument("journal entry needs a sequence number from NextSequence()");
+  }
+  if (entry.address.empty() || entry.action.empty()) {
+    return Status::InvalidArgument("journal entry " + std::to_string(entry.seq) +
+                                   " needs an address and an action");
+  }
+  return Status::Ok();
+}
+
+}  // namespace cairn

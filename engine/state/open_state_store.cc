@@ -1,0 +1,48 @@
+#include "engine/state/open_state_store.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "engine/state/postgres_state_store.h"
+#include "engine/state/sqlite_state_store.h"
+
+namespace cairn {
+
+Result<std::unique_ptr<StateStore>> OpenStateStore(const std::string& stack_root,
+                                                   const BackendSpec& spec, Clock* clock) {
+  namespace fs = std::filesystem;
+  if (spec.type.empty() || spec.type == "sqlite") {
+    std::string path = spec.path.empty() ? SqliteStateStore::DefaultPath(stack_root)
+                                         : (fs::path(stack_root) / fs::path(spec.path)).string();
+    Result<std::unique_ptr<SqliteStateStore>> store = SqliteStateStore::Open(path, clock);
+    if (!store.ok()) return store.status();
+    return std::unique_ptr<StateStore>(std::move(*store));
+  }
+  if (spec.type == "postgres") {
+    if (spec.url_env.empty()) {
+      return Status::InvalidArgument(
+          "backend postgres needs url_env: the name of the environment variable that holds "
+          "the connection URL");
+    }
+    const char* url = std::getenv(spec.url_env.c_str());
+    if (url == nullptr || *url == '\0') {
+      return Status::InvalidArgument("backend postgres: environment variable " + spec.url_env +
+                                     " is not set; it must hold the PostgreSQL connection URL");
+    }
+    std::string stack = spec.stack_name;
+    if (stack.empty()) {
+      std::error_code ec;
+      fs::path abs = fs::weakly_canonical(fs::path(stack_root), ec);
+      if (ec) abs = fs::path(stack_root);
+      stack = abs.filename().string();
+      if (stack.empty()) stack = abs.parent_path().filename().string();  // "dir/" form
+    }
+    Result<std::unique_ptr<PostgresStateStore>> store = PostgresStateStore::Open(url, stack, clock);
+    if (!store.ok()) return store.status();
+    return std::unique_ptr<StateStore>(std::move(*store));
+  }
+  return Status::InvalidArgument("unknown state backend type '" + spec.type +
+                                 "' (expected sqlite or postgres)");
+}
+
+}  // namespace cairn

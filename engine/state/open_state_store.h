@@ -1,0 +1,34 @@
+// OpenStateStore: the one place that turns a stack's backend settings into a
+// StateStore, so commands never name a backend class.
+//
+//   type "sqlite" (or empty): the file `path`, relative to the stack root
+//     unless absolute; empty path = `.cairn/state.db`.
+//   type "postgres": the URL is read from the environment variable `url_env`
+//     (never from a manifest, never logged); the stack's rows are keyed by
+//     `stack_name`, or by the stack directory's name when that is empty.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "engine/clock.h"
+#include "engine/state/state_store.h"
+#include "engine/status.h"
+
+namespace cairn {
+
+struct BackendSpec {
+  std::string type = "sqlite";  // "sqlite" or "postgres"
+  std::string path;             // sqlite: relative to the stack root; empty = .cairn/state.db
+  std::string url_env;          // postgres: name of the variable holding the connection URL
+  std::string stack_name;       // postgres: key of this stack's rows; empty = root's dir name
+};
+
+// InvalidArgument for an unknown type or a postgres backend whose variable is
+// unset or empty (the message names the variable); otherwise what the
+// backend's Open returns.
+Result<std::unique_ptr<StateStore>> OpenStateStore(const std::string& stack_root,
+                                                   const BackendSpec& spec,
+                                                   Clock* clock = &SystemClock());
+
+}  // namespace cairn

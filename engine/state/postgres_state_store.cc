@@ -1,0 +1,395 @@
+#include "engine/state/postgres_state_store.h"
+
+#include <pqxx/pqxx>
+
+#include "engine/redact.h"
+#include "engine/state/commit_check.h"
+#include "engine/state/state_lock.h"
+
+namespace cairn {
+
+struct PostgresStateStore::Connection {
+  explicit Connection(const std::string& url) : c(url) {}
+  pqxx::connection c;
+};
+
+namespace {
+
+// Serialises schema creation between processes (CREATE TABLE IF NOT EXISTS
+// races otherwise). Any constant unlikely to collide: "cairn" + "st".
+constexpr int64_t kSchemaAdvisoryLock = 0x636169726e7374;
+
+const char* const kMigrations[] = {
+    // 1: the first layout.
+    R"sql(
+      CREATE TABLE IF NOT EXISTS cairn_state_meta (
+        stack TEXT PRIMARY KEY, lineage TEXT NOT NULL, serial BIGINT NOT NULL,
+        sequence BIGINT NOT NULL);
+      CREATE TABLE IF NOT EXISTS cairn_state_resources (
+        stack TEXT NOT NULL, address TEXT NOT NULL, kind TEXT NOT NULL, id TEXT NOT NULL,
+        attributes TEXT NOT NULL, depends_on TEXT NOT NULL, schema_version INT NOT NULL,
+        PRIMARY KEY (stack, address));
+      CREATE TABLE IF NOT EXISTS cairn_state_outputs (
+        stack TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL,
+        PRIMARY KEY (stack, name));
+      CREATE TABLE IF NOT EXISTS cairn_state_journal (
+        stack TEXT NOT NULL, seq BIGINT NOT NULL, address TEXT NOT NULL, action TEXT NOT NULL,
+        kind TEXT NOT NULL, remote_id TEXT NOT NULL, method TEXT NOT NULL, path TEXT NOT NULL,
+        body BYTEA NOT NULL, idempotency_key TEXT NOT NULL, started_at BIGINT NOT NULL,
+        context TEXT NOT NULL, PRIMARY KEY (stack, seq));
+      CREATE TABLE IF NOT EXISTS cairn_state_lock (
+        stack TEXT PRIMARY KEY, id TEXT NOT NULL, holder TEXT NOT NULL,
+        operation TEXT NOT NULL, created_at BIGINT NOT NULL);
+    )sql",
+};
+static_assert(std::size(kMigrations) == kPostgresStateFormatVersion);
+
+std::string DumpJson(const Value& v) {
+  return v.dump(-1, ' ', false, Value::error_handler_t::replace);
+}
+
+Result<Value> ParseJson(const std::string& text, const std::string& what) {
+  Value v = Value::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (v.is_discarded()) return Status::FailedPrecondition("state: " + what + " is not valid JSON");
+  return v;
+}
+
+// The password inside a libpq URL ("postgresql://user:pw@host/db",
+// "...?password=pw") or keyword string ("password=pw host=..."), or "".
+std::string PasswordIn(const std::string& url) {
+  if (size_t scheme = url.find("://"); scheme != std::string::npos) {
+    size_t start = scheme + 3;
+    size_t at = url.find('@', start);
+    size_t slash = url.find('/', start);
+    if (at != std::string::npos && (slash == std::string::npos || at < slash)) {
+      size_t colon = url.find(':', start);
+      if (colon != std::string::npos && colon < at) return url.substr(colon + 1, at - colon - 1);
+    }
+  }
+  if (size_t p = url.find("password="); p != std::string::npos) {
+    size_t start = p + 9;
+    size_t end = url.find_first_of(" &", start);
+    return url.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  }
+  return "";
+}
+
+// Runs `body`, turning every exception into a Status: pqxx stays here.
+template <typename F>
+auto Guarded(const char* what, F&& body) -> decltype(body()) {
+  try {
+    return body();
+  } catch (const pqxx::broken_connection& e) {
+    return Status::Unavailable(std::string("state database (PostgreSQL): ") + what +
+                               ": connection failed: " + Redact(e.what()));
+  } catch (const pqxx::in_doubt_error& e) {
+    return Status::Unavailable(
+        std::string("state database (PostgreSQL): ") + what +
+        ": the connection broke during commit; outcome unknown: " + Redact(e.what()));
+  } catch (const pqxx::sql_error& e) {
+    return Status::IOError(std::string("state database (PostgreSQL): ") + what + ": " +
+                           Redact(e.what()));
+  } catch (const std::exception& e) {
+    return Status::IOError(std::string("state database (PostgreSQL): ") + what + ": " +
+                           Redact(e.what()));
+  }
+}
+
+// Takes the stack's meta row for the rest of the transaction.
+Status LockMeta(pqxx::work& w, const std::string& stack) {
+  pqxx::result r =
+      w.exec_params("SELECT serial FROM cairn_state_meta WHERE stack = $1 FOR UPDATE", stack);
+  if (r.empty()) return Status::FailedPrecondition("state of stack " + stack + " is missing");
+  return Status::Ok();
+}
+
+LockInfo LockFromRow(const pqxx::row& row) {
+  return LockInfo{row[0].as<std::string>(), row[1].as<std::string>(), row[2].as<std::string>(),
+                  row[3].as<int64_t>()};
+}
+
+}  // namespace
+
+Result<std::unique_ptr<PostgresStateStore>> PostgresStateStore::Open(const std::string& url,
+                                                                     const std::string& stack,
+                                                                     Clock* clock) {
+  RegisterSecret(url);
+  RegisterSecret(PasswordIn(url));
+  if (stack.empty()) return Status::InvalidArgument("PostgreSQL state backend needs a stack name");
+  return Guarded("open", [&]() -> Result<std::unique_ptr<PostgresStateStore>> {
+    auto conn = std::make_unique<Connection>(url);
+    {
+      pqxx::work w(conn->c);
+      w.exec_params("SELECT pg_advisory_xact_lock($1)", kSchemaAdvisoryLock);
+      w.exec(
+          "CREATE TABLE IF NOT EXISTS cairn_state_format ("
+          "slot INT PRIMARY KEY CHECK (slot = 1), version INT NOT NULL)");
+      pqxx::result r = w.exec("SELECT version FROM cairn_state_format WHERE slot = 1");
+      int version = r.empty() ? 0 : r[0][0].as<int>();
+      if (version > kPostgresStateFormatVersion) {
+        return Status::FailedPrecondition(
+            "PostgreSQL state tables have format version " + std::to_string(version) +
+            ", made by a newer Cairn; this Cairn reads format versions up to " +
+            std::to_string(kPostgresStateFormatVersion) + ": upgrade cairn");
+      }
+      for (int v = version; v < kPostgresStateFormatVersion; ++v) w.exec(kMigrations[v]);
+      w.exec_params(
+          "INSERT INTO cairn_state_format (slot, version) VALUES (1, $1) "
+          "ON CONFLICT (slot) DO UPDATE SET version = EXCLUDED.version",
+          kPostgresStateFormatVersion);
+      Result<std::string> lineage = RandomUuid();
+      if (!lineage.ok()) return lineage.status();
+      w.exec_params(
+          "INSERT INTO cairn_state_meta (stack, lineage, serial, sequence) VALUES ($1, $2, 0, 0) "
+          "ON CONFLICT (stack) DO NOTHING",
+          stack, *lineage);
+      w.commit();
+    }
+    return std::unique_ptr<PostgresStateStore>(
+        new PostgresStateStore(std::move(conn), stack, clock));
+  });
+}
+
+PostgresStateStore::PostgresStateStore(std::unique_ptr<Connection> conn, std::string stack,
+                                       Clock* clock)
+    : stack_(std::move(stack)), clock_(clock), conn_(std::move(conn)) {}
+
+PostgresStateStore::~PostgresStateStore() = default;
+
+Result<StateSnapshot> PostgresStateStore::Load() {
+  std::lock_guard lock(mu_);
+  return Guarded("load", [&]() -> Result<StateSnapshot> {
+    // REPEATABLE READ: one snapshot for the three reads.
+    pqxx::transaction<pqxx::repeatable_read, pqxx::read_only> w(conn_->c);
+    StateSnapshot snap;
+    pqxx::result meta =
+        w.exec_params("SELECT lineage, serial FROM cairn_state_meta WHERE stack = $1", stack_);
+    if (meta.empty()) return Status::FailedPrecondition("state of stack " + stack_ + " is missing");
+    snap.lineage = meta[0][0].as<std::string>();
+    snap.serial = meta[0][1].as<int64_t>();
+    for (const pqxx::row& row :
+         w.exec_params("SELECT address, kind, id, attributes, depends_on, schema_version "
+                       "FROM cairn_state_resources WHERE stack = $1",
+                       stack_)) {
+      ResourceState r;
+      r.address = row[0].as<std::string>();
+      r.kind = row[1].as<std::string>();
+      r.id = row[2].as<std::string>();
+      Result<Value> attrs = ParseJson(row[3].as<std::string>(), "attributes of " + r.address);
+      if (!attrs.ok()) return attrs.status();
+      r.attributes = std::move(*attrs);
+      Result<Value> deps = ParseJson(row[4].as<std::string>(), "depends_on of " + r.address);
+      if (!deps.ok()) return deps.status();
+      if (deps->is_array()) {
+        for (const Value& d : *deps) {
+          if (d.is_string()) r.depends_on.push_back(d.get<std::string>());
+        }
+      }
+      r.schema_version = row[5].as<int>();
+      snap.resources.emplace(r.address, std::move(r));
+    }
+    for (const pqxx::row& row :
+         w.exec_params("SELECT name, value FROM cairn_state_outputs WHERE stack = $1", stack_)) {
+      std::string name = row[0].as<std::string>();
+      Result<Value> v = ParseJson(row[1].as<std::string>(), "output " + name);
+      if (!v.ok()) return v.status();
+      snap.outputs.emplace(std::move(name), std::move(*v));
+    }
+    w.commit();
+    return snap;
+  });
+}
+
+Result<LockInfo> PostgresStateStore::TryLock(const std::string& operation) {
+  Result<std::string> id = RandomUuid();
+  if (!id.ok()) return id.status();
+  std::lock_guard lock(mu_);
+  return Guarded("lock", [&]() -> Result<LockInfo> {
+    pqxx::work w(conn_->c);
+    CAIRN_RETURN_IF_ERROR(LockMeta(w, stack_));
+    pqxx::result held = w.exec_params(
+        "SELECT id, holder, operation, created_at FROM cairn_state_lock WHERE stack = $1", stack_);
+    if (!held.empty()) return LockConflict(LockFromRow(held[0]));
+    LockInfo info{*id, CurrentLockHolder(), operation, clock_->UnixSeconds()};
+    w.exec_params(
+        "INSERT INTO cairn_state_lock (stack, id, holder, operation, created_at) "
+        "VALUES ($1, $2, $3, $4, $5)",
+        stack_, info.id, info.holder, info.operation, info.created_at);
+    w.commit();
+    return info;
+  });
+}
+
+Result<LockInfo> PostgresStateStore::Lock(const std::string& operation,
+                                          std::chrono::milliseconds wait) {
+  return WaitForLock(*clock_, wait, [&] { return TryLock(operation); });
+}
+
+Status PostgresStateStore::Unlock(const std::string& lock_id) {
+  std::lock_guard lock(mu_);
+  return Guarded("unlock", [&]() -> Status {
+    pqxx::work w(conn_->c);
+    CAIRN_RETURN_IF_ERROR(LockMeta(w, stack_));
+    pqxx::result held = w.exec_params("SELECT id FROM cairn_state_lock WHERE stack = $1", stack_);
+    if (held.empty()) return Status::NotFound("state is not locked");
+    const std::string current = held[0][0].as<std::string>();
+    if (current != lock_id) {
+      return Status::Conflict("state lock " + lock_id + " is not held; the lock is now " + current);
+    }
+    w.exec_params("DELETE FROM cairn_state_lock WHERE stack = $1", stack_);
+    w.commit();
+    return Status::Ok();
+  });
+}
+
+Status PostgresStateStore::ForceUnlock(const std::string& lock_id) {
+  std::lock_guard lock(mu_);
+  return Guarded("force-unlock", [&]() -> Status {
+    pqxx::work w(conn_->c);
+    pqxx::result r =
+        w.exec_params("DELETE FROM cairn_state_lock WHERE stack = $1 AND id = $2", stack_, lock_id);
+    if (r.affected_rows() == 0) return Status::NotFound("no state lock with ID " + lock_id);
+    w.commit();
+    return Status::Ok();
+  });
+}
+
+Result<std::optional<LockInfo>> PostgresStateStore::CurrentLock() {
+  std::lock_guard lock(mu_);
+  return Guarded("read lock", [&]() -> Result<std::optional<LockInfo>> {
+    pqxx::work w(conn_->c);
+    pqxx::result held = w.exec_params(
+        "SELECT id, holder, operation, created_at FROM cairn_state_lock WHERE stack = $1", stack_);
+    w.commit();
+    if (held.empty()) return std::optional<LockInfo>();
+    return std::optional<LockInfo>(LockFromRow(held[0]));
+  });
+}
+
+Result<int64_t> PostgresStateStore::NextSequence() {
+  std::lock_guard lock(mu_);
+  return Guarded("next sequence", [&]() -> Result<int64_t> {
+    pqxx::work w(conn_->c);
+    pqxx::result r = w.exec_params(
+        "UPDATE cairn_state_meta SET sequence = sequence + 1 WHERE stack = $1 "
+        "RETURNING sequence",
+        stack_);
+    if (r.empty()) return Status::FailedPrecondition("state of stack " + stack_ + " is missing");
+    int64_t seq = r[0][0].as<int64_t>();
+    w.commit();
+    return seq;
+  });
+}
+
+Status PostgresStateStore::JournalBegin(const JournalEntry& e) {
+  CAIRN_RETURN_IF_ERROR(CheckJournalEntry(e));
+  std::lock_guard lock(mu_);
+  return Guarded("journal", [&]() -> Status {
+    pqxx::work w(conn_->c);
+    CAIRN_RETURN_IF_ERROR(LockMeta(w, stack_));
+    if (!w.exec_params("SELECT 1 FROM cairn_state_journal WHERE stack = $1 AND seq = $2", stack_,
+                       e.seq)
+             .empty()) {
+      return Status::AlreadyExists("journal entry " + std::to_string(e.seq) + " already exists");
+    }
+    w.exec_params(
+        "INSERT INTO cairn_state_journal (stack, seq, address, action, kind, remote_id, method, "
+        "path, body, idempotency_key, started_at, context) "
+        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+        stack_, e.seq, e.address, e.action, e.kind, e.remote_id, e.method, e.path,
+        pqxx::binarystring(e.body), e.idempotency_key, e.started_at, DumpJson(e.context));
+    w.commit();
+    return Status::Ok();
+  });
+}
+
+Result<std::vector<JournalEntry>> PostgresStateStore::PendingJournal() {
+  std::lock_guard lock(mu_);
+  return Guarded("read journal", [&]() -> Result<std::vector<JournalEntry>> {
+    pqxx::work w(conn_->c);
+    pqxx::result rows = w.exec_params(
+        "SELECT seq, address, action, kind, remote_id, method, path, body, idempotency_key, "
+        "started_at, context FROM cairn_state_journal WHERE stack = $1 ORDER BY seq",
+        stack_);
+    w.commit();
+    std::vector<JournalEntry> out;
+    for (const pqxx::row& row : rows) {
+      JournalEntry e;
+      e.seq = row[0].as<int64_t>();
+      e.address = row[1].as<std::string>();
+      e.action = row[2].as<std::string>();
+      e.kind = row[3].as<std::string>();
+      e.remote_id = row[4].as<std::string>();
+      e.method = row[5].as<std::string>();
+      e.path = row[6].as<std::string>();
+      e.body = pqxx::binarystring(row[7]).str();
+      e.idempotency_key = row[8].as<std::string>();
+      e.started_at = row[9].as<int64_t>();
+      Result<Value> ctx =
+          ParseJson(row[10].as<std::string>(), "context of journal entry " + std::to_string(e.seq));
+      if (!ctx.ok()) return ctx.status();
+      e.context = std::move(*ctx);
+      out.push_back(std::move(e));
+    }
+    return out;
+  });
+}
+
+Result<int64_t> PostgresStateStore::Commit(const StateCommit& c) {
+  CAIRN_RETURN_IF_ERROR(CheckCommit(c));
+  std::lock_guard lock(mu_);
+  return Guarded("commit", [&]() -> Result<int64_t> {
+    pqxx::work w(conn_->c);
+    CAIRN_RETURN_IF_ERROR(LockMeta(w, stack_));
+    for (const auto& [from, to] : c.moves) {
+      if (!w.exec_params("SELECT 1 FROM cairn_state_resources WHERE stack = $1 AND address = $2",
+                         stack_, to)
+               .empty()) {
+        return Status::AlreadyExists("state mv: " + to + " already exists in the state");
+      }
+      pqxx::result r = w.exec_params(
+          "UPDATE cairn_state_resources SET address = $3 WHERE stack = $1 AND address = $2", stack_,
+          from, to);
+      if (r.affected_rows() == 0) {
+        return Status::NotFound("state mv: no resource " + from + " in the state");
+      }
+    }
+    for (const ResourceState& r : c.put) {
+      w.exec_params(
+          "INSERT INTO cairn_state_resources "
+          "(stack, address, kind, id, attributes, depends_on, schema_version) "
+          "VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (stack, address) DO UPDATE SET "
+          "kind = EXCLUDED.kind, id = EXCLUDED.id, attributes = EXCLUDED.attributes, "
+          "depends_on = EXCLUDED.depends_on, schema_version = EXCLUDED.schema_version",
+          stack_, r.address, r.kind, r.id, DumpJson(r.attributes), DumpJson(Value(r.depends_on)),
+          r.schema_version);
+    }
+    for (const std::string& a : c.remove) {
+      w.exec_params("DELETE FROM cairn_state_resources WHERE stack = $1 AND address = $2", stack_,
+                    a);
+    }
+    if (c.journal_done) {
+      pqxx::result r = w.exec_params(
+          "DELETE FROM cairn_state_journal WHERE stack = $1 AND seq = $2", stack_, *c.journal_done);
+      if (r.affected_rows() == 0) {
+        return Status::NotFound("journal entry " + std::to_string(*c.journal_done) +
+                                " is not pending");
+      }
+    }
+    if (c.outputs) {
+      w.exec_params("DELETE FROM cairn_state_outputs WHERE stack = $1", stack_);
+      for (const auto& [name, v] : *c.outputs) {
+        w.exec_params("INSERT INTO cairn_state_outputs (stack, name, value) VALUES ($1, $2, $3)",
+                      stack_, name, DumpJson(v));
+      }
+    }
+    pqxx::result serial = w.exec_params(
+        "UPDATE cairn_state_meta SET serial = serial + 1 WHERE stack = $1 RETURNING serial",
+        stack_);
+    int64_t s = serial[0][0].as<int64_t>();
+    w.commit();
+    return s;
+  });
+}
+
+}  // namespace cairn

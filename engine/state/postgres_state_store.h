@@ -1,0 +1,75 @@
+// PostgresStateStore: the StateStore contract on PostgreSQL, for teams that
+// share a stack's state. Many stacks share one database: every table has a
+// `stack` key column and each store sees only its own stack's rows.
+//
+// Tables (created on first use, format version in cairn_state_format):
+//   cairn_state_format    (slot 1, version)        -- refuses a newer version
+//   cairn_state_meta      (stack PK, lineage, serial, sequence)
+//   cairn_state_resources (stack, address PK, kind, id, attributes TEXT JSON,
+//                          depends_on TEXT JSON, schema_version)
+//   cairn_state_outputs   (stack, name PK, value TEXT JSON)
+//   cairn_state_journal   (stack, seq PK, address, action, kind, remote_id,
+//                          method, path, body BYTEA, idempotency_key,
+//                          started_at, context TEXT JSON)
+//   cairn_state_lock      (stack PK, id, holder, operation, created_at)
+// Every method is one transaction. Writers first take the stack's meta row
+// with SELECT ... FOR UPDATE, so writers of one stack are serialised: of two
+// processes racing Lock(), exactly one inserts the lock row. The lock row
+// carries the same message as the SQLite store's.
+//
+// The connection URL may hold a password: Open() registers it (and the
+// password alone) with cairn::RegisterSecret and it never appears in a
+// message. pqxx is confined to the .cc; no exception leaves this class.
+// Nothing secret is stored (see sqlite_state_store.h).
+//
+// Thread-safe: one connection, guarded by a mutex.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "engine/clock.h"
+#include "engine/state/state_store.h"
+
+namespace cairn {
+
+inline constexpr int kPostgresStateFormatVersion = 1;
+
+class PostgresStateStore final : public StateStore {
+ public:
+  // Connects to `url` (libpq URL or keyword string), creates the tables if
+  // needed and the stack's meta row (with a fresh lineage) on first use.
+  // Unavailable when the server cannot be reached; FailedPrecondition when the
+  // tables were made by a newer Cairn.
+  static Result<std::unique_ptr<PostgresStateStore>> Open(const std::string& url,
+                                                          const std::string& stack,
+                                                          Clock* clock = &SystemClock());
+  ~PostgresStateStore() override;
+  PostgresStateStore(const PostgresStateStore&) = delete;
+  PostgresStateStore& operator=(const PostgresStateStore&) = delete;
+
+  Result<StateSnapshot> Load() override;
+  Result<LockInfo> Lock(const std::string& operation, std::chrono::milliseconds wait) override;
+  Status Unlock(const std::string& lock_id) override;
+  Status ForceUnlock(const std::string& lock_id) override;
+  Result<std::optional<LockInfo>> CurrentLock() override;
+  Result<int64_t> NextSequence() override;
+  Status JournalBegin(const JournalEntry& entry) override;
+  Result<std::vector<JournalEntry>> PendingJournal() override;
+  Result<int64_t> Commit(const StateCommit& commit) override;
+
+  const std::string& stack() const { return stack_; }
+
+ private:
+  struct Connection;  // the pqxx::connection, kept out of this header
+  PostgresStateStore(std::unique_ptr<Connection> conn, std::string stack, Clock* clock);
+  Result<LockInfo> TryLock(const std::string& operation);
+
+  const std::string stack_;
+  Clock* const clock_;
+  std::mutex mu_;
+  std::unique_ptr<Connection> conn_;  // GUARDED_BY(mu_)
+};
+
+}  // namespace cairn

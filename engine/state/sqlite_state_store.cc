@@ -1,0 +1,518 @@
+#include "engine/state/sqlite_state_store.h"
+
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "engine/state/commit_check.h"
+#include "engine/state/state_lock.h"
+
+namespace cairn {
+namespace {
+
+constexpr int kApplicationId = 0x4341524E;  // "CARN"
+constexpr int kBusyTimeoutMs = 10000;
+
+// Migration N (1-based) takes a file from format version N-1 to N.
+const char* const kMigrations[] = {
+    // 1: the first layout.
+    R"sql(
+      CREATE TABLE meta (slot INTEGER PRIMARY KEY CHECK (slot = 1), lineage TEXT NOT NULL,
+                         serial INTEGER NOT NULL, format_version INTEGER NOT NULL);
+      CREATE TABLE resources (address TEXT PRIMARY KEY, kind TEXT NOT NULL, id TEXT NOT NULL,
+                              attributes TEXT NOT NULL, depends_on TEXT NOT NULL,
+                              schema_version INTEGER NOT NULL);
+      CREATE TABLE journal (seq INTEGER PRIMARY KEY, address TEXT NOT NULL, action TEXT NOT NULL,
+                            kind TEXT NOT NULL, remote_id TEXT NOT NULL, method TEXT NOT NULL,
+                            path TEXT NOT NULL, body BLOB NOT NULL,
+                            idempotency_key TEXT NOT NULL, started_at INTEGER NOT NULL);
+      CREATE TABLE sequence (slot INTEGER PRIMARY KEY CHECK (slot = 1), last INTEGER NOT NULL);
+      CREATE TABLE lock (slot INTEGER PRIMARY KEY CHECK (slot = 1), id TEXT NOT NULL,
+                         holder TEXT NOT NULL, operation TEXT NOT NULL,
+                         created_at INTEGER NOT NULL);
+    )sql",
+    // 2: outputs, and what a recovered journal entry needs to commit.
+    R"sql(
+      CREATE TABLE outputs (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+      ALTER TABLE journal ADD COLUMN context TEXT NOT NULL DEFAULT '{}';
+    )sql",
+};
+static_assert(std::size(kMigrations) == kSqliteStateFormatVersion);
+
+Status SqliteError(sqlite3* db, int rc, const std::string& what) {
+  std::string msg =
+      "state database: " + what + ": " + (db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+  switch (rc & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return Status::Unavailable(msg + " (another process keeps the state database busy)");
+    case SQLITE_NOTADB:
+    case SQLITE_CORRUPT:
+      return Status::FailedPrecondition(msg);
+    default:
+      return Status::IOError(msg);
+  }
+}
+
+// A prepared statement. Errors stick: after the first failure every call is a
+// no-op and status() reports it.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql) : db_(db) {
+    int rc = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr);
+    if (rc != SQLITE_OK) status_ = SqliteError(db, rc, "prepare");
+  }
+  ~Stmt() { sqlite3_finalize(stmt_); }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+
+  Stmt& Text(int i, const std::string& v) {
+    Check(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
+    return *this;
+  }
+  Stmt& Blob(int i, const std::string& v) {
+    Check(sqlite3_bind_blob(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
+    return *this;
+  }
+  Stmt& Int(int i, int64_t v) {
+    Check(sqlite3_bind_int64(stmt_, i, v));
+    return *this;
+  }
+  // True for a row, false when done or failed (see status()).
+  bool Step() {
+    if (!status_.ok()) return false;
+    int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc != SQLITE_DONE) status_ = SqliteError(db_, rc, "step");
+    return false;
+  }
+  Status Run() {
+    while (Step()) {
+    }
+    return status_;
+  }
+  std::string ColText(int c) {
+    const void* p = sqlite3_column_blob(stmt_, c);
+    int n = sqlite3_column_bytes(stmt_, c);
+    return p == nullptr ? std::string() : std::string(static_cast<const char*>(p), n);
+  }
+  int64_t ColInt(int c) { return sqlite3_column_int64(stmt_, c); }
+  const Status& status() const { return status_; }
+
+ private:
+  void Check(int rc) {
+    if (rc != SQLITE_OK && status_.ok()) status_ = SqliteError(db_, rc, "bind");
+  }
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+  Status status_;
+};
+
+Status Exec(sqlite3* db, const char* sql) {
+  char* err = nullptr;
+  int rc = sqlite3_exec(db, sql, nullptr, nullptr, &err);
+  if (rc == SQLITE_OK) return Status::Ok();
+  std::string msg = err != nullptr ? err : sqlite3_errstr(rc);
+  sqlite3_free(err);
+  Status s = SqliteError(nullptr, rc, msg);
+  return s;
+}
+
+// A transaction rolled back unless committed.
+class Txn {
+ public:
+  explicit Txn(sqlite3* db) : db_(db) {}
+  ~Txn() {
+    if (active_) (void)Exec(db_, "ROLLBACK");
+  }
+  Status Begin(bool write) {
+    CAIRN_RETURN_IF_ERROR(Exec(db_, write ? "BEGIN IMMEDIATE" : "BEGIN"));
+    active_ = true;
+    return Status::Ok();
+  }
+  Status Commit() {
+    Status s = Exec(db_, "COMMIT");
+    if (s.ok()) active_ = false;
+    return s;
+  }
+
+ private:
+  sqlite3* db_;
+  bool active_ = false;
+};
+
+Result<Value> ParseJson(const std::string& text, const std::string& what) {
+  Value v = Value::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (v.is_discarded()) {
+    return Status::FailedPrecondition("state database: " + what + " is not valid JSON");
+  }
+  return v;
+}
+
+// Never throws: invalid UTF-8 (which the API does not send) is replaced.
+std::string DumpJson(const Value& v) {
+  return v.dump(-1, ' ', false, Value::error_handler_t::replace);
+}
+
+// Creates the missing directories of `dir`, each 0700.
+Status MakeDirs(const std::filesystem::path& dir) {
+  if (dir.empty()) return Status::Ok();
+  std::error_code ec;
+  if (std::filesystem::is_directory(dir, ec)) return Status::Ok();
+  CAIRN_RETURN_IF_ERROR(MakeDirs(dir.parent_path()));
+  if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    return Status::IOError("cannot create " + dir.string() + ": " + std::strerror(errno));
+  }
+  return Status::Ok();
+}
+
+Result<int64_t> QueryInt(sqlite3* db, const char* sql) {
+  Stmt q(db, sql);
+  if (!q.Step()) {
+    return q.status().ok() ? Result<int64_t>(Status::Internal(std::string("no row for ") + sql))
+                           : Result<int64_t>(q.status());
+  }
+  return q.ColInt(0);
+}
+
+Status Migrate(sqlite3* db) {
+  Txn txn(db);
+  CAIRN_RETURN_IF_ERROR(txn.Begin(/*write=*/true));
+  Result<int64_t> app = QueryInt(db, "PRAGMA application_id");
+  if (!app.ok()) return app.status();
+  Result<int64_t> version = QueryInt(db, "PRAGMA user_version");
+  if (!version.ok()) return version.status();
+  if (*app != 0 && *app != kApplicationId) {
+    return Status::FailedPrecondition("not a Cairn state file (application_id " +
+                                      std::to_string(*app) + ")");
+  }
+  if (*version > kSqliteStateFormatVersion) {
+    return Status::FailedPrecondition(
+        "state file has format version " + std::to_string(*version) +
+        ", written by a newer Cairn; this Cairn reads format versions up to " +
+        std::to_string(kSqliteStateFormatVersion) + ": upgrade cairn");
+  }
+  if (*version == 0) {
+    // A version-0 file must be empty: refuse to take over someone's database.
+    Result<int64_t> tables = QueryInt(db, "SELECT count(*) FROM sqlite_master");
+    if (!tables.ok()) return tables.status();
+    if (*tables != 0) {
+      return Status::FailedPrecondition("not a Cairn state file (it has tables of its own)");
+    }
+  }
+  for (int64_t v = *version; v < kSqliteStateFormatVersion; ++v) {
+    CAIRN_RETURN_IF_ERROR(Exec(db, kMigrations[v]));
+  }
+  if (*version != kSqliteStateFormatVersion || *app == 0) {
+    const std::string set_version =
+        "PRAGMA user_version = " + std::to_string(kSqliteStateFormatVersion) +
+        "; PRAGMA application_id = " + std::to_string(kApplicationId) +
+        "; UPDATE meta SET format_version = " + std::to_string(kSqliteStateFormatVersion) + ";";
+    CAIRN_RETURN_IF_ERROR(Exec(db, set_version.c_str()));
+  }
+  Result<int64_t> metas = QueryInt(db, "SELECT count(*) FROM meta");
+  if (!metas.ok()) return metas.status();
+  if (*metas == 0) {
+    Result<std::string> lineage = RandomUuid();
+    if (!lineage.ok()) return lineage.status();
+    Stmt ins(db, "INSERT INTO meta (slot, lineage, serial, format_version) VALUES (1, ?, 0, ?)");
+    CAIRN_RETURN_IF_ERROR(ins.Text(1, *lineage).Int(2, kSqliteStateFormatVersion).Run());
+    CAIRN_RETURN_IF_ERROR(Exec(db, "INSERT OR IGNORE INTO sequence (slot, last) VALUES (1, 0)"));
+  }
+  return txn.Commit();
+}
+
+}  // namespace
+
+std::string SqliteStateStore::DefaultPath(const std::string& stack_root) {
+  return (std::filesystem::path(stack_root) / ".cairn" / "state.db").string();
+}
+
+Result<std::unique_ptr<SqliteStateStore>> SqliteStateStore::Open(const std::string& path,
+                                                                 Clock* clock) {
+  CAIRN_RETURN_IF_ERROR(MakeDirs(std::filesystem::path(path).parent_path()));
+  // Create the file ourselves so that it is 0600 from the first byte.
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return Status::IOError("cannot open " + path + ": " + std::strerror(errno));
+  ::close(fd);
+
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    Status s = SqliteError(db, rc, "open " + path);
+    sqlite3_close(db);
+    return s;
+  }
+  std::unique_ptr<SqliteStateStore> store(new SqliteStateStore(path, db, clock));
+  sqlite3_busy_timeout(db, kBusyTimeoutMs);
+  sqlite3_extended_result_codes(db, 1);
+  {
+    Stmt wal(db, "PRAGMA journal_mode = WAL");
+    if (!wal.Step()) {
+      Status s = wal.status();
+      return s.ok() ? Status::IOError("state database: cannot enable WAL") : s;
+    }
+    if (wal.ColText(0) != "wal") {
+      return Status::IOError("state database " + path + ": cannot enable WAL (journal mode " +
+                             wal.ColText(0) + ")");
+    }
+  }
+  CAIRN_RETURN_IF_ERROR(Exec(db, "PRAGMA synchronous = FULL"));
+  Status migrated = Migrate(db);
+  if (!migrated.ok()) {
+    return Status(migrated.code(), path + ": " + migrated.message());
+  }
+  return store;
+}
+
+SqliteStateStore::SqliteStateStore(std::string path, sqlite3* db, Clock* clock)
+    : path_(std::move(path)), clock_(clock), db_(db) {}
+
+SqliteStateStore::~SqliteStateStore() { sqlite3_close(db_); }
+
+Result<StateSnapshot> SqliteStateStore::Load() {
+  std::lock_guard lock(mu_);
+  Txn txn(db_);
+  CAIRN_RETURN_IF_ERROR(txn.Begin(/*write=*/false));
+  StateSnapshot snap;
+  {
+    Stmt q(db_, "SELECT lineage, serial FROM meta WHERE slot = 1");
+    if (!q.Step()) {
+      return q.status().ok() ? Status::FailedPrecondition("state database has no meta row")
+                             : q.status();
+    }
+    snap.lineage = q.ColText(0);
+    snap.serial = q.ColInt(1);
+  }
+  {
+    Stmt q(db_, "SELECT address, kind, id, attributes, depends_on, schema_version FROM resources");
+    while (q.Step()) {
+      ResourceState r;
+      r.address = q.ColText(0);
+      r.kind = q.ColText(1);
+      r.id = q.ColText(2);
+      Result<Value> attrs = ParseJson(q.ColText(3), "attributes of " + r.address);
+      if (!attrs.ok()) return attrs.status();
+      r.attributes = std::move(*attrs);
+      Result<Value> deps = ParseJson(q.ColText(4), "depends_on of " + r.address);
+      if (!deps.ok()) return deps.status();
+      if (!deps->is_array()) {
+        return Status::FailedPrecondition("state database: depends_on of " + r.address +
+                                          " is not an array");
+      }
+      for (const Value& d : *deps) {
+        if (d.is_string()) r.depends_on.push_back(d.get<std::string>());
+      }
+      r.schema_version = static_cast<int>(q.ColInt(5));
+      snap.resources.emplace(r.address, std::move(r));
+    }
+    CAIRN_RETURN_IF_ERROR(q.status());
+  }
+  {
+    Stmt q(db_, "SELECT name, value FROM outputs");
+    while (q.Step()) {
+      std::string name = q.ColText(0);
+      Result<Value> v = ParseJson(q.ColText(1), "output " + name);
+      if (!v.ok()) return v.status();
+      snap.outputs.emplace(std::move(name), std::move(*v));
+    }
+    CAIRN_RETURN_IF_ERROR(q.status());
+  }
+  CAIRN_RETURN_IF_ERROR(txn.Commit());
+  return snap;
+}
+
+Result<LockInfo> SqliteStateStore::TryLock(const std::string& operation) {
+  Result<std::string> id = RandomUuid();
+  if (!id.ok()) return id.status();
+  std::lock_guard lock(mu_);
+  Txn txn(db_);
+  CAIRN_RETURN_IF_ERROR(txn.Begin(/*write=*/true));
+  {
+    Stmt q(db_, "SELECT id, holder, operation, created_at FROM lock WHERE slot = 1");
+    if (q.Step()) {
+      return LockConflict(LockInfo{q.ColText(0), q.ColText(1), q.ColText(2), q.ColInt(3)});
+    }
+    CAIRN_RETURN_IF_ERROR(q.status());
+  }
+  LockInfo info{*id, CurrentLockHolder(), operation, clock_->UnixSeconds()};
+  Stmt ins(db_,
+           "INSERT INTO lock (slot, id, holder, operation, created_at) VALUES (1, ?, ?, ?, ?)");
+  CAIRN_RETURN_IF_ERROR(ins.Text(1, info.id)
+                            .Text(2, info.holder)
+                            .Text(3, info.operation)
+                            .Int(4, info.created_at)
+                            .Run());
+  CAIRN_RETURN_IF_ERROR(txn.Commit());
+  return info;
+}
+
+Result<LockInfo> SqliteStateStore::Lock(const std::string& operation,
+                                        std::chrono::milliseconds wait) {
+  return WaitForLock(*clock_, wait, [&] { return TryLock(operation); });
+}
+
+Status SqliteStateStore::Unlock(const std::string& lock_id) {
+  std::lock_guard lock(mu_);
+  Txn txn(db_);
+  CAIRN_RETURN_IF_ERROR(txn.Begin(/*write=*/true));
+  Stmt q(db_, "SELECT id FROM lock WHERE slot = 1");
+  if (!q.Step()) {
+    CAIRN_RETURN_IF_ERROR(q.status());
+    return Status::NotFound("state is not locked");
+  }
+  if (q.ColText(0) != lock_id) {
+    return Status::Conflict("state lock " + lock_id + " is not held; the lock is now " +
+                            q.ColText(0));
+  }
+  CAIRN_RETURN_IF_ERROR(Stmt(db_, "DELETE FROM lock WHERE slot = 1").Run());
+  return txn.Commit();
+}
+
+Status SqliteStateStore::ForceUnlock(const std::string& lock_id) {
+  std::lock_guard lock(mu_);
+  Txn txn(db_);
+  CAIRN_RETURN_IF_ERROR(txn.Begin(/*write=*/true));
+  Stmt del(db_, "DELETE FROM lock WHERE slot = 1 AND id = ?");
+  CAIRN_RETURN_IF_ERROR(del.Text(1, lock_id).Run());
+  if (sqlite3_changes(db_) == 0) return Status::NotFound("no state lock with ID " + lock_id);
+  return txn.Commit();
+}
+
+Result<std::optional<LockInfo>> SqliteStateStore::CurrentLock() {
+  std::lock_guard lock(mu_);
+  Stmt q(db_, "SELECT id, holder, operation, created_at FROM lock WHERE slot = 1");
+  if (q.Step()) {
+    return std::optional<LockInfo>(LockInfo{q.ColText(0), q.ColText(1), q.ColText(2), q.ColInt(3)});
+  }
+  CAIRN_RETURN_IF_ERROR(q.status());
+  return std::optional<LockInfo>();
+}
+
+Result<int64_t> SqliteStateStore::NextSequence() {
+  std::lock_guard lock(mu_);
+  Txn txn(db_);
+  CAIRN_RETURN_IF_ERROR(txn.Begin(/*write=*/true));
+  Stmt q(db_, "UPDATE sequence SET last = last + 1 WHERE slot = 1 RETURNING last");
+  if (!q.Step()) {
+    CAIRN_RETURN_IF_ERROR(q.status());
+    return Status::Internal("state database has no sequence row");
+  }
+  int64_t seq = q.ColInt(0);
+  CAIRN_RETURN_IF_ERROR(q.Run());
+  CAIRN_RETURN_IF_ERROR(txn.Commit());
+  return seq;
+}
+
+Status SqliteStateStore::JournalBegin(const JournalEntry& e) {
+  CAIRN_RETURN_IF_ERROR(CheckJournalEntry(e));
+  std::lock_guard lock(mu_);
+  Txn txn(db_);
+  CAIRN_RETURN_IF_ERROR(txn.Begin(/*write=*/true));
+  {
+    Stmt q(db_, "SELECT 1 FROM journal WHERE seq = ?");
+    if (q.Int(1, e.seq).Step()) {
+      return Status::AlreadyExists("journal entry " + std::to_string(e.seq) + " already exists");
+    }
+    CAIRN_RETURN_IF_ERROR(q.status());
+  }
+  Stmt ins(db_,
+           "INSERT INTO journal (seq, address, action, kind, remote_id, method, path, body, "
+           "idempotency_key, started_at, context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  ins.Int(1, e.seq).Text(2, e.address).Text(3, e.action).Text(4, e.kind).Text(5, e.remote_id);
+  ins.Text(6, e.method).Text(7, e.path).Blob(8, e.body).Text(9, e.idempotency_key);
+  ins.Int(10, e.started_at).Text(11, DumpJson(e.context));
+  CAIRN_RETURN_IF_ERROR(ins.Run());
+  return txn.Commit();
+}
+
+Result<std::vector<JournalEntry>> SqliteStateStore::PendingJournal() {
+  std::lock_guard lock(mu_);
+  Stmt q(db_,
+         "SELECT seq, address, action, kind, remote_id, method, path, body, idempotency_key, "
+         "started_at, context FROM journal ORDER BY seq");
+  std::vector<JournalEntry> out;
+  while (q.Step()) {
+    JournalEntry e;
+    e.seq = q.ColInt(0);
+    e.address = q.ColText(1);
+    e.action = q.ColText(2);
+    e.kind = q.ColText(3);
+    e.remote_id = q.ColText(4);
+    e.method = q.ColText(5);
+    e.path = q.ColText(6);
+    e.body = q.ColText(7);
+    e.idempotency_key = q.ColText(8);
+    e.started_at = q.ColInt(9);
+    Result<Value> ctx =
+        ParseJson(q.ColText(10), "context of journal entry " + std::to_string(e.seq));
+    if (!ctx.ok()) return ctx.status();
+    e.context = std::move(*ctx);
+    out.push_back(std::move(e));
+  }
+  CAIRN_RETURN_IF_ERROR(q.status());
+  return out;
+}
+
+Status SqliteStateStore::ApplyCommit(const StateCommit& c) {
+  for (const auto& [from, to] : c.moves) {
+    Stmt src(db_, "SELECT 1 FROM resources WHERE address = ?");
+    if (!src.Text(1, from).Step()) {
+      CAIRN_RETURN_IF_ERROR(src.status());
+      return Status::NotFound("state mv: no resource " + from + " in the state");
+    }
+    Stmt dst(db_, "SELECT 1 FROM resources WHERE address = ?");
+    if (dst.Text(1, to).Step()) {
+      return Status::AlreadyExists("state mv: " + to + " already exists in the state");
+    }
+    CAIRN_RETURN_IF_ERROR(dst.status());
+    Stmt mv(db_, "UPDATE resources SET address = ? WHERE address = ?");
+    CAIRN_RETURN_IF_ERROR(mv.Text(1, to).Text(2, from).Run());
+  }
+  for (const ResourceState& r : c.put) {
+    Stmt put(db_,
+             "INSERT OR REPLACE INTO resources (address, kind, id, attributes, depends_on, "
+             "schema_version) VALUES (?, ?, ?, ?, ?, ?)");
+    put.Text(1, r.address).Text(2, r.kind).Text(3, r.id).Text(4, DumpJson(r.attributes));
+    put.Text(5, DumpJson(Value(r.depends_on))).Int(6, r.schema_version);
+    CAIRN_RETURN_IF_ERROR(put.Run());
+  }
+  for (const std::string& a : c.remove) {
+    CAIRN_RETURN_IF_ERROR(Stmt(db_, "DELETE FROM resources WHERE address = ?").Text(1, a).Run());
+  }
+  if (c.journal_done) {
+    Stmt del(db_, "DELETE FROM journal WHERE seq = ?");
+    CAIRN_RETURN_IF_ERROR(del.Int(1, *c.journal_done).Run());
+    if (sqlite3_changes(db_) == 0) {
+      return Status::NotFound("journal entry " + std::to_string(*c.journal_done) +
+                              " is not pending");
+    }
+  }
+  if (c.outputs) {
+    CAIRN_RETURN_IF_ERROR(Exec(db_, "DELETE FROM outputs"));
+    for (const auto& [name, v] : *c.outputs) {
+      Stmt ins(db_, "INSERT INTO outputs (name, value) VALUES (?, ?)");
+      CAIRN_RETURN_IF_ERROR(ins.Text(1, name).Text(2, DumpJson(v)).Run());
+    }
+  }
+  return Exec(db_, "UPDATE meta SET serial = serial + 1 WHERE slot = 1");
+}
+
+Result<int64_t> SqliteStateStore::Commit(const StateCommit& commit) {
+  CAIRN_RETURN_IF_ERROR(CheckCommit(commit));
+  std::lock_guard lock(mu_);
+  Txn txn(db_);
+  CAIRN_RETURN_IF_ERROR(txn.Begin(/*write=*/true));
+  CAIRN_RETURN_IF_ERROR(ApplyCommit(commit));
+  Result<int64_t> serial = QueryInt(db_, "SELECT serial FROM meta WHERE slot = 1");
+  if (!serial.ok()) return serial.status();
+  CAIRN_RETURN_IF_ERROR(txn.Commit());
+  return serial;
+}
+
+}  // namespace cairn

@@ -1,0 +1,98 @@
+// SqliteStateStore: the default StateStore, one SQLite file per stack,
+// `<stack>/.cairn/state.db` (the directory is created 0700, the file 0600;
+// SQLite gives its -wal and -shm files the same mode).
+//
+// Durability: WAL journal with synchronous=FULL, so a method that returned OK
+// survives a crash of the process or the machine. Every method is one
+// transaction (BEGIN IMMEDIATE for writes), so a process killed at any point
+// leaves either all of a Commit or none of it.
+//
+// Concurrency: one connection per store, guarded by a mutex (thread-safe).
+// Across processes SQLite's file locks serialise writers (busy_timeout 10 s);
+// the Cairn lock is a row taken inside a write transaction, so of two
+// processes racing Lock() exactly one wins.
+//
+// Nothing secret is stored. Attributes are what the API returned (which
+// carries no credential); journal bodies are request bodies, and the API token
+// travels only in a header, never in a body.
+//
+// ON-DISK FORMAT (format version 2, in PRAGMA user_version; PRAGMA
+// application_id = 0x4341524E "CARN"):
+//   meta      (slot INTEGER PRIMARY KEY CHECK (slot = 1),
+//              lineage TEXT NOT NULL,          -- random UUID fixed at creation
+//              serial INTEGER NOT NULL,        -- +1 per Commit, starts at 0
+//              format_version INTEGER NOT NULL)  -- mirrors user_version
+//   resources (address TEXT PRIMARY KEY,       -- canonical ResourceAddress
+//              kind TEXT NOT NULL, id TEXT NOT NULL,
+//              attributes TEXT NOT NULL,       -- JSON object
+//              depends_on TEXT NOT NULL,       -- JSON array of addresses
+//              schema_version INTEGER NOT NULL)
+//   outputs   (name TEXT PRIMARY KEY, value TEXT NOT NULL)  -- JSON    [v2]
+//   journal   (seq INTEGER PRIMARY KEY, address TEXT NOT NULL,
+//              action TEXT NOT NULL, kind TEXT NOT NULL,
+//              remote_id TEXT NOT NULL, method TEXT NOT NULL,
+//              path TEXT NOT NULL, body BLOB NOT NULL,  -- exact bytes sent
+//              idempotency_key TEXT NOT NULL, started_at INTEGER NOT NULL,
+//              context TEXT NOT NULL DEFAULT '{}')      -- JSON      [v2]
+//   sequence  (slot INTEGER PRIMARY KEY CHECK (slot = 1),
+//              last INTEGER NOT NULL)          -- last number NextSequence gave
+//   lock      (slot INTEGER PRIMARY KEY CHECK (slot = 1), id TEXT NOT NULL,
+//              holder TEXT NOT NULL, operation TEXT NOT NULL,
+//              created_at INTEGER NOT NULL)    -- unix seconds; no row = unlocked
+// Versions: 0 = empty file; 1 = the first layout (no outputs table, no
+// journal context); 2 = current. Open() upgrades an older file in one
+// transaction and refuses a newer one.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "engine/clock.h"
+#include "engine/state/state_store.h"
+
+struct sqlite3;
+
+namespace cairn {
+
+inline constexpr int kSqliteStateFormatVersion = 2;
+
+class SqliteStateStore final : public StateStore {
+ public:
+  // Opens (creating and upgrading as needed) the state file at `path`.
+  // `clock` (not owned) times lock waits and stamps locks.
+  // FailedPrecondition for a file written by a newer Cairn or not a state file.
+  static Result<std::unique_ptr<SqliteStateStore>> Open(const std::string& path,
+                                                        Clock* clock = &SystemClock());
+  // `<stack_root>/.cairn/state.db`.
+  static std::string DefaultPath(const std::string& stack_root);
+
+  ~SqliteStateStore() override;
+  SqliteStateStore(const SqliteStateStore&) = delete;
+  SqliteStateStore& operator=(const SqliteStateStore&) = delete;
+
+  Result<StateSnapshot> Load() override;
+  Result<LockInfo> Lock(const std::string& operation, std::chrono::milliseconds wait) override;
+  Status Unlock(const std::string& lock_id) override;
+  Status ForceUnlock(const std::string& lock_id) override;
+  Result<std::optional<LockInfo>> CurrentLock() override;
+  Result<int64_t> NextSequence() override;
+  Status JournalBegin(const JournalEntry& entry) override;
+  Result<std::vector<JournalEntry>> PendingJournal() override;
+  Result<int64_t> Commit(const StateCommit& commit) override;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  SqliteStateStore(std::string path, sqlite3* db, Clock* clock);
+  Result<LockInfo> TryLock(const std::string& operation);
+  // REQUIRES: mu_ held, inside a write transaction.
+  Status ApplyCommit(const StateCommit& commit);
+
+  const std::string path_;
+  Clock* const clock_;
+  std::mutex mu_;
+  sqlite3* db_;  // GUARDED_BY(mu_)
+};
+
+}  // namespace cairn

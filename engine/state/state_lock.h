@@ -1,0 +1,52 @@
+// The parts of the state lock every backend shares: who the holder is, fresh
+// random ids (lock ids and lineages, UUIDs from OpenSSL's CSPRNG), the
+// conflict message, and the wait loop behind `--lock-timeout`.
+//
+// A lock is never broken silently. When the holder ran on this host and its
+// process is gone, the conflict message says so and points at force-unlock;
+// removing the lock stays the user's decision.
+//
+// Thread-safe: everything here is a pure function or touches only its
+// arguments.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+
+#include "engine/clock.h"
+#include "engine/state/state_store.h"
+#include "engine/status.h"
+
+namespace cairn {
+
+// A random (version 4) UUID, "xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx", from
+// OpenSSL RAND_bytes. Internal error if the CSPRNG fails.
+Result<std::string> RandomUuid();
+
+// "user@host pid 1234" for this process.
+std::string CurrentLockHolder();
+
+// 1700000000 -> "2023-11-14T22:13:20Z".
+std::string FormatIsoTime(int64_t unix_seconds);
+
+// True when `holder` (as built by CurrentLockHolder) names a process on this
+// host that no longer exists. False when unsure (other host, unparsable).
+bool LockHolderIsGone(const std::string& holder);
+
+// The Conflict status for a lock held by `held`:
+//   state is locked by alice@ci pid 42 (operation apply) since
+//   2026-11-21T20:50:55Z (lock ID 3f1c...); use --lock-timeout to wait, or
+//   'cairn force-unlock 3f1c...' if that process is gone
+// with "; the holder process no longer runs on this host" inserted when
+// LockHolderIsGone(held.holder).
+Status LockConflict(const LockInfo& held);
+
+// Calls `try_once` until it returns anything but Conflict, or until `wait`
+// has passed on `clock` (sleeping with capped exponential backoff between
+// attempts). A zero or negative wait means one attempt. On timeout the last
+// Conflict is returned with "(waited N s)" appended.
+Result<LockInfo> WaitForLock(Clock& clock, std::chrono::milliseconds wait,
+                             const std::function<Result<LockInfo>()>& try_once);
+
+}  // namespace cairn
