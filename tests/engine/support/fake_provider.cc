@@ -4,6 +4,7 @@ namespace cairn::testing {
 
 ReadResponse FakeProvider::Read(const ReadRequest& req, std::stop_token) {
   std::lock_guard lock(mu_);
+  ++reads_;
   ReadResponse r;
   auto& m = live_[req.kind];
   auto it = m.find(req.id);
@@ -15,7 +16,9 @@ ListResponse FakeProvider::List(const ListRequest& req, std::stop_token) {
   std::lock_guard lock(mu_);
   ListResponse r;
   r.requests = 1;
-  for (const auto& [id, attrs] : live_[req.kind]) r.resources.push_back({req.kind, id, attrs});
+  for (const auto& [id, attrs] : live_[req.kind]) {
+    if (!hidden_.count(id)) r.resources.push_back({req.kind, id, attrs});
+  }
   return r;
 }
 
@@ -161,6 +164,19 @@ std::string FakeProvider::Inject(const std::string& kind, Value attributes) {
 void FakeProvider::Remove(const std::string& kind, const std::string& id) {
   std::lock_guard lock(mu_);
   live_[kind].erase(id);
+}
+void FakeProvider::HideFromList(const std::string& id) {
+  std::lock_guard lock(mu_);
+  hidden_.insert(id);
+}
+void FakeProvider::Edit(const std::string& kind, const std::string& id, const std::string& field,
+                        Value v) {
+  std::lock_guard lock(mu_);
+  live_[kind][id][field] = std::move(v);
+}
+int FakeProvider::reads() {
+  std::lock_guard lock(mu_);
+  return reads_;
 }
 std::vector<std::string> FakeProvider::calls() {
   std::lock_guard lock(mu_);

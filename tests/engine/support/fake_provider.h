@@ -34,6 +34,12 @@ class FakeProvider final : public Provider {
   // Puts a resource directly, as if made outside Cairn; returns its id.
   std::string Inject(const std::string& kind, Value attributes);
   void Remove(const std::string& kind, const std::string& id);
+  // Leaves a resource out of listings (as if created or moved between pages);
+  // Read still finds it.
+  void HideFromList(const std::string& id);
+  // Changes a live attribute, as someone editing it outside Cairn would.
+  void Edit(const std::string& kind, const std::string& id, const std::string& field, Value v);
+  int reads();
 
   // "create network core", "update instance i-2", "delete ssh_key k-1", in call order.
   std::vector<std::string> calls();
@@ -46,6 +52,8 @@ class FakeProvider final : public Provider {
   std::map<std::string, std::map<std::string, Value>> live_;  // kind -> id -> attrs
   std::map<std::string, std::pair<std::string, RemoteResource>> keys_;  // key -> (body, result)
   std::set<std::string> refused_;
+  std::set<std::string> hidden_;
+  int reads_ = 0;
   std::vector<std::string> calls_;
   int lose_ = 0;
   int drop_ = 0;

@@ -1,0 +1,126 @@
+#include "engine/drift/drift.h"
+
+#include <set>
+
+#include "engine/redact.h"
+#include "engine/report/plan_report.h"
+
+namespace cairn {
+namespace {
+
+const char* TypeName(DriftItem::Type t) {
+  switch (t) {
+    case DriftItem::Type::kChanged: return "changed";
+    case DriftItem::Type::kDeleted: return "deleted";
+    case DriftItem::Type::kUnmanaged: return "unmanaged";
+  }
+  return "changed";
+}
+
+Value Canonical(const Value& v, const std::function<std::string(const std::string&)>& canon) {
+  if (!canon) return v;
+  if (v.is_string()) return canon(v.get<std::string>());
+  if (v.is_array()) {
+    Value out = Value::array();
+    for (const auto& item : v) out.push_back(Canonical(item, canon));
+    return out;
+  }
+  return v;
+}
+
+}  // namespace
+
+DriftReport DetectDrift(const StateSnapshot& state, const RefreshResult& refresh,
+                        const KindCatalog& kinds, bool include_unmanaged,
+                        const std::function<std::string(const std::string&)>& canonical_id) {
+  DriftReport report;
+  std::set<std::string> tracked;  // kind/canonical id
+  auto canon = [&](const std::string& id) { return canonical_id ? canonical_id(id) : id; };
+  for (const auto& [addr, rs] : state.resources) {
+    tracked.insert(rs.kind + "/" + canon(rs.id));
+    auto lv = refresh.live.find(addr);
+    if (lv == refresh.live.end()) continue;  // not refreshed (its listing failed)
+    if (!lv->second) {
+      report.items.push_back({DriftItem::Type::kDeleted, addr, rs.kind, rs.id, "", {}});
+      continue;
+    }
+    const Value& live = *lv->second;
+    const KindInfo* info = kinds.count(rs.kind) ? &kinds.at(rs.kind) : nullptr;
+    DriftItem item{DriftItem::Type::kChanged, addr, rs.kind, rs.id, "", {}};
+    for (const auto& [field, before] : rs.attributes.items()) {
+      if (field == "id" || (info && info->computed.count(field))) continue;
+      Value after = live.contains(field) ? live.at(field) : Value(nullptr);
+      bool is_ref = info && info->references.count(field);
+      if (is_ref ? Canonical(before, canonical_id) == Canonical(after, canonical_id) : before == after) {
+        continue;
+      }
+      item.changes.push_back({field, before, after, info && info->immutable.count(field) > 0});
+    }
+    if (!item.changes.empty()) report.items.push_back(std::move(item));
+  }
+  if (include_unmanaged) {
+    for (const auto& [kind, resources] : refresh.listed) {
+      for (const auto& r : resources) {
+        if (tracked.count(kind + "/" + canon(r.id))) continue;
+        report.items.push_back(
+            {DriftItem::Type::kUnmanaged, "", kind, r.id, r.attributes.value("name", ""), {}});
+      }
+    }
+  }
+  return report;
+}
+
+std::string RenderDriftText(const DriftReport& report, bool color) {
+  const char* reset = color ? "\033[0m" : "";
+  std::string out;
+  int changed = 0, deleted = 0, unmanaged = 0;
+  for (const auto& item : report.items) {
+    switch (item.type) {
+      case DriftItem::Type::kChanged:
+        ++changed;
+        out += std::string(color ? "\033[33m" : "") + "  ~ " + reset + item.address +
+               "   changed outside Cairn (" + item.id + ")\n";
+        for (const auto& c : item.changes) {
+          out += "      ~ " + c.field + ": " + RenderValue(c.before, {}) + " -> " +
+                 RenderValue(c.after, {}) + "\n";
+        }
+        break;
+      case DriftItem::Type::kDeleted:
+        ++deleted;
+        out += std::string(color ? "\033[31m" : "") + "  - " + reset + item.address +
+               "   deleted outside Cairn (" + item.id + ")\n";
+        break;
+      case DriftItem::Type::kUnmanaged:
+        ++unmanaged;
+        out += std::string(color ? "\033[36m" : "") + "  ? " + reset + item.kind + " " + item.id +
+               (item.name.empty() ? "" : " \"" + item.name + "\"") + "   not managed by this stack\n";
+        break;
+    }
+  }
+  if (report.items.empty()) {
+    out += "No drift. The live resources match the state.\n";
+  } else {
+    out += "Drift: " + std::to_string(changed) + " changed, " + std::to_string(deleted) +
+           " deleted, " + std::to_string(unmanaged) + " unmanaged.\n";
+  }
+  return Redact(out);
+}
+
+Value DriftToJson(const DriftReport& report) {
+  Value items = Value::array();
+  for (const auto& item : report.items) {
+    Value changes = Value::array();
+    for (const auto& c : item.changes) {
+      changes.push_back({{"field", c.field}, {"state", c.before}, {"live", c.after}});
+    }
+    Value j = {{"type", TypeName(item.type)}, {"kind", item.kind}, {"id", item.id}, {"changes", changes}};
+    if (!item.address.empty()) j["address"] = item.address;
+    if (!item.name.empty()) j["name"] = item.name;
+    items.push_back(std::move(j));
+  }
+  return {{"format_version", DriftReport::kFormatVersion},
+          {"drift", report.has_drift()},
+          {"items", items}};
+}
+
+}  // namespace cairn

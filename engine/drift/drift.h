@@ -1,0 +1,38 @@
+// Drift: the live API against what Cairn last applied (the state), for
+// operators: fields changed outside Cairn, resources deleted outside Cairn,
+// and (on request) live resources of the managed kinds that no state tracks.
+// Computed attributes (status, ipv4...) are never drift.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/plan/plan.h"
+#include "engine/plan/refresh.h"
+
+namespace cairn {
+
+struct DriftItem {
+  enum class Type { kChanged, kDeleted, kUnmanaged };
+  Type type = Type::kChanged;
+  std::string address;  // empty for unmanaged
+  std::string kind;
+  std::string id;
+  std::string name;                     // unmanaged: the live name
+  std::vector<AttributeChange> changes;  // before = state, after = live
+};
+
+struct DriftReport {
+  static constexpr int kFormatVersion = 1;
+  std::vector<DriftItem> items;
+  bool has_drift() const { return !items.empty(); }
+};
+
+DriftReport DetectDrift(const StateSnapshot& state, const RefreshResult& refresh,
+                        const KindCatalog& kinds, bool include_unmanaged,
+                        const std::function<std::string(const std::string&)>& canonical_id);
+
+std::string RenderDriftText(const DriftReport& report, bool color);
+Value DriftToJson(const DriftReport& report);
+
+}  // namespace cairn

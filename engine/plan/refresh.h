@@ -1,0 +1,38 @@
+// Refresh: reads the live state of everything the state tracks, with the
+// list endpoints (paginated, one listing per kind, kinds in parallel) rather
+// than one GET per resource. A tracked resource missing from its listing is
+// confirmed with one GET before it is called gone, so a resource created
+// between pages is never mistaken for a deletion.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <set>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "engine/diagnostic.h"
+#include "engine/plan/plan.h"
+#include "engine/state/state_store.h"
+#include "providers/provider.h"
+
+namespace cairn {
+
+struct RefreshResult {
+  LiveView live;                                       // by state address
+  std::map<std::string, std::vector<RemoteResource>> listed;  // by kind
+  int requests = 0;                                    // HTTP requests made
+  std::vector<Diagnostic> diagnostics;
+  bool ok() const { return !HasErrors(diagnostics); }
+};
+
+struct RefreshOptions {
+  std::set<std::string> extra_kinds;  // also list these (drift --unmanaged)
+  std::function<std::string(const std::string&)> canonical_id;
+  std::stop_token stop;
+};
+
+RefreshResult Refresh(const StateSnapshot& state, Provider& provider, const RefreshOptions& options);
+
+}  // namespace cairn

@@ -1,0 +1,100 @@
+#include "engine/drift/drift.h"
+
+#include <catch2/catch.hpp>
+
+#include "engine/plan/refresh.h"
+#include "tests/engine/support/fake_provider.h"
+
+using namespace cairn;
+using cairn::testing::FakeProvider;
+
+namespace {
+
+KindCatalog Kinds() {
+  KindCatalog k;
+  k["instance"] = {{"region"}, {"id", "status", "ipv4"}, {}};
+  k["network"] = {{"region", "cidr"}, {"id", "status"}, {}};
+  return k;
+}
+
+ResourceState Track(FakeProvider& p, const std::string& addr, Value attrs) {
+  ResourceState rs;
+  rs.address = addr;
+  rs.kind = ResourceAddress::Parse(addr)->kind;
+  rs.id = p.Inject(rs.kind, attrs);
+  rs.attributes = attrs;
+  rs.attributes["id"] = rs.id;
+  return rs;
+}
+
+}  // namespace
+
+TEST_CASE("refresh lists each kind once and confirms a missing resource with one GET") {
+  FakeProvider p;
+  StateSnapshot st;
+  for (int i = 0; i < 5; ++i) {
+    auto rs = Track(p, "instance.web[" + std::to_string(i) + "]", {{"name", "web"}});
+    st.resources[rs.address] = rs;
+  }
+  auto net = Track(p, "network.core", {{"name", "core"}});
+  st.resources[net.address] = net;
+  auto hidden = Track(p, "instance.hidden", {{"name", "h"}});
+  st.resources[hidden.address] = hidden;
+  p.HideFromList(hidden.id);
+  auto gone = Track(p, "instance.gone", {{"name", "g"}});
+  st.resources[gone.address] = gone;
+  p.Remove("instance", gone.id);
+
+  auto r = Refresh(st, p, {});
+  REQUIRE(r.ok());
+  CHECK(p.reads() == 2);       // only the two missing from the listing
+  CHECK(r.requests == 2 + 2);  // one listing per kind + two confirmations
+  CHECK(r.live.at("instance.hidden").has_value());
+  CHECK_FALSE(r.live.at("instance.gone").has_value());
+  CHECK(r.live.at("instance.web[3]")->at("name") == "web");
+}
+
+TEST_CASE("drift reports changed fields, out-of-band deletes and, on request, unmanaged resources") {
+  FakeProvider p;
+  StateSnapshot st;
+  auto a = Track(p, "instance.a", {{"name", "a"}, {"plan", "small"}, {"status", "running"}});
+  auto b = Track(p, "instance.b", {{"name", "b"}});
+  auto c = Track(p, "network.c", {{"name", "c"}, {"cidr", "10.0.0.0/16"}});
+  st.resources = {{a.address, a}, {b.address, b}, {c.address, c}};
+  p.Edit("instance", a.id, "plan", "large");
+  p.Edit("instance", a.id, "status", "stopped");  // computed: never drift
+  p.Remove("instance", b.id);
+  std::string stray = p.Inject("network", {{"name", "stray"}});
+
+  auto refresh = Refresh(st, p, {.extra_kinds = {"network", "instance"}});
+  auto report = DetectDrift(st, refresh, Kinds(), /*include_unmanaged=*/false, {});
+  REQUIRE(report.items.size() == 2);
+  const auto& changed = report.items[0];
+  CHECK(changed.address == "instance.a");
+  REQUIRE(changed.changes.size() == 1);
+  CHECK(changed.changes[0].field == "plan");
+  CHECK(changed.changes[0].after == "large");
+  CHECK(report.items[1].type == DriftItem::Type::kDeleted);
+
+  auto with_unmanaged = DetectDrift(st, refresh, Kinds(), true, {});
+  REQUIRE(with_unmanaged.items.size() == 3);
+  CHECK(with_unmanaged.items[2].type == DriftItem::Type::kUnmanaged);
+  CHECK(with_unmanaged.items[2].id == stray);
+
+  std::string text = RenderDriftText(with_unmanaged, false);
+  CHECK(text.find("~ plan: \"small\" -> \"large\"") != std::string::npos);
+  CHECK(text.find("Drift: 1 changed, 1 deleted, 1 unmanaged.") != std::string::npos);
+  Value j = DriftToJson(with_unmanaged);
+  CHECK(j["drift"] == true);
+  CHECK(j["items"][1]["type"] == "deleted");
+}
+
+TEST_CASE("no drift when live matches the state") {
+  FakeProvider p;
+  StateSnapshot st;
+  auto a = Track(p, "instance.a", {{"name", "a"}});
+  st.resources[a.address] = a;
+  auto report = DetectDrift(st, Refresh(st, p, {}), Kinds(), true, {});
+  CHECK_FALSE(report.has_drift());
+  CHECK(RenderDriftText(report, false) == "No drift. The live resources match the state.\n");
+}
