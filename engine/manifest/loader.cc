@@ -964,8 +964,11 @@ class Loader {
       }
       ScanTokenLiterals(doc, doc.node);
       if (doc.value.contains("endpoint")) {
+        size_t before = diags_.size();
         Value v = EvalPlain(doc, "endpoint", "a provider document");
-        if (!v.is_string()) {
+        if (diags_.size() != before) {
+          // already reported
+        } else if (!v.is_string()) {
           Error("wrong_type", "endpoint must be a string, not " + TypeNoun(v), Loc(doc.file, Child(doc.node, "endpoint")));
         } else if (v.get<std::string>().rfind("http://", 0) != 0 && v.get<std::string>().rfind("https://", 0) != 0) {
           Error("invalid_value", "endpoint must be an http:// or https:// URL",
@@ -984,9 +987,12 @@ class Loader {
         }
       }
       if (doc.value.contains("parallelism")) {
+        size_t before = diags_.size();
         Value v = EvalPlain(doc, "parallelism", "a provider document");
         if (v.is_string()) v = PlainScalar(v.get<std::string>());
-        if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > 256) {
+        if (diags_.size() != before) {
+          // already reported
+        } else if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > 256) {
           Error("invalid_value", "parallelism must be a whole number from 1 to 256",
                 Loc(doc.file, Child(doc.node, "parallelism")));
         } else {
@@ -1038,8 +1044,11 @@ class Loader {
         b.type = t.get<std::string>();
       }
       if (doc.value.contains("path")) {
+        size_t before = diags_.size();
         Value v = EvalPlain(doc, "path", "a backend document");
-        if (!v.is_string()) {
+        if (diags_.size() != before) {
+          // already reported
+        } else if (!v.is_string()) {
           Error("wrong_type", "path must be a string, not " + TypeNoun(v), Loc(doc.file, Child(doc.node, "path")));
         } else if (b.type != "sqlite") {
           Error("invalid_value", "path applies to the sqlite backend only", KeyLoc(doc.file, doc.node, "path"));
