@@ -12,7 +12,10 @@
 //    `${kind.name["k"].attr}`, `${kind.name[*].attr}`); var, env, file,
 //    count and each expressions are already substituted;
 //  - `depends_on` lists every resource this one refers to or names in
-//    `depends_on`, expanded to instance addresses.
+//    `depends_on`, expanded to instance addresses, sorted;
+//  - strings are in "expression form" (engine/manifest/expr.h): a literal
+//    "${" is kept escaped as "$${", so specs and output values go through
+//    ResolveReferences before use.
 #pragma once
 
 #include <functional>
@@ -73,6 +76,7 @@ struct StackConfig {
   BackendConfig backend;
   std::map<std::string, Value> variables;  // resolved values
   std::vector<std::string> sensitive_variables;
+  std::vector<std::string> files;  // the manifest files read, in reading order
 
   const ResourceConfig* Find(const ResourceAddress& addr) const;
 };

@@ -1,0 +1,31 @@
+// The flags every command that reads a stack shares (validate, graph, plan,
+// apply, destroy...): DIR... (default "."), -r/--recursive, --var NAME=VALUE
+// (repeatable), --var-file FILE (repeatable). Add them with AddStackFlags
+// and turn them into LoadOptions with ToLoadOptions.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/manifest/loader.h"
+
+namespace CLI {
+class App;
+}
+
+namespace cairn::cli {
+
+struct StackFlags {
+  std::vector<std::string> paths;
+  bool recursive = false;
+  std::vector<std::string> vars;  // NAME=VALUE
+  std::vector<std::string> var_files;
+};
+
+// `multiple_paths`: whether DIR takes several directories or files.
+void AddStackFlags(CLI::App& app, StackFlags& flags, bool multiple_paths = true);
+
+// False (with `error` set) when a --var is not NAME=VALUE.
+bool ToLoadOptions(const StackFlags& flags, LoadOptions& options, std::string& error);
+
+}  // namespace cairn::cli

@@ -1,0 +1,67 @@
+#include "engine/graph/graph_output.h"
+
+#include <algorithm>
+
+#include "engine/value.h"
+
+namespace cairn {
+namespace {
+
+// A qualitative palette (ColorBrewer Set3), light enough for black text.
+const char* const kPalette[] = {"#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3", "#fdb462",
+                                "#b3de69", "#fccde5", "#d9d9d9", "#bc80bd", "#ccebc5", "#ffed6f"};
+
+std::string DotQuote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string GraphToDot(const StackConfig& config, const std::vector<std::string>& kinds) {
+  std::string out = "digraph cairn {\n";
+  out += "  rankdir=LR;\n";
+  out += "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fillcolor=\"#ffffff\"];\n";
+  out += "  edge [color=\"#555555\"];\n";
+  for (const auto& r : config.resources) {
+    auto it = std::find(kinds.begin(), kinds.end(), r.kind);
+    size_t color = it == kinds.end() ? 8 : static_cast<size_t>(it - kinds.begin()) % std::size(kPalette);
+    std::string addr = r.address.ToString();
+    out += "  " + DotQuote(addr) + " [label=" + DotQuote(addr) + ", fillcolor=\"" + kPalette[color] + "\"];\n";
+  }
+  for (const auto& r : config.resources) {
+    for (const auto& dep : r.depends_on) {
+      out += "  " + DotQuote(r.address.ToString()) + " -> " + DotQuote(dep.ToString()) + ";\n";
+    }
+  }
+  out += "}\n";
+  return out;
+}
+
+std::string GraphToJson(const StackConfig& config) {
+  Value nodes = Value::array();
+  Value edges = Value::array();
+  Value order = Value::array();
+  for (const auto& r : config.resources) {
+    Value n = {{"address", r.address.ToString()}, {"kind", r.kind}, {"name", r.address.name}};
+    if (const int* i = std::get_if<int>(&r.address.index)) n["index"] = *i;
+    if (const std::string* k = std::get_if<std::string>(&r.address.index)) n["index"] = *k;
+    nodes.push_back(std::move(n));
+    order.push_back(r.address.ToString());
+    for (const auto& dep : r.depends_on) {
+      edges.push_back({{"from", r.address.ToString()}, {"to", dep.ToString()}});
+    }
+  }
+  Value out = {{"nodes", std::move(nodes)}, {"edges", std::move(edges)}, {"order", std::move(order)}};
+  return out.dump(2) + "\n";
+}
+
+}  // namespace cairn

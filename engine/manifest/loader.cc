@@ -1,0 +1,1643 @@
+#include "engine/manifest/loader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <tuple>
+#include <unordered_map>
+
+#include "engine/graph/dependency_graph.h"
+#include "engine/manifest/expr.h"
+#include "engine/manifest/private_key.h"
+#include "engine/redact.h"
+#include "engine/schema/schema_registry.h"
+#include "engine/schema/suggest.h"
+
+namespace cairn {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Guards against hostile YAML (deep nesting, alias bombs).
+constexpr int kMaxDepth = 64;
+constexpr size_t kMaxNodesPerDocument = 100000;
+constexpr long long kMaxCount = 100000;
+
+// The manifest language's own document kinds and their top-level keys. The
+// resource kinds come from the schema registry; their specs are described by
+// the schemas, not here.
+const std::vector<std::string> kResourceKeys = {"kind", "name", "spec", "count", "for_each", "depends_on",
+                                                "lifecycle"};
+const std::map<std::string, std::vector<std::string>> kLanguageKinds = {
+    {"variable", {"kind", "name", "type", "default", "description", "sensitive"}},
+    {"output", {"kind", "name", "value", "description", "sensitive"}},
+    {"provider", {"kind", "name", "endpoint", "token_env", "parallelism", "timeouts"}},
+    {"backend", {"kind", "name", "type", "path", "url_env"}},
+};
+const std::vector<std::string> kVariableTypes = {"string", "number", "bool", "list", "map", "any"};
+const std::vector<std::string> kLifecycleKeys = {"ignore_changes", "prevent_destroy", "create_before_destroy"};
+const std::vector<std::string> kTimeoutKeys = {"create", "update", "delete", "request", "connect"};
+
+bool IsName(std::string_view s) {
+  if (s.empty() || s.size() > 128) return false;
+  if (!(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  });
+}
+
+bool IsEnvName(std::string_view s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+std::string TypeNoun(const Value& v) {
+  switch (v.type()) {
+    case Value::value_t::string: return "a string";
+    case Value::value_t::number_integer:
+    case Value::value_t::number_unsigned: return "an integer";
+    case Value::value_t::number_float: return "a number";
+    case Value::value_t::boolean: return "a boolean";
+    case Value::value_t::array: return "a list";
+    case Value::value_t::object: return "a mapping";
+    default: return "null";
+  }
+}
+
+std::string VariableTypeNoun(const std::string& type) {
+  if (type == "string") return "a string";
+  if (type == "number") return "a number";
+  if (type == "bool") return "a boolean";
+  if (type == "list") return "a list";
+  if (type == "map") return "a mapping";
+  return "any value";
+}
+
+bool TypeMatches(const Value& v, const std::string& type) {
+  if (type == "string") return v.is_string();
+  if (type == "number") return v.is_number();
+  if (type == "bool") return v.is_boolean();
+  if (type == "list") return v.is_array();
+  if (type == "map") return v.is_object();
+  return true;
+}
+
+std::string LocationText(const SourceLocation& l) {
+  std::string out = l.file;
+  if (l.has_position()) out += ":" + std::to_string(l.line) + ":" + std::to_string(l.column);
+  return out;
+}
+
+// Plain (unquoted) YAML scalars take YAML 1.2 core schema types.
+Value PlainScalar(const std::string& s) {
+  if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
+  if (s == "true" || s == "True" || s == "TRUE") return true;
+  if (s == "false" || s == "False" || s == "FALSE") return false;
+  const char* b = s.data();
+  const char* e = s.data() + s.size();
+  char c0 = s[0];
+  if (std::isdigit(static_cast<unsigned char>(c0)) || c0 == '-' || c0 == '+' || c0 == '.') {
+    const char* p = (c0 == '+') ? b + 1 : b;
+    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'o')) {
+      long long n = 0;
+      auto [ptr, ec] = std::from_chars(b + 2, e, n, s[1] == 'x' ? 16 : 8);
+      if (ec == std::errc() && ptr == e) return n;
+      return s;
+    }
+    long long n = 0;
+    auto [ptr, ec] = std::from_chars(p, e, n);
+    if (ec == std::errc() && ptr == e) return n;
+    bool numeric_shape = std::all_of(p, e, [](char c) {
+      return std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' || c == 'E' || c == '-' ||
+             c == '+';
+    });
+    if (numeric_shape && std::any_of(p, e, [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+      double d = 0;
+      auto [dptr, dec] = std::from_chars(p, e, d);
+      if (dec == std::errc() && dptr == e && std::isfinite(d)) return d;
+    }
+  }
+  return s;
+}
+
+struct Doc {
+  std::string file;  // display name
+  std::string dir;   // directory for file()
+  YAML::Node node;
+  Value value;
+  std::string kind;
+  std::string name;
+  SourceLocation location;  // the `kind:` value node
+};
+
+// A resource reference written in a spec or an output value.
+struct RefUse {
+  Expression expr;
+  size_t doc = 0;
+  std::string pointer;  // into the spec (resources) or the value (outputs)
+  int resource = -1;    // index into resources_, or -1 for an output
+  std::string output;   // output name when resource == -1
+  bool exact = false;   // the whole string is this one expression
+  SourceLocation location;
+};
+
+// Per base address (kind.name): how it expands.
+struct ResourceGroup {
+  std::string kind;
+  size_t doc = 0;
+  enum class Mode { kSingle, kCount, kForEach } mode = Mode::kSingle;
+  std::vector<size_t> instances;  // indexes into resources_, index/key order
+};
+
+struct EvalContext {
+  const Doc* doc = nullptr;
+  const char* where = nullptr;  // "count", "provider", ...: resource references not allowed
+  bool resource_refs = false;
+  const std::optional<int>* count_index = nullptr;
+  const std::string* each_key = nullptr;
+  const Value* each_value = nullptr;
+  int resource = -1;
+  std::string output;
+};
+
+class Loader {
+ public:
+  Loader(const LoadOptions& options, LoadResult& result) : options_(options), result_(result) {}
+
+  void Run(const std::vector<std::pair<std::string, std::string>>& files) {
+    if (!LoadRegistry()) {
+      Finish();
+      return;
+    }
+    for (const auto& [display, content] : files) ParseFile(display, content);
+    if (docs_.empty() && !HasErrors(diags_)) {
+      Error("no_manifests", "no manifest files (*.yaml, *.yml) found", {});
+    }
+    ClassifyDocuments();
+    ResolveVariables();
+    LoadProvider();
+    LoadBackend();
+    ExpandResources();
+    LoadOutputs();
+    ResolveDependsOn();
+    CheckReferences();
+    ValidateSpecs();
+    BuildGraph();
+    Finish();
+  }
+
+  std::vector<std::pair<std::string, std::string>> ReadFiles() {
+    std::vector<std::string> paths = options_.paths;
+    if (paths.empty()) paths.push_back(".");
+    std::vector<std::pair<std::string, std::string>> files;
+    std::set<std::string> seen;
+    for (const auto& p : paths) {
+      std::error_code ec;
+      if (fs::is_directory(p, ec)) {
+        if (result_.config.root.empty()) result_.config.root = p;
+        std::vector<fs::path> found;
+        auto add = [&](const fs::directory_entry& entry) {
+          auto ext = entry.path().extension().string();
+          if ((ext == ".yaml" || ext == ".yml") && entry.is_regular_file(ec)) found.push_back(entry.path());
+        };
+        if (options_.recursive) {
+          for (auto it = fs::recursive_directory_iterator(p, fs::directory_options::skip_permission_denied, ec);
+               it != fs::recursive_directory_iterator(); it.increment(ec)) {
+            if (ec) break;
+            add(*it);
+          }
+        } else {
+          for (const auto& entry : fs::directory_iterator(p, ec)) add(entry);
+        }
+        std::sort(found.begin(), found.end());
+        for (const auto& f : found) {
+          std::string display = f.lexically_normal().string();
+          if (seen.insert(display).second) files.emplace_back(display, "");
+        }
+      } else if (fs::exists(p, ec)) {
+        if (result_.config.root.empty()) {
+          std::string parent = fs::path(p).parent_path().string();
+          result_.config.root = parent.empty() ? "." : parent;
+        }
+        std::string display = fs::path(p).lexically_normal().string();
+        if (seen.insert(display).second) files.emplace_back(display, "");
+      } else {
+        Error("path_not_found", "no such file or directory: " + p, {});
+      }
+    }
+    for (auto& [display, content] : files) {
+      std::ifstream in(display, std::ios::binary);
+      if (!in) {
+        Error("file_not_found", "cannot read " + display, {});
+        continue;
+      }
+      std::stringstream ss;
+      ss << in.rdbuf();
+      content = ss.str();
+    }
+    if (result_.config.root.empty()) result_.config.root = ".";
+    return files;
+  }
+
+  std::vector<Diagnostic>& diags() { return diags_; }
+
+ private:
+  // ---- diagnostics ------------------------------------------------------
+  void Error(std::string code, std::string summary, SourceLocation loc, std::string detail = "") {
+    Diagnostic d;
+    d.code = std::move(code);
+    d.summary = std::move(summary);
+    d.detail = std::move(detail);
+    d.location = std::move(loc);
+    diags_.push_back(std::move(d));
+  }
+  void Warn(std::string code, std::string summary, SourceLocation loc, std::string detail = "") {
+    Error(std::move(code), std::move(summary), std::move(loc), std::move(detail));
+    diags_.back().severity = Severity::kWarning;
+  }
+
+  SourceLocation Loc(const std::string& file, const YAML::Node& n) const {
+    SourceLocation l;
+    l.file = file;
+    if (!n.IsDefined()) return l;
+    YAML::Mark m = n.Mark();
+    if (m.is_null() || m.line < 0) return l;
+    l.line = m.line + 1;
+    l.column = m.column + 1;
+    if (n.IsScalar()) {
+      const std::string& s = n.Scalar();
+      if (!s.empty() && s.find('\n') == std::string::npos && s.size() < 200) {
+        l.length = static_cast<int>(s.size()) + (n.Tag() == "!" ? 2 : 0);
+      }
+    }
+    return l;
+  }
+
+  // Location of the key `key` in mapping `map`, or of the mapping.
+  SourceLocation KeyLoc(const std::string& file, const YAML::Node& map, const std::string& key) const {
+    if (map.IsMap()) {
+      for (auto it = map.begin(); it != map.end(); ++it) {
+        if (it->first.IsScalar() && it->first.Scalar() == key) return Loc(file, it->first);
+      }
+    }
+    return Loc(file, map);
+  }
+
+  YAML::Node Child(const YAML::Node& map, const std::string& key) const {
+    if (map.IsMap()) {
+      for (auto it = map.begin(); it != map.end(); ++it) {
+        if (it->first.IsScalar() && it->first.Scalar() == key) return it->second;
+      }
+    }
+    return YAML::Node(YAML::NodeType::Undefined);
+  }
+
+  // The node at a JSON pointer below `base`; the deepest one that exists.
+  SourceLocation Locate(const std::string& file, YAML::Node base, const std::string& pointer, bool at_key) const {
+    YAML::Node cur = base;
+    YAML::Node key_node(YAML::NodeType::Undefined);
+    size_t pos = pointer.empty() ? std::string::npos : 1;
+    while (pos != std::string::npos && pos <= pointer.size()) {
+      size_t next = pointer.find('/', pos);
+      std::string seg = pointer.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
+      std::string un;
+      for (size_t i = 0; i < seg.size(); ++i) {
+        if (seg[i] == '~' && i + 1 < seg.size()) {
+          un += seg[i + 1] == '1' ? '/' : '~';
+          ++i;
+        } else {
+          un += seg[i];
+        }
+      }
+      bool last = next == std::string::npos;
+      YAML::Node child(YAML::NodeType::Undefined);
+      if (cur.IsMap()) {
+        for (auto it = cur.begin(); it != cur.end(); ++it) {
+          if (it->first.IsScalar() && it->first.Scalar() == un) {
+            child = it->second;
+            if (last) key_node = it->first;
+            break;
+          }
+        }
+      } else if (cur.IsSequence()) {
+        size_t i = 0;
+        auto [ptr, ec] = std::from_chars(un.data(), un.data() + un.size(), i);
+        if (ec == std::errc() && ptr == un.data() + un.size() && i < cur.size()) child = cur[i];
+      }
+      if (!child.IsDefined()) break;
+      if (last && at_key && key_node.IsDefined()) return Loc(file, key_node);
+      cur = child;
+      pos = last ? std::string::npos : next + 1;
+    }
+    return Loc(file, cur);
+  }
+
+  // Narrows a scalar's location to bytes [offset, offset+length) of its text
+  // when the scalar is written on one line exactly as parsed.
+  SourceLocation SubLoc(const std::string& file, const YAML::Node& n, size_t offset, size_t length) {
+    SourceLocation l = Loc(file, n);
+    if (!n.IsScalar() || !l.has_position()) return l;
+    const std::string& s = n.Scalar();
+    auto line = result_.sources.Line(file, l.line);
+    if (!line) return l;
+    size_t col0 = static_cast<size_t>(l.column - 1) + (n.Tag() == "!" ? 1 : 0);
+    if (line->compare(col0, s.size(), s) != 0) return l;
+    l.column = static_cast<int>(col0 + offset) + 1;
+    l.length = static_cast<int>(std::max<size_t>(1, length));
+    return l;
+  }
+
+  // ---- registry, files, YAML ---------------------------------------------
+  bool LoadRegistry() {
+    if (options_.registry) {
+      registry_ = options_.registry;
+    } else {
+      std::string dir = options_.schema_dir.empty() ? SchemaRegistry::FindSchemaDir() : options_.schema_dir;
+      auto reg = SchemaRegistry::Load(dir);
+      if (!reg.ok()) {
+        Error("schema_error", "cannot load the resource schemas: " + reg.status().message(), {});
+        return false;
+      }
+      registry_ = *reg;
+    }
+    result_.registry = registry_;
+    return true;
+  }
+
+  Value ToValue(const std::string& file, const YAML::Node& n, int depth, size_t& budget) {
+    if (++budget > kMaxNodesPerDocument) {
+      if (budget == kMaxNodesPerDocument + 1) {
+        Error("document_too_large", "document has more than " + std::to_string(kMaxNodesPerDocument) + " nodes",
+              Loc(file, n), "aliases may expand it; write the values out or split the document");
+      }
+      return nullptr;
+    }
+    if (depth > kMaxDepth) {
+      Error("document_too_deep", "document nests deeper than " + std::to_string(kMaxDepth) + " levels",
+            Loc(file, n));
+      budget = kMaxNodesPerDocument + 2;
+      return nullptr;
+    }
+    switch (n.Type()) {
+      case YAML::NodeType::Scalar: {
+        const std::string& tag = n.Tag();
+        if (tag == "!" || tag == "tag:yaml.org,2002:str" || tag == "!!str") return n.Scalar();
+        return PlainScalar(n.Scalar());
+      }
+      case YAML::NodeType::Sequence: {
+        Value arr = Value::array();
+        for (const auto& item : n) arr.push_back(ToValue(file, item, depth + 1, budget));
+        return arr;
+      }
+      case YAML::NodeType::Map: {
+        Value obj = Value::object();
+        for (auto it = n.begin(); it != n.end(); ++it) {
+          if (!it->first.IsScalar()) {
+            Error("invalid_key", "mapping keys must be plain strings", Loc(file, it->first));
+            continue;
+          }
+          const std::string& key = it->first.Scalar();
+          if (obj.contains(key)) {
+            Error("duplicate_key", "key \"" + key + "\" appears twice in the same mapping", Loc(file, it->first));
+            continue;
+          }
+          obj[key] = ToValue(file, it->second, depth + 1, budget);
+        }
+        return obj;
+      }
+      default: return nullptr;
+    }
+  }
+
+  // Parses YAML text into nodes; reports syntax errors at yaml-cpp's mark.
+  std::vector<YAML::Node> ParseYaml(const std::string& display, const std::string& content) {
+    try {
+      return YAML::LoadAll(content);
+    } catch (const YAML::Exception& e) {
+      SourceLocation l{display, 0, 0, 1};
+      if (!e.mark.is_null()) {
+        l.line = e.mark.line + 1;
+        l.column = e.mark.column + 1;
+      }
+      Error("yaml_syntax", "YAML syntax error: " + e.msg, l);
+    } catch (const std::exception& e) {
+      Error("yaml_syntax", std::string("YAML syntax error: ") + e.what(), {display, 0, 0, 1});
+    }
+    return {};
+  }
+
+  // Adds `content` to the sources (redacted) and refuses it if it holds a
+  // private key. Returns false when it does.
+  bool AddSource(const std::string& display, const std::string& content, const SourceLocation* read_at) {
+    result_.sources.Add(display, RedactPrivateKeys(content));
+    PrivateKeyMatch m = FindPrivateKey(content);
+    if (!m.found()) return true;
+    std::string detail =
+        "only public keys belong in a stack; the key is not shown. Remove it, and rotate it if it was "
+        "ever committed";
+    if (read_at) detail = "read by file() at " + LocationText(*read_at) + "; " + detail;
+    Error("private_key_material", read_at ? "private key material in a file read by file()"
+                                          : "private key material in a manifest",
+          {display, m.line, m.column, m.length}, detail);
+    return false;
+  }
+
+  void ParseFile(const std::string& display, const std::string& content) {
+    result_.config.files.push_back(display);
+    if (!AddSource(display, content, nullptr)) return;
+    std::string dir = fs::path(display).parent_path().string();
+    if (dir.empty()) dir = ".";
+    for (auto& node : ParseYaml(display, content)) {
+      if (node.IsNull() || !node.IsDefined()) continue;
+      if (!node.IsMap()) {
+        Error("invalid_document", "a manifest document must be a mapping with kind and name", Loc(display, node));
+        continue;
+      }
+      Doc doc;
+      doc.file = display;
+      doc.dir = dir;
+      doc.node = node;
+      size_t budget = 0;
+      try {
+        doc.value = ToValue(display, node, 0, budget);
+      } catch (const std::exception& e) {
+        Error("yaml_syntax", std::string("YAML error: ") + e.what(), Loc(display, node));
+        continue;
+      }
+      if (budget > kMaxNodesPerDocument) continue;
+      docs_.push_back(std::move(doc));
+    }
+  }
+
+  // ---- documents ---------------------------------------------------------
+  void CheckKeys(const Doc& doc, const std::vector<std::string>& allowed, const std::string& what) {
+    for (auto it = doc.value.begin(); it != doc.value.end(); ++it) {
+      if (std::find(allowed.begin(), allowed.end(), it.key()) != allowed.end()) continue;
+      if (doc.kind == "provider" && it.key() == "token") continue;  // reported by LoadProvider
+      if (doc.kind == "backend" && it.key() == "url") continue;     // reported by LoadBackend
+      Error("unknown_field", "unknown field \"" + it.key() + "\" in " + what, KeyLoc(doc.file, doc.node, it.key()),
+            DidYouMean(it.key(), allowed));
+    }
+  }
+
+  void ClassifyDocuments() {
+    std::vector<std::string> all_kinds = registry_->kinds();
+    for (const auto& [k, keys] : kLanguageKinds) all_kinds.push_back(k);
+    std::sort(all_kinds.begin(), all_kinds.end());
+    for (size_t i = 0; i < docs_.size(); ++i) {
+      Doc& doc = docs_[i];
+      YAML::Node kind_node = Child(doc.node, "kind");
+      doc.location = kind_node.IsDefined() ? Loc(doc.file, kind_node) : Loc(doc.file, doc.node);
+      if (!doc.value.contains("kind")) {
+        Error("missing_field", "missing required field \"kind\"", Loc(doc.file, doc.node),
+              "every document starts with kind: one of " + Join(all_kinds));
+        continue;
+      }
+      if (!doc.value["kind"].is_string()) {
+        Error("wrong_type", "kind must be a string, not " + TypeNoun(doc.value["kind"]), doc.location);
+        continue;
+      }
+      doc.kind = doc.value["kind"].get<std::string>();
+      bool resource = registry_->HasKind(doc.kind);
+      auto lang = kLanguageKinds.find(doc.kind);
+      if (!resource && lang == kLanguageKinds.end()) {
+        std::string hint = DidYouMean(doc.kind, all_kinds);
+        Error("unknown_kind", "unknown kind \"" + doc.kind + "\"", doc.location,
+              (hint.empty() ? "" : hint + "\n") + "known kinds: " + Join(all_kinds));
+        doc.kind.clear();
+        continue;
+      }
+      bool needs_name = resource || doc.kind == "variable" || doc.kind == "output";
+      if (doc.value.contains("name")) {
+        const Value& n = doc.value["name"];
+        if (!n.is_string()) {
+          Error("wrong_type", "name must be a string, not " + TypeNoun(n), Loc(doc.file, Child(doc.node, "name")));
+          doc.kind.clear();
+          continue;
+        }
+        doc.name = n.get<std::string>();
+        if (needs_name && !IsName(doc.name)) {
+          Error("invalid_name", "\"" + doc.name + "\" is not a valid name",
+                Loc(doc.file, Child(doc.node, "name")),
+                "names start with a letter or _ and hold letters, digits, _ and -");
+          doc.kind.clear();
+          continue;
+        }
+      } else if (needs_name) {
+        Error("missing_field", "missing required field \"name\" in " + doc.kind + " document", doc.location);
+        doc.kind.clear();
+        continue;
+      }
+      if (resource) {
+        CheckKeys(doc, kResourceKeys, doc.kind + " document");
+        resource_docs_.push_back(i);
+      } else {
+        CheckKeys(doc, lang->second, doc.kind + " document");
+        if (doc.kind == "variable") variable_docs_.push_back(i);
+        if (doc.kind == "output") output_docs_.push_back(i);
+        if (doc.kind == "provider") provider_docs_.push_back(i);
+        if (doc.kind == "backend") backend_docs_.push_back(i);
+      }
+    }
+  }
+
+  static std::string Join(const std::vector<std::string>& v, const std::string& sep = ", ") {
+    std::string out;
+    for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
+    return out;
+  }
+
+  // ---- variables ---------------------------------------------------------
+  struct VariableInfo {
+    size_t doc = 0;
+    std::string type = "any";
+    bool sensitive = false;
+    std::optional<Value> value;
+  };
+
+  std::optional<Value> ParseVariableText(const std::string& text, const std::string& type) {
+    if (type == "string" || type == "any") return Value(text);
+    if (type == "number") {
+      Value v = PlainScalar(text);
+      if (v.is_number()) return v;
+      return std::nullopt;
+    }
+    if (type == "bool") {
+      if (text == "true") return Value(true);
+      if (text == "false") return Value(false);
+      return std::nullopt;
+    }
+    try {
+      YAML::Node n = YAML::Load(text);
+      size_t budget = 0;
+      std::vector<Diagnostic> saved;
+      saved.swap(diags_);
+      Value v = ToValue("", n, 0, budget);
+      bool bad = !diags_.empty();
+      diags_.swap(saved);
+      if (bad || !TypeMatches(v, type)) return std::nullopt;
+      return v;
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+
+  void ResolveVariables() {
+    std::map<std::string, SourceLocation> first;
+    for (size_t i : variable_docs_) {
+      const Doc& doc = docs_[i];
+      SourceLocation name_loc = Loc(doc.file, Child(doc.node, "name"));
+      if (auto [it, inserted] = first.emplace(doc.name, name_loc); !inserted) {
+        Error("duplicate_variable", "variable \"" + doc.name + "\" is declared twice", name_loc,
+              "first declared at " + LocationText(it->second));
+        continue;
+      }
+      VariableInfo info;
+      info.doc = i;
+      bool ok = true;
+      if (doc.value.contains("type")) {
+        const Value& t = doc.value["type"];
+        if (!t.is_string() ||
+            std::find(kVariableTypes.begin(), kVariableTypes.end(), t.get<std::string>()) == kVariableTypes.end()) {
+          Error("invalid_value", "variable type must be one of " + Join(kVariableTypes),
+                Loc(doc.file, Child(doc.node, "type")));
+          ok = false;
+        } else {
+          info.type = t.get<std::string>();
+        }
+      }
+      if (doc.value.contains("sensitive")) {
+        if (!doc.value["sensitive"].is_boolean()) {
+          Error("wrong_type", "sensitive must be true or false, not " + TypeNoun(doc.value["sensitive"]),
+                Loc(doc.file, Child(doc.node, "sensitive")));
+        } else {
+          info.sensitive = doc.value["sensitive"].get<bool>();
+        }
+      }
+      if (doc.value.contains("description") && !doc.value["description"].is_string()) {
+        Error("wrong_type", "description must be a string, not " + TypeNoun(doc.value["description"]),
+              Loc(doc.file, Child(doc.node, "description")));
+      }
+      if (doc.value.contains("default")) {
+        const Value& d = doc.value["default"];
+        if (ok && !TypeMatches(d, info.type)) {
+          Error("wrong_type",
+                "default of variable \"" + doc.name + "\" must be " + VariableTypeNoun(info.type) + ", not " +
+                    TypeNoun(d),
+                Loc(doc.file, Child(doc.node, "default")));
+        } else {
+          info.value = d;
+        }
+      }
+      variables_.emplace(doc.name, std::move(info));
+    }
+    std::vector<std::string> names;
+    for (const auto& [name, info] : variables_) names.push_back(name);
+
+    // CAIRN_VAR_<name>
+    for (auto& [name, info] : variables_) {
+      const char* env = options_.getenv ? options_.getenv(("CAIRN_VAR_" + name).c_str()) : nullptr;
+      if (!env) continue;
+      if (auto v = ParseVariableText(env, info.type)) {
+        info.value = *v;
+      } else {
+        const Doc& doc = docs_[info.doc];
+        Error("invalid_variable_value",
+              "CAIRN_VAR_" + name + " is not " + VariableTypeNoun(info.type) + " as variable \"" + name +
+                  "\" requires",
+              Loc(doc.file, Child(doc.node, "name")));
+      }
+    }
+    // --var-file, in order.
+    for (const auto& path : options_.var_files) {
+      std::ifstream in(path, std::ios::binary);
+      if (!in) {
+        Error("file_not_found", "cannot read variable file " + path, {});
+        continue;
+      }
+      std::stringstream ss;
+      ss << in.rdbuf();
+      std::string display = fs::path(path).lexically_normal().string();
+      if (!AddSource(display, ss.str(), nullptr)) continue;
+      for (const auto& node : ParseYaml(display, ss.str())) {
+        if (node.IsNull()) continue;
+        if (!node.IsMap()) {
+          Error("invalid_document", "a variable file must be a mapping of variable names to values",
+                Loc(display, node));
+          continue;
+        }
+        for (auto it = node.begin(); it != node.end(); ++it) {
+          std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
+          auto var = variables_.find(key);
+          if (var == variables_.end()) {
+            Warn("unknown_variable", "variable file sets undeclared variable \"" + key + "\"",
+                 Loc(display, it->first), DidYouMean(key, names));
+            continue;
+          }
+          size_t budget = 0;
+          Value v = ToValue(display, it->second, 0, budget);
+          if (!TypeMatches(v, var->second.type)) {
+            Error("invalid_variable_value",
+                  "value of variable \"" + key + "\" must be " + VariableTypeNoun(var->second.type) + ", not " +
+                      TypeNoun(v),
+                  Loc(display, it->second));
+            continue;
+          }
+          var->second.value = std::move(v);
+        }
+      }
+    }
+    // --var name=value
+    for (const auto& [name, text] : options_.vars) {
+      auto var = variables_.find(name);
+      if (var == variables_.end()) {
+        Error("unknown_variable", "--var sets undeclared variable \"" + name + "\"", {}, DidYouMean(name, names));
+        continue;
+      }
+      if (auto v = ParseVariableText(text, var->second.type)) {
+        var->second.value = *v;
+      } else {
+        Error("invalid_variable_value",
+              "--var " + name + " is not " + VariableTypeNoun(var->second.type) + " as variable \"" + name +
+                  "\" requires",
+              {});
+      }
+    }
+    for (auto& [name, info] : variables_) {
+      const Doc& doc = docs_[info.doc];
+      if (!info.value) {
+        Error("missing_variable", "variable \"" + name + "\" has no value", Loc(doc.file, Child(doc.node, "name")),
+              "give it a default, or set it with --var " + name + "=VALUE, a --var-file or CAIRN_VAR_" + name);
+        continue;
+      }
+      result_.config.variables[name] = *info.value;
+      if (info.sensitive) {
+        result_.config.sensitive_variables.push_back(name);
+        if (info.value->is_string()) RegisterSecret(info.value->get<std::string>());
+      }
+    }
+  }
+
+  // ---- expressions -------------------------------------------------------
+  static Value EscapeDeep(const Value& v) {
+    if (v.is_string()) return EscapeTemplateLiteral(v.get_ref<const std::string&>());
+    if (v.is_array()) {
+      Value out = Value::array();
+      for (const auto& i : v) out.push_back(EscapeDeep(i));
+      return out;
+    }
+    if (v.is_object()) {
+      Value out = Value::object();
+      for (auto it = v.begin(); it != v.end(); ++it) out[it.key()] = EscapeDeep(*it);
+      return out;
+    }
+    return v;
+  }
+
+  // Reads file() targets once, relative to the manifest's directory.
+  std::optional<std::string> ReadFileExpr(const Doc& doc, const std::string& rel, const SourceLocation& at) {
+    std::string display = (fs::path(doc.dir) / rel).lexically_normal().string();
+    auto cached = file_cache_.find(display);
+    if (cached != file_cache_.end()) return cached->second;
+    std::ifstream in(display, std::ios::binary);
+    std::optional<std::string> content;
+    std::error_code ec;
+    if (!in || fs::is_directory(display, ec)) {
+      Error("file_not_found", "file(\"" + rel + "\"): cannot read " + display, at);
+    } else {
+      std::stringstream ss;
+      ss << in.rdbuf();
+      std::string text = ss.str();
+      if (AddSource(display, text, &at)) {
+        while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+        content = std::move(text);
+      }
+    }
+    file_cache_.emplace(display, content);
+    return content;
+  }
+
+  // Substitutes every expression but resource references in a string.
+  // Returns the new value; `node` locates errors.
+  Value EvalString(const std::string& s, const YAML::Node& node, const std::string& pointer,
+                   const EvalContext& ctx) {
+    const Doc& doc = *ctx.doc;
+    auto parsed = ParseTemplate(s);
+    if (auto* err = std::get_if<TemplateError>(&parsed)) {
+      Error("invalid_expression", err->message, SubLoc(doc.file, node, err->offset, err->length));
+      return s;
+    }
+    auto& t = std::get<Template>(parsed);
+    bool exact = t.exact();
+    bool failed = false;
+    bool keeps_refs = false;
+    std::string out;
+    Value exact_value;
+    for (auto& part : t.parts) {
+      if (auto* lit = std::get_if<std::string>(&part)) {
+        out += EscapeTemplateLiteral(*lit);
+        continue;
+      }
+      const Expression& e = std::get<Expression>(part);
+      SourceLocation at = SubLoc(doc.file, node, e.begin, e.end - e.begin);
+      std::optional<Value> v;
+      switch (e.type) {
+        case Expression::Type::kVar: {
+          auto it = result_.config.variables.find(e.name);
+          if (it != result_.config.variables.end()) {
+            v = EscapeDeep(it->second);
+          } else if (!variables_.count(e.name)) {
+            std::vector<std::string> names;
+            for (const auto& [n, info] : variables_) names.push_back(n);
+            Error("unknown_variable", "reference to undeclared variable \"" + e.name + "\"", at,
+                  DidYouMean(e.name, names));
+          }  // else: declared without a value, reported once already
+          break;
+        }
+        case Expression::Type::kEnv: {
+          const char* env = options_.getenv ? options_.getenv(e.name.c_str()) : nullptr;
+          if (!IsEnvName(e.name)) {
+            Error("invalid_expression", "\"" + e.name + "\" is not an environment variable name", at);
+          } else if (!env) {
+            Error("unset_env", "environment variable " + e.name + " is not set", at);
+          } else {
+            std::string text = env;
+            if (FindPrivateKey(text).found()) {
+              Error("private_key_material", "private key material in environment variable " + e.name, at,
+                    "only public keys belong in a stack; the key is not shown");
+            } else {
+              v = Value(EscapeTemplateLiteral(text));
+            }
+          }
+          break;
+        }
+        case Expression::Type::kCountIndex:
+          if (ctx.count_index && ctx.count_index->has_value()) {
+            v = Value(**ctx.count_index);
+          } else {
+            Error("count_outside_count", "count.index is only available in a resource with count", at);
+          }
+          break;
+        case Expression::Type::kEachKey:
+        case Expression::Type::kEachValue:
+          if (!ctx.each_key) {
+            Error("each_outside_for_each", e.ToString() + " is only available in a resource with for_each", at);
+          } else if (e.type == Expression::Type::kEachKey) {
+            v = Value(EscapeTemplateLiteral(*ctx.each_key));
+          } else {
+            const Value* cur = ctx.each_value;
+            std::string path;
+            size_t pos = 0;
+            while (cur && !e.name.empty() && pos <= e.name.size()) {
+              size_t dot = e.name.find('.', pos);
+              std::string field = e.name.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
+              cur = (cur->is_object() && cur->contains(field)) ? &(*cur)[field] : nullptr;
+              if (dot == std::string::npos) break;
+              pos = dot + 1;
+            }
+            if (cur) {
+              v = EscapeDeep(*cur);
+            } else {
+              Error("unknown_each_field", "each.value has no field \"" + e.name + "\" for key \"" + *ctx.each_key + "\"",
+                    at);
+            }
+          }
+          break;
+        case Expression::Type::kFile:
+          if (auto content = ReadFileExpr(doc, e.name, at)) v = Value(EscapeTemplateLiteral(*content));
+          break;
+        case Expression::Type::kResource:
+          if (!ctx.resource_refs) {
+            Error("reference_not_allowed",
+                  std::string(ctx.where) + " cannot refer to " + e.ToString() +
+                      ": resource attributes are known only during apply",
+                  at, "use a variable or a literal value here");
+            failed = true;
+            break;
+          }
+          if (e.splat && !exact) {
+            Error("splat_in_string", "cannot interpolate " + e.ToString() + ", a list, into a string", at,
+                  "use it as the whole value: \"${" + e.ToString() + "}\"");
+            failed = true;
+            break;
+          }
+          keeps_refs = true;
+          pending_refs_.push_back({e, static_cast<size_t>(&doc - docs_.data()), pointer, ctx.resource, ctx.output,
+                                   exact, at});
+          out += "${" + e.ToString() + "}";
+          continue;
+      }
+      if (!v) {
+        failed = true;
+        continue;
+      }
+      if (exact) {
+        exact_value = std::move(*v);
+      } else if (v->is_structured()) {
+        Error("invalid_interpolation",
+              "cannot interpolate " + e.ToString() + ", " + TypeNoun(*v) + ", into a string", at,
+              "use it as the whole value: \"${" + e.ToString() + "}\"");
+        failed = true;
+      } else {
+        out += InterpolationText(*v);
+      }
+    }
+    if (failed) return s;
+    if (exact && !keeps_refs) return exact_value;
+    return out;
+  }
+
+  Value Eval(const Value& v, const YAML::Node& node, const std::string& pointer, const EvalContext& ctx) {
+    if (v.is_string()) {
+      const auto& s = v.get_ref<const std::string&>();
+      if (!HasTemplateSyntax(s)) return v;
+      return EvalString(s, node, pointer, ctx);
+    }
+    if (v.is_array()) {
+      Value out = Value::array();
+      for (size_t i = 0; i < v.size(); ++i) {
+        YAML::Node child = node.IsSequence() && i < node.size() ? node[i] : node;
+        out.push_back(Eval(v[i], child, pointer + "/" + std::to_string(i), ctx));
+      }
+      return out;
+    }
+    if (v.is_object()) {
+      Value out = Value::object();
+      for (auto it = v.begin(); it != v.end(); ++it) {
+        YAML::Node child = Child(node, it.key());
+        if (!child.IsDefined()) child = node;
+        std::string esc;
+        for (char c : it.key()) esc += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+        out[it.key()] = Eval(*it, child, pointer + "/" + esc, ctx);
+      }
+      return out;
+    }
+    return v;
+  }
+
+  // A language-document field evaluated without resources (provider, backend).
+  Value EvalPlain(const Doc& doc, const std::string& key, const char* where) {
+    EvalContext ctx;
+    ctx.doc = &doc;
+    ctx.where = where;
+    return Eval(doc.value[key], Child(doc.node, key), "", ctx);
+  }
+
+  // ---- provider and backend ----------------------------------------------
+  void ScanTokenLiterals(const Doc& doc, const YAML::Node& node) {
+    if (node.IsScalar()) {
+      if (LooksLikeApiToken(node.Scalar())) {
+        Error("token_literal", "provider document holds a literal that looks like an API token", Loc(doc.file, node),
+              "tokens are read from the environment only: set token_env to the name of the variable "
+              "holding it (default CAIRN_TOKEN)");
+      }
+    } else if (node.IsSequence()) {
+      for (const auto& c : node) ScanTokenLiterals(doc, c);
+    } else if (node.IsMap()) {
+      for (auto it = node.begin(); it != node.end(); ++it) {
+        if (it->first.IsScalar() && it->first.Scalar() == "token") continue;
+        ScanTokenLiterals(doc, it->second);
+      }
+    }
+  }
+
+  void LoadProvider() {
+    for (size_t n = 0; n < provider_docs_.size(); ++n) {
+      const Doc& doc = docs_[provider_docs_[n]];
+      if (n > 0) {
+        Error("duplicate_provider", "a stack has at most one provider document", doc.location,
+              "first declared at " + LocationText(docs_[provider_docs_[0]].location));
+        continue;
+      }
+      ProviderConfig& p = result_.config.provider;
+      if (doc.value.contains("token")) {
+        Error("token_in_manifest", "provider documents must not hold a token", KeyLoc(doc.file, doc.node, "token"),
+              "tokens are read from the environment only: set token_env to the name of the variable "
+              "holding it (default CAIRN_TOKEN)");
+      }
+      ScanTokenLiterals(doc, doc.node);
+      if (doc.value.contains("endpoint")) {
+        size_t before = diags_.size();
+        Value v = EvalPlain(doc, "endpoint", "a provider document");
+        if (diags_.size() != before) {
+          // already reported
+        } else if (!v.is_string()) {
+          Error("wrong_type", "endpoint must be a string, not " + TypeNoun(v), Loc(doc.file, Child(doc.node, "endpoint")));
+        } else if (v.get<std::string>().rfind("http://", 0) != 0 && v.get<std::string>().rfind("https://", 0) != 0) {
+          Error("invalid_value", "endpoint must be an http:// or https:// URL",
+                Loc(doc.file, Child(doc.node, "endpoint")));
+        } else {
+          p.endpoint = v.get<std::string>();
+        }
+      }
+      if (doc.value.contains("token_env")) {
+        const Value& v = doc.value["token_env"];
+        if (!v.is_string() || !IsEnvName(v.get<std::string>())) {
+          Error("invalid_value", "token_env must name an environment variable, such as CAIRN_TOKEN",
+                Loc(doc.file, Child(doc.node, "token_env")));
+        } else {
+          p.token_env = v.get<std::string>();
+        }
+      }
+      if (doc.value.contains("parallelism")) {
+        size_t before = diags_.size();
+        Value v = EvalPlain(doc, "parallelism", "a provider document");
+        if (v.is_string()) v = PlainScalar(v.get<std::string>());
+        if (diags_.size() != before) {
+          // already reported
+        } else if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > 256) {
+          Error("invalid_value", "parallelism must be a whole number from 1 to 256",
+                Loc(doc.file, Child(doc.node, "parallelism")));
+        } else {
+          p.parallelism = static_cast<int>(v.get<long long>());
+        }
+      }
+      if (doc.value.contains("timeouts")) {
+        const Value& t = doc.value["timeouts"];
+        YAML::Node tn = Child(doc.node, "timeouts");
+        if (!t.is_object()) {
+          Error("wrong_type", "timeouts must be a mapping, not " + TypeNoun(t), Loc(doc.file, tn));
+        } else {
+          for (auto it = t.begin(); it != t.end(); ++it) {
+            if (std::find(kTimeoutKeys.begin(), kTimeoutKeys.end(), it.key()) == kTimeoutKeys.end()) {
+              Error("unknown_field", "unknown field \"" + it.key() + "\" in timeouts", KeyLoc(doc.file, tn, it.key()),
+                    DidYouMean(it.key(), kTimeoutKeys));
+            } else if (!it->is_number_integer() || it->get<long long>() < 1 || it->get<long long>() > 86400) {
+              Error("invalid_value", "timeouts." + it.key() + " must be a whole number of seconds from 1 to 86400",
+                    Loc(doc.file, Child(tn, it.key())));
+            } else {
+              p.timeouts[it.key()] = static_cast<int>(it->get<long long>());
+            }
+          }
+        }
+      }
+    }
+  }
+
+  void LoadBackend() {
+    for (size_t n = 0; n < backend_docs_.size(); ++n) {
+      const Doc& doc = docs_[backend_docs_[n]];
+      if (n > 0) {
+        Error("duplicate_backend", "a stack has at most one backend document", doc.location,
+              "first declared at " + LocationText(docs_[backend_docs_[0]].location));
+        continue;
+      }
+      BackendConfig& b = result_.config.backend;
+      if (doc.value.contains("url")) {
+        Error("secret_in_manifest", "backend documents must not hold a connection URL",
+              KeyLoc(doc.file, doc.node, "url"),
+              "it carries credentials: put it in an environment variable and name that with url_env");
+      }
+      if (doc.value.contains("type")) {
+        const Value& t = doc.value["type"];
+        if (!t.is_string() || (t != "sqlite" && t != "postgres")) {
+          Error("invalid_value", "backend type must be \"sqlite\" or \"postgres\"", Loc(doc.file, Child(doc.node, "type")));
+          continue;
+        }
+        b.type = t.get<std::string>();
+      }
+      if (doc.value.contains("path")) {
+        size_t before = diags_.size();
+        Value v = EvalPlain(doc, "path", "a backend document");
+        if (diags_.size() != before) {
+          // already reported
+        } else if (!v.is_string()) {
+          Error("wrong_type", "path must be a string, not " + TypeNoun(v), Loc(doc.file, Child(doc.node, "path")));
+        } else if (b.type != "sqlite") {
+          Error("invalid_value", "path applies to the sqlite backend only", KeyLoc(doc.file, doc.node, "path"));
+        } else {
+          b.path = v.get<std::string>();
+        }
+      }
+      if (doc.value.contains("url_env")) {
+        const Value& v = doc.value["url_env"];
+        if (!v.is_string() || !IsEnvName(v.get<std::string>())) {
+          Error("invalid_value", "url_env must name an environment variable, such as CAIRN_DATABASE_URL",
+                Loc(doc.file, Child(doc.node, "url_env")));
+        } else if (b.type != "postgres") {
+          Error("invalid_value", "url_env applies to the postgres backend only", KeyLoc(doc.file, doc.node, "url_env"));
+        } else {
+          b.url_env = v.get<std::string>();
+        }
+      }
+      if (b.type == "postgres" && b.url_env.empty() && !doc.value.contains("url_env")) {
+        Error("missing_field", "missing required field \"url_env\" in postgres backend document", doc.location,
+              "name the environment variable holding the connection URL");
+      }
+    }
+  }
+
+  // ---- resources -----------------------------------------------------------
+  // count: a whole number, or a string expression of variables giving one.
+  std::optional<long long> EvalCount(const Doc& doc) {
+    YAML::Node node = Child(doc.node, "count");
+    Value v = doc.value["count"];
+    if (v.is_string()) {
+      EvalContext ctx;
+      ctx.doc = &doc;
+      ctx.where = "count";
+      size_t before = diags_.size();
+      v = Eval(v, node, "", ctx);
+      if (diags_.size() != before) return std::nullopt;
+      if (v.is_string()) v = PlainScalar(v.get<std::string>());
+    }
+    if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>() && std::fabs(v.get<double>()) < 1e9) {
+      v = static_cast<long long>(v.get<double>());
+    }
+    if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() > kMaxCount) {
+      std::string got = v.is_string() ? "\"" + v.get<std::string>().substr(0, 40) + "\"" : v.dump().substr(0, 40);
+      Error("invalid_count", "count must be a whole number from 0 to " + std::to_string(kMaxCount) + ", not " + got,
+            Loc(doc.file, node));
+      return std::nullopt;
+    }
+    return v.get<long long>();
+  }
+
+  // for_each: a list of unique strings, or a mapping; keys in sorted order.
+  std::optional<std::vector<std::pair<std::string, Value>>> EvalForEach(const Doc& doc) {
+    YAML::Node node = Child(doc.node, "for_each");
+    Value v = doc.value["for_each"];
+    if (v.is_string()) {
+      EvalContext ctx;
+      ctx.doc = &doc;
+      ctx.where = "for_each";
+      size_t before = diags_.size();
+      v = Eval(v, node, "", ctx);
+      if (diags_.size() != before) return std::nullopt;
+    }
+    std::vector<std::pair<std::string, Value>> out;
+    if (v.is_array()) {
+      std::set<std::string> seen;
+      for (size_t i = 0; i < v.size(); ++i) {
+        SourceLocation at = Loc(doc.file, node.IsSequence() && i < node.size() ? node[i] : node);
+        if (!v[i].is_string()) {
+          Error("invalid_for_each", "for_each list items must be strings, not " + TypeNoun(v[i]), at);
+          return std::nullopt;
+        }
+        const std::string& key = v[i].get_ref<const std::string&>();
+        if (!seen.insert(key).second) {
+          Error("invalid_for_each", "for_each lists \"" + key + "\" twice", at);
+          return std::nullopt;
+        }
+        out.emplace_back(key, v[i]);
+      }
+    } else if (v.is_object()) {
+      for (auto it = v.begin(); it != v.end(); ++it) out.emplace_back(it.key(), *it);
+    } else {
+      Error("invalid_for_each", "for_each must be a list of strings or a mapping, not " + TypeNoun(v),
+            Loc(doc.file, node));
+      return std::nullopt;
+    }
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    return out;
+  }
+
+  void LoadLifecycle(const Doc& doc, Lifecycle& lc) {
+    YAML::Node node = Child(doc.node, "lifecycle");
+    const Value& v = doc.value["lifecycle"];
+    if (!v.is_object()) {
+      Error("wrong_type", "lifecycle must be a mapping, not " + TypeNoun(v), Loc(doc.file, node));
+      return;
+    }
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      const std::string& key = it.key();
+      YAML::Node child = Child(node, key);
+      if (key == "prevent_destroy" || key == "create_before_destroy") {
+        if (!it->is_boolean()) {
+          Error("wrong_type", "lifecycle." + key + " must be true or false, not " + TypeNoun(*it), Loc(doc.file, child));
+        } else {
+          (key == "prevent_destroy" ? lc.prevent_destroy : lc.create_before_destroy) = it->get<bool>();
+        }
+      } else if (key == "ignore_changes") {
+        if (!it->is_array()) {
+          Error("wrong_type", "lifecycle.ignore_changes must be a list of field names, not " + TypeNoun(*it),
+                Loc(doc.file, child));
+          continue;
+        }
+        const auto& fields = registry_->Fields(doc.kind);
+        for (size_t i = 0; i < it->size(); ++i) {
+          const Value& f = (*it)[i];
+          SourceLocation at = Loc(doc.file, child.IsSequence() && i < child.size() ? child[i] : child);
+          if (!f.is_string()) {
+            Error("invalid_ignore_changes", "lifecycle.ignore_changes items must be field names, not " + TypeNoun(f), at);
+          } else if (registry_->IsComputed(doc.kind, f.get<std::string>()) &&
+                     std::find(fields.begin(), fields.end(), f.get<std::string>()) == fields.end()) {
+            Error("invalid_ignore_changes",
+                  "ignore_changes names \"" + f.get<std::string>() + "\", a computed attribute of " + doc.kind, at,
+                  "only spec fields can be ignored: " + Join(fields));
+          } else if (std::find(fields.begin(), fields.end(), f.get<std::string>()) == fields.end()) {
+            std::string hint = DidYouMean(f.get<std::string>(), fields);
+            Error("invalid_ignore_changes",
+                  "ignore_changes names \"" + f.get<std::string>() + "\", which is not a field of " + doc.kind, at,
+                  (hint.empty() ? "" : hint + "\n") + "fields of " + doc.kind + ": " + Join(fields));
+          } else {
+            lc.ignore_changes.push_back(f.get<std::string>());
+          }
+        }
+      } else {
+        Error("unknown_field", "unknown field \"" + key + "\" in lifecycle", KeyLoc(doc.file, node, key),
+              DidYouMean(key, kLifecycleKeys));
+      }
+    }
+  }
+
+  void ExpandResources() {
+    std::map<std::string, SourceLocation> first;
+    for (size_t di : resource_docs_) {
+      const Doc& doc = docs_[di];
+      std::string base = doc.kind + "." + doc.name;
+      SourceLocation name_loc = Loc(doc.file, Child(doc.node, "name"));
+      if (auto [it, inserted] = first.emplace(base, name_loc); !inserted) {
+        Error("duplicate_resource", "resource " + base + " is declared twice", name_loc,
+              "first declared at " + LocationText(it->second));
+        continue;
+      }
+      ResourceGroup group;
+      group.kind = doc.kind;
+      group.doc = di;
+      std::vector<std::variant<std::monostate, int, std::string>> indexes;
+      std::vector<Value> each_values;
+      bool has_count = doc.value.contains("count");
+      bool has_each = doc.value.contains("for_each");
+      bool broken = false;
+      if (has_count && has_each) {
+        Error("count_and_for_each", "a resource takes count or for_each, not both",
+              KeyLoc(doc.file, doc.node, "for_each"));
+        broken = true;
+      } else if (has_count) {
+        group.mode = ResourceGroup::Mode::kCount;
+        if (auto n = EvalCount(doc)) {
+          for (long long i = 0; i < *n; ++i) indexes.emplace_back(static_cast<int>(i));
+        } else {
+          broken = true;
+        }
+      } else if (has_each) {
+        group.mode = ResourceGroup::Mode::kForEach;
+        if (auto items = EvalForEach(doc)) {
+          for (auto& [key, value] : *items) {
+            indexes.emplace_back(key);
+            each_values.push_back(std::move(value));
+          }
+        } else {
+          broken = true;
+        }
+      } else {
+        indexes.emplace_back(std::monostate{});
+      }
+      Lifecycle lifecycle;
+      if (doc.value.contains("lifecycle")) LoadLifecycle(doc, lifecycle);
+      // depends_on entries are resolved once every resource is known.
+      if (doc.value.contains("depends_on")) {
+        YAML::Node node = Child(doc.node, "depends_on");
+        const Value& d = doc.value["depends_on"];
+        if (!d.is_array()) {
+          Error("invalid_depends_on", "depends_on must be a list of resource addresses, not " + TypeNoun(d),
+                Loc(doc.file, node));
+        } else {
+          for (size_t i = 0; i < d.size(); ++i) {
+            SourceLocation at = Loc(doc.file, node.IsSequence() && i < node.size() ? node[i] : node);
+            std::optional<ResourceAddress> addr;
+            if (d[i].is_string()) addr = ResourceAddress::Parse(d[i].get<std::string>());
+            if (!addr) {
+              Error("invalid_depends_on",
+                    "depends_on entry " + (d[i].is_string() ? "\"" + d[i].get<std::string>() + "\"" : TypeNoun(d[i])) +
+                        " is not a resource address",
+                    at, "write addresses such as firewall.edge, instance.web[0] or instance.web[\"eu\"]");
+            } else {
+              depends_on_[base].push_back({*addr, at});
+            }
+          }
+        }
+      }
+      const Value* spec = nullptr;
+      static const Value kEmptySpec = Value::object();
+      YAML::Node spec_node = Child(doc.node, "spec");
+      if (!doc.value.contains("spec") || doc.value["spec"].is_null()) {
+        spec = &kEmptySpec;
+        spec_node = doc.node;
+      } else if (!doc.value["spec"].is_object()) {
+        Error("wrong_type", "spec must be a mapping, not " + TypeNoun(doc.value["spec"]), Loc(doc.file, spec_node));
+        broken = true;
+      } else {
+        spec = &doc.value["spec"];
+      }
+      spec_nodes_[base] = spec_node;
+      if (broken) {
+        groups_.emplace(base, std::move(group));
+        continue;
+      }
+      const auto& fields = registry_->Fields(doc.kind);
+      bool has_name_field = std::find(fields.begin(), fields.end(), "name") != fields.end();
+      for (size_t k = 0; k < indexes.size(); ++k) {
+        ResourceConfig rc;
+        rc.address.kind = doc.kind;
+        rc.address.name = doc.name;
+        rc.address.index = indexes[k];
+        rc.kind = doc.kind;
+        rc.lifecycle = lifecycle;
+        rc.location = doc.location;
+        std::optional<int> count_index;
+        std::string each_key;
+        EvalContext ctx;
+        ctx.doc = &doc;
+        ctx.resource_refs = true;
+        ctx.count_index = &count_index;
+        ctx.resource = static_cast<int>(resources_.size());
+        if (const int* i = std::get_if<int>(&indexes[k])) count_index = *i;
+        if (const std::string* key = std::get_if<std::string>(&indexes[k])) {
+          each_key = *key;
+          ctx.each_key = &each_key;
+          ctx.each_value = &each_values[k];
+        }
+        rc.spec = Eval(*spec, spec_node, "", ctx);
+        if (has_name_field && rc.spec.is_object() && !rc.spec.contains("name")) {
+          std::string name = doc.name;
+          if (count_index) name += "-" + std::to_string(*count_index);
+          if (ctx.each_key) name += "-" + each_key;
+          rc.spec["name"] = EscapeTemplateLiteral(name);
+        }
+        group.instances.push_back(resources_.size());
+        resources_.push_back(std::move(rc));
+        resource_docs_of_.push_back(di);
+      }
+      groups_.emplace(base, std::move(group));
+    }
+  }
+
+  void LoadOutputs() {
+    std::map<std::string, SourceLocation> first;
+    for (size_t di : output_docs_) {
+      const Doc& doc = docs_[di];
+      SourceLocation name_loc = Loc(doc.file, Child(doc.node, "name"));
+      if (auto [it, inserted] = first.emplace(doc.name, name_loc); !inserted) {
+        Error("duplicate_output", "output \"" + doc.name + "\" is declared twice", name_loc,
+              "first declared at " + LocationText(it->second));
+        continue;
+      }
+      OutputConfig out;
+      out.name = doc.name;
+      out.location = doc.location;
+      if (!doc.value.contains("value")) {
+        Error("missing_field", "missing required field \"value\" in output document", doc.location);
+        continue;
+      }
+      if (doc.value.contains("sensitive")) {
+        if (!doc.value["sensitive"].is_boolean()) {
+          Error("wrong_type", "sensitive must be true or false, not " + TypeNoun(doc.value["sensitive"]),
+                Loc(doc.file, Child(doc.node, "sensitive")));
+        } else {
+          out.sensitive = doc.value["sensitive"].get<bool>();
+        }
+      }
+      EvalContext ctx;
+      ctx.doc = &doc;
+      ctx.resource_refs = true;
+      ctx.output = doc.name;
+      out.value = Eval(doc.value["value"], Child(doc.node, "value"), "", ctx);
+      output_index_[doc.name] = outputs_.size();
+      outputs_.push_back(std::move(out));
+    }
+  }
+
+  // ---- references ------------------------------------------------------------
+  void AddEdge(size_t from, size_t to, const SourceLocation& why) { edges_.push_back({from, to, why}); }
+
+  std::vector<std::string> DeclaredNames(const std::string& kind) const {
+    std::vector<std::string> out;
+    for (const auto& [base, g] : groups_) {
+      if (g.kind == kind) out.push_back(base.substr(kind.size() + 1));
+    }
+    return out;
+  }
+
+  // The instances an address names (all of them for an index-less address
+  // of a count/for_each resource), or an error message.
+  std::variant<std::vector<size_t>, std::string> Targets(const ResourceAddress& addr, bool splat, bool want_all,
+                                                         const ResourceGroup& g) {
+    std::string base = addr.BaseString();
+    bool no_index = std::holds_alternative<std::monostate>(addr.index);
+    if (g.mode == ResourceGroup::Mode::kSingle) {
+      if (!no_index || splat) {
+        return base + " has neither count nor for_each; refer to it without an index";
+      }
+      return g.instances;
+    }
+    if (splat || (no_index && want_all)) return g.instances;
+    if (no_index) {
+      std::string how = g.mode == ResourceGroup::Mode::kCount ? "[0]" : "[\"KEY\"]";
+      return base + " has " + (g.mode == ResourceGroup::Mode::kCount ? "count" : "for_each") +
+             "; name one instance (" + base + how + ") or all of them (" + base + "[*])";
+    }
+    for (size_t i : g.instances) {
+      if (resources_[i].address.index == addr.index) return std::vector<size_t>{i};
+    }
+    if (g.mode == ResourceGroup::Mode::kCount && !std::holds_alternative<int>(addr.index)) {
+      return base + " has count; index it with a number";
+    }
+    if (g.mode == ResourceGroup::Mode::kForEach && !std::holds_alternative<std::string>(addr.index)) {
+      return base + " has for_each; index it with a quoted key";
+    }
+    return addr.ToString() + " does not exist: " + base + " has " + std::to_string(g.instances.size()) +
+           (g.instances.size() == 1 ? " instance" : " instances");
+  }
+
+  void ResolveDependsOn() {
+    for (const auto& [base, entries] : depends_on_) {
+      auto from = groups_.find(base);
+      if (from == groups_.end()) continue;
+      for (const auto& [addr, at] : entries) {
+        auto g = groups_.find(addr.BaseString());
+        if (g == groups_.end()) {
+          std::string hint = registry_->HasKind(addr.kind) ? DidYouMean(addr.name, DeclaredNames(addr.kind))
+                                                          : DidYouMean(addr.kind, registry_->kinds());
+          Error("unknown_depends_on", "depends_on names undeclared resource " + addr.ToString(), at, hint);
+          continue;
+        }
+        auto targets = Targets(addr, false, true, g->second);
+        if (auto* msg = std::get_if<std::string>(&targets)) {
+          Error("unknown_depends_on", "depends_on: " + *msg, at);
+          continue;
+        }
+        for (size_t r : from->second.instances) {
+          for (size_t t : std::get<std::vector<size_t>>(targets)) AddEdge(r, t, at);
+        }
+      }
+    }
+  }
+
+  // Replaces the string at `pointer` in `root` with `v`.
+  static void ReplaceAt(Value& root, const std::string& pointer, Value v) {
+    if (pointer.empty()) {
+      root = std::move(v);
+      return;
+    }
+    try {
+      root[Value::json_pointer(pointer)] = std::move(v);
+    } catch (const std::exception&) {
+    }
+  }
+
+  void CheckReferences() {
+    for (const RefUse& use : pending_refs_) {
+      const Expression& e = use.expr;
+      const ResourceAddress& t = e.target;
+      std::string from_kind = use.resource >= 0 ? resources_[use.resource].kind : "";
+      if (!registry_->HasKind(t.kind)) {
+        std::string hint = DidYouMean(t.kind, registry_->kinds());
+        Error("unknown_reference", "reference to unknown kind \"" + t.kind + "\" in " + e.ToString(), use.location,
+              hint);
+        continue;
+      }
+      auto g = groups_.find(t.BaseString());
+      if (g == groups_.end()) {
+        Error("unknown_reference", "reference to undeclared resource " + t.BaseString(), use.location,
+              DidYouMean(t.name, DeclaredNames(t.kind)));
+        continue;
+      }
+      auto targets = Targets(t, e.splat, false, g->second);
+      if (auto* msg = std::get_if<std::string>(&targets)) {
+        Error("invalid_index", *msg, use.location);
+        continue;
+      }
+      const auto& ids = std::get<std::vector<size_t>>(targets);
+      if (!registry_->HasAttribute(t.kind, e.attr)) {
+        std::string hint = DidYouMean(e.attr, registry_->Attributes(t.kind));
+        Error("unknown_attribute", t.kind + " has no attribute \"" + e.attr + "\"", use.location,
+              (hint.empty() ? "" : hint + "\n") + "attributes of " + t.kind + ": " +
+                  Join(registry_->Attributes(t.kind)));
+        continue;
+      }
+      bool self = use.resource >= 0 && std::find(ids.begin(), ids.end(), static_cast<size_t>(use.resource)) != ids.end();
+      if (self && registry_->IsComputed(t.kind, e.attr)) {
+        Error("self_reference",
+              resources_[use.resource].address.ToString() + " cannot see its own computed attribute \"" + e.attr + "\"",
+              use.location, "\"" + e.attr + "\" is known only after this resource is created");
+        continue;
+      }
+      if (!registry_->IsComputed(t.kind, e.attr)) {
+        bool unset = false;
+        for (size_t id : ids) {
+          const Value& s = resources_[id].spec;
+          if (!s.is_object() || !s.contains(e.attr)) unset = true;
+        }
+        if (unset) {
+          Error("unset_attribute",
+                (e.splat ? t.BaseString() + "[*]" : t.ToString()) + " does not set \"" + e.attr + "\"", use.location,
+                "only fields written in its spec and computed attributes (" +
+                    Join(registry_->ComputedNames(t.kind)) + ") can be referred to");
+          continue;
+        }
+      }
+      // Schema-declared reference fields must point at the right kind's id.
+      if (use.resource >= 0 && use.exact) {
+        std::string field = use.pointer.substr(1, use.pointer.find('/', 1) == std::string::npos
+                                                      ? std::string::npos
+                                                      : use.pointer.find('/', 1) - 1);
+        const auto& refs = registry_->References(from_kind);
+        auto want = refs.find(field);
+        int depth = static_cast<int>(std::count(use.pointer.begin(), use.pointer.end(), '/'));
+        if (want != refs.end() && depth <= 2) {
+          if (want->second != t.kind) {
+            Error("reference_kind_mismatch",
+                  "field \"" + field + "\" must refer to " + want->second + ", not to " + t.kind, use.location,
+                  "use the id of a " + want->second + ", e.g. ${" + want->second + ".NAME.id}");
+            continue;
+          }
+          if (e.attr != "id") {
+            Error("reference_kind_mismatch",
+                  "field \"" + field + "\" takes the id of a " + want->second + ", not its " + e.attr, use.location,
+                  "use ${" + t.ToString() + (e.splat ? "[*]" : "") + ".id}");
+            continue;
+          }
+        }
+      }
+      if (use.resource >= 0) {
+        for (size_t id : ids) AddEdge(static_cast<size_t>(use.resource), id, use.location);
+      }
+      if (e.splat) {
+        Value list = Value::array();
+        for (size_t id : ids) list.push_back("${" + resources_[id].address.ToString() + "." + e.attr + "}");
+        if (use.resource >= 0) {
+          ReplaceAt(resources_[use.resource].spec, use.pointer, std::move(list));
+        } else {
+          ReplaceAt(outputs_[output_index_[use.output]].value, use.pointer, std::move(list));
+        }
+      }
+    }
+  }
+
+  void ValidateSpecs() {
+    for (size_t i = 0; i < resources_.size(); ++i) {
+      const ResourceConfig& rc = resources_[i];
+      const Doc& doc = docs_[resource_docs_of_[i]];
+      YAML::Node spec_node = spec_nodes_[rc.address.BaseString()];
+      auto locate = [&](const std::string& pointer, bool at_key) {
+        if (pointer.empty() && spec_node == doc.node) return doc.location;
+        return Locate(doc.file, spec_node, pointer, at_key);
+      };
+      for (auto& d : registry_->Validate(rc.kind, rc.spec, locate)) diags_.push_back(std::move(d));
+      ScanValueForKeys(rc.spec, doc, spec_node, "");
+    }
+  }
+
+  // Key material that arrived through a variable (files and manifests are
+  // checked as text when read).
+  void ScanValueForKeys(const Value& v, const Doc& doc, const YAML::Node& base, const std::string& pointer) {
+    if (v.is_string()) {
+      if (v.get_ref<const std::string&>().find("PRIVATE KEY-----") != std::string::npos &&
+          FindPrivateKey(v.get_ref<const std::string&>()).found()) {
+        Error("private_key_material", "private key material in a value", Locate(doc.file, base, pointer, false),
+              "it came from a variable; only public keys belong in a stack, and the key is not shown");
+      }
+    } else if (v.is_array()) {
+      for (size_t i = 0; i < v.size(); ++i) ScanValueForKeys(v[i], doc, base, pointer + "/" + std::to_string(i));
+    } else if (v.is_object()) {
+      for (auto it = v.begin(); it != v.end(); ++it) ScanValueForKeys(*it, doc, base, pointer + "/" + it.key());
+    }
+  }
+
+  // ---- graph -----------------------------------------------------------------
+  void BuildGraph() {
+    DependencyGraph graph;
+    for (const auto& rc : resources_) graph.AddNode(rc.address);
+    for (const auto& [from, to, why] : edges_) graph.AddEdge(from, to, why);
+    for (const auto& cycle : graph.FindCycles()) {
+      Error("dependency_cycle", "dependency cycle: " + cycle.ToString(), cycle.location,
+            "break the cycle by removing one of these references or depends_on entries");
+    }
+    std::vector<size_t> order = graph.TopologicalOrder();
+    std::vector<bool> placed(resources_.size(), false);
+    for (size_t i : order) placed[i] = true;
+    std::vector<size_t> rest;
+    for (size_t i = 0; i < resources_.size(); ++i) {
+      if (!placed[i]) rest.push_back(i);
+    }
+    std::sort(rest.begin(), rest.end(),
+              [&](size_t a, size_t b) { return resources_[a].address.ToString() < resources_[b].address.ToString(); });
+    order.insert(order.end(), rest.begin(), rest.end());
+    auto& out = result_.config.resources;
+    out.reserve(order.size());
+    for (size_t i : order) {
+      ResourceConfig rc = std::move(resources_[i]);
+      for (size_t dep : graph.Dependencies(i)) rc.depends_on.push_back(graph.address(dep));
+      out.push_back(std::move(rc));
+    }
+  }
+
+  void Finish() {
+    result_.config.outputs = std::move(outputs_);
+    SortDiagnostics(diags_);
+    std::set<std::tuple<std::string, int, int, std::string, std::string, std::string>> seen;
+    for (auto& d : diags_) {
+      if (seen.insert({d.location.file, d.location.line, d.location.column, d.code, d.summary, d.detail}).second) {
+        result_.diagnostics.push_back(std::move(d));
+      }
+    }
+    diags_.clear();
+  }
+
+  const LoadOptions& options_;
+  LoadResult& result_;
+  std::shared_ptr<const SchemaRegistry> registry_;
+  std::vector<Diagnostic> diags_;
+  std::vector<Doc> docs_;
+  std::vector<size_t> resource_docs_, variable_docs_, output_docs_, provider_docs_, backend_docs_;
+  std::map<std::string, VariableInfo> variables_;
+  std::map<std::string, std::optional<std::string>> file_cache_;
+  std::vector<RefUse> pending_refs_;
+  std::map<std::string, ResourceGroup> groups_;
+  std::map<std::string, YAML::Node> spec_nodes_;
+  std::map<std::string, std::vector<std::pair<ResourceAddress, SourceLocation>>> depends_on_;
+  std::vector<ResourceConfig> resources_;
+  std::vector<size_t> resource_docs_of_;
+  std::vector<OutputConfig> outputs_;
+  std::map<std::string, size_t> output_index_;
+  struct Edge {
+    size_t from, to;
+    SourceLocation why;
+  };
+  std::vector<Edge> edges_;
+};
+
+}  // namespace
+
+LoadResult LoadStack(const LoadOptions& options) {
+  LoadResult result;
+  try {
+    Loader loader(options, result);
+    auto files = loader.ReadFiles();
+    loader.Run(files);
+  } catch (const std::exception& e) {
+    Diagnostic d;
+    d.code = "internal_error";
+    d.summary = std::string("internal error: ") + e.what() + ", please report";
+    result.diagnostics.push_back(std::move(d));
+  }
+  return result;
+}
+
+LoadResult LoadStackFromText(const std::map<std::string, std::string>& files, const LoadOptions& options,
+                             const std::string& root) {
+  LoadResult result;
+  result.config.root = root;
+  try {
+    Loader loader(options, result);
+    std::vector<std::pair<std::string, std::string>> list(files.begin(), files.end());
+    loader.Run(list);
+  } catch (const std::exception& e) {
+    Diagnostic d;
+    d.code = "internal_error";
+    d.summary = std::string("internal error: ") + e.what() + ", please report";
+    result.diagnostics.push_back(std::move(d));
+  }
+  return result;
+}
+
+}  // namespace cairn

@@ -1,0 +1,58 @@
+// LoadStack: reads a stack of YAML manifests into a StackConfig (config.h),
+// doing every check that needs no network call: YAML syntax, document
+// shape, variables, expressions, count/for_each expansion, schema
+// validation (engine/schema), references, private key material, provider
+// token literals, and the dependency graph (engine/graph) with its cycles.
+//
+// Every problem becomes a Diagnostic with the file:line:col of the offending
+// YAML node; all of them are collected and returned sorted, never only the
+// first. Third-party exceptions (yaml-cpp, valijson) are caught here.
+// docs/manifests.md documents the language and every diagnostic code.
+#pragma once
+
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/diagnostic.h"
+#include "engine/manifest/config.h"
+
+namespace cairn {
+
+class SchemaRegistry;
+
+struct LoadOptions {
+  // Directories (every *.yaml / *.yml in them) or files; empty means ".".
+  std::vector<std::string> paths;
+  bool recursive = false;  // also read subdirectories of directory paths
+  // Variable values: default < CAIRN_VAR_<name> < var_files (in order) < vars.
+  std::vector<std::string> var_files;
+  std::map<std::string, std::string> vars;  // --var name=value
+  std::function<const char*(const char*)> getenv = ::getenv;
+  // Empty: SchemaRegistry::FindSchemaDir().
+  std::string schema_dir;
+  // When set, used instead of loading schema_dir.
+  std::shared_ptr<const SchemaRegistry> registry;
+};
+
+struct LoadResult {
+  StackConfig config;  // complete only when ok()
+  std::vector<Diagnostic> diagnostics;  // sorted by file, line, column
+  SourceFiles sources;  // every file named by a diagnostic, key material redacted
+  std::shared_ptr<const SchemaRegistry> registry;  // null if it could not be loaded
+  bool ok() const { return !HasErrors(diagnostics); }
+};
+
+LoadResult LoadStack(const LoadOptions& options);
+
+// Loads manifests given as text instead of files (tests, fuzzing): `files`
+// maps a file name to its content, read in name order. file() paths resolve
+// against the directory part of each file name, as on disk; `root` becomes
+// the config's root.
+LoadResult LoadStackFromText(const std::map<std::string, std::string>& files, const LoadOptions& options,
+                             const std::string& root = ".");
+
+}  // namespace cairn

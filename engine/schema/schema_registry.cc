@@ -1,0 +1,579 @@
+#include "engine/schema/schema_registry.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <tuple>
+#include <valijson/adapters/nlohmann_json_adapter.hpp>
+#include <valijson/schema.hpp>
+#include <valijson/schema_parser.hpp>
+#include <valijson/validation_results.hpp>
+#include <valijson/validator.hpp>
+
+#include "engine/schema/formats.h"
+#include "engine/schema/suggest.h"
+
+namespace cairn {
+
+namespace fs = std::filesystem;
+
+struct SchemaRegistry::KindInfo {
+  Value doc;
+  valijson::Schema schema;
+  std::vector<std::string> fields;
+  std::vector<std::string> required;
+  Value computed = Value::object();
+  std::vector<std::string> computed_names;
+  std::vector<std::string> immutable;
+  std::map<std::string, std::string> references;
+  Value wire = Value::object();
+  std::vector<std::string> attributes;
+};
+
+namespace {
+
+const Value& NullValue() {
+  static const Value kNull;
+  return kNull;
+}
+
+template <typename T>
+const T& Empty() {
+  static const T kEmpty{};
+  return kEmpty;
+}
+
+std::string EscapePointerToken(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> SplitPointer(const std::string& pointer) {
+  std::vector<std::string> out;
+  if (pointer.empty()) return out;
+  size_t pos = 1;
+  while (true) {
+    size_t next = pointer.find('/', pos);
+    std::string tok = pointer.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
+    std::string un;
+    for (size_t i = 0; i < tok.size(); ++i) {
+      if (tok[i] == '~' && i + 1 < tok.size()) {
+        un += tok[i + 1] == '1' ? '/' : '~';
+        ++i;
+      } else {
+        un += tok[i];
+      }
+    }
+    out.push_back(std::move(un));
+    if (next == std::string::npos) break;
+    pos = next + 1;
+  }
+  return out;
+}
+
+bool IsDigits(const std::string& s) {
+  return !s.empty() && s.size() < 10 && std::all_of(s.begin(), s.end(), ::isdigit);
+}
+
+// The value at `pointer`, or nullptr.
+const Value* ValueAt(const Value& root, const std::string& pointer) {
+  const Value* cur = &root;
+  for (const auto& seg : SplitPointer(pointer)) {
+    if (cur->is_object()) {
+      auto it = cur->find(seg);
+      if (it == cur->end()) return nullptr;
+      cur = &*it;
+    } else if (cur->is_array() && IsDigits(seg)) {
+      size_t i = std::stoul(seg);
+      if (i >= cur->size()) return nullptr;
+      cur = &(*cur)[i];
+    } else {
+      return nullptr;
+    }
+  }
+  return cur;
+}
+
+const Value* ResolveRef(const Value& root, const Value* schema) {
+  for (int depth = 0; schema && schema->is_object() && depth < 8; ++depth) {
+    auto it = schema->find("$ref");
+    if (it == schema->end() || !it->is_string()) return schema;
+    const std::string& ref = it->get_ref<const std::string&>();
+    if (ref.rfind("#", 0) != 0) return schema;
+    schema = ValueAt(root, ref.substr(1));
+  }
+  return schema;
+}
+
+// The subschema describing the value at `pointer`, or nullptr.
+const Value* SubschemaAt(const Value& root, const std::string& pointer) {
+  const Value* cur = ResolveRef(root, &root);
+  for (const auto& seg : SplitPointer(pointer)) {
+    if (!cur || !cur->is_object()) return nullptr;
+    const Value* next = nullptr;
+    if (auto p = cur->find("properties"); p != cur->end() && p->is_object() && p->contains(seg)) {
+      next = &(*p)[seg];
+    } else if (auto i = cur->find("items"); i != cur->end() && i->is_object() && IsDigits(seg)) {
+      next = &*i;
+    } else if (auto a = cur->find("additionalProperties"); a != cur->end() && a->is_object()) {
+      next = &*a;
+    }
+    cur = ResolveRef(root, next);
+  }
+  return cur;
+}
+
+std::string TypeNoun(const std::string& t) {
+  if (t == "string") return "a string";
+  if (t == "integer") return "an integer";
+  if (t == "number") return "a number";
+  if (t == "boolean") return "a boolean";
+  if (t == "array") return "a list";
+  if (t == "object") return "a mapping";
+  if (t == "null") return "null";
+  return t;
+}
+
+std::string ValueTypeNoun(const Value& v) {
+  switch (v.type()) {
+    case Value::value_t::string: return "a string";
+    case Value::value_t::number_integer:
+    case Value::value_t::number_unsigned: return "an integer";
+    case Value::value_t::number_float: return "a number";
+    case Value::value_t::boolean: return "a boolean";
+    case Value::value_t::array: return "a list";
+    case Value::value_t::object: return "a mapping";
+    default: return "null";
+  }
+}
+
+std::string ExpectedTypes(const Value* schema) {
+  if (!schema || !schema->contains("type")) return "something else";
+  const Value& t = (*schema)["type"];
+  if (t.is_string()) return TypeNoun(t.get<std::string>());
+  std::string out;
+  if (t.is_array()) {
+    for (size_t i = 0; i < t.size(); ++i) {
+      if (i) out += " or ";
+      if (t[i].is_string()) out += TypeNoun(t[i].get<std::string>());
+    }
+  }
+  return out;
+}
+
+std::string Subject(std::string_view kind, const std::string& pointer) {
+  if (pointer.empty()) return std::string(kind) + " spec";
+  return "field \"" + PointerToFieldPath(pointer) + "\"";
+}
+
+std::string Container(std::string_view kind, const std::string& pointer) {
+  if (pointer.empty()) return std::string(kind) + " spec";
+  return PointerToFieldPath(pointer);
+}
+
+std::string NumberText(const Value& v) {
+  if (v.is_number_float()) {
+    double d = v.get<double>();
+    if (d == static_cast<double>(static_cast<long long>(d))) return std::to_string(static_cast<long long>(d));
+  }
+  return v.dump();
+}
+
+bool IsExpression(const Value* v) {
+  return v && v->is_string() && v->get_ref<const std::string&>().find("${") != std::string::npos;
+}
+
+std::vector<std::string> PropertyNames(const Value* schema) {
+  std::vector<std::string> out;
+  if (schema && schema->is_object()) {
+    if (auto p = schema->find("properties"); p != schema->end() && p->is_object()) {
+      for (auto it = p->begin(); it != p->end(); ++it) out.push_back(it.key());
+    }
+  }
+  return out;
+}
+
+void CheckFormats(const Value& root, const Value* schema, const Value& value,
+                  const std::string& pointer, std::vector<SchemaViolation>& out) {
+  schema = ResolveRef(root, schema);
+  if (!schema || !schema->is_object()) return;
+  if (value.is_string()) {
+    auto f = schema->find("format");
+    if (f == schema->end() || !f->is_string()) return;
+    const std::string& text = value.get_ref<const std::string&>();
+    if (text.find("${") != std::string::npos) return;
+    if (auto expected = CheckFormat(f->get_ref<const std::string&>(), text)) {
+      SchemaViolation v;
+      v.pointer = pointer;
+      v.code = "invalid_format";
+      v.summary = "field \"" + PointerToFieldPath(pointer) + "\" must be " + *expected;
+      // Key material is never echoed back; other values are short and safe.
+      if (*f != "openssh-public-key" && text.size() <= 80) v.detail = "got \"" + text + "\"";
+      out.push_back(std::move(v));
+    }
+    return;
+  }
+  if (value.is_object()) {
+    auto p = schema->find("properties");
+    if (p == schema->end() || !p->is_object()) return;
+    for (auto it = value.begin(); it != value.end(); ++it) {
+      auto s = p->find(it.key());
+      if (s != p->end()) CheckFormats(root, &*s, *it, pointer + "/" + EscapePointerToken(it.key()), out);
+    }
+  } else if (value.is_array()) {
+    auto items = schema->find("items");
+    if (items == schema->end() || !items->is_object()) return;
+    for (size_t i = 0; i < value.size(); ++i) {
+      CheckFormats(root, &*items, value[i], pointer + "/" + std::to_string(i), out);
+    }
+  }
+}
+
+bool StartsWith(const std::string& s, std::string_view prefix) {
+  return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+std::string QuotedBetween(const std::string& s) {
+  size_t last = s.rfind('\'');
+  if (last == std::string::npos || last == 0) return "";
+  size_t first = s.rfind('\'', last - 1);
+  if (first == std::string::npos) return "";
+  return s.substr(first + 1, last - first - 1);
+}
+
+Result<Value> ReadJsonFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::IOError("cannot read " + path.string());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  Value doc = Value::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return Status::InvalidArgument(path.string() + ": not valid JSON");
+  return doc;
+}
+
+std::vector<std::string> StringList(const Value& v) {
+  std::vector<std::string> out;
+  if (v.is_array()) {
+    for (const auto& s : v) {
+      if (s.is_string()) out.push_back(s.get<std::string>());
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string PointerToFieldPath(const std::string& pointer) {
+  std::string out;
+  for (const auto& seg : SplitPointer(pointer)) {
+    if (IsDigits(seg) && !out.empty()) {
+      out += "[" + seg + "]";
+    } else {
+      if (!out.empty()) out += ".";
+      out += seg;
+    }
+  }
+  return out;
+}
+
+SchemaRegistry::~SchemaRegistry() = default;
+
+Result<std::shared_ptr<const SchemaRegistry>> SchemaRegistry::Load(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    return Status::NotFound("schema directory " + dir + " not found (set CAIRN_SCHEMA_DIR)");
+  }
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.size() > 12 && name.substr(name.size() - 12) == ".schema.json") files.push_back(entry.path());
+  }
+  if (ec) return Status::IOError("cannot list " + dir + ": " + ec.message());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) return Status::NotFound("no *.schema.json files in " + dir);
+
+  std::shared_ptr<SchemaRegistry> reg(new SchemaRegistry());
+  reg->dir_ = dir;
+  for (const auto& path : files) {
+    std::string name = path.filename().string();
+    std::string kind = name.substr(0, name.size() - 12);
+    auto doc = ReadJsonFile(path);
+    if (!doc.ok()) return doc.status();
+    auto info = std::make_unique<KindInfo>();
+    info->doc = std::move(*doc);
+    const Value& d = info->doc;
+    auto bad = [&](const std::string& what) {
+      return Status::InvalidArgument(path.string() + ": " + what);
+    };
+    if (!d.is_object() || !d.contains("x-cairn") || !d["x-cairn"].is_object()) {
+      return bad("missing the \"x-cairn\" object");
+    }
+    const Value& x = d["x-cairn"];
+    if (x.value("kind", std::string()) != kind) return bad("x-cairn.kind must be \"" + kind + "\"");
+    if (!x.contains("computed") || !x["computed"].is_object()) return bad("x-cairn.computed must be an object");
+    if (!x.contains("immutable") || !x["immutable"].is_array()) return bad("x-cairn.immutable must be a list");
+    if (!x.contains("references") || !x["references"].is_object()) {
+      return bad("x-cairn.references must be an object");
+    }
+    if (!x.contains("wire") || !x["wire"].is_object()) return bad("x-cairn.wire must be an object");
+    try {
+      valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
+      valijson::adapters::NlohmannJsonAdapter adapter(d);
+      parser.populateSchema(adapter, info->schema);
+    } catch (const std::exception& e) {
+      return bad(std::string("not a valid JSON Schema: ") + e.what());
+    }
+    info->fields = PropertyNames(&d);
+    std::sort(info->fields.begin(), info->fields.end());
+    info->required = StringList(d.value("required", Value::array()));
+    info->computed = x["computed"];
+    for (auto it = info->computed.begin(); it != info->computed.end(); ++it) {
+      info->computed_names.push_back(it.key());
+    }
+    info->immutable = StringList(x["immutable"]);
+    for (auto it = x["references"].begin(); it != x["references"].end(); ++it) {
+      if (!it->is_string()) return bad("x-cairn.references values must be kind names");
+      info->references[it.key()] = it->get<std::string>();
+    }
+    info->wire = x["wire"];
+    std::set<std::string> attrs(info->fields.begin(), info->fields.end());
+    attrs.insert(info->computed_names.begin(), info->computed_names.end());
+    info->attributes.assign(attrs.begin(), attrs.end());
+    reg->kinds_.push_back(kind);
+    reg->info_.emplace(kind, std::move(info));
+  }
+  for (const auto& [kind, info] : reg->info_) {
+    for (const auto& [field, target] : info->references) {
+      if (!reg->HasKind(target)) {
+        return Status::InvalidArgument(kind + ".schema.json: x-cairn.references." + field +
+                                       " names unknown kind \"" + target + "\"");
+      }
+    }
+  }
+  return std::shared_ptr<const SchemaRegistry>(std::move(reg));
+}
+
+std::string SchemaRegistry::FindSchemaDir() {
+  std::error_code ec;
+  if (const char* env = std::getenv("CAIRN_SCHEMA_DIR"); env != nullptr && *env != '\0') return env;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    fs::path dir = exe.parent_path();
+    for (const fs::path& candidate :
+         {dir / ".." / "share" / "cairn" / "schemas", dir / ".." / ".." / "schemas"}) {
+      if (fs::is_directory(candidate, ec)) return candidate.lexically_normal().string();
+    }
+  }
+  return CAIRN_SOURCE_SCHEMA_DIR;
+}
+
+const SchemaRegistry::KindInfo* SchemaRegistry::Find(std::string_view kind) const {
+  auto it = info_.find(kind);
+  return it == info_.end() ? nullptr : it->second.get();
+}
+
+bool SchemaRegistry::HasKind(std::string_view kind) const { return Find(kind) != nullptr; }
+
+const Value& SchemaRegistry::Document(std::string_view kind) const {
+  const KindInfo* k = Find(kind);
+  return k ? k->doc : NullValue();
+}
+
+std::string SchemaRegistry::Description(std::string_view kind) const {
+  const KindInfo* k = Find(kind);
+  return k ? k->doc.value("description", std::string()) : "";
+}
+
+const std::vector<std::string>& SchemaRegistry::Fields(std::string_view kind) const {
+  const KindInfo* k = Find(kind);
+  return k ? k->fields : Empty<std::vector<std::string>>();
+}
+
+const std::vector<std::string>& SchemaRegistry::RequiredFields(std::string_view kind) const {
+  const KindInfo* k = Find(kind);
+  return k ? k->required : Empty<std::vector<std::string>>();
+}
+
+const Value& SchemaRegistry::Computed(std::string_view kind) const {
+  const KindInfo* k = Find(kind);
+  return k ? k->computed : NullValue();
+}
+
+std::vector<std::string> SchemaRegistry::ComputedNames(std::string_view kind) const {
+  const KindInfo* k = Find(kind);
+  return k ? k->computed_names : std::vector<std::string>{};
+}
+
+const std::vector<std::string>& SchemaRegistry::Immutable(std::string_view kind) const {
+  const KindInfo* k = Find(kind);
+  return k ? k->immutable : Empty<std::vector<std::string>>();
+}
+
+std::vector<std::string> SchemaRegistry::Editable(std::string_view kind) const {
+  std::vector<std::string> out;
+  const KindInfo* k = Find(kind);
+  if (!k) return out;
+  for (const auto& f : k->fields) {
+    if (std::find(k->immutable.begin(), k->immutable.end(), f) == k->immutable.end()) out.push_back(f);
+  }
+  return out;
+}
+
+const std::map<std::string, std::string>& SchemaRegistry::References(std::string_view kind) const {
+  const KindInfo* k = Find(kind);
+  return k ? k->references : Empty<std::map<std::string, std::string>>();
+}
+
+const Value& SchemaRegistry::Wire(std::string_view kind) const {
+  const KindInfo* k = Find(kind);
+  return k ? k->wire : NullValue();
+}
+
+const std::vector<std::string>& SchemaRegistry::Attributes(std::string_view kind) const {
+  const KindInfo* k = Find(kind);
+  return k ? k->attributes : Empty<std::vector<std::string>>();
+}
+
+bool SchemaRegistry::HasAttribute(std::string_view kind, std::string_view attr) const {
+  const auto& attrs = Attributes(kind);
+  return std::binary_search(attrs.begin(), attrs.end(), attr);
+}
+
+bool SchemaRegistry::IsComputed(std::string_view kind, std::string_view attr) const {
+  const KindInfo* k = Find(kind);
+  return k && k->computed.contains(std::string(attr));
+}
+
+std::vector<SchemaViolation> SchemaRegistry::Validate(std::string_view kind, const Value& spec) const {
+  std::vector<SchemaViolation> out;
+  const KindInfo* k = Find(kind);
+  if (!k) return out;
+  valijson::Validator validator;
+  valijson::ValidationResults results;
+  valijson::adapters::NlohmannJsonAdapter adapter(spec);
+  bool valid = false;
+  try {
+    valid = validator.validate(k->schema, adapter, &results);
+  } catch (const std::exception& e) {
+    out.push_back({"", false, "schema_violation", std::string(kind) + " spec could not be validated",
+                   e.what()});
+    return out;
+  }
+  const Value& root = k->doc;
+  valijson::ValidationResults::Error err;
+  while (!valid && results.popError(err)) {
+    // valijson's context: "<root>", then "[field]" or "[index]" per level.
+    std::string pointer;
+    const Value* cur = &spec;
+    for (size_t i = 1; i < err.context.size(); ++i) {
+      std::string seg = err.context[i];
+      if (seg.size() >= 2 && seg.front() == '[' && seg.back() == ']') seg = seg.substr(1, seg.size() - 2);
+      pointer += "/" + EscapePointerToken(seg);
+      if (cur && cur->is_array() && IsDigits(seg) && std::stoul(seg) < cur->size()) {
+        cur = &(*cur)[std::stoul(seg)];
+      } else if (cur && cur->is_object() && cur->contains(seg)) {
+        cur = &(*cur)[seg];
+      } else {
+        cur = nullptr;
+      }
+    }
+    const std::string& desc = err.description;
+    const Value* sub = SubschemaAt(root, pointer);
+    SchemaViolation v;
+    v.pointer = pointer;
+    if (StartsWith(desc, "Failed to validate against") || StartsWith(desc, "Failed to validate item #") ||
+        StartsWith(desc, "Cannot validate item #")) {
+      continue;  // a wrapper around the errors of the nested value
+    } else if (StartsWith(desc, "Object contains a property that could not be validated")) {
+      std::string field = QuotedBetween(desc);
+      v.pointer = pointer + "/" + EscapePointerToken(field);
+      v.at_key = true;
+      v.code = "unknown_field";
+      v.summary = "unknown field \"" + field + "\" in " + Container(kind, pointer);
+      v.detail = DidYouMean(field, PropertyNames(sub));
+    } else if (StartsWith(desc, "Missing required property")) {
+      v.code = "missing_field";
+      v.summary = "missing required field \"" + QuotedBetween(desc) + "\" in " + Container(kind, pointer);
+    } else if (IsExpression(cur)) {
+      continue;  // known only later: type, value and format are checked then
+    } else if (StartsWith(desc, "Value type not permitted")) {
+      v.code = "wrong_type";
+      v.summary = Subject(kind, pointer) + " must be " + ExpectedTypes(sub) + ", not " +
+                  (cur ? ValueTypeNoun(*cur) : std::string("null"));
+      if (cur && (cur->is_number() || cur->is_boolean()) && ExpectedTypes(sub) == "a string") {
+        v.detail = "quote the value to make it a string: \"" + cur->dump() + "\"";
+      }
+    } else if (StartsWith(desc, "Failed to match against any enum values")) {
+      v.code = "invalid_value";
+      std::string allowed;
+      if (sub && sub->contains("enum") && (*sub)["enum"].is_array()) {
+        for (const auto& e : (*sub)["enum"]) allowed += (allowed.empty() ? "" : ", ") + e.dump();
+      }
+      v.summary = Subject(kind, pointer) + " must be one of " + allowed;
+      if (cur && cur->is_string() && cur->get_ref<const std::string&>().size() <= 80) v.detail = "got " + cur->dump();
+    } else if (StartsWith(desc, "Expected number greater") || StartsWith(desc, "Expected number less") ||
+               StartsWith(desc, "String should be no") || StartsWith(desc, "Array should contain no")) {
+      v.code = "out_of_range";
+      auto num = [&](const char* key) { return sub && sub->contains(key) ? NumberText((*sub)[key]) : "?"; };
+      if (StartsWith(desc, "Expected number greater")) {
+        v.summary = Subject(kind, pointer) + " must be at least " + num("minimum");
+      } else if (StartsWith(desc, "Expected number less")) {
+        v.summary = Subject(kind, pointer) + " must be at most " + num("maximum");
+      } else if (StartsWith(desc, "String should be no fewer")) {
+        v.summary = num("minLength") == "1" ? Subject(kind, pointer) + " must not be empty"
+                                            : Subject(kind, pointer) + " must be at least " + num("minLength") +
+                                                  " characters long";
+      } else if (StartsWith(desc, "String should be no more")) {
+        v.summary = Subject(kind, pointer) + " must be at most " + num("maxLength") + " characters long";
+      } else if (StartsWith(desc, "Array should contain no fewer")) {
+        v.summary = Subject(kind, pointer) + " must have at least " + num("minItems") + " items";
+      } else {
+        v.summary = Subject(kind, pointer) + " must have at most " + num("maxItems") + " items";
+      }
+    } else if (StartsWith(desc, "Elements at indexes")) {
+      v.code = "invalid_value";
+      v.summary = Subject(kind, pointer) + " lists the same value twice";
+    } else {
+      v.code = "schema_violation";
+      v.summary = Subject(kind, pointer) + " is invalid";
+      v.detail = desc;
+    }
+    out.push_back(std::move(v));
+  }
+  CheckFormats(root, &root, spec, "", out);
+  // Deduplicate, keeping the first of equal violations.
+  std::set<std::tuple<std::string, std::string, std::string>> seen;
+  std::vector<SchemaViolation> unique;
+  for (auto& v : out) {
+    if (seen.insert({v.pointer, v.code, v.summary}).second) unique.push_back(std::move(v));
+  }
+  return unique;
+}
+
+std::vector<Diagnostic> SchemaRegistry::Validate(std::string_view kind, const Value& spec,
+                                                 const PointerLocator& locate) const {
+  std::vector<Diagnostic> out;
+  for (auto& v : Validate(kind, spec)) {
+    Diagnostic d;
+    d.code = std::move(v.code);
+    d.summary = std::move(v.summary);
+    d.detail = std::move(v.detail);
+    if (locate) d.location = locate(v.pointer, v.at_key);
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+}  // namespace cairn

@@ -1,0 +1,117 @@
+// SchemaRegistry: the resource kinds Cairn knows and everything about them,
+// read at run time from schemas/<kind>.schema.json (JSON Schema draft-07 plus
+// a top-level "x-cairn" object). The engine holds no per-kind field list in
+// C++: the kinds are the files present, and a kind's fields, formats,
+// computed attributes, immutable fields, reference targets and wire mapping
+// all come from its file.
+//
+// "x-cairn" shape (docs/manifests.md describes it in full):
+//   kind        the kind name, equal to the file name's stem
+//   computed    attribute -> JSON Schema of an attribute the API computes
+//   immutable   spec fields whose change forces replacement
+//   references  spec field -> kind it refers to (a string or list of strings)
+//   wire        api, collection, envelope, id_field, pagination, fields
+//               {field: {request, response}}, ready {status, timeout_seconds}
+//
+// Invariants: each schema file is parsed once, by Load(); a loaded registry is
+// immutable and its const methods are thread-safe. Validation goes through
+// valijson; the custom formats of engine/schema/formats.h are checked after.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/diagnostic.h"
+#include "engine/status.h"
+#include "engine/value.h"
+
+namespace cairn {
+
+// One way a spec breaks its kind's schema.
+struct SchemaViolation {
+  // JSON pointer (RFC 6901) into the spec: "" is the spec itself,
+  // "/rules/0/port" a nested field.
+  std::string pointer;
+  // True when the offence is the key named by the pointer's last segment
+  // (an unknown field) rather than its value.
+  bool at_key = false;
+  // unknown_field, missing_field, wrong_type, invalid_value, invalid_format,
+  // out_of_range or schema_violation.
+  std::string code;
+  std::string summary;
+  std::string detail;
+};
+
+// Maps a violation's pointer to the source position of the offending node.
+using PointerLocator = std::function<SourceLocation(const std::string& pointer, bool at_key)>;
+
+class SchemaRegistry {
+ public:
+  // Reads every *.schema.json in `dir`. Fails (InvalidArgument, IOError,
+  // NotFound) naming the file when one is unreadable or malformed.
+  static Result<std::shared_ptr<const SchemaRegistry>> Load(const std::string& dir);
+
+  // Where the schemas are: $CAIRN_SCHEMA_DIR, else
+  // <dir of executable>/../share/cairn/schemas, else
+  // <dir of executable>/../../schemas (build tree), else the source tree's
+  // schemas/ (CAIRN_SOURCE_SCHEMA_DIR). The first that exists wins.
+  static std::string FindSchemaDir();
+
+  ~SchemaRegistry();
+  SchemaRegistry(const SchemaRegistry&) = delete;
+  SchemaRegistry& operator=(const SchemaRegistry&) = delete;
+
+  const std::string& dir() const { return dir_; }
+  // Sorted kind names.
+  const std::vector<std::string>& kinds() const { return kinds_; }
+  bool HasKind(std::string_view kind) const;
+
+  // Accessors below require HasKind(kind); an unknown kind yields empty values.
+  // The whole schema document as read.
+  const Value& Document(std::string_view kind) const;
+  // The schema's "description".
+  std::string Description(std::string_view kind) const;
+  // Spec field names ("properties"), sorted.
+  const std::vector<std::string>& Fields(std::string_view kind) const;
+  const std::vector<std::string>& RequiredFields(std::string_view kind) const;
+  // x-cairn.computed: attribute -> schema object.
+  const Value& Computed(std::string_view kind) const;
+  std::vector<std::string> ComputedNames(std::string_view kind) const;
+  const std::vector<std::string>& Immutable(std::string_view kind) const;
+  // Fields() minus Immutable(): what an in-place update may change.
+  std::vector<std::string> Editable(std::string_view kind) const;
+  // x-cairn.references: spec field -> kind.
+  const std::map<std::string, std::string>& References(std::string_view kind) const;
+  // x-cairn.wire as read.
+  const Value& Wire(std::string_view kind) const;
+  // Every name `${kind.name.attr}` may use: spec fields and computed attributes, sorted.
+  const std::vector<std::string>& Attributes(std::string_view kind) const;
+  bool HasAttribute(std::string_view kind, std::string_view attr) const;
+  bool IsComputed(std::string_view kind, std::string_view attr) const;
+
+  // Validates a spec (manifest field names). Values that are still `${...}`
+  // expressions are not type- or format-checked: they are known later.
+  // Violations come in document order of the schema checks, deduplicated.
+  std::vector<SchemaViolation> Validate(std::string_view kind, const Value& spec) const;
+  // The same, as error Diagnostics positioned by `locate`.
+  std::vector<Diagnostic> Validate(std::string_view kind, const Value& spec,
+                                   const PointerLocator& locate) const;
+
+ private:
+  struct KindInfo;
+  SchemaRegistry() = default;
+  const KindInfo* Find(std::string_view kind) const;
+
+  std::string dir_;
+  std::vector<std::string> kinds_;
+  std::map<std::string, std::unique_ptr<KindInfo>, std::less<>> info_;
+};
+
+// "rules[0].port" for "/rules/0/port"; "" for "".
+std::string PointerToFieldPath(const std::string& pointer);
+
+}  // namespace cairn
