@@ -1,0 +1,724 @@
+#include "providers/infra/infra_provider.h"
+
+#include <curl/curl.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <random>
+
+#include "engine/redact.h"
+#include "providers/infra/ids.h"
+
+namespace cairn {
+
+struct InfraProvider::Outcome {
+  Status status;          // OK: `response` is a final HTTP answer (any status)
+  HttpResponse response;
+  int attempts = 0;
+  std::vector<Diagnostic> diagnostics;  // set when status is not OK
+};
+
+namespace {
+
+using std::chrono::milliseconds;
+
+// A draw in [0, 1) for jitter.
+double UnitRandom() {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  return std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+}
+
+std::string NewRequestId() {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "req_%016llx%016llx", static_cast<unsigned long long>(rng()),
+                static_cast<unsigned long long>(rng()));
+  return buf;
+}
+
+bool IsSuccess(int status) { return status >= 200 && status < 300; }
+
+// The {"error": {code, message, request_id}} of an error answer, redacted.
+struct ApiError {
+  std::string code;
+  std::string message;
+  std::string request_id;
+};
+
+ApiError ParseError(const HttpResponse& resp) {
+  ApiError e;
+  Value body = Value::parse(resp.body, nullptr, /*allow_exceptions=*/false);
+  if (body.is_object()) {
+    auto err = body.find("error");
+    if (err != body.end() && err->is_object()) {
+      e.code = err->value("code", "");
+      e.message = Redact(err->value("message", ""));
+      e.request_id = Redact(err->value("request_id", ""));
+    }
+  }
+  if (e.code.empty()) e.code = "http_" + std::to_string(resp.status);
+  if (e.message.empty()) e.message = "HTTP " + std::to_string(resp.status);
+  if (e.request_id.empty()) e.request_id = Redact(resp.Header("x-request-id"));
+  return e;
+}
+
+std::optional<std::chrono::seconds> ParseRetryAfter(const std::string& value) {
+  int64_t seconds = 0;
+  const char* end = value.data() + value.size();
+  auto [p, ec] = std::from_chars(value.data(), end, seconds);
+  if (ec != std::errc() || p != end || seconds <= 0) return std::nullopt;
+  return std::chrono::seconds(std::min<int64_t>(seconds, 24 * 3600));
+}
+
+StatusCode CodeForHttp(int status) {
+  switch (status) {
+    case 400:
+    case 413:
+    case 415:
+    case 422: return StatusCode::kInvalidArgument;
+    case 404: return StatusCode::kNotFound;
+    case 409: return StatusCode::kConflict;
+    default: return StatusCode::kFailedPrecondition;
+  }
+}
+
+Diagnostic MakeDiagnostic(std::string code, std::string summary, std::string detail = "") {
+  Diagnostic d;
+  d.code = std::move(code);
+  d.summary = Redact(summary);
+  d.detail = Redact(detail);
+  return d;
+}
+
+// A final error answer as a Status plus a Diagnostic carrying the server's code.
+Status ErrorAnswer(const std::string& what, const std::string& method, const std::string& path,
+                   const HttpResponse& resp, std::vector<Diagnostic>* diags) {
+  ApiError e = ParseError(resp);
+  std::string detail = "HTTP " + std::to_string(resp.status) + " from " + method + " " + path;
+  if (!e.request_id.empty()) detail += " (request id " + e.request_id + ")";
+  diags->push_back(MakeDiagnostic(e.code, what + ": " + e.message, detail));
+  return Status(CodeForHttp(resp.status), Redact(what + ": " + e.code + ": " + e.message));
+}
+
+std::string Seconds(Clock::duration d) {
+  return std::to_string(std::chrono::duration_cast<std::chrono::seconds>(d).count()) + "s";
+}
+
+// Looks for private key material in every string of `v`.
+bool TextHasPrivateKey(std::string_view s) {
+  if (s.find("PuTTY-User-Key-File") != std::string_view::npos) return true;
+  for (size_t begin = s.find("-----BEGIN"); begin != std::string_view::npos;
+       begin = s.find("-----BEGIN", begin + 1)) {
+    size_t line_end = s.find("-----", begin + 10);
+    if (line_end == std::string_view::npos) return false;
+    if (s.substr(begin, line_end - begin).find("PRIVATE KEY") != std::string_view::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool ContainsPrivateKeyMaterial(const Value& v) {
+  if (v.is_string()) return TextHasPrivateKey(v.get_ref<const std::string&>());
+  if (v.is_structured()) {
+    for (const auto& [key, item] : v.items()) {
+      if (TextHasPrivateKey(key) || ContainsPrivateKeyMaterial(item)) return true;
+    }
+  }
+  return false;
+}
+
+InfraProvider::InfraProvider(Options options, const std::map<std::string, Value>& kinds,
+                             HttpTransport& transport, Clock& clock)
+    : options_(std::move(options)), transport_(transport), clock_(clock) {
+  while (!options_.endpoint.empty() && options_.endpoint.back() == '/') {
+    options_.endpoint.pop_back();
+  }
+  RegisterSecret(options_.token);
+  for (const auto& [kind, descriptor] : kinds) {
+    auto parsed = ParseKindWire(descriptor);
+    if (!parsed.ok()) {
+      broken_.emplace(kind, parsed.status());
+      if (descriptor_status_.ok()) descriptor_status_ = parsed.status();
+      continue;
+    }
+    if (parsed->kind != kind) {
+      Status st = Status::InvalidArgument("x-cairn descriptor registered as \"" + kind +
+                                          "\" describes kind \"" + parsed->kind + "\"");
+      broken_.emplace(kind, st);
+      if (descriptor_status_.ok()) descriptor_status_ = st;
+      continue;
+    }
+    wires_.emplace(kind, std::move(parsed).value());
+  }
+}
+
+const KindWire* InfraProvider::wire(const std::string& kind) const {
+  auto it = wires_.find(kind);
+  return it == wires_.end() ? nullptr : &it->second;
+}
+
+Result<const KindWire*> InfraProvider::Lookup(const std::string& kind) const {
+  if (auto it = wires_.find(kind); it != wires_.end()) return &it->second;
+  if (auto it = broken_.find(kind); it != broken_.end()) return it->second;
+  return Status::InvalidArgument("the infra provider has no kind \"" + kind + "\"");
+}
+
+Clock::time_point InfraProvider::DeadlineFromNow(std::chrono::seconds d) const {
+  return clock_.Now() + d;
+}
+
+InfraProvider::Outcome InfraProvider::Exchange(const std::string& method, const std::string& path,
+                                               const std::string& body,
+                                               const std::string& idempotency_key,
+                                               Clock::time_point deadline, std::stop_token stop) {
+  Outcome out;
+  std::string last_problem;
+  std::string last_code;
+  for (int retry = 0;; ++retry) {
+    if (stop.stop_requested()) {
+      out.status = Status::Cancelled(method + " " + path + " cancelled");
+      return out;
+    }
+    HttpRequest req;
+    req.method = method;
+    req.url = options_.endpoint + path;
+    req.body = body;
+    req.connect_timeout = options_.connect_timeout;
+    auto remaining = std::chrono::duration_cast<milliseconds>(deadline - clock_.Now());
+    req.timeout = std::clamp(remaining, milliseconds(1), options_.request_timeout);
+    const std::string request_id = NewRequestId();
+    req.headers = {{"Authorization", "Bearer " + options_.token},
+                   {"Accept", "application/json"},
+                   {"User-Agent", options_.user_agent},
+                   {"X-Request-ID", request_id}};
+    if (!body.empty()) req.headers.emplace_back("Content-Type", "application/json");
+    if (!idempotency_key.empty()) req.headers.emplace_back("Idempotency-Key", idempotency_key);
+
+    const auto started = clock_.Now();
+    Result<HttpResponse> answer = transport_.Send(req, stop);
+    const auto latency =
+        std::chrono::duration_cast<milliseconds>(clock_.Now() - started).count();
+    ++out.attempts;
+
+    std::optional<std::chrono::seconds> retry_after;
+    if (!answer.ok()) {
+      spdlog::debug("infra: {} {} -> {} in {} ms (request {}, attempt {})", method, path,
+                    StatusCodeName(answer.status().code()), latency, request_id, out.attempts);
+      if (answer.status().code() == StatusCode::kCancelled || stop.stop_requested()) {
+        out.status = Status::Cancelled(method + " " + path + " cancelled");
+        return out;
+      }
+      last_code = "network_error";
+      last_problem = Redact(answer.status().message());
+    } else {
+      const HttpResponse& resp = *answer;
+      spdlog::debug("infra: {} {} -> {} in {} ms (request {}, attempt {})", method, path,
+                    resp.status, latency, request_id, out.attempts);
+      bool retryable = false;
+      if (resp.status == 429) {
+        retryable = true;
+        retry_after = ParseRetryAfter(resp.Header("retry-after"));
+      } else if (resp.status >= 500 && resp.status <= 599) {
+        retryable = true;
+      } else if (resp.status == 409) {
+        retryable = ParseError(resp).code == "idempotency_key_in_use";
+      }
+      if (!retryable) {
+        out.response = std::move(answer).value();
+        return out;
+      }
+      ApiError e = ParseError(resp);
+      last_code = e.code;
+      last_problem = "HTTP " + std::to_string(resp.status) + " " + e.code + ": " + e.message;
+    }
+
+    milliseconds delay = BackoffDelay(options_.retry_backoff, retry, UnitRandom(), retry_after);
+    if (clock_.Now() + delay > deadline) {
+      std::string summary = method + " " + path + " still failing after " +
+                            std::to_string(out.attempts) + " attempt(s), deadline reached";
+      out.status = Status::DeadlineExceeded(Redact(summary + "; last: " + last_problem));
+      out.diagnostics.push_back(
+          MakeDiagnostic(last_code.empty() ? "deadline_exceeded" : last_code, summary,
+                         "last failure: " + last_problem));
+      return out;
+    }
+    if (!clock_.SleepFor(delay, stop)) {
+      out.status = Status::Cancelled(method + " " + path + " cancelled");
+      return out;
+    }
+  }
+}
+
+Result<Value> InfraProvider::Unwrap(const KindWire& wire, const HttpResponse& resp) const {
+  Value body = Value::parse(resp.body, nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded() || !body.is_object()) {
+    return Status::Internal(wire.kind + " response is not a JSON object");
+  }
+  if (!wire.envelope) return body;
+  auto it = body.find(*wire.envelope);
+  if (it == body.end() || !it->is_object()) {
+    return Status::Internal(wire.kind + " response lacks its \"" + *wire.envelope +
+                            "\" envelope");
+  }
+  return *it;
+}
+
+Result<RemoteResource> InfraProvider::ToResource(const KindWire& wire,
+                                                 const HttpResponse& resp) const {
+  auto obj = Unwrap(wire, resp);
+  if (!obj.ok()) return obj.status();
+  auto mapped = MapResponse(wire, *obj);
+  if (!mapped.ok()) return Status::Internal(mapped.status().message());
+  return RemoteResource{wire.kind, mapped->id, std::move(mapped->attributes)};
+}
+
+Result<std::optional<Value>> InfraProvider::Fetch(const KindWire& wire, const std::string& id,
+                                                  Clock::time_point deadline,
+                                                  std::stop_token stop,
+                                                  std::vector<Diagnostic>* diags) {
+  if (!IsSafePathId(id)) {
+    return Status::InvalidArgument(wire.kind + " id \"" + Redact(id) + "\" is not a valid id");
+  }
+  const std::string path = wire.collection + "/" + id;
+  Outcome o = Exchange("GET", path, "", "", deadline, stop);
+  if (!o.status.ok()) {
+    diags->insert(diags->end(), o.diagnostics.begin(), o.diagnostics.end());
+    return o.status;
+  }
+  if (o.response.status == 404) return std::optional<Value>();
+  if (!IsSuccess(o.response.status)) {
+    return ErrorAnswer("read " + wire.kind + " " + id, "GET", path, o.response, diags);
+  }
+  auto obj = Unwrap(wire, o.response);
+  if (!obj.ok()) return obj.status();
+  return std::optional<Value>(std::move(obj).value());
+}
+
+ReadResponse InfraProvider::Read(const ReadRequest& req, std::stop_token stop) {
+  ReadResponse out;
+  auto wire = Lookup(req.kind);
+  if (!wire.ok()) {
+    out.status = wire.status();
+    return out;
+  }
+  auto obj = Fetch(**wire, req.id, DeadlineFromNow(options_.operation_deadline), stop,
+                   &out.diagnostics);
+  if (!obj.ok()) {
+    out.status = obj.status();
+    return out;
+  }
+  if (!obj->has_value()) return out;
+  auto mapped = MapResponse(**wire, **obj);
+  if (!mapped.ok()) {
+    out.status = Status::Internal(mapped.status().message());
+    return out;
+  }
+  out.resource = RemoteResource{req.kind, mapped->id, std::move(mapped->attributes)};
+  return out;
+}
+
+ListResponse InfraProvider::List(const ListRequest& req, std::stop_token stop) {
+  ListResponse out;
+  auto found = Lookup(req.kind);
+  if (!found.ok()) {
+    out.status = found.status();
+    return out;
+  }
+  const KindWire& wire = **found;
+  const auto deadline = DeadlineFromNow(options_.operation_deadline);
+  const std::string first = wire.collection + "?limit=" + std::to_string(options_.page_limit);
+  std::string path = first;
+  std::set<std::string> seen;  // paths requested: a repeated one would loop forever
+  for (;;) {
+    if (!seen.insert(path).second) {
+      out.status = Status::Internal("list of " + wire.kind + " repeats page " + path);
+      return out;
+    }
+    Outcome o = Exchange("GET", path, "", "", deadline, stop);
+    ++out.requests;
+    if (!o.status.ok()) {
+      out.status = o.status;
+      out.diagnostics = std::move(o.diagnostics);
+      return out;
+    }
+    if (!IsSuccess(o.response.status)) {
+      out.status = ErrorAnswer("list " + wire.kind, "GET", path, o.response, &out.diagnostics);
+      return out;
+    }
+    Value page = Value::parse(o.response.body, nullptr, /*allow_exceptions=*/false);
+    auto data = page.is_object() ? page.find("data") : page.end();
+    if (!page.is_object() || data == page.end() || !data->is_array()) {
+      out.status = Status::Internal("list of " + wire.kind + " answered without a data array");
+      return out;
+    }
+    for (const auto& item : *data) {
+      const Value* obj = &item;
+      // Tolerate enveloped items although lists carry bare objects.
+      if (wire.envelope && item.is_object() && item.contains(*wire.envelope) &&
+          !item.contains(wire.id_field)) {
+        obj = &item.at(*wire.envelope);
+      }
+      auto mapped = MapResponse(wire, *obj);
+      if (!mapped.ok()) {
+        out.status = Status::Internal("list of " + wire.kind + ": " + mapped.status().message());
+        return out;
+      }
+      out.resources.push_back(RemoteResource{wire.kind, mapped->id, std::move(mapped->attributes)});
+    }
+
+    // Where the next page is, if anywhere.
+    const Value* pagination = FindPath(page, "pagination");
+    std::string cursor;
+    if (pagination != nullptr && pagination->is_object()) {
+      if (wire.pagination == PaginationShape::kNextCursor) {
+        const Value* more = FindPath(*pagination, "has_more");
+        const Value* next = FindPath(*pagination, "next_cursor");
+        bool has_more = more != nullptr && more->is_boolean() && more->get<bool>();
+        if (has_more && next != nullptr && next->is_string()) cursor = next->get<std::string>();
+      } else {
+        const Value* next = FindPath(*pagination, "next");
+        if (next != nullptr && next->is_string()) cursor = next->get<std::string>();
+      }
+    }
+    if (cursor.empty()) return out;
+    if (cursor.front() == '/') {
+      path = cursor;  // a link on the same origin
+    } else if (cursor.rfind(options_.endpoint + "/", 0) == 0) {
+      path = cursor.substr(options_.endpoint.size());
+    } else if (cursor.rfind("http://", 0) == 0 || cursor.rfind("https://", 0) == 0) {
+      // Never send the token to another origin.
+      out.status = Status::Internal("list of " + wire.kind + " links to another origin");
+      return out;
+    } else {
+      char* escaped = curl_easy_escape(nullptr, cursor.c_str(), static_cast<int>(cursor.size()));
+      if (escaped == nullptr) {
+        out.status = Status::Internal("cannot escape a list cursor");
+        return out;
+      }
+      path = first + "&cursor=" + escaped;
+      curl_free(escaped);
+    }
+  }
+}
+
+Result<PreparedMutation> InfraProvider::Prepare(const PrepareRequest& req) {
+  auto found = Lookup(req.kind);
+  if (!found.ok()) return found.status();
+  const KindWire& wire = **found;
+  PreparedMutation m;
+  m.kind = req.kind;
+  m.action = req.action;
+  const std::string what = std::string(MutationActionName(req.action)) + " " + req.kind;
+
+  if (req.action != MutationAction::kDelete) {
+    // Before anything else: private keys never go further than this.
+    if (ContainsPrivateKeyMaterial(req.spec)) {
+      return Status::InvalidArgument(
+          what + ": the spec contains private key material; only public keys may be sent");
+    }
+    if (!req.spec.is_object()) return Status::InvalidArgument(what + ": spec must be an object");
+    for (const auto& [name, v] : req.spec.items()) {
+      auto f = wire.fields.find(name);
+      if (f == wire.fields.end()) {
+        return Status::InvalidArgument(what + ": the kind has no field \"" + name + "\"");
+      }
+      if (!f->second.request) continue;  // computed: dropped, never sent
+      if (ContainsUnknown(v)) {
+        return Status::InvalidArgument(what + ": field \"" + name +
+                                       "\" is not known until apply; resolve it first");
+      }
+      if (req.action == MutationAction::kUpdate && wire.immutable.count(name)) {
+        return Status::InvalidArgument(what + ": field \"" + name +
+                                       "\" cannot change in place (it forces replacement)");
+      }
+    }
+    auto body = MapRequest(wire, req.spec);
+    if (!body.ok()) return body.status();
+    if (req.action == MutationAction::kUpdate && body->empty()) {
+      return Status::InvalidArgument(what + ": nothing to update");
+    }
+    m.body = body->dump();
+  }
+
+  if (req.action == MutationAction::kCreate) {
+    m.method = "POST";
+    m.path = wire.collection;
+    return m;
+  }
+  if (!IsSafePathId(req.id)) {
+    return Status::InvalidArgument(what + ": \"" + Redact(req.id) + "\" is not a valid id");
+  }
+  m.id = req.id;
+  m.method = req.action == MutationAction::kUpdate ? "PATCH" : "DELETE";
+  m.path = wire.collection + "/" + req.id;
+  return m;
+}
+
+Status InfraProvider::CheckMutation(const PreparedMutation& m, MutationAction action,
+                                    const std::string& key) const {
+  const std::string what = std::string(MutationActionName(action)) + " " + m.kind;
+  auto found = Lookup(m.kind);
+  if (!found.ok()) return found.status();
+  const KindWire& wire = **found;
+  if (m.action != action) {
+    return Status::InvalidArgument(what + ": the prepared mutation is a " +
+                                   MutationActionName(m.action));
+  }
+  if (key.empty()) return Status::InvalidArgument(what + ": no Idempotency-Key");
+  const char* method = action == MutationAction::kCreate   ? "POST"
+                       : action == MutationAction::kUpdate ? "PATCH"
+                                                           : "DELETE";
+  std::string path = wire.collection;
+  if (action != MutationAction::kCreate) {
+    if (!IsSafePathId(m.id)) return Status::InvalidArgument(what + ": invalid id");
+    path += "/" + m.id;
+  }
+  if (m.method != method || m.path != path) {
+    return Status::InvalidArgument(what + ": the prepared request is not " + method + " " + path);
+  }
+  if (TextHasPrivateKey(m.body)) {
+    return Status::InvalidArgument(what +
+                                   ": the body contains private key material; refusing to send");
+  }
+  return Status::Ok();
+}
+
+Status InfraProvider::AwaitAction(const KindWire& wire, const std::string& id, const char* flag,
+                                  Clock::time_point deadline, std::stop_token stop, bool* gone,
+                                  std::vector<Diagnostic>* diags) {
+  *gone = false;
+  for (int attempt = 0;; ++attempt) {
+    auto obj = Fetch(wire, id, deadline, stop, diags);
+    if (!obj.ok()) return obj.status();
+    if (!obj->has_value()) {
+      *gone = true;
+      return Status::Ok();
+    }
+    const Value* offered = FindPath(**obj, std::string("customerStatus.actions.") + flag);
+    if (offered == nullptr || !offered->is_boolean() || offered->get<bool>()) return Status::Ok();
+
+    milliseconds delay = BackoffDelay(options_.poll_backoff, attempt, UnitRandom());
+    if (clock_.Now() + delay > deadline) {
+      const Value* status = FindPath(**obj, "customerStatus.status");
+      const Value* reason = FindPath(**obj, "customerStatus.reasonCode");
+      const Value* guidance = FindPath(**obj, "customerStatus.guidance");
+      std::string summary = wire.kind + " " + id + ": \"" + flag + "\" is still not offered";
+      if (status != nullptr && status->is_string()) {
+        summary += " (status " + status->get<std::string>();
+        if (reason != nullptr && reason->is_string()) summary += ", " + reason->get<std::string>();
+        summary += ")";
+      }
+      diags->push_back(MakeDiagnostic(
+          "action_not_allowed", summary,
+          guidance != nullptr && guidance->is_string() ? guidance->get<std::string>() : ""));
+      return Status::DeadlineExceeded(Redact(summary));
+    }
+    if (!clock_.SleepFor(delay, stop)) return Status::Cancelled(wire.kind + " " + id + " cancelled");
+  }
+}
+
+CreateResponse InfraProvider::Create(const CreateRequest& req, std::stop_token stop) {
+  CreateResponse out;
+  const PreparedMutation& m = req.mutation;
+  out.status = CheckMutation(m, MutationAction::kCreate, req.idempotency_key);
+  if (!out.status.ok()) return out;
+  const KindWire& wire = **Lookup(m.kind);
+  Outcome o = Exchange(m.method, m.path, m.body, req.idempotency_key,
+                       DeadlineFromNow(options_.operation_deadline), stop);
+  if (!o.status.ok()) {
+    out.status = o.status;
+    out.diagnostics = std::move(o.diagnostics);
+    return out;
+  }
+  if (!IsSuccess(o.response.status)) {
+    out.status = ErrorAnswer("create " + m.kind, m.method, m.path, o.response, &out.diagnostics);
+    return out;
+  }
+  out.replayed = o.response.Header("idempotent-replayed") == "true";
+  auto resource = ToResource(wire, o.response);
+  if (!resource.ok()) {
+    out.status = resource.status();
+    return out;
+  }
+  out.resource = std::move(resource).value();
+  return out;
+}
+
+UpdateResponse InfraProvider::Update(const UpdateRequest& req, std::stop_token stop) {
+  UpdateResponse out;
+  const PreparedMutation& m = req.mutation;
+  out.status = CheckMutation(m, MutationAction::kUpdate, req.idempotency_key);
+  if (!out.status.ok()) return out;
+  const KindWire& wire = **Lookup(m.kind);
+  const auto deadline = DeadlineFromNow(options_.operation_deadline);
+  const std::string what = "update " + m.kind + " " + m.id;
+  if (wire.has_customer_status) {
+    bool gone = false;
+    out.status = AwaitAction(wire, m.id, "edit", deadline, stop, &gone, &out.diagnostics);
+    if (!out.status.ok()) return out;
+    if (gone) {
+      out.diagnostics.push_back(MakeDiagnostic("resource_not_found", what + ": it does not exist"));
+      out.status = Status::NotFound(what + ": it does not exist");
+      return out;
+    }
+  }
+  Outcome o = Exchange(m.method, m.path, m.body, req.idempotency_key, deadline, stop);
+  if (!o.status.ok()) {
+    out.status = o.status;
+    out.diagnostics = std::move(o.diagnostics);
+    return out;
+  }
+  if (!IsSuccess(o.response.status)) {
+    out.status = ErrorAnswer(what, m.method, m.path, o.response, &out.diagnostics);
+    return out;
+  }
+  out.replayed = o.response.Header("idempotent-replayed") == "true";
+  // The update is done; an answer we cannot map only costs the echo.
+  auto resource = ToResource(wire, o.response);
+  if (resource.ok()) out.resource = std::move(resource).value();
+  return out;
+}
+
+DeleteResponse InfraProvider::Delete(const DeleteRequest& req, std::stop_token stop) {
+  DeleteResponse out;
+  const PreparedMutation& m = req.mutation;
+  out.status = CheckMutation(m, MutationAction::kDelete, req.idempotency_key);
+  if (!out.status.ok()) return out;
+  const KindWire& wire = **Lookup(m.kind);
+  const auto deadline = DeadlineFromNow(options_.operation_deadline);
+  if (wire.has_customer_status) {
+    bool gone = false;
+    out.status = AwaitAction(wire, m.id, "delete", deadline, stop, &gone, &out.diagnostics);
+    if (!out.status.ok()) return out;
+    if (gone) {
+      out.already_gone = true;
+      return out;
+    }
+  }
+  Outcome o = Exchange(m.method, m.path, m.body, req.idempotency_key, deadline, stop);
+  if (!o.status.ok()) {
+    out.status = o.status;
+    out.diagnostics = std::move(o.diagnostics);
+    return out;
+  }
+  if (o.response.status == 404) {
+    out.already_gone = true;
+    return out;
+  }
+  if (!IsSuccess(o.response.status)) {
+    out.status = ErrorAnswer("delete " + m.kind + " " + m.id, m.method, m.path, o.response,
+                             &out.diagnostics);
+  }
+  return out;
+}
+
+WaitResponse InfraProvider::Wait(const WaitRequest& req, std::stop_token stop) {
+  WaitResponse out;
+  auto found = Lookup(req.kind);
+  if (!found.ok()) {
+    out.status = found.status();
+    return out;
+  }
+  const KindWire& wire = **found;
+  const bool for_ready = req.target == WaitTarget::kReady;
+  const std::string what = wire.kind + " " + req.id;
+
+  if (for_ready && !wire.ready_status) {  // ready as soon as it exists
+    ReadResponse read = Read(ReadRequest{req.kind, req.id}, stop);
+    out.status = read.status;
+    out.diagnostics = std::move(read.diagnostics);
+    out.resource = std::move(read.resource);
+    if (out.status.ok() && !out.resource) {
+      out.diagnostics.push_back(MakeDiagnostic("resource_not_found", what + " does not exist"));
+      out.status = Status::NotFound(what + " does not exist");
+    }
+    return out;
+  }
+
+  const std::chrono::seconds timeout =
+      req.timeout.count() > 0 ? req.timeout : wire.ready_timeout;
+  const auto deadline = DeadlineFromNow(timeout);
+  for (int attempt = 0;; ++attempt) {
+    auto obj = Fetch(wire, req.id, deadline, stop, &out.diagnostics);
+    if (!obj.ok()) {
+      out.status = obj.status();
+      return out;
+    }
+    if (!obj->has_value()) {
+      if (!for_ready) return out;  // gone: done
+      out.diagnostics.push_back(
+          MakeDiagnostic("resource_not_found", what + " disappeared while waiting for it"));
+      out.status = Status::NotFound(what + " disappeared while waiting for it");
+      return out;
+    }
+    auto mapped = MapResponse(wire, **obj);
+    if (!mapped.ok()) {
+      out.status = Status::Internal(mapped.status().message());
+      return out;
+    }
+    out.resource = RemoteResource{wire.kind, mapped->id, mapped->attributes};
+
+    const Value* customer = FindPath(**obj, "customerStatus.status");
+    std::string customer_status =
+        customer != nullptr && customer->is_string() ? customer->get<std::string>() : "";
+    const Value& status_attr = out.resource->attributes.contains("status")
+                                   ? out.resource->attributes["status"]
+                                   : Value();
+    std::string status = status_attr.is_string() ? status_attr.get<std::string>() : "";
+
+    if (for_ready) {
+      if (status == *wire.ready_status) return out;
+      if (customer_status == "failed" || status == "failed") {
+        const Value* reason = FindPath(**obj, "customerStatus.reasonCode");
+        const Value* guidance = FindPath(**obj, "customerStatus.guidance");
+        std::string code = reason != nullptr && reason->is_string() ? reason->get<std::string>()
+                                                                    : "resource_failed";
+        std::string summary = what + " failed: " + code;
+        out.diagnostics.push_back(MakeDiagnostic(
+            code, summary,
+            guidance != nullptr && guidance->is_string() ? guidance->get<std::string>() : ""));
+        out.status = Status::FailedPrecondition(Redact(summary));
+        return out;
+      }
+    } else if (customer_status == "deleted") {
+      out.resource.reset();
+      return out;
+    }
+
+    milliseconds delay = BackoffDelay(options_.poll_backoff, attempt, UnitRandom());
+    if (clock_.Now() + delay > deadline) {
+      std::string summary = what + (for_ready ? " not " + *wire.ready_status : " not deleted") +
+                            " after " + Seconds(timeout) +
+                            (status.empty() ? "" : " (status " + status + ")");
+      out.diagnostics.push_back(MakeDiagnostic("wait_timeout", summary));
+      out.status = Status::DeadlineExceeded(Redact(summary));
+      return out;
+    }
+    if (!clock_.SleepFor(delay, stop)) {
+      out.status = Status::Cancelled("waiting for " + what + " cancelled");
+      return out;
+    }
+  }
+}
+
+ListResponse InfraProvider::FindByName(const std::string& kind, const std::string& name,
+                                       std::stop_token stop) {
+  // One paginated list rather than a lookup per candidate: the preview API
+  // has no filter by name.
+  ListResponse all = List(ListRequest{kind}, stop);
+  if (!all.status.ok()) return all;
+  ListResponse out;
+  out.requests = all.requests;
+  for (auto& r : all.resources) {
+    const Value& n = r.attributes.contains("name") ? r.attributes["name"] : Value();
+    if (n.is_string() && n.get<std::string>() == name) out.resources.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace cairn

@@ -1,0 +1,136 @@
+// InfraProvider: the Provider for the Infrastructure Management API (both the
+// control-plane API under /api/v1 and the preview API under /v1), over an
+// HttpTransport. Everything it knows about a kind comes from that kind's
+// x-cairn descriptor (providers/infra/kind_wire.h); there is no per-kind code.
+//
+// Semantics the engine relies on:
+//   - Read: GET collection/{id}; 404 is OK with no resource.
+//   - List: GET collection?limit=N, following either pagination shape to the
+//     end; `requests` counts the pages.
+//   - Prepare: the exact request, deterministic bytes (nlohmann dump() of an
+//     object with sorted keys). Refuses (InvalidArgument) unknown values,
+//     fields the kind does not have, unsafe ids, and anything that looks like
+//     private key material (PEM "PRIVATE KEY" blocks, PuTTY key files): such a
+//     spec never reaches the network.
+//   - Create/Update/Delete send a PreparedMutation with its Idempotency-Key.
+//     Retried, always with the same key and the same body bytes: 429 after
+//     Retry-After seconds; 5xx, network errors and 409 idempotency_key_in_use
+//     (the first attempt is still executing) after exponential backoff with
+//     jitter; all within Options::operation_deadline (then DeadlineExceeded).
+//     Any other 4xx fails at once with a Diagnostic whose code is the
+//     server's error code. `replayed` reports Idempotent-Replayed: true.
+//     Delete of a missing resource is OK with `already_gone`.
+//   - Before an update or delete of a kind whose responses carry
+//     customerStatus, the resource is read and, while its
+//     customerStatus.actions.edit (update) / .delete (delete) flag is false,
+//     read again with backoff until the deadline, instead of sending a request
+//     the server would refuse.
+//   - Wait(kReady) polls until attribute "status" equals the kind's
+//     ready.status; customer status "failed" ends it with FailedPrecondition
+//     and a Diagnostic (code: the reasonCode, detail: the guidance); the
+//     timeout is DeadlineExceeded. Kinds without `ready` are ready at once.
+//     Wait(kDeleted) polls until 404 (or customer status "deleted").
+//   - Reads and lists retry like mutations (they are safe to repeat).
+//   - Reference attributes (x-cairn.references) are canonicalised with
+//     CanonicalId (providers/infra/ids.h).
+// Every request carries Authorization: Bearer <token>, Accept and (with a
+// body) Content-Type application/json, User-Agent and a fresh X-Request-ID per
+// attempt. The token is registered with the redactor at construction; it is
+// never logged nor put into a Status or Diagnostic. Each attempt is logged at
+// debug level: method, path, HTTP status or error, latency, request id; never
+// headers or bodies.
+//
+// All time and sleeping goes through the Clock. Thread-safe: after
+// construction the object is immutable (jitter uses a thread-local PRNG).
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <string>
+
+#include "engine/clock.h"
+#include "providers/backoff.h"
+#include "providers/http_transport.h"
+#include "providers/infra/kind_wire.h"
+#include "providers/provider.h"
+
+namespace cairn {
+
+class InfraProvider final : public Provider {
+ public:
+  struct Options {
+    std::string endpoint;  // base URL without /v1, e.g. "http://127.0.0.1:8080"
+    std::string token;     // bearer token (from CAIRN_TOKEN, never a manifest)
+    std::chrono::milliseconds connect_timeout{10'000};
+    std::chrono::milliseconds request_timeout{30'000};  // one HTTP attempt
+    std::chrono::seconds operation_deadline{600};       // all attempts of one call
+    BackoffPolicy retry_backoff{std::chrono::milliseconds(200), std::chrono::milliseconds(10'000),
+                                2.0};  // 5xx, network errors, key in use
+    BackoffPolicy poll_backoff{std::chrono::milliseconds(500), std::chrono::milliseconds(10'000),
+                               1.5};  // Wait and action-flag polling
+    std::string user_agent = "cairn";
+    int page_limit = 200;  // `limit` of list requests
+  };
+
+  // `kinds`: per kind its x-cairn object (LoadKindDescriptors()). A
+  // descriptor ParseKindWire refuses makes every call on that kind fail with
+  // InvalidArgument; descriptor_status() reports the first such problem.
+  // `transport` and `clock` must outlive the provider.
+  InfraProvider(Options options, const std::map<std::string, Value>& kinds,
+                HttpTransport& transport, Clock& clock);
+
+  // OK when every descriptor parsed.
+  const Status& descriptor_status() const { return descriptor_status_; }
+  // The parsed descriptor of `kind`, or nullptr.
+  const KindWire* wire(const std::string& kind) const;
+
+  ReadResponse Read(const ReadRequest& req, std::stop_token stop) override;
+  ListResponse List(const ListRequest& req, std::stop_token stop) override;
+  Result<PreparedMutation> Prepare(const PrepareRequest& req) override;
+  CreateResponse Create(const CreateRequest& req, std::stop_token stop) override;
+  UpdateResponse Update(const UpdateRequest& req, std::stop_token stop) override;
+  DeleteResponse Delete(const DeleteRequest& req, std::stop_token stop) override;
+  WaitResponse Wait(const WaitRequest& req, std::stop_token stop) override;
+  ListResponse FindByName(const std::string& kind, const std::string& name,
+                          std::stop_token stop) override;
+
+ private:
+  struct Outcome;  // one finished exchange (after retries); infra_provider.cc
+
+  Result<const KindWire*> Lookup(const std::string& kind) const;
+  // One request, retried as the class comment says until a final answer
+  // (OK status; any HTTP status) or a final failure (non-OK status with a
+  // diagnostic).
+  Outcome Exchange(const std::string& method, const std::string& path, const std::string& body,
+                   const std::string& idempotency_key, Clock::time_point deadline,
+                   std::stop_token stop);
+  // GET collection/{id}: the unwrapped wire object, nullopt on 404. Errors
+  // are returned with their diagnostics appended to `diags`.
+  Result<std::optional<Value>> Fetch(const KindWire& wire, const std::string& id,
+                                     Clock::time_point deadline, std::stop_token stop,
+                                     std::vector<Diagnostic>* diags);
+  // Polls until the customerStatus action `flag` is offered. OK also when
+  // the resource is gone (`*gone` set).
+  Status AwaitAction(const KindWire& wire, const std::string& id, const char* flag,
+                     Clock::time_point deadline, std::stop_token stop, bool* gone,
+                     std::vector<Diagnostic>* diags);
+  Result<Value> Unwrap(const KindWire& wire, const HttpResponse& resp) const;
+  // The RemoteResource of an enveloped single-resource answer.
+  Result<RemoteResource> ToResource(const KindWire& wire, const HttpResponse& resp) const;
+  Status CheckMutation(const PreparedMutation& m, MutationAction action,
+                       const std::string& key) const;
+  Clock::time_point DeadlineFromNow(std::chrono::seconds d) const;
+
+  Options options_;
+  HttpTransport& transport_;
+  Clock& clock_;
+  std::map<std::string, KindWire> wires_;
+  std::map<std::string, Status> broken_;  // kind -> why its descriptor was refused
+  Status descriptor_status_;
+};
+
+// True when `text` contains private key material (PEM "PRIVATE KEY" blocks of
+// any algorithm, OpenSSH private keys, PuTTY key files).
+bool ContainsPrivateKeyMaterial(const Value& v);
+
+}  // namespace cairn

@@ -1,0 +1,36 @@
+#include "providers/infra/ids.h"
+
+#include <catch2/catch.hpp>
+
+using namespace cairn;
+
+TEST_CASE("CanonicalId maps both forms of an instance or network id to the UUID") {
+  const std::string uuid = "0123abcd-4567-89ef-0123-456789abcdef";
+  CHECK(CanonicalId("inst_0123abcd456789ef0123456789abcdef") == uuid);
+  CHECK(CanonicalId("net_0123abcd456789ef0123456789abcdef") == uuid);
+  CHECK(CanonicalId(uuid) == uuid);
+  CHECK(CanonicalId("0123ABCD-4567-89EF-0123-456789ABCDEF") == uuid);
+  CHECK(CanonicalId(CanonicalId("inst_0123abcd456789ef0123456789abcdef")) == uuid);
+}
+
+TEST_CASE("CanonicalId leaves other ids alone") {
+  CHECK(CanonicalId("key_0123abcd456789ef0123456789abcdef") ==
+        "key_0123abcd456789ef0123456789abcdef");
+  CHECK(CanonicalId("fw_0123abcd456789ef0123456789abcdef") ==
+        "fw_0123abcd456789ef0123456789abcdef");
+  CHECK(CanonicalId("inst_0123") == "inst_0123");                                  // too short
+  CHECK(CanonicalId("inst_0123abcd456789ef0123456789abcdeg") ==
+        "inst_0123abcd456789ef0123456789abcdeg");                                  // not hex
+  CHECK(CanonicalId("") == "");
+}
+
+TEST_CASE("IsSafePathId accepts API ids and refuses anything that could change the route") {
+  CHECK(IsSafePathId("0123abcd-4567-89ef-0123-456789abcdef"));
+  CHECK(IsSafePathId("key_0123abcd456789ef0123456789abcdef"));
+  CHECK_FALSE(IsSafePathId(""));
+  CHECK_FALSE(IsSafePathId(".."));
+  CHECK_FALSE(IsSafePathId("a/b"));
+  CHECK_FALSE(IsSafePathId("a?b"));
+  CHECK_FALSE(IsSafePathId("a b"));
+  CHECK_FALSE(IsSafePathId("%2e%2e"));
+}

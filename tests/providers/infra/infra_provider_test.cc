@@ -1,0 +1,607 @@
+#include "providers/infra/infra_provider.h"
+
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <catch2/catch.hpp>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "engine/clock.h"
+#include "engine/redact.h"
+#include "tests/providers/fake_transport.h"
+#include "tests/providers/test_descriptors.h"
+
+using namespace cairn;
+using namespace cairn::testing;
+using std::chrono::seconds;
+
+namespace {
+
+const std::string kToken = "cairn_TESTtokenTESTtokenTESTtoken0123";
+const std::string kUuid = "0123abcd-4567-89ef-0123-456789abcdef";
+const std::string kUuid2 = "00112233-4455-6677-8899-aabbccddeeff";
+
+struct Fixture {
+  FakeTransport transport;
+  ManualClock clock;
+  InfraProvider provider;
+
+  explicit Fixture(InfraProvider::Options o = DefaultOptions())
+      : provider(std::move(o), TestKinds(), transport, clock) {}
+
+  static InfraProvider::Options DefaultOptions() {
+    InfraProvider::Options o;
+    o.endpoint = "http://api.test/";
+    o.token = kToken;
+    o.operation_deadline = seconds(60);
+    return o;
+  }
+};
+
+std::string InstanceJson(const std::string& id, const std::string& status, bool edit = true,
+                         bool del = true) {
+  Value v = {{"publicId", id},
+             {"name", "web"},
+             {"regionKey", "fra1"},
+             {"planKey", "s-1"},
+             {"imageKey", "debian-12"},
+             {"sshKeys", Value::array()},
+             {"networkId", nullptr},
+             {"status", "queued"},
+             {"createdAt", "2026-01-01T00:00:00Z"},
+             {"customerStatus",
+              {{"status", status},
+               {"reasonCode", status == "failed" ? "capacity_unavailable" : "ok"},
+               {"guidance", status == "failed" ? "try another region" : "wait"},
+               {"actions", {{"edit", edit}, {"delete", del}}}}}};
+  return Value{{"instance", v}}.dump();
+}
+
+std::string KeyJson(const std::string& id, const std::string& name) {
+  return Value{{"id", id},
+               {"name", name},
+               {"public_key", "ssh-ed25519 AAAA"},
+               {"fingerprint", "SHA256:x"},
+               {"created_at", "2026-01-01T00:00:00Z"}}
+      .dump();
+}
+
+PreparedMutation PrepareOrDie(InfraProvider& p, const PrepareRequest& req) {
+  auto m = p.Prepare(req);
+  REQUIRE(m.ok());
+  return *m;
+}
+
+PreparedMutation InstanceCreate(InfraProvider& p) {
+  return PrepareOrDie(p, {"instance", MutationAction::kCreate, "",
+                          Value{{"name", "web"},
+                                {"region", "fra1"},
+                                {"plan", "s-1"},
+                                {"image", "debian-12"}}});
+}
+
+}  // namespace
+
+TEST_CASE("Prepare builds the exact create, update and delete requests") {
+  Fixture f;
+  auto create = InstanceCreate(f.provider);
+  CHECK(create.method == "POST");
+  CHECK(create.path == "/api/v1/compute");
+  CHECK(create.body == R"({"image":"debian-12","name":"web","plan":"s-1","region":"fra1"})");
+  CHECK(create.id.empty());
+  // Deterministic: the same spec gives the same bytes.
+  CHECK(InstanceCreate(f.provider).body == create.body);
+
+  auto update = PrepareOrDie(f.provider, {"instance", MutationAction::kUpdate, kUuid,
+                                          Value{{"plan", "s-2"}}});
+  CHECK(update.method == "PATCH");
+  CHECK(update.path == "/api/v1/compute/" + kUuid);
+  CHECK(update.body == R"({"plan":"s-2"})");
+  CHECK(update.id == kUuid);
+
+  auto del = PrepareOrDie(f.provider, {"ssh_key", MutationAction::kDelete, "key_1", {}});
+  CHECK(del.method == "DELETE");
+  CHECK(del.path == "/v1/ssh_keys/key_1");
+  CHECK(del.body.empty());
+
+  auto rename = PrepareOrDie(f.provider, {"network", MutationAction::kUpdate, kUuid,
+                                          Value{{"name", nullptr}}});
+  CHECK(rename.body == R"({"name":null})");  // merge patch: null clears
+  CHECK(f.transport.count() == 0);
+}
+
+TEST_CASE("Prepare refuses private keys, unknown values, bad ids and immutable updates") {
+  Fixture f;
+  const char* pem =
+      "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE "
+      "KEY-----\n";
+  auto key = f.provider.Prepare(
+      {"ssh_key", MutationAction::kCreate, "", Value{{"name", "k"}, {"public_key", pem}}});
+  REQUIRE_FALSE(key.ok());
+  CHECK(key.status().code() == StatusCode::kInvalidArgument);
+  CHECK(key.status().message().find("private key") != std::string::npos);
+  CHECK(key.status().message().find("b3BlbnNza") == std::string::npos);  // never echoed
+
+  auto rsa = f.provider.Prepare({"ssh_key", MutationAction::kCreate, "",
+                                 Value{{"name", "k"},
+                                       {"public_key", "-----BEGIN RSA PRIVATE KEY-----\nMII"}}});
+  CHECK_FALSE(rsa.ok());
+  auto putty = f.provider.Prepare(
+      {"ssh_key", MutationAction::kUpdate, "key_1",
+       Value{{"name", "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none"}}});
+  CHECK_FALSE(putty.ok());
+  // A public key is fine.
+  CHECK(f.provider
+            .Prepare({"ssh_key", MutationAction::kCreate, "",
+                      Value{{"name", "k"}, {"public_key", "ssh-ed25519 AAAAC3Nza me@host"}}})
+            .ok());
+
+  auto unknown = f.provider.Prepare(
+      {"instance", MutationAction::kCreate, "",
+       Value{{"name", "web"}, {"region", "fra1"}, {"network", UnknownValue()}}});
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.status().message().find("network") != std::string::npos);
+  auto nested = f.provider.Prepare(
+      {"firewall", MutationAction::kCreate, "",
+       Value{{"name", "fw"}, {"instances", Value::array({"x", UnknownValue()})}}});
+  CHECK_FALSE(nested.ok());
+
+  CHECK_FALSE(f.provider.Prepare({"instance", MutationAction::kUpdate, "../x",
+                                  Value{{"name", "a"}}}).ok());
+  auto immutable = f.provider.Prepare(
+      {"instance", MutationAction::kUpdate, kUuid, Value{{"region", "ams3"}}});
+  REQUIRE_FALSE(immutable.ok());
+  CHECK(immutable.status().message().find("region") != std::string::npos);
+  CHECK_FALSE(f.provider.Prepare({"instance", MutationAction::kUpdate, kUuid, Value::object()})
+                  .ok());
+  CHECK_FALSE(f.provider.Prepare({"bucket", MutationAction::kCreate, "", Value::object()}).ok());
+  CHECK_FALSE(
+      f.provider.Prepare({"instance", MutationAction::kCreate, "", Value{{"nmae", "x"}}}).ok());
+  CHECK(f.transport.count() == 0);
+}
+
+TEST_CASE("a private key in a journaled body is refused with zero requests sent") {
+  Fixture f;
+  PreparedMutation m;
+  m.kind = "ssh_key";
+  m.action = MutationAction::kCreate;
+  m.method = "POST";
+  m.path = "/v1/ssh_keys";
+  m.body = R"({"name":"k","public_key":"-----BEGIN PRIVATE KEY-----\nMC4CAQ"})";
+  auto r = f.provider.Create({m, "key-1"}, {});
+  CHECK(r.status.code() == StatusCode::kInvalidArgument);
+  CHECK(f.transport.count() == 0);
+
+  // So are requests that do not match their kind's route, or carry no key.
+  auto ok = InstanceCreate(f.provider);
+  PreparedMutation elsewhere = ok;
+  elsewhere.path = "/api/v1/storage";
+  CHECK(f.provider.Create({elsewhere, "key-1"}, {}).status.code() ==
+        StatusCode::kInvalidArgument);
+  CHECK(f.provider.Create({ok, ""}, {}).status.code() == StatusCode::kInvalidArgument);
+  CHECK(f.transport.count() == 0);
+}
+
+TEST_CASE("create sends the headers and maps the enveloped answer") {
+  Fixture f;
+  f.transport.Push(JsonAnswer(201, InstanceJson(kUuid, "pending")));
+  auto m = InstanceCreate(f.provider);
+  auto r = f.provider.Create({m, "lineage-1/instance.web/create/1"}, {});
+  REQUIRE(r.status.ok());
+  CHECK_FALSE(r.replayed);
+  REQUIRE(r.resource);
+  CHECK(r.resource->kind == "instance");
+  CHECK(r.resource->id == kUuid);
+  CHECK(r.resource->attributes["status"] == "pending");
+  CHECK(r.resource->attributes["plan"] == "s-1");
+
+  auto sent = f.transport.sent();
+  REQUIRE(sent.size() == 1);
+  const HttpRequest& req = sent[0];
+  CHECK(req.method == "POST");
+  CHECK(req.url == "http://api.test/api/v1/compute");
+  CHECK(req.body == m.body);
+  CHECK(HeaderOf(req, "Authorization") == "Bearer " + kToken);
+  CHECK(HeaderOf(req, "Content-Type") == "application/json");
+  CHECK(HeaderOf(req, "Accept") == "application/json");
+  CHECK(HeaderOf(req, "Idempotency-Key") == "lineage-1/instance.web/create/1");
+  CHECK_FALSE(HeaderOf(req, "X-Request-ID").empty());
+  CHECK(req.timeout <= std::chrono::milliseconds(30'000));
+}
+
+TEST_CASE("every retry reuses the same key and body, byte for byte") {
+  Fixture f;
+  f.transport.Push(Dropped());
+  f.transport.Push(ErrorAnswer(500, "internal_error", "boom"));
+  f.transport.Push(ErrorAnswer(503, "service_unavailable", "busy"));
+  f.transport.Push(RateLimited(3));
+  f.transport.Push(ErrorAnswer(409, "idempotency_key_in_use", "still executing"));
+  f.transport.Push(JsonAnswer(201, InstanceJson(kUuid, "pending"),
+                              {{"idempotent-replayed", "true"}}));
+  auto m = InstanceCreate(f.provider);
+  auto r = f.provider.Create({m, "key-42"}, {});
+  REQUIRE(r.status.ok());
+  CHECK(r.replayed);
+  auto sent = f.transport.sent();
+  REQUIRE(sent.size() == 6);
+  std::set<std::string> request_ids;
+  for (const auto& req : sent) {
+    CHECK(req.method == "POST");
+    CHECK(req.url == sent[0].url);
+    CHECK(req.body == m.body);
+    CHECK(HeaderOf(req, "Idempotency-Key") == "key-42");
+    request_ids.insert(HeaderOf(req, "X-Request-ID"));
+  }
+  CHECK(request_ids.size() == 6);  // a fresh request id per attempt
+  CHECK(f.clock.total_slept() >= seconds(3));
+}
+
+TEST_CASE("429 waits exactly Retry-After") {
+  Fixture f;
+  f.transport.Push(RateLimited(7));
+  f.transport.Push(RateLimited(2));
+  f.transport.Push(JsonAnswer(200, KeyJson("key_1", "k")));
+  auto r = f.provider.Read({"ssh_key", "key_1"}, {});
+  REQUIRE(r.status.ok());
+  CHECK(f.transport.count() == 3);
+  CHECK(f.clock.total_slept() == seconds(9));
+}
+
+TEST_CASE("the per-operation deadline bounds retries") {
+  Fixture f;
+  f.transport.SetHandler(
+      [](const HttpRequest&) { return ErrorAnswer(503, "service_unavailable", "busy"); });
+  auto m = InstanceCreate(f.provider);
+  auto r = f.provider.Create({m, "key-1"}, {});
+  CHECK(r.status.code() == StatusCode::kDeadlineExceeded);
+  CHECK(f.clock.total_slept() <= seconds(60));
+  CHECK(f.clock.total_slept() >= seconds(30));  // it kept trying for a good while
+  CHECK(f.transport.count() >= 4);
+  REQUIRE(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].code == "service_unavailable");
+
+  // A Retry-After beyond the deadline gives up at once rather than overrun it.
+  Fixture g;
+  g.transport.SetHandler([](const HttpRequest&) { return RateLimited(3600); });
+  CHECK(g.provider.Read({"ssh_key", "key_1"}, {}).status.code() ==
+        StatusCode::kDeadlineExceeded);
+  CHECK(g.transport.count() == 1);
+  CHECK(g.clock.total_slept() == seconds(0));
+
+  // Network errors are retried the same way.
+  Fixture h;
+  h.transport.SetHandler([](const HttpRequest&) { return Dropped(); });
+  auto read = h.provider.Read({"ssh_key", "key_1"}, {});
+  CHECK(read.status.code() == StatusCode::kDeadlineExceeded);
+  REQUIRE(read.diagnostics.size() == 1);
+  CHECK(read.diagnostics[0].code == "network_error");
+}
+
+TEST_CASE("other 4xx answers fail at once with the server's code and message") {
+  Fixture f;
+  f.transport.Push(ErrorAnswer(400, "validation_error", "plan: unknown plan key"));
+  auto r = f.provider.Create({InstanceCreate(f.provider), "key-1"}, {});
+  CHECK(r.status.code() == StatusCode::kInvalidArgument);
+  CHECK(f.transport.count() == 1);
+  REQUIRE(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].code == "validation_error");
+  CHECK(r.diagnostics[0].summary.find("plan: unknown plan key") != std::string::npos);
+  CHECK(r.diagnostics[0].detail.find("HTTP 400") != std::string::npos);
+  CHECK(r.diagnostics[0].detail.find("req_server") != std::string::npos);
+
+  f.transport.Push(ErrorAnswer(409, "idempotency_conflict", "different request"));
+  auto c = f.provider.Create({InstanceCreate(f.provider), "key-1"}, {});
+  CHECK(c.status.code() == StatusCode::kConflict);
+  REQUIRE(c.diagnostics.size() == 1);
+  CHECK(c.diagnostics[0].code == "idempotency_conflict");
+}
+
+TEST_CASE("list follows the next shape to the end and counts requests") {
+  Fixture f;
+  auto page = [](std::vector<std::string> ids, Value next) {
+    Value data = Value::array();
+    for (const auto& id : ids) data.push_back(Value::parse(InstanceJson(id, "running"))["instance"]);
+    return JsonAnswer(200, Value{{"data", data}, {"pagination", {{"limit", 2}, {"next", next}}}}
+                               .dump());
+  };
+  f.transport.Push(page({kUuid, kUuid2}, "djE6Mg"));
+  f.transport.Push(page({"11111111-2222-3333-4444-555555555555"}, "/api/v1/compute?limit=200&cursor=djE6Mw"));
+  f.transport.Push(page({"21111111-2222-3333-4444-555555555555"}, nullptr));
+  auto r = f.provider.List({"instance"}, {});
+  REQUIRE(r.status.ok());
+  CHECK(r.requests == 3);
+  REQUIRE(r.resources.size() == 4);
+  CHECK(r.resources[0].id == kUuid);
+  CHECK(r.resources[3].attributes["status"] == "running");
+  auto sent = f.transport.sent();
+  CHECK(sent[0].url == "http://api.test/api/v1/compute?limit=200");
+  CHECK(sent[1].url == "http://api.test/api/v1/compute?limit=200&cursor=djE6Mg");
+  CHECK(sent[2].url == "http://api.test/api/v1/compute?limit=200&cursor=djE6Mw");
+}
+
+TEST_CASE("list follows the next_cursor shape until has_more is false") {
+  Fixture f;
+  auto page = [](std::vector<std::string> ids, std::string cursor, bool more) {
+    Value data = Value::array();
+    for (const auto& id : ids) data.push_back(Value::parse(KeyJson(id, "k-" + id)));
+    return JsonAnswer(200, Value{{"data", data},
+                                 {"pagination", {{"next_cursor", cursor}, {"has_more", more}}}}
+                               .dump());
+  };
+  f.transport.Push(page({"key_1", "key_2"}, "c+/=1", true));
+  f.transport.Push(page({"key_3"}, "c2", true));
+  f.transport.Push(page({}, "", false));
+  auto r = f.provider.List({"ssh_key"}, {});
+  REQUIRE(r.status.ok());
+  CHECK(r.requests == 3);
+  CHECK(r.resources.size() == 3);
+  auto sent = f.transport.sent();
+  CHECK(sent[1].url == "http://api.test/v1/ssh_keys?limit=200&cursor=c%2B%2F%3D1");
+
+  // FindByName uses the same paginated list.
+  Fixture g;
+  g.transport.Push(page({"key_1", "key_2"}, "c1", true));
+  g.transport.Push(page({"key_3"}, "", false));
+  auto found = g.provider.FindByName("ssh_key", "k-key_3", {});
+  REQUIRE(found.status.ok());
+  CHECK(found.requests == 2);
+  REQUIRE(found.resources.size() == 1);
+  CHECK(found.resources[0].id == "key_3");
+}
+
+TEST_CASE("list refuses a next link to another origin") {
+  Fixture f;
+  f.transport.Push(JsonAnswer(
+      200, R"({"data": [], "pagination": {"limit": 1, "next": "https://evil.test/steal"}})"));
+  auto r = f.provider.List({"instance"}, {});
+  CHECK_FALSE(r.status.ok());
+  CHECK(f.transport.count() == 1);
+}
+
+TEST_CASE("read unwraps the envelope, maps fields and canonicalises references") {
+  Fixture f;
+  Value v = Value::parse(InstanceJson(kUuid, "running"));
+  v["instance"]["networkId"] = "net_00112233445566778899aabbccddeeff";
+  v["instance"]["ipv4"] = "10.0.0.5";
+  f.transport.Push(JsonAnswer(200, v.dump()));
+  auto r = f.provider.Read({"instance", kUuid}, {});
+  REQUIRE(r.status.ok());
+  REQUIRE(r.resource);
+  CHECK(f.transport.sent()[0].url == "http://api.test/api/v1/compute/" + kUuid);
+  CHECK(f.transport.sent()[0].method == "GET");
+  const Value& a = r.resource->attributes;
+  CHECK(a["id"] == kUuid);
+  CHECK(a["name"] == "web");
+  CHECK(a["region"] == "fra1");
+  CHECK(a["image"] == "debian-12");
+  CHECK(a["status"] == "running");
+  CHECK(a["ipv4"] == "10.0.0.5");
+  CHECK(a["network"] == kUuid2);
+  CHECK(a["created_at"] == "2026-01-01T00:00:00Z");
+
+  f.transport.Push(ErrorAnswer(404, "resource_not_found", "no such instance"));
+  auto missing = f.provider.Read({"instance", kUuid}, {});
+  CHECK(missing.status.ok());
+  CHECK_FALSE(missing.resource);
+
+  f.transport.Push(JsonAnswer(200, R"({"not_the_envelope": {}})"));
+  CHECK(f.provider.Read({"instance", kUuid}, {}).status.code() == StatusCode::kInternal);
+}
+
+TEST_CASE("update waits while the edit action is not offered") {
+  Fixture f;
+  f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "provisioning", false)));
+  f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "provisioning", false)));
+  f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "running", true)));
+  f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "running", true)));
+  auto m = PrepareOrDie(f.provider,
+                        {"instance", MutationAction::kUpdate, kUuid, Value{{"plan", "s-2"}}});
+  auto r = f.provider.Update({m, "key-u"}, {});
+  REQUIRE(r.status.ok());
+  REQUIRE(r.resource);
+  auto sent = f.transport.sent();
+  REQUIRE(sent.size() == 4);
+  CHECK(sent[0].method == "GET");
+  CHECK(sent[2].method == "GET");
+  CHECK(sent[3].method == "PATCH");
+  CHECK(sent[3].body == R"({"plan":"s-2"})");
+  CHECK(HeaderOf(sent[3], "Idempotency-Key") == "key-u");
+  CHECK(f.clock.total_slept() > seconds(0));
+}
+
+TEST_CASE("delete gives up at the deadline while delete is not offered, sending nothing doomed") {
+  Fixture f;
+  f.transport.SetHandler(
+      [](const HttpRequest&) { return JsonAnswer(200, InstanceJson(kUuid, "provisioning", true, false)); });
+  auto m = PrepareOrDie(f.provider, {"instance", MutationAction::kDelete, kUuid, {}});
+  auto r = f.provider.Delete({m, "key-d"}, {});
+  CHECK(r.status.code() == StatusCode::kDeadlineExceeded);
+  for (const auto& req : f.transport.sent()) CHECK(req.method == "GET");
+  REQUIRE_FALSE(r.diagnostics.empty());
+  CHECK(r.diagnostics.back().code == "action_not_allowed");
+  CHECK(f.clock.total_slept() <= seconds(60));
+}
+
+TEST_CASE("delete of a missing resource is OK and already gone") {
+  Fixture f;
+  // Preview kinds have no customerStatus: straight to DELETE.
+  f.transport.Push(ErrorAnswer(404, "resource_not_found", "gone"));
+  auto m = PrepareOrDie(f.provider, {"ssh_key", MutationAction::kDelete, "key_1", {}});
+  auto r = f.provider.Delete({m, "key-d"}, {});
+  CHECK(r.status.ok());
+  CHECK(r.already_gone);
+  REQUIRE(f.transport.count() == 1);
+  CHECK(f.transport.sent()[0].method == "DELETE");
+  CHECK(f.transport.sent()[0].body.empty());
+  CHECK(HeaderOf(f.transport.sent()[0], "Idempotency-Key") == "key-d");  // preview too
+
+  // Control-plane kinds find out on the action-flag read.
+  Fixture g;
+  g.transport.Push(ErrorAnswer(404, "resource_not_found", "gone"));
+  auto cp = PrepareOrDie(g.provider, {"instance", MutationAction::kDelete, kUuid, {}});
+  auto d = g.provider.Delete({cp, "key-d"}, {});
+  CHECK(d.status.ok());
+  CHECK(d.already_gone);
+
+  // And a plain successful delete.
+  Fixture h;
+  h.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "running")));
+  h.transport.Push(JsonAnswer(202, InstanceJson(kUuid, "deleting")));
+  auto ok = h.provider.Delete({cp, "key-d"}, {});
+  CHECK(ok.status.ok());
+  CHECK_FALSE(ok.already_gone);
+}
+
+TEST_CASE("wait for ready polls until running") {
+  Fixture f;
+  f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "pending")));
+  f.transport.Push(ErrorAnswer(503, "service_unavailable", "busy"));
+  f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "provisioning")));
+  f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "running")));
+  auto r = f.provider.Wait({"instance", kUuid, WaitTarget::kReady, seconds(600)}, {});
+  REQUIRE(r.status.ok());
+  REQUIRE(r.resource);
+  CHECK(r.resource->attributes["status"] == "running");
+  CHECK(f.transport.count() == 4);
+}
+
+TEST_CASE("wait for ready ends on failed with reasonCode and guidance") {
+  Fixture f;
+  f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "provisioning")));
+  f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "failed")));
+  auto r = f.provider.Wait({"instance", kUuid, WaitTarget::kReady, seconds(600)}, {});
+  CHECK(r.status.code() == StatusCode::kFailedPrecondition);
+  REQUIRE(r.resource);
+  CHECK(r.resource->attributes["status"] == "failed");
+  REQUIRE(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].code == "capacity_unavailable");
+  CHECK(r.diagnostics[0].summary.find("capacity_unavailable") != std::string::npos);
+  CHECK(r.diagnostics[0].detail == "try another region");
+}
+
+TEST_CASE("wait for ready times out") {
+  Fixture f;
+  f.transport.SetHandler(
+      [](const HttpRequest&) { return JsonAnswer(200, InstanceJson(kUuid, "provisioning")); });
+  auto r = f.provider.Wait({"instance", kUuid, WaitTarget::kReady, seconds(120)}, {});
+  CHECK(r.status.code() == StatusCode::kDeadlineExceeded);
+  CHECK(f.clock.total_slept() <= seconds(120));
+  CHECK(f.clock.total_slept() >= seconds(100));
+  REQUIRE(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].code == "wait_timeout");
+  CHECK(r.diagnostics[0].summary.find("provisioning") != std::string::npos);
+  REQUIRE(r.resource);  // the last state seen
+}
+
+TEST_CASE("wait for deleted polls until 404, and kinds without ready are ready at once") {
+  Fixture f;
+  f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "deleting")));
+  f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "deleting")));
+  f.transport.Push(ErrorAnswer(404, "resource_not_found", "gone"));
+  auto r = f.provider.Wait({"instance", kUuid, WaitTarget::kDeleted, seconds(600)}, {});
+  CHECK(r.status.ok());
+  CHECK_FALSE(r.resource);
+  CHECK(f.transport.count() == 3);
+
+  Fixture g;
+  g.transport.Push(JsonAnswer(200, KeyJson("key_1", "k")));
+  auto k = g.provider.Wait({"ssh_key", "key_1", WaitTarget::kReady, seconds(600)}, {});
+  REQUIRE(k.status.ok());
+  REQUIRE(k.resource);
+  CHECK(k.resource->attributes["fingerprint"] == "SHA256:x");
+  CHECK(g.transport.count() == 1);
+  CHECK(g.clock.total_slept() == seconds(0));
+}
+
+TEST_CASE("a requested stop cancels retries and waits") {
+  Fixture f;
+  f.transport.SetHandler(
+      [](const HttpRequest&) { return ErrorAnswer(503, "service_unavailable", "busy"); });
+  std::stop_source stop;
+  stop.request_stop();
+  auto r = f.provider.Create({InstanceCreate(f.provider), "k"}, stop.get_token());
+  CHECK(r.status.code() == StatusCode::kCancelled);
+  CHECK(f.transport.count() == 0);
+}
+
+TEST_CASE("the token never appears in a diagnostic, a status or a log line") {
+  std::ostringstream captured;
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(captured);
+  auto logger = std::make_shared<spdlog::logger>("capture", sink);
+  logger->set_level(spdlog::level::trace);
+  auto previous = spdlog::default_logger();
+  spdlog::set_default_logger(logger);
+
+  for (const std::string& token : {kToken, std::string("plain-secret-value-123")}) {
+    InfraProvider::Options o = Fixture::DefaultOptions();
+    o.token = token;
+    o.operation_deadline = seconds(5);
+    Fixture f(o);
+    // A server and a network stack that echo the credential back.
+    f.transport.Push(Result<HttpResponse>(Status::Unavailable("proxy said: Bearer " + token)));
+    f.transport.Push(ErrorAnswer(401, "unauthorized", "bad token " + token));
+    std::vector<std::string> texts;
+    auto collect = [&](const Status& st, const std::vector<Diagnostic>& diags) {
+      texts.push_back(st.ToString());
+      for (const auto& d : diags) texts.push_back(d.code + d.summary + d.detail);
+    };
+    auto c = f.provider.Create({InstanceCreate(f.provider), "k"}, {});
+    CHECK(c.status.code() == StatusCode::kFailedPrecondition);
+    collect(c.status, c.diagnostics);
+    f.transport.SetHandler([&](const HttpRequest&) { return Dropped(); });
+    auto l = f.provider.List({"instance"}, {});
+    collect(l.status, l.diagnostics);
+    f.transport.SetHandler([&](const HttpRequest&) {
+      return Result<HttpResponse>(Status::Unavailable("reset " + token));
+    });
+    auto w = f.provider.Wait({"instance", kUuid, WaitTarget::kReady, seconds(5)}, {});
+    collect(w.status, w.diagnostics);
+    for (const auto& t : texts) {
+      INFO(t);
+      CHECK(t.find(token) == std::string::npos);
+    }
+    CHECK(f.transport.sent()[0].headers[0].second == "Bearer " + token);  // it was sent
+  }
+  spdlog::set_default_logger(previous);
+  const std::string log = captured.str();
+  CHECK(log.find("POST /api/v1/compute -> 401") != std::string::npos);  // it did log
+  CHECK(log.find(kToken) == std::string::npos);
+  CHECK(log.find("plain-secret-value-123") == std::string::npos);
+  CHECK(log.find("Authorization") == std::string::npos);
+  ClearSecretsForTesting();
+}
+
+TEST_CASE("many threads share one provider") {
+  Fixture f;
+  f.transport.SetHandler([](const HttpRequest& req) {
+    if (req.method == "POST") return JsonAnswer(201, InstanceJson(kUuid, "pending"));
+    return JsonAnswer(200, InstanceJson(kUuid, "running"));
+  });
+  std::vector<std::jthread> workers;
+  std::atomic<int> ok{0};
+  for (int i = 0; i < 8; ++i) {
+    workers.emplace_back([&, i] {
+      for (int j = 0; j < 20; ++j) {
+        auto c = f.provider.Create({InstanceCreate(f.provider), "k" + std::to_string(i)}, {});
+        auto w = f.provider.Wait({"instance", kUuid, WaitTarget::kReady, seconds(60)}, {});
+        if (c.status.ok() && w.status.ok()) ++ok;
+      }
+    });
+  }
+  workers.clear();
+  CHECK(ok == 160);
+}
+
+TEST_CASE("a malformed descriptor is reported and only its kind fails") {
+  FakeTransport transport;
+  ManualClock clock;
+  auto kinds = TestKinds();
+  kinds["network"]["wire"]["pagination"] = "pages";
+  InfraProvider p(Fixture::DefaultOptions(), kinds, transport, clock);
+  CHECK(p.descriptor_status().code() == StatusCode::kInvalidArgument);
+  CHECK(p.List({"network"}, {}).status.code() == StatusCode::kInvalidArgument);
+  CHECK(p.wire("instance") != nullptr);
+  CHECK(p.wire("network") == nullptr);
+}
