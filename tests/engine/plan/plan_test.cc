@@ -257,7 +257,7 @@ TEST_CASE("live values win over state values when refreshing") {
   CHECK(c.changes[0].before == "s-4vcpu-8gb");
 }
 
-TEST_CASE("--target keeps the target and its dependencies only") {
+TEST_CASE("a target keeps itself and its dependencies only") {
   StackConfig cfg;
   cfg.resources.push_back(Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
   cfg.resources.push_back(Res("instance.web[0]", {{"name", "web-0"}, {"region", "eu"}}, {"network.core"}));
