@@ -328,6 +328,7 @@ Value PlanToJson(const Plan& plan) {
   }
   auto counts = plan.counts();
   return {{"format_version", Plan::kFormatVersion},
+          {"stack", plan.stack},
           {"lineage", plan.lineage},
           {"serial", plan.serial},
           {"destroy", plan.destroy},
@@ -353,6 +354,7 @@ Result<Plan> PlanFromJson(const Value& j) {
                                      std::to_string(Plan::kFormatVersion) + ")");
     }
     Plan plan;
+    plan.stack = j.value("stack", "");
     plan.lineage = j.at("lineage").get<std::string>();
     plan.serial = j.at("serial").get<int64_t>();
     plan.destroy = j.value("destroy", false);

@@ -76,6 +76,7 @@ struct OutputPlan {
 
 struct Plan {
   static constexpr int kFormatVersion = 1;
+  std::string stack;    // absolute path of the stack directory the plan is for
   std::string lineage;  // of the state the plan was made against
   int64_t serial = 0;   // the state serial it was made against: apply refuses if moved
   bool destroy = false;

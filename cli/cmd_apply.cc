@@ -1,0 +1,171 @@
+// cairn apply and cairn destroy: make the API match the manifests (or remove
+// everything), exactly once, recording every step in the state.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli/engine_session.h"
+#include "engine/redact.h"
+#include "engine/report/plan_report.h"
+
+namespace cairn::cli {
+
+std::optional<Plan> BuildPlan(EngineSession& session, bool refresh, bool destroy,
+                              const std::vector<std::string>& targets, std::stop_token stop);
+
+namespace {
+
+struct ApplyFlags {
+  StackFlags stack;
+  bool auto_approve = false;
+  bool refresh = true;
+  int parallelism = 0;
+  std::string lock_timeout = "0s";
+  std::vector<std::string> targets;
+};
+
+// A saved plan file, if `path` is one.
+std::optional<Plan> ReadSavedPlan(const std::string& path, std::string& error) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  Value j = Value::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("format_version")) {
+    error = path + " is neither a stack directory nor a saved plan";
+    return std::nullopt;
+  }
+  auto plan = PlanFromJson(j);
+  if (!plan.ok()) {
+    error = path + ": " + plan.status().message();
+    return std::nullopt;
+  }
+  return std::move(*plan);
+}
+
+int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
+  InterruptWatcher interrupts;  // first: every thread started later inherits the signal mask
+  bool color = UseColor(global, STDOUT_FILENO);
+
+  std::optional<Plan> saved;
+  SessionOptions so;
+  if (!destroy && f.stack.paths.size() == 1) {
+    std::string error;
+    saved = ReadSavedPlan(f.stack.paths[0], error);
+    if (!error.empty()) {
+      std::cerr << "cairn: error: " << error << "\n";
+      return 1;
+    }
+    if (saved) so.stack_dir = saved->stack;
+  }
+  auto lock_wait = ParseDuration(f.lock_timeout);
+  if (!lock_wait) {
+    std::cerr << "cairn: error: --lock-timeout " << f.lock_timeout << ": expected a duration like 30s or 2m\n";
+    return 1;
+  }
+  auto session = EngineSession::Open(f.stack, global, so);
+  if (!session) return 1;
+  auto lock = session->Lock(destroy ? "destroy" : "apply", *lock_wait);
+  if (!lock) return 1;
+  struct Unlocker {
+    EngineSession& s;
+    LockInfo l;
+    ~Unlocker() { s.Unlock(l); }
+  } unlocker{*session, *lock};
+
+  ApplyOptions options = session->apply_options(f.parallelism);
+  options.progress = ProgressPrinter(color);
+  options.stop = interrupts.token();
+
+  // Operations an interrupted run left in flight are finished first.
+  RecoveryResult recovery = RecoverJournal(session->provider(), session->store(), options);
+  if (!recovery.ok()) {
+    session->PrintDiagnostics(recovery.diagnostics);
+    std::cerr << "cairn: error: could not complete the interrupted operations above; nothing else "
+                 "was attempted\n";
+    return 1;
+  }
+
+  Plan plan;
+  if (saved) {
+    auto state = session->store().Load();
+    if (!state.ok()) {
+      std::cerr << "cairn: error: cannot read the state: " << state.status().message() << "\n";
+      return 1;
+    }
+    if (Status st = CheckPlanIsCurrent(*saved, *state); !st.ok()) {
+      std::cerr << "cairn: error: " << st.message() << "\n";
+      return 1;
+    }
+    plan = std::move(*saved);
+  } else {
+    auto built = BuildPlan(*session, f.refresh, destroy, f.targets, interrupts.token());
+    if (!built) return 1;
+    plan = std::move(*built);
+    std::cout << RenderPlanText(plan, {.color = color});
+    if (plan.has_changes() && !f.auto_approve) {
+      if (!Confirm(destroy ? "Do you really want to destroy these resources?"
+                           : "Do you want to perform these actions?")) {
+        return 1;
+      }
+    }
+    if (plan.has_changes()) std::cout << "\n";
+  }
+  if (interrupts.token().stop_requested()) {
+    std::cout << "Interrupted before any change was made.\n";
+    return 1;
+  }
+  ApplyResult result = Apply(plan, session->provider(), session->store(), options);
+  return ReportApply(result, destroy, *session, color);
+}
+
+void AddApplyFlags(CLI::App& sub, ApplyFlags& f) {
+  sub.add_flag("--auto-approve", f.auto_approve, "Skip the confirmation prompt");
+  sub.add_option("--parallelism", f.parallelism, "Operations at once (default: provider document, else 10)")
+      ->check(CLI::Range(1, 256));
+  sub.add_option("--refresh", f.refresh, "Read live resources before planning (default true)")->default_val(true);
+  sub.add_option("--lock-timeout", f.lock_timeout, "Wait this long for the state lock (e.g. 30s; default 0)")
+      ->type_name("DURATION");
+  sub.add_option("--target", f.targets, "Only ADDRESS and what it depends on (repeatable)")->type_name("ADDRESS");
+}
+
+std::function<int()> SetupApply(CLI::App& sub, const GlobalOptions& global) {
+  auto f = std::make_shared<ApplyFlags>();
+  sub.add_option("DIR_OR_PLAN", f->stack.paths, "Stack directory (default: .) or a plan saved with 'cairn plan --out'")
+      ->expected(0, 1);
+  sub.add_flag("-r,--recursive", f->stack.recursive, "Also read manifests in subdirectories");
+  sub.add_option("--var", f->stack.vars, "Set a variable: NAME=VALUE (repeatable)")->type_name("NAME=VALUE");
+  sub.add_option("--var-file", f->stack.var_files, "Read variable values from a YAML file")->type_name("FILE");
+  AddApplyFlags(sub, *f);
+  sub.footer(
+      "Without a saved plan, shows the plan and asks for confirmation (with no terminal, it refuses\n"
+      "unless --auto-approve). A saved plan is applied exactly, and refused if the state has moved.\n"
+      "Interrupted (Ctrl-C, or even kill -9), the next apply finishes the job with no duplicate.\n\n"
+      "Examples:\n"
+      "  cairn apply examples/quickstart --auto-approve\n"
+      "  cairn plan --out web.plan && cairn apply web.plan");
+  return [f, &global] { return RunApply(*f, global, /*destroy=*/false); };
+}
+
+std::function<int()> SetupDestroy(CLI::App& sub, const GlobalOptions& global) {
+  auto f = std::make_shared<ApplyFlags>();
+  AddStackFlags(sub, f->stack, /*multiple_paths=*/false);
+  AddApplyFlags(sub, *f);
+  sub.footer(
+      "Deletes everything the state tracks, dependents first; refuses resources with\n"
+      "lifecycle.prevent_destroy.\n\n"
+      "Example:\n  cairn destroy examples/quickstart --auto-approve");
+  return [f, &global] { return RunApply(*f, global, /*destroy=*/true); };
+}
+
+}  // namespace
+
+CAIRN_COMMAND("apply", "Make the API match the manifests", 30, SetupApply);
+CAIRN_COMMAND("destroy", "Delete everything the stack manages", 40, SetupDestroy);
+
+}  // namespace cairn::cli

@@ -1,0 +1,264 @@
+// cairn state, cairn import and cairn force-unlock: inspect and repair what
+// Cairn recorded about a stack.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cli/engine_session.h"
+#include "engine/address.h"
+#include "engine/redact.h"
+
+namespace cairn::cli {
+namespace {
+
+struct StateFlags {
+  StackFlags stack;
+  std::string address;
+  std::string to;
+  std::string id;
+  std::string lock_timeout = "0s";
+};
+
+std::unique_ptr<EngineSession> OpenForState(const StateFlags& f, const GlobalOptions& global,
+                                            bool needs_api = false) {
+  return EngineSession::Open(f.stack, global, {.needs_api = needs_api});
+}
+
+void AddDir(CLI::App& sub, StateFlags& f) {
+  sub.add_option("DIR", f.stack.paths, "Stack directory (default: .)")->expected(0, 1);
+}
+
+std::optional<LockInfo> LockFor(EngineSession& s, const StateFlags& f, const std::string& op) {
+  auto wait = ParseDuration(f.lock_timeout);
+  if (!wait) {
+    std::cerr << "cairn: error: --lock-timeout " << f.lock_timeout << ": expected a duration like 30s\n";
+    return std::nullopt;
+  }
+  return s.Lock(op, *wait);
+}
+
+int List(const StateFlags& f, const GlobalOptions& g) {
+  auto s = OpenForState(f, g);
+  if (!s) return 1;
+  auto st = s->store().Load();
+  if (!st.ok()) {
+    std::cerr << "cairn: error: " << st.status().message() << "\n";
+    return 1;
+  }
+  for (const auto& [addr, rs] : st->resources) std::cout << addr << "  " << rs.id << "\n";
+  return 0;
+}
+
+int Show(const StateFlags& f, const GlobalOptions& g) {
+  auto s = OpenForState(f, g);
+  if (!s) return 1;
+  auto st = s->store().Load();
+  if (!st.ok()) {
+    std::cerr << "cairn: error: " << st.status().message() << "\n";
+    return 1;
+  }
+  auto it = st->resources.find(f.address);
+  if (it == st->resources.end()) {
+    std::cerr << "cairn: error: " << f.address << " is not in the state (see 'cairn state list')\n";
+    return 1;
+  }
+  const ResourceState& rs = it->second;
+  Value j = {{"address", rs.address}, {"kind", rs.kind}, {"id", rs.id},
+             {"attributes", rs.attributes}, {"depends_on", rs.depends_on}};
+  std::cout << Redact(j.dump(2)) << "\n";
+  return 0;
+}
+
+int Remove(const StateFlags& f, const GlobalOptions& g) {
+  auto s = OpenForState(f, g);
+  if (!s) return 1;
+  auto lock = LockFor(*s, f, "state rm");
+  if (!lock) return 1;
+  auto st = s->store().Load();
+  int rc = 1;
+  if (!st.ok()) {
+    std::cerr << "cairn: error: " << st.status().message() << "\n";
+  } else if (!st->resources.count(f.address)) {
+    std::cerr << "cairn: error: " << f.address << " is not in the state\n";
+  } else if (auto c = s->store().Commit({.remove = {f.address}}); !c.ok()) {
+    std::cerr << "cairn: error: " << c.status().message() << "\n";
+  } else {
+    std::cout << "Removed " << f.address << " from the state. The resource itself still exists; "
+              << "Cairn no longer manages it.\n";
+    rc = 0;
+  }
+  s->Unlock(*lock);
+  return rc;
+}
+
+int Move(const StateFlags& f, const GlobalOptions& g) {
+  if (!ResourceAddress::Parse(f.to)) {
+    std::cerr << "cairn: error: \"" << f.to << "\" is not a resource address (kind.name, kind.name[0], kind.name[\"key\"])\n";
+    return 1;
+  }
+  auto s = OpenForState(f, g);
+  if (!s) return 1;
+  auto lock = LockFor(*s, f, "state mv");
+  if (!lock) return 1;
+  auto st = s->store().Load();
+  int rc = 1;
+  if (!st.ok()) {
+    std::cerr << "cairn: error: " << st.status().message() << "\n";
+  } else if (!st->resources.count(f.address)) {
+    std::cerr << "cairn: error: " << f.address << " is not in the state\n";
+  } else if (st->resources.count(f.to)) {
+    std::cerr << "cairn: error: " << f.to << " is already in the state\n";
+  } else if (ResourceAddress::Parse(f.to)->kind != st->resources.at(f.address).kind) {
+    std::cerr << "cairn: error: cannot move a " << st->resources.at(f.address).kind << " to " << f.to << "\n";
+  } else if (auto c = s->store().Commit({.moves = {{f.address, f.to}}}); !c.ok()) {
+    std::cerr << "cairn: error: " << c.status().message() << "\n";
+  } else {
+    std::cout << "Moved " << f.address << " to " << f.to << ".\n";
+    rc = 0;
+  }
+  s->Unlock(*lock);
+  return rc;
+}
+
+int Pull(const StateFlags& f, const GlobalOptions& g) {
+  auto s = OpenForState(f, g);
+  if (!s) return 1;
+  auto st = s->store().Load();
+  if (!st.ok()) {
+    std::cerr << "cairn: error: " << st.status().message() << "\n";
+    return 1;
+  }
+  Value resources = Value::array();
+  for (const auto& [addr, rs] : st->resources) {
+    resources.push_back({{"address", rs.address}, {"kind", rs.kind}, {"id", rs.id},
+                         {"attributes", rs.attributes}, {"depends_on", rs.depends_on},
+                         {"schema_version", rs.schema_version}});
+  }
+  Value j = {{"format_version", 1}, {"lineage", st->lineage}, {"serial", st->serial},
+             {"resources", resources}, {"outputs", st->outputs}};
+  std::cout << Redact(j.dump(2)) << "\n";
+  return 0;
+}
+
+int Import(const StateFlags& f, const GlobalOptions& g) {
+  auto addr = ResourceAddress::Parse(f.address);
+  if (!addr) {
+    std::cerr << "cairn: error: \"" << f.address << "\" is not a resource address\n";
+    return 1;
+  }
+  auto s = OpenForState(f, g, /*needs_api=*/true);
+  if (!s) return 1;
+  const ResourceConfig* rc = s->config().Find(*addr);
+  if (!rc) {
+    std::cerr << "cairn: error: " << f.address << " is not in the manifests; add it first so that "
+              << "the next plan can compare it\n";
+    return 1;
+  }
+  auto lock = LockFor(*s, f, "import");
+  if (!lock) return 1;
+  int rc_code = 1;
+  auto st = s->store().Load();
+  if (!st.ok()) {
+    std::cerr << "cairn: error: " << st.status().message() << "\n";
+  } else if (st->resources.count(f.address)) {
+    std::cerr << "cairn: error: " << f.address << " is already managed (id " << st->resources.at(f.address).id << ")\n";
+  } else {
+    ReadResponse read = s->provider().Read({addr->kind, f.id}, {});
+    if (!read.status.ok()) {
+      s->PrintDiagnostics(read.diagnostics);
+      std::cerr << "cairn: error: could not read " << addr->kind << " " << f.id << ": " << read.status.message() << "\n";
+    } else if (!read.resource) {
+      std::cerr << "cairn: error: there is no " << addr->kind << " with id " << f.id << "\n";
+    } else {
+      ResourceState rs;
+      rs.address = f.address;
+      rs.kind = addr->kind;
+      rs.id = read.resource->id;
+      rs.attributes = read.resource->attributes;
+      rs.attributes["id"] = rs.id;
+      for (const auto& d : rc->depends_on) rs.depends_on.push_back(d.ToString());
+      if (auto c = s->store().Commit({.put = {rs}}); !c.ok()) {
+        std::cerr << "cairn: error: " << c.status().message() << "\n";
+      } else {
+        std::cout << "Imported " << f.address << " (id " << rs.id << "). Run 'cairn plan' to see how it differs "
+                  << "from the manifests.\n";
+        rc_code = 0;
+      }
+    }
+  }
+  s->Unlock(*lock);
+  return rc_code;
+}
+
+int ForceUnlock(const StateFlags& f, const GlobalOptions& g) {
+  auto s = OpenForState(f, g);
+  if (!s) return 1;
+  if (Status st = s->store().ForceUnlock(f.id); !st.ok()) {
+    std::cerr << "cairn: error: " << st.message() << "\n";
+    return 1;
+  }
+  std::cout << "Released the state lock " << f.id << ".\n";
+  return 0;
+}
+
+std::function<int()> SetupState(CLI::App& sub, const GlobalOptions& global) {
+  auto f = std::make_shared<StateFlags>();
+  auto which = std::make_shared<std::function<int()>>();
+  sub.require_subcommand(1);
+  sub.footer(
+      "Examples:\n"
+      "  cairn state list\n"
+      "  cairn state show 'instance.web[0]'\n"
+      "  cairn state mv instance.web instance.frontend\n"
+      "  cairn state rm ssh_key.old\n"
+      "  cairn state pull > backup.json");
+  auto add = [&](const std::string& name, const std::string& desc, int (*run)(const StateFlags&, const GlobalOptions&)) {
+    CLI::App* c = sub.add_subcommand(name, desc);
+    c->callback([which, f, run, &global] { *which = [f, run, &global] { return run(*f, global); }; });
+    return c;
+  };
+  AddDir(*add("list", "List the addresses and ids in the state", List), *f);
+  auto show = add("show", "Show one resource as recorded, as JSON", Show);
+  show->add_option("ADDRESS", f->address, "Resource address")->required();
+  AddDir(*show, *f);
+  auto rm = add("rm", "Forget a resource without deleting it", Remove);
+  rm->add_option("ADDRESS", f->address, "Resource address")->required();
+  AddDir(*rm, *f);
+  rm->add_option("--lock-timeout", f->lock_timeout, "Wait this long for the state lock")->type_name("DURATION");
+  auto mv = add("mv", "Rename a resource in the state (after renaming it in the manifests)", Move);
+  mv->add_option("FROM", f->address, "Current address")->required();
+  mv->add_option("TO", f->to, "New address")->required();
+  AddDir(*mv, *f);
+  mv->add_option("--lock-timeout", f->lock_timeout, "Wait this long for the state lock")->type_name("DURATION");
+  AddDir(*add("pull", "Print the whole state as JSON", Pull), *f);
+  return [which] { return (*which)(); };
+}
+
+std::function<int()> SetupImport(CLI::App& sub, const GlobalOptions& global) {
+  auto f = std::make_shared<StateFlags>();
+  sub.add_option("ADDRESS", f->address, "Address in the manifests, e.g. instance.web")->required();
+  sub.add_option("ID", f->id, "Id of the existing resource")->required();
+  AddDir(sub, *f);
+  sub.add_option("--lock-timeout", f->lock_timeout, "Wait this long for the state lock")->type_name("DURATION");
+  sub.footer(
+      "Adopts an existing resource into the state; the next plan shows how it differs from\n"
+      "the manifests.\n\nExample:\n  cairn import instance.web 3f2c1d4e-...  examples/quickstart");
+  return [f, &global] { return Import(*f, global); };
+}
+
+std::function<int()> SetupForceUnlock(CLI::App& sub, const GlobalOptions& global) {
+  auto f = std::make_shared<StateFlags>();
+  sub.add_option("LOCK_ID", f->id, "The lock ID printed by the command that found the state locked")->required();
+  AddDir(sub, *f);
+  sub.footer(
+      "Releases a state lock left by a process that died. Make sure it is gone first.\n\n"
+      "Example:\n  cairn force-unlock 7c9e6679-7425-40de-944b-e07fc1f90ae7");
+  return [f, &global] { return ForceUnlock(*f, global); };
+}
+
+}  // namespace
+
+CAIRN_COMMAND("import", "Adopt an existing resource into the state", 60, SetupImport);
+CAIRN_COMMAND("state", "Inspect and edit the recorded state", 70, SetupState);
+CAIRN_COMMAND("force-unlock", "Release a stale state lock", 80, SetupForceUnlock);
+
+}  // namespace cairn::cli

@@ -1,0 +1,287 @@
+#include "cli/engine_session.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "engine/clock.h"
+#include "engine/manifest/expr.h"
+#include "engine/redact.h"
+#include "engine/schema/schema_registry.h"
+#include "engine/state/open_state_store.h"
+#include "providers/infra/curl_transport.h"
+#include "providers/infra/ids.h"
+#include "providers/infra/infra_provider.h"
+#include "providers/infra/kind_wire.h"
+
+namespace cairn::cli {
+namespace {
+
+int TimeoutSeconds(const ProviderConfig& p, const std::string& name, int fallback) {
+  auto it = p.timeouts.find(name);
+  return it == p.timeouts.end() ? fallback : it->second;
+}
+
+}  // namespace
+
+std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
+                                                   const GlobalOptions& global,
+                                                   const SessionOptions& options) {
+  std::unique_ptr<EngineSession> s(new EngineSession(global));
+  LoadOptions load_options;
+  std::string error;
+  if (!ToLoadOptions(flags, load_options, error)) {
+    std::cerr << "cairn: error: " << error << "\n";
+    return nullptr;
+  }
+  if (options.stack_dir) load_options.paths = {*options.stack_dir};
+  s->load_ = LoadStack(load_options);
+  if (!s->load_.diagnostics.empty()) s->PrintDiagnostics(s->load_.diagnostics);
+  if (!s->load_.ok() || !s->load_.registry) return nullptr;
+
+  const SchemaRegistry& registry = *s->load_.registry;
+  for (const auto& kind : registry.kinds()) {
+    KindInfo info;
+    for (const auto& f : registry.Immutable(kind)) info.immutable.insert(f);
+    for (const auto& f : registry.ComputedNames(kind)) info.computed.insert(f);
+    info.references = registry.References(kind);
+    s->kinds_[kind] = std::move(info);
+    s->descriptors_[kind] = registry.Document(kind).value("x-cairn", Value::object());
+    if (registry.Wire(kind).value("api", "") == "preview") s->preview_kinds_.insert(kind);
+  }
+
+  std::error_code ec;
+  auto root = std::filesystem::absolute(s->load_.config.root.empty() ? "." : s->load_.config.root, ec);
+  s->stack_root_ = std::filesystem::weakly_canonical(root, ec).string();
+
+  const BackendConfig& b = s->load_.config.backend;
+  auto store = OpenStateStore(s->stack_root_, BackendSpec{b.type, b.path, b.url_env, ""});
+  if (!store.ok()) {
+    std::cerr << "cairn: error: cannot open the state: " << Redact(store.status().message()) << "\n";
+    return nullptr;
+  }
+  s->store_ = std::move(*store);
+
+  if (!options.needs_api) return s;
+  const ProviderConfig& p = s->load_.config.provider;
+  std::string endpoint = p.endpoint;
+  if (endpoint.empty()) {
+    const char* env = std::getenv("CAIRN_ENDPOINT");
+    endpoint = env ? env : "";
+  }
+  if (endpoint.empty()) {
+    std::cerr << "cairn: error: no API endpoint: set CAIRN_ENDPOINT (e.g. http://127.0.0.1:8080) "
+                 "or `endpoint` in the provider document\n";
+    return nullptr;
+  }
+  while (!endpoint.empty() && endpoint.back() == '/') endpoint.pop_back();
+  const char* token = std::getenv(p.token_env.c_str());
+  if (token == nullptr || *token == '\0') {
+    std::cerr << "cairn: error: no API token: set the environment variable " << p.token_env
+              << " (tokens are never read from manifests)\n";
+    return nullptr;
+  }
+  RegisterSecret(token);
+  InfraProvider::Options po;
+  po.endpoint = endpoint;
+  po.token = token;
+  po.connect_timeout = std::chrono::seconds(TimeoutSeconds(p, "connect", 10));
+  po.request_timeout = std::chrono::seconds(TimeoutSeconds(p, "request", 30));
+  po.operation_deadline = std::chrono::seconds(TimeoutSeconds(p, "operation", 600));
+  po.user_agent = std::string("cairn/") + CAIRN_VERSION;
+  s->transport_ = std::make_unique<CurlTransport>();
+  auto provider = std::make_unique<InfraProvider>(po, s->descriptors_, *s->transport_, SystemClock());
+  if (!provider->descriptor_status().ok()) {
+    std::cerr << "cairn: error: " << provider->descriptor_status().message() << "\n";
+    return nullptr;
+  }
+  s->provider_ = std::move(provider);
+  return s;
+}
+
+EngineSession::~EngineSession() = default;
+
+std::function<std::string(const std::string&)> EngineSession::canonical_id() const {
+  return [](const std::string& id) { return CanonicalId(id); };
+}
+
+PlanOptions EngineSession::plan_options() const {
+  PlanOptions o;
+  o.resolve = ResolveReferences;
+  o.canonical_id = canonical_id();
+  return o;
+}
+
+ApplyOptions EngineSession::apply_options(int parallelism) const {
+  const ProviderConfig& p = load_.config.provider;
+  ApplyOptions o;
+  o.parallelism = parallelism > 0 ? parallelism : (p.parallelism > 0 ? p.parallelism : 10);
+  o.create_timeout = std::chrono::seconds(TimeoutSeconds(p, "create", 600));
+  o.update_timeout = std::chrono::seconds(TimeoutSeconds(p, "update", 600));
+  o.delete_timeout = std::chrono::seconds(TimeoutSeconds(p, "delete", 600));
+  o.resolve = ResolveReferences;
+  o.find_by_name_kinds = preview_kinds_;
+  return o;
+}
+
+void EngineSession::PrintDiagnostics(const std::vector<Diagnostic>& diags) const {
+  RenderOptions render;
+  render.color = UseColor(global_, STDERR_FILENO);
+  SourceFiles sources = load_.sources;
+  std::cerr << RenderDiagnostics(diags, sources, render);
+}
+
+std::optional<LockInfo> EngineSession::Lock(const std::string& operation,
+                                            std::chrono::milliseconds wait) {
+  auto lock = store_->Lock(operation, wait);
+  if (!lock.ok()) {
+    std::cerr << "cairn: error: " << Redact(lock.status().message()) << "\n";
+    return std::nullopt;
+  }
+  return *lock;
+}
+
+void EngineSession::Unlock(const LockInfo& lock) {
+  if (Status st = store_->Unlock(lock.id); !st.ok()) {
+    std::cerr << "cairn: warning: could not release the state lock " << lock.id << ": "
+              << st.message() << "\n";
+  }
+}
+
+InterruptWatcher::InterruptWatcher() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  // Blocked here, inherited by every thread started after: only the watcher
+  // receives them.
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  thread_ = std::jthread([this, set](std::stop_token st) {
+    timespec tick{0, 200'000'000};
+    while (!st.stop_requested()) {
+      int sig = sigtimedwait(&set, nullptr, &tick);
+      if (sig == SIGINT || sig == SIGTERM) {
+        std::cerr << "\nInterrupt received: no new operations will start; waiting for the ones "
+                     "in flight to finish and be recorded.\n";
+        source_.request_stop();
+        return;
+      }
+    }
+  });
+}
+
+InterruptWatcher::~InterruptWatcher() {
+  thread_.request_stop();
+  thread_.join();
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+}
+
+std::optional<std::chrono::milliseconds> ParseDuration(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  size_t pos = 0;
+  double n = 0;
+  try {
+    n = std::stod(text, &pos);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (n < 0) return std::nullopt;
+  std::string unit = text.substr(pos);
+  double ms = unit == "ms" ? n
+              : (unit == "s" || (unit.empty() && n == 0)) ? n * 1000
+              : unit == "m" ? n * 60'000
+              : unit == "h" ? n * 3'600'000
+                            : -1;
+  if (ms < 0) return std::nullopt;
+  return std::chrono::milliseconds(static_cast<int64_t>(ms));
+}
+
+std::function<void(const ProgressEvent&)> ProgressPrinter(bool color) {
+  return [color](const ProgressEvent& e) {
+    auto secs = std::chrono::duration_cast<std::chrono::seconds>(e.elapsed).count();
+    std::string ing = e.operation == "create"   ? "creating"
+                      : e.operation == "update" ? "updating"
+                                                : "destroying";
+    std::string noun = e.operation == "create"   ? "creation"
+                       : e.operation == "update" ? "update"
+                                                 : "destruction";
+    const char* bold = color ? "\033[1m" : "";
+    const char* reset = color ? "\033[0m" : "";
+    std::string line = std::string(bold) + e.address + ":" + reset + " ";
+    switch (e.phase) {
+      case ProgressEvent::Phase::kStart: line += ing + "..."; break;
+      case ProgressEvent::Phase::kStillRunning:
+        if (!e.message.empty()) return;  // internal milestones stay quiet
+        line += "still " + ing + "... [" + std::to_string(secs) + "s elapsed]";
+        break;
+      case ProgressEvent::Phase::kDone:
+        line += noun + " complete after " + std::to_string(secs) + "s" +
+                (e.id.empty() ? "" : " [id=" + e.id + "]");
+        break;
+      case ProgressEvent::Phase::kFailed:
+        line += std::string(color ? "\033[31m" : "") + e.operation + " failed" + reset + " after " +
+                std::to_string(secs) + "s: " + e.message;
+        break;
+      case ProgressEvent::Phase::kSkipped: line += "skipped: " + e.message; break;
+      case ProgressEvent::Phase::kRecovered:
+        line += "recovered the interrupted " + e.operation + " (" + e.message + ")" +
+                (e.id.empty() ? "" : " [id=" + e.id + "]");
+        break;
+    }
+    std::cout << Redact(line) << std::endl;
+  };
+}
+
+int ReportApply(const ApplyResult& result, bool destroy, const EngineSession& session, bool color) {
+  if (!result.diagnostics.empty()) session.PrintDiagnostics(result.diagnostics);
+  const auto& s = result.summary;
+  std::string counts = std::to_string(s.created) + " added, " + std::to_string(s.updated) +
+                       " changed, " + std::to_string(s.replaced) + " replaced, " +
+                       std::to_string(s.deleted) + " destroyed";
+  if (result.ok()) {
+    std::cout << "\n" << (color ? "\033[1;32m" : "") << (destroy ? "Destroy" : "Apply")
+              << " complete!" << (color ? "\033[0m" : "") << " Resources: " << counts << ".\n";
+  } else {
+    std::cout << "\n" << (color ? "\033[1;31m" : "")
+              << (s.interrupted ? "Interrupted." : (destroy ? "Destroy failed." : "Apply failed."))
+              << (color ? "\033[0m" : "") << " Resources: " << counts << "; " << s.failed
+              << " failed, " << s.skipped << " skipped"
+              << (s.interrupted ? "; run the command again to finish" : "") << ".\n";
+  }
+  if (!result.outputs.empty()) {
+    std::cout << "\nOutputs:\n";
+    std::set<std::string> sensitive;
+    for (const auto& o : session.config().outputs) {
+      if (o.sensitive) sensitive.insert(o.name);
+    }
+    for (const auto& [name, value] : result.outputs) {
+      std::cout << "  " << name << " = "
+                << (sensitive.count(name) ? "(sensitive)" : Redact(value.dump())) << "\n";
+    }
+  }
+  return result.ok() ? 0 : 1;
+}
+
+bool Confirm(const std::string& question) {
+  if (isatty(STDIN_FILENO) != 1) {
+    std::cerr << "cairn: error: refusing to make changes without confirmation: standard input is "
+                 "not a terminal. Review the plan and pass --auto-approve.\n";
+    return false;
+  }
+  std::cout << "\n" << question << "\n  Only 'yes' will be accepted: " << std::flush;
+  std::string answer;
+  if (!std::getline(std::cin, answer) || answer != "yes") {
+    std::cout << "Cancelled: nothing was changed.\n";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace cairn::cli

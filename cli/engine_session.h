@@ -1,0 +1,101 @@
+// EngineSession: the real implementations a stack command works with, wired
+// once: the loaded manifests, the kind catalog from schemas/, the state store
+// named by the stack's backend document, and (for commands that talk to the
+// API) the infra provider over libcurl with the endpoint and token from the
+// environment. Problems are printed to stderr as diagnostics.
+#pragma once
+
+#include <csignal>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <stop_token>
+#include <thread>
+#include <string>
+
+#include "cli/command.h"
+#include "cli/stack_options.h"
+#include "engine/apply/apply.h"
+#include "engine/manifest/loader.h"
+#include "engine/plan/plan.h"
+#include "engine/state/state_store.h"
+#include "providers/http_transport.h"
+#include "providers/provider.h"
+
+namespace cairn::cli {
+
+struct SessionOptions {
+  bool needs_api = true;
+  // Load the manifests from this directory instead of the flags' paths.
+  std::optional<std::string> stack_dir;
+};
+
+class EngineSession {
+ public:
+  // nullptr after printing why it could not be opened.
+  static std::unique_ptr<EngineSession> Open(const StackFlags& flags, const GlobalOptions& global,
+                                             const SessionOptions& options);
+  ~EngineSession();
+
+  const StackConfig& config() const { return load_.config; }
+  const LoadResult& load() const { return load_; }
+  const KindCatalog& kinds() const { return kinds_; }
+  StateStore& store() { return *store_; }
+  Provider& provider() { return *provider_; }
+  const std::string& stack_root() const { return stack_root_; }
+
+  // Options for MakePlan, Refresh and Apply with the real resolver and id mapping.
+  PlanOptions plan_options() const;
+  ApplyOptions apply_options(int parallelism) const;
+  std::function<std::string(const std::string&)> canonical_id() const;
+
+  // Prints diagnostics (rendered with sources) to stderr.
+  void PrintDiagnostics(const std::vector<Diagnostic>& diags) const;
+
+  // Takes the state lock for `operation`, printing the holder on conflict.
+  std::optional<LockInfo> Lock(const std::string& operation, std::chrono::milliseconds wait);
+  void Unlock(const LockInfo& lock);
+
+  const GlobalOptions& global() const { return global_; }
+
+ private:
+  EngineSession(const GlobalOptions& global) : global_(global) {}
+  const GlobalOptions& global_;
+  LoadResult load_;
+  KindCatalog kinds_;
+  std::map<std::string, Value> descriptors_;
+  std::set<std::string> preview_kinds_;
+  std::string stack_root_;
+  std::unique_ptr<HttpTransport> transport_;
+  std::unique_ptr<Provider> provider_;
+  std::unique_ptr<StateStore> store_;
+};
+
+// SIGINT/SIGTERM -> a stop request: no new operations start, running ones
+// finish and are recorded. A dedicated thread waits for the signal, so the
+// handler does nothing unsafe. One per process; destroyed at command end.
+class InterruptWatcher {
+ public:
+  InterruptWatcher();
+  ~InterruptWatcher();
+  std::stop_token token() const { return source_.get_token(); }
+
+ private:
+  std::stop_source source_;
+  std::jthread thread_;
+};
+
+// Parses durations like "30s", "5m", "1500ms", "0"; nullopt when malformed.
+std::optional<std::chrono::milliseconds> ParseDuration(const std::string& text);
+
+// Prints apply progress events as lines on stdout.
+std::function<void(const ProgressEvent&)> ProgressPrinter(bool color);
+
+// Prints an apply summary and outputs; returns the exit code.
+int ReportApply(const ApplyResult& result, bool destroy, const EngineSession& session, bool color);
+
+// Asks "Do you want to perform these actions?" on a TTY; refuses without one.
+bool Confirm(const std::string& question);
+
+}  // namespace cairn::cli
