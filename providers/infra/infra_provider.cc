@@ -522,6 +522,31 @@ Status InfraProvider::AwaitAction(const KindWire& wire, const std::string& id, c
   }
 }
 
+InfraProvider::Outcome InfraProvider::SendGated(const KindWire& wire, const PreparedMutation& m,
+                                                const std::string& key, const char* flag,
+                                                Clock::time_point deadline, std::stop_token stop,
+                                                bool* gone) {
+  *gone = false;
+  for (int attempt = 0;; ++attempt) {
+    Outcome o;
+    if (wire.has_customer_status) {
+      o.status = AwaitAction(wire, m.id, flag, deadline, stop, gone, &o.diagnostics);
+      if (!o.status.ok() || *gone) return o;
+    }
+    o = Exchange(m.method, m.path, m.body, key, deadline, stop);
+    if (!o.status.ok() || !wire.has_customer_status || o.response.status != 409 ||
+        ParseError(o.response).code != "action_not_allowed") {
+      return o;
+    }
+    milliseconds delay = BackoffDelay(options_.poll_backoff, attempt, UnitRandom());
+    if (clock_.Now() + delay > deadline) return o;  // the 409 is the answer
+    if (!clock_.SleepFor(delay, stop)) {
+      o.status = Status::Cancelled(m.method + " " + m.path + " cancelled");
+      return o;
+    }
+  }
+}
+
 CreateResponse InfraProvider::Create(const CreateRequest& req, std::stop_token stop) {
   CreateResponse out;
   const PreparedMutation& m = req.mutation;
@@ -557,20 +582,16 @@ UpdateResponse InfraProvider::Update(const UpdateRequest& req, std::stop_token s
   const KindWire& wire = **Lookup(m.kind);
   const auto deadline = DeadlineFromNow(options_.operation_deadline);
   const std::string what = "update " + m.kind + " " + m.id;
-  if (wire.has_customer_status) {
-    bool gone = false;
-    out.status = AwaitAction(wire, m.id, "edit", deadline, stop, &gone, &out.diagnostics);
-    if (!out.status.ok()) return out;
-    if (gone) {
-      out.diagnostics.push_back(MakeDiagnostic("resource_not_found", what + ": it does not exist"));
-      out.status = Status::NotFound(what + ": it does not exist");
-      return out;
-    }
-  }
-  Outcome o = Exchange(m.method, m.path, m.body, req.idempotency_key, deadline, stop);
+  bool gone = false;
+  Outcome o = SendGated(wire, m, req.idempotency_key, "edit", deadline, stop, &gone);
   if (!o.status.ok()) {
     out.status = o.status;
     out.diagnostics = std::move(o.diagnostics);
+    return out;
+  }
+  if (gone) {
+    out.diagnostics.push_back(MakeDiagnostic("resource_not_found", what + ": it does not exist"));
+    out.status = Status::NotFound(what + ": it does not exist");
     return out;
   }
   if (!IsSuccess(o.response.status)) {
@@ -591,19 +612,15 @@ DeleteResponse InfraProvider::Delete(const DeleteRequest& req, std::stop_token s
   if (!out.status.ok()) return out;
   const KindWire& wire = **Lookup(m.kind);
   const auto deadline = DeadlineFromNow(options_.operation_deadline);
-  if (wire.has_customer_status) {
-    bool gone = false;
-    out.status = AwaitAction(wire, m.id, "delete", deadline, stop, &gone, &out.diagnostics);
-    if (!out.status.ok()) return out;
-    if (gone) {
-      out.already_gone = true;
-      return out;
-    }
-  }
-  Outcome o = Exchange(m.method, m.path, m.body, req.idempotency_key, deadline, stop);
+  bool gone = false;
+  Outcome o = SendGated(wire, m, req.idempotency_key, "delete", deadline, stop, &gone);
   if (!o.status.ok()) {
     out.status = o.status;
     out.diagnostics = std::move(o.diagnostics);
+    return out;
+  }
+  if (gone) {
+    out.already_gone = true;
     return out;
   }
   if (o.response.status == 404) {
@@ -650,7 +667,10 @@ WaitResponse InfraProvider::Wait(const WaitRequest& req, std::stop_token stop) {
       return out;
     }
     if (!obj->has_value()) {
-      if (!for_ready) return out;  // gone: done
+      if (!for_ready) {  // gone: done
+        out.resource.reset();
+        return out;
+      }
       out.diagnostics.push_back(
           MakeDiagnostic("resource_not_found", what + " disappeared while waiting for it"));
       out.status = Status::NotFound(what + " disappeared while waiting for it");

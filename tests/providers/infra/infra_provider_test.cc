@@ -605,3 +605,31 @@ TEST_CASE("a malformed descriptor is reported and only its kind fails") {
   CHECK(p.wire("instance") != nullptr);
   CHECK(p.wire("network") == nullptr);
 }
+
+TEST_CASE("a 409 action_not_allowed sends update back to waiting for the flag") {
+  Fixture f;
+  f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "running", true)));
+  f.transport.Push(ErrorAnswer(409, "action_not_allowed", "reconciling"));
+  f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "reconciling", false)));
+  f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "running", true)));
+  f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "running", true)));
+  auto m = PrepareOrDie(f.provider,
+                        {"instance", MutationAction::kUpdate, kUuid, Value{{"name", "web2"}}});
+  auto r = f.provider.Update({m, "key-u"}, {});
+  REQUIRE(r.status.ok());
+  auto sent = f.transport.sent();
+  REQUIRE(sent.size() == 5);
+  CHECK(sent[1].method == "PATCH");
+  CHECK(sent[4].method == "PATCH");
+  CHECK(sent[4].body == sent[1].body);
+  CHECK(HeaderOf(sent[4], "Idempotency-Key") == "key-u");
+
+  // Preview kinds have no flags to wait for: the 409 is the answer.
+  Fixture g;
+  g.transport.Push(ErrorAnswer(409, "action_not_allowed", "no"));
+  auto k = PrepareOrDie(g.provider,
+                        {"ssh_key", MutationAction::kUpdate, "key_1", Value{{"name", "n"}}});
+  auto u = g.provider.Update({k, "key-u"}, {});
+  CHECK(u.status.code() == StatusCode::kConflict);
+  CHECK(g.transport.count() == 1);
+}
