@@ -45,7 +45,7 @@ std::string HexToUuid(std::string_view h) {
 
 std::optional<std::string> ParseResourceId(std::string_view text, std::string_view prefix) {
   std::string hex;
-  if (text.size() == 36) {
+  if (text.size() == 36 && text[8] == '-') {
     for (size_t i = 0; i < text.size(); ++i) {
       char c = text[i];
       bool dash = i == 8 || i == 13 || i == 18 || i == 23;

@@ -48,6 +48,8 @@ TEST_CASE("resource ids: both forms parse to the same hex") {
   CHECK(ParseResourceId(uuid, "inst") == hex);
   CHECK(ParseResourceId("inst_" + hex, "inst") == hex);
   CHECK_FALSE(ParseResourceId("net_" + hex, "inst").has_value());
+  // "net_" + 32 hex is 36 characters, like a UUID: still a prefixed id.
+  CHECK(ParseResourceId("net_" + hex, "net") == hex);
   CHECK_FALSE(ParseResourceId("inst_" + hex.substr(1), "inst").has_value());
   CHECK(IsSaneRequestId("abc-1.2_3"));
   CHECK_FALSE(IsSaneRequestId("bad id"));
