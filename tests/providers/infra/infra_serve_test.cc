@@ -27,9 +27,9 @@ const char* kPublicKey =
 class Serve {
  public:
   explicit Serve(std::vector<std::string> extra = {}) {
-    std::vector<std::string> argv = {CairnBinary(), "serve", "--listen", "127.0.0.1:0",
-                                     "--data-dir", dir_.path() + "/data", "--dev-token",
-                                     kServeToken, "--provision-delay", "0"};
+    std::vector<std::string> argv = {
+        CairnBinary(),         "serve",       "--listen",  "127.0.0.1:0",       "--data-dir",
+        dir_.path() + "/data", "--dev-token", kServeToken, "--provision-delay", "0"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     proc_ = std::make_unique<ChildProcess>(argv);
     auto line = proc_->ReadLine(30s);
@@ -148,14 +148,15 @@ TEST_CASE("serve: every kind through create, read, list, update, wait and delete
   CHECK(key.attributes["public_key"] == kPublicKey);
   CHECK(key.attributes["fingerprint"].is_string());
 
-  auto net = c.Create("network",
-                      {{"name", "core"}, {"region", "eu-central"}, {"cidr", "10.10.0.0/16"}});
+  auto net =
+      c.Create("network", {{"name", "core"}, {"region", "eu-central"}, {"cidr", "10.10.0.0/16"}});
   CHECK(IsUuid(net.id));
   CHECK(net.attributes["status"] == "running");
   CHECK(net.attributes["region"] == "eu-central");
 
   // References in the preview form are accepted and come back canonical.
-  std::string net_preview = "net_" + std::string(net.id).erase(8, 1).erase(12, 1).erase(16, 1).erase(20, 1);
+  std::string net_preview =
+      "net_" + std::string(net.id).erase(8, 1).erase(12, 1).erase(16, 1).erase(20, 1);
   auto inst = c.Create("instance", {{"name", "web"},
                                     {"region", "eu-central"},
                                     {"plan", "s-1vcpu-1gb"},
@@ -179,10 +180,9 @@ TEST_CASE("serve: every kind through create, read, list, update, wait and delete
   // The preview API answers inst_ ids; the provider hands back the canonical UUID.
   CHECK(fw.attributes["instances"] == Value::array({inst.id}));
 
-  auto vol = c.Create("volume", {{"name", "data"},
-                                 {"region", "eu-central"},
-                                 {"size_gb", 10},
-                                 {"instance", inst.id}});
+  auto vol = c.Create(
+      "volume",
+      {{"name", "data"}, {"region", "eu-central"}, {"size_gb", 10}, {"instance", inst.id}});
   CHECK(vol.attributes["size_gb"] == 10);
   CHECK(vol.attributes["instance"] == inst.id);
 
