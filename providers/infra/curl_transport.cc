@@ -90,8 +90,7 @@ struct HeaderList {
 bool HasHeader(const HttpRequest& req, std::string_view name) {
   for (const auto& [k, v] : req.headers) {
     (void)v;
-    if (k.size() == name.size() &&
-        std::equal(k.begin(), k.end(), name.begin(), [](char a, char b) {
+    if (k.size() == name.size() && std::equal(k.begin(), k.end(), name.begin(), [](char a, char b) {
           return std::tolower(static_cast<unsigned char>(a)) ==
                  std::tolower(static_cast<unsigned char>(b));
         })) {

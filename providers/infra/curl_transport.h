@@ -34,7 +34,7 @@ namespace cairn {
 class CurlTransport final : public HttpTransport {
  public:
   struct Options {
-    std::string ca_file;  // PEM CA bundle; empty: the system's
+    std::string ca_file;               // PEM CA bundle; empty: the system's
     std::string user_agent = "cairn";  // unless the request sets User-Agent
   };
 

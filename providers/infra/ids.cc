@@ -48,8 +48,8 @@ std::string CanonicalId(std::string_view id) {
 bool IsSafePathId(std::string_view id) {
   if (id.empty() || id.size() > 200 || id == "." || id == "..") return false;
   for (char c : id) {
-    bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_' ||
-              c == '~';
+    bool ok =
+        std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_' || c == '~';
     if (!ok) return false;
   }
   return true;

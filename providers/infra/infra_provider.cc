@@ -14,7 +14,7 @@
 namespace cairn {
 
 struct InfraProvider::Outcome {
-  Status status;          // OK: `response` is a final HTTP answer (any status)
+  Status status;  // OK: `response` is a final HTTP answer (any status)
   HttpResponse response;
   int attempts = 0;
   std::vector<Diagnostic> diagnostics;  // set when status is not OK
@@ -77,10 +77,14 @@ StatusCode CodeForHttp(int status) {
     case 400:
     case 413:
     case 415:
-    case 422: return StatusCode::kInvalidArgument;
-    case 404: return StatusCode::kNotFound;
-    case 409: return StatusCode::kConflict;
-    default: return StatusCode::kFailedPrecondition;
+    case 422:
+      return StatusCode::kInvalidArgument;
+    case 404:
+      return StatusCode::kNotFound;
+    case 409:
+      return StatusCode::kConflict;
+    default:
+      return StatusCode::kFailedPrecondition;
   }
 }
 
@@ -201,8 +205,7 @@ InfraProvider::Outcome InfraProvider::Exchange(const std::string& method, const 
 
     const auto started = clock_.Now();
     Result<HttpResponse> answer = transport_.Send(req, stop);
-    const auto latency =
-        std::chrono::duration_cast<milliseconds>(clock_.Now() - started).count();
+    const auto latency = std::chrono::duration_cast<milliseconds>(clock_.Now() - started).count();
     ++out.attempts;
 
     std::optional<std::chrono::seconds> retry_after;
@@ -242,9 +245,8 @@ InfraProvider::Outcome InfraProvider::Exchange(const std::string& method, const 
       std::string summary = method + " " + path + " still failing after " +
                             std::to_string(out.attempts) + " attempt(s), deadline reached";
       out.status = Status::DeadlineExceeded(Redact(summary + "; last: " + last_problem));
-      out.diagnostics.push_back(
-          MakeDiagnostic(last_code.empty() ? "deadline_exceeded" : last_code, summary,
-                         "last failure: " + last_problem));
+      out.diagnostics.push_back(MakeDiagnostic(last_code.empty() ? "deadline_exceeded" : last_code,
+                                               summary, "last failure: " + last_problem));
       return out;
     }
     if (!clock_.SleepFor(delay, stop)) {
@@ -262,8 +264,7 @@ Result<Value> InfraProvider::Unwrap(const KindWire& wire, const HttpResponse& re
   if (!wire.envelope) return body;
   auto it = body.find(*wire.envelope);
   if (it == body.end() || !it->is_object()) {
-    return Status::Internal(wire.kind + " response lacks its \"" + *wire.envelope +
-                            "\" envelope");
+    return Status::Internal(wire.kind + " response lacks its \"" + *wire.envelope + "\" envelope");
   }
   return *it;
 }
@@ -278,8 +279,7 @@ Result<RemoteResource> InfraProvider::ToResource(const KindWire& wire,
 }
 
 Result<std::optional<Value>> InfraProvider::Fetch(const KindWire& wire, const std::string& id,
-                                                  Clock::time_point deadline,
-                                                  std::stop_token stop,
+                                                  Clock::time_point deadline, std::stop_token stop,
                                                   std::vector<Diagnostic>* diags) {
   if (!IsSafePathId(id)) {
     return Status::InvalidArgument(wire.kind + " id \"" + Redact(id) + "\" is not a valid id");
@@ -306,8 +306,8 @@ ReadResponse InfraProvider::Read(const ReadRequest& req, std::stop_token stop) {
     out.status = wire.status();
     return out;
   }
-  auto obj = Fetch(**wire, req.id, DeadlineFromNow(options_.operation_deadline), stop,
-                   &out.diagnostics);
+  auto obj =
+      Fetch(**wire, req.id, DeadlineFromNow(options_.operation_deadline), stop, &out.diagnostics);
   if (!obj.ok()) {
     out.status = obj.status();
     return out;
@@ -481,6 +481,9 @@ Status InfraProvider::CheckMutation(const PreparedMutation& m, MutationAction ac
   if (m.method != method || m.path != path) {
     return Status::InvalidArgument(what + ": the prepared request is not " + method + " " + path);
   }
+  if (action == MutationAction::kDelete && !m.body.empty()) {
+    return Status::InvalidArgument(what + ": a delete has no body");
+  }
   if (TextHasPrivateKey(m.body)) {
     return Status::InvalidArgument(what +
                                    ": the body contains private key material; refusing to send");
@@ -518,7 +521,33 @@ Status InfraProvider::AwaitAction(const KindWire& wire, const std::string& id, c
           guidance != nullptr && guidance->is_string() ? guidance->get<std::string>() : ""));
       return Status::DeadlineExceeded(Redact(summary));
     }
-    if (!clock_.SleepFor(delay, stop)) return Status::Cancelled(wire.kind + " " + id + " cancelled");
+    if (!clock_.SleepFor(delay, stop))
+      return Status::Cancelled(wire.kind + " " + id + " cancelled");
+  }
+}
+
+InfraProvider::Outcome InfraProvider::SendGated(const KindWire& wire, const PreparedMutation& m,
+                                                const std::string& key, const char* flag,
+                                                Clock::time_point deadline, std::stop_token stop,
+                                                bool* gone) {
+  *gone = false;
+  for (int attempt = 0;; ++attempt) {
+    Outcome o;
+    if (wire.has_customer_status) {
+      o.status = AwaitAction(wire, m.id, flag, deadline, stop, gone, &o.diagnostics);
+      if (!o.status.ok() || *gone) return o;
+    }
+    o = Exchange(m.method, m.path, m.body, key, deadline, stop);
+    if (!o.status.ok() || !wire.has_customer_status || o.response.status != 409 ||
+        ParseError(o.response).code != "action_not_allowed") {
+      return o;
+    }
+    milliseconds delay = BackoffDelay(options_.poll_backoff, attempt, UnitRandom());
+    if (clock_.Now() + delay > deadline) return o;  // the 409 is the answer
+    if (!clock_.SleepFor(delay, stop)) {
+      o.status = Status::Cancelled(m.method + " " + m.path + " cancelled");
+      return o;
+    }
   }
 }
 
@@ -557,20 +586,16 @@ UpdateResponse InfraProvider::Update(const UpdateRequest& req, std::stop_token s
   const KindWire& wire = **Lookup(m.kind);
   const auto deadline = DeadlineFromNow(options_.operation_deadline);
   const std::string what = "update " + m.kind + " " + m.id;
-  if (wire.has_customer_status) {
-    bool gone = false;
-    out.status = AwaitAction(wire, m.id, "edit", deadline, stop, &gone, &out.diagnostics);
-    if (!out.status.ok()) return out;
-    if (gone) {
-      out.diagnostics.push_back(MakeDiagnostic("resource_not_found", what + ": it does not exist"));
-      out.status = Status::NotFound(what + ": it does not exist");
-      return out;
-    }
-  }
-  Outcome o = Exchange(m.method, m.path, m.body, req.idempotency_key, deadline, stop);
+  bool gone = false;
+  Outcome o = SendGated(wire, m, req.idempotency_key, "edit", deadline, stop, &gone);
   if (!o.status.ok()) {
     out.status = o.status;
     out.diagnostics = std::move(o.diagnostics);
+    return out;
+  }
+  if (gone) {
+    out.diagnostics.push_back(MakeDiagnostic("resource_not_found", what + ": it does not exist"));
+    out.status = Status::NotFound(what + ": it does not exist");
     return out;
   }
   if (!IsSuccess(o.response.status)) {
@@ -591,19 +616,15 @@ DeleteResponse InfraProvider::Delete(const DeleteRequest& req, std::stop_token s
   if (!out.status.ok()) return out;
   const KindWire& wire = **Lookup(m.kind);
   const auto deadline = DeadlineFromNow(options_.operation_deadline);
-  if (wire.has_customer_status) {
-    bool gone = false;
-    out.status = AwaitAction(wire, m.id, "delete", deadline, stop, &gone, &out.diagnostics);
-    if (!out.status.ok()) return out;
-    if (gone) {
-      out.already_gone = true;
-      return out;
-    }
-  }
-  Outcome o = Exchange(m.method, m.path, m.body, req.idempotency_key, deadline, stop);
+  bool gone = false;
+  Outcome o = SendGated(wire, m, req.idempotency_key, "delete", deadline, stop, &gone);
   if (!o.status.ok()) {
     out.status = o.status;
     out.diagnostics = std::move(o.diagnostics);
+    return out;
+  }
+  if (gone) {
+    out.already_gone = true;
     return out;
   }
   if (o.response.status == 404) {
@@ -640,8 +661,7 @@ WaitResponse InfraProvider::Wait(const WaitRequest& req, std::stop_token stop) {
     return out;
   }
 
-  const std::chrono::seconds timeout =
-      req.timeout.count() > 0 ? req.timeout : wire.ready_timeout;
+  const std::chrono::seconds timeout = req.timeout.count() > 0 ? req.timeout : wire.ready_timeout;
   const auto deadline = DeadlineFromNow(timeout);
   for (int attempt = 0;; ++attempt) {
     auto obj = Fetch(wire, req.id, deadline, stop, &out.diagnostics);
@@ -650,7 +670,10 @@ WaitResponse InfraProvider::Wait(const WaitRequest& req, std::stop_token stop) {
       return out;
     }
     if (!obj->has_value()) {
-      if (!for_ready) return out;  // gone: done
+      if (!for_ready) {  // gone: done
+        out.resource.reset();
+        return out;
+      }
       out.diagnostics.push_back(
           MakeDiagnostic("resource_not_found", what + " disappeared while waiting for it"));
       out.status = Status::NotFound(what + " disappeared while waiting for it");
@@ -666,9 +689,8 @@ WaitResponse InfraProvider::Wait(const WaitRequest& req, std::stop_token stop) {
     const Value* customer = FindPath(**obj, "customerStatus.status");
     std::string customer_status =
         customer != nullptr && customer->is_string() ? customer->get<std::string>() : "";
-    const Value& status_attr = out.resource->attributes.contains("status")
-                                   ? out.resource->attributes["status"]
-                                   : Value();
+    const Value& status_attr =
+        out.resource->attributes.contains("status") ? out.resource->attributes["status"] : Value();
     std::string status = status_attr.is_string() ? status_attr.get<std::string>() : "";
 
     if (for_ready) {

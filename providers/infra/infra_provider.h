@@ -24,11 +24,13 @@
 //     customerStatus, the resource is read and, while its
 //     customerStatus.actions.edit (update) / .delete (delete) flag is false,
 //     read again with backoff until the deadline, instead of sending a request
-//     the server would refuse.
+//     the server would refuse; a 409 action_not_allowed answer (the flag
+//     changed in between) goes back to that waiting.
 //   - Wait(kReady) polls until attribute "status" equals the kind's
 //     ready.status; customer status "failed" ends it with FailedPrecondition
 //     and a Diagnostic (code: the reasonCode, detail: the guidance); the
-//     timeout is DeadlineExceeded. Kinds without `ready` are ready at once.
+//     timeout is DeadlineExceeded. WaitRequest::timeout <= 0 means the
+//     kind's ready.timeout_seconds. Kinds without `ready` are ready at once.
 //     Wait(kDeleted) polls until 404 (or customer status "deleted").
 //   - Reads and lists retry like mutations (they are safe to repeat).
 //   - Reference attributes (x-cairn.references) are canonicalised with
@@ -114,6 +116,12 @@ class InfraProvider final : public Provider {
   Status AwaitAction(const KindWire& wire, const std::string& id, const char* flag,
                      Clock::time_point deadline, std::stop_token stop, bool* gone,
                      std::vector<Diagnostic>* diags);
+  // Update and delete: awaits the action `flag` (kinds with customerStatus),
+  // then sends; a 409 action_not_allowed (the flags are informational, the
+  // server decides) goes back to waiting, all within `deadline`. `*gone`: the
+  // resource was found missing before anything was sent.
+  Outcome SendGated(const KindWire& wire, const PreparedMutation& m, const std::string& key,
+                    const char* flag, Clock::time_point deadline, std::stop_token stop, bool* gone);
   Result<Value> Unwrap(const KindWire& wire, const HttpResponse& resp) const;
   // The RemoteResource of an enveloped single-resource answer.
   Result<RemoteResource> ToResource(const KindWire& wire, const HttpResponse& resp) const;

@@ -11,8 +11,8 @@ namespace cairn {
 namespace {
 
 Status Bad(const std::string& kind, const std::string& what) {
-  return Status::InvalidArgument("x-cairn descriptor" + (kind.empty() ? "" : " of " + kind) +
-                                 ": " + what);
+  return Status::InvalidArgument("x-cairn descriptor" + (kind.empty() ? "" : " of " + kind) + ": " +
+                                 what);
 }
 
 Result<std::string> RequiredString(const Value& obj, const char* key, const std::string& kind) {
@@ -169,8 +169,8 @@ Result<std::map<std::string, Value>> LoadKindDescriptors(const std::string& dir)
     if (ec) return Status::IOError("cannot read schema directory " + dir + ": " + ec.message());
     const std::string name = it->path().filename().string();
     const std::string suffix = ".schema.json";
-    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(),
-                                                    suffix) == 0) {
+    if (name.size() > suffix.size() &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
       files.push_back(it->path());
     }
   }
@@ -193,8 +193,8 @@ Result<std::map<std::string, Value>> LoadKindDescriptors(const std::string& dir)
     }
     const std::string& kind = parsed->kind;
     if (source.count(kind)) {
-      return Status::InvalidArgument(path.string() + ": kind \"" + kind + "\" is also described by " +
-                                     source[kind]);
+      return Status::InvalidArgument(path.string() + ": kind \"" + kind +
+                                     "\" is also described by " + source[kind]);
     }
     source[kind] = path.string();
     out.emplace(kind, *x);
@@ -208,8 +208,7 @@ Result<MappedResource> MapResponse(const KindWire& wire, const Value& obj) {
   }
   const Value* id = FindPath(obj, wire.id_field);
   if (id == nullptr || !id->is_string() || id->get<std::string>().empty()) {
-    return Status::InvalidArgument(wire.kind + " response has no string \"" + wire.id_field +
-                                   "\"");
+    return Status::InvalidArgument(wire.kind + " response has no string \"" + wire.id_field + "\"");
   }
   MappedResource out;
   out.id = id->get<std::string>();

@@ -52,8 +52,8 @@ struct WireField {
 
 struct KindWire {
   std::string kind;
-  std::string api;         // "control-plane" or "preview"
-  std::string collection;  // "/api/v1/compute"; no trailing slash
+  std::string api;                      // "control-plane" or "preview"
+  std::string collection;               // "/api/v1/compute"; no trailing slash
   std::optional<std::string> envelope;  // single-resource responses wrapped in this key
   std::string id_field;                 // wire name of the id in responses
   PaginationShape pagination = PaginationShape::kNextCursor;

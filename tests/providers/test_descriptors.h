@@ -98,8 +98,31 @@ inline Value FirewallDescriptor() {
   })");
 }
 
+inline Value VolumeDescriptor() {
+  return Value::parse(R"({
+    "kind": "volume",
+    "immutable": ["region"],
+    "references": {"instance": "instance"},
+    "wire": {
+      "api": "control-plane", "collection": "/api/v1/storage", "envelope": "volume",
+      "id_field": "publicId", "pagination": "next",
+      "fields": {
+        "name": {"request": "name", "response": "name"},
+        "region": {"request": "region", "response": "regionKey"},
+        "size_gb": {"request": "sizeGb", "response": "sizeGb"},
+        "instance": {"request": "instanceId", "response": "instanceId"},
+        "id": {"response": "publicId"},
+        "status": {"response": "customerStatus.status"},
+        "created_at": {"response": "createdAt"}
+      },
+      "ready": {"status": "running", "timeout_seconds": 600}
+    }
+  })");
+}
+
 inline std::map<std::string, Value> TestKinds() {
   return {{"instance", InstanceDescriptor()},
+          {"volume", VolumeDescriptor()},
           {"network", NetworkDescriptor()},
           {"ssh_key", SshKeyDescriptor()},
           {"firewall", FirewallDescriptor()}};

@@ -130,8 +130,8 @@ class LoopbackServer {
       }
       CannedResponse resp = handler_(req);
       if (resp.delay.count() > 0) std::this_thread::sleep_for(resp.delay);
-      std::string out = "HTTP/1.1 " + std::to_string(resp.status) + " X\r\nContent-Length: " +
-                        std::to_string(resp.body.size()) +
+      std::string out = "HTTP/1.1 " + std::to_string(resp.status) +
+                        " X\r\nContent-Length: " + std::to_string(resp.body.size()) +
                         "\r\nContent-Type: application/json\r\n" + resp.extra_headers + "\r\n" +
                         resp.body;
       if (::send(fd, out.data(), out.size(), MSG_NOSIGNAL) < 0) return Close(fd);
@@ -147,9 +147,9 @@ class LoopbackServer {
   std::atomic<int> connections_{0};
   std::thread acceptor_;
   std::mutex mu_;
-  std::vector<int> conn_fds_;               // GUARDED_BY(mu_); closed on destruction
-  std::vector<std::thread> conn_threads_;   // GUARDED_BY(mu_)
-  std::vector<SeenRequest> seen_;           // GUARDED_BY(mu_)
+  std::vector<int> conn_fds_;              // GUARDED_BY(mu_); closed on destruction
+  std::vector<std::thread> conn_threads_;  // GUARDED_BY(mu_)
+  std::vector<SeenRequest> seen_;          // GUARDED_BY(mu_)
 };
 
 HttpRequest Get(const std::string& url) {

@@ -18,9 +18,9 @@ TEST_CASE("CanonicalId leaves other ids alone") {
         "key_0123abcd456789ef0123456789abcdef");
   CHECK(CanonicalId("fw_0123abcd456789ef0123456789abcdef") ==
         "fw_0123abcd456789ef0123456789abcdef");
-  CHECK(CanonicalId("inst_0123") == "inst_0123");                                  // too short
+  CHECK(CanonicalId("inst_0123") == "inst_0123");  // too short
   CHECK(CanonicalId("inst_0123abcd456789ef0123456789abcdeg") ==
-        "inst_0123abcd456789ef0123456789abcdeg");                                  // not hex
+        "inst_0123abcd456789ef0123456789abcdeg");  // not hex
   CHECK(CanonicalId("") == "");
 }
 

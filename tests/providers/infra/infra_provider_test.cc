@@ -75,11 +75,9 @@ PreparedMutation PrepareOrDie(InfraProvider& p, const PrepareRequest& req) {
 }
 
 PreparedMutation InstanceCreate(InfraProvider& p) {
-  return PrepareOrDie(p, {"instance", MutationAction::kCreate, "",
-                          Value{{"name", "web"},
-                                {"region", "fra1"},
-                                {"plan", "s-1"},
-                                {"image", "debian-12"}}});
+  return PrepareOrDie(
+      p, {"instance", MutationAction::kCreate, "",
+          Value{{"name", "web"}, {"region", "fra1"}, {"plan", "s-1"}, {"image", "debian-12"}}});
 }
 
 }  // namespace
@@ -94,8 +92,8 @@ TEST_CASE("Prepare builds the exact create, update and delete requests") {
   // Deterministic: the same spec gives the same bytes.
   CHECK(InstanceCreate(f.provider).body == create.body);
 
-  auto update = PrepareOrDie(f.provider, {"instance", MutationAction::kUpdate, kUuid,
-                                          Value{{"plan", "s-2"}}});
+  auto update = PrepareOrDie(f.provider,
+                             {"instance", MutationAction::kUpdate, kUuid, Value{{"plan", "s-2"}}});
   CHECK(update.method == "PATCH");
   CHECK(update.path == "/api/v1/compute/" + kUuid);
   CHECK(update.body == R"({"plan":"s-2"})");
@@ -106,8 +104,8 @@ TEST_CASE("Prepare builds the exact create, update and delete requests") {
   CHECK(del.path == "/v1/ssh_keys/key_1");
   CHECK(del.body.empty());
 
-  auto rename = PrepareOrDie(f.provider, {"network", MutationAction::kUpdate, kUuid,
-                                          Value{{"name", nullptr}}});
+  auto rename = PrepareOrDie(f.provider,
+                             {"network", MutationAction::kUpdate, kUuid, Value{{"name", nullptr}}});
   CHECK(rename.body == R"({"name":null})");  // merge patch: null clears
   CHECK(f.transport.count() == 0);
 }
@@ -124,13 +122,13 @@ TEST_CASE("Prepare refuses private keys, unknown values, bad ids and immutable u
   CHECK(key.status().message().find("private key") != std::string::npos);
   CHECK(key.status().message().find("b3BlbnNza") == std::string::npos);  // never echoed
 
-  auto rsa = f.provider.Prepare({"ssh_key", MutationAction::kCreate, "",
-                                 Value{{"name", "k"},
-                                       {"public_key", "-----BEGIN RSA PRIVATE KEY-----\nMII"}}});
+  auto rsa = f.provider.Prepare(
+      {"ssh_key", MutationAction::kCreate, "",
+       Value{{"name", "k"}, {"public_key", "-----BEGIN RSA PRIVATE KEY-----\nMII"}}});
   CHECK_FALSE(rsa.ok());
-  auto putty = f.provider.Prepare(
-      {"ssh_key", MutationAction::kUpdate, "key_1",
-       Value{{"name", "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none"}}});
+  auto putty =
+      f.provider.Prepare({"ssh_key", MutationAction::kUpdate, "key_1",
+                          Value{{"name", "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none"}}});
   CHECK_FALSE(putty.ok());
   // A public key is fine.
   CHECK(f.provider
@@ -138,9 +136,9 @@ TEST_CASE("Prepare refuses private keys, unknown values, bad ids and immutable u
                       Value{{"name", "k"}, {"public_key", "ssh-ed25519 AAAAC3Nza me@host"}}})
             .ok());
 
-  auto unknown = f.provider.Prepare(
-      {"instance", MutationAction::kCreate, "",
-       Value{{"name", "web"}, {"region", "fra1"}, {"network", UnknownValue()}}});
+  auto unknown =
+      f.provider.Prepare({"instance", MutationAction::kCreate, "",
+                          Value{{"name", "web"}, {"region", "fra1"}, {"network", UnknownValue()}}});
   REQUIRE_FALSE(unknown.ok());
   CHECK(unknown.status().message().find("network") != std::string::npos);
   auto nested = f.provider.Prepare(
@@ -148,14 +146,14 @@ TEST_CASE("Prepare refuses private keys, unknown values, bad ids and immutable u
        Value{{"name", "fw"}, {"instances", Value::array({"x", UnknownValue()})}}});
   CHECK_FALSE(nested.ok());
 
-  CHECK_FALSE(f.provider.Prepare({"instance", MutationAction::kUpdate, "../x",
-                                  Value{{"name", "a"}}}).ok());
-  auto immutable = f.provider.Prepare(
-      {"instance", MutationAction::kUpdate, kUuid, Value{{"region", "ams3"}}});
+  CHECK_FALSE(
+      f.provider.Prepare({"instance", MutationAction::kUpdate, "../x", Value{{"name", "a"}}}).ok());
+  auto immutable =
+      f.provider.Prepare({"instance", MutationAction::kUpdate, kUuid, Value{{"region", "ams3"}}});
   REQUIRE_FALSE(immutable.ok());
   CHECK(immutable.status().message().find("region") != std::string::npos);
-  CHECK_FALSE(f.provider.Prepare({"instance", MutationAction::kUpdate, kUuid, Value::object()})
-                  .ok());
+  CHECK_FALSE(
+      f.provider.Prepare({"instance", MutationAction::kUpdate, kUuid, Value::object()}).ok());
   CHECK_FALSE(f.provider.Prepare({"bucket", MutationAction::kCreate, "", Value::object()}).ok());
   CHECK_FALSE(
       f.provider.Prepare({"instance", MutationAction::kCreate, "", Value{{"nmae", "x"}}}).ok());
@@ -178,8 +176,7 @@ TEST_CASE("a private key in a journaled body is refused with zero requests sent"
   auto ok = InstanceCreate(f.provider);
   PreparedMutation elsewhere = ok;
   elsewhere.path = "/api/v1/storage";
-  CHECK(f.provider.Create({elsewhere, "key-1"}, {}).status.code() ==
-        StatusCode::kInvalidArgument);
+  CHECK(f.provider.Create({elsewhere, "key-1"}, {}).status.code() == StatusCode::kInvalidArgument);
   CHECK(f.provider.Create({ok, ""}, {}).status.code() == StatusCode::kInvalidArgument);
   CHECK(f.transport.count() == 0);
 }
@@ -218,8 +215,8 @@ TEST_CASE("every retry reuses the same key and body, byte for byte") {
   f.transport.Push(ErrorAnswer(503, "service_unavailable", "busy"));
   f.transport.Push(RateLimited(3));
   f.transport.Push(ErrorAnswer(409, "idempotency_key_in_use", "still executing"));
-  f.transport.Push(JsonAnswer(201, InstanceJson(kUuid, "pending"),
-                              {{"idempotent-replayed", "true"}}));
+  f.transport.Push(
+      JsonAnswer(201, InstanceJson(kUuid, "pending"), {{"idempotent-replayed", "true"}}));
   auto m = InstanceCreate(f.provider);
   auto r = f.provider.Create({m, "key-42"}, {});
   REQUIRE(r.status.ok());
@@ -265,8 +262,7 @@ TEST_CASE("the per-operation deadline bounds retries") {
   // A Retry-After beyond the deadline gives up at once rather than overrun it.
   Fixture g;
   g.transport.SetHandler([](const HttpRequest&) { return RateLimited(3600); });
-  CHECK(g.provider.Read({"ssh_key", "key_1"}, {}).status.code() ==
-        StatusCode::kDeadlineExceeded);
+  CHECK(g.provider.Read({"ssh_key", "key_1"}, {}).status.code() == StatusCode::kDeadlineExceeded);
   CHECK(g.transport.count() == 1);
   CHECK(g.clock.total_slept() == seconds(0));
 
@@ -302,12 +298,14 @@ TEST_CASE("list follows the next shape to the end and counts requests") {
   Fixture f;
   auto page = [](std::vector<std::string> ids, Value next) {
     Value data = Value::array();
-    for (const auto& id : ids) data.push_back(Value::parse(InstanceJson(id, "running"))["instance"]);
-    return JsonAnswer(200, Value{{"data", data}, {"pagination", {{"limit", 2}, {"next", next}}}}
-                               .dump());
+    for (const auto& id : ids)
+      data.push_back(Value::parse(InstanceJson(id, "running"))["instance"]);
+    return JsonAnswer(200,
+                      Value{{"data", data}, {"pagination", {{"limit", 2}, {"next", next}}}}.dump());
   };
   f.transport.Push(page({kUuid, kUuid2}, "djE6Mg"));
-  f.transport.Push(page({"11111111-2222-3333-4444-555555555555"}, "/api/v1/compute?limit=200&cursor=djE6Mw"));
+  f.transport.Push(
+      page({"11111111-2222-3333-4444-555555555555"}, "/api/v1/compute?limit=200&cursor=djE6Mw"));
   f.transport.Push(page({"21111111-2222-3333-4444-555555555555"}, nullptr));
   auto r = f.provider.List({"instance"}, {});
   REQUIRE(r.status.ok());
@@ -326,9 +324,9 @@ TEST_CASE("list follows the next_cursor shape until has_more is false") {
   auto page = [](std::vector<std::string> ids, std::string cursor, bool more) {
     Value data = Value::array();
     for (const auto& id : ids) data.push_back(Value::parse(KeyJson(id, "k-" + id)));
-    return JsonAnswer(200, Value{{"data", data},
-                                 {"pagination", {{"next_cursor", cursor}, {"has_more", more}}}}
-                               .dump());
+    return JsonAnswer(
+        200, Value{{"data", data}, {"pagination", {{"next_cursor", cursor}, {"has_more", more}}}}
+                 .dump());
   };
   f.transport.Push(page({"key_1", "key_2"}, "c+/=1", true));
   f.transport.Push(page({"key_3"}, "c2", true));
@@ -413,8 +411,9 @@ TEST_CASE("update waits while the edit action is not offered") {
 
 TEST_CASE("delete gives up at the deadline while delete is not offered, sending nothing doomed") {
   Fixture f;
-  f.transport.SetHandler(
-      [](const HttpRequest&) { return JsonAnswer(200, InstanceJson(kUuid, "provisioning", true, false)); });
+  f.transport.SetHandler([](const HttpRequest&) {
+    return JsonAnswer(200, InstanceJson(kUuid, "provisioning", true, false));
+  });
   auto m = PrepareOrDie(f.provider, {"instance", MutationAction::kDelete, kUuid, {}});
   auto r = f.provider.Delete({m, "key-d"}, {});
   CHECK(r.status.code() == StatusCode::kDeadlineExceeded);
@@ -604,4 +603,42 @@ TEST_CASE("a malformed descriptor is reported and only its kind fails") {
   CHECK(p.List({"network"}, {}).status.code() == StatusCode::kInvalidArgument);
   CHECK(p.wire("instance") != nullptr);
   CHECK(p.wire("network") == nullptr);
+}
+
+TEST_CASE("a 409 action_not_allowed sends update back to waiting for the flag") {
+  Fixture f;
+  f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "running", true)));
+  f.transport.Push(ErrorAnswer(409, "action_not_allowed", "reconciling"));
+  f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "reconciling", false)));
+  f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "running", true)));
+  f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "running", true)));
+  auto m = PrepareOrDie(f.provider,
+                        {"instance", MutationAction::kUpdate, kUuid, Value{{"name", "web2"}}});
+  auto r = f.provider.Update({m, "key-u"}, {});
+  REQUIRE(r.status.ok());
+  auto sent = f.transport.sent();
+  REQUIRE(sent.size() == 5);
+  CHECK(sent[1].method == "PATCH");
+  CHECK(sent[4].method == "PATCH");
+  CHECK(sent[4].body == sent[1].body);
+  CHECK(HeaderOf(sent[4], "Idempotency-Key") == "key-u");
+
+  // Preview kinds have no flags to wait for: the 409 is the answer.
+  Fixture g;
+  g.transport.Push(ErrorAnswer(409, "action_not_allowed", "no"));
+  auto k =
+      PrepareOrDie(g.provider, {"ssh_key", MutationAction::kUpdate, "key_1", Value{{"name", "n"}}});
+  auto u = g.provider.Update({k, "key-u"}, {});
+  CHECK(u.status.code() == StatusCode::kConflict);
+  CHECK(g.transport.count() == 1);
+}
+
+TEST_CASE("a zero wait timeout means the kind's ready timeout") {
+  Fixture f;
+  f.transport.SetHandler(
+      [](const HttpRequest&) { return JsonAnswer(200, InstanceJson(kUuid, "provisioning")); });
+  auto r = f.provider.Wait({"instance", kUuid, WaitTarget::kReady, seconds(0)}, {});
+  CHECK(r.status.code() == StatusCode::kDeadlineExceeded);
+  CHECK(f.clock.total_slept() > seconds(500));
+  CHECK(f.clock.total_slept() <= seconds(600));
 }

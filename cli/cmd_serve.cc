@@ -1,0 +1,131 @@
+// cairn serve: runs the control-plane API server (server/server.h). This
+// file only turns flags into ServerOptions, prints the token and the
+// listening line, and waits for shutdown.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+
+#include "cli/command.h"
+#include "engine/redact.h"
+#include "server/duration.h"
+#include "server/faults.h"
+#include "server/server.h"
+#include "server/token.h"
+
+namespace cairn::cli {
+namespace {
+
+struct ServeFlags {
+  std::string listen = "127.0.0.1:8080";
+  std::string data_dir = ".cairn/serve";
+  bool dev = false;
+  std::string dev_token;
+  std::string tokens_file;
+  std::string provision_delay = "2s";
+  std::string rate_limit = "0";
+  std::string faults;
+  std::string retention = "24h";
+};
+
+int RunServe(const ServeFlags& f) {
+  auto fail = [](const std::string& msg) {
+    std::cerr << "cairn serve: error: " << Redact(msg) << "\n";
+    return 1;
+  };
+  server::ServerOptions opt;
+  size_t colon = f.listen.rfind(':');
+  if (colon == std::string::npos) return fail("--listen: expected HOST:PORT, got '" + f.listen + "'");
+  opt.host = f.listen.substr(0, colon);
+  if (opt.host.size() >= 2 && opt.host.front() == '[' && opt.host.back() == ']') {
+    opt.host = opt.host.substr(1, opt.host.size() - 2);
+  }
+  try {
+    size_t used = 0;
+    std::string port = f.listen.substr(colon + 1);
+    int p = std::stoi(port, &used);
+    if (used != port.size() || p < 0 || p > 65535) throw std::out_of_range("port");
+    opt.port = static_cast<uint16_t>(p);
+  } catch (const std::exception&) {
+    return fail("--listen: invalid port in '" + f.listen + "'");
+  }
+  opt.data_dir = f.data_dir;
+  auto delay = server::ParseDuration(f.provision_delay);
+  if (!delay.ok()) return fail("--provision-delay: " + delay.status().message());
+  opt.provision_delay = *delay;
+  auto retention = server::ParseDuration(f.retention);
+  if (!retention.ok()) return fail("--idempotency-retention: " + retention.status().message());
+  if (*retention < std::chrono::hours(24)) {
+    return fail("--idempotency-retention: must be at least 24h (spec 4.3)");
+  }
+  opt.idempotency_retention = *retention;
+  if (Status st = server::ParseRateLimit(f.rate_limit, &opt.rate, &opt.burst); !st.ok()) {
+    return fail(st.message());
+  }
+  if (!f.faults.empty()) {
+    auto spec = server::ParseFaultSpec(f.faults);
+    if (!spec.ok()) return fail(spec.status().message());
+    opt.faults = *spec;
+  }
+  if (!f.tokens_file.empty()) {
+    auto tokens = server::ReadTokensFile(f.tokens_file);
+    if (!tokens.ok()) return fail(tokens.status().message());
+    opt.tokens = *tokens;
+  }
+  std::string printed_token;
+  if (!f.dev_token.empty()) {
+    RegisterSecret(f.dev_token);
+    opt.tokens.emplace_back("dev", server::Sha256Hex(f.dev_token));
+  } else if (f.dev) {
+    printed_token = server::GenerateToken();
+    RegisterSecret(printed_token);
+    opt.tokens.emplace_back("dev", server::Sha256Hex(printed_token));
+  }
+  server::Server srv(opt);
+  if (Status st = srv.Start(); !st.ok()) return fail(st.message());
+  // The token is shown exactly once, on stdout, never in a log.
+  if (!printed_token.empty()) std::printf("token: %s\n", printed_token.c_str());
+  std::printf("listening on http://%s\n", srv.BoundAddress().c_str());
+  std::fflush(stdout);
+  srv.Wait();
+  return 0;
+}
+
+std::function<int()> SetupServe(CLI::App& sub, const GlobalOptions&) {
+  auto flags = std::make_shared<ServeFlags>();
+  sub.add_option("--listen", flags->listen, "HOST:PORT to listen on; port 0 picks a free port")
+      ->capture_default_str();
+  sub.add_option("--data-dir", flags->data_dir, "Directory of the SQLite database")
+      ->capture_default_str();
+  sub.add_flag("--dev", flags->dev,
+               "Create project 'dev' and print a fresh token for it once ('token: cairn_...')");
+  sub.add_option("--dev-token", flags->dev_token,
+                 "Use this token for project 'dev' instead of generating one (implies --dev)");
+  sub.add_option("--tokens-file", flags->tokens_file,
+                 "File of 'PROJECT SHA256_HEX_OF_TOKEN' lines adding projects");
+  sub.add_option("--provision-delay", flags->provision_delay,
+                 "Time per lifecycle step (0, 500ms, 2s, ...)")
+      ->capture_default_str();
+  sub.add_option("--rate-limit", flags->rate_limit,
+                 "Token bucket per project, RATE:BURST requests (0 = off)")
+      ->capture_default_str();
+  sub.add_option("--faults", flags->faults,
+                 "Fault injection, e.g. error500=0.1,drop_after=0.05,provision_failed=0.2,seed=42 "
+                 "(see docs/api.md)");
+  sub.add_option("--idempotency-retention", flags->retention,
+                 "How long idempotency keys are kept (at least 24h)")
+      ->capture_default_str();
+  sub.footer(
+      "Example:\n"
+      "  cairn serve --dev --listen 127.0.0.1:8080 --data-dir /tmp/cairn-dev\n"
+      "  # prints 'token: cairn_...' then 'listening on http://127.0.0.1:8080'\n"
+      "  curl -H \"Authorization: Bearer $TOKEN\" http://127.0.0.1:8080/v1/regions\n"
+      "SIGTERM or Ctrl-C shuts down gracefully (in-flight requests finish; exit 0).");
+  return [flags] { return RunServe(*flags); };
+}
+
+}  // namespace
+
+CAIRN_COMMAND("serve", "Run the control-plane API server (for development and tests)", 90,
+              SetupServe);
+
+}  // namespace cairn::cli

@@ -1,0 +1,1151 @@
+#include "server/api.h"
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <cstring>
+
+#include "server/catalog.h"
+#include "server/cursor.h"
+#include "server/customer_status.h"
+#include "server/faults.h"
+#include "server/idempotency.h"
+#include "server/ids.h"
+#include "server/metrics.h"
+#include "server/rate_limiter.h"
+#include "server/ssh_key.h"
+#include "server/store.h"
+#include "server/token.h"
+
+namespace cairn::server {
+
+using json = nlohmann::json;
+
+namespace {
+
+// ---------------------------------------------------------------- views --
+
+enum class View { kPreview, kControl };
+
+enum class FieldType { kName, kRegion, kPlan, kImage, kCidr, kRules, kPublicKey, kSizeGb, kRef, kRefList };
+
+struct FieldSpec {
+  const char* wire;
+  const char* attr;
+  FieldType type;
+  bool required;
+  bool editable;
+  const char* ref_kind = nullptr;    // for kRef / kRefList
+  const char* ref_prefix = nullptr;  // preview prefix of the referenced kind
+  bool same_region = false;          // the referenced record must be in this region
+};
+
+struct Collection {
+  View view;
+  const char* name;      // "instances", "compute", ...
+  const char* kind;      // record kind
+  const char* prefix;    // preview id prefix ("" when none)
+  const char* envelope;  // control-plane envelope key
+  bool lifecycle;        // moves through queued -> ... -> running
+  std::vector<FieldSpec> fields;
+  std::vector<const char*> read_only;
+};
+
+const std::vector<Collection>& Collections() {
+  static const std::vector<Collection> kCollections = {
+      {View::kPreview, "instances", "instance", "inst", "", true,
+       {{"name", "name", FieldType::kName, true, true},
+        {"region", "region", FieldType::kRegion, true, false},
+        {"plan", "plan", FieldType::kPlan, true, true},
+        {"image", "image", FieldType::kImage, true, false},
+        {"ssh_keys", "ssh_keys", FieldType::kRefList, false, false, "ssh_key", "key"},
+        {"network", "network", FieldType::kRef, false, false, "network", "net", true}},
+       {"id", "status", "ipv4", "created_at"}},
+      {View::kPreview, "networks", "network", "net", "", true,
+       {{"name", "name", FieldType::kName, true, true},
+        {"region", "region", FieldType::kRegion, true, false},
+        {"cidr", "cidr", FieldType::kCidr, true, false}},
+       {"id", "status", "created_at"}},
+      {View::kPreview, "firewalls", "firewall", "fw", "", false,
+       {{"name", "name", FieldType::kName, true, true},
+        {"rules", "rules", FieldType::kRules, true, true},
+        {"instances", "instances", FieldType::kRefList, false, true, "instance", "inst"}},
+       {"id", "created_at"}},
+      {View::kPreview, "ssh_keys", "ssh_key", "key", "", false,
+       {{"name", "name", FieldType::kName, true, true},
+        {"public_key", "public_key", FieldType::kPublicKey, true, false}},
+       {"id", "fingerprint", "created_at"}},
+      {View::kControl, "compute", "instance", "inst", "instance", true,
+       {{"name", "name", FieldType::kName, true, true},
+        {"region", "region", FieldType::kRegion, true, false},
+        {"image", "image", FieldType::kImage, true, false},
+        {"plan", "plan", FieldType::kPlan, true, true},
+        {"sshKeys", "ssh_keys", FieldType::kRefList, false, false, "ssh_key", "key"},
+        {"networkId", "network", FieldType::kRef, false, false, "network", "net", true}},
+       {"publicId", "regionKey", "imageKey", "planKey", "ipv4", "status", "customerStatus",
+        "createdAt"}},
+      {View::kControl, "networking", "network", "net", "network", true,
+       {{"name", "name", FieldType::kName, true, true},
+        {"region", "region", FieldType::kRegion, true, false},
+        {"cidr", "cidr", FieldType::kCidr, true, false}},
+       {"publicId", "regionKey", "status", "customerStatus", "createdAt"}},
+      {View::kControl, "storage", "volume", "", "volume", true,
+       {{"name", "name", FieldType::kName, true, true},
+        {"region", "region", FieldType::kRegion, true, false},
+        {"sizeGb", "size_gb", FieldType::kSizeGb, true, true},
+        {"instanceId", "instance", FieldType::kRef, false, true, "instance", "inst", true}},
+       {"publicId", "regionKey", "status", "customerStatus", "createdAt"}},
+  };
+  return kCollections;
+}
+
+const char* PrefixOfKind(std::string_view kind) {
+  if (kind == "instance") return "inst";
+  if (kind == "network") return "net";
+  if (kind == "firewall") return "fw";
+  if (kind == "ssh_key") return "key";
+  return "";
+}
+
+// A reference in the preview view: "<prefix>_<hex>"; in the control view:
+// the UUID (SSH keys and firewalls have no UUID form there: prefixed).
+json RefOut(View view, std::string_view kind, const json& hex) {
+  if (!hex.is_string()) return nullptr;
+  const std::string& h = hex.get_ref<const std::string&>();
+  if (view == View::kControl && (kind == "instance" || kind == "network" || kind == "volume")) {
+    return HexToUuid(h);
+  }
+  return std::string(PrefixOfKind(kind)) + "_" + h;
+}
+
+json RefListOut(View view, std::string_view kind, const json& list) {
+  json out = json::array();
+  if (list.is_array()) {
+    for (const auto& e : list) out.push_back(RefOut(view, kind, e));
+  }
+  return out;
+}
+
+json Render(View view, const Record& r) {
+  const json& a = r.attrs;
+  json o = json::object();
+  auto str = [&](const char* k) { return a.contains(k) ? a[k] : json(nullptr); };
+  if (view == View::kPreview) {
+    o["id"] = std::string(PrefixOfKind(r.kind)) + "_" + r.id;
+    o["name"] = str("name");
+    if (r.kind == "instance") {
+      o["status"] = PreviewStatus(r.status);
+      o["region"] = str("region");
+      o["plan"] = str("plan");
+      o["image"] = str("image");
+      o["ssh_keys"] = RefListOut(view, "ssh_key", a.value("ssh_keys", json::array()));
+      o["network"] = RefOut(view, "network", str("network"));
+      if (a.contains("ipv4")) o["ipv4"] = a["ipv4"];
+    } else if (r.kind == "network") {
+      o["region"] = str("region");
+      o["cidr"] = str("cidr");
+      o["status"] = PreviewStatus(r.status);
+    } else if (r.kind == "firewall") {
+      o["rules"] = a.value("rules", json::array());
+      o["instances"] = RefListOut(view, "instance", a.value("instances", json::array()));
+    } else if (r.kind == "ssh_key") {
+      o["public_key"] = str("public_key");
+      o["fingerprint"] = str("fingerprint");
+    }
+    o["created_at"] = r.created_at;
+    return o;
+  }
+  o["publicId"] = HexToUuid(r.id);
+  o["name"] = str("name");
+  o["regionKey"] = str("region");
+  if (r.kind == "instance") {
+    o["imageKey"] = str("image");
+    o["planKey"] = str("plan");
+    o["sshKeys"] = RefListOut(view, "ssh_key", a.value("ssh_keys", json::array()));
+    o["networkId"] = RefOut(view, "network", str("network"));
+    o["ipv4"] = str("ipv4");
+  } else if (r.kind == "network") {
+    o["cidr"] = str("cidr");
+  } else if (r.kind == "volume") {
+    o["sizeGb"] = a.value("size_gb", 0);
+    o["instanceId"] = RefOut(view, "instance", str("instance"));
+  }
+  o["status"] = r.status;
+  CustomerStatusToJson(ProjectCustomerStatus(r.status, r.last_op, r.kind == "instance"),
+                       &o["customerStatus"]);
+  o["createdAt"] = r.created_at;
+  return o;
+}
+
+std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+// ----------------------------------------------------------- validation --
+
+struct FieldError {
+  std::string field, message;
+};
+
+bool ParseIpv4(std::string_view s, uint32_t* out) {
+  uint32_t v = 0;
+  int parts = 0;
+  while (parts < 4) {
+    int octet = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), octet);
+    size_t used = p - s.data();
+    if (ec != std::errc() || used == 0 || used > 3 || octet > 255 || (used > 1 && s[0] == '0')) {
+      return false;
+    }
+    v = (v << 8) | static_cast<uint32_t>(octet);
+    s.remove_prefix(used);
+    ++parts;
+    if (parts < 4) {
+      if (s.empty() || s[0] != '.') return false;
+      s.remove_prefix(1);
+    }
+  }
+  *out = v;
+  return s.empty();
+}
+
+// "a.b.c.d/n" with n in [min_prefix, 32] and no host bits set.
+std::optional<std::string> CidrProblem(std::string_view s, int min_prefix, int max_prefix) {
+  size_t slash = s.find('/');
+  if (slash == std::string_view::npos) return "must be an IPv4 CIDR block like 10.0.0.0/16";
+  uint32_t addr = 0;
+  if (!ParseIpv4(s.substr(0, slash), &addr)) return "must be an IPv4 CIDR block like 10.0.0.0/16";
+  std::string_view len = s.substr(slash + 1);
+  int n = -1;
+  auto [p, ec] = std::from_chars(len.data(), len.data() + len.size(), n);
+  if (ec != std::errc() || p != len.data() + len.size() || len.empty() || len.size() > 2 ||
+      (len.size() == 2 && len[0] == '0')) {
+    return "must be an IPv4 CIDR block like 10.0.0.0/16";
+  }
+  if (n < min_prefix || n > max_prefix) {
+    return "prefix length must be between /" + std::to_string(min_prefix) + " and /" +
+           std::to_string(max_prefix);
+  }
+  uint32_t mask = n == 0 ? 0 : ~uint32_t(0) << (32 - n);
+  if ((addr & ~mask) != 0) return "has host bits set (did you mean the network address?)";
+  return std::nullopt;
+}
+
+std::optional<FieldError> CheckName(const std::string& field, const json& v) {
+  if (!v.is_string()) return FieldError{field, "must be a string"};
+  const std::string& s = v.get_ref<const std::string&>();
+  if (s.empty() || s.size() > 64) return FieldError{field, "must be 1 to 64 characters"};
+  for (unsigned char c : s) {
+    if (c < 0x20 || c == 0x7f) return FieldError{field, "must not contain control characters"};
+  }
+  return std::nullopt;
+}
+
+std::optional<FieldError> CheckRules(const json& v) {
+  if (!v.is_array()) return FieldError{"rules", "must be an array of rule objects"};
+  if (v.size() > 100) return FieldError{"rules", "at most 100 rules"};
+  static const char* kRuleFields[] = {"direction", "protocol", "port", "source", "action"};
+  for (size_t i = 0; i < v.size(); ++i) {
+    std::string base = "rules[" + std::to_string(i) + "]";
+    const json& r = v[i];
+    if (!r.is_object()) return FieldError{base, "must be an object"};
+    for (const auto& [k, val] : r.items()) {
+      bool known = false;
+      for (const char* f : kRuleFields) known = known || k == f;
+      if (!known) return FieldError{base + "." + k, "unknown field"};
+      if (!val.is_string()) return FieldError{base + "." + k, "must be a string"};
+    }
+    for (const char* f : kRuleFields) {
+      if (!r.contains(f)) return FieldError{base + "." + f, "required"};
+    }
+    std::string dir = r["direction"], proto = r["protocol"], port = r["port"],
+                source = r["source"], action = r["action"];
+    if (dir != "inbound" && dir != "outbound") {
+      return FieldError{base + ".direction", "must be inbound or outbound"};
+    }
+    if (proto != "tcp" && proto != "udp" && proto != "icmp" && proto != "any") {
+      return FieldError{base + ".protocol", "must be tcp, udp, icmp or any"};
+    }
+    if (action != "allow" && action != "deny") {
+      return FieldError{base + ".action", "must be allow or deny"};
+    }
+    bool port_ok = port == "any";
+    if (!port_ok && (proto == "tcp" || proto == "udp")) {
+      size_t dash = port.find('-');
+      auto num = [](std::string_view s, int* out) {
+        auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+        return ec == std::errc() && p == s.data() + s.size() && !s.empty() && *out >= 1 &&
+               *out <= 65535;
+      };
+      int lo = 0, hi = 0;
+      if (dash == std::string::npos) {
+        port_ok = num(port, &lo);
+      } else {
+        port_ok = num(std::string_view(port).substr(0, dash), &lo) &&
+                  num(std::string_view(port).substr(dash + 1), &hi) && lo <= hi;
+      }
+    }
+    if (!port_ok) {
+      return FieldError{base + ".port",
+                        "must be a port (22), a range (8000-8080) or any (icmp and any: any)"};
+    }
+    if (auto p = CidrProblem(source, 0, 32)) return FieldError{base + ".source", *p};
+  }
+  return std::nullopt;
+}
+
+// A reference the writer must resolve inside the transaction.
+struct RefCheck {
+  std::string field;  // wire name, e.g. "ssh_keys[1]"
+  std::string hex;
+  const char* kind;
+  bool same_region;
+};
+
+// Checks `body` against the collection's fields and fills `attrs` (internal
+// names) and `refs`. For PATCH (`patch`), only editable fields may appear.
+std::optional<FieldError> ValidateBody(const Collection& c, const json& body, bool patch,
+                                       json* attrs, std::vector<RefCheck>* refs) {
+  if (!body.is_object()) return FieldError{"body", "must be a JSON object"};
+  for (const auto& [key, v] : body.items()) {
+    const FieldSpec* spec = nullptr;
+    for (const FieldSpec& f : c.fields) {
+      if (key == f.wire) spec = &f;
+    }
+    if (spec == nullptr) {
+      for (const char* ro : c.read_only) {
+        if (key == ro) {
+          return FieldError{key, patch ? "is immutable (read-only field)" : "is read-only"};
+        }
+      }
+      return FieldError{key, "unknown field"};
+    }
+    if (patch && !spec->editable) return FieldError{key, "is immutable and cannot be changed"};
+    switch (spec->type) {
+      case FieldType::kName:
+        if (auto e = CheckName(key, v)) return e;
+        (*attrs)[spec->attr] = v;
+        break;
+      case FieldType::kRegion:
+      case FieldType::kPlan:
+      case FieldType::kImage: {
+        if (!v.is_string()) return FieldError{key, "must be a string"};
+        const std::string& s = v.get_ref<const std::string&>();
+        bool ok = spec->type == FieldType::kRegion ? IsRegion(s)
+                  : spec->type == FieldType::kPlan ? IsPlan(s)
+                                                   : IsImage(s);
+        if (!ok) {
+          const char* what = spec->type == FieldType::kRegion ? "region"
+                             : spec->type == FieldType::kPlan ? "plan"
+                                                              : "image";
+          return FieldError{key, "unknown " + std::string(what) + " '" + s.substr(0, 64) +
+                                     "' (see GET /v1/" + what + "s)"};
+        }
+        (*attrs)[spec->attr] = v;
+        break;
+      }
+      case FieldType::kCidr: {
+        if (!v.is_string()) return FieldError{key, "must be a string"};
+        if (auto p = CidrProblem(v.get<std::string>(), 8, 29)) return FieldError{key, *p};
+        (*attrs)[spec->attr] = v;
+        break;
+      }
+      case FieldType::kRules:
+        if (auto e = CheckRules(v)) return e;
+        (*attrs)[spec->attr] = v;
+        break;
+      case FieldType::kPublicKey: {
+        if (!v.is_string()) return FieldError{key, "must be a string"};
+        auto k = ParseSshPublicKey(v.get<std::string>());
+        if (!k.ok()) return FieldError{key, k.status().message()};
+        (*attrs)["public_key"] = k->line;
+        (*attrs)["fingerprint"] = k->fingerprint;
+        break;
+      }
+      case FieldType::kSizeGb: {
+        if (!v.is_number_integer()) return FieldError{key, "must be an integer"};
+        int64_t n = v.get<int64_t>();
+        if (n < 1 || n > 16384) return FieldError{key, "must be between 1 and 16384"};
+        (*attrs)[spec->attr] = n;
+        break;
+      }
+      case FieldType::kRef: {
+        if (v.is_null()) {
+          (*attrs)[spec->attr] = nullptr;
+          break;
+        }
+        if (!v.is_string()) return FieldError{key, "must be a resource id or null"};
+        auto hex = ParseResourceId(v.get<std::string>(), spec->ref_prefix);
+        if (!hex) return FieldError{key, "is not a valid " + std::string(spec->ref_kind) + " id"};
+        (*attrs)[spec->attr] = *hex;
+        refs->push_back({key, *hex, spec->ref_kind, spec->same_region});
+        break;
+      }
+      case FieldType::kRefList: {
+        if (!v.is_array()) return FieldError{key, "must be an array of ids"};
+        if (v.size() > 100) return FieldError{key, "at most 100 entries"};
+        json list = json::array();
+        for (size_t i = 0; i < v.size(); ++i) {
+          std::string f = key + "[" + std::to_string(i) + "]";
+          if (!v[i].is_string()) return FieldError{f, "must be a string"};
+          auto hex = ParseResourceId(v[i].get<std::string>(), spec->ref_prefix);
+          if (!hex) return FieldError{f, "is not a valid " + std::string(spec->ref_kind) + " id"};
+          for (const auto& prev : list) {
+            if (prev == *hex) return FieldError{f, "is listed twice"};
+          }
+          list.push_back(*hex);
+          refs->push_back({f, *hex, spec->ref_kind, spec->same_region});
+        }
+        (*attrs)[spec->attr] = list;
+        break;
+      }
+    }
+  }
+  if (!patch) {
+    for (const FieldSpec& f : c.fields) {
+      if (f.required && !body.contains(f.wire)) return FieldError{f.wire, "is required"};
+    }
+  }
+  return std::nullopt;
+}
+
+// The first top-level field holding private key material (or "body").
+std::optional<std::string> PrivateKeyField(const json& body, std::string_view raw) {
+  std::function<bool(const json&)> has = [&](const json& v) {
+    if (v.is_string()) return ContainsPrivateKeyMaterial(v.get_ref<const std::string&>());
+    if (v.is_array() || v.is_object()) {
+      for (const auto& e : v) {
+        if (has(e)) return true;
+      }
+    }
+    return false;
+  };
+  if (body.is_object()) {
+    for (const auto& [k, v] : body.items()) {
+      if (has(v)) return k;
+    }
+  }
+  if (has(body) || ContainsPrivateKeyMaterial(raw)) return std::string("body");
+  return std::nullopt;
+}
+
+// --------------------------------------------------------------- routes --
+
+struct Route {
+  const Collection* collection = nullptr;  // null for healthz/metrics/catalog
+  std::string special;                     // "healthz", "metrics", "regions", ...
+  std::string id;                          // raw id path segment
+  std::string action;                      // start | stop | reboot
+  std::string pattern;
+  bool mutation = false;
+};
+
+std::vector<std::string_view> Split(std::string_view path) {
+  std::vector<std::string_view> out;
+  size_t i = 1;
+  while (i <= path.size()) {
+    size_t j = path.find('/', i);
+    if (j == std::string_view::npos) j = path.size();
+    out.push_back(path.substr(i, j - i));
+    i = j + 1;
+  }
+  return out;
+}
+
+// Fills `route`, or returns 404 / 405 (with `allow` set).
+int MatchRoute(std::string_view method, std::string_view path, Route* route, std::string* allow) {
+  auto segs = Split(path);
+  auto exact = [&](const char* allowed) -> int {
+    *allow = allowed;
+    std::string_view a(allowed);
+    size_t pos = 0;
+    while (pos <= a.size()) {
+      size_t comma = a.find(", ", pos);
+      std::string_view m = a.substr(pos, comma == std::string_view::npos ? a.npos : comma - pos);
+      if (m == method) return 0;
+      if (comma == std::string_view::npos) break;
+      pos = comma + 2;
+    }
+    return 405;
+  };
+  if (segs.size() == 1 && segs[0] == "healthz") {
+    route->special = "healthz";
+    route->pattern = "/healthz";
+    return exact("GET");
+  }
+  if (segs.size() == 1 && segs[0] == "metrics") {
+    route->special = "metrics";
+    route->pattern = "/metrics";
+    return exact("GET");
+  }
+  View view;
+  size_t base;
+  if (segs.size() >= 2 && segs[0] == "v1") {
+    view = View::kPreview;
+    base = 1;
+  } else if (segs.size() >= 3 && segs[0] == "api" && segs[1] == "v1") {
+    view = View::kControl;
+    base = 2;
+  } else {
+    return 404;
+  }
+  std::string_view coll = segs[base];
+  std::string prefix = view == View::kPreview ? "/v1/" : "/api/v1/";
+  if (view == View::kPreview && segs.size() == 2 &&
+      (coll == "regions" || coll == "plans" || coll == "images")) {
+    route->special = std::string(coll);
+    route->pattern = prefix + std::string(coll);
+    return exact("GET");
+  }
+  for (const Collection& c : Collections()) {
+    if (c.view != view || coll != c.name) continue;
+    route->collection = &c;
+    size_t rest = segs.size() - base - 1;
+    if (rest == 0) {
+      route->pattern = prefix + c.name;
+      route->mutation = method == "POST";
+      return exact("GET, POST");
+    }
+    if (segs[base + 1].empty()) return 404;
+    route->id = std::string(segs[base + 1]);
+    if (rest == 1) {
+      route->pattern = prefix + c.name + "/{id}";
+      route->mutation = method == "PATCH" || method == "DELETE";
+      return exact("GET, PATCH, DELETE");
+    }
+    if (rest == 3 && view == View::kControl && std::string_view(c.kind) == "instance" &&
+        segs[base + 2] == "actions" &&
+        (segs[base + 3] == "start" || segs[base + 3] == "stop" || segs[base + 3] == "reboot")) {
+      route->action = std::string(segs[base + 3]);
+      route->pattern = prefix + c.name + "/{id}/actions/" + route->action;
+      route->mutation = method == "POST";
+      return exact("POST");
+    }
+    return 404;
+  }
+  return 404;
+}
+
+// Query string "a=1&b=2" (values percent-decoded).
+std::optional<std::string> QueryParam(std::string_view query, std::string_view name, bool* bad) {
+  size_t pos = 0;
+  while (pos < query.size()) {
+    size_t amp = query.find('&', pos);
+    std::string_view kv = query.substr(pos, amp == std::string_view::npos ? query.npos : amp - pos);
+    size_t eq = kv.find('=');
+    if (kv.substr(0, eq) == name) {
+      std::string v;
+      std::string_view raw = eq == std::string_view::npos ? std::string_view() : kv.substr(eq + 1);
+      for (size_t i = 0; i < raw.size(); ++i) {
+        if (raw[i] == '%' && i + 2 < raw.size()) {
+          int x = 0;
+          auto [p, ec] = std::from_chars(raw.data() + i + 1, raw.data() + i + 3, x, 16);
+          if (ec != std::errc() || p != raw.data() + i + 3) {
+            *bad = true;
+            return std::nullopt;
+          }
+          v += static_cast<char>(x);
+          i += 2;
+        } else if (raw[i] == '%') {
+          *bad = true;
+          return std::nullopt;
+        } else {
+          v += raw[i] == '+' ? ' ' : raw[i];
+        }
+      }
+      return v;
+    }
+    if (amp == std::string_view::npos) break;
+    pos = amp + 1;
+  }
+  return std::nullopt;
+}
+
+bool IsJsonContentType(std::string_view ct) {
+  size_t semi = ct.find(';');
+  std::string_view media = ct.substr(0, semi);
+  while (!media.empty() && media.back() == ' ') media.remove_suffix(1);
+  std::string lower;
+  for (char c : media) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower == "application/json";
+}
+
+std::string HeadersToJson(const std::vector<std::pair<std::string, std::string>>& h) {
+  json a = json::array();
+  for (const auto& [k, v] : h) a.push_back({k, v});
+  return a.dump();
+}
+
+}  // namespace
+
+// ----------------------------------------------------------------- Impl --
+
+struct Api::Impl {
+  Store* store;
+  Metrics* metrics;
+  FaultInjector* faults;
+  RateLimiter* limiter;
+  ApiOptions options;
+  InFlightKeys in_flight;
+
+  // State of one request as it moves through the pipeline.
+  struct Call {
+    ApiRequest req;
+    Done done;
+    Route route;
+    std::string request_id;
+    std::string project;
+    std::string path, query;
+    std::vector<std::pair<std::string, std::string>> extra_headers;  // RateLimit-*
+    std::string scope;  // idempotency scope; empty when none
+    std::string request_sha;
+    bool drop_after = false;
+    // Filled by the mutation on the writer thread.
+    ApiResponse result;
+    bool store_result = false;
+  };
+
+  void Finish(Call& c, ApiResponse r) {
+    r.request_id = c.request_id;
+    r.route = c.route.pattern.empty() ? "-" : c.route.pattern;
+    r.headers.emplace_back("X-Request-ID", c.request_id);
+    for (auto& h : c.extra_headers) r.headers.push_back(h);
+    c.done(std::move(r));
+  }
+
+  static ApiResponse MakeError(int status, std::string_view code, std::string_view message,
+                               const std::string& request_id) {
+    ApiResponse r;
+    r.status = status;
+    json body = {{"error", {{"code", code}, {"message", message}, {"request_id", request_id}}}};
+    r.body = Dump(body);
+    r.headers.emplace_back("Content-Type", "application/json");
+    r.headers.emplace_back("Cache-Control", "no-store");
+    return r;
+  }
+
+  void Fail(Call& c, int status, std::string_view code, std::string_view message) {
+    Finish(c, MakeError(status, code, message, c.request_id));
+  }
+
+  static ApiResponse Json(int status, const json& body) {
+    ApiResponse r;
+    r.status = status;
+    r.body = Dump(body);
+    r.headers.emplace_back("Content-Type", "application/json");
+    return r;
+  }
+
+  json Wrap(const Collection& c, const Record& r) {
+    if (c.view == View::kPreview) return Render(View::kPreview, r);
+    return json{{c.envelope, Render(View::kControl, r)}};
+  }
+
+  void Handle(ApiRequest req, Done done);
+  void HandleRead(std::shared_ptr<Call> c);
+  void HandleMutation(std::shared_ptr<Call> c);
+  void Submit(std::shared_ptr<Call> c, std::function<void(WriteTxn&, Call&)> body);
+  std::optional<ApiResponse> CheckRefs(WriteTxn& txn, Call& c, const std::vector<RefCheck>& refs,
+                                       const std::string& region);
+  std::optional<std::string> ParseId(Call& c) {
+    return ParseResourceId(c.route.id, c.route.collection->prefix);
+  }
+};
+
+Api::Api(Store* store, Metrics* metrics, FaultInjector* faults, RateLimiter* limiter,
+         ApiOptions options)
+    : impl_(new Impl{store, metrics, faults, limiter, std::move(options), {}}) {}
+Api::~Api() = default;
+
+ApiResponse Api::Error(int status, std::string_view code, std::string_view message,
+                       const std::string& request_id) {
+  ApiResponse r = Impl::MakeError(status, code, message, request_id);
+  r.request_id = request_id;
+  r.headers.emplace_back("X-Request-ID", request_id);
+  return r;
+}
+
+void Api::Handle(ApiRequest req, Done done) { impl_->Handle(std::move(req), std::move(done)); }
+
+void Api::Impl::Handle(ApiRequest req, Done done) {
+  auto c = std::make_shared<Call>();
+  c->req = std::move(req);
+  c->done = std::move(done);
+  c->request_id = c->req.client_request_id && IsSaneRequestId(*c->req.client_request_id)
+                      ? *c->req.client_request_id
+                      : NewRequestId();
+  std::string_view target = c->req.target;
+  size_t q = target.find('?');
+  c->path = std::string(target.substr(0, q));
+  if (q != std::string_view::npos) c->query = std::string(target.substr(q + 1));
+  const std::string& method = c->req.method;
+
+  std::string allow;
+  int rc = c->path.empty() || c->path[0] != '/' ? 404 : MatchRoute(method, c->path, &c->route, &allow);
+  if (rc == 404) return Fail(*c, 404, "route_not_found", "no route " + c->path.substr(0, 200));
+  if (rc == 405) {
+    ApiResponse r = MakeError(405, "method_not_allowed",
+                              method + " is not allowed on " + c->route.pattern + " (allowed: " +
+                                  allow + ")",
+                              c->request_id);
+    r.headers.emplace_back("Allow", allow);
+    return Finish(*c, std::move(r));
+  }
+  if (c->route.special == "healthz") {
+    return Finish(*c, Json(200, {{"status", "ok"}}));
+  }
+
+  // Authentication.
+  std::string_view auth = c->req.authorization ? std::string_view(*c->req.authorization) : "";
+  constexpr std::string_view kBearer = "Bearer ";
+  bool authed = false;
+  if (auth.size() > kBearer.size() && auth.substr(0, kBearer.size()) == kBearer) {
+    auto it = options.tokens.find(Sha256Hex(auth.substr(kBearer.size())));
+    if (it != options.tokens.end()) {
+      c->project = it->second;
+      authed = true;
+    }
+  }
+  if (!authed) {
+    ApiResponse r = MakeError(401, "unauthorized",
+                              auth.empty() ? "missing Authorization: Bearer <token>"
+                                           : "invalid bearer token",
+                              c->request_id);
+    r.headers.emplace_back("WWW-Authenticate", "Bearer");
+    return Finish(*c, std::move(r));
+  }
+
+  // Rate limiting.
+  if (limiter->enabled()) {
+    RateLimitDecision d = limiter->Acquire(c->project, RateLimiter::Clock::now());
+    c->extra_headers.emplace_back("RateLimit-Limit", std::to_string(d.limit));
+    c->extra_headers.emplace_back("RateLimit-Remaining", std::to_string(d.remaining));
+    c->extra_headers.emplace_back("RateLimit-Reset", std::to_string(d.reset_secs));
+    if (!d.allowed) {
+      ApiResponse r = MakeError(429, "rate_limited",
+                                "request rate limit exceeded; retry after " +
+                                    std::to_string(d.retry_after) + "s",
+                                c->request_id);
+      r.headers.emplace_back("Retry-After", std::to_string(d.retry_after));
+      return Finish(*c, std::move(r));
+    }
+  }
+
+  if (c->route.special == "metrics") {
+    ApiResponse r;
+    r.body = metrics->Render(*store);
+    r.headers.emplace_back("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+    return Finish(*c, std::move(r));
+  }
+
+  // Injected faults.
+  switch (faults->PickRequestFault(c->route.mutation)) {
+    case RequestFault::kNone:
+      break;
+    case RequestFault::kError500:
+      metrics->faults_injected++;
+      return Fail(*c, 500, "internal_error", "injected fault: internal error");
+    case RequestFault::kError503:
+      metrics->faults_injected++;
+      return Fail(*c, 503, "service_unavailable", "injected fault: service unavailable");
+    case RequestFault::kError429: {
+      metrics->faults_injected++;
+      ApiResponse r =
+          MakeError(429, "rate_limited", "injected fault: rate limited", c->request_id);
+      r.headers.emplace_back("Retry-After", "1");
+      return Finish(*c, std::move(r));
+    }
+    case RequestFault::kDropBefore: {
+      metrics->faults_injected++;
+      ApiResponse r;
+      r.drop = true;
+      return Finish(*c, std::move(r));
+    }
+    case RequestFault::kDropAfter:
+      metrics->faults_injected++;
+      c->drop_after = true;
+      break;
+  }
+
+  if (c->route.mutation) return HandleMutation(std::move(c));
+  HandleRead(std::move(c));
+}
+
+void Api::Impl::HandleRead(std::shared_ptr<Call> c) {
+  const Route& route = c->route;
+  if (route.special == "regions") {
+    json data = json::array();
+    for (const auto& r : kRegions) data.push_back({{"key", r.key}, {"name", r.name}, {"country", r.country}});
+    return Finish(*c, Json(200, {{"data", data}}));
+  }
+  if (route.special == "plans") {
+    json data = json::array();
+    for (const auto& p : kPlans) {
+      data.push_back({{"key", p.key}, {"vcpus", p.vcpus}, {"memory_mb", p.memory_mb},
+                      {"disk_gb", p.disk_gb}, {"price_monthly_eur", p.price_monthly_eur}});
+    }
+    return Finish(*c, Json(200, {{"data", data}}));
+  }
+  if (route.special == "images") {
+    json data = json::array();
+    for (const auto& i : kImages) data.push_back({{"key", i.key}, {"name", i.name}, {"family", i.family}});
+    return Finish(*c, Json(200, {{"data", data}}));
+  }
+  const Collection& coll = *route.collection;
+  if (!route.id.empty()) {
+    auto hex = ParseId(*c);
+    if (!hex) return Fail(*c, 404, "resource_not_found", "no such resource " + route.id.substr(0, 80));
+    auto rec = store->Get(c->project, *hex);
+    if (!rec.ok()) return Fail(*c, 500, "internal_error", "the store failed; retry later");
+    if (!*rec || (*rec)->kind != coll.kind || (*rec)->status == "deleted") {
+      return Fail(*c, 404, "resource_not_found", "no such resource " + route.id.substr(0, 80));
+    }
+    return Finish(*c, Json(200, Wrap(coll, **rec)));
+  }
+  // List.
+  bool bad = false;
+  int limit = 50;
+  if (auto l = QueryParam(c->query, "limit", &bad)) {
+    auto [p, ec] = std::from_chars(l->data(), l->data() + l->size(), limit);
+    if (ec != std::errc() || p != l->data() + l->size() || limit < 1 || limit > 200) {
+      return Fail(*c, 400, "validation_error", "limit: must be an integer from 1 to 200");
+    }
+  }
+  int64_t after = 0;
+  if (auto cur = QueryParam(c->query, "cursor", &bad)) {
+    auto seq = DecodeCursor(*cur);
+    if (!seq) return Fail(*c, 400, "validation_error", "cursor: invalid or expired cursor");
+    after = *seq;
+  }
+  if (bad) return Fail(*c, 400, "validation_error", "query: malformed percent-encoding");
+  auto rows = store->List(c->project, coll.kind, after, limit + 1);
+  if (!rows.ok()) return Fail(*c, 500, "internal_error", "the store failed; retry later");
+  bool more = static_cast<int>(rows->size()) > limit;
+  if (more) rows->resize(limit);
+  json data = json::array();
+  for (const Record& r : *rows) data.push_back(Render(coll.view, r));
+  json next = more ? json(EncodeCursor(rows->back().seq)) : json(nullptr);
+  json body = {{"data", std::move(data)}};
+  if (coll.view == View::kPreview) {
+    body["pagination"] = {{"next_cursor", next}, {"has_more", more}};
+  } else {
+    body["pagination"] = {{"limit", limit}, {"next", next}};
+  }
+  Finish(*c, Json(200, body));
+}
+
+void Api::Impl::HandleMutation(std::shared_ptr<Call> c) {
+  const Route& route = c->route;
+  const Collection& coll = *route.collection;
+  const std::string& method = c->req.method;
+  const std::string& body_text = c->req.body;
+  bool body_blank = body_text.find_first_not_of(" \t\r\n") == std::string::npos;
+
+  // 415 before anything looks at the body.
+  if (!body_blank || c->req.content_type) {
+    if (!c->req.content_type || !IsJsonContentType(*c->req.content_type)) {
+      if (!body_blank || (method != "DELETE" && route.action.empty())) {
+        return Fail(*c, 415, "unsupported_media_type",
+                    "request bodies must be sent with Content-Type: application/json");
+      }
+    }
+  }
+  // Idempotency-Key: required on the control-plane API.
+  if (c->req.idempotency_key) {
+    if (!IsValidIdempotencyKey(*c->req.idempotency_key)) {
+      return Fail(*c, 400, "validation_error",
+                  "Idempotency-Key: must be 1 to 255 printable ASCII characters");
+    }
+  } else if (coll.view == View::kControl) {
+    return Fail(*c, 400, "idempotency_key_required",
+                "the Idempotency-Key header is required on " + method + " " + route.pattern);
+  }
+  // Body: JSON; never private key material.
+  json body;
+  if (!body_blank) {
+    body = json::parse(body_text, nullptr, false);
+    if (body.is_discarded()) return Fail(*c, 400, "validation_error", "body: invalid JSON");
+    if (auto f = PrivateKeyField(body, body_text)) {
+      return Fail(*c, 400, "validation_error",
+                  *f + ": private key material is never accepted; send only public keys");
+    }
+  } else if (ContainsPrivateKeyMaterial(body_text)) {
+    return Fail(*c, 400, "validation_error", "body: private key material is never accepted");
+  }
+  bool needs_body = method == "PATCH" || (method == "POST" && route.action.empty());
+  if (needs_body && body_blank) return Fail(*c, 400, "validation_error", "body: a JSON object is required");
+  if (!needs_body && !body_blank && !(body.is_object() && body.empty())) {
+    return Fail(*c, 400, "validation_error", "body: must be empty (or {})");
+  }
+
+  // Idempotency: in flight, replay or conflict.
+  if (c->req.idempotency_key) {
+    c->scope = IdempotencyScope(c->project, method, c->path, *c->req.idempotency_key);
+    c->request_sha = Sha256Hex(body_blank ? std::string() : Dump(body));
+    if (!in_flight.TryAcquire(c->scope)) {
+      c->scope.clear();  // not ours to release
+      return Fail(*c, 409, "idempotency_key_in_use",
+                  "a request with this Idempotency-Key is still executing; retry later");
+    }
+    auto stored = store->GetResponse(c->scope);
+    if (!stored.ok()) {
+      in_flight.Release(c->scope);
+      return Fail(*c, 500, "internal_error", "the store failed; retry later");
+    }
+    int64_t horizon = NowMs() - options.idempotency_retention.count();
+    if (*stored && (*stored)->created_ms >= horizon) {
+      in_flight.Release(c->scope);
+      const StoredResponse& s = **stored;
+      if (s.request_sha256 != c->request_sha) {
+        return Fail(*c, 409, "idempotency_conflict",
+                    "this Idempotency-Key was used with a different request body");
+      }
+      ApiResponse r;
+      r.status = s.status;
+      json headers = json::parse(s.headers_json, nullptr, false);
+      if (headers.is_array()) {
+        for (const auto& h : headers) r.headers.emplace_back(h[0].get<std::string>(), h[1].get<std::string>());
+      }
+      r.headers.emplace_back("Idempotent-Replayed", "true");
+      r.body = s.body;
+      metrics->idempotent_replays++;
+      return Finish(*c, std::move(r));
+    }
+  }
+  auto release_and_fail = [&](int status, std::string_view code, const std::string& msg) {
+    if (!c->scope.empty()) in_flight.Release(c->scope);
+    Fail(*c, status, code, msg);
+  };
+
+  // ---- create ----
+  if (method == "POST" && route.action.empty()) {
+    json attrs = json::object();
+    std::vector<RefCheck> refs;
+    if (auto e = ValidateBody(coll, body, false, &attrs, &refs)) {
+      return release_and_fail(400, "validation_error", e->field + ": " + e->message);
+    }
+    if (std::string_view(coll.kind) == "instance") {
+      if (!attrs.contains("ssh_keys")) attrs["ssh_keys"] = json::array();
+      if (!attrs.contains("network")) attrs["network"] = nullptr;
+    }
+    if (std::string_view(coll.kind) == "firewall" && !attrs.contains("instances")) {
+      attrs["instances"] = json::array();
+    }
+    if (std::string_view(coll.kind) == "volume" && !attrs.contains("instance")) attrs["instance"] = nullptr;
+    auto rec = std::make_shared<Record>();
+    rec->id = NewResourceHex();
+    rec->project = c->project;
+    rec->kind = coll.kind;
+    rec->status = coll.lifecycle ? "queued" : "active";
+    rec->last_op = "create";
+    rec->next_step_ms = coll.lifecycle ? NowMs() + options.provision_delay.count() : 0;
+    rec->created_at = IsoUtcNow();
+    rec->attrs = std::move(attrs);
+    // Rendered here, off the writer thread: the record is complete already.
+    ApiResponse ok = Json(201, Wrap(coll, *rec));
+    std::string location = coll.view == View::kPreview
+                               ? "/v1/" + std::string(coll.name) + "/" + PrefixOfKind(coll.kind) + "_" + rec->id
+                               : "/api/v1/" + std::string(coll.name) + "/" + HexToUuid(rec->id);
+    ok.headers.emplace_back("Location", location);
+    std::string region = rec->attrs.value("region", "");
+    return Submit(c, [this, rec, ok = std::move(ok), refs = std::move(refs), region](
+                         WriteTxn& txn, Call& call) mutable {
+      if (auto err = CheckRefs(txn, call, refs, region)) {
+        call.result = std::move(*err);
+        return;
+      }
+      Status st = txn.Insert(rec.get());
+      if (!st.ok()) {
+        call.result = MakeError(500, "internal_error", "the store failed; retry later", call.request_id);
+        return;
+      }
+      call.result = std::move(ok);
+      call.store_result = true;
+    });
+  }
+
+  auto hex = ParseId(*c);
+  if (!hex) return release_and_fail(404, "resource_not_found", "no such resource " + route.id.substr(0, 80));
+
+  // ---- update ----
+  if (method == "PATCH") {
+    json attrs = json::object();
+    std::vector<RefCheck> refs;
+    if (auto e = ValidateBody(coll, body, true, &attrs, &refs)) {
+      return release_and_fail(400, "validation_error", e->field + ": " + e->message);
+    }
+    return Submit(c, [this, id = *hex, attrs = std::move(attrs), refs = std::move(refs), &coll](
+                         WriteTxn& txn, Call& call) {
+      auto got = txn.Get(call.project, id);
+      if (!got.ok()) {
+        call.result = MakeError(500, "internal_error", "the store failed; retry later", call.request_id);
+        return;
+      }
+      if (!*got || (*got)->kind != coll.kind || (*got)->status == "deleted") {
+        call.result = MakeError(404, "resource_not_found", "no such resource " + call.route.id.substr(0, 80),
+                                call.request_id);
+        call.store_result = true;
+        return;
+      }
+      Record r = std::move(**got);
+      if (coll.lifecycle &&
+          !ProjectCustomerStatus(r.status, r.last_op, r.kind == "instance").actions.edit) {
+        call.result = MakeError(409, "action_not_allowed",
+                                "edit is not allowed while the resource is " +
+                                    ProjectCustomerStatus(r.status, r.last_op, false).status,
+                                call.request_id);
+        call.store_result = true;
+        return;
+      }
+      if (attrs.contains("size_gb") && attrs["size_gb"].get<int64_t>() < r.attrs.value("size_gb", int64_t{0})) {
+        call.result = MakeError(400, "validation_error", "sizeGb: volumes can only grow (currently " +
+                                    std::to_string(r.attrs.value("size_gb", int64_t{0})) + ")",
+                                call.request_id);
+        return;
+      }
+      if (auto err = CheckRefs(txn, call, refs, r.attrs.value("region", ""))) {
+        call.result = std::move(*err);
+        return;
+      }
+      for (const auto& [k, v] : attrs.items()) r.attrs[k] = v;
+      Status st = txn.Update(r);
+      if (!st.ok()) {
+        call.result = MakeError(500, "internal_error", "the store failed; retry later", call.request_id);
+        return;
+      }
+      call.result = Json(200, Wrap(coll, r));
+      call.store_result = true;
+    });
+  }
+
+  // ---- delete / actions ----
+  std::string action = method == "DELETE" ? "delete" : route.action;
+  int64_t delay = options.provision_delay.count();
+  Submit(c, [this, id = *hex, action, delay, &coll](WriteTxn& txn, Call& call) {
+    auto internal = [&] {
+      call.result = MakeError(500, "internal_error", "the store failed; retry later", call.request_id);
+      call.store_result = false;
+    };
+    auto got = txn.Get(call.project, id);
+    if (!got.ok()) return internal();
+    if (!*got || (*got)->kind != coll.kind || (*got)->status == "deleted") {
+      call.result = MakeError(404, "resource_not_found", "no such resource " + call.route.id.substr(0, 80),
+                              call.request_id);
+      call.store_result = true;
+      return;
+    }
+    Record r = std::move(**got);
+    call.store_result = true;
+    if (coll.lifecycle) {
+      CustomerStatus cs = ProjectCustomerStatus(r.status, r.last_op, r.kind == "instance");
+      bool allowed = action == "delete" ? cs.actions.del
+                     : action == "start" ? cs.actions.start
+                     : action == "stop"  ? cs.actions.stop
+                                         : cs.actions.reboot;
+      if (!allowed) {
+        call.result = MakeError(409, "action_not_allowed",
+                                action + " is not allowed while the resource is " + cs.status, call.request_id);
+        return;
+      }
+    }
+    if (action == "delete" && r.kind == "network") {
+      auto users = txn.FindReferencing(call.project, "instance", "network", r.id);
+      if (!users.ok()) return internal();
+      if (!users->empty()) {
+        call.result = MakeError(409, "resource_in_use",
+                                "the network is used by " + std::to_string(users->size()) +
+                                    " instance(s), e.g. inst_" + users->front().id + "; delete or move them first",
+                                call.request_id);
+        return;
+      }
+    }
+    if (action == "delete" && r.kind == "instance") {
+      // Volumes are detached and kept; firewalls forget the instance.
+      auto vols = txn.FindReferencing(call.project, "volume", "instance", r.id);
+      if (!vols.ok()) return internal();
+      for (Record& v : *vols) {
+        v.attrs["instance"] = nullptr;
+        if (!txn.Update(v).ok()) return internal();
+      }
+      auto fws = txn.FindReferencing(call.project, "firewall", "instances", r.id);
+      if (!fws.ok()) return internal();
+      for (Record& f : *fws) {
+        json kept = json::array();
+        for (const auto& e : f.attrs["instances"]) {
+          if (e != r.id) kept.push_back(e);
+        }
+        f.attrs["instances"] = kept;
+        if (!txn.Update(f).ok()) return internal();
+      }
+    }
+    if (!coll.lifecycle) {
+      r.status = "deleted";
+      r.last_op = "delete";
+      if (!txn.Update(r).ok()) return internal();
+      call.result = ApiResponse{};
+      call.result.status = 204;
+      return;
+    }
+    r.status = action == "delete" ? "deleting" : action == "start" ? "starting"
+               : action == "stop"   ? "stopping" : "rebooting";
+    r.last_op = action;
+    r.next_step_ms = NowMs() + delay;
+    if (!txn.Update(r).ok()) return internal();
+    call.result = Json(202, Wrap(coll, r));
+  });
+}
+
+std::optional<ApiResponse> Api::Impl::CheckRefs(WriteTxn& txn, Call& c,
+                                                const std::vector<RefCheck>& refs,
+                                                const std::string& region) {
+  for (const RefCheck& ref : refs) {
+    auto got = txn.Get(c.project, ref.hex);
+    if (!got.ok()) return MakeError(500, "internal_error", "the store failed; retry later", c.request_id);
+    const auto& rec = *got;
+    if (!rec || rec->kind != ref.kind || rec->status == "deleted" || rec->status == "deleting") {
+      return MakeError(400, "validation_error", ref.field + ": no such " + std::string(ref.kind),
+                       c.request_id);
+    }
+    if (ref.same_region && rec->attrs.value("region", "") != region) {
+      return MakeError(400, "validation_error",
+                       ref.field + ": the " + std::string(ref.kind) + " is in region " +
+                           rec->attrs.value("region", "") + ", not " + region,
+                       c.request_id);
+    }
+  }
+  return std::nullopt;
+}
+
+void Api::Impl::Submit(std::shared_ptr<Call> c, std::function<void(WriteTxn&, Call&)> body) {
+  store->Submit(
+      [this, c, body = std::move(body)](WriteTxn& txn) {
+        body(txn, *c);
+        // 400s (and failures) are not executed requests: nothing is kept.
+        if (c->result.status == 400 || c->result.status >= 500) return false;
+        if (!c->scope.empty() && c->store_result) {
+          StoredResponse s;
+          s.request_sha256 = c->request_sha;
+          s.status = c->result.status;
+          s.headers_json = HeadersToJson(c->result.headers);
+          s.body = c->result.body;
+          s.created_ms = NowMs();
+          if (!txn.PutResponse(c->scope, s).ok()) {
+            c->result = MakeError(500, "internal_error", "the store failed; retry later", c->request_id);
+            return false;
+          }
+        }
+        return true;
+      },
+      [this, c](const Status& st) {
+        if (!c->scope.empty()) in_flight.Release(c->scope);
+        if (!st.ok()) {
+          return Fail(*c, 503, "service_unavailable", "the write was not committed; retry later");
+        }
+        if (c->drop_after) {
+          ApiResponse r;
+          r.drop = true;
+          return Finish(*c, std::move(r));
+        }
+        Finish(*c, std::move(c->result));
+      });
+}
+
+}  // namespace cairn::server

@@ -1,0 +1,45 @@
+// Idempotency keys (spec 4.3). A key is scoped to (project, method, request
+// path); the path includes the resource id, so the same key on two
+// resources, two methods or two projects never collides. A request's
+// identity is the SHA-256 of its canonical JSON body: parsed and dumped
+// again, so key order and whitespace do not matter. Stored responses live
+// in the store's idempotency table (written in the same transaction as the
+// mutation); keys whose first request is still executing are held in an
+// in-memory InFlightKeys set.
+#pragma once
+
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+
+#include "engine/status.h"
+
+namespace cairn::server {
+
+inline constexpr size_t kMaxIdempotencyKeyLength = 255;
+
+// The canonical form of a JSON text: no insignificant whitespace, object
+// keys sorted, numbers and strings normalised by nlohmann::json. An empty
+// text is canonically empty. Invalid JSON is InvalidArgument.
+Result<std::string> CanonicalJson(std::string_view text);
+
+// 1..255 printable ASCII characters (0x21-0x7e).
+bool IsValidIdempotencyKey(std::string_view key);
+
+std::string IdempotencyScope(std::string_view project, std::string_view method,
+                             std::string_view path, std::string_view key);
+
+// Keys whose first request is executing. Thread-safe.
+class InFlightKeys {
+ public:
+  // False when `scope` is already in flight.
+  bool TryAcquire(const std::string& scope);
+  void Release(const std::string& scope);
+
+ private:
+  std::mutex mu_;
+  std::unordered_set<std::string> scopes_;  // GUARDED_BY(mu_)
+};
+
+}  // namespace cairn::server

@@ -1,0 +1,67 @@
+// The lifecycle worker: stands in for the provisioning system. It moves
+// records through their raw statuses, one step per --provision-delay:
+//
+//   queued -> provisioning -> running            (instances get an ipv4)
+//   provisioning -> retrying -> provisioning     (fault: provision_retrying)
+//   provisioning -> delayed -> provisioning      (fault: provision_delayed)
+//   provisioning -> failed                       (fault: provision_failed)
+//   running -> reconciling -> running            (fault: reconcile)
+//   stopping -> stopped, starting -> running, rebooting -> running
+//   deleting -> deleted
+//
+// A record's pending step is persisted (resources.next_step_ms), so after a
+// restart the worker resumes every unfinished transition. The path a run
+// takes is decided once, when it leaves queued, and stored in
+// resources.fate ("f" fail, "r" retry, "d" delay, "c" reconcile). The
+// worker also purges idempotency records older than the retention.
+// Thread-safe; steps run as mutations on the store's writer thread.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include "server/faults.h"
+#include "server/store.h"
+
+namespace cairn::server {
+
+struct Metrics;
+
+// One lifecycle step of `r` at `now_ms` (pure apart from the callbacks).
+// Returns false when the record had no step to take. `pick_fate` is called
+// when a run leaves queued; `allocate_ipv4` when an instance first runs.
+bool AdvanceLifecycle(Record* r, int64_t now_ms, int64_t delay_ms,
+                      const std::function<ProvisionFate()>& pick_fate,
+                      const std::function<Result<std::string>(const std::string&)>& allocate_ipv4);
+
+class LifecycleWorker {
+ public:
+  LifecycleWorker(Store* store, FaultInjector* faults, Metrics* metrics,
+                  std::chrono::milliseconds step_delay, std::chrono::milliseconds retention);
+  ~LifecycleWorker();
+  void Start();
+  void Stop();
+  // Something was committed: re-check what is due.
+  void Wake();
+
+ private:
+  void Loop();
+  // Runs one batch of due steps; returns how many records moved.
+  size_t RunDue();
+  void Purge();
+
+  Store* store_;
+  FaultInjector* faults_;
+  Metrics* metrics_;
+  const std::chrono::milliseconds delay_, retention_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;   // GUARDED_BY(mu_)
+  bool woken_ = false;  // GUARDED_BY(mu_)
+  std::thread thread_;
+};
+
+}  // namespace cairn::server

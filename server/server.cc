@@ -1,0 +1,413 @@
+#include "server/server.h"
+
+#include <spdlog/spdlog.h>
+#include <sys/resource.h>
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <condition_variable>
+#include <fstream>
+#include <list>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include "server/api.h"
+#include "server/ids.h"
+#include "server/lifecycle.h"
+#include "server/metrics.h"
+#include "server/rate_limiter.h"
+#include "server/store.h"
+
+namespace cairn::server {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+namespace {
+constexpr size_t kHeaderLimit = 16 * 1024;
+constexpr size_t kBodyLimit = 1024 * 1024;
+}  // namespace
+
+class Session;
+
+struct Server::Impl {
+  explicit Impl(ServerOptions o) : opt(std::move(o)) {}
+  ServerOptions opt;
+  std::unique_ptr<Store> store;
+  Metrics metrics;
+  std::unique_ptr<FaultInjector> faults;
+  std::unique_ptr<RateLimiter> limiter;
+  std::unique_ptr<Api> api;
+  std::unique_ptr<LifecycleWorker> worker;
+
+  net::io_context ioc;
+  std::optional<net::executor_work_guard<net::io_context::executor_type>> work;
+  std::optional<tcp::acceptor> acceptor;
+  std::optional<net::signal_set> signals;
+  std::optional<net::steady_timer> drain_timer;
+  std::vector<std::thread> threads;
+  uint16_t bound_port = 0;
+
+  std::mutex sessions_mu;
+  std::list<std::weak_ptr<Session>> sessions;  // GUARDED_BY(sessions_mu)
+  std::atomic<bool> draining{false};
+  std::atomic<bool> shutdown_requested{false};
+  std::atomic<int64_t> live_sessions{0};
+  bool waited = false;
+
+  void Accept();
+  void BeginShutdown();
+  void PollDrain(std::chrono::steady_clock::time_point deadline);
+};
+
+// One client connection: read a request, hand it to Api, write the response,
+// repeat while keep-alive. All handlers run on the connection's strand.
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket&& socket, Server::Impl* srv) : stream_(std::move(socket)), srv_(srv) {
+    srv_->live_sessions++;
+    srv_->metrics.open_connections++;
+  }
+  ~Session() {
+    srv_->metrics.open_connections--;
+    srv_->live_sessions--;
+  }
+  void Start() {
+    net::dispatch(stream_.get_executor(), beast::bind_front_handler(&Session::DoRead, shared_from_this()));
+  }
+  // Closes the connection unless a request is being handled (shutdown).
+  void CloseIfIdle() {
+    net::post(stream_.get_executor(), [self = shared_from_this()] {
+      if (!self->busy_) self->Close();
+    });
+  }
+
+ private:
+  void DoRead() {
+    if (srv_->draining) return Close();
+    parser_.emplace();
+    parser_->header_limit(kHeaderLimit);
+    parser_->body_limit(kBodyLimit);
+    stream_.expires_after(srv_->opt.idle_timeout);
+    http::async_read(stream_, buffer_, *parser_,
+                     beast::bind_front_handler(&Session::OnRead, shared_from_this()));
+  }
+
+  void OnRead(beast::error_code ec, size_t) {
+    stream_.expires_never();
+    if (ec) {
+      start_ = std::chrono::steady_clock::now();
+      if (ec == http::error::body_limit) {
+        keep_alive_ = false;
+        busy_ = true;
+        return Write(Api::Error(413, "payload_too_large", "request bodies are limited to 1 MiB",
+                                NewRequestId()));
+      }
+      if (ec == http::error::header_limit) {
+        keep_alive_ = false;
+        busy_ = true;
+        return Write(Api::Error(431, "validation_error", "headers: request headers exceed 16 KiB",
+                                NewRequestId()));
+      }
+      if (ec.category() == beast::error_code(http::error::end_of_stream).category() &&
+          ec != http::error::end_of_stream && ec != http::error::partial_message) {
+        keep_alive_ = false;
+        busy_ = true;
+        return Write(Api::Error(400, "validation_error", "malformed HTTP request", NewRequestId()));
+      }
+      return Close();  // EOF, timeout, reset
+    }
+    busy_ = true;
+    start_ = std::chrono::steady_clock::now();
+    auto& req = parser_->get();
+    keep_alive_ = req.keep_alive();
+    version_ = req.version();
+    ApiRequest ar;
+    ar.method = std::string(req.method_string());
+    ar.target = std::string(req.target());
+    auto opt_field = [&](http::field f) -> std::optional<std::string> {
+      auto it = req.find(f);
+      if (it == req.end()) return std::nullopt;
+      return std::string(it->value());
+    };
+    auto opt_name = [&](const char* name) -> std::optional<std::string> {
+      auto it = req.find(name);
+      if (it == req.end()) return std::nullopt;
+      return std::string(it->value());
+    };
+    ar.authorization = opt_field(http::field::authorization);
+    ar.content_type = opt_field(http::field::content_type);
+    ar.idempotency_key = opt_name("Idempotency-Key");
+    ar.client_request_id = opt_name("X-Request-ID");
+    ar.body = std::move(req.body());
+    method_ = ar.method;
+    srv_->api->Handle(std::move(ar), [self = shared_from_this()](ApiResponse r) {
+      net::dispatch(self->stream_.get_executor(),
+                    [self, r = std::move(r)]() mutable { self->Write(std::move(r)); });
+    });
+  }
+
+  void Write(ApiResponse r) {
+    route_ = r.route;
+    request_id_ = r.request_id;
+    status_ = r.status;
+    if (r.drop) {
+      Log();
+      busy_ = false;
+      beast::error_code ec;
+      stream_.socket().set_option(net::socket_base::linger(true, 0), ec);
+      return Close();
+    }
+    res_ = {};
+    res_.version(version_ ? version_ : 11);
+    res_.result(static_cast<http::status>(r.status));
+    res_.set(http::field::server, "cairn");
+    for (auto& [k, v] : r.headers) res_.insert(k, v);
+    res_.body() = std::move(r.body);
+    keep_alive_ = keep_alive_ && !srv_->draining;
+    res_.keep_alive(keep_alive_);
+    res_.prepare_payload();
+    http::async_write(stream_, res_, beast::bind_front_handler(&Session::OnWrite, shared_from_this()));
+  }
+
+  void OnWrite(beast::error_code ec, size_t) {
+    Log();
+    busy_ = false;
+    if (ec) return Close();
+    if (!keep_alive_) return Close();
+    DoRead();
+  }
+
+  void Log() {
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
+    srv_->metrics.CountResponse(status_, ms);
+    spdlog::info("access request_id={} method={} route={} status={} latency_ms={:.3f}",
+                 request_id_, method_.empty() ? "-" : method_, route_.empty() ? "-" : route_,
+                 status_, ms);
+  }
+
+  void Close() {
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
+    stream_.socket().close(ec);
+  }
+
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  http::response<http::string_body> res_;
+  Server::Impl* srv_;
+  bool busy_ = false;
+  bool keep_alive_ = true;
+  unsigned version_ = 11;
+  std::chrono::steady_clock::time_point start_;
+  std::string method_, route_, request_id_;
+  int status_ = 0;
+};
+
+void Server::Impl::Accept() {
+  acceptor->async_accept(net::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {
+    if (draining) return;
+    if (!ec) {
+      beast::error_code opt_ec;
+      socket.set_option(tcp::no_delay(true), opt_ec);  // mandatory: no 40 ms delayed-ACK stalls
+      auto s = std::make_shared<Session>(std::move(socket), this);
+      {
+        std::lock_guard<std::mutex> lock(sessions_mu);
+        if (sessions.size() > 4096) sessions.remove_if([](auto& w) { return w.expired(); });
+        sessions.push_back(s);
+      }
+      s->Start();
+    } else if (ec == net::error::operation_aborted) {
+      return;
+    } else {
+      spdlog::warn("accept failed: {}", ec.message());
+      if (ec == net::error::no_descriptors) {
+        // Out of file descriptors: pause briefly instead of spinning.
+        auto t = std::make_shared<net::steady_timer>(ioc, std::chrono::milliseconds(50));
+        t->async_wait([this, t](beast::error_code) { Accept(); });
+        return;
+      }
+    }
+    Accept();
+  });
+}
+
+void Server::Impl::BeginShutdown() {
+  if (draining.exchange(true)) return;
+  spdlog::info("shutting down: finishing in-flight requests");
+  beast::error_code ec;
+  if (acceptor) acceptor->close(ec);
+  if (signals) signals->cancel(ec);
+  std::vector<std::shared_ptr<Session>> live;
+  {
+    std::lock_guard<std::mutex> lock(sessions_mu);
+    for (auto& w : sessions) {
+      if (auto s = w.lock()) live.push_back(std::move(s));
+    }
+    sessions.clear();
+  }
+  for (auto& s : live) s->CloseIfIdle();
+  live.clear();
+  drain_timer.emplace(ioc);
+  PollDrain(std::chrono::steady_clock::now() + opt.shutdown_grace);
+}
+
+void Server::Impl::PollDrain(std::chrono::steady_clock::time_point deadline) {
+  if (live_sessions.load() == 0 || std::chrono::steady_clock::now() > deadline) {
+    work.reset();
+    ioc.stop();
+    return;
+  }
+  drain_timer->expires_after(std::chrono::milliseconds(10));
+  drain_timer->async_wait([this, deadline](beast::error_code) { PollDrain(deadline); });
+}
+
+Server::Server(ServerOptions options) : impl_(new Impl(std::move(options))) {}
+
+Server::~Server() {
+  Shutdown();
+  Wait();
+}
+
+Status Server::Start() {
+  Impl& s = *impl_;
+  // 1,000+ concurrent connections need more descriptors than the usual 1024.
+  rlimit rl{};
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+  }
+  StoreOptions so;
+  so.batch_delay = s.opt.faults.mutation_delay;
+  auto store = Store::Open(s.opt.data_dir, so);
+  if (!store.ok()) return store.status();
+  s.store = std::move(store).value();
+  for (const auto& [project, sha] : s.opt.tokens) {
+    CAIRN_RETURN_IF_ERROR(s.store->PutToken(sha, project));
+  }
+  auto tokens = s.store->LoadTokens();
+  if (!tokens.ok()) return tokens.status();
+  ApiOptions ao;
+  ao.provision_delay = s.opt.provision_delay;
+  ao.idempotency_retention = s.opt.idempotency_retention;
+  for (auto& [sha, project] : *tokens) ao.tokens[sha] = project;
+  s.faults = std::make_unique<FaultInjector>(s.opt.faults);
+  s.limiter = std::make_unique<RateLimiter>(s.opt.rate, s.opt.burst);
+  s.api = std::make_unique<Api>(s.store.get(), &s.metrics, s.faults.get(), s.limiter.get(), ao);
+  s.worker = std::make_unique<LifecycleWorker>(s.store.get(), s.faults.get(), &s.metrics,
+                                               s.opt.provision_delay, s.opt.idempotency_retention);
+  s.store->SetCommitListener([w = s.worker.get()] { w->Wake(); });
+  s.worker->Start();
+
+  beast::error_code ec;
+  auto addr = net::ip::make_address(s.opt.host, ec);
+  if (ec) return Status::InvalidArgument("--listen: invalid address '" + s.opt.host + "'");
+  tcp::endpoint ep(addr, s.opt.port);
+  s.acceptor.emplace(s.ioc);
+  s.acceptor->open(ep.protocol(), ec);
+  if (!ec) s.acceptor->set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) s.acceptor->bind(ep, ec);
+  if (!ec) s.acceptor->listen(net::socket_base::max_listen_connections, ec);
+  if (ec) {
+    return Status::Unavailable("cannot listen on " + s.opt.host + ":" + std::to_string(s.opt.port) +
+                               ": " + ec.message());
+  }
+  s.bound_port = s.acceptor->local_endpoint().port();
+  s.work.emplace(s.ioc.get_executor());
+  if (s.opt.handle_signals) {
+    s.signals.emplace(s.ioc, SIGTERM, SIGINT);
+    s.signals->async_wait([this](beast::error_code e, int) {
+      if (!e) Shutdown();
+    });
+  }
+  s.Accept();
+  size_t n = s.opt.io_threads ? s.opt.io_threads : std::max(1u, std::thread::hardware_concurrency());
+  for (size_t i = 0; i < n; ++i) s.threads.emplace_back([&s] { s.ioc.run(); });
+  return Status::Ok();
+}
+
+std::string Server::BoundAddress() const {
+  std::string host = impl_->opt.host;
+  if (host.find(':') != std::string::npos) host = "[" + host + "]";
+  return host + ":" + std::to_string(impl_->bound_port);
+}
+
+uint16_t Server::BoundPort() const { return impl_->bound_port; }
+
+void Server::Shutdown() {
+  if (impl_->shutdown_requested.exchange(true)) return;
+  net::post(impl_->ioc, [s = impl_.get()] { s->BeginShutdown(); });
+}
+
+void Server::Wait() {
+  Impl& s = *impl_;
+  if (s.waited) return;
+  for (auto& t : s.threads) t.join();
+  s.threads.clear();
+  if (s.worker) s.worker->Stop();
+  if (s.store) s.store->Close();
+  s.waited = true;
+}
+
+Status ParseRateLimit(const std::string& text, double* rate, int64_t* burst) {
+  if (text == "0" || text.empty()) {
+    *rate = 0;
+    *burst = 0;
+    return Status::Ok();
+  }
+  size_t colon = text.find(':');
+  try {
+    size_t used = 0;
+    double r = std::stod(text.substr(0, colon), &used);
+    if (used != text.substr(0, colon).size() || r < 0) throw std::invalid_argument("rate");
+    int64_t b = static_cast<int64_t>(std::ceil(r));
+    if (colon != std::string::npos) {
+      std::string bs = text.substr(colon + 1);
+      b = std::stoll(bs, &used);
+      if (used != bs.size() || b < 1) throw std::invalid_argument("burst");
+    }
+    *rate = r;
+    *burst = std::max<int64_t>(b, 1);
+    return Status::Ok();
+  } catch (const std::exception&) {
+    return Status::InvalidArgument("--rate-limit: expected RATE:BURST (e.g. 100:200) or 0, got '" +
+                                   text + "'");
+  }
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> ReadTokensFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::IOError("cannot read tokens file " + path);
+  std::vector<std::pair<std::string, std::string>> out;
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    std::istringstream ls(line);
+    std::string project, sha, extra;
+    if (!(ls >> project) || project[0] == '#') continue;
+    bool ok = static_cast<bool>(ls >> sha) && !(ls >> extra) && sha.size() == 64 &&
+              sha.find_first_not_of("0123456789abcdef") == std::string::npos;
+    if (!ok) {
+      return Status::InvalidArgument(path + ":" + std::to_string(lineno) +
+                                     ": expected 'PROJECT SHA256_HEX' (64 lowercase hex digits)");
+    }
+    out.emplace_back(project, sha);
+  }
+  return out;
+}
+
+}  // namespace cairn::server

@@ -1,0 +1,65 @@
+// `cairn serve`: the control-plane API server. Boost.Beast over Asio with a
+// small fixed pool of I/O threads (no thread per connection), keep-alive,
+// TCP_NODELAY on every connection, limits on header size (16 KiB), body
+// size (1 MiB) and idle time; requests go to Api (server/api.h), writes to
+// the Store's group-commit writer, and a LifecycleWorker moves records.
+// Graceful shutdown (SIGTERM, SIGINT or Shutdown()): stop accepting, close
+// idle connections, finish in-flight requests, flush the store.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/status.h"
+#include "server/faults.h"
+
+namespace cairn::server {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  uint16_t port = 8080;  // 0: any free port
+  std::string data_dir = ".cairn/serve";
+  // (project, SHA-256 hex of a token) added at start, in the store too.
+  std::vector<std::pair<std::string, std::string>> tokens;
+  std::chrono::milliseconds provision_delay{2000};
+  std::chrono::milliseconds idempotency_retention{std::chrono::hours(24)};
+  double rate = 0;  // requests per second per project; 0: no limit
+  int64_t burst = 0;
+  FaultSpec faults;
+  std::chrono::milliseconds idle_timeout{std::chrono::seconds(60)};
+  std::chrono::milliseconds shutdown_grace{std::chrono::seconds(20)};
+  size_t io_threads = 0;  // 0: std::thread::hardware_concurrency()
+  bool handle_signals = true;  // SIGTERM/SIGINT start a graceful shutdown
+};
+
+class Server {
+ public:
+  explicit Server(ServerOptions options);
+  ~Server();
+  // Opens the store, binds and starts serving; returns once listening.
+  Status Start();
+  // "HOST:PORT" actually bound (valid after Start).
+  std::string BoundAddress() const;
+  uint16_t BoundPort() const;
+  // Blocks until a shutdown completes.
+  void Wait();
+  // Starts a graceful shutdown (thread-safe, idempotent).
+  void Shutdown();
+
+  struct Impl;  // implementation detail (server.cc)
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Parses "RATE:BURST" (e.g. "100:200"; "0" disables).
+Status ParseRateLimit(const std::string& text, double* rate, int64_t* burst);
+
+// Reads a tokens file: one "PROJECT SHA256_HEX" a line; blank lines and
+// lines starting with # are ignored.
+Result<std::vector<std::pair<std::string, std::string>>> ReadTokensFile(const std::string& path);
+
+}  // namespace cairn::server

@@ -1,0 +1,46 @@
+#include "server/rate_limiter.h"
+
+#include <catch2/catch.hpp>
+
+using namespace cairn::server;
+using namespace std::chrono_literals;
+
+TEST_CASE("a token bucket allows the burst, then refuses with a computed Retry-After") {
+  RateLimiter rl(2.0, 3);  // 2/s, burst 3
+  auto t0 = RateLimiter::Clock::time_point{} + 1000s;
+  for (int i = 0; i < 3; ++i) {
+    auto d = rl.Acquire("p", t0);
+    CHECK(d.allowed);
+    CHECK(d.limit == 3);
+    CHECK(d.remaining == 2 - i);
+  }
+  auto refused = rl.Acquire("p", t0);
+  CHECK_FALSE(refused.allowed);
+  CHECK(refused.retry_after == 1);  // 0 tokens, 2/s: 0.5 s, rounded up to whole seconds
+  CHECK(refused.remaining == 0);
+  CHECK(refused.reset_secs == 2);  // 3 tokens at 2/s
+  // Half a second later one token is back.
+  CHECK(rl.Acquire("p", t0 + 500ms).allowed);
+  CHECK_FALSE(rl.Acquire("p", t0 + 500ms).allowed);
+  // Projects have separate buckets.
+  CHECK(rl.Acquire("q", t0).allowed);
+  // Refill never exceeds the burst.
+  auto later = rl.Acquire("p", t0 + 1h);
+  CHECK(later.allowed);
+  CHECK(later.remaining == 2);
+}
+
+TEST_CASE("slow rates give Retry-After in whole seconds") {
+  RateLimiter rl(0.25, 1);  // one per 4 s
+  auto t0 = RateLimiter::Clock::time_point{} + 10s;
+  CHECK(rl.Acquire("p", t0).allowed);
+  auto d = rl.Acquire("p", t0 + 1s);
+  CHECK_FALSE(d.allowed);
+  CHECK(d.retry_after == 3);
+}
+
+TEST_CASE("rate 0 disables limiting") {
+  RateLimiter rl(0, 0);
+  CHECK_FALSE(rl.enabled());
+  for (int i = 0; i < 1000; ++i) CHECK(rl.Acquire("p", RateLimiter::Clock::now()).allowed);
+}
