@@ -235,16 +235,25 @@ std::string SqliteStateStore::DefaultPath(const std::string& stack_root) {
 
 Result<std::unique_ptr<SqliteStateStore>> SqliteStateStore::Open(const std::string& path,
                                                                  Clock* clock) {
+  Result<std::unique_ptr<SqliteStateStore>> store = OpenAndMigrate(path, clock);
+  if (!store.ok()) {
+    return Status(store.status().code(), path + ": " + store.status().message());
+  }
+  return store;
+}
+
+Result<std::unique_ptr<SqliteStateStore>> SqliteStateStore::OpenAndMigrate(const std::string& path,
+                                                                           Clock* clock) {
   CAIRN_RETURN_IF_ERROR(MakeDirs(std::filesystem::path(path).parent_path()));
   // Create the file ourselves so that it is 0600 from the first byte.
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) return Status::IOError("cannot open " + path + ": " + std::strerror(errno));
+  if (fd < 0) return Status::IOError(std::string("cannot open: ") + std::strerror(errno));
   ::close(fd);
 
   sqlite3* db = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
-    Status s = SqliteError(db, rc, "open " + path);
+    Status s = SqliteError(db, rc, "open");
     sqlite3_close(db);
     return s;
   }
@@ -258,15 +267,12 @@ Result<std::unique_ptr<SqliteStateStore>> SqliteStateStore::Open(const std::stri
       return s.ok() ? Status::IOError("state database: cannot enable WAL") : s;
     }
     if (wal.ColText(0) != "wal") {
-      return Status::IOError("state database " + path + ": cannot enable WAL (journal mode " +
-                             wal.ColText(0) + ")");
+      return Status::IOError("state database: cannot enable WAL (journal mode " + wal.ColText(0) +
+                             ")");
     }
   }
   CAIRN_RETURN_IF_ERROR(Exec(db, "PRAGMA synchronous = FULL"));
-  Status migrated = Migrate(db);
-  if (!migrated.ok()) {
-    return Status(migrated.code(), path + ": " + migrated.message());
-  }
+  CAIRN_RETURN_IF_ERROR(Migrate(db));
   return store;
 }
 
