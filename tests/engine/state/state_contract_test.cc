@@ -3,6 +3,7 @@
 // run and executed by the CTest entry "engine: state on PostgreSQL", which
 // wraps the test binary in pg_harness.sh (a throwaway server).
 #include <catch2/catch.hpp>
+#include <thread>
 
 #include "tests/engine/state/state_test_support.h"
 
@@ -347,4 +348,45 @@ STATE_CONTRACT_TEST(Reopen, "a reopened store sees everything") {
   CHECK((*lock)->holder == held->holder);
   CHECK((*lock)->operation == "apply");
   CHECK((*lock)->created_at == held->created_at);
+}
+
+STATE_CONTRACT_TEST(Concurrent, "concurrent journal-then-commit from many threads loses nothing") {
+  StateStore& s = f.store();
+  constexpr int kThreads = 6;
+  constexpr int kPerThread = 8;
+  std::vector<std::string> errors(kThreads);
+  {
+    std::vector<std::jthread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        for (int i = 0; i < kPerThread; ++i) {
+          const std::string address =
+              "instance.w" + std::to_string(t) + "[" + std::to_string(i) + "]";
+          auto seq = s.NextSequence();
+          if (!seq.ok()) {
+            errors[t] = seq.status().ToString();
+            return;
+          }
+          Status begun = s.JournalBegin(Entry(*seq, address, "{}"));
+          if (!begun.ok()) {
+            errors[t] = begun.ToString();
+            return;
+          }
+          StateCommit c;
+          c.put = {Resource(address, "i-" + std::to_string(*seq))};
+          c.journal_done = *seq;
+          auto serial = s.Commit(c);
+          if (!serial.ok()) {
+            errors[t] = serial.status().ToString();
+            return;
+          }
+        }
+      });
+    }
+  }
+  for (const std::string& e : errors) CHECK(e.empty());
+  StateSnapshot snap = MustLoad(s);
+  CHECK(snap.serial == kThreads * kPerThread);
+  CHECK(snap.resources.size() == kThreads * kPerThread);
+  CHECK(s.PendingJournal()->empty());
 }
