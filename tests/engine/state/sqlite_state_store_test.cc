@@ -113,10 +113,12 @@ TEST_CASE("sqlite state: the directory is 0700 and the files 0600", "[state]") {
 }
 
 TEST_CASE("sqlite state: of two processes racing for the lock, exactly one wins", "[state]") {
-  TempDir dir;
-  const std::string path = SqliteStateStore::DefaultPath(dir.path());
-  MustOpen(path);  // the file exists before the race, as after any first run
-  for (int round = 0; round < 4; ++round) {
+  // Even rounds race on a file that does not exist yet (creation and
+  // migration race too); odd rounds on one that does.
+  for (int round = 0; round < 6; ++round) {
+    TempDir dir;
+    const std::string path = SqliteStateStore::DefaultPath(dir.path());
+    if (round % 2 == 1) MustOpen(path);
     Pipe gate;
     std::vector<pid_t> pids;
     for (int i = 0; i < 2; ++i) {
@@ -135,13 +137,13 @@ TEST_CASE("sqlite state: of two processes racing for the lock, exactly one wins"
     std::vector<int> codes;
     for (pid_t pid : pids) codes.push_back(Reap(pid));
     std::sort(codes.begin(), codes.end());
+    INFO("round " << round);
     CHECK(codes == std::vector<int>{0, 3});
 
     auto store = MustOpen(path);
     auto held = store->CurrentLock();
     REQUIRE(held.ok());
-    REQUIRE(held->has_value());
-    REQUIRE(store->ForceUnlock((*held)->id).ok());
+    CHECK(held->has_value());
   }
 }
 
