@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <random>
@@ -127,7 +128,10 @@ TEST_CASE("sqlite state: of two processes racing for the lock, exactly one wins"
         char c;
         (void)!read(gate.fds[0], &c, 1);  // released together when the parent closes
         auto s = SqliteStateStore::Open(path);
-        if (!s.ok()) return 4;
+        if (!s.ok()) {
+          std::fprintf(stderr, "child: %s\n", s.status().ToString().c_str());
+          return 4;
+        }
         auto lock = (*s)->Lock("apply", 0ms);
         if (lock.ok()) return 0;
         return lock.status().code() == StatusCode::kConflict ? 3 : 5;
