@@ -4,6 +4,17 @@
 // a journal entry that is not pending) is checked by each backend inside its
 // transaction.
 //
+// What every store does with a valid commit, in one transaction, all or
+// nothing: moves in order (NotFound when the source is missing,
+// AlreadyExists when the target exists), then puts (insert or replace), then
+// removes (a missing address is no error), then clears journal_done (NotFound
+// when that entry is not pending: a double completion is a bug), then
+// replaces all outputs when given, then serial + 1, returned.
+// The lock: Unlock(id) is NotFound when unlocked and Conflict when another id
+// holds it; ForceUnlock(id) is NotFound unless `id` holds it. Stores do not
+// check that the caller holds the lock before a write: that is the caller's
+// protocol (Lock, then write, then Unlock).
+//
 // Invariants of a valid commit:
 //   - every put has a non-empty address and kind, and no attribute (nested
 //     or not) is the unknown marker: unknown values never reach state;

@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 #include "engine/state/commit_check.h"
 #include "engine/state/state_lock.h"
@@ -88,7 +90,7 @@ class Stmt {
     if (!status_.ok()) return false;
     int rc = sqlite3_step(stmt_);
     if (rc == SQLITE_ROW) return true;
-    if (rc != SQLITE_DONE) status_ = SqliteError(db_, rc, "step");
+    if (rc != SQLITE_DONE) status_ = SqliteError(db_, rc, sqlite3_sql(stmt_));
     return false;
   }
   Status Run() {
@@ -180,6 +182,29 @@ Result<int64_t> QueryInt(sqlite3* db, const char* sql) {
   return q.ColInt(0);
 }
 
+// Switches the file to WAL (a no-op when it already is). While another
+// process is switching the same new file, SQLite answers SQLITE_BUSY at once
+// without calling the busy handler, so this waits itself, as the busy handler
+// would: real sleeps, bounded by the busy timeout.
+Status EnableWal(sqlite3* db) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+  while (true) {
+    Stmt wal(db, "PRAGMA journal_mode = WAL");
+    if (wal.Step()) {
+      if (wal.ColText(0) == "wal") return Status::Ok();
+      return Status::IOError("state database: cannot enable WAL (journal mode " + wal.ColText(0) +
+                             ")");
+    }
+    Status s = wal.status();
+    if (s.ok()) return Status::IOError("state database: cannot enable WAL");
+    if (s.code() != StatusCode::kUnavailable || std::chrono::steady_clock::now() >= deadline) {
+      return s;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
 Status Migrate(sqlite3* db) {
   Txn txn(db);
   CAIRN_RETURN_IF_ERROR(txn.Begin(/*write=*/true));
@@ -235,38 +260,34 @@ std::string SqliteStateStore::DefaultPath(const std::string& stack_root) {
 
 Result<std::unique_ptr<SqliteStateStore>> SqliteStateStore::Open(const std::string& path,
                                                                  Clock* clock) {
+  Result<std::unique_ptr<SqliteStateStore>> store = OpenAndMigrate(path, clock);
+  if (!store.ok()) {
+    return Status(store.status().code(), path + ": " + store.status().message());
+  }
+  return store;
+}
+
+Result<std::unique_ptr<SqliteStateStore>> SqliteStateStore::OpenAndMigrate(const std::string& path,
+                                                                           Clock* clock) {
   CAIRN_RETURN_IF_ERROR(MakeDirs(std::filesystem::path(path).parent_path()));
   // Create the file ourselves so that it is 0600 from the first byte.
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) return Status::IOError("cannot open " + path + ": " + std::strerror(errno));
+  if (fd < 0) return Status::IOError(std::string("cannot open: ") + std::strerror(errno));
   ::close(fd);
 
   sqlite3* db = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
-    Status s = SqliteError(db, rc, "open " + path);
+    Status s = SqliteError(db, rc, "open");
     sqlite3_close(db);
     return s;
   }
   std::unique_ptr<SqliteStateStore> store(new SqliteStateStore(path, db, clock));
   sqlite3_busy_timeout(db, kBusyTimeoutMs);
   sqlite3_extended_result_codes(db, 1);
-  {
-    Stmt wal(db, "PRAGMA journal_mode = WAL");
-    if (!wal.Step()) {
-      Status s = wal.status();
-      return s.ok() ? Status::IOError("state database: cannot enable WAL") : s;
-    }
-    if (wal.ColText(0) != "wal") {
-      return Status::IOError("state database " + path + ": cannot enable WAL (journal mode " +
-                             wal.ColText(0) + ")");
-    }
-  }
+  CAIRN_RETURN_IF_ERROR(EnableWal(db));
   CAIRN_RETURN_IF_ERROR(Exec(db, "PRAGMA synchronous = FULL"));
-  Status migrated = Migrate(db);
-  if (!migrated.ok()) {
-    return Status(migrated.code(), path + ": " + migrated.message());
-  }
+  CAIRN_RETURN_IF_ERROR(Migrate(db));
   return store;
 }
 

@@ -85,6 +85,8 @@ class SqliteStateStore final : public StateStore {
 
  private:
   SqliteStateStore(std::string path, sqlite3* db, Clock* clock);
+  static Result<std::unique_ptr<SqliteStateStore>> OpenAndMigrate(const std::string& path,
+                                                                  Clock* clock);
   Result<LockInfo> TryLock(const std::string& operation);
   // REQUIRES: mu_ held, inside a write transaction.
   Status ApplyCommit(const StateCommit& commit);

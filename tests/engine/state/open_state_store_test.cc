@@ -1,0 +1,86 @@
+#include "engine/state/open_state_store.h"
+
+#include <stdlib.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "engine/redact.h"
+#include "tests/engine/state/state_test_support.h"
+
+using namespace cairn;
+using namespace cairn::testing;
+
+TEST_CASE("OpenStateStore: sqlite at .cairn/state.db by default, or a path in the stack",
+          "[state]") {
+  TempDir dir;
+  auto def = OpenStateStore(dir.path(), BackendSpec{});
+  INFO(def.status().ToString());
+  REQUIRE(def.ok());
+  CHECK((*def)->Load().ok());
+  CHECK(std::filesystem::exists(dir.path() + "/.cairn/state.db"));
+
+  BackendSpec custom;
+  custom.type = "sqlite";
+  custom.path = "states/prod.db";
+  auto other = OpenStateStore(dir.path(), custom);
+  REQUIRE(other.ok());
+  CHECK(std::filesystem::exists(dir.path() + "/states/prod.db"));
+  CHECK((*other)->Load()->lineage != (*def)->Load()->lineage);
+}
+
+TEST_CASE("OpenStateStore: postgres with its variable unset names the variable", "[state]") {
+  unsetenv("CAIRN_TEST_UNSET_PG_URL");
+  BackendSpec spec;
+  spec.type = "postgres";
+  spec.url_env = "CAIRN_TEST_UNSET_PG_URL";
+  auto r = OpenStateStore("/tmp", spec);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == StatusCode::kInvalidArgument);
+  CHECK(Contains(r.status().message(), "CAIRN_TEST_UNSET_PG_URL is not set"));
+
+  spec.url_env = "";
+  r = OpenStateStore("/tmp", spec);
+  REQUIRE_FALSE(r.ok());
+  CHECK(Contains(r.status().message(), "url_env"));
+}
+
+TEST_CASE("OpenStateStore: an unknown backend type is refused", "[state]") {
+  BackendSpec spec;
+  spec.type = "s3";
+  auto r = OpenStateStore("/tmp", spec);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == StatusCode::kInvalidArgument);
+  CHECK(Contains(r.status().message(), "'s3'"));
+}
+
+TEST_CASE("OpenStateStore: postgres from the variable, URL and password redacted",
+          "[.][postgres]") {
+  const std::string url = TestPostgresUrl();
+  BackendSpec spec;
+  spec.type = "postgres";
+  spec.url_env = "CAIRN_TEST_PG_URL";
+  spec.stack_name = UniqueStackName();
+  auto store = OpenStateStore("/tmp", spec);
+  INFO(store.status().ToString());
+  REQUIRE(store.ok());
+  CHECK((*store)->Load()->serial == 0);
+  CHECK(Redact("url is " + url) == "url is [REDACTED]");
+}
+
+TEST_CASE("OpenStateStore: an unreachable postgres is Unavailable and hides the password",
+          "[state]") {
+  // Port 1 on loopback: nothing listens there.
+  const std::string url = "postgresql://cairn:hunter2-secret@127.0.0.1:1/none?connect_timeout=5";
+  setenv("CAIRN_TEST_BAD_PG_URL", url.c_str(), 1);
+  BackendSpec spec;
+  spec.type = "postgres";
+  spec.url_env = "CAIRN_TEST_BAD_PG_URL";
+  spec.stack_name = "unreachable";
+  auto store = OpenStateStore("/tmp", spec);
+  unsetenv("CAIRN_TEST_BAD_PG_URL");
+  REQUIRE_FALSE(store.ok());
+  CHECK(store.status().code() == StatusCode::kUnavailable);
+  CHECK_FALSE(Contains(store.status().message(), "hunter2-secret"));
+  CHECK(Redact("pw hunter2-secret") == "pw [REDACTED]");
+}

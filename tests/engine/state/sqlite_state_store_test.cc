@@ -1,0 +1,421 @@
+// What only the SQLite store promises: file modes, the lock across processes,
+// crash safety under SIGKILL, and format migrations. Children are forked and
+// killed at arbitrary points; every assertion is about the state the parent
+// finds afterwards, never about timing.
+#include "engine/state/sqlite_state_store.h"
+
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <random>
+#include <thread>
+
+#include "tests/engine/state/state_test_support.h"
+
+using namespace cairn;
+using namespace cairn::testing;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Runs `body` in a forked child that _exits with its result (99 if it threw).
+pid_t ForkChild(const std::function<int()>& body) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int rc = 99;
+    try {
+      rc = body();
+    } catch (...) {
+    }
+    _exit(rc);
+  }
+  REQUIRE(pid > 0);
+  return pid;
+}
+
+// The child's exit code, or -signal.
+int Reap(pid_t pid) {
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  if (WIFSIGNALED(status)) return -WTERMSIG(status);
+  return WEXITSTATUS(status);
+}
+
+std::unique_ptr<SqliteStateStore> MustOpen(const std::string& path) {
+  auto s = SqliteStateStore::Open(path);
+  INFO(s.status().ToString());
+  REQUIRE(s.ok());
+  return std::move(*s);
+}
+
+struct Pipe {
+  Pipe() { REQUIRE(pipe(fds) == 0); }
+  ~Pipe() {
+    CloseRead();
+    CloseWrite();
+  }
+  void CloseRead() {
+    if (fds[0] >= 0) close(fds[0]);
+    fds[0] = -1;
+  }
+  void CloseWrite() {
+    if (fds[1] >= 0) close(fds[1]);
+    fds[1] = -1;
+  }
+  // Blocks until the child writes a byte; false on EOF (the child exited).
+  bool Wait() {
+    char c;
+    return read(fds[0], &c, 1) == 1;
+  }
+  void Signal() { (void)!write(fds[1], "x", 1); }
+  int fds[2] = {-1, -1};
+};
+
+int Mode(const std::string& path) {
+  struct stat st {};
+  REQUIRE(stat(path.c_str(), &st) == 0);
+  return st.st_mode & 0777;
+}
+
+void ExecSql(sqlite3* db, const std::string& sql) {
+  char* err = nullptr;
+  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
+  INFO((err ? err : ""));
+  sqlite3_free(err);
+  REQUIRE(rc == SQLITE_OK);
+}
+
+void WithRawDb(const std::string& path, const std::function<void(sqlite3*)>& f) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  f(db);
+  sqlite3_close(db);
+}
+
+}  // namespace
+
+TEST_CASE("sqlite state: the directory is 0700 and the files 0600", "[state]") {
+  TempDir dir;
+  const std::string path = SqliteStateStore::DefaultPath(dir.path());
+  CHECK(path == dir.path() + "/.cairn/state.db");
+  auto store = MustOpen(path);
+  REQUIRE(store->Commit(StateCommit{}).ok());
+  CHECK(Mode(dir.path() + "/.cairn") == 0700);
+  CHECK(Mode(path) == 0600);
+  REQUIRE(std::filesystem::exists(path + "-wal"));
+  CHECK(Mode(path + "-wal") == 0600);
+}
+
+TEST_CASE("sqlite state: of two processes racing for the lock, exactly one wins", "[state]") {
+  // Even rounds race on a file that does not exist yet (creation and
+  // migration race too); odd rounds on one that does.
+  for (int round = 0; round < 6; ++round) {
+    TempDir dir;
+    const std::string path = SqliteStateStore::DefaultPath(dir.path());
+    if (round % 2 == 1) MustOpen(path);
+    Pipe gate;
+    std::vector<pid_t> pids;
+    for (int i = 0; i < 2; ++i) {
+      pids.push_back(ForkChild([&] {
+        gate.CloseWrite();
+        char c;
+        (void)!read(gate.fds[0], &c, 1);  // released together when the parent closes
+        auto s = SqliteStateStore::Open(path);
+        if (!s.ok()) {
+          std::fprintf(stderr, "child: %s\n", s.status().ToString().c_str());
+          return 4;
+        }
+        auto lock = (*s)->Lock("apply", 0ms);
+        if (lock.ok()) return 0;
+        return lock.status().code() == StatusCode::kConflict ? 3 : 5;
+      }));
+    }
+    gate.CloseWrite();
+    std::vector<int> codes;
+    for (pid_t pid : pids) codes.push_back(Reap(pid));
+    std::sort(codes.begin(), codes.end());
+    INFO("round " << round);
+    CHECK(codes == std::vector<int>{0, 3});
+
+    auto store = MustOpen(path);
+    auto held = store->CurrentLock();
+    REQUIRE(held.ok());
+    CHECK(held->has_value());
+  }
+}
+
+TEST_CASE("sqlite state: a lock whose holder died is reported, never broken", "[state]") {
+  TempDir dir;
+  const std::string path = SqliteStateStore::DefaultPath(dir.path());
+  MustOpen(path);
+  Pipe ready;
+  pid_t pid = ForkChild([&] {
+    auto s = SqliteStateStore::Open(path);
+    if (!s.ok() || !(*s)->Lock("apply", 0ms).ok()) return 4;
+    ready.Signal();
+    while (true) pause();
+  });
+  ready.CloseWrite();
+  REQUIRE(ready.Wait());
+  kill(pid, SIGKILL);
+  CHECK(Reap(pid) == -SIGKILL);
+
+  auto store = MustOpen(path);
+  auto again = store->Lock("apply", 0ms);
+  REQUIRE_FALSE(again.ok());
+  CHECK(again.status().code() == StatusCode::kConflict);
+  const std::string& msg = again.status().message();
+  CHECK(Contains(msg, " pid " + std::to_string(pid) + " (operation apply)"));
+  CHECK(Contains(msg, "the holder process no longer runs on this host"));
+  CHECK(Contains(msg, "cairn force-unlock"));
+  auto held = store->CurrentLock();
+  REQUIRE(held.ok());
+  REQUIRE(held->has_value());
+  REQUIRE(store->ForceUnlock((*held)->id).ok());
+  CHECK(store->Lock("apply", 0ms).ok());
+}
+
+TEST_CASE("sqlite state: a journal entry survives SIGKILL before its commit", "[state]") {
+  TempDir dir;
+  const std::string path = SqliteStateStore::DefaultPath(dir.path());
+  const std::string body = std::string("{\"name\":\"web\",\"plan\":\"s-1vcpu-1gb\"}\0\x01\xff", 39);
+  Pipe ready;
+  pid_t pid = ForkChild([&] {
+    auto s = SqliteStateStore::Open(path);
+    if (!s.ok()) return 4;
+    auto seq = (*s)->NextSequence();
+    if (!seq.ok()) return 5;
+    JournalEntry e;
+    e.seq = *seq;
+    e.address = "instance.web";
+    e.action = "create";
+    e.kind = "instance";
+    e.method = "POST";
+    e.path = "/api/v1/instances";
+    e.body = body;
+    e.idempotency_key = "key-" + std::to_string(*seq);
+    e.started_at = 1'700'000'000;
+    if (!(*s)->JournalBegin(e).ok()) return 6;
+    ready.Signal();  // "the request left"; the commit never comes
+    while (true) pause();
+  });
+  ready.CloseWrite();
+  REQUIRE(ready.Wait());
+  kill(pid, SIGKILL);
+  CHECK(Reap(pid) == -SIGKILL);
+
+  auto store = MustOpen(path);
+  auto pending = store->PendingJournal();
+  REQUIRE(pending.ok());
+  REQUIRE(pending->size() == 1);
+  const JournalEntry& e = (*pending)[0];
+  CHECK(e.body == body);
+  CHECK(e.address == "instance.web");
+  CHECK(e.idempotency_key == "key-" + std::to_string(e.seq));
+  CHECK(store->Load()->serial == 0);
+  // And the recovered operation commits like any other.
+  StateCommit done;
+  done.journal_done = e.seq;
+  CHECK(*store->Commit(done) == 1);
+}
+
+namespace {
+
+constexpr int kResources = 20;
+
+// Generation g keeps its resources under instance.a[k] (odd g) or
+// instance.b[k] (even g): each commit moves all of them and rewrites them.
+std::string GenAddress(int64_t gen, int k) {
+  return std::string(gen % 2 == 1 ? "instance.a[" : "instance.b[") + std::to_string(k) + "]";
+}
+
+// Commits generation after generation until killed; signals after the first.
+int CommitForever(const std::string& path, Pipe& ready) {
+  auto s = SqliteStateStore::Open(path);
+  if (!s.ok()) return 4;
+  SqliteStateStore& store = **s;
+  const std::string padding(3000, 'p');  // several pages per commit
+  bool signalled = false;
+  while (true) {
+    auto snap = store.Load();
+    if (!snap.ok()) return 5;
+    const int64_t gen = snap->serial + 1;
+    auto seq = store.NextSequence();
+    if (!seq.ok()) return 6;
+    JournalEntry e;
+    e.seq = *seq;
+    e.address = "instance.a[0]";
+    e.action = "update";
+    e.body = "gen " + std::to_string(gen);
+    if (!store.JournalBegin(e).ok()) return 7;
+    StateCommit c;
+    for (int k = 0; k < kResources; ++k) {
+      if (gen > 1) c.moves.emplace_back(GenAddress(gen - 1, k), GenAddress(gen, k));
+      ResourceState r;
+      r.address = GenAddress(gen, k);
+      r.kind = "instance";
+      r.id = "i-" + std::to_string(k);
+      r.attributes = {{"gen", gen}, {"padding", padding}};
+      c.put.push_back(std::move(r));
+    }
+    c.outputs = std::map<std::string, Value>{{"gen", gen}};
+    c.journal_done = *seq;
+    auto serial = store.Commit(c);
+    if (!serial.ok() || *serial != gen) return 8;
+    if (!signalled) ready.Signal();
+    signalled = true;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("sqlite state: a child killed mid-commit never leaves half a commit", "[state]") {
+  TempDir dir;
+  const std::string path = SqliteStateStore::DefaultPath(dir.path());
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_int_distribution<int> delay_us(0, 30'000);
+  int64_t last_serial = 0;
+  for (int round = 0; round < 6; ++round) {
+    Pipe ready;
+    pid_t pid = ForkChild([&] { return CommitForever(path, ready); });
+    ready.CloseWrite();
+    REQUIRE(ready.Wait());
+    std::this_thread::sleep_for(std::chrono::microseconds(delay_us(rng)));
+    kill(pid, SIGKILL);
+    REQUIRE(Reap(pid) == -SIGKILL);
+
+    auto store = MustOpen(path);
+    auto snap = store->Load();
+    REQUIRE(snap.ok());
+    const int64_t gen = snap->serial;
+    INFO("round " << round << ", serial " << gen);
+    CHECK(gen > last_serial);  // the child committed at least once
+    last_serial = gen;
+    REQUIRE(snap->resources.size() == kResources);
+    for (int k = 0; k < kResources; ++k) {
+      auto it = snap->resources.find(GenAddress(gen, k));
+      REQUIRE(it != snap->resources.end());
+      CHECK(it->second.attributes["gen"] == gen);
+    }
+    CHECK(snap->outputs.at("gen") == gen);
+    auto pending = store->PendingJournal();
+    REQUIRE(pending.ok());
+    REQUIRE(pending->size() <= 1);
+    if (pending->size() == 1) {
+      CHECK((*pending)[0].body == "gen " + std::to_string(gen + 1));
+      // Recover it as apply would: complete generation gen + 1 in one commit.
+      StateCommit recover;
+      for (int k = 0; k < kResources; ++k) {
+        recover.moves.emplace_back(GenAddress(gen, k), GenAddress(gen + 1, k));
+        ResourceState r = snap->resources.at(GenAddress(gen, k));
+        r.address = GenAddress(gen + 1, k);
+        r.attributes["gen"] = gen + 1;
+        recover.put.push_back(std::move(r));
+      }
+      recover.outputs = std::map<std::string, Value>{{"gen", gen + 1}};
+      recover.journal_done = (*pending)[0].seq;
+      REQUIRE(*store->Commit(recover) == gen + 1);
+      last_serial = gen + 1;
+    }
+  }
+}
+
+TEST_CASE("sqlite state: an empty database at user_version 0 becomes a state file", "[state]") {
+  TempDir dir;
+  const std::string path = dir.path() + "/state.db";
+  WithRawDb(path, [](sqlite3* db) { ExecSql(db, "PRAGMA user_version = 0"); });
+  auto store = MustOpen(path);
+  CHECK(store->Load()->serial == 0);
+  WithRawDb(path, [](sqlite3* db) {
+    sqlite3_stmt* st = nullptr;
+    REQUIRE(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, nullptr) == SQLITE_OK);
+    REQUIRE(sqlite3_step(st) == SQLITE_ROW);
+    CHECK(sqlite3_column_int(st, 0) == kSqliteStateFormatVersion);
+    sqlite3_finalize(st);
+  });
+}
+
+TEST_CASE("sqlite state: a format 1 file is upgraded, keeping its contents", "[state]") {
+  TempDir dir;
+  const std::string path = dir.path() + "/state.db";
+  // The first layout, as a Cairn of format version 1 wrote it.
+  WithRawDb(path, [](sqlite3* db) {
+    ExecSql(db, R"sql(
+      CREATE TABLE meta (slot INTEGER PRIMARY KEY CHECK (slot = 1), lineage TEXT NOT NULL,
+                         serial INTEGER NOT NULL, format_version INTEGER NOT NULL);
+      CREATE TABLE resources (address TEXT PRIMARY KEY, kind TEXT NOT NULL, id TEXT NOT NULL,
+                              attributes TEXT NOT NULL, depends_on TEXT NOT NULL,
+                              schema_version INTEGER NOT NULL);
+      CREATE TABLE journal (seq INTEGER PRIMARY KEY, address TEXT NOT NULL, action TEXT NOT NULL,
+                            kind TEXT NOT NULL, remote_id TEXT NOT NULL, method TEXT NOT NULL,
+                            path TEXT NOT NULL, body BLOB NOT NULL,
+                            idempotency_key TEXT NOT NULL, started_at INTEGER NOT NULL);
+      CREATE TABLE sequence (slot INTEGER PRIMARY KEY CHECK (slot = 1), last INTEGER NOT NULL);
+      CREATE TABLE lock (slot INTEGER PRIMARY KEY CHECK (slot = 1), id TEXT NOT NULL,
+                         holder TEXT NOT NULL, operation TEXT NOT NULL,
+                         created_at INTEGER NOT NULL);
+      INSERT INTO meta VALUES (1, '11111111-2222-4333-8444-555555555555', 7, 1);
+      INSERT INTO resources VALUES ('network.core', 'network', 'net-1', '{"cidr":"10.0.0.0/16"}',
+                                    '[]', 1);
+      INSERT INTO journal VALUES (8, 'instance.web', 'create', 'instance', '', 'POST',
+                                  '/api/v1/instances', X'7B7D', 'key-8', 1700000000);
+      INSERT INTO sequence VALUES (1, 8);
+      PRAGMA application_id = 1128354382;
+      PRAGMA user_version = 1;
+    )sql");
+  });
+  auto store = MustOpen(path);
+  StateSnapshot snap = *store->Load();
+  CHECK(snap.lineage == "11111111-2222-4333-8444-555555555555");
+  CHECK(snap.serial == 7);
+  CHECK(snap.resources.at("network.core").attributes["cidr"] == "10.0.0.0/16");
+  CHECK(snap.outputs.empty());
+  auto pending = *store->PendingJournal();
+  REQUIRE(pending.size() == 1);
+  CHECK(pending[0].body == "{}");
+  CHECK(pending[0].context == Value::object());
+  CHECK(*store->NextSequence() == 9);
+  StateCommit c;
+  c.outputs = std::map<std::string, Value>{{"net", "net-1"}};
+  c.journal_done = 8;
+  CHECK(*store->Commit(c) == 8);
+  store.reset();
+  CHECK(MustOpen(path)->Load()->outputs.at("net") == "net-1");
+}
+
+TEST_CASE("sqlite state: a file from a newer Cairn is refused, untouched", "[state]") {
+  TempDir dir;
+  const std::string path = dir.path() + "/state.db";
+  MustOpen(path);
+  WithRawDb(path, [](sqlite3* db) { ExecSql(db, "PRAGMA user_version = 99"); });
+  auto store = SqliteStateStore::Open(path);
+  REQUIRE_FALSE(store.ok());
+  CHECK(store.status().code() == StatusCode::kFailedPrecondition);
+  const std::string& msg = store.status().message();
+  CHECK(Contains(msg, path));
+  CHECK(Contains(msg, "format version 99"));
+  CHECK(Contains(msg, "newer Cairn"));
+  CHECK(Contains(msg, "up to " + std::to_string(kSqliteStateFormatVersion)));
+}
+
+TEST_CASE("sqlite state: a database that is not a state file is refused", "[state]") {
+  TempDir dir;
+  const std::string other = dir.path() + "/app.db";
+  WithRawDb(other, [](sqlite3* db) { ExecSql(db, "CREATE TABLE users (name TEXT)"); });
+  auto refused = SqliteStateStore::Open(other);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(Contains(refused.status().message(), "not a Cairn state file"));
+
+  const std::string garbage = dir.path() + "/garbage.db";
+  WriteFile(garbage, std::string(8192, 'x'));
+  auto bad = SqliteStateStore::Open(garbage);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(Contains(bad.status().message(), garbage));
+}

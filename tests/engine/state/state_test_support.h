@@ -1,0 +1,124 @@
+// Shared by the state tests: a clock that runs lock waits instantly and can
+// act while "sleeping", and one factory per StateStore implementation so the
+// contract tests run unchanged against all of them.
+#pragma once
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "engine/clock.h"
+#include "engine/state/memory_state_store.h"
+#include "engine/state/postgres_state_store.h"
+#include "engine/state/sqlite_state_store.h"
+#include "engine/state/state_lock.h"
+#include "tests/support/process.h"
+
+namespace cairn::testing {
+
+// ManualClock semantics (sleeping advances time at once), plus a hook run
+// after every sleep, which is how a test releases a lock "while" another
+// caller waits for it.
+class HookedClock final : public Clock {
+ public:
+  time_point Now() override { return inner_.Now(); }
+  bool SleepFor(duration d, std::stop_token stop) override {
+    bool ok = inner_.SleepFor(d, stop);
+    ++sleeps_;
+    if (on_sleep) on_sleep(sleeps_);
+    return ok;
+  }
+  int64_t UnixSeconds() override { return inner_.UnixSeconds(); }
+  std::function<void(int sleeps)> on_sleep;
+  int sleeps() const { return sleeps_; }
+
+ private:
+  ManualClock inner_;
+  int sleeps_ = 0;
+};
+
+// The PostgreSQL URL the harness (pg_harness.sh) exports. The PostgreSQL
+// tests fail, never skip, without it.
+inline std::string TestPostgresUrl() {
+  const char* url = std::getenv("CAIRN_TEST_PG_URL");
+  INFO("CAIRN_TEST_PG_URL is not set: run these tests through tests/engine/state/pg_harness.sh");
+  REQUIRE(url != nullptr);
+  REQUIRE(*url != '\0');
+  return url;
+}
+
+inline std::string UniqueStackName() { return "test-" + *RandomUuid(); }
+
+class StoreFactory {
+ public:
+  virtual ~StoreFactory() = default;
+  // The store under test, opened once.
+  virtual StateStore& store() = 0;
+  // A second, independent handle on the same state (as another process would
+  // open it), or nullptr where there is none (memory).
+  virtual std::unique_ptr<StateStore> Reopen() = 0;
+  virtual bool durable() const = 0;
+};
+
+class MemoryFactory final : public StoreFactory {
+ public:
+  explicit MemoryFactory(Clock* clock) : store_(clock) {}
+  StateStore& store() override { return store_; }
+  std::unique_ptr<StateStore> Reopen() override { return nullptr; }
+  bool durable() const override { return false; }
+
+ private:
+  MemoryStateStore store_;
+};
+
+class SqliteFactory final : public StoreFactory {
+ public:
+  explicit SqliteFactory(Clock* clock)
+      : clock_(clock), path_(SqliteStateStore::DefaultPath(dir_.path())) {
+    store_ = Reopen();
+  }
+  StateStore& store() override { return *store_; }
+  std::unique_ptr<StateStore> Reopen() override {
+    auto s = SqliteStateStore::Open(path_, clock_);
+    INFO(s.status().ToString());
+    REQUIRE(s.ok());
+    return std::move(*s);
+  }
+  bool durable() const override { return true; }
+
+ private:
+  Clock* clock_;
+  TempDir dir_;
+  std::string path_;
+  std::unique_ptr<StateStore> store_;
+};
+
+class PostgresFactory final : public StoreFactory {
+ public:
+  explicit PostgresFactory(Clock* clock)
+      : clock_(clock), url_(TestPostgresUrl()), stack_(UniqueStackName()) {
+    store_ = Reopen();
+  }
+  StateStore& store() override { return *store_; }
+  std::unique_ptr<StateStore> Reopen() override {
+    auto s = PostgresStateStore::Open(url_, stack_, clock_);
+    INFO(s.status().ToString());
+    REQUIRE(s.ok());
+    return std::move(*s);
+  }
+  bool durable() const override { return true; }
+
+ private:
+  Clock* clock_;
+  std::string url_;
+  std::string stack_;
+  std::unique_ptr<StateStore> store_;
+};
+
+inline bool Contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+}  // namespace cairn::testing
