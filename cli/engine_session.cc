@@ -205,7 +205,10 @@ std::optional<std::chrono::milliseconds> ParseDuration(const std::string& text) 
 
 std::function<void(const ProgressEvent&)> ProgressPrinter(bool color) {
   return [color](const ProgressEvent& e) {
-    auto secs = std::chrono::duration_cast<std::chrono::seconds>(e.elapsed).count();
+    // "0.6s" under ten seconds, "42s" above.
+    auto tenths = std::chrono::duration_cast<std::chrono::milliseconds>(e.elapsed).count() / 100;
+    std::string secs = tenths < 100 ? std::to_string(tenths / 10) + "." + std::to_string(tenths % 10)
+                                    : std::to_string(tenths / 10);
     std::string ing = e.operation == "create"   ? "creating"
                       : e.operation == "update" ? "updating"
                                                 : "destroying";
@@ -219,15 +222,15 @@ std::function<void(const ProgressEvent&)> ProgressPrinter(bool color) {
       case ProgressEvent::Phase::kStart: line += ing + "..."; break;
       case ProgressEvent::Phase::kStillRunning:
         if (!e.message.empty()) return;  // internal milestones stay quiet
-        line += "still " + ing + "... [" + std::to_string(secs) + "s elapsed]";
+        line += "still " + ing + "... [" + secs + "s elapsed]";
         break;
       case ProgressEvent::Phase::kDone:
-        line += noun + " complete after " + std::to_string(secs) + "s" +
+        line += noun + " complete after " + secs + "s" +
                 (e.id.empty() ? "" : " [id=" + e.id + "]");
         break;
       case ProgressEvent::Phase::kFailed:
         line += std::string(color ? "\033[31m" : "") + e.operation + " failed" + reset + " after " +
-                std::to_string(secs) + "s: " + e.message;
+                secs + "s: " + e.message;
         break;
       case ProgressEvent::Phase::kSkipped: line += "skipped: " + e.message; break;
       case ProgressEvent::Phase::kRecovered:

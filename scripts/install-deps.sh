@@ -8,7 +8,7 @@ PACKAGES=(
   cmake g++ make pkg-config
   nlohmann-json3-dev libyaml-cpp-dev libboost-graph-dev libspdlog-dev catch2
   libcli11-dev libcurl4-openssl-dev libsqlite3-dev libpqxx-dev libvalijson-dev libssl-dev
-  postgresql
+  postgresql curl
 )
 # Extra packages a caller needs (e.g. CAIRN_EXTRA_PACKAGES="postgresql clang").
 read -r -a EXTRA <<<"${CAIRN_EXTRA_PACKAGES:-}"

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "engine/clock.h"
+#include "engine/crash_point.h"
 
 namespace cairn {
 namespace {
@@ -339,6 +340,7 @@ class ApplyRun {
       return false;
     }
 
+    CrashPoint("apply.prepared");
     // 2. Journal: durable before the request leaves.
     auto seq = store_.NextSequence();
     if (!seq.ok()) {
@@ -361,6 +363,7 @@ class ApplyRun {
       Fail(index, {}, c.address, node.op, "could not write the state journal: " + st.ToString());
       return false;
     }
+    CrashPoint("apply.journaled");
 
     // 3. Send, wait, commit.
     std::stop_token none;  // in-flight operations always finish
@@ -371,6 +374,7 @@ class ApplyRun {
     std::string message;
     if (node.op == Op::kDelete) {
       auto resp = provider_.Delete({*prepared, entry.idempotency_key}, none);
+      CrashPoint("apply.sent");
       Append(diags, resp.diagnostics);
       if (!resp.status.ok()) {
         if (OutcomeUnknown(resp.status)) commit.journal_done.reset();
@@ -399,6 +403,7 @@ class ApplyRun {
         Fail(index, {}, c.address, node.op, "could not record the delete: " + serial.status().ToString());
         return false;
       }
+      CrashPoint("apply.committed");
       std::lock_guard lock(mu_);
       if (!node.deposed) values_.erase(c.address);
       if (c.action == Action::kDelete) ++result_.summary.deleted;
@@ -409,6 +414,7 @@ class ApplyRun {
     std::optional<RemoteResource> remote;
     if (node.op == Op::kCreate) {
       auto resp = provider_.Create({*prepared, entry.idempotency_key}, none);
+      CrashPoint("apply.sent");
       Append(diags, resp.diagnostics);
       if (!resp.status.ok() || !resp.resource) {
         if (OutcomeUnknown(resp.status)) commit.journal_done.reset();
@@ -420,6 +426,7 @@ class ApplyRun {
       remote = resp.resource;
     } else {
       auto resp = provider_.Update({*prepared, entry.idempotency_key}, none);
+      CrashPoint("apply.sent");
       Append(diags, resp.diagnostics);
       if (!resp.status.ok()) {
         if (OutcomeUnknown(resp.status)) commit.journal_done.reset();
@@ -435,6 +442,7 @@ class ApplyRun {
     auto wait = provider_.Wait({c.kind, remote->id, WaitTarget::kReady, Timeout(node.op)}, none);
     Append(diags, wait.diagnostics);
     if (wait.resource) remote = wait.resource;
+    CrashPoint("apply.ready");
     if (!wait.status.ok()) {
       ok = false;
       message = wait.status.message();
@@ -464,6 +472,7 @@ class ApplyRun {
       Fail(index, diags, c.address, node.op, "could not record the result: " + serial.status().ToString());
       return false;
     }
+    CrashPoint("apply.committed");
     {
       std::lock_guard lock(mu_);
       values_[c.address] = rs.attributes;
@@ -623,6 +632,7 @@ RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const Apply
     if (!remote) {
       if (m.action == MutationAction::kCreate) {
         auto resp = provider.Create({m, e.idempotency_key}, none);
+        CrashPoint("recover.sent");
         if (!resp.status.ok() || !resp.resource) {
           fail(resp.status.ok() ? "the API answered without a resource" : resp.status.message(),
                resp.diagnostics);
@@ -656,6 +666,7 @@ RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const Apply
       fail(st.status().ToString());
       continue;
     }
+    CrashPoint("recover.committed");
     if (!wait.status.ok()) fail(wait.status.message(), wait.diagnostics);
     ++result.recovered;
     emit(e, rs.id, how);
