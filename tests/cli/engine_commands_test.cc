@@ -1,0 +1,315 @@
+// The engine commands as users run them: the real `cairn` binary against a
+// real `cairn serve` on loopback, state in a real SQLite file.
+#include <signal.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+
+#include "tests/server/serve_fixture.h"
+#include "tests/support/process.h"
+
+using namespace cairn::testing;
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kKey =
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8g t@cairn";
+
+std::string Stack(int instances = 2, const std::string& plan = "s-1vcpu-1gb") {
+  return std::string("kind: ssh_key\nname: deploy\nspec: {public_key: \"") + kKey +
+         "\"}\n---\n"
+         "kind: network\nname: app\nspec: {region: eu-central, cidr: 10.30.0.0/16}\n---\n"
+         "kind: instance\nname: web\ncount: " +
+         std::to_string(instances) +
+         "\nspec:\n  name: web-${count.index}\n  region: eu-central\n  plan: " + plan +
+         "\n  image: debian-12\n  network: ${network.app.id}\n  ssh_keys: [\"${ssh_key.deploy.id}\"]\n"
+         "---\nkind: output\nname: ips\nvalue: ${instance.web[*].ipv4}\n";
+}
+
+struct Env {
+  ServeFixture server;
+  TempDir dir;
+  std::string stack;
+  std::map<std::string, std::string> env;
+
+  explicit Env(std::vector<std::string> serve_args = {}) : server(std::move(serve_args)) {
+    stack = dir.path() + "/stack";
+    WriteFile(stack + "/main.yaml", Stack());
+    env = {{"CAIRN_ENDPOINT", server.base()}, {"CAIRN_TOKEN", kDevToken}, {"NO_COLOR", "1"}};
+  }
+  CommandResult Cairn(std::vector<std::string> args, const std::string& stdin_text = "") {
+    return RunCairn(args, env, stdin_text);
+  }
+  // Names of live resources behind a list route, all pages.
+  std::vector<std::string> Names(const std::string& route) {
+    auto client = server.Client();
+    std::vector<std::string> names;
+    std::string cursor;
+    for (;;) {
+      auto r = client->Get(route + "?limit=200" + (cursor.empty() ? "" : "&cursor=" + cursor));
+      REQUIRE(r.status == 200);
+      json j = r.json();
+      for (const auto& item : j["data"]) names.push_back(item["name"]);
+      const json& p = j["pagination"];
+      std::string next;
+      for (const char* field : {"next_cursor", "next"}) {
+        if (p.contains(field) && p[field].is_string()) next = p[field];
+      }
+      if (next.empty() || (p.contains("has_more") && !p["has_more"].get<bool>())) break;
+      cursor = next;
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+  std::string StateId(const std::string& address) {
+    auto r = Cairn({"state", "show", address, stack});
+    REQUIRE(r.exit_code == 0);
+    return json::parse(r.out)["id"];
+  }
+};
+
+}  // namespace
+
+TEST_CASE("plan on an empty state shows the creates; --detailed-exitcode, --json and --markdown") {
+  Env e;
+  auto r = e.Cairn({"plan", e.stack});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("  + instance.web[0]") != std::string::npos);
+  CHECK(r.out.find("Plan: 4 to add, 0 to change, 0 to replace, 0 to destroy.") != std::string::npos);
+  CHECK(e.Cairn({"plan", e.stack, "--detailed-exitcode"}).exit_code == 2);
+  auto j = json::parse(e.Cairn({"plan", e.stack, "--json"}).out);
+  CHECK(j["format_version"] == 1);
+  CHECK(j["summary"]["add"] == 4);
+  CHECK(e.Cairn({"plan", e.stack, "--markdown"}).out.find("| create | `network.app` |") != std::string::npos);
+  // Planning changed nothing.
+  CHECK(e.Names("/api/v1/compute").empty());
+}
+
+TEST_CASE("apply refuses without a terminal or --auto-approve and changes nothing") {
+  Env e;
+  auto r = e.Cairn({"apply", e.stack});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("--auto-approve") != std::string::npos);
+  CHECK(e.Names("/api/v1/compute").empty());
+  CHECK(e.Names("/v1/ssh_keys").empty());
+}
+
+TEST_CASE("apply creates everything once, prints outputs, and a second plan has nothing to do") {
+  Env e;
+  auto r = e.Cairn({"apply", e.stack, "--auto-approve"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("Apply complete! Resources: 4 added, 0 changed, 0 replaced, 0 destroyed.") !=
+        std::string::npos);
+  CHECK(r.out.find("ips = [\"") != std::string::npos);
+  CHECK(e.Names("/api/v1/compute") == std::vector<std::string>{"web-0", "web-1"});
+  CHECK(e.Names("/api/v1/networking") == std::vector<std::string>{"app"});
+  CHECK(e.Names("/v1/ssh_keys") == std::vector<std::string>{"deploy"});
+  auto again = e.Cairn({"plan", e.stack, "--detailed-exitcode"});
+  CHECK(again.exit_code == 0);
+  CHECK(again.out.find("No changes.") != std::string::npos);
+  // The token never reaches the state file.
+  std::ifstream db(e.stack + "/.cairn/state.db", std::ios::binary);
+  std::stringstream bytes;
+  bytes << db.rdbuf();
+  CHECK(bytes.str().find(kDevToken) == std::string::npos);
+}
+
+TEST_CASE("an update in place, then a saved plan applied exactly, then refused once stale") {
+  Env e;
+  REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve"}).exit_code == 0);
+  WriteFile(e.stack + "/main.yaml", Stack(2, "s-2vcpu-4gb"));
+  std::string planfile = e.dir.path() + "/web.plan";
+  auto p = e.Cairn({"plan", e.stack, "--out", planfile});
+  REQUIRE(p.exit_code == 0);
+  CHECK(p.out.find("~ plan: \"s-1vcpu-1gb\" -> \"s-2vcpu-4gb\"") != std::string::npos);
+  // A second saved plan, made at the same serial, will be stale after the first is applied.
+  std::string stale = e.dir.path() + "/stale.plan";
+  REQUIRE(e.Cairn({"plan", e.stack, "--out", stale}).exit_code == 0);
+
+  auto a = e.Cairn({"apply", planfile});
+  INFO(a.out << a.err);
+  REQUIRE(a.exit_code == 0);
+  CHECK(a.out.find("2 changed") != std::string::npos);
+  auto client = e.server.Client();
+  auto inst = client->Get("/api/v1/compute/" + e.StateId("instance.web[0]")).json();
+  CHECK(inst["instance"]["planKey"] == "s-2vcpu-4gb");
+
+  auto s = e.Cairn({"apply", stale});
+  CHECK(s.exit_code == 1);
+  CHECK(s.err.find("stale") != std::string::npos);
+}
+
+TEST_CASE("changing an immutable field replaces, naming the field") {
+  Env e;
+  REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve"}).exit_code == 0);
+  std::string old_id = e.StateId("network.app");
+  std::string text = Stack();
+  text.replace(text.find("10.30.0.0/16"), 12, "10.31.0.0/16");
+  WriteFile(e.stack + "/main.yaml", text);
+  auto p = e.Cairn({"plan", e.stack});
+  CHECK(p.out.find("-/+ network.app") != std::string::npos);
+  CHECK(p.out.find("replace (cidr forces replacement)") != std::string::npos);
+  auto a = e.Cairn({"apply", e.stack, "--auto-approve"});
+  INFO(a.out << a.err);
+  REQUIRE(a.exit_code == 0);
+  CHECK(e.StateId("network.app") != old_id);
+  CHECK(e.Names("/api/v1/networking") == std::vector<std::string>{"app"});
+  CHECK(e.Names("/api/v1/compute") == std::vector<std::string>{"web-0", "web-1"});
+}
+
+TEST_CASE("refresh sees a resource deleted outside Cairn; --refresh=false trusts the state") {
+  Env e;
+  REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve"}).exit_code == 0);
+  auto client = e.server.Client();
+  std::string key_id = e.StateId("ssh_key.deploy");
+  REQUIRE(client->Delete("/v1/ssh_keys/" + key_id, "out-of-band-delete").status / 100 == 2);
+  auto with = e.Cairn({"plan", e.stack});
+  CHECK(with.out.find("deleted outside Cairn") != std::string::npos);
+  auto without = e.Cairn({"plan", e.stack, "--refresh=false", "--detailed-exitcode"});
+  CHECK(without.exit_code == 0);
+}
+
+TEST_CASE("a --target plan holds only the target and its dependencies") {
+  Env e;
+  auto r = e.Cairn({"plan", e.stack, "--target", "network.app", "--json"});
+  REQUIRE(r.exit_code == 0);
+  auto j = json::parse(r.out);
+  REQUIRE(j["changes"].size() == 1);
+  CHECK(j["changes"][0]["address"] == "network.app");
+}
+
+TEST_CASE("drift: none, then changed, deleted and unmanaged, with exit codes and JSON") {
+  Env e;
+  REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve"}).exit_code == 0);
+  CHECK(e.Cairn({"drift", e.stack}).exit_code == 0);
+  auto client = e.server.Client();
+  std::string web1 = e.StateId("instance.web[1]");
+  REQUIRE(client->Patch("/api/v1/compute/" + web1, {{"name", "renamed"}}, "drift-rename").status == 200);
+  REQUIRE(client->Post("/api/v1/networking", {{"name", "stray"}, {"region", "eu-central"}, {"cidr", "10.99.0.0/16"}},
+                       "drift-stray").status == 201);
+  auto d = e.Cairn({"drift", e.stack});
+  CHECK(d.exit_code == 2);
+  CHECK(d.out.find("~ name: \"web-1\" -> \"renamed\"") != std::string::npos);
+  CHECK(d.out.find("stray") == std::string::npos);
+  auto u = e.Cairn({"drift", e.stack, "--unmanaged", "--json"});
+  CHECK(u.exit_code == 2);
+  auto j = json::parse(u.out);
+  bool found_stray = false;
+  for (const auto& item : j["items"]) found_stray = found_stray || item.value("name", "") == "stray";
+  CHECK(found_stray);
+}
+
+TEST_CASE("import adopts an existing resource and the next plan shows the difference") {
+  Env e;
+  auto client = e.server.Client();
+  auto made = client->Post("/api/v1/networking", {{"name", "legacy"}, {"region", "eu-central"}, {"cidr", "10.30.0.0/16"}},
+                           "import-made");
+  REQUIRE(made.status == 201);
+  std::string id = made.json()["network"]["publicId"];
+  auto r = e.Cairn({"import", "network.app", id, e.stack});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(e.StateId("network.app") == id);
+  auto p = e.Cairn({"plan", e.stack});
+  CHECK(p.out.find("~ network.app") != std::string::npos);
+  CHECK(p.out.find("~ name: \"legacy\" -> \"app\"") != std::string::npos);
+  // Importing again, or a missing id, is refused.
+  CHECK(e.Cairn({"import", "network.app", id, e.stack}).exit_code == 1);
+  auto missing = e.Cairn({"import", "ssh_key.deploy", "key_00000000000000000000000000000000", e.stack});
+  CHECK(missing.exit_code == 1);
+  CHECK(missing.err.find("no ssh_key with id") != std::string::npos);
+}
+
+TEST_CASE("state list, show, mv, rm and pull") {
+  Env e;
+  REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve"}).exit_code == 0);
+  auto list = e.Cairn({"state", "list", e.stack});
+  CHECK(list.out.find("instance.web[0]") != std::string::npos);
+  auto pull = json::parse(e.Cairn({"state", "pull", e.stack}).out);
+  CHECK(pull["resources"].size() == 4);
+  int64_t serial = pull["serial"];
+  auto mv = e.Cairn({"state", "mv", "ssh_key.deploy", "ssh_key.ops", e.stack});
+  REQUIRE(mv.exit_code == 0);
+  CHECK(e.Cairn({"state", "show", "ssh_key.deploy", e.stack}).exit_code == 1);
+  CHECK(e.Cairn({"state", "mv", "ssh_key.ops", "network.bad", e.stack}).exit_code == 1);
+  auto rm = e.Cairn({"state", "rm", "ssh_key.ops", e.stack});
+  REQUIRE(rm.exit_code == 0);
+  auto after = json::parse(e.Cairn({"state", "pull", e.stack}).out);
+  CHECK(after["resources"].size() == 3);
+  CHECK(after["serial"].get<int64_t>() > serial);
+  // The key still exists in the API: rm forgets, it does not delete.
+  CHECK(e.Names("/v1/ssh_keys") == std::vector<std::string>{"deploy"});
+}
+
+TEST_CASE("a second apply fails at once naming the lock holder; force-unlock frees a dead holder's lock") {
+  Env e({"--provision-delay", "1s"});
+  std::vector<std::string> argv = {CairnBinary(), "apply", e.stack, "--auto-approve"};
+  std::map<std::string, std::string> env = e.env;
+  ChildProcess first(argv, env);
+  // Wait until it holds the lock and is in the middle of creating.
+  auto line = first.ReadLine(std::chrono::seconds(30));
+  while (line && line->find("creating...") == std::string::npos) line = first.ReadLine(std::chrono::seconds(30));
+  REQUIRE(line);
+  auto second = e.Cairn({"apply", e.stack, "--auto-approve"});
+  CHECK(second.exit_code == 1);
+  CHECK(second.err.find("locked by") != std::string::npos);
+  CHECK(second.err.find("operation apply") != std::string::npos);
+  CHECK(second.err.find("since") != std::string::npos);
+
+  first.Signal(SIGKILL);
+  first.Wait();
+  auto blocked = e.Cairn({"apply", e.stack, "--auto-approve"});
+  REQUIRE(blocked.exit_code == 1);
+  size_t at = blocked.err.find("force-unlock ");
+  REQUIRE(at != std::string::npos);
+  std::string lock_id = blocked.err.substr(at + 13, 36);
+  auto unlock = e.Cairn({"force-unlock", lock_id, e.stack});
+  INFO(unlock.err);
+  REQUIRE(unlock.exit_code == 0);
+  auto done = e.Cairn({"apply", e.stack, "--auto-approve"});
+  INFO(done.out << done.err);
+  REQUIRE(done.exit_code == 0);
+  CHECK(e.Names("/api/v1/compute") == std::vector<std::string>{"web-0", "web-1"});
+  CHECK(e.Names("/api/v1/networking") == std::vector<std::string>{"app"});
+  CHECK(e.Names("/v1/ssh_keys") == std::vector<std::string>{"deploy"});
+}
+
+TEST_CASE("destroy removes everything, dependents first, and honours prevent_destroy") {
+  Env e;
+  REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve"}).exit_code == 0);
+  std::string text = Stack();
+  text.replace(text.find("kind: network\nname: app\n"), 24,
+               "kind: network\nname: app\nlifecycle: {prevent_destroy: true}\n");
+  WriteFile(e.stack + "/main.yaml", text);
+  auto refused = e.Cairn({"destroy", e.stack, "--auto-approve"});
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.err.find("prevent_destroy") != std::string::npos);
+  CHECK(e.Names("/api/v1/compute").size() == 2);
+
+  WriteFile(e.stack + "/main.yaml", Stack());
+  auto d = e.Cairn({"destroy", e.stack, "--auto-approve"});
+  INFO(d.out << d.err);
+  REQUIRE(d.exit_code == 0);
+  CHECK(d.out.find("4 destroyed") != std::string::npos);
+  CHECK(e.Names("/api/v1/compute").empty());
+  CHECK(e.Names("/api/v1/networking").empty());
+  CHECK(e.Names("/v1/ssh_keys").empty());
+  CHECK(e.Cairn({"state", "list", e.stack}).out.empty());
+}
+
+TEST_CASE("without a token the commands say which variable to set, and never print the token") {
+  Env e;
+  auto env = e.env;
+  env["CAIRN_TOKEN"] = "";
+  auto r = RunCairn({"plan", e.stack}, env);
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("CAIRN_TOKEN") != std::string::npos);
+  auto debug = e.Cairn({"--log-level", "debug", "apply", e.stack, "--auto-approve"});
+  REQUIRE(debug.exit_code == 0);
+  CHECK(debug.err.find(kDevToken) == std::string::npos);
+  CHECK(debug.out.find(kDevToken) == std::string::npos);
+}
