@@ -313,3 +313,30 @@ TEST_CASE("without a token the commands say which variable to set, and never pri
   CHECK(debug.err.find(kDevToken) == std::string::npos);
   CHECK(debug.out.find(kDevToken) == std::string::npos);
 }
+
+TEST_CASE("SIGINT stops apply gracefully: in-flight operations finish and are recorded") {
+  Env e({"--provision-delay", "300ms"});
+  WriteFile(e.stack + "/main.yaml", Stack(6));
+  std::vector<std::string> argv = {CairnBinary(), "apply", e.stack, "--auto-approve", "--parallelism", "2"};
+  ChildProcess apply(argv, e.env);
+  auto line = apply.ReadLine(std::chrono::seconds(30));
+  while (line && line->find("instance.web[") == std::string::npos) line = apply.ReadLine(std::chrono::seconds(30));
+  REQUIRE(line);
+  apply.Signal(SIGINT);
+  std::string rest;
+  while (auto l = apply.ReadLine(std::chrono::seconds(60))) rest += *l + "\n";
+  int code = apply.Wait();
+  INFO(rest << apply.Stderr());
+  CHECK(code == 1);
+  CHECK(rest.find("Interrupted.") != std::string::npos);
+  CHECK(apply.Stderr().find("Interrupt received") != std::string::npos);
+  // Everything that was created is recorded: nothing pending, nothing orphaned.
+  auto pull = json::parse(e.Cairn({"state", "pull", e.stack}).out);
+  size_t recorded_instances = 0;
+  for (const auto& r : pull["resources"]) recorded_instances += r["kind"] == "instance";
+  CHECK(recorded_instances == e.Names("/api/v1/compute").size());
+  CHECK(recorded_instances < 6);
+  auto done = e.Cairn({"apply", e.stack, "--auto-approve"});
+  REQUIRE(done.exit_code == 0);
+  CHECK(e.Names("/api/v1/compute").size() == 6);
+}
