@@ -110,7 +110,8 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
     std::cout << RenderPlanText(plan, {.color = color});
     if (plan.has_changes() && !f.auto_approve) {
       if (!Confirm(destroy ? "Do you really want to destroy these resources?"
-                           : "Do you want to perform these actions?")) {
+                           : "Do you want to perform these actions?",
+                   interrupts.token())) {
         return 1;
       }
     }

@@ -96,6 +96,7 @@ std::function<void(const ProgressEvent&)> ProgressPrinter(bool color);
 int ReportApply(const ApplyResult& result, bool destroy, const EngineSession& session, bool color);
 
 // Asks "Do you want to perform these actions?" on a TTY; refuses without one.
-bool Confirm(const std::string& question);
+// A stop request (Ctrl-C) cancels the prompt.
+bool Confirm(const std::string& question, std::stop_token stop);
 
 }  // namespace cairn::cli

@@ -340,3 +340,20 @@ TEST_CASE("SIGINT stops apply gracefully: in-flight operations finish and are re
   REQUIRE(done.exit_code == 0);
   CHECK(e.Names("/api/v1/compute").size() == 6);
 }
+
+TEST_CASE("on a terminal, apply asks and goes ahead only on 'yes'") {
+  // `script` (util-linux) runs the command on a pseudo-terminal fed from our stdin.
+  Env e;
+  std::string cmd = CairnBinary() + " apply " + e.stack;
+  auto no = RunCommand({"/usr/bin/script", "-qec", cmd, "/dev/null"}, e.env, "no\n");
+  CHECK(no.exit_code == 1);
+  CHECK(no.out.find("Only 'yes' will be accepted") != std::string::npos);
+  CHECK(no.out.find("Cancelled: nothing was changed.") != std::string::npos);
+  CHECK(e.Names("/api/v1/compute").empty());
+
+  auto yes = RunCommand({"/usr/bin/script", "-qec", cmd, "/dev/null"}, e.env, "yes\n");
+  INFO(yes.out);
+  CHECK(yes.exit_code == 0);
+  CHECK(yes.out.find("Apply complete!") != std::string::npos);
+  CHECK(e.Names("/api/v1/compute").size() == 2);
+}
