@@ -321,8 +321,8 @@ class Loader {
       if (cur.IsMap()) {
         for (auto it = cur.begin(); it != cur.end(); ++it) {
           if (it->first.IsScalar() && it->first.Scalar() == un) {
-            child = it->second;
-            if (last) key_node = it->first;
+            child.reset(it->second);
+            if (last) key_node.reset(it->first);
             break;
           }
         }
@@ -333,7 +333,7 @@ class Loader {
       }
       if (!child.IsDefined()) break;
       if (last && at_key && key_node.IsDefined()) return Loc(file, key_node);
-      cur = child;
+      cur.reset(child);
       pos = last ? std::string::npos : next + 1;
     }
     return Loc(file, cur);
@@ -463,7 +463,7 @@ class Loader {
       Doc doc;
       doc.file = display;
       doc.dir = dir;
-      doc.node = node;
+      doc.node.reset(node);
       size_t budget = 0;
       try {
         doc.value = ToValue(display, node, 0, budget);
@@ -627,7 +627,10 @@ class Loader {
       }
       if (doc.value.contains("default")) {
         const Value& d = doc.value["default"];
-        if (ok && !TypeMatches(d, info.type)) {
+        if (!ok) {
+          info.value = Value();  // reported above; do not report a missing value too
+        } else if (!TypeMatches(d, info.type)) {
+          info.value = Value();
           Error("wrong_type",
                 "default of variable \"" + doc.name + "\" must be " + VariableTypeNoun(info.type) + ", not " +
                     TypeNoun(d),
@@ -750,7 +753,8 @@ class Loader {
     std::optional<std::string> content;
     std::error_code ec;
     if (!in || fs::is_directory(display, ec)) {
-      Error("file_not_found", "file(\"" + rel + "\"): cannot read " + display, at);
+      Error("file_not_found", "cannot read file \"" + rel + "\"", at,
+            "file() paths are relative to the directory of the manifest: " + display);
     } else {
       std::stringstream ss;
       ss << in.rdbuf();
@@ -912,7 +916,7 @@ class Loader {
       Value out = Value::object();
       for (auto it = v.begin(); it != v.end(); ++it) {
         YAML::Node child = Child(node, it.key());
-        if (!child.IsDefined()) child = node;
+        if (!child.IsDefined()) child.reset(node);
         std::string esc;
         for (char c : it.key()) esc += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
         out[it.key()] = Eval(*it, child, pointer + "/" + esc, ctx);
@@ -1261,14 +1265,14 @@ class Loader {
       YAML::Node spec_node = Child(doc.node, "spec");
       if (!doc.value.contains("spec") || doc.value["spec"].is_null()) {
         spec = &kEmptySpec;
-        spec_node = doc.node;
+        spec_node.reset(doc.node);
       } else if (!doc.value["spec"].is_object()) {
         Error("wrong_type", "spec must be a mapping, not " + TypeNoun(doc.value["spec"]), Loc(doc.file, spec_node));
         broken = true;
       } else {
         spec = &doc.value["spec"];
       }
-      spec_nodes_[base] = spec_node;
+      spec_nodes_.emplace(base, spec_node);
       if (broken) {
         groups_.emplace(base, std::move(group));
         continue;
@@ -1487,12 +1491,12 @@ class Loader {
           if (want->second != t.kind) {
             Error("reference_kind_mismatch",
                   "field \"" + field + "\" must refer to " + want->second + ", not to " + t.kind, use.location,
-                  "use the id of a " + want->second + ", e.g. ${" + want->second + ".NAME.id}");
+                  "use an id such as ${" + want->second + ".NAME.id}");
             continue;
           }
           if (e.attr != "id") {
             Error("reference_kind_mismatch",
-                  "field \"" + field + "\" takes the id of a " + want->second + ", not its " + e.attr, use.location,
+                  "field \"" + field + "\" takes an id, not " + e.attr, use.location,
                   "use ${" + t.ToString() + (e.splat ? "[*]" : "") + ".id}");
             continue;
           }
@@ -1520,6 +1524,7 @@ class Loader {
       YAML::Node spec_node = spec_nodes_[rc.address.BaseString()];
       auto locate = [&](const std::string& pointer, bool at_key) {
         if (pointer.empty() && spec_node == doc.node) return doc.location;
+        if (pointer.empty()) return KeyLoc(doc.file, doc.node, "spec");
         return Locate(doc.file, spec_node, pointer, at_key);
       };
       for (auto& d : registry_->Validate(rc.kind, rc.spec, locate)) diags_.push_back(std::move(d));
