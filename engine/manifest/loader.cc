@@ -1,20 +1,24 @@
 #include "engine/manifest/loader.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
+#include <atomic>
 #include <charconv>
+#include <chrono>
+#include <ctime>
+#include <cstdio>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 
 #include "engine/graph/dependency_graph.h"
 #include "engine/manifest/expr.h"
 #include "engine/manifest/private_key.h"
+#include "engine/manifest/yaml_tree.h"
 #include "engine/redact.h"
 #include "engine/schema/schema_registry.h"
 #include "engine/schema/suggest.h"
@@ -127,10 +131,118 @@ Value PlainScalar(const std::string& s) {
   return s;
 }
 
+void AddError(std::vector<Diagnostic>& out, std::string code, std::string summary, SourceLocation loc,
+              std::string detail = "") {
+  Diagnostic d;
+  d.code = std::move(code);
+  d.summary = std::move(summary);
+  d.detail = std::move(detail);
+  d.location = std::move(loc);
+  out.push_back(std::move(d));
+}
+
+SourceLocation NodeLoc(const std::string& file, const YamlNode& n) {
+  SourceLocation l;
+  l.file = file;
+  if (!n.IsDefined()) return l;
+  YamlMark m = n.Mark();
+  if (m.is_null() || m.line < 0) return l;
+  l.line = m.line + 1;
+  l.column = m.column + 1;
+  if (n.IsScalar()) {
+    const std::string& s = n.Scalar();
+    if (!s.empty() && s.find('\n') == std::string::npos && s.size() < 200) {
+      l.length = static_cast<int>(s.size()) + (n.quoted() ? 2 : 0);
+    }
+  }
+  return l;
+}
+
+Value YamlToValue(const std::string& file, const YamlNode& n, int depth, size_t& budget,
+                std::vector<Diagnostic>& out) {
+  if (++budget > kMaxNodesPerDocument) {
+    if (budget == kMaxNodesPerDocument + 1) {
+      AddError(out, "document_too_large", "document has more than " + std::to_string(kMaxNodesPerDocument) + " nodes",
+            NodeLoc(file, n), "aliases may expand it; write the values out or split the document");
+    }
+    return nullptr;
+  }
+  if (depth > kMaxDepth) {
+    AddError(out, "document_too_deep", "document nests deeper than " + std::to_string(kMaxDepth) + " levels",
+          NodeLoc(file, n));
+    budget = kMaxNodesPerDocument + 2;
+    return nullptr;
+  }
+  switch (n.type()) {
+    case YamlNode::Type::kScalar:
+      if (n.quoted()) return n.Scalar();
+      return PlainScalar(n.Scalar());
+    case YamlNode::Type::kSequence: {
+      Value arr = Value::array();
+      for (const auto& item : n.items()) arr.push_back(YamlToValue(file, item, depth + 1, budget, out));
+      return arr;
+    }
+    case YamlNode::Type::kMap: {
+      Value obj = Value::object();
+      for (const auto& [key_node, value_node] : n.pairs()) {
+        if (!key_node.IsScalar()) {
+          AddError(out, "invalid_key", "mapping keys must be plain strings", NodeLoc(file, key_node));
+          continue;
+        }
+        const std::string& key = key_node.Scalar();
+        if (obj.contains(key)) {
+          AddError(out, "duplicate_key", "key \"" + key + "\" appears twice in the same mapping", NodeLoc(file, key_node));
+          continue;
+        }
+        obj[key] = YamlToValue(file, value_node, depth + 1, budget, out);
+      }
+      return obj;
+    }
+    default: return nullptr;
+  }
+}
+
+// One manifest file read and parsed, independently of the others (files are
+// parsed in parallel; everything else runs on the calling thread).
+struct ParsedFile {
+  std::string redacted;  // the text with key material removed, for carets
+  PrivateKeyMatch key;
+  std::unique_ptr<YamlTree> tree;
+  std::vector<std::pair<YamlNode, Value>> documents;
+  std::vector<Diagnostic> diags;
+};
+
+void ParseManifest(const std::string& display, const std::string& content, ParsedFile& out) {
+  out.key = FindPrivateKey(content);
+  out.redacted = out.key.found() ? RedactPrivateKeys(content) : content;
+  if (out.key.found()) return;  // reported by the caller; nothing more is read from it
+  out.tree = YamlTree::Parse(content);
+  if (out.tree->error) {
+    SourceLocation l{display, 0, 0, 1};
+    if (!out.tree->error->mark.is_null()) {
+      l.line = out.tree->error->mark.line + 1;
+      l.column = out.tree->error->mark.column + 1;
+    }
+    AddError(out.diags, "yaml_syntax", "YAML syntax error: " + out.tree->error->message, l);
+  }
+  for (const auto& node : out.tree->documents) {
+    if (node.IsNull() || !node.IsDefined()) continue;
+    if (!node.IsMap()) {
+      AddError(out.diags, "invalid_document", "a manifest document must be a mapping with kind and name",
+               NodeLoc(display, node));
+      continue;
+    }
+    size_t budget = 0;
+    Value v = YamlToValue(display, node, 0, budget, out.diags);
+    if (budget > kMaxNodesPerDocument) continue;
+    out.documents.emplace_back(node, std::move(v));
+  }
+}
+
 struct Doc {
   std::string file;  // display name
   std::string dir;   // directory for file()
-  YAML::Node node;
+  YamlNode node;
   Value value;
   std::string kind;
   std::string name;
@@ -176,21 +288,41 @@ class Loader {
       Finish();
       return;
     }
-    for (const auto& [display, content] : files) ParseFile(display, content);
+    auto cpu = [] {
+      timespec ts{};
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+      return ts.tv_sec + ts.tv_nsec / 1e9;
+    };
+    double t0 = cpu();
+    auto lap = [&](const char* what) {
+      if (!getenv("CAIRN_LOADER_TIMING")) return;
+      double t = cpu();
+      fprintf(stderr, "%s %.3f\n", what, t - t0);
+      t0 = t;
+    };
+    ParseFiles(files);
+    lap("parse");
     if (docs_.empty() && !HasErrors(diags_)) {
       Error("no_manifests", "no manifest files (*.yaml, *.yml) found", {});
     }
     ClassifyDocuments();
+    lap("classify");
     ResolveVariables();
     LoadProvider();
     LoadBackend();
     ExpandResources();
+    lap("expand");
     LoadOutputs();
     ResolveDependsOn();
+    lap("dependson");
     CheckReferences();
+    lap("refs");
     ValidateSpecs();
+    lap("validate");
     BuildGraph();
+    lap("graph");
     Finish();
+    lap("finish");
   }
 
   std::vector<std::pair<std::string, std::string>> ReadFiles() {
@@ -263,46 +395,31 @@ class Loader {
     diags_.back().severity = Severity::kWarning;
   }
 
-  SourceLocation Loc(const std::string& file, const YAML::Node& n) const {
-    SourceLocation l;
-    l.file = file;
-    if (!n.IsDefined()) return l;
-    YAML::Mark m = n.Mark();
-    if (m.is_null() || m.line < 0) return l;
-    l.line = m.line + 1;
-    l.column = m.column + 1;
-    if (n.IsScalar()) {
-      const std::string& s = n.Scalar();
-      if (!s.empty() && s.find('\n') == std::string::npos && s.size() < 200) {
-        l.length = static_cast<int>(s.size()) + (n.Tag() == "!" ? 2 : 0);
-      }
-    }
-    return l;
-  }
+  SourceLocation Loc(const std::string& file, const YamlNode& n) const { return NodeLoc(file, n); }
 
   // Location of the key `key` in mapping `map`, or of the mapping.
-  SourceLocation KeyLoc(const std::string& file, const YAML::Node& map, const std::string& key) const {
+  SourceLocation KeyLoc(const std::string& file, const YamlNode& map, const std::string& key) const {
     if (map.IsMap()) {
-      for (auto it = map.begin(); it != map.end(); ++it) {
+      for (auto it = map.pairs().begin(); it != map.pairs().end(); ++it) {
         if (it->first.IsScalar() && it->first.Scalar() == key) return Loc(file, it->first);
       }
     }
     return Loc(file, map);
   }
 
-  YAML::Node Child(const YAML::Node& map, const std::string& key) const {
+  YamlNode Child(const YamlNode& map, const std::string& key) const {
     if (map.IsMap()) {
-      for (auto it = map.begin(); it != map.end(); ++it) {
+      for (auto it = map.pairs().begin(); it != map.pairs().end(); ++it) {
         if (it->first.IsScalar() && it->first.Scalar() == key) return it->second;
       }
     }
-    return YAML::Node(YAML::NodeType::Undefined);
+    return YamlNode();
   }
 
   // The node at a JSON pointer below `base`; the deepest one that exists.
-  SourceLocation Locate(const std::string& file, YAML::Node base, const std::string& pointer, bool at_key) const {
-    YAML::Node cur = base;
-    YAML::Node key_node(YAML::NodeType::Undefined);
+  SourceLocation Locate(const std::string& file, YamlNode base, const std::string& pointer, bool at_key) const {
+    YamlNode cur = base;
+    YamlNode key_node;
     size_t pos = pointer.empty() ? std::string::npos : 1;
     while (pos != std::string::npos && pos <= pointer.size()) {
       size_t next = pointer.find('/', pos);
@@ -317,12 +434,12 @@ class Loader {
         }
       }
       bool last = next == std::string::npos;
-      YAML::Node child(YAML::NodeType::Undefined);
+      YamlNode child;
       if (cur.IsMap()) {
-        for (auto it = cur.begin(); it != cur.end(); ++it) {
+        for (auto it = cur.pairs().begin(); it != cur.pairs().end(); ++it) {
           if (it->first.IsScalar() && it->first.Scalar() == un) {
-            child.reset(it->second);
-            if (last) key_node.reset(it->first);
+            child = it->second;
+            if (last) key_node = it->first;
             break;
           }
         }
@@ -333,7 +450,7 @@ class Loader {
       }
       if (!child.IsDefined()) break;
       if (last && at_key && key_node.IsDefined()) return Loc(file, key_node);
-      cur.reset(child);
+      cur = child;
       pos = last ? std::string::npos : next + 1;
     }
     return Loc(file, cur);
@@ -341,13 +458,13 @@ class Loader {
 
   // Narrows a scalar's location to bytes [offset, offset+length) of its text
   // when the scalar is written on one line exactly as parsed.
-  SourceLocation SubLoc(const std::string& file, const YAML::Node& n, size_t offset, size_t length) {
+  SourceLocation SubLoc(const std::string& file, const YamlNode& n, size_t offset, size_t length) {
     SourceLocation l = Loc(file, n);
     if (!n.IsScalar() || !l.has_position()) return l;
     const std::string& s = n.Scalar();
     auto line = result_.sources.Line(file, l.line);
     if (!line) return l;
-    size_t col0 = static_cast<size_t>(l.column - 1) + (n.Tag() == "!" ? 1 : 0);
+    size_t col0 = static_cast<size_t>(l.column - 1) + (n.quoted() ? 1 : 0);
     if (line->compare(col0, s.size(), s) != 0) return l;
     l.column = static_cast<int>(col0 + offset) + 1;
     l.length = static_cast<int>(std::max<size_t>(1, length));
@@ -371,66 +488,24 @@ class Loader {
     return true;
   }
 
-  Value ToValue(const std::string& file, const YAML::Node& n, int depth, size_t& budget) {
-    if (++budget > kMaxNodesPerDocument) {
-      if (budget == kMaxNodesPerDocument + 1) {
-        Error("document_too_large", "document has more than " + std::to_string(kMaxNodesPerDocument) + " nodes",
-              Loc(file, n), "aliases may expand it; write the values out or split the document");
-      }
-      return nullptr;
-    }
-    if (depth > kMaxDepth) {
-      Error("document_too_deep", "document nests deeper than " + std::to_string(kMaxDepth) + " levels",
-            Loc(file, n));
-      budget = kMaxNodesPerDocument + 2;
-      return nullptr;
-    }
-    switch (n.Type()) {
-      case YAML::NodeType::Scalar: {
-        const std::string& tag = n.Tag();
-        if (tag == "!" || tag == "tag:yaml.org,2002:str" || tag == "!!str") return n.Scalar();
-        return PlainScalar(n.Scalar());
-      }
-      case YAML::NodeType::Sequence: {
-        Value arr = Value::array();
-        for (const auto& item : n) arr.push_back(ToValue(file, item, depth + 1, budget));
-        return arr;
-      }
-      case YAML::NodeType::Map: {
-        Value obj = Value::object();
-        for (auto it = n.begin(); it != n.end(); ++it) {
-          if (!it->first.IsScalar()) {
-            Error("invalid_key", "mapping keys must be plain strings", Loc(file, it->first));
-            continue;
-          }
-          const std::string& key = it->first.Scalar();
-          if (obj.contains(key)) {
-            Error("duplicate_key", "key \"" + key + "\" appears twice in the same mapping", Loc(file, it->first));
-            continue;
-          }
-          obj[key] = ToValue(file, it->second, depth + 1, budget);
-        }
-        return obj;
-      }
-      default: return nullptr;
-    }
+  Value ToValue(const std::string& file, const YamlNode& n, int depth, size_t& budget) {
+    return YamlToValue(file, n, depth, budget, diags_);
   }
 
   // Parses YAML text into nodes; reports syntax errors at yaml-cpp's mark.
-  std::vector<YAML::Node> ParseYaml(const std::string& display, const std::string& content) {
-    try {
-      return YAML::LoadAll(content);
-    } catch (const YAML::Exception& e) {
+  std::vector<YamlNode> ParseYaml(const std::string& display, const std::string& content) {
+    auto tree = YamlTree::Parse(content);
+    if (tree->error) {
       SourceLocation l{display, 0, 0, 1};
-      if (!e.mark.is_null()) {
-        l.line = e.mark.line + 1;
-        l.column = e.mark.column + 1;
+      if (!tree->error->mark.is_null()) {
+        l.line = tree->error->mark.line + 1;
+        l.column = tree->error->mark.column + 1;
       }
-      Error("yaml_syntax", "YAML syntax error: " + e.msg, l);
-    } catch (const std::exception& e) {
-      Error("yaml_syntax", std::string("YAML syntax error: ") + e.what(), {display, 0, 0, 1});
+      Error("yaml_syntax", "YAML syntax error: " + tree->error->message, l);
     }
-    return {};
+    std::vector<YamlNode> docs = tree->documents;
+    trees_.push_back(std::move(tree));
+    return docs;
   }
 
   // Adds `content` to the sources (redacted) and refuses it if it holds a
@@ -449,30 +524,43 @@ class Loader {
     return false;
   }
 
-  void ParseFile(const std::string& display, const std::string& content) {
-    result_.config.files.push_back(display);
-    if (!AddSource(display, content, nullptr)) return;
-    std::string dir = fs::path(display).parent_path().string();
-    if (dir.empty()) dir = ".";
-    for (auto& node : ParseYaml(display, content)) {
-      if (node.IsNull() || !node.IsDefined()) continue;
-      if (!node.IsMap()) {
-        Error("invalid_document", "a manifest document must be a mapping with kind and name", Loc(display, node));
+  void ParseFiles(const std::vector<std::pair<std::string, std::string>>& files) {
+    std::vector<ParsedFile> parsed(files.size());
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t i; (i = next.fetch_add(1)) < files.size();) {
+        ParseManifest(files[i].first, files[i].second, parsed[i]);
+      }
+    };
+    size_t threads = std::min<size_t>({std::max(1u, std::thread::hardware_concurrency()), files.size(), 8});
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+    for (size_t i = 0; i < files.size(); ++i) {
+      const std::string& display = files[i].first;
+      ParsedFile& p = parsed[i];
+      result_.config.files.push_back(display);
+      result_.sources.Add(display, std::move(p.redacted));
+      if (p.key.found()) {
+        Error("private_key_material", "private key material in a manifest",
+              {display, p.key.line, p.key.column, p.key.length},
+              "only public keys belong in a stack; the key is not shown. Remove it, and rotate it if it was "
+              "ever committed");
         continue;
       }
-      Doc doc;
-      doc.file = display;
-      doc.dir = dir;
-      doc.node.reset(node);
-      size_t budget = 0;
-      try {
-        doc.value = ToValue(display, node, 0, budget);
-      } catch (const std::exception& e) {
-        Error("yaml_syntax", std::string("YAML error: ") + e.what(), Loc(display, node));
-        continue;
+      for (auto& d : p.diags) diags_.push_back(std::move(d));
+      std::string dir = fs::path(display).parent_path().string();
+      if (dir.empty()) dir = ".";
+      for (auto& [node, value] : p.documents) {
+        Doc doc;
+        doc.file = display;
+        doc.dir = dir;
+        doc.node = node;
+        doc.value = std::move(value);
+        docs_.push_back(std::move(doc));
       }
-      if (budget > kMaxNodesPerDocument) continue;
-      docs_.push_back(std::move(doc));
+      trees_.push_back(std::move(p.tree));
     }
   }
 
@@ -493,7 +581,7 @@ class Loader {
     std::sort(all_kinds.begin(), all_kinds.end());
     for (size_t i = 0; i < docs_.size(); ++i) {
       Doc& doc = docs_[i];
-      YAML::Node kind_node = Child(doc.node, "kind");
+      YamlNode kind_node = Child(doc.node, "kind");
       doc.location = kind_node.IsDefined() ? Loc(doc.file, kind_node) : Loc(doc.file, doc.node);
       if (!doc.value.contains("kind")) {
         Error("missing_field", "missing required field \"kind\"", Loc(doc.file, doc.node),
@@ -575,7 +663,9 @@ class Loader {
       return std::nullopt;
     }
     try {
-      YAML::Node n = YAML::Load(text);
+      auto tree = YamlTree::Parse(text);
+      if (tree->error || tree->documents.size() != 1) return std::nullopt;
+      YamlNode n = tree->documents[0];
       size_t budget = 0;
       std::vector<Diagnostic> saved;
       saved.swap(diags_);
@@ -676,7 +766,7 @@ class Loader {
                 Loc(display, node));
           continue;
         }
-        for (auto it = node.begin(); it != node.end(); ++it) {
+        for (auto it = node.pairs().begin(); it != node.pairs().end(); ++it) {
           std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
           auto var = variables_.find(key);
           if (var == variables_.end()) {
@@ -770,7 +860,7 @@ class Loader {
 
   // Substitutes every expression but resource references in a string.
   // Returns the new value; `node` locates errors.
-  Value EvalString(const std::string& s, const YAML::Node& node, const std::string& pointer,
+  Value EvalString(const std::string& s, const YamlNode& node, const std::string& pointer,
                    const EvalContext& ctx) {
     const Doc& doc = *ctx.doc;
     auto parsed = ParseTemplate(s);
@@ -898,7 +988,7 @@ class Loader {
     return out;
   }
 
-  Value Eval(const Value& v, const YAML::Node& node, const std::string& pointer, const EvalContext& ctx) {
+  Value Eval(const Value& v, const YamlNode& node, const std::string& pointer, const EvalContext& ctx) {
     if (v.is_string()) {
       const auto& s = v.get_ref<const std::string&>();
       if (!HasTemplateSyntax(s)) return v;
@@ -907,7 +997,7 @@ class Loader {
     if (v.is_array()) {
       Value out = Value::array();
       for (size_t i = 0; i < v.size(); ++i) {
-        YAML::Node child = node.IsSequence() && i < node.size() ? node[i] : node;
+        YamlNode child = node.IsSequence() && i < node.size() ? node[i] : node;
         out.push_back(Eval(v[i], child, pointer + "/" + std::to_string(i), ctx));
       }
       return out;
@@ -915,8 +1005,8 @@ class Loader {
     if (v.is_object()) {
       Value out = Value::object();
       for (auto it = v.begin(); it != v.end(); ++it) {
-        YAML::Node child = Child(node, it.key());
-        if (!child.IsDefined()) child.reset(node);
+        YamlNode child = Child(node, it.key());
+        if (!child.IsDefined()) child = node;
         std::string esc;
         for (char c : it.key()) esc += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
         out[it.key()] = Eval(*it, child, pointer + "/" + esc, ctx);
@@ -935,7 +1025,7 @@ class Loader {
   }
 
   // ---- provider and backend ----------------------------------------------
-  void ScanTokenLiterals(const Doc& doc, const YAML::Node& node) {
+  void ScanTokenLiterals(const Doc& doc, const YamlNode& node) {
     if (node.IsScalar()) {
       if (LooksLikeApiToken(node.Scalar())) {
         Error("token_literal", "provider document holds a literal that looks like an API token", Loc(doc.file, node),
@@ -943,9 +1033,9 @@ class Loader {
               "holding it (default CAIRN_TOKEN)");
       }
     } else if (node.IsSequence()) {
-      for (const auto& c : node) ScanTokenLiterals(doc, c);
+      for (const auto& c : node.items()) ScanTokenLiterals(doc, c);
     } else if (node.IsMap()) {
-      for (auto it = node.begin(); it != node.end(); ++it) {
+      for (auto it = node.pairs().begin(); it != node.pairs().end(); ++it) {
         if (it->first.IsScalar() && it->first.Scalar() == "token") continue;
         ScanTokenLiterals(doc, it->second);
       }
@@ -1005,7 +1095,7 @@ class Loader {
       }
       if (doc.value.contains("timeouts")) {
         const Value& t = doc.value["timeouts"];
-        YAML::Node tn = Child(doc.node, "timeouts");
+        YamlNode tn = Child(doc.node, "timeouts");
         if (!t.is_object()) {
           Error("wrong_type", "timeouts must be a mapping, not " + TypeNoun(t), Loc(doc.file, tn));
         } else {
@@ -1081,7 +1171,7 @@ class Loader {
   // ---- resources -----------------------------------------------------------
   // count: a whole number, or a string expression of variables giving one.
   std::optional<long long> EvalCount(const Doc& doc) {
-    YAML::Node node = Child(doc.node, "count");
+    YamlNode node = Child(doc.node, "count");
     Value v = doc.value["count"];
     if (v.is_string()) {
       EvalContext ctx;
@@ -1106,7 +1196,7 @@ class Loader {
 
   // for_each: a list of unique strings, or a mapping; keys in sorted order.
   std::optional<std::vector<std::pair<std::string, Value>>> EvalForEach(const Doc& doc) {
-    YAML::Node node = Child(doc.node, "for_each");
+    YamlNode node = Child(doc.node, "for_each");
     Value v = doc.value["for_each"];
     if (v.is_string()) {
       EvalContext ctx;
@@ -1144,7 +1234,7 @@ class Loader {
   }
 
   void LoadLifecycle(const Doc& doc, Lifecycle& lc) {
-    YAML::Node node = Child(doc.node, "lifecycle");
+    YamlNode node = Child(doc.node, "lifecycle");
     const Value& v = doc.value["lifecycle"];
     if (!v.is_object()) {
       Error("wrong_type", "lifecycle must be a mapping, not " + TypeNoun(v), Loc(doc.file, node));
@@ -1152,7 +1242,7 @@ class Loader {
     }
     for (auto it = v.begin(); it != v.end(); ++it) {
       const std::string& key = it.key();
-      YAML::Node child = Child(node, key);
+      YamlNode child = Child(node, key);
       if (key == "prevent_destroy" || key == "create_before_destroy") {
         if (!it->is_boolean()) {
           Error("wrong_type", "lifecycle." + key + " must be true or false, not " + TypeNoun(*it), Loc(doc.file, child));
@@ -1239,7 +1329,7 @@ class Loader {
       if (doc.value.contains("lifecycle")) LoadLifecycle(doc, lifecycle);
       // depends_on entries are resolved once every resource is known.
       if (doc.value.contains("depends_on")) {
-        YAML::Node node = Child(doc.node, "depends_on");
+        YamlNode node = Child(doc.node, "depends_on");
         const Value& d = doc.value["depends_on"];
         if (!d.is_array()) {
           Error("invalid_depends_on", "depends_on must be a list of resource addresses, not " + TypeNoun(d),
@@ -1262,10 +1352,10 @@ class Loader {
       }
       const Value* spec = nullptr;
       static const Value kEmptySpec = Value::object();
-      YAML::Node spec_node = Child(doc.node, "spec");
+      YamlNode spec_node = Child(doc.node, "spec");
       if (!doc.value.contains("spec") || doc.value["spec"].is_null()) {
         spec = &kEmptySpec;
-        spec_node.reset(doc.node);
+        spec_node = doc.node;
       } else if (!doc.value["spec"].is_object()) {
         Error("wrong_type", "spec must be a mapping, not " + TypeNoun(doc.value["spec"]), Loc(doc.file, spec_node));
         broken = true;
@@ -1521,7 +1611,7 @@ class Loader {
     for (size_t i = 0; i < resources_.size(); ++i) {
       const ResourceConfig& rc = resources_[i];
       const Doc& doc = docs_[resource_docs_of_[i]];
-      YAML::Node spec_node = spec_nodes_[rc.address.BaseString()];
+      YamlNode spec_node = spec_nodes_[rc.address.BaseString()];
       auto locate = [&](const std::string& pointer, bool at_key) {
         if (pointer.empty() && spec_node == doc.node) return doc.location;
         if (pointer.empty()) return KeyLoc(doc.file, doc.node, "spec");
@@ -1534,7 +1624,7 @@ class Loader {
 
   // Key material that arrived through a variable (files and manifests are
   // checked as text when read).
-  void ScanValueForKeys(const Value& v, const Doc& doc, const YAML::Node& base, const std::string& pointer) {
+  void ScanValueForKeys(const Value& v, const Doc& doc, const YamlNode& base, const std::string& pointer) {
     if (v.is_string()) {
       if (v.get_ref<const std::string&>().find("PRIVATE KEY-----") != std::string::npos &&
           FindPrivateKey(v.get_ref<const std::string&>()).found()) {
@@ -1592,13 +1682,14 @@ class Loader {
   LoadResult& result_;
   std::shared_ptr<const SchemaRegistry> registry_;
   std::vector<Diagnostic> diags_;
+  std::vector<std::unique_ptr<YamlTree>> trees_;
   std::vector<Doc> docs_;
   std::vector<size_t> resource_docs_, variable_docs_, output_docs_, provider_docs_, backend_docs_;
   std::map<std::string, VariableInfo> variables_;
   std::map<std::string, std::optional<std::string>> file_cache_;
   std::vector<RefUse> pending_refs_;
   std::map<std::string, ResourceGroup> groups_;
-  std::map<std::string, YAML::Node> spec_nodes_;
+  std::map<std::string, YamlNode> spec_nodes_;
   std::map<std::string, std::vector<std::pair<ResourceAddress, SourceLocation>>> depends_on_;
   std::vector<ResourceConfig> resources_;
   std::vector<size_t> resource_docs_of_;
