@@ -3,9 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
-#include <chrono>
-#include <ctime>
-#include <cstdio>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -288,41 +285,21 @@ class Loader {
       Finish();
       return;
     }
-    auto cpu = [] {
-      timespec ts{};
-      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-      return ts.tv_sec + ts.tv_nsec / 1e9;
-    };
-    double t0 = cpu();
-    auto lap = [&](const char* what) {
-      if (!getenv("CAIRN_LOADER_TIMING")) return;
-      double t = cpu();
-      fprintf(stderr, "%s %.3f\n", what, t - t0);
-      t0 = t;
-    };
     ParseFiles(files);
-    lap("parse");
     if (docs_.empty() && !HasErrors(diags_)) {
       Error("no_manifests", "no manifest files (*.yaml, *.yml) found", {});
     }
     ClassifyDocuments();
-    lap("classify");
     ResolveVariables();
     LoadProvider();
     LoadBackend();
     ExpandResources();
-    lap("expand");
     LoadOutputs();
     ResolveDependsOn();
-    lap("dependson");
     CheckReferences();
-    lap("refs");
     ValidateSpecs();
-    lap("validate");
     BuildGraph();
-    lap("graph");
     Finish();
-    lap("finish");
   }
 
   std::vector<std::pair<std::string, std::string>> ReadFiles() {
