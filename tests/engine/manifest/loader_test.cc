@@ -217,3 +217,28 @@ TEST_CASE("the example stack is valid") {
   CHECK(r.ok());
   CHECK(r.config.resources.size() == 8);
 }
+
+TEST_CASE("private key material from the environment is refused without echoing it") {
+  auto r = Load("kind: ssh_key\nname: k\nspec: {public_key: \"${env.KEY}\"}\n",
+                Options({{"KEY", "-----BEGIN OPENSSH PRIVATE KEY-----\nsecretbody\n-----END OPENSSH PRIVATE KEY-----"}}));
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.diagnostics.at(0).code == "private_key_material");
+  CHECK(r.diagnostics.at(0).summary.find("secretbody") == std::string::npos);
+}
+
+TEST_CASE("a YAML alias bomb is refused, not expanded") {
+  std::string yaml = "kind: network\nname: n\nspec:\n  region: eu\n  cidr: 10.0.0.0/8\n";
+  yaml += "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  std::string prev = "a";
+  for (int i = 0; i < 8; ++i) {
+    std::string name = "l" + std::to_string(i);
+    yaml += name + ": &" + name + " [*" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev +
+            ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + "]\n";
+    prev = name;
+  }
+  auto r = Load(yaml);
+  REQUIRE_FALSE(r.ok());
+  bool too_large = false;
+  for (const auto& d : r.diagnostics) too_large = too_large || d.code == "document_too_large";
+  CHECK(too_large);
+}
