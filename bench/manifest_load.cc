@@ -30,28 +30,33 @@ int main(int argc, char** argv) {
   if (!mkdtemp(tmpl.data())) return 1;
   fs::path dir = tmpl;
   const char* pub =
-      "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHnTeJ4cv3DIaWIqPkOPGOGfkr1jBWHybmrVyQxFyV4V bench@example";
+      "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHnTeJ4cv3DIaWIqPkOPGOGfkr1jBWHybmrVyQxFyV4V "
+      "bench@example";
   std::vector<std::string> text(files);
   int n = 0;
   auto doc = [&](const std::string& s) { text[n++ % files] += s + "---\n"; };
   doc("kind: variable\nname: region\ndefault: eu-central\n");
   for (int i = 0; i < networks; ++i) {
-    doc("kind: network\nname: net" + std::to_string(i) + "\nspec:\n  region: ${var.region}\n  cidr: 10." +
-        std::to_string(i % 256) + ".0.0/16\n");
+    doc("kind: network\nname: net" + std::to_string(i) +
+        "\nspec:\n  region: ${var.region}\n  cidr: 10." + std::to_string(i % 256) + ".0.0/16\n");
   }
   for (int i = 0; i < keys; ++i) {
     doc("kind: ssh_key\nname: key" + std::to_string(i) + "\nspec:\n  public_key: " + pub + "\n");
   }
   for (int i = 0; i < firewalls; ++i) {
     doc("kind: firewall\nname: fw" + std::to_string(i) +
-        "\nspec:\n  rules:\n    - {direction: inbound, protocol: tcp, port: \"22\", source: 0.0.0.0/0, action: "
-        "allow}\n    - {direction: inbound, protocol: tcp, port: \"443\", source: 0.0.0.0/0, action: allow}\n");
+        "\nspec:\n  rules:\n    - {direction: inbound, protocol: tcp, port: \"22\", source: "
+        "0.0.0.0/0, action: "
+        "allow}\n    - {direction: inbound, protocol: tcp, port: \"443\", source: 0.0.0.0/0, "
+        "action: allow}\n");
   }
   for (int i = 0; i < instances; ++i) {
     doc("kind: instance\nname: web" + std::to_string(i) +
-        "\nspec:\n  region: ${var.region}\n  plan: s-1vcpu-1gb\n  image: debian-12\n  network: ${network.net" +
-        std::to_string(i % networks) + ".id}\n  ssh_keys: [\"${ssh_key.key" + std::to_string(i % keys) +
-        ".id}\"]\ndepends_on: [firewall.fw" + std::to_string(i % firewalls) + "]\n");
+        "\nspec:\n  region: ${var.region}\n  plan: s-1vcpu-1gb\n  image: debian-12\n  network: "
+        "${network.net" +
+        std::to_string(i % networks) + ".id}\n  ssh_keys: [\"${ssh_key.key" +
+        std::to_string(i % keys) + ".id}\"]\ndepends_on: [firewall.fw" +
+        std::to_string(i % firewalls) + "]\n");
   }
   size_t bytes = 0;
   for (int f = 0; f < files; ++f) {
@@ -84,9 +89,11 @@ int main(int argc, char** argv) {
   getrusage(RUSAGE_SELF, &usage);
   auto seconds = [](const timeval& tv) { return tv.tv_sec + tv.tv_usec / 1e6; };
   double cpu = (seconds(usage.ru_utime) - seconds(before.ru_utime) + seconds(usage.ru_stime) -
-                seconds(before.ru_stime)) / runs;
+                seconds(before.ru_stime)) /
+               runs;
   std::printf(
-      "manifest_load: %zu resources, %d files, %.1f MB of YAML: best %.3f s wall, %.3f s CPU per run, "
+      "manifest_load: %zu resources, %d files, %.1f MB of YAML: best %.3f s wall, %.3f s CPU per "
+      "run, "
       "peak RSS %.1f MB\n",
       loaded, files, bytes / 1e6, best, cpu, usage.ru_maxrss / 1024.0);
   fs::remove_all(dir);

@@ -33,8 +33,8 @@ constexpr long long kMaxCount = 100000;
 // The manifest language's own document kinds and their top-level keys. The
 // resource kinds come from the schema registry; their specs are described by
 // the schemas, not here.
-const std::vector<std::string> kResourceKeys = {"kind", "name", "spec", "count", "for_each", "depends_on",
-                                                "lifecycle"};
+const std::vector<std::string> kResourceKeys = {"kind",     "name",       "spec",     "count",
+                                                "for_each", "depends_on", "lifecycle"};
 const std::map<std::string, std::vector<std::string>> kLanguageKinds = {
     {"variable", {"kind", "name", "type", "default", "description", "sensitive"}},
     {"output", {"kind", "name", "value", "description", "sensitive"}},
@@ -42,7 +42,8 @@ const std::map<std::string, std::vector<std::string>> kLanguageKinds = {
     {"backend", {"kind", "name", "type", "path", "url_env"}},
 };
 const std::vector<std::string> kVariableTypes = {"string", "number", "bool", "list", "map", "any"};
-const std::vector<std::string> kLifecycleKeys = {"ignore_changes", "prevent_destroy", "create_before_destroy"};
+const std::vector<std::string> kLifecycleKeys = {"ignore_changes", "prevent_destroy",
+                                                 "create_before_destroy"};
 const std::vector<std::string> kTimeoutKeys = {"create", "update", "delete", "request", "connect"};
 
 bool IsName(std::string_view s) {
@@ -55,20 +56,28 @@ bool IsName(std::string_view s) {
 
 bool IsEnvName(std::string_view s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
 }
 
 std::string TypeNoun(const Value& v) {
   switch (v.type()) {
-    case Value::value_t::string: return "a string";
+    case Value::value_t::string:
+      return "a string";
     case Value::value_t::number_integer:
-    case Value::value_t::number_unsigned: return "an integer";
-    case Value::value_t::number_float: return "a number";
-    case Value::value_t::boolean: return "a boolean";
-    case Value::value_t::array: return "a list";
-    case Value::value_t::object: return "a mapping";
-    default: return "null";
+    case Value::value_t::number_unsigned:
+      return "an integer";
+    case Value::value_t::number_float:
+      return "a number";
+    case Value::value_t::boolean:
+      return "a boolean";
+    case Value::value_t::array:
+      return "a list";
+    case Value::value_t::object:
+      return "a mapping";
+    default:
+      return "null";
   }
 }
 
@@ -116,10 +125,11 @@ Value PlainScalar(const std::string& s) {
     auto [ptr, ec] = std::from_chars(p, e, n);
     if (ec == std::errc() && ptr == e) return n;
     bool numeric_shape = std::all_of(p, e, [](char c) {
-      return std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' || c == 'E' || c == '-' ||
-             c == '+';
+      return std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' || c == 'E' ||
+             c == '-' || c == '+';
     });
-    if (numeric_shape && std::any_of(p, e, [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+    if (numeric_shape &&
+        std::any_of(p, e, [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
       double d = 0;
       auto [dptr, dec] = std::from_chars(p, e, d);
       if (dec == std::errc() && dptr == e && std::isfinite(d)) return d;
@@ -128,8 +138,8 @@ Value PlainScalar(const std::string& s) {
   return s;
 }
 
-void AddError(std::vector<Diagnostic>& out, std::string code, std::string summary, SourceLocation loc,
-              std::string detail = "") {
+void AddError(std::vector<Diagnostic>& out, std::string code, std::string summary,
+              SourceLocation loc, std::string detail = "") {
   Diagnostic d;
   d.code = std::move(code);
   d.summary = std::move(summary);
@@ -156,17 +166,20 @@ SourceLocation NodeLoc(const std::string& file, const YamlNode& n) {
 }
 
 Value YamlToValue(const std::string& file, const YamlNode& n, int depth, size_t& budget,
-                std::vector<Diagnostic>& out) {
+                  std::vector<Diagnostic>& out) {
   if (++budget > kMaxNodesPerDocument) {
     if (budget == kMaxNodesPerDocument + 1) {
-      AddError(out, "document_too_large", "document has more than " + std::to_string(kMaxNodesPerDocument) + " nodes",
-            NodeLoc(file, n), "aliases may expand it; write the values out or split the document");
+      AddError(out, "document_too_large",
+               "document has more than " + std::to_string(kMaxNodesPerDocument) + " nodes",
+               NodeLoc(file, n),
+               "aliases may expand it; write the values out or split the document");
     }
     return nullptr;
   }
   if (depth > kMaxDepth) {
-    AddError(out, "document_too_deep", "document nests deeper than " + std::to_string(kMaxDepth) + " levels",
-          NodeLoc(file, n));
+    AddError(out, "document_too_deep",
+             "document nests deeper than " + std::to_string(kMaxDepth) + " levels",
+             NodeLoc(file, n));
     budget = kMaxNodesPerDocument + 2;
     return nullptr;
   }
@@ -176,26 +189,30 @@ Value YamlToValue(const std::string& file, const YamlNode& n, int depth, size_t&
       return PlainScalar(n.Scalar());
     case YamlNode::Type::kSequence: {
       Value arr = Value::array();
-      for (const auto& item : n.items()) arr.push_back(YamlToValue(file, item, depth + 1, budget, out));
+      for (const auto& item : n.items())
+        arr.push_back(YamlToValue(file, item, depth + 1, budget, out));
       return arr;
     }
     case YamlNode::Type::kMap: {
       Value obj = Value::object();
       for (const auto& [key_node, value_node] : n.pairs()) {
         if (!key_node.IsScalar()) {
-          AddError(out, "invalid_key", "mapping keys must be plain strings", NodeLoc(file, key_node));
+          AddError(out, "invalid_key", "mapping keys must be plain strings",
+                   NodeLoc(file, key_node));
           continue;
         }
         const std::string& key = key_node.Scalar();
         if (obj.contains(key)) {
-          AddError(out, "duplicate_key", "key \"" + key + "\" appears twice in the same mapping", NodeLoc(file, key_node));
+          AddError(out, "duplicate_key", "key \"" + key + "\" appears twice in the same mapping",
+                   NodeLoc(file, key_node));
           continue;
         }
         obj[key] = YamlToValue(file, value_node, depth + 1, budget, out);
       }
       return obj;
     }
-    default: return nullptr;
+    default:
+      return nullptr;
   }
 }
 
@@ -225,8 +242,8 @@ void ParseManifest(const std::string& display, const std::string& content, Parse
   for (const auto& node : out.tree->documents) {
     if (node.IsNull() || !node.IsDefined()) continue;
     if (!node.IsMap()) {
-      AddError(out.diags, "invalid_document", "a manifest document must be a mapping with kind and name",
-               NodeLoc(display, node));
+      AddError(out.diags, "invalid_document",
+               "a manifest document must be a mapping with kind and name", NodeLoc(display, node));
       continue;
     }
     size_t budget = 0;
@@ -314,10 +331,12 @@ class Loader {
         std::vector<fs::path> found;
         auto add = [&](const fs::directory_entry& entry) {
           auto ext = entry.path().extension().string();
-          if ((ext == ".yaml" || ext == ".yml") && entry.is_regular_file(ec)) found.push_back(entry.path());
+          if ((ext == ".yaml" || ext == ".yml") && entry.is_regular_file(ec))
+            found.push_back(entry.path());
         };
         if (options_.recursive) {
-          for (auto it = fs::recursive_directory_iterator(p, fs::directory_options::skip_permission_denied, ec);
+          for (auto it = fs::recursive_directory_iterator(
+                   p, fs::directory_options::skip_permission_denied, ec);
                it != fs::recursive_directory_iterator(); it.increment(ec)) {
             if (ec) break;
             add(*it);
@@ -375,7 +394,8 @@ class Loader {
   SourceLocation Loc(const std::string& file, const YamlNode& n) const { return NodeLoc(file, n); }
 
   // Location of the key `key` in mapping `map`, or of the mapping.
-  SourceLocation KeyLoc(const std::string& file, const YamlNode& map, const std::string& key) const {
+  SourceLocation KeyLoc(const std::string& file, const YamlNode& map,
+                        const std::string& key) const {
     if (map.IsMap()) {
       for (auto it = map.pairs().begin(); it != map.pairs().end(); ++it) {
         if (it->first.IsScalar() && it->first.Scalar() == key) return Loc(file, it->first);
@@ -394,13 +414,15 @@ class Loader {
   }
 
   // The node at a JSON pointer below `base`; the deepest one that exists.
-  SourceLocation Locate(const std::string& file, YamlNode base, const std::string& pointer, bool at_key) const {
+  SourceLocation Locate(const std::string& file, YamlNode base, const std::string& pointer,
+                        bool at_key) const {
     YamlNode cur = base;
     YamlNode key_node;
     size_t pos = pointer.empty() ? std::string::npos : 1;
     while (pos != std::string::npos && pos <= pointer.size()) {
       size_t next = pointer.find('/', pos);
-      std::string seg = pointer.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
+      std::string seg =
+          pointer.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
       std::string un;
       for (size_t i = 0; i < seg.size(); ++i) {
         if (seg[i] == '~' && i + 1 < seg.size()) {
@@ -453,7 +475,8 @@ class Loader {
     if (options_.registry) {
       registry_ = options_.registry;
     } else {
-      std::string dir = options_.schema_dir.empty() ? SchemaRegistry::FindSchemaDir() : options_.schema_dir;
+      std::string dir =
+          options_.schema_dir.empty() ? SchemaRegistry::FindSchemaDir() : options_.schema_dir;
       auto reg = SchemaRegistry::Load(dir);
       if (!reg.ok()) {
         Error("schema_error", "cannot load the resource schemas: " + reg.status().message(), {});
@@ -487,16 +510,19 @@ class Loader {
 
   // Adds `content` to the sources (redacted) and refuses it if it holds a
   // private key. Returns false when it does.
-  bool AddSource(const std::string& display, const std::string& content, const SourceLocation* read_at) {
+  bool AddSource(const std::string& display, const std::string& content,
+                 const SourceLocation* read_at) {
     result_.sources.Add(display, RedactPrivateKeys(content));
     PrivateKeyMatch m = FindPrivateKey(content);
     if (!m.found()) return true;
     std::string detail =
-        "only public keys belong in a stack; the key is not shown. Remove it, and rotate it if it was "
+        "only public keys belong in a stack; the key is not shown. Remove it, and rotate it if it "
+        "was "
         "ever committed";
     if (read_at) detail = "read by file() at " + LocationText(*read_at) + "; " + detail;
-    Error("private_key_material", read_at ? "private key material in a file read by file()"
-                                          : "private key material in a manifest",
+    Error("private_key_material",
+          read_at ? "private key material in a file read by file()"
+                  : "private key material in a manifest",
           {display, m.line, m.column, m.length}, detail);
     return false;
   }
@@ -509,7 +535,8 @@ class Loader {
         ParseManifest(files[i].first, files[i].second, parsed[i]);
       }
     };
-    size_t threads = std::min<size_t>({std::max(1u, std::thread::hardware_concurrency()), files.size(), 8});
+    size_t threads =
+        std::min<size_t>({std::max(1u, std::thread::hardware_concurrency()), files.size(), 8});
     std::vector<std::thread> pool;
     for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
     work();
@@ -522,7 +549,8 @@ class Loader {
       if (p.key.found()) {
         Error("private_key_material", "private key material in a manifest",
               {display, p.key.line, p.key.column, p.key.length},
-              "only public keys belong in a stack; the key is not shown. Remove it, and rotate it if it was "
+              "only public keys belong in a stack; the key is not shown. Remove it, and rotate it "
+              "if it was "
               "ever committed");
         continue;
       }
@@ -547,8 +575,8 @@ class Loader {
       if (std::find(allowed.begin(), allowed.end(), it.key()) != allowed.end()) continue;
       if (doc.kind == "provider" && it.key() == "token") continue;  // reported by LoadProvider
       if (doc.kind == "backend" && it.key() == "url") continue;     // reported by LoadBackend
-      Error("unknown_field", "unknown field \"" + it.key() + "\" in " + what, KeyLoc(doc.file, doc.node, it.key()),
-            DidYouMean(it.key(), allowed));
+      Error("unknown_field", "unknown field \"" + it.key() + "\" in " + what,
+            KeyLoc(doc.file, doc.node, it.key()), DidYouMean(it.key(), allowed));
     }
   }
 
@@ -566,7 +594,8 @@ class Loader {
         continue;
       }
       if (!doc.value["kind"].is_string()) {
-        Error("wrong_type", "kind must be a string, not " + TypeNoun(doc.value["kind"]), doc.location);
+        Error("wrong_type", "kind must be a string, not " + TypeNoun(doc.value["kind"]),
+              doc.location);
         continue;
       }
       doc.kind = doc.value["kind"].get<std::string>();
@@ -583,7 +612,8 @@ class Loader {
       if (doc.value.contains("name")) {
         const Value& n = doc.value["name"];
         if (!n.is_string()) {
-          Error("wrong_type", "name must be a string, not " + TypeNoun(n), Loc(doc.file, Child(doc.node, "name")));
+          Error("wrong_type", "name must be a string, not " + TypeNoun(n),
+                Loc(doc.file, Child(doc.node, "name")));
           doc.kind.clear();
           continue;
         }
@@ -596,7 +626,8 @@ class Loader {
           continue;
         }
       } else if (needs_name) {
-        Error("missing_field", "missing required field \"name\" in " + doc.kind + " document", doc.location);
+        Error("missing_field", "missing required field \"name\" in " + doc.kind + " document",
+              doc.location);
         doc.kind.clear();
         continue;
       }
@@ -644,12 +675,9 @@ class Loader {
       if (tree->error || tree->documents.size() != 1) return std::nullopt;
       YamlNode n = tree->documents[0];
       size_t budget = 0;
-      std::vector<Diagnostic> saved;
-      saved.swap(diags_);
-      Value v = ToValue("", n, 0, budget);
-      bool bad = !diags_.empty();
-      diags_.swap(saved);
-      if (bad || !TypeMatches(v, type)) return std::nullopt;
+      std::vector<Diagnostic> problems;
+      Value v = YamlToValue("", n, 0, budget, problems);
+      if (!problems.empty() || !TypeMatches(v, type)) return std::nullopt;
       return v;
     } catch (const std::exception&) {
       return std::nullopt;
@@ -671,8 +699,8 @@ class Loader {
       bool ok = true;
       if (doc.value.contains("type")) {
         const Value& t = doc.value["type"];
-        if (!t.is_string() ||
-            std::find(kVariableTypes.begin(), kVariableTypes.end(), t.get<std::string>()) == kVariableTypes.end()) {
+        if (!t.is_string() || std::find(kVariableTypes.begin(), kVariableTypes.end(),
+                                        t.get<std::string>()) == kVariableTypes.end()) {
           Error("invalid_value", "variable type must be one of " + Join(kVariableTypes),
                 Loc(doc.file, Child(doc.node, "type")));
           ok = false;
@@ -682,14 +710,16 @@ class Loader {
       }
       if (doc.value.contains("sensitive")) {
         if (!doc.value["sensitive"].is_boolean()) {
-          Error("wrong_type", "sensitive must be true or false, not " + TypeNoun(doc.value["sensitive"]),
+          Error("wrong_type",
+                "sensitive must be true or false, not " + TypeNoun(doc.value["sensitive"]),
                 Loc(doc.file, Child(doc.node, "sensitive")));
         } else {
           info.sensitive = doc.value["sensitive"].get<bool>();
         }
       }
       if (doc.value.contains("description") && !doc.value["description"].is_string()) {
-        Error("wrong_type", "description must be a string, not " + TypeNoun(doc.value["description"]),
+        Error("wrong_type",
+              "description must be a string, not " + TypeNoun(doc.value["description"]),
               Loc(doc.file, Child(doc.node, "description")));
       }
       if (doc.value.contains("default")) {
@@ -699,8 +729,8 @@ class Loader {
         } else if (!TypeMatches(d, info.type)) {
           info.value = Value();
           Error("wrong_type",
-                "default of variable \"" + doc.name + "\" must be " + VariableTypeNoun(info.type) + ", not " +
-                    TypeNoun(d),
+                "default of variable \"" + doc.name + "\" must be " + VariableTypeNoun(info.type) +
+                    ", not " + TypeNoun(d),
                 Loc(doc.file, Child(doc.node, "default")));
         } else {
           info.value = d;
@@ -720,8 +750,8 @@ class Loader {
       } else {
         const Doc& doc = docs_[info.doc];
         Error("invalid_variable_value",
-              "CAIRN_VAR_" + name + " is not " + VariableTypeNoun(info.type) + " as variable \"" + name +
-                  "\" requires",
+              "CAIRN_VAR_" + name + " is not " + VariableTypeNoun(info.type) + " as variable \"" +
+                  name + "\" requires",
               Loc(doc.file, Child(doc.node, "name")));
       }
     }
@@ -755,8 +785,8 @@ class Loader {
           Value v = ToValue(display, it->second, 0, budget);
           if (!TypeMatches(v, var->second.type)) {
             Error("invalid_variable_value",
-                  "value of variable \"" + key + "\" must be " + VariableTypeNoun(var->second.type) + ", not " +
-                      TypeNoun(v),
+                  "value of variable \"" + key + "\" must be " +
+                      VariableTypeNoun(var->second.type) + ", not " + TypeNoun(v),
                   Loc(display, it->second));
             continue;
           }
@@ -768,23 +798,26 @@ class Loader {
     for (const auto& [name, text] : options_.vars) {
       auto var = variables_.find(name);
       if (var == variables_.end()) {
-        Error("unknown_variable", "--var sets undeclared variable \"" + name + "\"", {}, DidYouMean(name, names));
+        Error("unknown_variable", "--var sets undeclared variable \"" + name + "\"", {},
+              DidYouMean(name, names));
         continue;
       }
       if (auto v = ParseVariableText(text, var->second.type)) {
         var->second.value = *v;
       } else {
         Error("invalid_variable_value",
-              "--var " + name + " is not " + VariableTypeNoun(var->second.type) + " as variable \"" + name +
-                  "\" requires",
+              "--var " + name + " is not " + VariableTypeNoun(var->second.type) +
+                  " as variable \"" + name + "\" requires",
               {});
       }
     }
     for (auto& [name, info] : variables_) {
       const Doc& doc = docs_[info.doc];
       if (!info.value) {
-        Error("missing_variable", "variable \"" + name + "\" has no value", Loc(doc.file, Child(doc.node, "name")),
-              "give it a default, or set it with --var " + name + "=VALUE, a --var-file or CAIRN_VAR_" + name);
+        Error("missing_variable", "variable \"" + name + "\" has no value",
+              Loc(doc.file, Child(doc.node, "name")),
+              "give it a default, or set it with --var " + name +
+                  "=VALUE, a --var-file or CAIRN_VAR_" + name);
         continue;
       }
       result_.config.variables[name] = *info.value;
@@ -812,7 +845,8 @@ class Loader {
   }
 
   // Reads file() targets once, relative to the manifest's directory.
-  std::optional<std::string> ReadFileExpr(const Doc& doc, const std::string& rel, const SourceLocation& at) {
+  std::optional<std::string> ReadFileExpr(const Doc& doc, const std::string& rel,
+                                          const SourceLocation& at) {
     std::string display = (fs::path(doc.dir) / rel).lexically_normal().string();
     auto cached = file_cache_.find(display);
     if (cached != file_cache_.end()) return cached->second;
@@ -875,13 +909,15 @@ class Loader {
         case Expression::Type::kEnv: {
           const char* env = options_.getenv ? options_.getenv(e.name.c_str()) : nullptr;
           if (!IsEnvName(e.name)) {
-            Error("invalid_expression", "\"" + e.name + "\" is not an environment variable name", at);
+            Error("invalid_expression", "\"" + e.name + "\" is not an environment variable name",
+                  at);
           } else if (!env) {
             Error("unset_env", "environment variable " + e.name + " is not set", at);
           } else {
             std::string text = env;
             if (FindPrivateKey(text).found()) {
-              Error("private_key_material", "private key material in environment variable " + e.name, at,
+              Error("private_key_material",
+                    "private key material in environment variable " + e.name, at,
                     "only public keys belong in a stack; the key is not shown");
             } else {
               v = Value(EscapeTemplateLiteral(text));
@@ -893,13 +929,15 @@ class Loader {
           if (ctx.count_index && ctx.count_index->has_value()) {
             v = Value(**ctx.count_index);
           } else {
-            Error("count_outside_count", "count.index is only available in a resource with count", at);
+            Error("count_outside_count", "count.index is only available in a resource with count",
+                  at);
           }
           break;
         case Expression::Type::kEachKey:
         case Expression::Type::kEachValue:
           if (!ctx.each_key) {
-            Error("each_outside_for_each", e.ToString() + " is only available in a resource with for_each", at);
+            Error("each_outside_for_each",
+                  e.ToString() + " is only available in a resource with for_each", at);
           } else if (e.type == Expression::Type::kEachKey) {
             v = Value(EscapeTemplateLiteral(*ctx.each_key));
           } else {
@@ -908,7 +946,8 @@ class Loader {
             size_t pos = 0;
             while (cur && !e.name.empty() && pos <= e.name.size()) {
               size_t dot = e.name.find('.', pos);
-              std::string field = e.name.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
+              std::string field =
+                  e.name.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
               cur = (cur->is_object() && cur->contains(field)) ? &(*cur)[field] : nullptr;
               if (dot == std::string::npos) break;
               pos = dot + 1;
@@ -916,13 +955,15 @@ class Loader {
             if (cur) {
               v = EscapeDeep(*cur);
             } else {
-              Error("unknown_each_field", "each.value has no field \"" + e.name + "\" for key \"" + *ctx.each_key + "\"",
+              Error("unknown_each_field",
+                    "each.value has no field \"" + e.name + "\" for key \"" + *ctx.each_key + "\"",
                     at);
             }
           }
           break;
         case Expression::Type::kFile:
-          if (auto content = ReadFileExpr(doc, e.name, at)) v = Value(EscapeTemplateLiteral(*content));
+          if (auto content = ReadFileExpr(doc, e.name, at))
+            v = Value(EscapeTemplateLiteral(*content));
           break;
         case Expression::Type::kResource:
           if (!ctx.resource_refs) {
@@ -934,14 +975,15 @@ class Loader {
             break;
           }
           if (e.splat && !exact) {
-            Error("splat_in_string", "cannot interpolate " + e.ToString() + ", a list, into a string", at,
+            Error("splat_in_string",
+                  "cannot interpolate " + e.ToString() + ", a list, into a string", at,
                   "use it as the whole value: \"${" + e.ToString() + "}\"");
             failed = true;
             break;
           }
           keeps_refs = true;
-          pending_refs_.push_back({e, static_cast<size_t>(&doc - docs_.data()), pointer, ctx.resource, ctx.output,
-                                   exact, at});
+          pending_refs_.push_back({e, static_cast<size_t>(&doc - docs_.data()), pointer,
+                                   ctx.resource, ctx.output, exact, at});
           out += "${" + e.ToString() + "}";
           continue;
       }
@@ -965,7 +1007,8 @@ class Loader {
     return out;
   }
 
-  Value Eval(const Value& v, const YamlNode& node, const std::string& pointer, const EvalContext& ctx) {
+  Value Eval(const Value& v, const YamlNode& node, const std::string& pointer,
+             const EvalContext& ctx) {
     if (v.is_string()) {
       const auto& s = v.get_ref<const std::string&>();
       if (!HasTemplateSyntax(s)) return v;
@@ -1005,9 +1048,11 @@ class Loader {
   void ScanTokenLiterals(const Doc& doc, const YamlNode& node) {
     if (node.IsScalar()) {
       if (LooksLikeApiToken(node.Scalar())) {
-        Error("token_literal", "provider document holds a literal that looks like an API token", Loc(doc.file, node),
-              "tokens are read from the environment only: set token_env to the name of the variable "
-              "holding it (default CAIRN_TOKEN)");
+        Error(
+            "token_literal", "provider document holds a literal that looks like an API token",
+            Loc(doc.file, node),
+            "tokens are read from the environment only: set token_env to the name of the variable "
+            "holding it (default CAIRN_TOKEN)");
       }
     } else if (node.IsSequence()) {
       for (const auto& c : node.items()) ScanTokenLiterals(doc, c);
@@ -1029,9 +1074,11 @@ class Loader {
       }
       ProviderConfig& p = result_.config.provider;
       if (doc.value.contains("token")) {
-        Error("token_in_manifest", "provider documents must not hold a token", KeyLoc(doc.file, doc.node, "token"),
-              "tokens are read from the environment only: set token_env to the name of the variable "
-              "holding it (default CAIRN_TOKEN)");
+        Error(
+            "token_in_manifest", "provider documents must not hold a token",
+            KeyLoc(doc.file, doc.node, "token"),
+            "tokens are read from the environment only: set token_env to the name of the variable "
+            "holding it (default CAIRN_TOKEN)");
       }
       ScanTokenLiterals(doc, doc.node);
       if (doc.value.contains("endpoint")) {
@@ -1040,8 +1087,10 @@ class Loader {
         if (diags_.size() != before) {
           // already reported
         } else if (!v.is_string()) {
-          Error("wrong_type", "endpoint must be a string, not " + TypeNoun(v), Loc(doc.file, Child(doc.node, "endpoint")));
-        } else if (v.get<std::string>().rfind("http://", 0) != 0 && v.get<std::string>().rfind("https://", 0) != 0) {
+          Error("wrong_type", "endpoint must be a string, not " + TypeNoun(v),
+                Loc(doc.file, Child(doc.node, "endpoint")));
+        } else if (v.get<std::string>().rfind("http://", 0) != 0 &&
+                   v.get<std::string>().rfind("https://", 0) != 0) {
           Error("invalid_value", "endpoint must be an http:// or https:// URL",
                 Loc(doc.file, Child(doc.node, "endpoint")));
         } else {
@@ -1077,11 +1126,14 @@ class Loader {
           Error("wrong_type", "timeouts must be a mapping, not " + TypeNoun(t), Loc(doc.file, tn));
         } else {
           for (auto it = t.begin(); it != t.end(); ++it) {
-            if (std::find(kTimeoutKeys.begin(), kTimeoutKeys.end(), it.key()) == kTimeoutKeys.end()) {
-              Error("unknown_field", "unknown field \"" + it.key() + "\" in timeouts", KeyLoc(doc.file, tn, it.key()),
-                    DidYouMean(it.key(), kTimeoutKeys));
-            } else if (!it->is_number_integer() || it->get<long long>() < 1 || it->get<long long>() > 86400) {
-              Error("invalid_value", "timeouts." + it.key() + " must be a whole number of seconds from 1 to 86400",
+            if (std::find(kTimeoutKeys.begin(), kTimeoutKeys.end(), it.key()) ==
+                kTimeoutKeys.end()) {
+              Error("unknown_field", "unknown field \"" + it.key() + "\" in timeouts",
+                    KeyLoc(doc.file, tn, it.key()), DidYouMean(it.key(), kTimeoutKeys));
+            } else if (!it->is_number_integer() || it->get<long long>() < 1 ||
+                       it->get<long long>() > 86400) {
+              Error("invalid_value",
+                    "timeouts." + it.key() + " must be a whole number of seconds from 1 to 86400",
                     Loc(doc.file, Child(tn, it.key())));
             } else {
               p.timeouts[it.key()] = static_cast<int>(it->get<long long>());
@@ -1102,14 +1154,16 @@ class Loader {
       }
       BackendConfig& b = result_.config.backend;
       if (doc.value.contains("url")) {
-        Error("secret_in_manifest", "backend documents must not hold a connection URL",
-              KeyLoc(doc.file, doc.node, "url"),
-              "it carries credentials: put it in an environment variable and name that with url_env");
+        Error(
+            "secret_in_manifest", "backend documents must not hold a connection URL",
+            KeyLoc(doc.file, doc.node, "url"),
+            "it carries credentials: put it in an environment variable and name that with url_env");
       }
       if (doc.value.contains("type")) {
         const Value& t = doc.value["type"];
         if (!t.is_string() || (t != "sqlite" && t != "postgres")) {
-          Error("invalid_value", "backend type must be \"sqlite\" or \"postgres\"", Loc(doc.file, Child(doc.node, "type")));
+          Error("invalid_value", "backend type must be \"sqlite\" or \"postgres\"",
+                Loc(doc.file, Child(doc.node, "type")));
           continue;
         }
         b.type = t.get<std::string>();
@@ -1120,9 +1174,11 @@ class Loader {
         if (diags_.size() != before) {
           // already reported
         } else if (!v.is_string()) {
-          Error("wrong_type", "path must be a string, not " + TypeNoun(v), Loc(doc.file, Child(doc.node, "path")));
+          Error("wrong_type", "path must be a string, not " + TypeNoun(v),
+                Loc(doc.file, Child(doc.node, "path")));
         } else if (b.type != "sqlite") {
-          Error("invalid_value", "path applies to the sqlite backend only", KeyLoc(doc.file, doc.node, "path"));
+          Error("invalid_value", "path applies to the sqlite backend only",
+                KeyLoc(doc.file, doc.node, "path"));
         } else {
           b.path = v.get<std::string>();
         }
@@ -1130,17 +1186,19 @@ class Loader {
       if (doc.value.contains("url_env")) {
         const Value& v = doc.value["url_env"];
         if (!v.is_string() || !IsEnvName(v.get<std::string>())) {
-          Error("invalid_value", "url_env must name an environment variable, such as CAIRN_DATABASE_URL",
+          Error("invalid_value",
+                "url_env must name an environment variable, such as CAIRN_DATABASE_URL",
                 Loc(doc.file, Child(doc.node, "url_env")));
         } else if (b.type != "postgres") {
-          Error("invalid_value", "url_env applies to the postgres backend only", KeyLoc(doc.file, doc.node, "url_env"));
+          Error("invalid_value", "url_env applies to the postgres backend only",
+                KeyLoc(doc.file, doc.node, "url_env"));
         } else {
           b.url_env = v.get<std::string>();
         }
       }
       if (b.type == "postgres" && b.url_env.empty() && !doc.value.contains("url_env")) {
-        Error("missing_field", "missing required field \"url_env\" in postgres backend document", doc.location,
-              "name the environment variable holding the connection URL");
+        Error("missing_field", "missing required field \"url_env\" in postgres backend document",
+              doc.location, "name the environment variable holding the connection URL");
       }
     }
   }
@@ -1159,12 +1217,15 @@ class Loader {
       if (diags_.size() != before) return std::nullopt;
       if (v.is_string()) v = PlainScalar(v.get<std::string>());
     }
-    if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>() && std::fabs(v.get<double>()) < 1e9) {
+    if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>() &&
+        std::fabs(v.get<double>()) < 1e9) {
       v = static_cast<long long>(v.get<double>());
     }
     if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() > kMaxCount) {
-      std::string got = v.is_string() ? "\"" + v.get<std::string>().substr(0, 40) + "\"" : v.dump().substr(0, 40);
-      Error("invalid_count", "count must be a whole number from 0 to " + std::to_string(kMaxCount) + ", not " + got,
+      std::string got =
+          v.is_string() ? "\"" + v.get<std::string>().substr(0, 40) + "\"" : v.dump().substr(0, 40);
+      Error("invalid_count",
+            "count must be a whole number from 0 to " + std::to_string(kMaxCount) + ", not " + got,
             Loc(doc.file, node));
       return std::nullopt;
     }
@@ -1189,7 +1250,8 @@ class Loader {
       for (size_t i = 0; i < v.size(); ++i) {
         SourceLocation at = Loc(doc.file, node.IsSequence() && i < node.size() ? node[i] : node);
         if (!v[i].is_string()) {
-          Error("invalid_for_each", "for_each list items must be strings, not " + TypeNoun(v[i]), at);
+          Error("invalid_for_each", "for_each list items must be strings, not " + TypeNoun(v[i]),
+                at);
           return std::nullopt;
         }
         const std::string& key = v[i].get_ref<const std::string&>();
@@ -1202,11 +1264,13 @@ class Loader {
     } else if (v.is_object()) {
       for (auto it = v.begin(); it != v.end(); ++it) out.emplace_back(it.key(), *it);
     } else {
-      Error("invalid_for_each", "for_each must be a list of strings or a mapping, not " + TypeNoun(v),
+      Error("invalid_for_each",
+            "for_each must be a list of strings or a mapping, not " + TypeNoun(v),
             Loc(doc.file, node));
       return std::nullopt;
     }
-    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::sort(out.begin(), out.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
     return out;
   }
 
@@ -1222,39 +1286,50 @@ class Loader {
       YamlNode child = Child(node, key);
       if (key == "prevent_destroy" || key == "create_before_destroy") {
         if (!it->is_boolean()) {
-          Error("wrong_type", "lifecycle." + key + " must be true or false, not " + TypeNoun(*it), Loc(doc.file, child));
+          Error("wrong_type", "lifecycle." + key + " must be true or false, not " + TypeNoun(*it),
+                Loc(doc.file, child));
         } else {
-          (key == "prevent_destroy" ? lc.prevent_destroy : lc.create_before_destroy) = it->get<bool>();
+          (key == "prevent_destroy" ? lc.prevent_destroy : lc.create_before_destroy) =
+              it->get<bool>();
         }
       } else if (key == "ignore_changes") {
         if (!it->is_array()) {
-          Error("wrong_type", "lifecycle.ignore_changes must be a list of field names, not " + TypeNoun(*it),
+          Error("wrong_type",
+                "lifecycle.ignore_changes must be a list of field names, not " + TypeNoun(*it),
                 Loc(doc.file, child));
           continue;
         }
         const auto& fields = registry_->Fields(doc.kind);
         for (size_t i = 0; i < it->size(); ++i) {
           const Value& f = (*it)[i];
-          SourceLocation at = Loc(doc.file, child.IsSequence() && i < child.size() ? child[i] : child);
+          SourceLocation at =
+              Loc(doc.file, child.IsSequence() && i < child.size() ? child[i] : child);
           if (!f.is_string()) {
-            Error("invalid_ignore_changes", "lifecycle.ignore_changes items must be field names, not " + TypeNoun(f), at);
+            Error("invalid_ignore_changes",
+                  "lifecycle.ignore_changes items must be field names, not " + TypeNoun(f), at);
           } else if (registry_->IsComputed(doc.kind, f.get<std::string>()) &&
-                     std::find(fields.begin(), fields.end(), f.get<std::string>()) == fields.end()) {
+                     std::find(fields.begin(), fields.end(), f.get<std::string>()) ==
+                         fields.end()) {
             Error("invalid_ignore_changes",
-                  "ignore_changes names \"" + f.get<std::string>() + "\", a computed attribute of " + doc.kind, at,
-                  "only spec fields can be ignored: " + Join(fields));
-          } else if (std::find(fields.begin(), fields.end(), f.get<std::string>()) == fields.end()) {
+                  "ignore_changes names \"" + f.get<std::string>() +
+                      "\", a computed attribute of " + doc.kind,
+                  at, "only spec fields can be ignored: " + Join(fields));
+          } else if (std::find(fields.begin(), fields.end(), f.get<std::string>()) ==
+                     fields.end()) {
             std::string hint = DidYouMean(f.get<std::string>(), fields);
-            Error("invalid_ignore_changes",
-                  "ignore_changes names \"" + f.get<std::string>() + "\", which is not a field of " + doc.kind, at,
-                  (hint.empty() ? "" : hint + "\n") + "fields of " + doc.kind + ": " + Join(fields));
+            Error(
+                "invalid_ignore_changes",
+                "ignore_changes names \"" + f.get<std::string>() + "\", which is not a field of " +
+                    doc.kind,
+                at,
+                (hint.empty() ? "" : hint + "\n") + "fields of " + doc.kind + ": " + Join(fields));
           } else {
             lc.ignore_changes.push_back(f.get<std::string>());
           }
         }
       } else {
-        Error("unknown_field", "unknown field \"" + key + "\" in lifecycle", KeyLoc(doc.file, node, key),
-              DidYouMean(key, kLifecycleKeys));
+        Error("unknown_field", "unknown field \"" + key + "\" in lifecycle",
+              KeyLoc(doc.file, node, key), DidYouMean(key, kLifecycleKeys));
       }
     }
   }
@@ -1309,18 +1384,23 @@ class Loader {
         YamlNode node = Child(doc.node, "depends_on");
         const Value& d = doc.value["depends_on"];
         if (!d.is_array()) {
-          Error("invalid_depends_on", "depends_on must be a list of resource addresses, not " + TypeNoun(d),
+          Error("invalid_depends_on",
+                "depends_on must be a list of resource addresses, not " + TypeNoun(d),
                 Loc(doc.file, node));
         } else {
           for (size_t i = 0; i < d.size(); ++i) {
-            SourceLocation at = Loc(doc.file, node.IsSequence() && i < node.size() ? node[i] : node);
+            SourceLocation at =
+                Loc(doc.file, node.IsSequence() && i < node.size() ? node[i] : node);
             std::optional<ResourceAddress> addr;
             if (d[i].is_string()) addr = ResourceAddress::Parse(d[i].get<std::string>());
             if (!addr) {
-              Error("invalid_depends_on",
-                    "depends_on entry " + (d[i].is_string() ? "\"" + d[i].get<std::string>() + "\"" : TypeNoun(d[i])) +
-                        " is not a resource address",
-                    at, "write addresses such as firewall.edge, instance.web[0] or instance.web[\"eu\"]");
+              Error(
+                  "invalid_depends_on",
+                  "depends_on entry " +
+                      (d[i].is_string() ? "\"" + d[i].get<std::string>() + "\"" : TypeNoun(d[i])) +
+                      " is not a resource address",
+                  at,
+                  "write addresses such as firewall.edge, instance.web[0] or instance.web[\"eu\"]");
             } else {
               depends_on_[base].push_back({*addr, at});
             }
@@ -1334,7 +1414,8 @@ class Loader {
         spec = &kEmptySpec;
         spec_node = doc.node;
       } else if (!doc.value["spec"].is_object()) {
-        Error("wrong_type", "spec must be a mapping, not " + TypeNoun(doc.value["spec"]), Loc(doc.file, spec_node));
+        Error("wrong_type", "spec must be a mapping, not " + TypeNoun(doc.value["spec"]),
+              Loc(doc.file, spec_node));
         broken = true;
       } else {
         spec = &doc.value["spec"];
@@ -1401,7 +1482,8 @@ class Loader {
       }
       if (doc.value.contains("sensitive")) {
         if (!doc.value["sensitive"].is_boolean()) {
-          Error("wrong_type", "sensitive must be true or false, not " + TypeNoun(doc.value["sensitive"]),
+          Error("wrong_type",
+                "sensitive must be true or false, not " + TypeNoun(doc.value["sensitive"]),
                 Loc(doc.file, Child(doc.node, "sensitive")));
         } else {
           out.sensitive = doc.value["sensitive"].get<bool>();
@@ -1418,7 +1500,9 @@ class Loader {
   }
 
   // ---- references ------------------------------------------------------------
-  void AddEdge(size_t from, size_t to, const SourceLocation& why) { edges_.push_back({from, to, why}); }
+  void AddEdge(size_t from, size_t to, const SourceLocation& why) {
+    edges_.push_back({from, to, why});
+  }
 
   std::vector<std::string> DeclaredNames(const std::string& kind) const {
     std::vector<std::string> out;
@@ -1430,8 +1514,8 @@ class Loader {
 
   // The instances an address names (all of them for an index-less address
   // of a count/for_each resource), or an error message.
-  std::variant<std::vector<size_t>, std::string> Targets(const ResourceAddress& addr, bool splat, bool want_all,
-                                                         const ResourceGroup& g) {
+  std::variant<std::vector<size_t>, std::string> Targets(const ResourceAddress& addr, bool splat,
+                                                         bool want_all, const ResourceGroup& g) {
     std::string base = addr.BaseString();
     bool no_index = std::holds_alternative<std::monostate>(addr.index);
     if (g.mode == ResourceGroup::Mode::kSingle) {
@@ -1452,10 +1536,12 @@ class Loader {
     if (g.mode == ResourceGroup::Mode::kCount && !std::holds_alternative<int>(addr.index)) {
       return base + " has count; index it with a number";
     }
-    if (g.mode == ResourceGroup::Mode::kForEach && !std::holds_alternative<std::string>(addr.index)) {
+    if (g.mode == ResourceGroup::Mode::kForEach &&
+        !std::holds_alternative<std::string>(addr.index)) {
       return base + " has for_each; index it with a quoted key";
     }
-    return addr.ToString() + " does not exist: " + base + " has " + std::to_string(g.instances.size()) +
+    return addr.ToString() + " does not exist: " + base + " has " +
+           std::to_string(g.instances.size()) +
            (g.instances.size() == 1 ? " instance" : " instances");
   }
 
@@ -1466,9 +1552,11 @@ class Loader {
       for (const auto& [addr, at] : entries) {
         auto g = groups_.find(addr.BaseString());
         if (g == groups_.end()) {
-          std::string hint = registry_->HasKind(addr.kind) ? DidYouMean(addr.name, DeclaredNames(addr.kind))
-                                                          : DidYouMean(addr.kind, registry_->kinds());
-          Error("unknown_depends_on", "depends_on names undeclared resource " + addr.ToString(), at, hint);
+          std::string hint = registry_->HasKind(addr.kind)
+                                 ? DidYouMean(addr.name, DeclaredNames(addr.kind))
+                                 : DidYouMean(addr.kind, registry_->kinds());
+          Error("unknown_depends_on", "depends_on names undeclared resource " + addr.ToString(), at,
+                hint);
           continue;
         }
         auto targets = Targets(addr, false, true, g->second);
@@ -1502,14 +1590,15 @@ class Loader {
       std::string from_kind = use.resource >= 0 ? resources_[use.resource].kind : "";
       if (!registry_->HasKind(t.kind)) {
         std::string hint = DidYouMean(t.kind, registry_->kinds());
-        Error("unknown_reference", "reference to unknown kind \"" + t.kind + "\" in " + e.ToString(), use.location,
+        Error("unknown_reference",
+              "reference to unknown kind \"" + t.kind + "\" in " + e.ToString(), use.location,
               hint);
         continue;
       }
       auto g = groups_.find(t.BaseString());
       if (g == groups_.end()) {
-        Error("unknown_reference", "reference to undeclared resource " + t.BaseString(), use.location,
-              DidYouMean(t.name, DeclaredNames(t.kind)));
+        Error("unknown_reference", "reference to undeclared resource " + t.BaseString(),
+              use.location, DidYouMean(t.name, DeclaredNames(t.kind)));
         continue;
       }
       auto targets = Targets(t, e.splat, false, g->second);
@@ -1525,10 +1614,12 @@ class Loader {
                   Join(registry_->Attributes(t.kind)));
         continue;
       }
-      bool self = use.resource >= 0 && std::find(ids.begin(), ids.end(), static_cast<size_t>(use.resource)) != ids.end();
+      bool self = use.resource >= 0 &&
+                  std::find(ids.begin(), ids.end(), static_cast<size_t>(use.resource)) != ids.end();
       if (self && registry_->IsComputed(t.kind, e.attr)) {
         Error("self_reference",
-              resources_[use.resource].address.ToString() + " cannot see its own computed attribute \"" + e.attr + "\"",
+              resources_[use.resource].address.ToString() +
+                  " cannot see its own computed attribute \"" + e.attr + "\"",
               use.location, "\"" + e.attr + "\" is known only after this resource is created");
         continue;
       }
@@ -1540,7 +1631,9 @@ class Loader {
         }
         if (unset) {
           Error("unset_attribute",
-                (e.splat ? t.BaseString() + "[*]" : t.ToString()) + " does not set \"" + e.attr + "\"", use.location,
+                (e.splat ? t.BaseString() + "[*]" : t.ToString()) + " does not set \"" + e.attr +
+                    "\"",
+                use.location,
                 "only fields written in its spec and computed attributes (" +
                     Join(registry_->ComputedNames(t.kind)) + ") can be referred to");
           continue;
@@ -1557,14 +1650,13 @@ class Loader {
         if (want != refs.end() && depth <= 2) {
           if (want->second != t.kind) {
             Error("reference_kind_mismatch",
-                  "field \"" + field + "\" must refer to " + want->second + ", not to " + t.kind, use.location,
-                  "use an id such as ${" + want->second + ".NAME.id}");
+                  "field \"" + field + "\" must refer to " + want->second + ", not to " + t.kind,
+                  use.location, "use an id such as ${" + want->second + ".NAME.id}");
             continue;
           }
           if (e.attr != "id") {
-            Error("reference_kind_mismatch",
-                  "field \"" + field + "\" takes an id, not " + e.attr, use.location,
-                  "use ${" + t.ToString() + (e.splat ? "[*]" : "") + ".id}");
+            Error("reference_kind_mismatch", "field \"" + field + "\" takes an id, not " + e.attr,
+                  use.location, "use ${" + t.ToString() + (e.splat ? "[*]" : "") + ".id}");
             continue;
           }
         }
@@ -1574,7 +1666,8 @@ class Loader {
       }
       if (e.splat) {
         Value list = Value::array();
-        for (size_t id : ids) list.push_back("${" + resources_[id].address.ToString() + "." + e.attr + "}");
+        for (size_t id : ids)
+          list.push_back("${" + resources_[id].address.ToString() + "." + e.attr + "}");
         if (use.resource >= 0) {
           ReplaceAt(resources_[use.resource].spec, use.pointer, std::move(list));
         } else {
@@ -1601,17 +1694,22 @@ class Loader {
 
   // Key material that arrived through a variable (files and manifests are
   // checked as text when read).
-  void ScanValueForKeys(const Value& v, const Doc& doc, const YamlNode& base, const std::string& pointer) {
+  void ScanValueForKeys(const Value& v, const Doc& doc, const YamlNode& base,
+                        const std::string& pointer) {
     if (v.is_string()) {
       if (v.get_ref<const std::string&>().find("PRIVATE KEY-----") != std::string::npos &&
           FindPrivateKey(v.get_ref<const std::string&>()).found()) {
-        Error("private_key_material", "private key material in a value", Locate(doc.file, base, pointer, false),
-              "it came from a variable; only public keys belong in a stack, and the key is not shown");
+        Error("private_key_material", "private key material in a value",
+              Locate(doc.file, base, pointer, false),
+              "it came from a variable; only public keys belong in a stack, and the key is not "
+              "shown");
       }
     } else if (v.is_array()) {
-      for (size_t i = 0; i < v.size(); ++i) ScanValueForKeys(v[i], doc, base, pointer + "/" + std::to_string(i));
+      for (size_t i = 0; i < v.size(); ++i)
+        ScanValueForKeys(v[i], doc, base, pointer + "/" + std::to_string(i));
     } else if (v.is_object()) {
-      for (auto it = v.begin(); it != v.end(); ++it) ScanValueForKeys(*it, doc, base, pointer + "/" + it.key());
+      for (auto it = v.begin(); it != v.end(); ++it)
+        ScanValueForKeys(*it, doc, base, pointer + "/" + it.key());
     }
   }
 
@@ -1631,8 +1729,9 @@ class Loader {
     for (size_t i = 0; i < resources_.size(); ++i) {
       if (!placed[i]) rest.push_back(i);
     }
-    std::sort(rest.begin(), rest.end(),
-              [&](size_t a, size_t b) { return resources_[a].address.ToString() < resources_[b].address.ToString(); });
+    std::sort(rest.begin(), rest.end(), [&](size_t a, size_t b) {
+      return resources_[a].address.ToString() < resources_[b].address.ToString();
+    });
     order.insert(order.end(), rest.begin(), rest.end());
     auto& out = result_.config.resources;
     out.reserve(order.size());
@@ -1648,7 +1747,9 @@ class Loader {
     SortDiagnostics(diags_);
     std::set<std::tuple<std::string, int, int, std::string, std::string, std::string>> seen;
     for (auto& d : diags_) {
-      if (seen.insert({d.location.file, d.location.line, d.location.column, d.code, d.summary, d.detail}).second) {
+      if (seen.insert({d.location.file, d.location.line, d.location.column, d.code, d.summary,
+                       d.detail})
+              .second) {
         result_.diagnostics.push_back(std::move(d));
       }
     }
@@ -1696,8 +1797,8 @@ LoadResult LoadStack(const LoadOptions& options) {
   return result;
 }
 
-LoadResult LoadStackFromText(const std::map<std::string, std::string>& files, const LoadOptions& options,
-                             const std::string& root) {
+LoadResult LoadStackFromText(const std::map<std::string, std::string>& files,
+                             const LoadOptions& options, const std::string& root) {
   LoadResult result;
   result.config.root = root;
   try {

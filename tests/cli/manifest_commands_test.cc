@@ -9,7 +9,8 @@ namespace {
 
 const char* kStack =
     "kind: network\nname: n\nspec: {region: eu, cidr: 10.0.0.0/16}\n---\n"
-    "kind: instance\nname: web\ncount: 2\nspec: {region: eu, plan: p, image: i, network: \"${network.n.id}\"}\n";
+    "kind: instance\nname: web\ncount: 2\nspec: {region: eu, plan: p, image: i, network: "
+    "\"${network.n.id}\"}\n";
 
 std::map<std::string, std::string> Env() {
   return {{"CAIRN_SCHEMA_DIR", CAIRN_SOURCE_SCHEMA_DIR}, {"NO_COLOR", "1"}};
@@ -37,20 +38,24 @@ TEST_CASE("cairn validate defaults to the current directory") {
 
 TEST_CASE("cairn validate exits 1 with compiler-style diagnostics and a caret") {
   TempDir dir;
-  WriteFile(dir.path() + "/main.yaml", "kind: instance\nname: web\nspec: {region: eu, plan: p, image: i, nmae: x}\n");
+  WriteFile(dir.path() + "/main.yaml",
+            "kind: instance\nname: web\nspec: {region: eu, plan: p, image: i, nmae: x}\n");
   auto r = RunCairn({"validate", dir.path()}, Env());
   CHECK(r.exit_code == 1);
   CHECK(r.out.empty());
-  CHECK(r.err == dir.path() + "/main.yaml:3:39: error: unknown field \"nmae\" in instance spec [unknown_field]\n"
-                 "    spec: {region: eu, plan: p, image: i, nmae: x}\n"
-                 "                                          ^~~~\n"
-                 "  did you mean \"name\"?\n"
-                 "1 error, 0 warnings\n");
+  CHECK(r.err ==
+        dir.path() +
+            "/main.yaml:3:39: error: unknown field \"nmae\" in instance spec [unknown_field]\n"
+            "    spec: {region: eu, plan: p, image: i, nmae: x}\n"
+            "                                          ^~~~\n"
+            "  did you mean \"name\"?\n"
+            "1 error, 0 warnings\n");
 }
 
 TEST_CASE("cairn validate --json prints the result and diagnostics as JSON") {
   TempDir dir;
-  WriteFile(dir.path() + "/main.yaml", "kind: network\nname: n\nspec: {region: eu, cidr: 10.0.0.0/40}\n");
+  WriteFile(dir.path() + "/main.yaml",
+            "kind: network\nname: n\nspec: {region: eu, cidr: 10.0.0.0/40}\n");
   auto r = RunCairn({"validate", "--json", dir.path()}, Env());
   CHECK(r.exit_code == 1);
   CHECK(r.out.find("\"valid\": false") != std::string::npos);
@@ -68,7 +73,8 @@ TEST_CASE("cairn validate takes --var, --var-file and -r") {
   WriteFile(dir.path() + "/main.yaml",
             "kind: variable\nname: n\ntype: number\n---\n"
             "kind: instance\nname: w\ncount: ${var.n}\nspec: {region: eu, plan: p, image: i}\n");
-  WriteFile(dir.path() + "/sub/net.yaml", "kind: network\nname: n\nspec: {region: eu, cidr: 10.0.0.0/8}\n");
+  WriteFile(dir.path() + "/sub/net.yaml",
+            "kind: network\nname: n\nspec: {region: eu, cidr: 10.0.0.0/8}\n");
   WriteFile(dir.path() + "/vars.yaml", "n: 2\n");
   auto r = RunCairn({"validate", dir.path()}, Env());
   CHECK(r.exit_code == 1);
@@ -89,7 +95,8 @@ TEST_CASE("cairn validate takes --var, --var-file and -r") {
 TEST_CASE("cairn validate never prints private key material") {
   TempDir dir;
   WriteFile(dir.path() + "/main.yaml",
-            "kind: ssh_key\nname: k\nspec:\n  public_key: \"-----BEGIN RSA PRIVATE KEY-----\\nMIIEsecretsecret\"\n");
+            "kind: ssh_key\nname: k\nspec:\n  public_key: \"-----BEGIN RSA PRIVATE "
+            "KEY-----\\nMIIEsecretsecret\"\n");
   auto r = RunCairn({"validate", dir.path()}, Env());
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("[private_key_material]") != std::string::npos);
@@ -106,17 +113,21 @@ TEST_CASE("cairn graph prints DOT by default and JSON on request") {
   CHECK(r.out.find("[label=\"network.n\", fillcolor=") != std::string::npos);
   r = RunCairn({"graph", dir.path(), "--format", "json"}, Env());
   CHECK(r.exit_code == 0);
-  CHECK(r.out.find("\"order\": [\n    \"network.n\",\n    \"instance.web[0]\",\n    \"instance.web[1]\"") !=
-        std::string::npos);
+  CHECK(
+      r.out.find(
+          "\"order\": [\n    \"network.n\",\n    \"instance.web[0]\",\n    \"instance.web[1]\"") !=
+      std::string::npos);
   r = RunCairn({"graph", dir.path(), "--format", "svg"}, Env());
   CHECK(r.exit_code == 1);
 }
 
 TEST_CASE("cairn graph exits 1 on a cycle, naming it in full") {
   TempDir dir;
-  WriteFile(dir.path() + "/main.yaml",
-            "kind: instance\nname: a\nspec: {region: eu, plan: p, image: i}\ndepends_on: [volume.b]\n---\n"
-            "kind: volume\nname: b\nspec: {region: eu, size_gb: 1, instance: \"${instance.a.id}\"}\n");
+  WriteFile(
+      dir.path() + "/main.yaml",
+      "kind: instance\nname: a\nspec: {region: eu, plan: p, image: i}\ndepends_on: "
+      "[volume.b]\n---\n"
+      "kind: volume\nname: b\nspec: {region: eu, size_gb: 1, instance: \"${instance.a.id}\"}\n");
   auto r = RunCairn({"graph", dir.path()}, Env());
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("dependency cycle: instance.a -> volume.b -> instance.a [dependency_cycle]") !=

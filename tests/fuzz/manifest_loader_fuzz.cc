@@ -53,10 +53,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     options.var_files = {var_file};
   }
   // A directory that does not exist, so file() reads nothing from the host.
-  auto result = cairn::LoadStackFromText({{"/nonexistent-cairn-fuzz/stack.yaml", manifest}}, options);
+  auto result =
+      cairn::LoadStackFromText({{"/nonexistent-cairn-fuzz/stack.yaml", manifest}}, options);
   if (!var_file.empty()) std::remove(var_file.c_str());
-  cairn::AttributeLookup lookup = [](const cairn::ResourceAddress& a, const std::string& attr)
-      -> std::optional<cairn::Value> {
+  cairn::AttributeLookup lookup = [](const cairn::ResourceAddress& a,
+                                     const std::string& attr) -> std::optional<cairn::Value> {
     if (attr == "id") return cairn::Value(a.ToString());
     if (attr == "ipv4") return cairn::UnknownValue();
     return std::nullopt;

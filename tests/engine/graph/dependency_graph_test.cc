@@ -28,8 +28,8 @@ TEST_CASE("topological order puts dependencies first and breaks ties by address"
   g.AddEdge(vol, web);
   g.AddEdge(fw, web);
   g.AddEdge(web, net);  // parallel edges merge
-  CHECK(Order(g) == std::vector<std::string>{"network.backend", "ssh_key.deploy", "instance.web", "firewall.edge",
-                                             "volume.data"});
+  CHECK(Order(g) == std::vector<std::string>{"network.backend", "ssh_key.deploy", "instance.web",
+                                             "firewall.edge", "volume.data"});
   CHECK(g.FindCycles().empty());
   auto deps = g.Dependencies(web);
   REQUIRE(deps.size() == 2);
@@ -42,7 +42,8 @@ TEST_CASE("the order is independent of insertion order") {
   for (const auto& n : names) a.AddNode(A(n));
   for (auto it = names.rbegin(); it != names.rend(); ++it) b.AddNode(A(*it));
   CHECK(Order(a) == Order(b));
-  CHECK(Order(a) == std::vector<std::string>{"instance.a", "instance.b[10]", "instance.b[2]", "instance.c"});
+  CHECK(Order(a) ==
+        std::vector<std::string>{"instance.a", "instance.b[10]", "instance.b[2]", "instance.c"});
 }
 
 TEST_CASE("a cycle is named in full, starting at its smallest address") {

@@ -40,7 +40,8 @@ TEST_CASE("every expression form parses") {
   CHECK(r.type == Expression::Type::kResource);
   CHECK(r.target.ToString() == "instance.web");
   CHECK(r.attr == "id");
-  CHECK(ParseOne("${instance.web[2].ipv4}").target.index == std::variant<std::monostate, int, std::string>(2));
+  CHECK(ParseOne("${instance.web[2].ipv4}").target.index ==
+        std::variant<std::monostate, int, std::string>(2));
   CHECK(ParseOne("${instance.web[\"eu\"].ipv4}").target.ToString() == "instance.web[\"eu\"]");
   auto splat = ParseOne("${instance.web[*].ipv4}");
   CHECK(splat.splat);
@@ -70,7 +71,8 @@ TEST_CASE("$${ is a literal ${ and round-trips through rendering") {
 TEST_CASE("malformed expressions are errors with a reason") {
   CHECK(ParseError("${var.x") == "unterminated expression: missing \"}\"");
   CHECK(ParseError("${}") == "invalid expression \"${}\": empty expression");
-  CHECK(ParseError("${instance.web}").find("expected an attribute after instance.web") != std::string::npos);
+  CHECK(ParseError("${instance.web}").find("expected an attribute after instance.web") !=
+        std::string::npos);
   CHECK(ParseError("${count.number}").find("count.index") != std::string::npos);
   CHECK(ParseError("${instance.web[x].id}").find("expected an index") != std::string::npos);
   CHECK(ParseError("${var.x + 1}").find("unexpected") != std::string::npos);
@@ -78,7 +80,8 @@ TEST_CASE("malformed expressions are errors with a reason") {
 }
 
 TEST_CASE("ResolveReferences keeps the type of an exact reference") {
-  AttributeLookup lookup = [](const ResourceAddress& a, const std::string& attr) -> std::optional<Value> {
+  AttributeLookup lookup = [](const ResourceAddress& a,
+                              const std::string& attr) -> std::optional<Value> {
     if (a.ToString() == "network.n" && attr == "id") return Value("net_1");
     if (a.ToString() == "instance.web[0]" && attr == "ssh_keys") return Value::array({"k1", "k2"});
     if (a.ToString() == "volume.v" && attr == "size_gb") return Value(20);
@@ -122,7 +125,8 @@ TEST_CASE("ReferencedAddresses expands to instance addresses") {
   n.address = {"network", "n", {}};
   n.kind = "network";
   config.resources.push_back(n);
-  Value v = {{"a", "${instance.web[1].id}"}, {"b", "${network.n.id}-${network.n.name}"}, {"c", "x"}};
+  Value v = {
+      {"a", "${instance.web[1].id}"}, {"b", "${network.n.id}-${network.n.name}"}, {"c", "x"}};
   auto refs = ReferencedAddresses(v, config);
   REQUIRE(refs.size() == 2);
   CHECK(refs[0].ToString() == "instance.web[1]");

@@ -55,7 +55,8 @@ TEST_CASE("every invalid stack in the catalog fails with exactly its expected di
       for (const auto& line : ReadLines(dir / "vars.txt")) {
         options.vars[line.substr(0, line.find('='))] = line.substr(line.find('=') + 1);
       }
-      for (const auto& line : ReadLines(dir / "varfiles.txt")) options.var_files.push_back((dir / line).string());
+      for (const auto& line : ReadLines(dir / "varfiles.txt"))
+        options.var_files.push_back((dir / line).string());
       auto env = std::make_shared<std::map<std::string, std::string>>();
       for (const auto& line : ReadLines(dir / "env.txt")) {
         (*env)[line.substr(0, line.find('='))] = line.substr(line.find('=') + 1);
@@ -70,9 +71,11 @@ TEST_CASE("every invalid stack in the catalog fails with exactly its expected di
       for (const auto& d : result.diagnostics) {
         std::string where = "-";
         if (!d.location.file.empty()) {
-          where = d.location.file.rfind(prefix, 0) == 0 ? d.location.file.substr(prefix.size()) : d.location.file;
+          where = d.location.file.rfind(prefix, 0) == 0 ? d.location.file.substr(prefix.size())
+                                                        : d.location.file;
           if (d.location.has_position()) {
-            where += ":" + std::to_string(d.location.line) + ":" + std::to_string(d.location.column);
+            where +=
+                ":" + std::to_string(d.location.line) + ":" + std::to_string(d.location.column);
           }
         }
         actual.push_back(where + ": " + d.code + ": " + d.summary);

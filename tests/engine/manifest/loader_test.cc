@@ -45,10 +45,11 @@ const char* kNet = "kind: network\nname: n\nspec: {region: eu, cidr: 10.0.0.0/16
 TEST_CASE("count expands to indexed instances with count.index substituted") {
   auto r = Load(std::string(kNet) +
                 "---\nkind: instance\nname: web\ncount: 3\n"
-                "spec: {name: \"web-${count.index}\", region: eu, plan: p, image: i, network: \"${network.n.id}\"}\n");
+                "spec: {name: \"web-${count.index}\", region: eu, plan: p, image: i, network: "
+                "\"${network.n.id}\"}\n");
   REQUIRE(r.ok());
-  CHECK(Addresses(r.config) ==
-        std::vector<std::string>{"network.n", "instance.web[0]", "instance.web[1]", "instance.web[2]"});
+  CHECK(Addresses(r.config) == std::vector<std::string>{"network.n", "instance.web[0]",
+                                                        "instance.web[1]", "instance.web[2]"});
   const auto* w2 = r.config.Find(*ResourceAddress::Parse("instance.web[2]"));
   REQUIRE(w2);
   CHECK(w2->spec["name"] == "web-2");
@@ -70,12 +71,14 @@ TEST_CASE("count keeps numeric order past ten instances in [*] lists") {
 
 TEST_CASE("for_each over a list and a mapping; spec.name defaults with the key") {
   auto r = Load(
-      "kind: network\nname: zone\nfor_each: [us, eu]\nspec: {region: \"${each.key}\", cidr: 10.0.0.0/16}\n---\n"
+      "kind: network\nname: zone\nfor_each: [us, eu]\nspec: {region: \"${each.key}\", cidr: "
+      "10.0.0.0/16}\n---\n"
       "kind: volume\nname: data\nfor_each: {db: {size: 20}, logs: {size: 5}}\n"
       "spec: {region: eu, size_gb: \"${each.value.size}\"}\n");
   REQUIRE(r.ok());
-  CHECK(Addresses(r.config) == std::vector<std::string>{"network.zone[\"eu\"]", "network.zone[\"us\"]",
-                                                       "volume.data[\"db\"]", "volume.data[\"logs\"]"});
+  CHECK(Addresses(r.config) ==
+        std::vector<std::string>{"network.zone[\"eu\"]", "network.zone[\"us\"]",
+                                 "volume.data[\"db\"]", "volume.data[\"logs\"]"});
   CHECK(r.config.resources[0].spec["name"] == "zone-eu");
   CHECK(r.config.resources[0].spec["region"] == "eu");
   CHECK(r.config.resources[2].spec["size_gb"] == 20);
@@ -119,10 +122,13 @@ TEST_CASE("an exact expression keeps the value's type; interpolation makes strin
   auto r = Load(
       "kind: variable\nname: keys\ntype: list\ndefault: [k1, k2]\n---\n"
       "kind: variable\nname: size\ntype: number\ndefault: 30\n---\n"
-      "kind: instance\nname: w\nspec: {region: eu, plan: p, image: i, ssh_keys: \"${var.keys}\"}\n---\n"
-      "kind: volume\nname: v\nspec: {region: eu, size_gb: \"${var.size}\", name: \"v-${var.size}\"}\n");
+      "kind: instance\nname: w\nspec: {region: eu, plan: p, image: i, ssh_keys: "
+      "\"${var.keys}\"}\n---\n"
+      "kind: volume\nname: v\nspec: {region: eu, size_gb: \"${var.size}\", name: "
+      "\"v-${var.size}\"}\n");
   REQUIRE(r.ok());
-  CHECK(r.config.Find(*ResourceAddress::Parse("instance.w"))->spec["ssh_keys"] == Value::array({"k1", "k2"}));
+  CHECK(r.config.Find(*ResourceAddress::Parse("instance.w"))->spec["ssh_keys"] ==
+        Value::array({"k1", "k2"}));
   const auto* v = r.config.Find(*ResourceAddress::Parse("volume.v"));
   CHECK(v->spec["size_gb"] == 30);
   CHECK(v->spec["name"] == "v-30");
@@ -131,12 +137,14 @@ TEST_CASE("an exact expression keeps the value's type; interpolation makes strin
 TEST_CASE("env, file and escapes are substituted at load time; escapes stay escaped") {
   cairn::testing::TempDir dir;
   std::string pub =
-      "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHnTeJ4cv3DIaWIqPkOPGOGfkr1jBWHybmrVyQxFyV4V deploy@example";
+      "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHnTeJ4cv3DIaWIqPkOPGOGfkr1jBWHybmrVyQxFyV4V "
+      "deploy@example";
   cairn::testing::WriteFile(dir.path() + "/keys/deploy.pub", pub + "\n");
-  cairn::testing::WriteFile(dir.path() + "/main.yaml",
-                            "kind: ssh_key\nname: deploy\nspec:\n  public_key: ${file(\"keys/deploy.pub\")}\n"
-                            "---\nkind: network\nname: n\nspec: {name: \"$${literal}-${env.REGION}\", region: "
-                            "\"${env.REGION}\", cidr: 10.0.0.0/16}\n");
+  cairn::testing::WriteFile(
+      dir.path() + "/main.yaml",
+      "kind: ssh_key\nname: deploy\nspec:\n  public_key: ${file(\"keys/deploy.pub\")}\n"
+      "---\nkind: network\nname: n\nspec: {name: \"$${literal}-${env.REGION}\", region: "
+      "\"${env.REGION}\", cidr: 10.0.0.0/16}\n");
   auto o = Options({{"REGION", "eu"}});
   o.paths = {dir.path()};
   auto r = LoadStack(o);
@@ -149,20 +157,25 @@ TEST_CASE("env, file and escapes are substituted at load time; escapes stay esca
 }
 
 TEST_CASE("depends_on and references give a deterministic order; depends_on lists all deps") {
-  auto r = Load(std::string(kNet) +
-                "---\nkind: firewall\nname: edge\nspec: {rules: [], instances: [\"${instance.b.id}\"]}\n---\n"
-                "kind: instance\nname: b\nspec: {region: eu, plan: p, image: i, network: \"${network.n.id}\"}\n"
-                "---\nkind: instance\nname: a\nspec: {region: eu, plan: p, image: i}\ndepends_on: [firewall.edge]\n");
+  auto r = Load(
+      std::string(kNet) +
+      "---\nkind: firewall\nname: edge\nspec: {rules: [], instances: [\"${instance.b.id}\"]}\n---\n"
+      "kind: instance\nname: b\nspec: {region: eu, plan: p, image: i, network: "
+      "\"${network.n.id}\"}\n"
+      "---\nkind: instance\nname: a\nspec: {region: eu, plan: p, image: i}\ndepends_on: "
+      "[firewall.edge]\n");
   REQUIRE(r.ok());
   CHECK(Addresses(r.config) ==
         std::vector<std::string>{"network.n", "instance.b", "firewall.edge", "instance.a"});
-  CHECK(r.config.Find(*ResourceAddress::Parse("instance.a"))->depends_on.at(0).ToString() == "firewall.edge");
+  CHECK(r.config.Find(*ResourceAddress::Parse("instance.a"))->depends_on.at(0).ToString() ==
+        "firewall.edge");
 }
 
 TEST_CASE("lifecycle, provider and backend documents are read") {
   auto r = Load(
       "kind: instance\nname: w\nspec: {region: eu, plan: p, image: i}\n"
-      "lifecycle: {ignore_changes: [plan], prevent_destroy: true, create_before_destroy: true}\n---\n"
+      "lifecycle: {ignore_changes: [plan], prevent_destroy: true, create_before_destroy: "
+      "true}\n---\n"
       "kind: provider\nendpoint: http://localhost:9\ntoken_env: MY_TOKEN\nparallelism: 3\n"
       "timeouts: {create: 120}\n---\n"
       "kind: backend\ntype: postgres\nurl_env: DB_URL\n");
@@ -181,9 +194,10 @@ TEST_CASE("lifecycle, provider and backend documents are read") {
 }
 
 TEST_CASE("all problems are reported, sorted by file and line") {
-  auto r = LoadStackFromText({{"b.yaml", "kind: instance\nname: w\nspec: {region: eu, plan: 1, image: i}\n"},
-                              {"a.yaml", "kind: network\nname: n\nspec: {region: eu, cidr: x, colour: red}\n"}},
-                             Options());
+  auto r = LoadStackFromText(
+      {{"b.yaml", "kind: instance\nname: w\nspec: {region: eu, plan: 1, image: i}\n"},
+       {"a.yaml", "kind: network\nname: n\nspec: {region: eu, cidr: x, colour: red}\n"}},
+      Options());
   REQUIRE(r.diagnostics.size() == 3);
   CHECK(r.diagnostics[0].location.file == "a.yaml");
   CHECK(r.diagnostics[0].location.column < r.diagnostics[1].location.column);
@@ -220,7 +234,9 @@ TEST_CASE("the example stack is valid") {
 
 TEST_CASE("private key material from the environment is refused without echoing it") {
   auto r = Load("kind: ssh_key\nname: k\nspec: {public_key: \"${env.KEY}\"}\n",
-                Options({{"KEY", "-----BEGIN OPENSSH PRIVATE KEY-----\nsecretbody\n-----END OPENSSH PRIVATE KEY-----"}}));
+                Options({{"KEY",
+                          "-----BEGIN OPENSSH PRIVATE KEY-----\nsecretbody\n-----END OPENSSH "
+                          "PRIVATE KEY-----"}}));
   REQUIRE_FALSE(r.ok());
   CHECK(r.diagnostics.at(0).code == "private_key_material");
   CHECK(r.diagnostics.at(0).summary.find("secretbody") == std::string::npos);
@@ -232,8 +248,9 @@ TEST_CASE("a YAML alias bomb is refused, not expanded") {
   std::string prev = "a";
   for (int i = 0; i < 8; ++i) {
     std::string name = "l" + std::to_string(i);
-    yaml += name + ": &" + name + " [*" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev +
-            ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + "]\n";
+    yaml += name + ": &" + name + " [*" + prev + ", *" + prev + ", *" + prev + ", *" + prev +
+            ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" +
+            prev + "]\n";
     prev = name;
   }
   auto r = Load(yaml);

@@ -15,16 +15,19 @@ std::shared_ptr<const SchemaRegistry> Registry() {
 }
 
 const char* kEd25519 =
-    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHnTeJ4cv3DIaWIqPkOPGOGfkr1jBWHybmrVyQxFyV4V deploy@example";
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHnTeJ4cv3DIaWIqPkOPGOGfkr1jBWHybmrVyQxFyV4V "
+    "deploy@example";
 
 }  // namespace
 
 TEST_CASE("the registry reads the kinds and their x-cairn metadata from the schema files") {
   auto reg = Registry();
-  CHECK(reg->kinds() == std::vector<std::string>{"firewall", "instance", "network", "ssh_key", "volume"});
+  CHECK(reg->kinds() ==
+        std::vector<std::string>{"firewall", "instance", "network", "ssh_key", "volume"});
   CHECK(reg->Fields("instance") ==
         std::vector<std::string>{"image", "name", "network", "plan", "region", "ssh_keys"});
-  CHECK(reg->Immutable("instance") == std::vector<std::string>{"region", "image", "network", "ssh_keys"});
+  CHECK(reg->Immutable("instance") ==
+        std::vector<std::string>{"region", "image", "network", "ssh_keys"});
   CHECK(reg->Editable("instance") == std::vector<std::string>{"name", "plan"});
   CHECK(reg->Editable("volume") == std::vector<std::string>{"instance", "name", "size_gb"});
   CHECK(reg->Immutable("firewall").empty());
@@ -48,7 +51,9 @@ TEST_CASE("a valid spec has no violations; references are not type-checked") {
                                    {"network", "${network.n.id}"},
                                    {"ssh_keys", {"${ssh_key.k.id}"}}})
             .empty());
-  CHECK(reg->Validate("volume", {{"name", "v"}, {"region", "eu"}, {"size_gb", "${volume.o.size_gb}"}}).empty());
+  CHECK(
+      reg->Validate("volume", {{"name", "v"}, {"region", "eu"}, {"size_gb", "${volume.o.size_gb}"}})
+          .empty());
   CHECK(reg->Validate("ssh_key", {{"name", "k"}, {"public_key", kEd25519}}).empty());
 }
 
@@ -65,12 +70,15 @@ TEST_CASE("violations carry a code, a JSON pointer and a readable summary") {
   std::vector<std::string> got;
   for (const auto& x : v) got.push_back(x.code + " " + x.pointer + " " + x.summary);
   std::sort(got.begin(), got.end());
-  CHECK(got == std::vector<std::string>{
-                   "invalid_format /rules/0/source field \"rules[0].source\" must be a CIDR block such as 10.0.0.0/16",
-                   "invalid_value /rules/0/direction field \"rules[0].direction\" must be one of \"inbound\", "
-                   "\"outbound\"",
-                   "unknown_field /rules/0/extra unknown field \"extra\" in rules[0]",
-                   "wrong_type /rules/0/port field \"rules[0].port\" must be a string, not an integer"});
+  CHECK(got ==
+        std::vector<std::string>{
+            "invalid_format /rules/0/source field \"rules[0].source\" must be a CIDR block such as "
+            "10.0.0.0/16",
+            "invalid_value /rules/0/direction field \"rules[0].direction\" must be one of "
+            "\"inbound\", "
+            "\"outbound\"",
+            "unknown_field /rules/0/extra unknown field \"extra\" in rules[0]",
+            "wrong_type /rules/0/port field \"rules[0].port\" must be a string, not an integer"});
   auto m = reg->Validate("volume", {{"name", "v"}, {"size_gb", 0}});
   REQUIRE(m.size() == 2);
   std::sort(m.begin(), m.end(), [](const auto& a, const auto& b) { return a.code < b.code; });
@@ -92,7 +100,8 @@ TEST_CASE("CIDR and OpenSSH public key formats") {
   CHECK_FALSE(IsCidr("10.20.0.0/-1"));
   CHECK(IsOpenSshPublicKey(kEd25519));
   CHECK(IsOpenSshPublicKey(std::string(kEd25519) + "\n"));
-  CHECK_FALSE(IsOpenSshPublicKey("ssh-rsa AAAAC3NzaC1lZDI1NTE5AAAAIHnTeJ4cv3DIaWIqPkOPGOGfkr1jBWHybmrVyQxFyV4V"));
+  CHECK_FALSE(IsOpenSshPublicKey(
+      "ssh-rsa AAAAC3NzaC1lZDI1NTE5AAAAIHnTeJ4cv3DIaWIqPkOPGOGfkr1jBWHybmrVyQxFyV4V"));
   CHECK_FALSE(IsOpenSshPublicKey("ssh-ed25519 not-base64!"));
   CHECK_FALSE(IsOpenSshPublicKey("ssh-ed25519"));
   CHECK_FALSE(IsOpenSshPublicKey("-----BEGIN OPENSSH PRIVATE KEY-----"));
