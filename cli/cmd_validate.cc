@@ -44,7 +44,7 @@ std::function<int()> SetupValidate(CLI::App& sub, const GlobalOptions& global) {
                    {"kinds", kinds},
                    {"files", result.config.files.size()},
                    {"diagnostics", Value::parse(DiagnosticsToJson(result.diagnostics))}};
-      std::cout << out.dump(2) << "\n";
+      std::cout << out.dump(2, ' ', false, Value::error_handler_t::replace) << "\n";
       return result.ok() ? 0 : 1;
     }
     if (!result.diagnostics.empty()) {

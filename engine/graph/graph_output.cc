@@ -66,7 +66,7 @@ std::string GraphToJson(const StackConfig& config) {
   }
   Value out = {
       {"nodes", std::move(nodes)}, {"edges", std::move(edges)}, {"order", std::move(order)}};
-  return out.dump(2) + "\n";
+  return out.dump(2, ' ', false, Value::error_handler_t::replace) + "\n";
 }
 
 }  // namespace cairn

@@ -286,7 +286,7 @@ std::string RenderTemplate(const Template& t) {
 std::string InterpolationText(const Value& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_null()) return "";
-  return v.dump();
+  return v.dump(-1, ' ', false, Value::error_handler_t::replace);
 }
 
 Value ResolveReferences(const Value& v, const AttributeLookup& lookup) {

@@ -253,6 +253,13 @@ void ParseManifest(const std::string& display, const std::string& content, Parse
   }
 }
 
+std::string ValidUtf8(const std::string& s) {
+  if (std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; }))
+    return s;
+  return Value::parse(Value(s).dump(-1, ' ', false, Value::error_handler_t::replace))
+      .get<std::string>();
+}
+
 struct Doc {
   std::string file;  // display name
   std::string dir;   // directory for file()
@@ -1222,8 +1229,9 @@ class Loader {
       v = static_cast<long long>(v.get<double>());
     }
     if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() > kMaxCount) {
-      std::string got =
-          v.is_string() ? "\"" + v.get<std::string>().substr(0, 40) + "\"" : v.dump().substr(0, 40);
+      std::string got = v.is_string()
+                            ? "\"" + v.get<std::string>().substr(0, 40) + "\""
+                            : v.dump(-1, ' ', false, Value::error_handler_t::replace).substr(0, 40);
       Error("invalid_count",
             "count must be a whole number from 0 to " + std::to_string(kMaxCount) + ", not " + got,
             Loc(doc.file, node));
@@ -1747,6 +1755,10 @@ class Loader {
     SortDiagnostics(diags_);
     std::set<std::tuple<std::string, int, int, std::string, std::string, std::string>> seen;
     for (auto& d : diags_) {
+      // Manifests may hold bytes that are not UTF-8; diagnostics must not,
+      // or their JSON form could not be written.
+      d.summary = ValidUtf8(d.summary);
+      d.detail = ValidUtf8(d.detail);
       if (seen.insert({d.location.file, d.location.line, d.location.column, d.code, d.summary,
                        d.detail})
               .second) {

@@ -62,9 +62,15 @@ YamlNode YamlNode::Get(std::string_view key) const {
   return {};
 }
 
+// Thrown by the builder when the parser emits more nodes than the text can
+// hold: yaml-cpp 0.7 loops forever on some malformed input.
+struct RunawayParser {
+  YamlMark mark;
+};
+
 class YamlTreeBuilder : public YAML::EventHandler {
  public:
-  explicit YamlTreeBuilder(YamlTree& tree) : tree_(tree) {}
+  YamlTreeBuilder(YamlTree& tree, size_t max_nodes) : tree_(tree), max_nodes_(max_nodes) {}
 
   void OnDocumentStart(const YAML::Mark&) override {}
   void OnDocumentEnd() override {}
@@ -111,6 +117,7 @@ class YamlTreeBuilder : public YAML::EventHandler {
   };
 
   YamlNodeData* New(YamlNode::Type type, const YAML::Mark& mark, YAML::anchor_t anchor) {
+    if (tree_.arena_.size() >= max_nodes_) throw RunawayParser{ToMark(mark)};
     YamlNodeData& d = tree_.arena_.emplace_back();
     d.type = type;
     d.mark = ToMark(mark);
@@ -145,19 +152,25 @@ class YamlTreeBuilder : public YAML::EventHandler {
   YamlTree& tree_;
   std::vector<Frame> stack_;
   std::map<YAML::anchor_t, const YamlNodeData*> anchors_;
+  size_t max_nodes_;
 };
 
 std::unique_ptr<YamlTree> YamlTree::Parse(const std::string& text) {
   auto tree = std::make_unique<YamlTree>();
   std::istringstream in(text);
+  // Every node takes at least one character of text (an alias two), so a
+  // parser emitting more than this is looping.
+  const size_t max_nodes = 2 * text.size() + 16;
   try {
     YAML::Parser parser(in);
     while (true) {
       // A document is only kept once its root is complete: a syntax error
       // drops the partial one.
-      YamlTreeBuilder builder(*tree);
+      YamlTreeBuilder builder(*tree, max_nodes);
       if (!parser.HandleNextDocument(builder)) break;
     }
+  } catch (const RunawayParser& r) {
+    tree->error = YamlSyntaxError{"the YAML parser could not make sense of the text here", r.mark};
   } catch (const YAML::Exception& e) {
     tree->error = YamlSyntaxError{e.msg, ToMark(e.mark)};
   } catch (const std::exception& e) {

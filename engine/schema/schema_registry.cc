@@ -541,7 +541,7 @@ std::vector<SchemaViolation> SchemaRegistry::Validate(std::string_view kind,
       }
       v.summary = Subject(kind, pointer) + " must be one of " + allowed;
       if (cur && cur->is_string() && cur->get_ref<const std::string&>().size() <= 80)
-        v.detail = "got " + cur->dump();
+        v.detail = "got " + cur->dump(-1, ' ', false, Value::error_handler_t::replace);
     } else if (StartsWith(desc, "Expected number greater") ||
                StartsWith(desc, "Expected number less") ||
                StartsWith(desc, "String should be no") ||

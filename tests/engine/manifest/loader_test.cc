@@ -259,3 +259,22 @@ TEST_CASE("a YAML alias bomb is refused, not expanded") {
   for (const auto& d : r.diagnostics) too_large = too_large || d.code == "document_too_large";
   CHECK(too_large);
 }
+
+TEST_CASE("bytes that are not UTF-8 never break the JSON form of diagnostics") {
+  auto r = Load(
+      "kind: network\nname: n\nspec: {region: eu, cidr: 10.0.0.0/8, \"caf\xe9\": 1}\n---\n"
+      "kind: instance\nname: w\ncount: [\"\xff\"]\nspec: {region: eu, plan: p, image: i}\n");
+  REQUIRE(r.diagnostics.size() == 2);
+  std::string json;
+  CHECK_NOTHROW(json = DiagnosticsToJson(r.diagnostics));
+  CHECK(json.find("unknown_field") != std::string::npos);
+  CHECK(json.find("invalid_count") != std::string::npos);
+}
+
+TEST_CASE(
+    "fuzz regression: yaml-cpp looping on a malformed sequence is a syntax error, not a hang") {
+  // tests/fuzz/regressions/timeout-yaml-cpp-endless-sequence
+  auto r = Load(std::string(",2.]-  1\x8a"));
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.diagnostics.at(0).code == "yaml_syntax");
+}
