@@ -85,8 +85,10 @@ TEST_CASE("cairn validate takes --var, --var-file and -r") {
   std::remove((dir.path() + "/vars.yaml").c_str());
   r = RunCairn({"validate", dir.path(), "--var-file", other.path() + "/vars.yaml"}, Env());
   CHECK(r.out == "Valid: 2 resources (2 instance) in 1 file.\n");
-  r = RunCairn({"validate", dir.path(), "-r", "--var", "n=4"}, Env());
+  r = RunCairn({"validate", "--var", "n=4", "-r", dir.path()}, Env());
   CHECK(r.out == "Valid: 5 resources (4 instance, 1 network) in 2 files.\n");
+  r = RunCairn({"validate", "--var", "n=1", "--var-file", other.path() + "/vars.yaml", dir.path()}, Env());
+  CHECK(r.out == "Valid: 1 resource (1 instance) in 1 file.\n");
   r = RunCairn({"validate", dir.path(), "--var", "novalue"}, Env());
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("expected NAME=VALUE") != std::string::npos);
