@@ -17,6 +17,7 @@
 #include "engine/manifest/private_key.h"
 #include "engine/manifest/yaml_tree.h"
 #include "engine/redact.h"
+#include "engine/schema/formats.h"
 #include "engine/schema/schema_registry.h"
 #include "engine/schema/suggest.h"
 
@@ -165,6 +166,13 @@ SourceLocation NodeLoc(const std::string& file, const YamlNode& n) {
   return l;
 }
 
+std::string ValidUtf8(const std::string& s) {
+  if (std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; }))
+    return s;
+  return Value::parse(Value(s).dump(-1, ' ', false, Value::error_handler_t::replace))
+      .get<std::string>();
+}
+
 Value YamlToValue(const std::string& file, const YamlNode& n, int depth, size_t& budget,
                   std::vector<Diagnostic>& out) {
   if (++budget > kMaxNodesPerDocument) {
@@ -185,6 +193,11 @@ Value YamlToValue(const std::string& file, const YamlNode& n, int depth, size_t&
   }
   switch (n.type()) {
     case YamlNode::Type::kScalar:
+      if (!IsValidUtf8(n.Scalar())) {
+        AddError(out, "invalid_utf8", "text is not valid UTF-8", NodeLoc(file, n),
+                 "manifests are UTF-8; save the file in that encoding");
+        return ValidUtf8(n.Scalar());
+      }
       if (n.quoted()) return n.Scalar();
       return PlainScalar(n.Scalar());
     case YamlNode::Type::kSequence: {
@@ -199,6 +212,11 @@ Value YamlToValue(const std::string& file, const YamlNode& n, int depth, size_t&
         if (!key_node.IsScalar()) {
           AddError(out, "invalid_key", "mapping keys must be plain strings",
                    NodeLoc(file, key_node));
+          continue;
+        }
+        if (!IsValidUtf8(key_node.Scalar())) {
+          AddError(out, "invalid_utf8", "text is not valid UTF-8", NodeLoc(file, key_node),
+                   "manifests are UTF-8; save the file in that encoding");
           continue;
         }
         const std::string& key = key_node.Scalar();
@@ -251,13 +269,6 @@ void ParseManifest(const std::string& display, const std::string& content, Parse
     if (budget > kMaxNodesPerDocument) continue;
     out.documents.emplace_back(node, std::move(v));
   }
-}
-
-std::string ValidUtf8(const std::string& s) {
-  if (std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; }))
-    return s;
-  return Value::parse(Value(s).dump(-1, ' ', false, Value::error_handler_t::replace))
-      .get<std::string>();
 }
 
 struct Doc {

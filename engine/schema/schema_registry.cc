@@ -251,6 +251,17 @@ void CheckFormats(const Value& root, const Value* schema, const Value& value,
   }
 }
 
+bool ContainsInvalidUtf8(const Value& v) {
+  if (v.is_string()) return !IsValidUtf8(v.get_ref<const std::string&>());
+  if (v.is_array()) return std::any_of(v.begin(), v.end(), ContainsInvalidUtf8);
+  if (v.is_object()) {
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      if (!IsValidUtf8(it.key()) || ContainsInvalidUtf8(*it)) return true;
+    }
+  }
+  return false;
+}
+
 bool StartsWith(const std::string& s, std::string_view prefix) {
   return s.compare(0, prefix.size(), prefix) == 0;
 }
@@ -475,9 +486,15 @@ std::vector<SchemaViolation> SchemaRegistry::Validate(std::string_view kind,
   std::vector<SchemaViolation> out;
   const KindInfo* k = Find(kind);
   if (!k) return out;
+  // valijson must only ever see well-formed UTF-8 (see IsValidUtf8).
+  Value clean;
+  if (ContainsInvalidUtf8(spec)) {
+    clean = Value::parse(spec.dump(-1, ' ', false, Value::error_handler_t::replace));
+  }
+  const Value& checked = clean.is_null() ? spec : clean;
   valijson::Validator validator;
   valijson::ValidationResults results;
-  valijson::adapters::NlohmannJsonAdapter adapter(spec);
+  valijson::adapters::NlohmannJsonAdapter adapter(checked);
   bool valid = false;
   try {
     valid = validator.validate(k->schema, adapter, &results);
@@ -491,7 +508,7 @@ std::vector<SchemaViolation> SchemaRegistry::Validate(std::string_view kind,
   while (!valid && results.popError(err)) {
     // valijson's context: "<root>", then "[field]" or "[index]" per level.
     std::string pointer;
-    const Value* cur = &spec;
+    const Value* cur = &checked;
     for (size_t i = 1; i < err.context.size(); ++i) {
       std::string seg = err.context[i];
       if (seg.size() >= 2 && seg.front() == '[' && seg.back() == ']')
@@ -576,7 +593,7 @@ std::vector<SchemaViolation> SchemaRegistry::Validate(std::string_view kind,
     }
     out.push_back(std::move(v));
   }
-  CheckFormats(root, &root, spec, "", out);
+  CheckFormats(root, &root, checked, "", out);
   // Deduplicate, keeping the first of equal violations.
   std::set<std::tuple<std::string, std::string, std::string>> seen;
   std::vector<SchemaViolation> unique;

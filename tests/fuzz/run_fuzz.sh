@@ -14,7 +14,8 @@ if ! command -v clang++ >/dev/null 2>&1; then
   echo "clang++ not found: skipping the fuzz run"
   exit 77
 fi
-cmake -S "$src" -B "$out" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+cmake -S "$src" -B "$out" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=None \
+  -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only" \
   -DCAIRN_FUZZ=ON -DCAIRN_SANITIZE=address,undefined -DCAIRN_BUILD_BENCH=OFF >"$out.configure.log" 2>&1 ||
   { cat "$out.configure.log"; exit 1; }
 cmake --build "$out" --target manifest_loader_fuzz -j2 >"$out.build.log" 2>&1 ||

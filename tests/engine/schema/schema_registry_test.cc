@@ -112,3 +112,12 @@ TEST_CASE("loading a missing schema directory fails with NotFound") {
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().code() == StatusCode::kNotFound);
 }
+
+TEST_CASE("validation survives strings that are not UTF-8") {
+  auto reg = Registry();
+  auto v = reg->Validate(
+      "network", {{"name", std::string(40, '\x97')}, {"region", "eu"}, {"cidr", "10.0.0.0/8"}});
+  CHECK(v.empty());
+  CHECK_FALSE(IsValidUtf8("caf\xe9"));
+  CHECK(IsValidUtf8("caf\xc3\xa9"));
+}
