@@ -1696,39 +1696,63 @@ class Loader {
     }
   }
 
+  // Schema validation is independent per resource and read-only on the
+  // loader's state, so large stacks validate on several threads.
   void ValidateSpecs() {
-    for (size_t i = 0; i < resources_.size(); ++i) {
-      const ResourceConfig& rc = resources_[i];
-      const Doc& doc = docs_[resource_docs_of_[i]];
-      YamlNode spec_node = spec_nodes_[rc.address.BaseString()];
-      auto locate = [&](const std::string& pointer, bool at_key) {
-        if (pointer.empty() && spec_node == doc.node) return doc.location;
-        if (pointer.empty()) return KeyLoc(doc.file, doc.node, "spec");
-        return Locate(doc.file, spec_node, pointer, at_key);
-      };
-      for (auto& d : registry_->Validate(rc.kind, rc.spec, locate)) diags_.push_back(std::move(d));
-      ScanValueForKeys(rc.spec, doc, spec_node, "");
+    const size_t n = resources_.size();
+    size_t threads =
+        n < 512 ? 1 : std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), 8);
+    std::vector<std::vector<Diagnostic>> found(threads);
+    auto work = [&](size_t t) {
+      for (size_t i = t; i < n; i += threads) ValidateOne(i, found[t]);
+    };
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work, t);
+    work(0);
+    for (auto& t : pool) t.join();
+    for (auto& list : found) {
+      for (auto& d : list) diags_.push_back(std::move(d));
     }
+  }
+
+  void ValidateOne(size_t i, std::vector<Diagnostic>& out) const {
+    const ResourceConfig& rc = resources_[i];
+    const Doc& doc = docs_[resource_docs_of_[i]];
+    auto it = spec_nodes_.find(rc.address.BaseString());
+    YamlNode spec_node = it == spec_nodes_.end() ? doc.node : it->second;
+    auto locate = [&](const std::string& pointer, bool at_key) {
+      if (pointer.empty() && spec_node == doc.node) return doc.location;
+      if (pointer.empty()) return KeyLoc(doc.file, doc.node, "spec");
+      return Locate(doc.file, spec_node, pointer, at_key);
+    };
+    for (auto& d : registry_->Validate(rc.kind, rc.spec, locate)) out.push_back(std::move(d));
+    if (MayHoldKey(rc.spec)) ScanValueForKeys(rc.spec, doc, spec_node, "", out);
+  }
+
+  static bool MayHoldKey(const Value& v) {
+    if (v.is_string())
+      return v.get_ref<const std::string&>().find("PRIVATE KEY-----") != std::string::npos;
+    if (v.is_structured()) return std::any_of(v.begin(), v.end(), MayHoldKey);
+    return false;
   }
 
   // Key material that arrived through a variable (files and manifests are
   // checked as text when read).
   void ScanValueForKeys(const Value& v, const Doc& doc, const YamlNode& base,
-                        const std::string& pointer) {
+                        const std::string& pointer, std::vector<Diagnostic>& out) const {
     if (v.is_string()) {
-      if (v.get_ref<const std::string&>().find("PRIVATE KEY-----") != std::string::npos &&
-          FindPrivateKey(v.get_ref<const std::string&>()).found()) {
-        Error("private_key_material", "private key material in a value",
-              Locate(doc.file, base, pointer, false),
-              "it came from a variable; only public keys belong in a stack, and the key is not "
-              "shown");
+      if (FindPrivateKey(v.get_ref<const std::string&>()).found()) {
+        AddError(out, "private_key_material", "private key material in a value",
+                 Locate(doc.file, base, pointer, false),
+                 "it came from a variable; only public keys belong in a stack, and the key is not "
+                 "shown");
       }
     } else if (v.is_array()) {
       for (size_t i = 0; i < v.size(); ++i)
-        ScanValueForKeys(v[i], doc, base, pointer + "/" + std::to_string(i));
+        ScanValueForKeys(v[i], doc, base, pointer + "/" + std::to_string(i), out);
     } else if (v.is_object()) {
       for (auto it = v.begin(); it != v.end(); ++it)
-        ScanValueForKeys(*it, doc, base, pointer + "/" + it.key());
+        ScanValueForKeys(*it, doc, base, pointer + "/" + it.key(), out);
     }
   }
 
