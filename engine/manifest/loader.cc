@@ -1778,7 +1778,9 @@ class Loader {
     order.insert(order.end(), rest.begin(), rest.end());
     auto& out = result_.config.resources;
     out.reserve(order.size());
+    result_.config.resource_index.reserve(order.size());
     for (size_t i : order) {
+      result_.config.resource_index.emplace(graph.address(i).ToString(), out.size());
       ResourceConfig rc = std::move(resources_[i]);
       for (size_t dep : graph.Dependencies(i)) rc.depends_on.push_back(graph.address(dep));
       out.push_back(std::move(rc));

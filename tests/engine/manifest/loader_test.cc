@@ -287,3 +287,17 @@ TEST_CASE("fuzz regression: text that is not UTF-8 never reaches valijson") {
   CHECK(r.diagnostics.at(0).code == "invalid_utf8");
   CHECK(r.diagnostics.at(0).location.line == 4);
 }
+
+TEST_CASE("StackConfig::Find uses the index LoadStack builds and survives a stale one") {
+  auto r = Load(std::string(kNet) +
+                "---\nkind: instance\nname: w\ncount: 3\nspec: {region: eu, plan: p, image: i}\n");
+  REQUIRE(r.ok());
+  CHECK(r.config.resource_index.size() == 4);
+  auto w1 = *ResourceAddress::Parse("instance.w[1]");
+  REQUIRE(r.config.Find(w1));
+  CHECK(r.config.Find(w1)->address == w1);
+  std::reverse(r.config.resources.begin(), r.config.resources.end());  // the index is now stale
+  REQUIRE(r.config.Find(w1));
+  CHECK(r.config.Find(w1)->address == w1);
+  CHECK(r.config.Find(*ResourceAddress::Parse("instance.w[7]")) == nullptr);
+}
