@@ -13,14 +13,17 @@ std::function<int()> SetupSchema(CLI::App& sub, const GlobalOptions&) {
   auto kind = std::make_shared<std::string>();
   sub.add_option("KIND", *kind, "A resource kind; without it, list the kinds");
   sub.footer(
-      "Without KIND, lists the resource kinds. With KIND, prints its JSON Schema: the spec fields,\n"
-      "their types and formats, and under \"x-cairn\" the computed attributes, the immutable fields,\n"
+      "Without KIND, lists the resource kinds. With KIND, prints its JSON Schema: the spec "
+      "fields,\n"
+      "their types and formats, and under \"x-cairn\" the computed attributes, the immutable "
+      "fields,\n"
       "the reference targets and the API wire mapping.\n\n"
       "Example:\n  cairn schema instance");
   return [kind]() {
     auto reg = SchemaRegistry::Load(SchemaRegistry::FindSchemaDir());
     if (!reg.ok()) {
-      std::cerr << "cairn: error: cannot load the resource schemas: " << reg.status().message() << "\n";
+      std::cerr << "cairn: error: cannot load the resource schemas: " << reg.status().message()
+                << "\n";
       return 1;
     }
     const SchemaRegistry& r = **reg;
@@ -29,15 +32,16 @@ std::function<int()> SetupSchema(CLI::App& sub, const GlobalOptions&) {
       for (const auto& k : r.kinds()) width = std::max(width, k.size());
       std::cout << "Resource kinds:\n";
       for (const auto& k : r.kinds()) {
-        std::cout << "  " << k << std::string(width + 2 - k.size(), ' ') << r.Description(k) << "\n";
+        std::cout << "  " << k << std::string(width + 2 - k.size(), ' ') << r.Description(k)
+                  << "\n";
       }
       std::cout << "Run 'cairn schema KIND' for a kind's JSON Schema.\n";
       return 0;
     }
     if (!r.HasKind(*kind)) {
       std::string hint = DidYouMean(*kind, r.kinds());
-      std::cerr << "cairn: error: unknown kind \"" << *kind << "\"" << (hint.empty() ? "" : "; " + hint)
-                << "\nknown kinds:";
+      std::cerr << "cairn: error: unknown kind \"" << *kind << "\""
+                << (hint.empty() ? "" : "; " + hint) << "\nknown kinds:";
       for (const auto& k : r.kinds()) std::cerr << " " << k;
       std::cerr << "\n";
       return 1;

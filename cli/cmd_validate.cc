@@ -24,7 +24,8 @@ std::function<int()> SetupValidate(CLI::App& sub, const GlobalOptions& global) {
   AddStackFlags(sub, *flags);
   sub.add_flag("--json", *json, "Print the result and every diagnostic as JSON on stdout");
   sub.footer(
-      "Checks every manifest (syntax, schemas, variables, references, dependency cycles, key material)\n"
+      "Checks every manifest (syntax, schemas, variables, references, dependency cycles, key "
+      "material)\n"
       "before any network call. Exit 0 when valid, 1 otherwise.\n\n"
       "Example:\n  cairn validate stacks/web --var region=eu-central");
   return [flags, json, &global]() {
@@ -43,7 +44,7 @@ std::function<int()> SetupValidate(CLI::App& sub, const GlobalOptions& global) {
                    {"kinds", kinds},
                    {"files", result.config.files.size()},
                    {"diagnostics", Value::parse(DiagnosticsToJson(result.diagnostics))}};
-      std::cout << out.dump(2) << "\n";
+      std::cout << out.dump(2, ' ', false, Value::error_handler_t::replace) << "\n";
       return result.ok() ? 0 : 1;
     }
     if (!result.diagnostics.empty()) {
@@ -53,7 +54,8 @@ std::function<int()> SetupValidate(CLI::App& sub, const GlobalOptions& global) {
     }
     if (!result.ok()) return 1;
     std::string by_kind;
-    for (const auto& [kind, n] : kinds) by_kind += (by_kind.empty() ? "" : ", ") + std::to_string(n) + " " + kind;
+    for (const auto& [kind, n] : kinds)
+      by_kind += (by_kind.empty() ? "" : ", ") + std::to_string(n) + " " + kind;
     bool color = UseColor(global, STDOUT_FILENO);
     std::cout << (color ? "\033[1;32mValid:\033[0m " : "Valid: ")
               << Plural(result.config.resources.size(), "resource")

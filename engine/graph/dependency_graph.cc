@@ -63,7 +63,9 @@ void DependencyGraph::AddEdge(size_t from, size_t to, const SourceLocation& why)
 
 size_t DependencyGraph::size() const { return impl_->addresses.size(); }
 
-const ResourceAddress& DependencyGraph::address(size_t node) const { return impl_->addresses[node]; }
+const ResourceAddress& DependencyGraph::address(size_t node) const {
+  return impl_->addresses[node];
+}
 
 std::vector<size_t> DependencyGraph::Dependencies(size_t node) const {
   std::vector<size_t> out;
@@ -81,7 +83,8 @@ std::vector<size_t> DependencyGraph::TopologicalOrder() const {
   const size_t n = size();
   std::vector<size_t> pending(n);
   // Min-heap of (rank, node) over nodes whose dependencies are all emitted.
-  std::priority_queue<std::pair<size_t, size_t>, std::vector<std::pair<size_t, size_t>>, std::greater<>>
+  std::priority_queue<std::pair<size_t, size_t>, std::vector<std::pair<size_t, size_t>>,
+                      std::greater<>>
       ready;
   for (size_t v = 0; v < n; ++v) {
     pending[v] = boost::out_degree(v, g);
@@ -113,7 +116,8 @@ std::vector<DependencyCycle> DependencyGraph::FindCycles() const {
   for (size_t v = 0; v < n; ++v) members[component[v]].push_back(v);
   const auto& texts = impl_->texts;
   for (const auto& m : members) {
-    size_t start = *std::min_element(m.begin(), m.end(), [&](size_t a, size_t b) { return texts[a] < texts[b]; });
+    size_t start = *std::min_element(m.begin(), m.end(),
+                                     [&](size_t a, size_t b) { return texts[a] < texts[b]; });
     bool self_loop = boost::edge(start, start, g).second;
     if (m.size() < 2 && !self_loop) continue;
     DependencyCycle cycle;
@@ -151,7 +155,8 @@ std::vector<DependencyCycle> DependencyGraph::FindCycles() const {
     std::vector<size_t> rev;
     for (size_t v = last; v != n && v != start; v = parent[v]) rev.push_back(v);
     cycle.path.push_back(impl_->addresses[start]);
-    for (auto it = rev.rbegin(); it != rev.rend(); ++it) cycle.path.push_back(impl_->addresses[*it]);
+    for (auto it = rev.rbegin(); it != rev.rend(); ++it)
+      cycle.path.push_back(impl_->addresses[*it]);
     cycle.path.push_back(impl_->addresses[start]);
     size_t second = rev.empty() ? start : rev.back();
     cycle.location = impl_->why.at({start, second});

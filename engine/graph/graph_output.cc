@@ -29,13 +29,17 @@ std::string DotQuote(const std::string& s) {
 std::string GraphToDot(const StackConfig& config, const std::vector<std::string>& kinds) {
   std::string out = "digraph cairn {\n";
   out += "  rankdir=LR;\n";
-  out += "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fillcolor=\"#ffffff\"];\n";
+  out +=
+      "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", "
+      "fillcolor=\"#ffffff\"];\n";
   out += "  edge [color=\"#555555\"];\n";
   for (const auto& r : config.resources) {
     auto it = std::find(kinds.begin(), kinds.end(), r.kind);
-    size_t color = it == kinds.end() ? 8 : static_cast<size_t>(it - kinds.begin()) % std::size(kPalette);
+    size_t color =
+        it == kinds.end() ? 8 : static_cast<size_t>(it - kinds.begin()) % std::size(kPalette);
     std::string addr = r.address.ToString();
-    out += "  " + DotQuote(addr) + " [label=" + DotQuote(addr) + ", fillcolor=\"" + kPalette[color] + "\"];\n";
+    out += "  " + DotQuote(addr) + " [label=" + DotQuote(addr) + ", fillcolor=\"" +
+           kPalette[color] + "\"];\n";
   }
   for (const auto& r : config.resources) {
     for (const auto& dep : r.depends_on) {
@@ -60,8 +64,9 @@ std::string GraphToJson(const StackConfig& config) {
       edges.push_back({{"from", r.address.ToString()}, {"to", dep.ToString()}});
     }
   }
-  Value out = {{"nodes", std::move(nodes)}, {"edges", std::move(edges)}, {"order", std::move(order)}};
-  return out.dump(2) + "\n";
+  Value out = {
+      {"nodes", std::move(nodes)}, {"edges", std::move(edges)}, {"order", std::move(order)}};
+  return out.dump(2, ' ', false, Value::error_handler_t::replace) + "\n";
 }
 
 }  // namespace cairn

@@ -22,6 +22,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/address.h"
@@ -77,6 +78,10 @@ struct StackConfig {
   std::map<std::string, Value> variables;  // resolved values
   std::vector<std::string> sensitive_variables;
   std::vector<std::string> files;  // the manifest files read, in reading order
+  // Address text -> position in `resources`, built by LoadStack so Find() is
+  // fast on large stacks. Find() checks each hit and falls back to a scan,
+  // so a stale or empty index is never wrong, only slower.
+  std::unordered_map<std::string, size_t> resource_index;
 
   const ResourceConfig* Find(const ResourceAddress& addr) const;
 };

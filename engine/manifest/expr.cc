@@ -10,7 +10,9 @@ namespace cairn {
 namespace {
 
 bool IsIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; }
+bool IsIdentChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+}
 
 std::string QuoteString(std::string_view s) {
   std::string out = "\"";
@@ -52,7 +54,8 @@ class BodyParser {
       return End();
     }
     if (first == "count") {
-      if (!Eat('.') || Ident() != "index") return Fail(start, "count has only one attribute: count.index");
+      if (!Eat('.') || Ident() != "index")
+        return Fail(start, "count has only one attribute: count.index");
       e.type = Expression::Type::kCountIndex;
       return End();
     }
@@ -77,7 +80,8 @@ class BodyParser {
     e.target.kind = first;
     if (!Eat('.')) return Fail(pos_, "expected KIND.NAME.ATTRIBUTE, e.g. instance.web.id");
     e.target.name = Ident();
-    if (e.target.name.empty()) return Fail(pos_, "expected a resource name after \"" + first + ".\"");
+    if (e.target.name.empty())
+      return Fail(pos_, "expected a resource name after \"" + first + ".\"");
     if (Eat('[')) {
       SkipSpace();
       if (Eat('*')) {
@@ -100,8 +104,8 @@ class BodyParser {
       if (!Eat(']')) return Fail(pos_, "expected \"]\"");
     }
     if (!Eat('.')) {
-      return Fail(pos_, "expected an attribute after " + e.target.ToString() + (e.splat ? "[*]" : "") +
-                            ", e.g. " + e.target.BaseString() + ".id");
+      return Fail(pos_, "expected an attribute after " + e.target.ToString() +
+                            (e.splat ? "[*]" : "") + ", e.g. " + e.target.BaseString() + ".id");
     }
     e.attr = Ident();
     if (e.attr.empty()) return Fail(pos_, "expected an attribute name");
@@ -175,12 +179,18 @@ void CollectReferences(const Value& v, std::vector<Expression>& out) {
 
 std::string Expression::ToString() const {
   switch (type) {
-    case Type::kVar: return "var." + name;
-    case Type::kEnv: return "env." + name;
-    case Type::kCountIndex: return "count.index";
-    case Type::kEachKey: return "each.key";
-    case Type::kEachValue: return name.empty() ? "each.value" : "each.value." + name;
-    case Type::kFile: return "file(" + QuoteString(name) + ")";
+    case Type::kVar:
+      return "var." + name;
+    case Type::kEnv:
+      return "env." + name;
+    case Type::kCountIndex:
+      return "count.index";
+    case Type::kEachKey:
+      return "each.key";
+    case Type::kEachValue:
+      return name.empty() ? "each.value" : "each.value." + name;
+    case Type::kFile:
+      return "file(" + QuoteString(name) + ")";
     case Type::kResource: {
       std::string out = target.ToString();
       if (splat) out += "[*]";
@@ -236,8 +246,9 @@ std::variant<Template, TemplateError> ParseTemplate(std::string_view s) {
     Expression e;
     BodyParser parser(s.substr(i + 2, j - i - 2));
     if (auto err = parser.Parse(e)) {
-      return TemplateError{"invalid expression \"" + std::string(s.substr(i, j + 1 - i)) + "\": " + *err,
-                           i, j + 1 - i};
+      return TemplateError{
+          "invalid expression \"" + std::string(s.substr(i, j + 1 - i)) + "\": " + *err, i,
+          j + 1 - i};
     }
     e.begin = i;
     e.end = j + 1;
@@ -275,7 +286,7 @@ std::string RenderTemplate(const Template& t) {
 std::string InterpolationText(const Value& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_null()) return "";
-  return v.dump();
+  return v.dump(-1, ' ', false, Value::error_handler_t::replace);
 }
 
 Value ResolveReferences(const Value& v, const AttributeLookup& lookup) {

@@ -1,21 +1,23 @@
 #include "engine/manifest/loader.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 
 #include "engine/graph/dependency_graph.h"
 #include "engine/manifest/expr.h"
 #include "engine/manifest/private_key.h"
+#include "engine/manifest/yaml_tree.h"
 #include "engine/redact.h"
+#include "engine/schema/formats.h"
 #include "engine/schema/schema_registry.h"
 #include "engine/schema/suggest.h"
 
@@ -32,8 +34,8 @@ constexpr long long kMaxCount = 100000;
 // The manifest language's own document kinds and their top-level keys. The
 // resource kinds come from the schema registry; their specs are described by
 // the schemas, not here.
-const std::vector<std::string> kResourceKeys = {"kind", "name", "spec", "count", "for_each", "depends_on",
-                                                "lifecycle"};
+const std::vector<std::string> kResourceKeys = {"kind",     "name",       "spec",     "count",
+                                                "for_each", "depends_on", "lifecycle"};
 const std::map<std::string, std::vector<std::string>> kLanguageKinds = {
     {"variable", {"kind", "name", "type", "default", "description", "sensitive"}},
     {"output", {"kind", "name", "value", "description", "sensitive"}},
@@ -41,7 +43,8 @@ const std::map<std::string, std::vector<std::string>> kLanguageKinds = {
     {"backend", {"kind", "name", "type", "path", "url_env"}},
 };
 const std::vector<std::string> kVariableTypes = {"string", "number", "bool", "list", "map", "any"};
-const std::vector<std::string> kLifecycleKeys = {"ignore_changes", "prevent_destroy", "create_before_destroy"};
+const std::vector<std::string> kLifecycleKeys = {"ignore_changes", "prevent_destroy",
+                                                 "create_before_destroy"};
 const std::vector<std::string> kTimeoutKeys = {"create", "update", "delete", "request", "connect"};
 
 bool IsName(std::string_view s) {
@@ -54,20 +57,28 @@ bool IsName(std::string_view s) {
 
 bool IsEnvName(std::string_view s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
 }
 
 std::string TypeNoun(const Value& v) {
   switch (v.type()) {
-    case Value::value_t::string: return "a string";
+    case Value::value_t::string:
+      return "a string";
     case Value::value_t::number_integer:
-    case Value::value_t::number_unsigned: return "an integer";
-    case Value::value_t::number_float: return "a number";
-    case Value::value_t::boolean: return "a boolean";
-    case Value::value_t::array: return "a list";
-    case Value::value_t::object: return "a mapping";
-    default: return "null";
+    case Value::value_t::number_unsigned:
+      return "an integer";
+    case Value::value_t::number_float:
+      return "a number";
+    case Value::value_t::boolean:
+      return "a boolean";
+    case Value::value_t::array:
+      return "a list";
+    case Value::value_t::object:
+      return "a mapping";
+    default:
+      return "null";
   }
 }
 
@@ -115,10 +126,11 @@ Value PlainScalar(const std::string& s) {
     auto [ptr, ec] = std::from_chars(p, e, n);
     if (ec == std::errc() && ptr == e) return n;
     bool numeric_shape = std::all_of(p, e, [](char c) {
-      return std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' || c == 'E' || c == '-' ||
-             c == '+';
+      return std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' || c == 'E' ||
+             c == '-' || c == '+';
     });
-    if (numeric_shape && std::any_of(p, e, [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+    if (numeric_shape &&
+        std::any_of(p, e, [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
       double d = 0;
       auto [dptr, dec] = std::from_chars(p, e, d);
       if (dec == std::errc() && dptr == e && std::isfinite(d)) return d;
@@ -127,10 +139,142 @@ Value PlainScalar(const std::string& s) {
   return s;
 }
 
+void AddError(std::vector<Diagnostic>& out, std::string code, std::string summary,
+              SourceLocation loc, std::string detail = "") {
+  Diagnostic d;
+  d.code = std::move(code);
+  d.summary = std::move(summary);
+  d.detail = std::move(detail);
+  d.location = std::move(loc);
+  out.push_back(std::move(d));
+}
+
+SourceLocation NodeLoc(const std::string& file, const YamlNode& n) {
+  SourceLocation l;
+  l.file = file;
+  if (!n.IsDefined()) return l;
+  YamlMark m = n.Mark();
+  if (m.is_null() || m.line < 0) return l;
+  l.line = m.line + 1;
+  l.column = m.column + 1;
+  if (n.IsScalar()) {
+    const std::string& s = n.Scalar();
+    if (!s.empty() && s.find('\n') == std::string::npos && s.size() < 200) {
+      l.length = static_cast<int>(s.size()) + (n.quoted() ? 2 : 0);
+    }
+  }
+  return l;
+}
+
+std::string ValidUtf8(const std::string& s) {
+  if (std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; }))
+    return s;
+  return Value::parse(Value(s).dump(-1, ' ', false, Value::error_handler_t::replace))
+      .get<std::string>();
+}
+
+Value YamlToValue(const std::string& file, const YamlNode& n, int depth, size_t& budget,
+                  std::vector<Diagnostic>& out) {
+  if (++budget > kMaxNodesPerDocument) {
+    if (budget == kMaxNodesPerDocument + 1) {
+      AddError(out, "document_too_large",
+               "document has more than " + std::to_string(kMaxNodesPerDocument) + " nodes",
+               NodeLoc(file, n),
+               "aliases may expand it; write the values out or split the document");
+    }
+    return nullptr;
+  }
+  if (depth > kMaxDepth) {
+    AddError(out, "document_too_deep",
+             "document nests deeper than " + std::to_string(kMaxDepth) + " levels",
+             NodeLoc(file, n));
+    budget = kMaxNodesPerDocument + 2;
+    return nullptr;
+  }
+  switch (n.type()) {
+    case YamlNode::Type::kScalar:
+      if (!IsValidUtf8(n.Scalar())) {
+        AddError(out, "invalid_utf8", "text is not valid UTF-8", NodeLoc(file, n),
+                 "manifests are UTF-8; save the file in that encoding");
+        return ValidUtf8(n.Scalar());
+      }
+      if (n.quoted()) return n.Scalar();
+      return PlainScalar(n.Scalar());
+    case YamlNode::Type::kSequence: {
+      Value arr = Value::array();
+      for (const auto& item : n.items())
+        arr.push_back(YamlToValue(file, item, depth + 1, budget, out));
+      return arr;
+    }
+    case YamlNode::Type::kMap: {
+      Value obj = Value::object();
+      for (const auto& [key_node, value_node] : n.pairs()) {
+        if (!key_node.IsScalar()) {
+          AddError(out, "invalid_key", "mapping keys must be plain strings",
+                   NodeLoc(file, key_node));
+          continue;
+        }
+        if (!IsValidUtf8(key_node.Scalar())) {
+          AddError(out, "invalid_utf8", "text is not valid UTF-8", NodeLoc(file, key_node),
+                   "manifests are UTF-8; save the file in that encoding");
+          continue;
+        }
+        const std::string& key = key_node.Scalar();
+        if (obj.contains(key)) {
+          AddError(out, "duplicate_key", "key \"" + key + "\" appears twice in the same mapping",
+                   NodeLoc(file, key_node));
+          continue;
+        }
+        obj[key] = YamlToValue(file, value_node, depth + 1, budget, out);
+      }
+      return obj;
+    }
+    default:
+      return nullptr;
+  }
+}
+
+// One manifest file read and parsed, independently of the others (files are
+// parsed in parallel; everything else runs on the calling thread).
+struct ParsedFile {
+  std::string redacted;  // the text with key material removed, for carets
+  PrivateKeyMatch key;
+  std::unique_ptr<YamlTree> tree;
+  std::vector<std::pair<YamlNode, Value>> documents;
+  std::vector<Diagnostic> diags;
+};
+
+void ParseManifest(const std::string& display, const std::string& content, ParsedFile& out) {
+  out.key = FindPrivateKey(content);
+  out.redacted = out.key.found() ? RedactPrivateKeys(content) : content;
+  if (out.key.found()) return;  // reported by the caller; nothing more is read from it
+  out.tree = YamlTree::Parse(content);
+  if (out.tree->error) {
+    SourceLocation l{display, 0, 0, 1};
+    if (!out.tree->error->mark.is_null()) {
+      l.line = out.tree->error->mark.line + 1;
+      l.column = out.tree->error->mark.column + 1;
+    }
+    AddError(out.diags, "yaml_syntax", "YAML syntax error: " + out.tree->error->message, l);
+  }
+  for (const auto& node : out.tree->documents) {
+    if (node.IsNull() || !node.IsDefined()) continue;
+    if (!node.IsMap()) {
+      AddError(out.diags, "invalid_document",
+               "a manifest document must be a mapping with kind and name", NodeLoc(display, node));
+      continue;
+    }
+    size_t budget = 0;
+    Value v = YamlToValue(display, node, 0, budget, out.diags);
+    if (budget > kMaxNodesPerDocument) continue;
+    out.documents.emplace_back(node, std::move(v));
+  }
+}
+
 struct Doc {
   std::string file;  // display name
   std::string dir;   // directory for file()
-  YAML::Node node;
+  YamlNode node;
   Value value;
   std::string kind;
   std::string name;
@@ -176,7 +320,7 @@ class Loader {
       Finish();
       return;
     }
-    for (const auto& [display, content] : files) ParseFile(display, content);
+    ParseFiles(files);
     if (docs_.empty() && !HasErrors(diags_)) {
       Error("no_manifests", "no manifest files (*.yaml, *.yml) found", {});
     }
@@ -205,10 +349,12 @@ class Loader {
         std::vector<fs::path> found;
         auto add = [&](const fs::directory_entry& entry) {
           auto ext = entry.path().extension().string();
-          if ((ext == ".yaml" || ext == ".yml") && entry.is_regular_file(ec)) found.push_back(entry.path());
+          if ((ext == ".yaml" || ext == ".yml") && entry.is_regular_file(ec))
+            found.push_back(entry.path());
         };
         if (options_.recursive) {
-          for (auto it = fs::recursive_directory_iterator(p, fs::directory_options::skip_permission_denied, ec);
+          for (auto it = fs::recursive_directory_iterator(
+                   p, fs::directory_options::skip_permission_denied, ec);
                it != fs::recursive_directory_iterator(); it.increment(ec)) {
             if (ec) break;
             add(*it);
@@ -263,50 +409,38 @@ class Loader {
     diags_.back().severity = Severity::kWarning;
   }
 
-  SourceLocation Loc(const std::string& file, const YAML::Node& n) const {
-    SourceLocation l;
-    l.file = file;
-    if (!n.IsDefined()) return l;
-    YAML::Mark m = n.Mark();
-    if (m.is_null() || m.line < 0) return l;
-    l.line = m.line + 1;
-    l.column = m.column + 1;
-    if (n.IsScalar()) {
-      const std::string& s = n.Scalar();
-      if (!s.empty() && s.find('\n') == std::string::npos && s.size() < 200) {
-        l.length = static_cast<int>(s.size()) + (n.Tag() == "!" ? 2 : 0);
-      }
-    }
-    return l;
-  }
+  SourceLocation Loc(const std::string& file, const YamlNode& n) const { return NodeLoc(file, n); }
 
   // Location of the key `key` in mapping `map`, or of the mapping.
-  SourceLocation KeyLoc(const std::string& file, const YAML::Node& map, const std::string& key) const {
+  SourceLocation KeyLoc(const std::string& file, const YamlNode& map,
+                        const std::string& key) const {
     if (map.IsMap()) {
-      for (auto it = map.begin(); it != map.end(); ++it) {
+      for (auto it = map.pairs().begin(); it != map.pairs().end(); ++it) {
         if (it->first.IsScalar() && it->first.Scalar() == key) return Loc(file, it->first);
       }
     }
     return Loc(file, map);
   }
 
-  YAML::Node Child(const YAML::Node& map, const std::string& key) const {
+  YamlNode Child(const YamlNode& map, const std::string& key) const {
     if (map.IsMap()) {
-      for (auto it = map.begin(); it != map.end(); ++it) {
+      for (auto it = map.pairs().begin(); it != map.pairs().end(); ++it) {
         if (it->first.IsScalar() && it->first.Scalar() == key) return it->second;
       }
     }
-    return YAML::Node(YAML::NodeType::Undefined);
+    return YamlNode();
   }
 
   // The node at a JSON pointer below `base`; the deepest one that exists.
-  SourceLocation Locate(const std::string& file, YAML::Node base, const std::string& pointer, bool at_key) const {
-    YAML::Node cur = base;
-    YAML::Node key_node(YAML::NodeType::Undefined);
+  SourceLocation Locate(const std::string& file, YamlNode base, const std::string& pointer,
+                        bool at_key) const {
+    YamlNode cur = base;
+    YamlNode key_node;
     size_t pos = pointer.empty() ? std::string::npos : 1;
     while (pos != std::string::npos && pos <= pointer.size()) {
       size_t next = pointer.find('/', pos);
-      std::string seg = pointer.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
+      std::string seg =
+          pointer.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
       std::string un;
       for (size_t i = 0; i < seg.size(); ++i) {
         if (seg[i] == '~' && i + 1 < seg.size()) {
@@ -317,9 +451,9 @@ class Loader {
         }
       }
       bool last = next == std::string::npos;
-      YAML::Node child(YAML::NodeType::Undefined);
+      YamlNode child;
       if (cur.IsMap()) {
-        for (auto it = cur.begin(); it != cur.end(); ++it) {
+        for (auto it = cur.pairs().begin(); it != cur.pairs().end(); ++it) {
           if (it->first.IsScalar() && it->first.Scalar() == un) {
             child = it->second;
             if (last) key_node = it->first;
@@ -341,13 +475,13 @@ class Loader {
 
   // Narrows a scalar's location to bytes [offset, offset+length) of its text
   // when the scalar is written on one line exactly as parsed.
-  SourceLocation SubLoc(const std::string& file, const YAML::Node& n, size_t offset, size_t length) {
+  SourceLocation SubLoc(const std::string& file, const YamlNode& n, size_t offset, size_t length) {
     SourceLocation l = Loc(file, n);
     if (!n.IsScalar() || !l.has_position()) return l;
     const std::string& s = n.Scalar();
     auto line = result_.sources.Line(file, l.line);
     if (!line) return l;
-    size_t col0 = static_cast<size_t>(l.column - 1) + (n.Tag() == "!" ? 1 : 0);
+    size_t col0 = static_cast<size_t>(l.column - 1) + (n.quoted() ? 1 : 0);
     if (line->compare(col0, s.size(), s) != 0) return l;
     l.column = static_cast<int>(col0 + offset) + 1;
     l.length = static_cast<int>(std::max<size_t>(1, length));
@@ -359,7 +493,8 @@ class Loader {
     if (options_.registry) {
       registry_ = options_.registry;
     } else {
-      std::string dir = options_.schema_dir.empty() ? SchemaRegistry::FindSchemaDir() : options_.schema_dir;
+      std::string dir =
+          options_.schema_dir.empty() ? SchemaRegistry::FindSchemaDir() : options_.schema_dir;
       auto reg = SchemaRegistry::Load(dir);
       if (!reg.ok()) {
         Error("schema_error", "cannot load the resource schemas: " + reg.status().message(), {});
@@ -371,108 +506,84 @@ class Loader {
     return true;
   }
 
-  Value ToValue(const std::string& file, const YAML::Node& n, int depth, size_t& budget) {
-    if (++budget > kMaxNodesPerDocument) {
-      if (budget == kMaxNodesPerDocument + 1) {
-        Error("document_too_large", "document has more than " + std::to_string(kMaxNodesPerDocument) + " nodes",
-              Loc(file, n), "aliases may expand it; write the values out or split the document");
-      }
-      return nullptr;
-    }
-    if (depth > kMaxDepth) {
-      Error("document_too_deep", "document nests deeper than " + std::to_string(kMaxDepth) + " levels",
-            Loc(file, n));
-      budget = kMaxNodesPerDocument + 2;
-      return nullptr;
-    }
-    switch (n.Type()) {
-      case YAML::NodeType::Scalar: {
-        const std::string& tag = n.Tag();
-        if (tag == "!" || tag == "tag:yaml.org,2002:str" || tag == "!!str") return n.Scalar();
-        return PlainScalar(n.Scalar());
-      }
-      case YAML::NodeType::Sequence: {
-        Value arr = Value::array();
-        for (const auto& item : n) arr.push_back(ToValue(file, item, depth + 1, budget));
-        return arr;
-      }
-      case YAML::NodeType::Map: {
-        Value obj = Value::object();
-        for (auto it = n.begin(); it != n.end(); ++it) {
-          if (!it->first.IsScalar()) {
-            Error("invalid_key", "mapping keys must be plain strings", Loc(file, it->first));
-            continue;
-          }
-          const std::string& key = it->first.Scalar();
-          if (obj.contains(key)) {
-            Error("duplicate_key", "key \"" + key + "\" appears twice in the same mapping", Loc(file, it->first));
-            continue;
-          }
-          obj[key] = ToValue(file, it->second, depth + 1, budget);
-        }
-        return obj;
-      }
-      default: return nullptr;
-    }
+  Value ToValue(const std::string& file, const YamlNode& n, int depth, size_t& budget) {
+    return YamlToValue(file, n, depth, budget, diags_);
   }
 
   // Parses YAML text into nodes; reports syntax errors at yaml-cpp's mark.
-  std::vector<YAML::Node> ParseYaml(const std::string& display, const std::string& content) {
-    try {
-      return YAML::LoadAll(content);
-    } catch (const YAML::Exception& e) {
+  std::vector<YamlNode> ParseYaml(const std::string& display, const std::string& content) {
+    auto tree = YamlTree::Parse(content);
+    if (tree->error) {
       SourceLocation l{display, 0, 0, 1};
-      if (!e.mark.is_null()) {
-        l.line = e.mark.line + 1;
-        l.column = e.mark.column + 1;
+      if (!tree->error->mark.is_null()) {
+        l.line = tree->error->mark.line + 1;
+        l.column = tree->error->mark.column + 1;
       }
-      Error("yaml_syntax", "YAML syntax error: " + e.msg, l);
-    } catch (const std::exception& e) {
-      Error("yaml_syntax", std::string("YAML syntax error: ") + e.what(), {display, 0, 0, 1});
+      Error("yaml_syntax", "YAML syntax error: " + tree->error->message, l);
     }
-    return {};
+    std::vector<YamlNode> docs = tree->documents;
+    trees_.push_back(std::move(tree));
+    return docs;
   }
 
   // Adds `content` to the sources (redacted) and refuses it if it holds a
   // private key. Returns false when it does.
-  bool AddSource(const std::string& display, const std::string& content, const SourceLocation* read_at) {
+  bool AddSource(const std::string& display, const std::string& content,
+                 const SourceLocation* read_at) {
     result_.sources.Add(display, RedactPrivateKeys(content));
     PrivateKeyMatch m = FindPrivateKey(content);
     if (!m.found()) return true;
     std::string detail =
-        "only public keys belong in a stack; the key is not shown. Remove it, and rotate it if it was "
+        "only public keys belong in a stack; the key is not shown. Remove it, and rotate it if it "
+        "was "
         "ever committed";
     if (read_at) detail = "read by file() at " + LocationText(*read_at) + "; " + detail;
-    Error("private_key_material", read_at ? "private key material in a file read by file()"
-                                          : "private key material in a manifest",
+    Error("private_key_material",
+          read_at ? "private key material in a file read by file()"
+                  : "private key material in a manifest",
           {display, m.line, m.column, m.length}, detail);
     return false;
   }
 
-  void ParseFile(const std::string& display, const std::string& content) {
-    result_.config.files.push_back(display);
-    if (!AddSource(display, content, nullptr)) return;
-    std::string dir = fs::path(display).parent_path().string();
-    if (dir.empty()) dir = ".";
-    for (auto& node : ParseYaml(display, content)) {
-      if (node.IsNull() || !node.IsDefined()) continue;
-      if (!node.IsMap()) {
-        Error("invalid_document", "a manifest document must be a mapping with kind and name", Loc(display, node));
+  void ParseFiles(const std::vector<std::pair<std::string, std::string>>& files) {
+    std::vector<ParsedFile> parsed(files.size());
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t i; (i = next.fetch_add(1)) < files.size();) {
+        ParseManifest(files[i].first, files[i].second, parsed[i]);
+      }
+    };
+    size_t threads =
+        std::min<size_t>({std::max(1u, std::thread::hardware_concurrency()), files.size(), 8});
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+    for (size_t i = 0; i < files.size(); ++i) {
+      const std::string& display = files[i].first;
+      ParsedFile& p = parsed[i];
+      result_.config.files.push_back(display);
+      result_.sources.Add(display, std::move(p.redacted));
+      if (p.key.found()) {
+        Error("private_key_material", "private key material in a manifest",
+              {display, p.key.line, p.key.column, p.key.length},
+              "only public keys belong in a stack; the key is not shown. Remove it, and rotate it "
+              "if it was "
+              "ever committed");
         continue;
       }
-      Doc doc;
-      doc.file = display;
-      doc.dir = dir;
-      doc.node = node;
-      size_t budget = 0;
-      try {
-        doc.value = ToValue(display, node, 0, budget);
-      } catch (const std::exception& e) {
-        Error("yaml_syntax", std::string("YAML error: ") + e.what(), Loc(display, node));
-        continue;
+      for (auto& d : p.diags) diags_.push_back(std::move(d));
+      std::string dir = fs::path(display).parent_path().string();
+      if (dir.empty()) dir = ".";
+      for (auto& [node, value] : p.documents) {
+        Doc doc;
+        doc.file = display;
+        doc.dir = dir;
+        doc.node = node;
+        doc.value = std::move(value);
+        docs_.push_back(std::move(doc));
       }
-      if (budget > kMaxNodesPerDocument) continue;
-      docs_.push_back(std::move(doc));
+      trees_.push_back(std::move(p.tree));
     }
   }
 
@@ -482,8 +593,8 @@ class Loader {
       if (std::find(allowed.begin(), allowed.end(), it.key()) != allowed.end()) continue;
       if (doc.kind == "provider" && it.key() == "token") continue;  // reported by LoadProvider
       if (doc.kind == "backend" && it.key() == "url") continue;     // reported by LoadBackend
-      Error("unknown_field", "unknown field \"" + it.key() + "\" in " + what, KeyLoc(doc.file, doc.node, it.key()),
-            DidYouMean(it.key(), allowed));
+      Error("unknown_field", "unknown field \"" + it.key() + "\" in " + what,
+            KeyLoc(doc.file, doc.node, it.key()), DidYouMean(it.key(), allowed));
     }
   }
 
@@ -493,7 +604,7 @@ class Loader {
     std::sort(all_kinds.begin(), all_kinds.end());
     for (size_t i = 0; i < docs_.size(); ++i) {
       Doc& doc = docs_[i];
-      YAML::Node kind_node = Child(doc.node, "kind");
+      YamlNode kind_node = Child(doc.node, "kind");
       doc.location = kind_node.IsDefined() ? Loc(doc.file, kind_node) : Loc(doc.file, doc.node);
       if (!doc.value.contains("kind")) {
         Error("missing_field", "missing required field \"kind\"", Loc(doc.file, doc.node),
@@ -501,7 +612,8 @@ class Loader {
         continue;
       }
       if (!doc.value["kind"].is_string()) {
-        Error("wrong_type", "kind must be a string, not " + TypeNoun(doc.value["kind"]), doc.location);
+        Error("wrong_type", "kind must be a string, not " + TypeNoun(doc.value["kind"]),
+              doc.location);
         continue;
       }
       doc.kind = doc.value["kind"].get<std::string>();
@@ -518,7 +630,8 @@ class Loader {
       if (doc.value.contains("name")) {
         const Value& n = doc.value["name"];
         if (!n.is_string()) {
-          Error("wrong_type", "name must be a string, not " + TypeNoun(n), Loc(doc.file, Child(doc.node, "name")));
+          Error("wrong_type", "name must be a string, not " + TypeNoun(n),
+                Loc(doc.file, Child(doc.node, "name")));
           doc.kind.clear();
           continue;
         }
@@ -531,7 +644,8 @@ class Loader {
           continue;
         }
       } else if (needs_name) {
-        Error("missing_field", "missing required field \"name\" in " + doc.kind + " document", doc.location);
+        Error("missing_field", "missing required field \"name\" in " + doc.kind + " document",
+              doc.location);
         doc.kind.clear();
         continue;
       }
@@ -575,14 +689,13 @@ class Loader {
       return std::nullopt;
     }
     try {
-      YAML::Node n = YAML::Load(text);
+      auto tree = YamlTree::Parse(text);
+      if (tree->error || tree->documents.size() != 1) return std::nullopt;
+      YamlNode n = tree->documents[0];
       size_t budget = 0;
-      std::vector<Diagnostic> saved;
-      saved.swap(diags_);
-      Value v = ToValue("", n, 0, budget);
-      bool bad = !diags_.empty();
-      diags_.swap(saved);
-      if (bad || !TypeMatches(v, type)) return std::nullopt;
+      std::vector<Diagnostic> problems;
+      Value v = YamlToValue("", n, 0, budget, problems);
+      if (!problems.empty() || !TypeMatches(v, type)) return std::nullopt;
       return v;
     } catch (const std::exception&) {
       return std::nullopt;
@@ -604,8 +717,8 @@ class Loader {
       bool ok = true;
       if (doc.value.contains("type")) {
         const Value& t = doc.value["type"];
-        if (!t.is_string() ||
-            std::find(kVariableTypes.begin(), kVariableTypes.end(), t.get<std::string>()) == kVariableTypes.end()) {
+        if (!t.is_string() || std::find(kVariableTypes.begin(), kVariableTypes.end(),
+                                        t.get<std::string>()) == kVariableTypes.end()) {
           Error("invalid_value", "variable type must be one of " + Join(kVariableTypes),
                 Loc(doc.file, Child(doc.node, "type")));
           ok = false;
@@ -615,22 +728,27 @@ class Loader {
       }
       if (doc.value.contains("sensitive")) {
         if (!doc.value["sensitive"].is_boolean()) {
-          Error("wrong_type", "sensitive must be true or false, not " + TypeNoun(doc.value["sensitive"]),
+          Error("wrong_type",
+                "sensitive must be true or false, not " + TypeNoun(doc.value["sensitive"]),
                 Loc(doc.file, Child(doc.node, "sensitive")));
         } else {
           info.sensitive = doc.value["sensitive"].get<bool>();
         }
       }
       if (doc.value.contains("description") && !doc.value["description"].is_string()) {
-        Error("wrong_type", "description must be a string, not " + TypeNoun(doc.value["description"]),
+        Error("wrong_type",
+              "description must be a string, not " + TypeNoun(doc.value["description"]),
               Loc(doc.file, Child(doc.node, "description")));
       }
       if (doc.value.contains("default")) {
         const Value& d = doc.value["default"];
-        if (ok && !TypeMatches(d, info.type)) {
+        if (!ok) {
+          info.value = Value();  // reported above; do not report a missing value too
+        } else if (!TypeMatches(d, info.type)) {
+          info.value = Value();
           Error("wrong_type",
-                "default of variable \"" + doc.name + "\" must be " + VariableTypeNoun(info.type) + ", not " +
-                    TypeNoun(d),
+                "default of variable \"" + doc.name + "\" must be " + VariableTypeNoun(info.type) +
+                    ", not " + TypeNoun(d),
                 Loc(doc.file, Child(doc.node, "default")));
         } else {
           info.value = d;
@@ -650,8 +768,8 @@ class Loader {
       } else {
         const Doc& doc = docs_[info.doc];
         Error("invalid_variable_value",
-              "CAIRN_VAR_" + name + " is not " + VariableTypeNoun(info.type) + " as variable \"" + name +
-                  "\" requires",
+              "CAIRN_VAR_" + name + " is not " + VariableTypeNoun(info.type) + " as variable \"" +
+                  name + "\" requires",
               Loc(doc.file, Child(doc.node, "name")));
       }
     }
@@ -673,7 +791,7 @@ class Loader {
                 Loc(display, node));
           continue;
         }
-        for (auto it = node.begin(); it != node.end(); ++it) {
+        for (auto it = node.pairs().begin(); it != node.pairs().end(); ++it) {
           std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
           auto var = variables_.find(key);
           if (var == variables_.end()) {
@@ -685,8 +803,8 @@ class Loader {
           Value v = ToValue(display, it->second, 0, budget);
           if (!TypeMatches(v, var->second.type)) {
             Error("invalid_variable_value",
-                  "value of variable \"" + key + "\" must be " + VariableTypeNoun(var->second.type) + ", not " +
-                      TypeNoun(v),
+                  "value of variable \"" + key + "\" must be " +
+                      VariableTypeNoun(var->second.type) + ", not " + TypeNoun(v),
                   Loc(display, it->second));
             continue;
           }
@@ -698,23 +816,26 @@ class Loader {
     for (const auto& [name, text] : options_.vars) {
       auto var = variables_.find(name);
       if (var == variables_.end()) {
-        Error("unknown_variable", "--var sets undeclared variable \"" + name + "\"", {}, DidYouMean(name, names));
+        Error("unknown_variable", "--var sets undeclared variable \"" + name + "\"", {},
+              DidYouMean(name, names));
         continue;
       }
       if (auto v = ParseVariableText(text, var->second.type)) {
         var->second.value = *v;
       } else {
         Error("invalid_variable_value",
-              "--var " + name + " is not " + VariableTypeNoun(var->second.type) + " as variable \"" + name +
-                  "\" requires",
+              "--var " + name + " is not " + VariableTypeNoun(var->second.type) +
+                  " as variable \"" + name + "\" requires",
               {});
       }
     }
     for (auto& [name, info] : variables_) {
       const Doc& doc = docs_[info.doc];
       if (!info.value) {
-        Error("missing_variable", "variable \"" + name + "\" has no value", Loc(doc.file, Child(doc.node, "name")),
-              "give it a default, or set it with --var " + name + "=VALUE, a --var-file or CAIRN_VAR_" + name);
+        Error("missing_variable", "variable \"" + name + "\" has no value",
+              Loc(doc.file, Child(doc.node, "name")),
+              "give it a default, or set it with --var " + name +
+                  "=VALUE, a --var-file or CAIRN_VAR_" + name);
         continue;
       }
       result_.config.variables[name] = *info.value;
@@ -742,7 +863,8 @@ class Loader {
   }
 
   // Reads file() targets once, relative to the manifest's directory.
-  std::optional<std::string> ReadFileExpr(const Doc& doc, const std::string& rel, const SourceLocation& at) {
+  std::optional<std::string> ReadFileExpr(const Doc& doc, const std::string& rel,
+                                          const SourceLocation& at) {
     std::string display = (fs::path(doc.dir) / rel).lexically_normal().string();
     auto cached = file_cache_.find(display);
     if (cached != file_cache_.end()) return cached->second;
@@ -750,7 +872,8 @@ class Loader {
     std::optional<std::string> content;
     std::error_code ec;
     if (!in || fs::is_directory(display, ec)) {
-      Error("file_not_found", "file(\"" + rel + "\"): cannot read " + display, at);
+      Error("file_not_found", "cannot read file \"" + rel + "\"", at,
+            "file() paths are relative to the directory of the manifest: " + display);
     } else {
       std::stringstream ss;
       ss << in.rdbuf();
@@ -766,7 +889,7 @@ class Loader {
 
   // Substitutes every expression but resource references in a string.
   // Returns the new value; `node` locates errors.
-  Value EvalString(const std::string& s, const YAML::Node& node, const std::string& pointer,
+  Value EvalString(const std::string& s, const YamlNode& node, const std::string& pointer,
                    const EvalContext& ctx) {
     const Doc& doc = *ctx.doc;
     auto parsed = ParseTemplate(s);
@@ -804,13 +927,15 @@ class Loader {
         case Expression::Type::kEnv: {
           const char* env = options_.getenv ? options_.getenv(e.name.c_str()) : nullptr;
           if (!IsEnvName(e.name)) {
-            Error("invalid_expression", "\"" + e.name + "\" is not an environment variable name", at);
+            Error("invalid_expression", "\"" + e.name + "\" is not an environment variable name",
+                  at);
           } else if (!env) {
             Error("unset_env", "environment variable " + e.name + " is not set", at);
           } else {
             std::string text = env;
             if (FindPrivateKey(text).found()) {
-              Error("private_key_material", "private key material in environment variable " + e.name, at,
+              Error("private_key_material",
+                    "private key material in environment variable " + e.name, at,
                     "only public keys belong in a stack; the key is not shown");
             } else {
               v = Value(EscapeTemplateLiteral(text));
@@ -822,13 +947,15 @@ class Loader {
           if (ctx.count_index && ctx.count_index->has_value()) {
             v = Value(**ctx.count_index);
           } else {
-            Error("count_outside_count", "count.index is only available in a resource with count", at);
+            Error("count_outside_count", "count.index is only available in a resource with count",
+                  at);
           }
           break;
         case Expression::Type::kEachKey:
         case Expression::Type::kEachValue:
           if (!ctx.each_key) {
-            Error("each_outside_for_each", e.ToString() + " is only available in a resource with for_each", at);
+            Error("each_outside_for_each",
+                  e.ToString() + " is only available in a resource with for_each", at);
           } else if (e.type == Expression::Type::kEachKey) {
             v = Value(EscapeTemplateLiteral(*ctx.each_key));
           } else {
@@ -837,7 +964,8 @@ class Loader {
             size_t pos = 0;
             while (cur && !e.name.empty() && pos <= e.name.size()) {
               size_t dot = e.name.find('.', pos);
-              std::string field = e.name.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
+              std::string field =
+                  e.name.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
               cur = (cur->is_object() && cur->contains(field)) ? &(*cur)[field] : nullptr;
               if (dot == std::string::npos) break;
               pos = dot + 1;
@@ -845,13 +973,15 @@ class Loader {
             if (cur) {
               v = EscapeDeep(*cur);
             } else {
-              Error("unknown_each_field", "each.value has no field \"" + e.name + "\" for key \"" + *ctx.each_key + "\"",
+              Error("unknown_each_field",
+                    "each.value has no field \"" + e.name + "\" for key \"" + *ctx.each_key + "\"",
                     at);
             }
           }
           break;
         case Expression::Type::kFile:
-          if (auto content = ReadFileExpr(doc, e.name, at)) v = Value(EscapeTemplateLiteral(*content));
+          if (auto content = ReadFileExpr(doc, e.name, at))
+            v = Value(EscapeTemplateLiteral(*content));
           break;
         case Expression::Type::kResource:
           if (!ctx.resource_refs) {
@@ -863,14 +993,15 @@ class Loader {
             break;
           }
           if (e.splat && !exact) {
-            Error("splat_in_string", "cannot interpolate " + e.ToString() + ", a list, into a string", at,
+            Error("splat_in_string",
+                  "cannot interpolate " + e.ToString() + ", a list, into a string", at,
                   "use it as the whole value: \"${" + e.ToString() + "}\"");
             failed = true;
             break;
           }
           keeps_refs = true;
-          pending_refs_.push_back({e, static_cast<size_t>(&doc - docs_.data()), pointer, ctx.resource, ctx.output,
-                                   exact, at});
+          pending_refs_.push_back({e, static_cast<size_t>(&doc - docs_.data()), pointer,
+                                   ctx.resource, ctx.output, exact, at});
           out += "${" + e.ToString() + "}";
           continue;
       }
@@ -894,7 +1025,8 @@ class Loader {
     return out;
   }
 
-  Value Eval(const Value& v, const YAML::Node& node, const std::string& pointer, const EvalContext& ctx) {
+  Value Eval(const Value& v, const YamlNode& node, const std::string& pointer,
+             const EvalContext& ctx) {
     if (v.is_string()) {
       const auto& s = v.get_ref<const std::string&>();
       if (!HasTemplateSyntax(s)) return v;
@@ -903,7 +1035,7 @@ class Loader {
     if (v.is_array()) {
       Value out = Value::array();
       for (size_t i = 0; i < v.size(); ++i) {
-        YAML::Node child = node.IsSequence() && i < node.size() ? node[i] : node;
+        YamlNode child = node.IsSequence() && i < node.size() ? node[i] : node;
         out.push_back(Eval(v[i], child, pointer + "/" + std::to_string(i), ctx));
       }
       return out;
@@ -911,7 +1043,7 @@ class Loader {
     if (v.is_object()) {
       Value out = Value::object();
       for (auto it = v.begin(); it != v.end(); ++it) {
-        YAML::Node child = Child(node, it.key());
+        YamlNode child = Child(node, it.key());
         if (!child.IsDefined()) child = node;
         std::string esc;
         for (char c : it.key()) esc += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
@@ -931,17 +1063,19 @@ class Loader {
   }
 
   // ---- provider and backend ----------------------------------------------
-  void ScanTokenLiterals(const Doc& doc, const YAML::Node& node) {
+  void ScanTokenLiterals(const Doc& doc, const YamlNode& node) {
     if (node.IsScalar()) {
       if (LooksLikeApiToken(node.Scalar())) {
-        Error("token_literal", "provider document holds a literal that looks like an API token", Loc(doc.file, node),
-              "tokens are read from the environment only: set token_env to the name of the variable "
-              "holding it (default CAIRN_TOKEN)");
+        Error(
+            "token_literal", "provider document holds a literal that looks like an API token",
+            Loc(doc.file, node),
+            "tokens are read from the environment only: set token_env to the name of the variable "
+            "holding it (default CAIRN_TOKEN)");
       }
     } else if (node.IsSequence()) {
-      for (const auto& c : node) ScanTokenLiterals(doc, c);
+      for (const auto& c : node.items()) ScanTokenLiterals(doc, c);
     } else if (node.IsMap()) {
-      for (auto it = node.begin(); it != node.end(); ++it) {
+      for (auto it = node.pairs().begin(); it != node.pairs().end(); ++it) {
         if (it->first.IsScalar() && it->first.Scalar() == "token") continue;
         ScanTokenLiterals(doc, it->second);
       }
@@ -958,9 +1092,11 @@ class Loader {
       }
       ProviderConfig& p = result_.config.provider;
       if (doc.value.contains("token")) {
-        Error("token_in_manifest", "provider documents must not hold a token", KeyLoc(doc.file, doc.node, "token"),
-              "tokens are read from the environment only: set token_env to the name of the variable "
-              "holding it (default CAIRN_TOKEN)");
+        Error(
+            "token_in_manifest", "provider documents must not hold a token",
+            KeyLoc(doc.file, doc.node, "token"),
+            "tokens are read from the environment only: set token_env to the name of the variable "
+            "holding it (default CAIRN_TOKEN)");
       }
       ScanTokenLiterals(doc, doc.node);
       if (doc.value.contains("endpoint")) {
@@ -969,8 +1105,10 @@ class Loader {
         if (diags_.size() != before) {
           // already reported
         } else if (!v.is_string()) {
-          Error("wrong_type", "endpoint must be a string, not " + TypeNoun(v), Loc(doc.file, Child(doc.node, "endpoint")));
-        } else if (v.get<std::string>().rfind("http://", 0) != 0 && v.get<std::string>().rfind("https://", 0) != 0) {
+          Error("wrong_type", "endpoint must be a string, not " + TypeNoun(v),
+                Loc(doc.file, Child(doc.node, "endpoint")));
+        } else if (v.get<std::string>().rfind("http://", 0) != 0 &&
+                   v.get<std::string>().rfind("https://", 0) != 0) {
           Error("invalid_value", "endpoint must be an http:// or https:// URL",
                 Loc(doc.file, Child(doc.node, "endpoint")));
         } else {
@@ -1001,16 +1139,19 @@ class Loader {
       }
       if (doc.value.contains("timeouts")) {
         const Value& t = doc.value["timeouts"];
-        YAML::Node tn = Child(doc.node, "timeouts");
+        YamlNode tn = Child(doc.node, "timeouts");
         if (!t.is_object()) {
           Error("wrong_type", "timeouts must be a mapping, not " + TypeNoun(t), Loc(doc.file, tn));
         } else {
           for (auto it = t.begin(); it != t.end(); ++it) {
-            if (std::find(kTimeoutKeys.begin(), kTimeoutKeys.end(), it.key()) == kTimeoutKeys.end()) {
-              Error("unknown_field", "unknown field \"" + it.key() + "\" in timeouts", KeyLoc(doc.file, tn, it.key()),
-                    DidYouMean(it.key(), kTimeoutKeys));
-            } else if (!it->is_number_integer() || it->get<long long>() < 1 || it->get<long long>() > 86400) {
-              Error("invalid_value", "timeouts." + it.key() + " must be a whole number of seconds from 1 to 86400",
+            if (std::find(kTimeoutKeys.begin(), kTimeoutKeys.end(), it.key()) ==
+                kTimeoutKeys.end()) {
+              Error("unknown_field", "unknown field \"" + it.key() + "\" in timeouts",
+                    KeyLoc(doc.file, tn, it.key()), DidYouMean(it.key(), kTimeoutKeys));
+            } else if (!it->is_number_integer() || it->get<long long>() < 1 ||
+                       it->get<long long>() > 86400) {
+              Error("invalid_value",
+                    "timeouts." + it.key() + " must be a whole number of seconds from 1 to 86400",
                     Loc(doc.file, Child(tn, it.key())));
             } else {
               p.timeouts[it.key()] = static_cast<int>(it->get<long long>());
@@ -1031,14 +1172,16 @@ class Loader {
       }
       BackendConfig& b = result_.config.backend;
       if (doc.value.contains("url")) {
-        Error("secret_in_manifest", "backend documents must not hold a connection URL",
-              KeyLoc(doc.file, doc.node, "url"),
-              "it carries credentials: put it in an environment variable and name that with url_env");
+        Error(
+            "secret_in_manifest", "backend documents must not hold a connection URL",
+            KeyLoc(doc.file, doc.node, "url"),
+            "it carries credentials: put it in an environment variable and name that with url_env");
       }
       if (doc.value.contains("type")) {
         const Value& t = doc.value["type"];
         if (!t.is_string() || (t != "sqlite" && t != "postgres")) {
-          Error("invalid_value", "backend type must be \"sqlite\" or \"postgres\"", Loc(doc.file, Child(doc.node, "type")));
+          Error("invalid_value", "backend type must be \"sqlite\" or \"postgres\"",
+                Loc(doc.file, Child(doc.node, "type")));
           continue;
         }
         b.type = t.get<std::string>();
@@ -1049,9 +1192,11 @@ class Loader {
         if (diags_.size() != before) {
           // already reported
         } else if (!v.is_string()) {
-          Error("wrong_type", "path must be a string, not " + TypeNoun(v), Loc(doc.file, Child(doc.node, "path")));
+          Error("wrong_type", "path must be a string, not " + TypeNoun(v),
+                Loc(doc.file, Child(doc.node, "path")));
         } else if (b.type != "sqlite") {
-          Error("invalid_value", "path applies to the sqlite backend only", KeyLoc(doc.file, doc.node, "path"));
+          Error("invalid_value", "path applies to the sqlite backend only",
+                KeyLoc(doc.file, doc.node, "path"));
         } else {
           b.path = v.get<std::string>();
         }
@@ -1059,17 +1204,19 @@ class Loader {
       if (doc.value.contains("url_env")) {
         const Value& v = doc.value["url_env"];
         if (!v.is_string() || !IsEnvName(v.get<std::string>())) {
-          Error("invalid_value", "url_env must name an environment variable, such as CAIRN_DATABASE_URL",
+          Error("invalid_value",
+                "url_env must name an environment variable, such as CAIRN_DATABASE_URL",
                 Loc(doc.file, Child(doc.node, "url_env")));
         } else if (b.type != "postgres") {
-          Error("invalid_value", "url_env applies to the postgres backend only", KeyLoc(doc.file, doc.node, "url_env"));
+          Error("invalid_value", "url_env applies to the postgres backend only",
+                KeyLoc(doc.file, doc.node, "url_env"));
         } else {
           b.url_env = v.get<std::string>();
         }
       }
       if (b.type == "postgres" && b.url_env.empty() && !doc.value.contains("url_env")) {
-        Error("missing_field", "missing required field \"url_env\" in postgres backend document", doc.location,
-              "name the environment variable holding the connection URL");
+        Error("missing_field", "missing required field \"url_env\" in postgres backend document",
+              doc.location, "name the environment variable holding the connection URL");
       }
     }
   }
@@ -1077,7 +1224,7 @@ class Loader {
   // ---- resources -----------------------------------------------------------
   // count: a whole number, or a string expression of variables giving one.
   std::optional<long long> EvalCount(const Doc& doc) {
-    YAML::Node node = Child(doc.node, "count");
+    YamlNode node = Child(doc.node, "count");
     Value v = doc.value["count"];
     if (v.is_string()) {
       EvalContext ctx;
@@ -1088,12 +1235,16 @@ class Loader {
       if (diags_.size() != before) return std::nullopt;
       if (v.is_string()) v = PlainScalar(v.get<std::string>());
     }
-    if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>() && std::fabs(v.get<double>()) < 1e9) {
+    if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>() &&
+        std::fabs(v.get<double>()) < 1e9) {
       v = static_cast<long long>(v.get<double>());
     }
     if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() > kMaxCount) {
-      std::string got = v.is_string() ? "\"" + v.get<std::string>().substr(0, 40) + "\"" : v.dump().substr(0, 40);
-      Error("invalid_count", "count must be a whole number from 0 to " + std::to_string(kMaxCount) + ", not " + got,
+      std::string got = v.is_string()
+                            ? "\"" + v.get<std::string>().substr(0, 40) + "\""
+                            : v.dump(-1, ' ', false, Value::error_handler_t::replace).substr(0, 40);
+      Error("invalid_count",
+            "count must be a whole number from 0 to " + std::to_string(kMaxCount) + ", not " + got,
             Loc(doc.file, node));
       return std::nullopt;
     }
@@ -1102,7 +1253,7 @@ class Loader {
 
   // for_each: a list of unique strings, or a mapping; keys in sorted order.
   std::optional<std::vector<std::pair<std::string, Value>>> EvalForEach(const Doc& doc) {
-    YAML::Node node = Child(doc.node, "for_each");
+    YamlNode node = Child(doc.node, "for_each");
     Value v = doc.value["for_each"];
     if (v.is_string()) {
       EvalContext ctx;
@@ -1118,7 +1269,8 @@ class Loader {
       for (size_t i = 0; i < v.size(); ++i) {
         SourceLocation at = Loc(doc.file, node.IsSequence() && i < node.size() ? node[i] : node);
         if (!v[i].is_string()) {
-          Error("invalid_for_each", "for_each list items must be strings, not " + TypeNoun(v[i]), at);
+          Error("invalid_for_each", "for_each list items must be strings, not " + TypeNoun(v[i]),
+                at);
           return std::nullopt;
         }
         const std::string& key = v[i].get_ref<const std::string&>();
@@ -1131,16 +1283,18 @@ class Loader {
     } else if (v.is_object()) {
       for (auto it = v.begin(); it != v.end(); ++it) out.emplace_back(it.key(), *it);
     } else {
-      Error("invalid_for_each", "for_each must be a list of strings or a mapping, not " + TypeNoun(v),
+      Error("invalid_for_each",
+            "for_each must be a list of strings or a mapping, not " + TypeNoun(v),
             Loc(doc.file, node));
       return std::nullopt;
     }
-    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::sort(out.begin(), out.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
     return out;
   }
 
   void LoadLifecycle(const Doc& doc, Lifecycle& lc) {
-    YAML::Node node = Child(doc.node, "lifecycle");
+    YamlNode node = Child(doc.node, "lifecycle");
     const Value& v = doc.value["lifecycle"];
     if (!v.is_object()) {
       Error("wrong_type", "lifecycle must be a mapping, not " + TypeNoun(v), Loc(doc.file, node));
@@ -1148,42 +1302,53 @@ class Loader {
     }
     for (auto it = v.begin(); it != v.end(); ++it) {
       const std::string& key = it.key();
-      YAML::Node child = Child(node, key);
+      YamlNode child = Child(node, key);
       if (key == "prevent_destroy" || key == "create_before_destroy") {
         if (!it->is_boolean()) {
-          Error("wrong_type", "lifecycle." + key + " must be true or false, not " + TypeNoun(*it), Loc(doc.file, child));
+          Error("wrong_type", "lifecycle." + key + " must be true or false, not " + TypeNoun(*it),
+                Loc(doc.file, child));
         } else {
-          (key == "prevent_destroy" ? lc.prevent_destroy : lc.create_before_destroy) = it->get<bool>();
+          (key == "prevent_destroy" ? lc.prevent_destroy : lc.create_before_destroy) =
+              it->get<bool>();
         }
       } else if (key == "ignore_changes") {
         if (!it->is_array()) {
-          Error("wrong_type", "lifecycle.ignore_changes must be a list of field names, not " + TypeNoun(*it),
+          Error("wrong_type",
+                "lifecycle.ignore_changes must be a list of field names, not " + TypeNoun(*it),
                 Loc(doc.file, child));
           continue;
         }
         const auto& fields = registry_->Fields(doc.kind);
         for (size_t i = 0; i < it->size(); ++i) {
           const Value& f = (*it)[i];
-          SourceLocation at = Loc(doc.file, child.IsSequence() && i < child.size() ? child[i] : child);
+          SourceLocation at =
+              Loc(doc.file, child.IsSequence() && i < child.size() ? child[i] : child);
           if (!f.is_string()) {
-            Error("invalid_ignore_changes", "lifecycle.ignore_changes items must be field names, not " + TypeNoun(f), at);
+            Error("invalid_ignore_changes",
+                  "lifecycle.ignore_changes items must be field names, not " + TypeNoun(f), at);
           } else if (registry_->IsComputed(doc.kind, f.get<std::string>()) &&
-                     std::find(fields.begin(), fields.end(), f.get<std::string>()) == fields.end()) {
+                     std::find(fields.begin(), fields.end(), f.get<std::string>()) ==
+                         fields.end()) {
             Error("invalid_ignore_changes",
-                  "ignore_changes names \"" + f.get<std::string>() + "\", a computed attribute of " + doc.kind, at,
-                  "only spec fields can be ignored: " + Join(fields));
-          } else if (std::find(fields.begin(), fields.end(), f.get<std::string>()) == fields.end()) {
+                  "ignore_changes names \"" + f.get<std::string>() +
+                      "\", a computed attribute of " + doc.kind,
+                  at, "only spec fields can be ignored: " + Join(fields));
+          } else if (std::find(fields.begin(), fields.end(), f.get<std::string>()) ==
+                     fields.end()) {
             std::string hint = DidYouMean(f.get<std::string>(), fields);
-            Error("invalid_ignore_changes",
-                  "ignore_changes names \"" + f.get<std::string>() + "\", which is not a field of " + doc.kind, at,
-                  (hint.empty() ? "" : hint + "\n") + "fields of " + doc.kind + ": " + Join(fields));
+            Error(
+                "invalid_ignore_changes",
+                "ignore_changes names \"" + f.get<std::string>() + "\", which is not a field of " +
+                    doc.kind,
+                at,
+                (hint.empty() ? "" : hint + "\n") + "fields of " + doc.kind + ": " + Join(fields));
           } else {
             lc.ignore_changes.push_back(f.get<std::string>());
           }
         }
       } else {
-        Error("unknown_field", "unknown field \"" + key + "\" in lifecycle", KeyLoc(doc.file, node, key),
-              DidYouMean(key, kLifecycleKeys));
+        Error("unknown_field", "unknown field \"" + key + "\" in lifecycle",
+              KeyLoc(doc.file, node, key), DidYouMean(key, kLifecycleKeys));
       }
     }
   }
@@ -1235,21 +1400,26 @@ class Loader {
       if (doc.value.contains("lifecycle")) LoadLifecycle(doc, lifecycle);
       // depends_on entries are resolved once every resource is known.
       if (doc.value.contains("depends_on")) {
-        YAML::Node node = Child(doc.node, "depends_on");
+        YamlNode node = Child(doc.node, "depends_on");
         const Value& d = doc.value["depends_on"];
         if (!d.is_array()) {
-          Error("invalid_depends_on", "depends_on must be a list of resource addresses, not " + TypeNoun(d),
+          Error("invalid_depends_on",
+                "depends_on must be a list of resource addresses, not " + TypeNoun(d),
                 Loc(doc.file, node));
         } else {
           for (size_t i = 0; i < d.size(); ++i) {
-            SourceLocation at = Loc(doc.file, node.IsSequence() && i < node.size() ? node[i] : node);
+            SourceLocation at =
+                Loc(doc.file, node.IsSequence() && i < node.size() ? node[i] : node);
             std::optional<ResourceAddress> addr;
             if (d[i].is_string()) addr = ResourceAddress::Parse(d[i].get<std::string>());
             if (!addr) {
-              Error("invalid_depends_on",
-                    "depends_on entry " + (d[i].is_string() ? "\"" + d[i].get<std::string>() + "\"" : TypeNoun(d[i])) +
-                        " is not a resource address",
-                    at, "write addresses such as firewall.edge, instance.web[0] or instance.web[\"eu\"]");
+              Error(
+                  "invalid_depends_on",
+                  "depends_on entry " +
+                      (d[i].is_string() ? "\"" + d[i].get<std::string>() + "\"" : TypeNoun(d[i])) +
+                      " is not a resource address",
+                  at,
+                  "write addresses such as firewall.edge, instance.web[0] or instance.web[\"eu\"]");
             } else {
               depends_on_[base].push_back({*addr, at});
             }
@@ -1258,17 +1428,18 @@ class Loader {
       }
       const Value* spec = nullptr;
       static const Value kEmptySpec = Value::object();
-      YAML::Node spec_node = Child(doc.node, "spec");
+      YamlNode spec_node = Child(doc.node, "spec");
       if (!doc.value.contains("spec") || doc.value["spec"].is_null()) {
         spec = &kEmptySpec;
         spec_node = doc.node;
       } else if (!doc.value["spec"].is_object()) {
-        Error("wrong_type", "spec must be a mapping, not " + TypeNoun(doc.value["spec"]), Loc(doc.file, spec_node));
+        Error("wrong_type", "spec must be a mapping, not " + TypeNoun(doc.value["spec"]),
+              Loc(doc.file, spec_node));
         broken = true;
       } else {
         spec = &doc.value["spec"];
       }
-      spec_nodes_[base] = spec_node;
+      spec_nodes_.emplace(base, spec_node);
       if (broken) {
         groups_.emplace(base, std::move(group));
         continue;
@@ -1330,7 +1501,8 @@ class Loader {
       }
       if (doc.value.contains("sensitive")) {
         if (!doc.value["sensitive"].is_boolean()) {
-          Error("wrong_type", "sensitive must be true or false, not " + TypeNoun(doc.value["sensitive"]),
+          Error("wrong_type",
+                "sensitive must be true or false, not " + TypeNoun(doc.value["sensitive"]),
                 Loc(doc.file, Child(doc.node, "sensitive")));
         } else {
           out.sensitive = doc.value["sensitive"].get<bool>();
@@ -1347,7 +1519,9 @@ class Loader {
   }
 
   // ---- references ------------------------------------------------------------
-  void AddEdge(size_t from, size_t to, const SourceLocation& why) { edges_.push_back({from, to, why}); }
+  void AddEdge(size_t from, size_t to, const SourceLocation& why) {
+    edges_.push_back({from, to, why});
+  }
 
   std::vector<std::string> DeclaredNames(const std::string& kind) const {
     std::vector<std::string> out;
@@ -1359,8 +1533,8 @@ class Loader {
 
   // The instances an address names (all of them for an index-less address
   // of a count/for_each resource), or an error message.
-  std::variant<std::vector<size_t>, std::string> Targets(const ResourceAddress& addr, bool splat, bool want_all,
-                                                         const ResourceGroup& g) {
+  std::variant<std::vector<size_t>, std::string> Targets(const ResourceAddress& addr, bool splat,
+                                                         bool want_all, const ResourceGroup& g) {
     std::string base = addr.BaseString();
     bool no_index = std::holds_alternative<std::monostate>(addr.index);
     if (g.mode == ResourceGroup::Mode::kSingle) {
@@ -1381,10 +1555,12 @@ class Loader {
     if (g.mode == ResourceGroup::Mode::kCount && !std::holds_alternative<int>(addr.index)) {
       return base + " has count; index it with a number";
     }
-    if (g.mode == ResourceGroup::Mode::kForEach && !std::holds_alternative<std::string>(addr.index)) {
+    if (g.mode == ResourceGroup::Mode::kForEach &&
+        !std::holds_alternative<std::string>(addr.index)) {
       return base + " has for_each; index it with a quoted key";
     }
-    return addr.ToString() + " does not exist: " + base + " has " + std::to_string(g.instances.size()) +
+    return addr.ToString() + " does not exist: " + base + " has " +
+           std::to_string(g.instances.size()) +
            (g.instances.size() == 1 ? " instance" : " instances");
   }
 
@@ -1395,9 +1571,11 @@ class Loader {
       for (const auto& [addr, at] : entries) {
         auto g = groups_.find(addr.BaseString());
         if (g == groups_.end()) {
-          std::string hint = registry_->HasKind(addr.kind) ? DidYouMean(addr.name, DeclaredNames(addr.kind))
-                                                          : DidYouMean(addr.kind, registry_->kinds());
-          Error("unknown_depends_on", "depends_on names undeclared resource " + addr.ToString(), at, hint);
+          std::string hint = registry_->HasKind(addr.kind)
+                                 ? DidYouMean(addr.name, DeclaredNames(addr.kind))
+                                 : DidYouMean(addr.kind, registry_->kinds());
+          Error("unknown_depends_on", "depends_on names undeclared resource " + addr.ToString(), at,
+                hint);
           continue;
         }
         auto targets = Targets(addr, false, true, g->second);
@@ -1431,14 +1609,15 @@ class Loader {
       std::string from_kind = use.resource >= 0 ? resources_[use.resource].kind : "";
       if (!registry_->HasKind(t.kind)) {
         std::string hint = DidYouMean(t.kind, registry_->kinds());
-        Error("unknown_reference", "reference to unknown kind \"" + t.kind + "\" in " + e.ToString(), use.location,
+        Error("unknown_reference",
+              "reference to unknown kind \"" + t.kind + "\" in " + e.ToString(), use.location,
               hint);
         continue;
       }
       auto g = groups_.find(t.BaseString());
       if (g == groups_.end()) {
-        Error("unknown_reference", "reference to undeclared resource " + t.BaseString(), use.location,
-              DidYouMean(t.name, DeclaredNames(t.kind)));
+        Error("unknown_reference", "reference to undeclared resource " + t.BaseString(),
+              use.location, DidYouMean(t.name, DeclaredNames(t.kind)));
         continue;
       }
       auto targets = Targets(t, e.splat, false, g->second);
@@ -1454,10 +1633,12 @@ class Loader {
                   Join(registry_->Attributes(t.kind)));
         continue;
       }
-      bool self = use.resource >= 0 && std::find(ids.begin(), ids.end(), static_cast<size_t>(use.resource)) != ids.end();
+      bool self = use.resource >= 0 &&
+                  std::find(ids.begin(), ids.end(), static_cast<size_t>(use.resource)) != ids.end();
       if (self && registry_->IsComputed(t.kind, e.attr)) {
         Error("self_reference",
-              resources_[use.resource].address.ToString() + " cannot see its own computed attribute \"" + e.attr + "\"",
+              resources_[use.resource].address.ToString() +
+                  " cannot see its own computed attribute \"" + e.attr + "\"",
               use.location, "\"" + e.attr + "\" is known only after this resource is created");
         continue;
       }
@@ -1469,7 +1650,9 @@ class Loader {
         }
         if (unset) {
           Error("unset_attribute",
-                (e.splat ? t.BaseString() + "[*]" : t.ToString()) + " does not set \"" + e.attr + "\"", use.location,
+                (e.splat ? t.BaseString() + "[*]" : t.ToString()) + " does not set \"" + e.attr +
+                    "\"",
+                use.location,
                 "only fields written in its spec and computed attributes (" +
                     Join(registry_->ComputedNames(t.kind)) + ") can be referred to");
           continue;
@@ -1486,14 +1669,13 @@ class Loader {
         if (want != refs.end() && depth <= 2) {
           if (want->second != t.kind) {
             Error("reference_kind_mismatch",
-                  "field \"" + field + "\" must refer to " + want->second + ", not to " + t.kind, use.location,
-                  "use the id of a " + want->second + ", e.g. ${" + want->second + ".NAME.id}");
+                  "field \"" + field + "\" must refer to " + want->second + ", not to " + t.kind,
+                  use.location, "use an id such as ${" + want->second + ".NAME.id}");
             continue;
           }
           if (e.attr != "id") {
-            Error("reference_kind_mismatch",
-                  "field \"" + field + "\" takes the id of a " + want->second + ", not its " + e.attr, use.location,
-                  "use ${" + t.ToString() + (e.splat ? "[*]" : "") + ".id}");
+            Error("reference_kind_mismatch", "field \"" + field + "\" takes an id, not " + e.attr,
+                  use.location, "use ${" + t.ToString() + (e.splat ? "[*]" : "") + ".id}");
             continue;
           }
         }
@@ -1503,7 +1685,8 @@ class Loader {
       }
       if (e.splat) {
         Value list = Value::array();
-        for (size_t id : ids) list.push_back("${" + resources_[id].address.ToString() + "." + e.attr + "}");
+        for (size_t id : ids)
+          list.push_back("${" + resources_[id].address.ToString() + "." + e.attr + "}");
         if (use.resource >= 0) {
           ReplaceAt(resources_[use.resource].spec, use.pointer, std::move(list));
         } else {
@@ -1513,33 +1696,63 @@ class Loader {
     }
   }
 
+  // Schema validation is independent per resource and read-only on the
+  // loader's state, so large stacks validate on several threads.
   void ValidateSpecs() {
-    for (size_t i = 0; i < resources_.size(); ++i) {
-      const ResourceConfig& rc = resources_[i];
-      const Doc& doc = docs_[resource_docs_of_[i]];
-      YAML::Node spec_node = spec_nodes_[rc.address.BaseString()];
-      auto locate = [&](const std::string& pointer, bool at_key) {
-        if (pointer.empty() && spec_node == doc.node) return doc.location;
-        return Locate(doc.file, spec_node, pointer, at_key);
-      };
-      for (auto& d : registry_->Validate(rc.kind, rc.spec, locate)) diags_.push_back(std::move(d));
-      ScanValueForKeys(rc.spec, doc, spec_node, "");
+    const size_t n = resources_.size();
+    size_t threads =
+        n < 512 ? 1 : std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), 8);
+    std::vector<std::vector<Diagnostic>> found(threads);
+    auto work = [&](size_t t) {
+      for (size_t i = t; i < n; i += threads) ValidateOne(i, found[t]);
+    };
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work, t);
+    work(0);
+    for (auto& t : pool) t.join();
+    for (auto& list : found) {
+      for (auto& d : list) diags_.push_back(std::move(d));
     }
+  }
+
+  void ValidateOne(size_t i, std::vector<Diagnostic>& out) const {
+    const ResourceConfig& rc = resources_[i];
+    const Doc& doc = docs_[resource_docs_of_[i]];
+    auto it = spec_nodes_.find(rc.address.BaseString());
+    YamlNode spec_node = it == spec_nodes_.end() ? doc.node : it->second;
+    auto locate = [&](const std::string& pointer, bool at_key) {
+      if (pointer.empty() && spec_node == doc.node) return doc.location;
+      if (pointer.empty()) return KeyLoc(doc.file, doc.node, "spec");
+      return Locate(doc.file, spec_node, pointer, at_key);
+    };
+    for (auto& d : registry_->Validate(rc.kind, rc.spec, locate)) out.push_back(std::move(d));
+    if (MayHoldKey(rc.spec)) ScanValueForKeys(rc.spec, doc, spec_node, "", out);
+  }
+
+  static bool MayHoldKey(const Value& v) {
+    if (v.is_string())
+      return v.get_ref<const std::string&>().find("PRIVATE KEY-----") != std::string::npos;
+    if (v.is_structured()) return std::any_of(v.begin(), v.end(), MayHoldKey);
+    return false;
   }
 
   // Key material that arrived through a variable (files and manifests are
   // checked as text when read).
-  void ScanValueForKeys(const Value& v, const Doc& doc, const YAML::Node& base, const std::string& pointer) {
+  void ScanValueForKeys(const Value& v, const Doc& doc, const YamlNode& base,
+                        const std::string& pointer, std::vector<Diagnostic>& out) const {
     if (v.is_string()) {
-      if (v.get_ref<const std::string&>().find("PRIVATE KEY-----") != std::string::npos &&
-          FindPrivateKey(v.get_ref<const std::string&>()).found()) {
-        Error("private_key_material", "private key material in a value", Locate(doc.file, base, pointer, false),
-              "it came from a variable; only public keys belong in a stack, and the key is not shown");
+      if (FindPrivateKey(v.get_ref<const std::string&>()).found()) {
+        AddError(out, "private_key_material", "private key material in a value",
+                 Locate(doc.file, base, pointer, false),
+                 "it came from a variable; only public keys belong in a stack, and the key is not "
+                 "shown");
       }
     } else if (v.is_array()) {
-      for (size_t i = 0; i < v.size(); ++i) ScanValueForKeys(v[i], doc, base, pointer + "/" + std::to_string(i));
+      for (size_t i = 0; i < v.size(); ++i)
+        ScanValueForKeys(v[i], doc, base, pointer + "/" + std::to_string(i), out);
     } else if (v.is_object()) {
-      for (auto it = v.begin(); it != v.end(); ++it) ScanValueForKeys(*it, doc, base, pointer + "/" + it.key());
+      for (auto it = v.begin(); it != v.end(); ++it)
+        ScanValueForKeys(*it, doc, base, pointer + "/" + it.key(), out);
     }
   }
 
@@ -1559,12 +1772,15 @@ class Loader {
     for (size_t i = 0; i < resources_.size(); ++i) {
       if (!placed[i]) rest.push_back(i);
     }
-    std::sort(rest.begin(), rest.end(),
-              [&](size_t a, size_t b) { return resources_[a].address.ToString() < resources_[b].address.ToString(); });
+    std::sort(rest.begin(), rest.end(), [&](size_t a, size_t b) {
+      return resources_[a].address.ToString() < resources_[b].address.ToString();
+    });
     order.insert(order.end(), rest.begin(), rest.end());
     auto& out = result_.config.resources;
     out.reserve(order.size());
+    result_.config.resource_index.reserve(order.size());
     for (size_t i : order) {
+      result_.config.resource_index.emplace(graph.address(i).ToString(), out.size());
       ResourceConfig rc = std::move(resources_[i]);
       for (size_t dep : graph.Dependencies(i)) rc.depends_on.push_back(graph.address(dep));
       out.push_back(std::move(rc));
@@ -1576,7 +1792,13 @@ class Loader {
     SortDiagnostics(diags_);
     std::set<std::tuple<std::string, int, int, std::string, std::string, std::string>> seen;
     for (auto& d : diags_) {
-      if (seen.insert({d.location.file, d.location.line, d.location.column, d.code, d.summary, d.detail}).second) {
+      // Manifests may hold bytes that are not UTF-8; diagnostics must not,
+      // or their JSON form could not be written.
+      d.summary = ValidUtf8(d.summary);
+      d.detail = ValidUtf8(d.detail);
+      if (seen.insert({d.location.file, d.location.line, d.location.column, d.code, d.summary,
+                       d.detail})
+              .second) {
         result_.diagnostics.push_back(std::move(d));
       }
     }
@@ -1587,13 +1809,14 @@ class Loader {
   LoadResult& result_;
   std::shared_ptr<const SchemaRegistry> registry_;
   std::vector<Diagnostic> diags_;
+  std::vector<std::unique_ptr<YamlTree>> trees_;
   std::vector<Doc> docs_;
   std::vector<size_t> resource_docs_, variable_docs_, output_docs_, provider_docs_, backend_docs_;
   std::map<std::string, VariableInfo> variables_;
   std::map<std::string, std::optional<std::string>> file_cache_;
   std::vector<RefUse> pending_refs_;
   std::map<std::string, ResourceGroup> groups_;
-  std::map<std::string, YAML::Node> spec_nodes_;
+  std::map<std::string, YamlNode> spec_nodes_;
   std::map<std::string, std::vector<std::pair<ResourceAddress, SourceLocation>>> depends_on_;
   std::vector<ResourceConfig> resources_;
   std::vector<size_t> resource_docs_of_;
@@ -1623,8 +1846,8 @@ LoadResult LoadStack(const LoadOptions& options) {
   return result;
 }
 
-LoadResult LoadStackFromText(const std::map<std::string, std::string>& files, const LoadOptions& options,
-                             const std::string& root) {
+LoadResult LoadStackFromText(const std::map<std::string, std::string>& files,
+                             const LoadOptions& options, const std::string& root) {
   LoadResult result;
   result.config.root = root;
   try {

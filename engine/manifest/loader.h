@@ -39,9 +39,9 @@ struct LoadOptions {
 };
 
 struct LoadResult {
-  StackConfig config;  // complete only when ok()
+  StackConfig config;                   // complete only when ok()
   std::vector<Diagnostic> diagnostics;  // sorted by file, line, column
-  SourceFiles sources;  // every file named by a diagnostic, key material redacted
+  SourceFiles sources;                  // every file named by a diagnostic, key material redacted
   std::shared_ptr<const SchemaRegistry> registry;  // null if it could not be loaded
   bool ok() const { return !HasErrors(diagnostics); }
 };
@@ -52,7 +52,7 @@ LoadResult LoadStack(const LoadOptions& options);
 // maps a file name to its content, read in name order. file() paths resolve
 // against the directory part of each file name, as on disk; `root` becomes
 // the config's root.
-LoadResult LoadStackFromText(const std::map<std::string, std::string>& files, const LoadOptions& options,
-                             const std::string& root = ".");
+LoadResult LoadStackFromText(const std::map<std::string, std::string>& files,
+                             const LoadOptions& options, const std::string& root = ".");
 
 }  // namespace cairn

@@ -31,14 +31,16 @@ std::pair<size_t, size_t> MarkerIn(std::string_view line) {
 PrivateKeyMatch FindPrivateKey(std::string_view text) {
   PrivateKeyMatch m;
   // Fast path: most text holds no marker at all.
-  if (text.find("PRIVATE KEY-----") == std::string_view::npos && text.find(kPutty) == std::string_view::npos) {
+  if (text.find("PRIVATE KEY-----") == std::string_view::npos &&
+      text.find(kPutty) == std::string_view::npos) {
     return m;
   }
   int line_no = 1;
   size_t start = 0;
   while (start <= text.size()) {
     size_t nl = text.find('\n', start);
-    std::string_view line = text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+    std::string_view line =
+        text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
     auto [col, len] = MarkerIn(line);
     if (col != std::string_view::npos) {
       m.line = line_no;
@@ -60,17 +62,20 @@ std::string RedactPrivateKeys(std::string_view text) {
   size_t start = 0;
   while (start <= text.size()) {
     size_t nl = text.find('\n', start);
-    std::string_view line = text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+    std::string_view line =
+        text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
     auto [col, len] = MarkerIn(line);
     if (col != std::string_view::npos) {
       out += std::string(line.substr(0, col + len)) + " [REDACTED]";
       // A one-line (escaped) key ends on this line; an armoured one continues.
       inside = line.find("-----END", col + len) == std::string_view::npos &&
-               line.find("\\n", col + len) == std::string_view::npos && line.substr(col).find(kPutty) != 0;
+               line.find("\\n", col + len) == std::string_view::npos &&
+               line.substr(col).find(kPutty) != 0;
       if (line.substr(col).find(kPutty) == 0) inside = true;
     } else if (inside) {
       out += "[REDACTED]";
-      if (line.find("-----END") != std::string_view::npos || line.find("Private-MAC") != std::string_view::npos) {
+      if (line.find("-----END") != std::string_view::npos ||
+          line.find("Private-MAC") != std::string_view::npos) {
         inside = false;
       }
     } else {

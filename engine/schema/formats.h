@@ -14,6 +14,10 @@ namespace cairn {
 bool IsCidr(std::string_view text);
 bool IsOpenSshPublicKey(std::string_view text);
 
+// True when `text` is well-formed UTF-8. Manifests must be: valijson's
+// string-length checks read past their tables on malformed sequences.
+bool IsValidUtf8(std::string_view text);
+
 // True when `format` is one of the formats above.
 bool IsCustomFormat(std::string_view format);
 

@@ -66,7 +66,8 @@ std::vector<std::string> SplitPointer(const std::string& pointer) {
   size_t pos = 1;
   while (true) {
     size_t next = pointer.find('/', pos);
-    std::string tok = pointer.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
+    std::string tok =
+        pointer.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
     std::string un;
     for (size_t i = 0; i < tok.size(); ++i) {
       if (tok[i] == '~' && i + 1 < tok.size()) {
@@ -148,14 +149,21 @@ std::string TypeNoun(const std::string& t) {
 
 std::string ValueTypeNoun(const Value& v) {
   switch (v.type()) {
-    case Value::value_t::string: return "a string";
+    case Value::value_t::string:
+      return "a string";
     case Value::value_t::number_integer:
-    case Value::value_t::number_unsigned: return "an integer";
-    case Value::value_t::number_float: return "a number";
-    case Value::value_t::boolean: return "a boolean";
-    case Value::value_t::array: return "a list";
-    case Value::value_t::object: return "a mapping";
-    default: return "null";
+    case Value::value_t::number_unsigned:
+      return "an integer";
+    case Value::value_t::number_float:
+      return "a number";
+    case Value::value_t::boolean:
+      return "a boolean";
+    case Value::value_t::array:
+      return "a list";
+    case Value::value_t::object:
+      return "a mapping";
+    default:
+      return "null";
   }
 }
 
@@ -186,7 +194,8 @@ std::string Container(std::string_view kind, const std::string& pointer) {
 std::string NumberText(const Value& v) {
   if (v.is_number_float()) {
     double d = v.get<double>();
-    if (d == static_cast<double>(static_cast<long long>(d))) return std::to_string(static_cast<long long>(d));
+    if (d == static_cast<double>(static_cast<long long>(d)))
+      return std::to_string(static_cast<long long>(d));
   }
   return v.dump();
 }
@@ -230,7 +239,8 @@ void CheckFormats(const Value& root, const Value* schema, const Value& value,
     if (p == schema->end() || !p->is_object()) return;
     for (auto it = value.begin(); it != value.end(); ++it) {
       auto s = p->find(it.key());
-      if (s != p->end()) CheckFormats(root, &*s, *it, pointer + "/" + EscapePointerToken(it.key()), out);
+      if (s != p->end())
+        CheckFormats(root, &*s, *it, pointer + "/" + EscapePointerToken(it.key()), out);
     }
   } else if (value.is_array()) {
     auto items = schema->find("items");
@@ -239,6 +249,17 @@ void CheckFormats(const Value& root, const Value* schema, const Value& value,
       CheckFormats(root, &*items, value[i], pointer + "/" + std::to_string(i), out);
     }
   }
+}
+
+bool ContainsInvalidUtf8(const Value& v) {
+  if (v.is_string()) return !IsValidUtf8(v.get_ref<const std::string&>());
+  if (v.is_array()) return std::any_of(v.begin(), v.end(), ContainsInvalidUtf8);
+  if (v.is_object()) {
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      if (!IsValidUtf8(it.key()) || ContainsInvalidUtf8(*it)) return true;
+    }
+  }
+  return false;
 }
 
 bool StartsWith(const std::string& s, std::string_view prefix) {
@@ -298,7 +319,8 @@ Result<std::shared_ptr<const SchemaRegistry>> SchemaRegistry::Load(const std::st
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     std::string name = entry.path().filename().string();
-    if (name.size() > 12 && name.substr(name.size() - 12) == ".schema.json") files.push_back(entry.path());
+    if (name.size() > 12 && name.substr(name.size() - 12) == ".schema.json")
+      files.push_back(entry.path());
   }
   if (ec) return Status::IOError("cannot list " + dir + ": " + ec.message());
   std::sort(files.begin(), files.end());
@@ -322,8 +344,10 @@ Result<std::shared_ptr<const SchemaRegistry>> SchemaRegistry::Load(const std::st
     }
     const Value& x = d["x-cairn"];
     if (x.value("kind", std::string()) != kind) return bad("x-cairn.kind must be \"" + kind + "\"");
-    if (!x.contains("computed") || !x["computed"].is_object()) return bad("x-cairn.computed must be an object");
-    if (!x.contains("immutable") || !x["immutable"].is_array()) return bad("x-cairn.immutable must be a list");
+    if (!x.contains("computed") || !x["computed"].is_object())
+      return bad("x-cairn.computed must be an object");
+    if (!x.contains("immutable") || !x["immutable"].is_array())
+      return bad("x-cairn.immutable must be a list");
     if (!x.contains("references") || !x["references"].is_object()) {
       return bad("x-cairn.references must be an object");
     }
@@ -426,7 +450,8 @@ std::vector<std::string> SchemaRegistry::Editable(std::string_view kind) const {
   const KindInfo* k = Find(kind);
   if (!k) return out;
   for (const auto& f : k->fields) {
-    if (std::find(k->immutable.begin(), k->immutable.end(), f) == k->immutable.end()) out.push_back(f);
+    if (std::find(k->immutable.begin(), k->immutable.end(), f) == k->immutable.end())
+      out.push_back(f);
   }
   return out;
 }
@@ -456,19 +481,26 @@ bool SchemaRegistry::IsComputed(std::string_view kind, std::string_view attr) co
   return k && k->computed.contains(std::string(attr));
 }
 
-std::vector<SchemaViolation> SchemaRegistry::Validate(std::string_view kind, const Value& spec) const {
+std::vector<SchemaViolation> SchemaRegistry::Validate(std::string_view kind,
+                                                      const Value& spec) const {
   std::vector<SchemaViolation> out;
   const KindInfo* k = Find(kind);
   if (!k) return out;
+  // valijson must only ever see well-formed UTF-8 (see IsValidUtf8).
+  Value clean;
+  if (ContainsInvalidUtf8(spec)) {
+    clean = Value::parse(spec.dump(-1, ' ', false, Value::error_handler_t::replace));
+  }
+  const Value& checked = clean.is_null() ? spec : clean;
   valijson::Validator validator;
   valijson::ValidationResults results;
-  valijson::adapters::NlohmannJsonAdapter adapter(spec);
+  valijson::adapters::NlohmannJsonAdapter adapter(checked);
   bool valid = false;
   try {
     valid = validator.validate(k->schema, adapter, &results);
   } catch (const std::exception& e) {
-    out.push_back({"", false, "schema_violation", std::string(kind) + " spec could not be validated",
-                   e.what()});
+    out.push_back({"", false, "schema_violation",
+                   std::string(kind) + " spec could not be validated", e.what()});
     return out;
   }
   const Value& root = k->doc;
@@ -476,10 +508,11 @@ std::vector<SchemaViolation> SchemaRegistry::Validate(std::string_view kind, con
   while (!valid && results.popError(err)) {
     // valijson's context: "<root>", then "[field]" or "[index]" per level.
     std::string pointer;
-    const Value* cur = &spec;
+    const Value* cur = &checked;
     for (size_t i = 1; i < err.context.size(); ++i) {
       std::string seg = err.context[i];
-      if (seg.size() >= 2 && seg.front() == '[' && seg.back() == ']') seg = seg.substr(1, seg.size() - 2);
+      if (seg.size() >= 2 && seg.front() == '[' && seg.back() == ']')
+        seg = seg.substr(1, seg.size() - 2);
       pointer += "/" + EscapePointerToken(seg);
       if (cur && cur->is_array() && IsDigits(seg) && std::stoul(seg) < cur->size()) {
         cur = &(*cur)[std::stoul(seg)];
@@ -493,7 +526,8 @@ std::vector<SchemaViolation> SchemaRegistry::Validate(std::string_view kind, con
     const Value* sub = SubschemaAt(root, pointer);
     SchemaViolation v;
     v.pointer = pointer;
-    if (StartsWith(desc, "Failed to validate against") || StartsWith(desc, "Failed to validate item #") ||
+    if (StartsWith(desc, "Failed to validate against") ||
+        StartsWith(desc, "Failed to validate item #") ||
         StartsWith(desc, "Cannot validate item #")) {
       continue;  // a wrapper around the errors of the nested value
     } else if (StartsWith(desc, "Object contains a property that could not be validated")) {
@@ -505,7 +539,8 @@ std::vector<SchemaViolation> SchemaRegistry::Validate(std::string_view kind, con
       v.detail = DidYouMean(field, PropertyNames(sub));
     } else if (StartsWith(desc, "Missing required property")) {
       v.code = "missing_field";
-      v.summary = "missing required field \"" + QuotedBetween(desc) + "\" in " + Container(kind, pointer);
+      v.summary =
+          "missing required field \"" + QuotedBetween(desc) + "\" in " + Container(kind, pointer);
     } else if (IsExpression(cur)) {
       continue;  // known only later: type, value and format are checked then
     } else if (StartsWith(desc, "Value type not permitted")) {
@@ -522,21 +557,27 @@ std::vector<SchemaViolation> SchemaRegistry::Validate(std::string_view kind, con
         for (const auto& e : (*sub)["enum"]) allowed += (allowed.empty() ? "" : ", ") + e.dump();
       }
       v.summary = Subject(kind, pointer) + " must be one of " + allowed;
-      if (cur && cur->is_string() && cur->get_ref<const std::string&>().size() <= 80) v.detail = "got " + cur->dump();
-    } else if (StartsWith(desc, "Expected number greater") || StartsWith(desc, "Expected number less") ||
-               StartsWith(desc, "String should be no") || StartsWith(desc, "Array should contain no")) {
+      if (cur && cur->is_string() && cur->get_ref<const std::string&>().size() <= 80)
+        v.detail = "got " + cur->dump(-1, ' ', false, Value::error_handler_t::replace);
+    } else if (StartsWith(desc, "Expected number greater") ||
+               StartsWith(desc, "Expected number less") ||
+               StartsWith(desc, "String should be no") ||
+               StartsWith(desc, "Array should contain no")) {
       v.code = "out_of_range";
-      auto num = [&](const char* key) { return sub && sub->contains(key) ? NumberText((*sub)[key]) : "?"; };
+      auto num = [&](const char* key) {
+        return sub && sub->contains(key) ? NumberText((*sub)[key]) : "?";
+      };
       if (StartsWith(desc, "Expected number greater")) {
         v.summary = Subject(kind, pointer) + " must be at least " + num("minimum");
       } else if (StartsWith(desc, "Expected number less")) {
         v.summary = Subject(kind, pointer) + " must be at most " + num("maximum");
       } else if (StartsWith(desc, "String should be no fewer")) {
         v.summary = num("minLength") == "1" ? Subject(kind, pointer) + " must not be empty"
-                                            : Subject(kind, pointer) + " must be at least " + num("minLength") +
-                                                  " characters long";
+                                            : Subject(kind, pointer) + " must be at least " +
+                                                  num("minLength") + " characters long";
       } else if (StartsWith(desc, "String should be no more")) {
-        v.summary = Subject(kind, pointer) + " must be at most " + num("maxLength") + " characters long";
+        v.summary =
+            Subject(kind, pointer) + " must be at most " + num("maxLength") + " characters long";
       } else if (StartsWith(desc, "Array should contain no fewer")) {
         v.summary = Subject(kind, pointer) + " must have at least " + num("minItems") + " items";
       } else {
@@ -552,7 +593,7 @@ std::vector<SchemaViolation> SchemaRegistry::Validate(std::string_view kind, con
     }
     out.push_back(std::move(v));
   }
-  CheckFormats(root, &root, spec, "", out);
+  CheckFormats(root, &root, checked, "", out);
   // Deduplicate, keeping the first of equal violations.
   std::set<std::tuple<std::string, std::string, std::string>> seen;
   std::vector<SchemaViolation> unique;

@@ -1,0 +1,91 @@
+// YamlTree: YAML text parsed (by yaml-cpp's event parser) into a light,
+// immutable tree that keeps the source position of every node. The loader
+// needs positions for every diagnostic and reads thousands of documents, so
+// this replaces YAML::Node (whose per-node allocation and reference counting
+// dominated load time) with plain nodes in one arena per file.
+//
+// Invariants: nodes live as long as the YamlTree that built them and never
+// change. Aliases point at the anchored node, so a tree may share nodes, and
+// an alias to an enclosing node makes a cycle: walkers bound their depth.
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace cairn {
+
+struct YamlMark {
+  int line = -1;  // 0-based, as yaml-cpp reports it; -1 when unknown
+  int column = -1;
+  bool is_null() const { return line < 0; }
+};
+
+struct YamlNodeData;
+
+// A handle to a node; default-constructed handles are "undefined".
+class YamlNode {
+ public:
+  enum class Type { kUndefined, kNull, kScalar, kSequence, kMap };
+
+  YamlNode() = default;
+  explicit YamlNode(const YamlNodeData* data) : d_(data) {}
+
+  Type type() const;
+  bool IsDefined() const { return d_ != nullptr; }
+  bool IsNull() const { return type() == Type::kNull; }
+  bool IsScalar() const { return type() == Type::kScalar; }
+  bool IsSequence() const { return type() == Type::kSequence; }
+  bool IsMap() const { return type() == Type::kMap; }
+  // Scalar text ("" for other nodes).
+  const std::string& Scalar() const;
+  // True for quoted and block scalars and explicit !!str: always strings.
+  bool quoted() const;
+  YamlMark Mark() const;
+  // Sequence items, or map values in order.
+  size_t size() const;
+  YamlNode operator[](size_t i) const;
+  const std::vector<YamlNode>& items() const;
+  const std::vector<std::pair<YamlNode, YamlNode>>& pairs() const;
+  // The value of key `key` in a map, or an undefined node.
+  YamlNode Get(std::string_view key) const;
+
+  bool operator==(const YamlNode& o) const { return d_ == o.d_; }
+
+ private:
+  const YamlNodeData* d_ = nullptr;
+};
+
+struct YamlNodeData {
+  YamlNode::Type type = YamlNode::Type::kNull;
+  YamlMark mark;
+  bool quoted = false;
+  std::string scalar;
+  std::vector<YamlNode> items;
+  std::vector<std::pair<YamlNode, YamlNode>> pairs;
+};
+
+struct YamlSyntaxError {
+  std::string message;  // yaml-cpp's message
+  YamlMark mark;
+};
+
+class YamlTree {
+ public:
+  // Parses every document of `text`. On a syntax error, `documents` holds
+  // those before it and `error` is set. Never throws.
+  static std::unique_ptr<YamlTree> Parse(const std::string& text);
+
+  std::vector<YamlNode> documents;
+  std::optional<YamlSyntaxError> error;
+
+ private:
+  friend class YamlTreeBuilder;
+  std::deque<YamlNodeData> arena_;
+};
+
+}  // namespace cairn

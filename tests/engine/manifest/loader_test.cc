@@ -1,0 +1,303 @@
+// LoadStack over inline manifests: expansion, variables, references, order.
+#include "engine/manifest/loader.h"
+
+#include <catch2/catch.hpp>
+
+#include "engine/manifest/expr.h"
+#include "engine/redact.h"
+#include "tests/support/process.h"
+
+using namespace cairn;
+
+namespace {
+
+LoadOptions Options(std::map<std::string, std::string> env = {}) {
+  LoadOptions o;
+  o.schema_dir = CAIRN_SOURCE_SCHEMA_DIR;
+  auto e = std::make_shared<std::map<std::string, std::string>>(std::move(env));
+  o.getenv = [e](const char* name) -> const char* {
+    auto it = e->find(name);
+    return it == e->end() ? nullptr : it->second.c_str();
+  };
+  return o;
+}
+
+LoadResult Load(const std::string& yaml, LoadOptions o = Options()) {
+  return LoadStackFromText({{"main.yaml", yaml}}, o);
+}
+
+std::string Codes(const LoadResult& r) {
+  std::string out;
+  for (const auto& d : r.diagnostics) out += d.code + ":" + d.summary + "\n";
+  return out;
+}
+
+std::vector<std::string> Addresses(const StackConfig& c) {
+  std::vector<std::string> out;
+  for (const auto& r : c.resources) out.push_back(r.address.ToString());
+  return out;
+}
+
+const char* kNet = "kind: network\nname: n\nspec: {region: eu, cidr: 10.0.0.0/16}\n";
+
+}  // namespace
+
+TEST_CASE("count expands to indexed instances with count.index substituted") {
+  auto r = Load(std::string(kNet) +
+                "---\nkind: instance\nname: web\ncount: 3\n"
+                "spec: {name: \"web-${count.index}\", region: eu, plan: p, image: i, network: "
+                "\"${network.n.id}\"}\n");
+  REQUIRE(r.ok());
+  CHECK(Addresses(r.config) == std::vector<std::string>{"network.n", "instance.web[0]",
+                                                        "instance.web[1]", "instance.web[2]"});
+  const auto* w2 = r.config.Find(*ResourceAddress::Parse("instance.web[2]"));
+  REQUIRE(w2);
+  CHECK(w2->spec["name"] == "web-2");
+  CHECK(w2->spec["network"] == "${network.n.id}");
+  REQUIRE(w2->depends_on.size() == 1);
+  CHECK(w2->depends_on[0].ToString() == "network.n");
+}
+
+TEST_CASE("count keeps numeric order past ten instances in [*] lists") {
+  auto r = Load(
+      "kind: instance\nname: w\ncount: 11\nspec: {region: eu, plan: p, image: i}\n---\n"
+      "kind: output\nname: ips\nvalue: ${instance.w[*].ipv4}\n");
+  REQUIRE(r.ok());
+  const Value& v = r.config.outputs.at(0).value;
+  REQUIRE(v.size() == 11);
+  CHECK(v[2] == "${instance.w[2].ipv4}");
+  CHECK(v[10] == "${instance.w[10].ipv4}");
+}
+
+TEST_CASE("for_each over a list and a mapping; spec.name defaults with the key") {
+  auto r = Load(
+      "kind: network\nname: zone\nfor_each: [us, eu]\nspec: {region: \"${each.key}\", cidr: "
+      "10.0.0.0/16}\n---\n"
+      "kind: volume\nname: data\nfor_each: {db: {size: 20}, logs: {size: 5}}\n"
+      "spec: {region: eu, size_gb: \"${each.value.size}\"}\n");
+  REQUIRE(r.ok());
+  CHECK(Addresses(r.config) ==
+        std::vector<std::string>{"network.zone[\"eu\"]", "network.zone[\"us\"]",
+                                 "volume.data[\"db\"]", "volume.data[\"logs\"]"});
+  CHECK(r.config.resources[0].spec["name"] == "zone-eu");
+  CHECK(r.config.resources[0].spec["region"] == "eu");
+  CHECK(r.config.resources[2].spec["size_gb"] == 20);
+  CHECK(r.config.resources[3].spec["name"] == "data-logs");
+}
+
+TEST_CASE("a resource without count keeps its document name as spec.name") {
+  auto r = Load(kNet);
+  REQUIRE(r.ok());
+  CHECK(r.config.resources.at(0).spec["name"] == "n");
+}
+
+TEST_CASE("variable precedence: default < CAIRN_VAR_ < var files < --var") {
+  cairn::testing::TempDir dir;
+  cairn::testing::WriteFile(dir.path() + "/a.yaml", "region: from-file-a\nsize: 7\n");
+  cairn::testing::WriteFile(dir.path() + "/b.yaml", "region: from-file-b\n");
+  std::string yaml =
+      "kind: variable\nname: region\ndefault: from-default\n---\n"
+      "kind: variable\nname: size\ntype: number\ndefault: 1\n---\n"
+      "kind: variable\nname: zones\ntype: list\ndefault: [a]\n---\n"
+      "kind: network\nname: n\nspec: {region: \"${var.region}\", cidr: 10.0.0.0/16}\n";
+  CHECK(Load(yaml).config.variables.at("region") == "from-default");
+  auto o = Options({{"CAIRN_VAR_region", "from-env"}, {"CAIRN_VAR_zones", "[x, y]"}});
+  auto r = Load(yaml, o);
+  CHECK(r.config.variables.at("region") == "from-env");
+  CHECK(r.config.variables.at("zones") == Value::array({"x", "y"}));
+  o.var_files = {dir.path() + "/a.yaml", dir.path() + "/b.yaml"};
+  r = Load(yaml, o);
+  CHECK(r.config.variables.at("region") == "from-file-b");
+  CHECK(r.config.variables.at("size") == 7);
+  o.vars["region"] = "from-flag";
+  o.vars["size"] = "9";
+  r = Load(yaml, o);
+  REQUIRE(r.ok());
+  CHECK(r.config.variables.at("region") == "from-flag");
+  CHECK(r.config.variables.at("size") == 9);
+  CHECK(r.config.resources.at(0).spec["region"] == "from-flag");
+}
+
+TEST_CASE("an exact expression keeps the value's type; interpolation makes strings") {
+  auto r = Load(
+      "kind: variable\nname: keys\ntype: list\ndefault: [k1, k2]\n---\n"
+      "kind: variable\nname: size\ntype: number\ndefault: 30\n---\n"
+      "kind: instance\nname: w\nspec: {region: eu, plan: p, image: i, ssh_keys: "
+      "\"${var.keys}\"}\n---\n"
+      "kind: volume\nname: v\nspec: {region: eu, size_gb: \"${var.size}\", name: "
+      "\"v-${var.size}\"}\n");
+  REQUIRE(r.ok());
+  CHECK(r.config.Find(*ResourceAddress::Parse("instance.w"))->spec["ssh_keys"] ==
+        Value::array({"k1", "k2"}));
+  const auto* v = r.config.Find(*ResourceAddress::Parse("volume.v"));
+  CHECK(v->spec["size_gb"] == 30);
+  CHECK(v->spec["name"] == "v-30");
+}
+
+TEST_CASE("env, file and escapes are substituted at load time; escapes stay escaped") {
+  cairn::testing::TempDir dir;
+  std::string pub =
+      "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHnTeJ4cv3DIaWIqPkOPGOGfkr1jBWHybmrVyQxFyV4V "
+      "deploy@example";
+  cairn::testing::WriteFile(dir.path() + "/keys/deploy.pub", pub + "\n");
+  cairn::testing::WriteFile(
+      dir.path() + "/main.yaml",
+      "kind: ssh_key\nname: deploy\nspec:\n  public_key: ${file(\"keys/deploy.pub\")}\n"
+      "---\nkind: network\nname: n\nspec: {name: \"$${literal}-${env.REGION}\", region: "
+      "\"${env.REGION}\", cidr: 10.0.0.0/16}\n");
+  auto o = Options({{"REGION", "eu"}});
+  o.paths = {dir.path()};
+  auto r = LoadStack(o);
+  INFO(Codes(r));
+  REQUIRE(r.ok());
+  CHECK(r.config.Find(*ResourceAddress::Parse("ssh_key.deploy"))->spec["public_key"] == pub);
+  const auto* n = r.config.Find(*ResourceAddress::Parse("network.n"));
+  CHECK(n->spec["name"] == "$${literal}-eu");
+  CHECK(ResolveReferences(n->spec, {})["name"] == "${literal}-eu");
+}
+
+TEST_CASE("depends_on and references give a deterministic order; depends_on lists all deps") {
+  auto r = Load(
+      std::string(kNet) +
+      "---\nkind: firewall\nname: edge\nspec: {rules: [], instances: [\"${instance.b.id}\"]}\n---\n"
+      "kind: instance\nname: b\nspec: {region: eu, plan: p, image: i, network: "
+      "\"${network.n.id}\"}\n"
+      "---\nkind: instance\nname: a\nspec: {region: eu, plan: p, image: i}\ndepends_on: "
+      "[firewall.edge]\n");
+  REQUIRE(r.ok());
+  CHECK(Addresses(r.config) ==
+        std::vector<std::string>{"network.n", "instance.b", "firewall.edge", "instance.a"});
+  CHECK(r.config.Find(*ResourceAddress::Parse("instance.a"))->depends_on.at(0).ToString() ==
+        "firewall.edge");
+}
+
+TEST_CASE("lifecycle, provider and backend documents are read") {
+  auto r = Load(
+      "kind: instance\nname: w\nspec: {region: eu, plan: p, image: i}\n"
+      "lifecycle: {ignore_changes: [plan], prevent_destroy: true, create_before_destroy: "
+      "true}\n---\n"
+      "kind: provider\nendpoint: http://localhost:9\ntoken_env: MY_TOKEN\nparallelism: 3\n"
+      "timeouts: {create: 120}\n---\n"
+      "kind: backend\ntype: postgres\nurl_env: DB_URL\n");
+  INFO(Codes(r));
+  REQUIRE(r.ok());
+  const auto& lc = r.config.resources.at(0).lifecycle;
+  CHECK(lc.ignore_changes == std::vector<std::string>{"plan"});
+  CHECK(lc.prevent_destroy);
+  CHECK(lc.create_before_destroy);
+  CHECK(r.config.provider.endpoint == "http://localhost:9");
+  CHECK(r.config.provider.token_env == "MY_TOKEN");
+  CHECK(r.config.provider.parallelism == 3);
+  CHECK(r.config.provider.timeouts.at("create") == 120);
+  CHECK(r.config.backend.type == "postgres");
+  CHECK(r.config.backend.url_env == "DB_URL");
+}
+
+TEST_CASE("all problems are reported, sorted by file and line") {
+  auto r = LoadStackFromText(
+      {{"b.yaml", "kind: instance\nname: w\nspec: {region: eu, plan: 1, image: i}\n"},
+       {"a.yaml", "kind: network\nname: n\nspec: {region: eu, cidr: x, colour: red}\n"}},
+      Options());
+  REQUIRE(r.diagnostics.size() == 3);
+  CHECK(r.diagnostics[0].location.file == "a.yaml");
+  CHECK(r.diagnostics[0].location.column < r.diagnostics[1].location.column);
+  CHECK(r.diagnostics[2].location.file == "b.yaml");
+  CHECK(r.diagnostics[2].code == "wrong_type");
+}
+
+TEST_CASE("sensitive variable values are registered with the redactor") {
+  ClearSecretsForTesting();
+  auto r = Load("kind: variable\nname: pw\nsensitive: true\ndefault: hunter2-secret\n");
+  REQUIRE(r.ok());
+  CHECK(r.config.sensitive_variables == std::vector<std::string>{"pw"});
+  CHECK(Redact("the password is hunter2-secret") == "the password is [REDACTED]");
+  ClearSecretsForTesting();
+}
+
+TEST_CASE("an empty directory is an error") {
+  cairn::testing::TempDir dir;
+  auto o = Options();
+  o.paths = {dir.path()};
+  auto r = LoadStack(o);
+  REQUIRE(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].code == "no_manifests");
+}
+
+TEST_CASE("the example stack is valid") {
+  auto o = Options();
+  o.paths = {std::string(CAIRN_SOURCE_DIR) + "/examples/web"};
+  auto r = LoadStack(o);
+  INFO(Codes(r));
+  CHECK(r.ok());
+  CHECK(r.config.resources.size() == 8);
+}
+
+TEST_CASE("private key material from the environment is refused without echoing it") {
+  auto r = Load("kind: ssh_key\nname: k\nspec: {public_key: \"${env.KEY}\"}\n",
+                Options({{"KEY",
+                          "-----BEGIN OPENSSH PRIVATE KEY-----\nsecretbody\n-----END OPENSSH "
+                          "PRIVATE KEY-----"}}));
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.diagnostics.at(0).code == "private_key_material");
+  CHECK(r.diagnostics.at(0).summary.find("secretbody") == std::string::npos);
+}
+
+TEST_CASE("a YAML alias bomb is refused, not expanded") {
+  std::string yaml = "kind: network\nname: n\nspec:\n  region: eu\n  cidr: 10.0.0.0/8\n";
+  yaml += "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  std::string prev = "a";
+  for (int i = 0; i < 8; ++i) {
+    std::string name = "l" + std::to_string(i);
+    yaml += name + ": &" + name + " [*" + prev + ", *" + prev + ", *" + prev + ", *" + prev +
+            ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" +
+            prev + "]\n";
+    prev = name;
+  }
+  auto r = Load(yaml);
+  REQUIRE_FALSE(r.ok());
+  bool too_large = false;
+  for (const auto& d : r.diagnostics) too_large = too_large || d.code == "document_too_large";
+  CHECK(too_large);
+}
+
+TEST_CASE("bytes that are not UTF-8 never break the JSON form of diagnostics") {
+  auto r = Load(
+      "kind: network\nname: n\nspec: {region: eu, cidr: 10.0.0.0/8, \"caf\xe9\": 1}\n---\n"
+      "kind: instance\nname: w\ncount: [\"\xff\"]\nspec: {region: eu, plan: p, image: i}\n");
+  REQUIRE(r.diagnostics.size() == 3);
+  CHECK(r.diagnostics[0].code == "invalid_utf8");
+  std::string json;
+  CHECK_NOTHROW(json = DiagnosticsToJson(r.diagnostics));
+  CHECK(json.find("invalid_count") != std::string::npos);
+}
+
+TEST_CASE(
+    "fuzz regression: yaml-cpp looping on a malformed sequence is a syntax error, not a hang") {
+  // tests/fuzz/regressions/timeout-yaml-cpp-endless-sequence
+  auto r = Load(std::string(",2.]-  1\x8a"));
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.diagnostics.at(0).code == "yaml_syntax");
+}
+
+TEST_CASE("fuzz regression: text that is not UTF-8 never reaches valijson") {
+  // tests/fuzz/regressions/crash-valijson-strlen-invalid-utf8
+  auto r = Load("kind: instance\nname: web\nspec:\n  region: eu-cen" + std::string(60, '\x97') +
+                "\n  plan: p\n  image: i\n");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.diagnostics.at(0).code == "invalid_utf8");
+  CHECK(r.diagnostics.at(0).location.line == 4);
+}
+
+TEST_CASE("StackConfig::Find uses the index LoadStack builds and survives a stale one") {
+  auto r = Load(std::string(kNet) +
+                "---\nkind: instance\nname: w\ncount: 3\nspec: {region: eu, plan: p, image: i}\n");
+  REQUIRE(r.ok());
+  CHECK(r.config.resource_index.size() == 4);
+  auto w1 = *ResourceAddress::Parse("instance.w[1]");
+  REQUIRE(r.config.Find(w1));
+  CHECK(r.config.Find(w1)->address == w1);
+  std::reverse(r.config.resources.begin(), r.config.resources.end());  // the index is now stale
+  REQUIRE(r.config.Find(w1));
+  CHECK(r.config.Find(w1)->address == w1);
+  CHECK(r.config.Find(*ResourceAddress::Parse("instance.w[7]")) == nullptr);
+}

@@ -1,0 +1,39 @@
+#include "engine/manifest/private_key.h"
+
+#include <catch2/catch.hpp>
+
+using namespace cairn;
+
+TEST_CASE("private key armour and PuTTY headers are found with their position") {
+  auto m = FindPrivateKey(
+      "a: 1\n  key: -----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----\n");
+  CHECK(m.line == 2);
+  CHECK(m.column == 8);
+  CHECK(m.length == 31);
+  CHECK(FindPrivateKey("-----BEGIN PRIVATE KEY-----").found());
+  CHECK(FindPrivateKey("x\n-----BEGIN ENCRYPTED PRIVATE KEY-----").line == 2);
+  CHECK(FindPrivateKey("PuTTY-User-Key-File-3: ssh-ed25519\n").found());
+  CHECK_FALSE(FindPrivateKey("-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----").found());
+  CHECK_FALSE(FindPrivateKey("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA user@host").found());
+}
+
+TEST_CASE("redaction keeps the marker line and hides every line of key material") {
+  std::string text =
+      "kind: ssh_key\n"
+      "spec:\n"
+      "  public_key: |\n"
+      "    -----BEGIN OPENSSH PRIVATE KEY-----\n"
+      "    b3BlbnNzaC1rZXktdjEAAAAA\n"
+      "    -----END OPENSSH PRIVATE KEY-----\n"
+      "name: k\n"
+      "inline: \"-----BEGIN RSA PRIVATE KEY-----\\nMIIEsecret\\n-----END RSA PRIVATE KEY-----\"\n"
+      "after: 1\n";
+  std::string r = RedactPrivateKeys(text);
+  CHECK(r.find("b3BlbnNzaC1rZXktdjEAAAAA") == std::string::npos);
+  CHECK(r.find("MIIEsecret") == std::string::npos);
+  CHECK(r.find("    -----BEGIN OPENSSH PRIVATE KEY----- [REDACTED]\n[REDACTED]\n[REDACTED]\nname: "
+               "k\n") != std::string::npos);
+  CHECK(r.find("after: 1") != std::string::npos);
+  // Lines are kept one for one, so positions stay right.
+  CHECK(std::count(r.begin(), r.end(), '\n') == std::count(text.begin(), text.end(), '\n'));
+}
