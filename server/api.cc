@@ -1115,6 +1115,7 @@ std::optional<ApiResponse> Api::Impl::CheckRefs(WriteTxn& txn, Call& c,
 }
 
 void Api::Impl::Submit(std::shared_ptr<Call> c, std::function<void(WriteTxn&, Call&)> body) {
+  metrics->mutations_in_flight++;
   store->Submit(
       [this, c, body = std::move(body)](WriteTxn& txn) {
         body(txn, *c);
@@ -1136,6 +1137,7 @@ void Api::Impl::Submit(std::shared_ptr<Call> c, std::function<void(WriteTxn&, Ca
       },
       [this, c](const Status& st) {
         if (!c->scope.empty()) in_flight.Release(c->scope);
+        metrics->mutations_in_flight--;
         if (!st.ok()) {
           return Fail(*c, 503, "service_unavailable", "the write was not committed; retry later");
         }

@@ -88,7 +88,13 @@ LifecycleWorker::LifecycleWorker(Store* store, FaultInjector* faults, Metrics* m
 
 LifecycleWorker::~LifecycleWorker() { Stop(); }
 
-void LifecycleWorker::Start() { thread_ = std::thread([this] { Loop(); }); }
+void LifecycleWorker::Start() {
+  // Steps scheduled by an earlier run with a longer delay follow this run's delay.
+  int64_t latest = NowMs() + delay_.count();
+  store_->Submit([latest](WriteTxn& txn) { return txn.CapSchedule(latest).ok(); },
+                 [](const Status&) {});
+  thread_ = std::thread([this] { Loop(); });
+}
 
 void LifecycleWorker::Stop() {
   {

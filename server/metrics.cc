@@ -48,6 +48,9 @@ std::string Metrics::Render(const Store& store) const {
   out += "# HELP cairn_open_connections Open client connections.\n";
   out += "# TYPE cairn_open_connections gauge\n";
   out += "cairn_open_connections " + std::to_string(open_connections.load()) + "\n";
+  out += "# HELP cairn_mutations_in_flight Mutations waiting for their group commit.\n";
+  out += "# TYPE cairn_mutations_in_flight gauge\n";
+  out += "cairn_mutations_in_flight " + std::to_string(mutations_in_flight.load()) + "\n";
   out += "# HELP cairn_idempotent_replays_total Responses replayed for a reused Idempotency-Key.\n";
   out += "# TYPE cairn_idempotent_replays_total counter\n";
   out += "cairn_idempotent_replays_total " + std::to_string(idempotent_replays.load()) + "\n";

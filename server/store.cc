@@ -325,6 +325,14 @@ Status WriteTxn::PurgeResponses(int64_t older_than_ms) {
   return StepDone(db_, *st, "purging idempotency records");
 }
 
+Status WriteTxn::CapSchedule(int64_t latest_ms) {
+  auto st = db_->Prepare(
+      "UPDATE resources SET next_step_ms = ?1 WHERE next_step_ms IS NOT NULL AND next_step_ms > ?1");
+  if (!st.ok()) return st.status();
+  sqlite3_bind_int64(*st, 1, latest_ms);
+  return StepDone(db_, *st, "rescheduling lifecycle steps");
+}
+
 // ---- Store ----
 
 class Store::ReadLease {

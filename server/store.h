@@ -103,6 +103,9 @@ class WriteTxn {
   // The next free address of the region's pool, or NotFound when exhausted.
   Result<std::string> AllocateIpv4(const std::string& region);
   Status PurgeResponses(int64_t older_than_ms);
+  // Brings every pending step due later than `latest_ms` forward to it (a
+  // restart with a shorter --provision-delay).
+  Status CapSchedule(int64_t latest_ms);
 
  private:
   Db* db_;
