@@ -167,6 +167,15 @@ Status Db::Exec(const char* sql) {
   return Status::Ok();
 }
 
+Status Db::ExecCached(const char* sql) {
+  auto st = Prepare(sql);
+  if (!st.ok()) return st.status();
+  int rc = sqlite3_step(*st);
+  sqlite3_reset(*st);
+  if (rc != SQLITE_DONE && rc != SQLITE_ROW) return Error(sql);
+  return Status::Ok();
+}
+
 Result<sqlite3_stmt*> Db::Prepare(const char* sql) {
   for (auto& [key, s] : stmts_) {
     if (key == sql) {
@@ -402,7 +411,13 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, StoreOptions 
     }
     CAIRN_RETURN_IF_ERROR(w->Exec("COMMIT"));
   }
+  // Checkpoints are the checkpointer's job, not the committing writer's.
+  sqlite3_wal_autocheckpoint(w->handle(), 0);
+  auto cdb = Db::Open(store->path_, false);
+  if (!cdb.ok()) return cdb.status();
+  store->checkpoint_db_ = std::move(cdb).value();
   store->writer_ = std::thread([s = store.get()] { s->WriterLoop(); });
+  store->checkpointer_ = std::thread([s = store.get()] { s->CheckpointLoop(); });
   return store;
 }
 
@@ -430,14 +445,34 @@ void Store::Close() {
     std::lock_guard<std::mutex> lock(mu_);
     closing_ = true;
     cv_.notify_all();
+    checkpoint_cv_.notify_all();
   }
   if (writer_.joinable()) writer_.join();
+  if (checkpointer_.joinable()) checkpointer_.join();
+}
+
+void Store::CheckpointLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!closing_) {
+    checkpoint_cv_.wait_for(lock, std::chrono::milliseconds(250), [&] { return closing_; });
+    if (closing_) break;
+    lock.unlock();
+    // PASSIVE never blocks the writer or readers; it copies what it can.
+    int log = 0, done = 0;
+    int rc = sqlite3_wal_checkpoint_v2(checkpoint_db_->handle(), nullptr,
+                                       SQLITE_CHECKPOINT_PASSIVE, &log, &done);
+    if (rc != SQLITE_OK && rc != SQLITE_BUSY) {
+      spdlog::warn("store: WAL checkpoint failed: {}", sqlite3_errmsg(checkpoint_db_->handle()));
+    }
+    lock.lock();
+  }
 }
 
 void Store::WriterLoop() {
   Db* db = writer_db_.get();
   WriteTxn txn(db);
   std::vector<Pending> batch;
+  size_t last_batch = 0;
   for (;;) {
     std::function<void()> on_commit;
     {
@@ -449,17 +484,26 @@ void Store::WriterLoop() {
         std::this_thread::sleep_for(options_.batch_delay);
         lock.lock();
       }
-      while (!queue_.empty() && batch.size() < options_.max_batch) {
-        batch.push_back(std::move(queue_.front()));
-        queue_.pop_front();
+      auto take = [&] {
+        while (!queue_.empty() && batch.size() < options_.max_batch) {
+          batch.push_back(std::move(queue_.front()));
+          queue_.pop_front();
+        }
+      };
+      take();
+      if (batch.size() < last_batch && !closing_) {
+        cv_.wait_for(lock, std::chrono::microseconds(400),
+                     [&] { return closing_ || batch.size() + queue_.size() >= last_batch; });
+        take();
       }
+      last_batch = batch.size();
       on_commit = on_commit_;
     }
-    Status st = db->Exec("BEGIN IMMEDIATE");
+    Status st = db->ExecCached("BEGIN IMMEDIATE");
     size_t kept = 0;
     if (st.ok()) {
       for (Pending& p : batch) {
-        if (!(st = db->Exec("SAVEPOINT m")).ok()) break;
+        if (!(st = db->ExecCached("SAVEPOINT m")).ok()) break;
         bool keep = false;
         try {
           keep = p.m(txn);
@@ -467,12 +511,12 @@ void Store::WriterLoop() {
           spdlog::error("internal error: mutation threw: {}", e.what());
           keep = false;
         }
-        if (!keep) st = db->Exec("ROLLBACK TO m");
-        if (st.ok()) st = db->Exec("RELEASE m");
+        if (!keep) st = db->ExecCached("ROLLBACK TO m");
+        if (st.ok()) st = db->ExecCached("RELEASE m");
         if (!st.ok()) break;
         kept += keep ? 1 : 0;
       }
-      if (st.ok()) st = db->Exec("COMMIT");
+      if (st.ok()) st = db->ExecCached("COMMIT");
       if (!st.ok()) (void)db->Exec("ROLLBACK");
     }
     if (!st.ok()) spdlog::error("store: batch of {} not committed: {}", batch.size(), st.message());

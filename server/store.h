@@ -6,7 +6,11 @@
 // queues a Mutation; the writer takes every queued mutation (up to a batch
 // limit), runs each in its own SAVEPOINT inside one transaction, commits
 // once (one fsync for the whole batch) and only then calls each mutation's
-// completion. A completion therefore only ever reports state that is on
+// completion. When fewer mutations are queued than went into the previous
+// batch, the writer waits up to 400 us for the rest (clients answered by
+// the previous commit are sending their next request), so batches stay
+// full instead of splitting into alternating halves. WAL checkpoints run
+// on their own thread and connection, never inside a commit. A completion therefore only ever reports state that is on
 // disk: an acknowledged write survives kill -9.
 //
 // Reads use a pool of read connections (WAL lets them run beside the
@@ -72,6 +76,8 @@ class Db {
   static Result<std::unique_ptr<Db>> Open(const std::string& path, bool writer);
   ~Db();
   Status Exec(const char* sql);
+  // Exec through a cached prepared statement (for statements run per mutation).
+  Status ExecCached(const char* sql);
   // A cached prepared statement keyed by the (static) SQL text, reset and
   // with bindings cleared.
   Result<sqlite3_stmt*> Prepare(const char* sql);
@@ -154,6 +160,7 @@ class Store {
   class ReadLease;
   ReadLease Lease();
   void WriterLoop();
+  void CheckpointLoop();
 
   std::string path_;
   StoreOptions options_;
@@ -167,11 +174,14 @@ class Store {
     Completion done;
   };
   std::mutex mu_;
-  std::condition_variable cv_;
+  std::condition_variable cv_;             // the writer waits here
+  std::condition_variable checkpoint_cv_;  // the checkpointer waits here
   std::deque<Pending> queue_;  // GUARDED_BY(mu_)
   bool closing_ = false;       // GUARDED_BY(mu_)
   std::function<void()> on_commit_;
   std::thread writer_;
+  std::thread checkpointer_;  // WAL checkpoints off the writer's commit path
+  std::unique_ptr<Db> checkpoint_db_;
   std::atomic<uint64_t> commits_{0}, committed_mutations_{0};
 };
 
