@@ -756,6 +756,7 @@ void Api::Impl::Handle(ApiRequest req, Done done) {
     case RequestFault::kDropBefore: {
       metrics->faults_injected++;
       ApiResponse r;
+      r.status = 0;  // nothing is sent
       r.drop = true;
       return Finish(*c, std::move(r));
     }
@@ -1143,6 +1144,7 @@ void Api::Impl::Submit(std::shared_ptr<Call> c, std::function<void(WriteTxn&, Ca
         }
         if (c->drop_after) {
           ApiResponse r;
+          r.status = 0;  // committed, but nothing is sent
           r.drop = true;
           return Finish(*c, std::move(r));
         }

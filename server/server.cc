@@ -115,23 +115,31 @@ class Session : public std::enable_shared_from_this<Session> {
     stream_.expires_never();
     if (ec) {
       start_ = std::chrono::steady_clock::now();
+      // The headers may be complete (body too large): log and echo what they say.
+      method_ = parser_->is_header_done() ? std::string(parser_->get().method_string()) : "-";
+      std::string rid = NewRequestId();
+      if (parser_->is_header_done()) {
+        auto it = parser_->get().find("X-Request-ID");
+        if (it != parser_->get().end()) {
+          std::string v(it->value());
+          if (IsSaneRequestId(v)) rid = v;
+        }
+      }
       if (ec == http::error::body_limit) {
         keep_alive_ = false;
         busy_ = true;
-        return Write(Api::Error(413, "payload_too_large", "request bodies are limited to 1 MiB",
-                                NewRequestId()));
+        return Write(Api::Error(413, "payload_too_large", "request bodies are limited to 1 MiB", rid));
       }
       if (ec == http::error::header_limit) {
         keep_alive_ = false;
         busy_ = true;
-        return Write(Api::Error(431, "validation_error", "headers: request headers exceed 16 KiB",
-                                NewRequestId()));
+        return Write(Api::Error(431, "validation_error", "headers: request headers exceed 16 KiB", rid));
       }
       if (ec.category() == beast::error_code(http::error::end_of_stream).category() &&
           ec != http::error::end_of_stream && ec != http::error::partial_message) {
         keep_alive_ = false;
         busy_ = true;
-        return Write(Api::Error(400, "validation_error", "malformed HTTP request", NewRequestId()));
+        return Write(Api::Error(400, "validation_error", "malformed HTTP request", rid));
       }
       return Close();  // EOF, timeout, reset
     }
