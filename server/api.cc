@@ -1,6 +1,7 @@
 #include "server/api.h"
 
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 
 #include <charconv>
 #include <cstring>
@@ -601,9 +602,12 @@ struct Api::Impl {
     // Filled by the mutation on the writer thread.
     ApiResponse result;
     bool store_result = false;
+    bool finished = false;  // `done` was called
   };
 
   void Finish(Call& c, ApiResponse r) {
+    if (c.finished) return;
+    c.finished = true;
     r.request_id = c.request_id;
     r.route = c.route.pattern.empty() ? "-" : c.route.pattern;
     r.headers.emplace_back("X-Request-ID", c.request_id);
@@ -640,6 +644,7 @@ struct Api::Impl {
   }
 
   void Handle(ApiRequest req, Done done);
+  void Pipeline(std::shared_ptr<Call> c);
   void HandleRead(std::shared_ptr<Call> c);
   void HandleMutation(std::shared_ptr<Call> c);
   void Submit(std::shared_ptr<Call> c, std::function<void(WriteTxn&, Call&)> body);
@@ -672,6 +677,16 @@ void Api::Impl::Handle(ApiRequest req, Done done) {
   c->request_id = c->req.client_request_id && IsSaneRequestId(*c->req.client_request_id)
                       ? *c->req.client_request_id
                       : NewRequestId();
+  // No exception leaves the module: a broken invariant becomes a 500.
+  try {
+    Pipeline(c);
+  } catch (const std::exception& e) {
+    spdlog::error("internal error: request {} threw: {}", c->request_id, e.what());
+    Fail(*c, 500, "internal_error", "internal error, please report");
+  }
+}
+
+void Api::Impl::Pipeline(std::shared_ptr<Call> c) {
   std::string_view target = c->req.target;
   size_t q = target.find('?');
   c->path = std::string(target.substr(0, q));
@@ -1119,7 +1134,13 @@ void Api::Impl::Submit(std::shared_ptr<Call> c, std::function<void(WriteTxn&, Ca
   metrics->mutations_in_flight++;
   store->Submit(
       [this, c, body = std::move(body)](WriteTxn& txn) {
-        body(txn, *c);
+        try {
+          body(txn, *c);
+        } catch (const std::exception& e) {
+          spdlog::error("internal error: mutation of request {} threw: {}", c->request_id, e.what());
+          c->result = MakeError(500, "internal_error", "internal error, please report", c->request_id);
+          return false;
+        }
         // 400s (and failures) are not executed requests: nothing is kept.
         if (c->result.status == 400 || c->result.status >= 500) return false;
         if (!c->scope.empty() && c->store_result) {
