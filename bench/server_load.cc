@@ -14,13 +14,15 @@
 //   server_load [--duration SECONDS] [--max-requests N] [--data-dir DIR]
 //               [--target HOST:PORT --token TOKEN] [--provision-delay D]
 //               [--only get-one,list,create,get-one@16,create@64,get-one@1000,...]
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -31,8 +33,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <spdlog/spdlog.h>
 
 #include "server/duration.h"
 #include "server/server.h"
@@ -67,7 +67,12 @@ class Conn : public std::enable_shared_from_this<Conn> {
  public:
   Conn(net::io_context& ioc, RunStats* stats, const MakeRequest* make, long* issued, long max,
        Clock::time_point deadline, int* live)
-      : stream_(ioc), stats_(stats), make_(make), issued_(issued), max_(max), deadline_(deadline),
+      : stream_(ioc),
+        stats_(stats),
+        make_(make),
+        issued_(issued),
+        max_(max),
+        deadline_(deadline),
         live_(live) {}
   void Start(const tcp::endpoint& ep) {
     ++*live_;
@@ -111,7 +116,8 @@ class Conn : public std::enable_shared_from_this<Conn> {
       stats_->latencies_us.push_back(us);
     } else {
       stats_->errors++;
-      if (stats_->errors <= 3) std::fprintf(stderr, "error response %u: %s\n", status, res_->get().body().c_str());
+      if (stats_->errors <= 3)
+        std::fprintf(stderr, "error response %u: %s\n", status, res_->get().body().c_str());
     }
     Next();
   }
@@ -146,7 +152,8 @@ RunStats Run(const Config& cfg, int connections, const MakeRequest& make, long m
   auto deadline = start + std::chrono::microseconds(static_cast<long>(cfg.duration_s * 1e6));
   std::vector<std::shared_ptr<Conn>> conns;
   for (int i = 0; i < connections; ++i) {
-    conns.push_back(std::make_shared<Conn>(ioc, &stats, &make, &issued, max_requests, deadline, &live));
+    conns.push_back(
+        std::make_shared<Conn>(ioc, &stats, &make, &issued, max_requests, deadline, &live));
     conns.back()->Start(ep);
   }
   ioc.run();
@@ -158,10 +165,13 @@ void Report(const char* name, int connections, RunStats s) {
   std::sort(s.latencies_us.begin(), s.latencies_us.end());
   auto pct = [&](double p) {
     if (s.latencies_us.empty()) return 0.0;
-    return s.latencies_us[std::min(s.latencies_us.size() - 1, static_cast<size_t>(p * s.latencies_us.size()))] / 1000.0;
+    return s.latencies_us[std::min(s.latencies_us.size() - 1,
+                                   static_cast<size_t>(p * s.latencies_us.size()))] /
+           1000.0;
   };
-  std::printf("%-10s %6d conns %9ld ok %6ld errors %8.1f s %10.0f req/s   p50 %7.3f ms   p99 %7.3f ms\n",
-              name, connections, s.ok, s.errors, s.seconds, s.ok / s.seconds, pct(0.50), pct(0.99));
+  std::printf(
+      "%-10s %6d conns %9ld ok %6ld errors %8.1f s %10.0f req/s   p50 %7.3f ms   p99 %7.3f ms\n",
+      name, connections, s.ok, s.errors, s.seconds, s.ok / s.seconds, pct(0.50), pct(0.99));
   std::fflush(stdout);
 }
 
@@ -180,16 +190,24 @@ int main(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (a == "--duration") cfg.duration_s = std::stod(next());
-    else if (a == "--max-requests") cfg.max_requests = std::stol(next());
-    else if (a == "--data-dir") data_dir = next();
-    else if (a == "--target") target = next();
-    else if (a == "--token") cfg.token = next();
-    else if (a == "--provision-delay") delay = next();
-    else if (a == "--only") only = next();
+    if (a == "--duration")
+      cfg.duration_s = std::stod(next());
+    else if (a == "--max-requests")
+      cfg.max_requests = std::stol(next());
+    else if (a == "--data-dir")
+      data_dir = next();
+    else if (a == "--target")
+      target = next();
+    else if (a == "--token")
+      cfg.token = next();
+    else if (a == "--provision-delay")
+      delay = next();
+    else if (a == "--only")
+      only = next();
     else {
-      std::fprintf(stderr, "usage: server_load [--duration S] [--max-requests N] [--data-dir DIR] "
-                           "[--target HOST:PORT --token T] [--provision-delay D]\n");
+      std::fprintf(stderr,
+                   "usage: server_load [--duration S] [--max-requests N] [--data-dir DIR] "
+                   "[--target HOST:PORT --token T] [--provision-delay D]\n");
       return 1;
     }
   }
@@ -197,7 +215,8 @@ int main(int argc, char** argv) {
   std::string tmp;
   if (target.empty()) {
     if (data_dir.empty()) {
-      tmp = (std::filesystem::temp_directory_path() / ("cairn-bench-" + std::to_string(getpid()))).string();
+      tmp = (std::filesystem::temp_directory_path() / ("cairn-bench-" + std::to_string(getpid())))
+                .string();
       data_dir = tmp;
     }
     cfg.token = cairn::server::GenerateToken();
@@ -219,8 +238,10 @@ int main(int argc, char** argv) {
       return 1;
     }
     cfg.port = std::to_string(server->BoundPort());
-    std::printf("in-process cairn serve on 127.0.0.1:%s, data dir %s, provision delay %s, %u hardware threads\n",
-                cfg.port.c_str(), data_dir.c_str(), delay.c_str(), std::thread::hardware_concurrency());
+    std::printf(
+        "in-process cairn serve on 127.0.0.1:%s, data dir %s, provision delay %s, %u hardware "
+        "threads\n",
+        cfg.port.c_str(), data_dir.c_str(), delay.c_str(), std::thread::hardware_concurrency());
   } else {
     size_t colon = target.rfind(':');
     cfg.host = target.substr(0, colon);
@@ -257,7 +278,9 @@ int main(int argc, char** argv) {
     s.connect(resolver.resolve(cfg.host, cfg.port));
     std::string next;
     do {
-      http::request<http::string_body> r{http::verb::get, "/api/v1/compute?limit=200" + (next.empty() ? "" : "&cursor=" + next), 11};
+      http::request<http::string_body> r{
+          http::verb::get, "/api/v1/compute?limit=200" + (next.empty() ? "" : "&cursor=" + next),
+          11};
       r.set(http::field::authorization, auth);
       r.set(http::field::host, cfg.host);
       http::write(s, r);
@@ -304,9 +327,12 @@ int main(int argc, char** argv) {
   };
   for (int conns : {16, 64}) {
     std::string n = std::to_string(conns);
-    if (wanted("get-one") || wanted("get-one@" + n)) Report("get-one", conns, Run(cfg, conns, get_one, cfg.max_requests));
-    if (wanted("list") || wanted("list@" + n)) Report("list", conns, Run(cfg, conns, list, cfg.max_requests));
-    if (wanted("create") || wanted("create@" + n)) Report("create", conns, Run(cfg, conns, create, cfg.max_requests));
+    if (wanted("get-one") || wanted("get-one@" + n))
+      Report("get-one", conns, Run(cfg, conns, get_one, cfg.max_requests));
+    if (wanted("list") || wanted("list@" + n))
+      Report("list", conns, Run(cfg, conns, list, cfg.max_requests));
+    if (wanted("create") || wanted("create@" + n))
+      Report("create", conns, Run(cfg, conns, create, cfg.max_requests));
   }
   if (wanted("get-one") || wanted("get-one@1000")) {
     Report("get-one", 1000, Run(cfg, 1000, get_one, cfg.max_requests));

@@ -84,7 +84,11 @@ bool AdvanceLifecycle(Record* r, int64_t now_ms, int64_t delay_ms,
 LifecycleWorker::LifecycleWorker(Store* store, FaultInjector* faults, Metrics* metrics,
                                  std::chrono::milliseconds step_delay,
                                  std::chrono::milliseconds retention)
-    : store_(store), faults_(faults), metrics_(metrics), delay_(step_delay), retention_(retention) {}
+    : store_(store),
+      faults_(faults),
+      metrics_(metrics),
+      delay_(step_delay),
+      retention_(retention) {}
 
 LifecycleWorker::~LifecycleWorker() { Stop(); }
 

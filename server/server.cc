@@ -91,7 +91,8 @@ class Session : public std::enable_shared_from_this<Session> {
     srv_->live_sessions--;
   }
   void Start() {
-    net::dispatch(stream_.get_executor(), beast::bind_front_handler(&Session::DoRead, shared_from_this()));
+    net::dispatch(stream_.get_executor(),
+                  beast::bind_front_handler(&Session::DoRead, shared_from_this()));
   }
   // Closes the connection unless a request is being handled (shutdown).
   void CloseIfIdle() {
@@ -128,12 +129,14 @@ class Session : public std::enable_shared_from_this<Session> {
       if (ec == http::error::body_limit) {
         keep_alive_ = false;
         busy_ = true;
-        return Write(Api::Error(413, "payload_too_large", "request bodies are limited to 1 MiB", rid));
+        return Write(
+            Api::Error(413, "payload_too_large", "request bodies are limited to 1 MiB", rid));
       }
       if (ec == http::error::header_limit) {
         keep_alive_ = false;
         busy_ = true;
-        return Write(Api::Error(431, "validation_error", "headers: request headers exceed 16 KiB", rid));
+        return Write(
+            Api::Error(431, "validation_error", "headers: request headers exceed 16 KiB", rid));
       }
       if (ec.category() == beast::error_code(http::error::end_of_stream).category() &&
           ec != http::error::end_of_stream && ec != http::error::partial_message) {
@@ -193,7 +196,8 @@ class Session : public std::enable_shared_from_this<Session> {
     keep_alive_ = keep_alive_ && !srv_->draining;
     res_.keep_alive(keep_alive_);
     res_.prepare_payload();
-    http::async_write(stream_, res_, beast::bind_front_handler(&Session::OnWrite, shared_from_this()));
+    http::async_write(stream_, res_,
+                      beast::bind_front_handler(&Session::OnWrite, shared_from_this()));
   }
 
   void OnWrite(beast::error_code ec, size_t) {
@@ -205,11 +209,11 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void Log() {
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_)
+                    .count();
     srv_->metrics.CountResponse(status_, ms);
-    spdlog::info("access request_id={} method={} route={} status={} latency_ms={:.3f}",
-                 request_id_, method_.empty() ? "-" : method_, route_.empty() ? "-" : route_,
-                 status_, ms);
+    spdlog::info("access request_id={} method={} route={} status={} latency_ms={:.3f}", request_id_,
+                 method_.empty() ? "-" : method_, route_.empty() ? "-" : route_, status_, ms);
   }
 
   void Close() {
@@ -331,7 +335,8 @@ Status Server::Start() {
   auto addr = net::ip::make_address(s.opt.host, ec);
   if (ec) return Status::InvalidArgument("--listen: invalid address '" + s.opt.host + "'");
   tcp::endpoint ep(addr, s.opt.port);
-  size_t n = s.opt.io_threads ? s.opt.io_threads : std::max(1u, std::thread::hardware_concurrency());
+  size_t n =
+      s.opt.io_threads ? s.opt.io_threads : std::max(1u, std::thread::hardware_concurrency());
   for (size_t i = 0; i < n; ++i) s.iocs.push_back(std::make_unique<net::io_context>(1));
   s.acceptor.emplace(s.ioc());
   s.acceptor->open(ep.protocol(), ec);

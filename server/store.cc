@@ -78,8 +78,7 @@ Status StepDone(Db* db, sqlite3_stmt* s, const char* what) {
   return Status::Ok();
 }
 
-Result<std::optional<Record>> GetRecord(Db* db, const std::string& project,
-                                        const std::string& id) {
+Result<std::optional<Record>> GetRecord(Db* db, const std::string& project, const std::string& id) {
   auto st = db->Prepare(
       "SELECT seq, id, project, kind, status, last_op, fate, next_step_ms, created_at, attrs "
       "FROM resources WHERE id = ?1 AND project = ?2");
@@ -235,9 +234,8 @@ Status WriteTxn::Update(const Record& r) {
   return StepDone(db_, s, "updating a resource");
 }
 
-Result<std::vector<Record>> WriteTxn::FindReferencing(const std::string& project,
-                                                      const char* kind, const char* field,
-                                                      const std::string& value) {
+Result<std::vector<Record>> WriteTxn::FindReferencing(const std::string& project, const char* kind,
+                                                      const char* field, const std::string& value) {
   auto st = db_->Prepare(
       "SELECT seq, id, project, kind, status, last_op, fate, next_step_ms, created_at, attrs "
       "FROM resources WHERE project = ?1 AND kind = ?2 AND status != 'deleted' "
@@ -310,8 +308,10 @@ Result<std::string> WriteTxn::AllocateIpv4(const std::string& region) {
   Bind(*st, 1, region);
   int64_t host = 1;
   int rc = sqlite3_step(*st);
-  if (rc == SQLITE_ROW) host = sqlite3_column_int64(*st, 0);
-  else if (rc != SQLITE_DONE) return db_->Error("reading the address pool");
+  if (rc == SQLITE_ROW)
+    host = sqlite3_column_int64(*st, 0);
+  else if (rc != SQLITE_DONE)
+    return db_->Error("reading the address pool");
   // Skip network (.0) and broadcast-looking (.255) last octets.
   while ((host & 0xff) == 0 || (host & 0xff) == 255) ++host;
   if (host >= 65535) return Status::NotFound("address pool of " + region + " exhausted");
@@ -336,7 +336,8 @@ Status WriteTxn::PurgeResponses(int64_t older_than_ms) {
 
 Status WriteTxn::CapSchedule(int64_t latest_ms) {
   auto st = db_->Prepare(
-      "UPDATE resources SET next_step_ms = ?1 WHERE next_step_ms IS NOT NULL AND next_step_ms > ?1");
+      "UPDATE resources SET next_step_ms = ?1 WHERE next_step_ms IS NOT NULL AND next_step_ms > "
+      "?1");
   if (!st.ok()) return st.status();
   sqlite3_bind_int64(*st, 1, latest_ms);
   return StepDone(db_, *st, "rescheduling lifecycle steps");
@@ -459,8 +460,8 @@ void Store::CheckpointLoop() {
     lock.unlock();
     // PASSIVE never blocks the writer or readers; it copies what it can.
     int log = 0, done = 0;
-    int rc = sqlite3_wal_checkpoint_v2(checkpoint_db_->handle(), nullptr,
-                                       SQLITE_CHECKPOINT_PASSIVE, &log, &done);
+    int rc = sqlite3_wal_checkpoint_v2(checkpoint_db_->handle(), nullptr, SQLITE_CHECKPOINT_PASSIVE,
+                                       &log, &done);
     if (rc != SQLITE_OK && rc != SQLITE_BUSY) {
       spdlog::warn("store: WAL checkpoint failed: {}", sqlite3_errmsg(checkpoint_db_->handle()));
     }
@@ -570,12 +571,13 @@ Result<std::optional<StoredResponse>> Store::GetResponse(const std::string& scop
 Result<int64_t> Store::NextDueMs() {
   ReadLease lease = Lease();
   if (!lease.status().ok()) return lease.status();
-  auto st = lease.db()->Prepare(
-      "SELECT MIN(next_step_ms) FROM resources WHERE next_step_ms IS NOT NULL");
+  auto st =
+      lease.db()->Prepare("SELECT MIN(next_step_ms) FROM resources WHERE next_step_ms IS NOT NULL");
   if (!st.ok()) return st.status();
   int rc = sqlite3_step(*st);
   int64_t v = 0;
-  if (rc == SQLITE_ROW && sqlite3_column_type(*st, 0) != SQLITE_NULL) v = sqlite3_column_int64(*st, 0);
+  if (rc == SQLITE_ROW && sqlite3_column_type(*st, 0) != SQLITE_NULL)
+    v = sqlite3_column_int64(*st, 0);
   sqlite3_reset(*st);
   return v;
 }

@@ -10,8 +10,8 @@
 // batch, the writer waits up to 400 us for the rest (clients answered by
 // the previous commit are sending their next request), so batches stay
 // full instead of splitting into alternating halves. WAL checkpoints run
-// on their own thread and connection, never inside a commit. A completion therefore only ever reports state that is on
-// disk: an acknowledged write survives kill -9.
+// on their own thread and connection, never inside a commit. A completion therefore only ever
+// reports state that is on disk: an acknowledged write survives kill -9.
 //
 // Reads use a pool of read connections (WAL lets them run beside the
 // writer); any thread may read. Thread-safe.
@@ -176,8 +176,8 @@ class Store {
   std::mutex mu_;
   std::condition_variable cv_;             // the writer waits here
   std::condition_variable checkpoint_cv_;  // the checkpointer waits here
-  std::deque<Pending> queue_;  // GUARDED_BY(mu_)
-  bool closing_ = false;       // GUARDED_BY(mu_)
+  std::deque<Pending> queue_;              // GUARDED_BY(mu_)
+  bool closing_ = false;                   // GUARDED_BY(mu_)
   std::function<void()> on_commit_;
   std::thread writer_;
   std::thread checkpointer_;  // WAL checkpoints off the writer's commit path

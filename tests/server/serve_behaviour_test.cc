@@ -84,8 +84,10 @@ TEST_CASE("keyset pagination never skips or repeats records that exist throughou
       json j = r.json();
       REQUIRE(j["data"].size() <= 7);
       for (const auto& item : j["data"]) {
-        std::string id = item.contains("id") ? item["id"].get<std::string>()
-                                             : "inst_" + std::regex_replace(item["publicId"].get<std::string>(), std::regex("-"), "");
+        std::string id = item.contains("id")
+                             ? item["id"].get<std::string>()
+                             : "inst_" + std::regex_replace(item["publicId"].get<std::string>(),
+                                                            std::regex("-"), "");
         seen.push_back(id);
       }
       json next = base[1] == 'v' ? j["pagination"]["next_cursor"] : j["pagination"]["next"];
@@ -96,7 +98,7 @@ TEST_CASE("keyset pagination never skips or repeats records that exist throughou
     }
     std::set<std::string> unique(seen.begin(), seen.end());
     INFO(base);
-    CHECK(unique.size() == seen.size());  // no repeats
+    CHECK(unique.size() == seen.size());                         // no repeats
     for (const auto& id : stable) CHECK(unique.count(id) == 1);  // no skips
   }
   stop = true;
@@ -125,9 +127,9 @@ TEST_CASE("an acknowledged write survives kill -9; the worker resumes after rest
   CHECK(replay.status == 201);
   CHECK(replay.body == body);
   CHECK(replay.header("idempotent-replayed") == "true");
-  auto running = PollUntil([&] { return c->Get("/api/v1/compute/" + id); }, [](const HttpResult& h) {
-    return h.json()["instance"]["status"] == "running";
-  });
+  auto running =
+      PollUntil([&] { return c->Get("/api/v1/compute/" + id); },
+                [](const HttpResult& h) { return h.json()["instance"]["status"] == "running"; });
   CHECK(running.json()["instance"]["status"] == "running");
 }
 
@@ -198,8 +200,9 @@ TEST_CASE("fault injection: provisioning that fails") {
   ServeFixture srv({"--faults", "provision_failed=1"});
   auto c = srv.Client();
   std::string id = c->Post("/api/v1/compute", InstanceBody(), "k").json()["instance"]["publicId"];
-  auto failed = PollUntil([&] { return c->Get("/api/v1/compute/" + id); },
-                          [](const HttpResult& h) { return h.json()["instance"]["status"] == "failed"; });
+  auto failed =
+      PollUntil([&] { return c->Get("/api/v1/compute/" + id); },
+                [](const HttpResult& h) { return h.json()["instance"]["status"] == "failed"; });
   json cs = failed.json()["instance"]["customerStatus"];
   CHECK(cs["status"] == "failed");
   CHECK(cs["reasonCode"] == "provisioning_failed");
@@ -216,17 +219,22 @@ TEST_CASE("fault injection: provisioning through retrying, delayed and reconcili
   auto c = srv.Client();
   std::string id = c->Post("/api/v1/compute", InstanceBody(), "k").json()["instance"]["publicId"];
   for (const char* state : {"retrying", "delayed", "reconciling"}) {
-    auto n = PollUntil([&] { return Metric(*c, "cairn_lifecycle_transitions_total{to=\"" + std::string(state) + "\"}"); },
-                       [](double v) { return v >= 1; });
+    auto n = PollUntil(
+        [&] {
+          return Metric(*c, "cairn_lifecycle_transitions_total{to=\"" + std::string(state) + "\"}");
+        },
+        [](double v) { return v >= 1; });
     INFO(state);
     CHECK(n >= 1);
   }
-  auto running = PollUntil([&] { return c->Get("/api/v1/compute/" + id); }, [](const HttpResult& h) {
-    return h.json()["instance"]["status"] == "running" &&
-           h.json()["instance"]["customerStatus"]["reasonCode"] == "ready";
-  });
+  auto running = PollUntil([&] { return c->Get("/api/v1/compute/" + id); },
+                           [](const HttpResult& h) {
+                             return h.json()["instance"]["status"] == "running" &&
+                                    h.json()["instance"]["customerStatus"]["reasonCode"] == "ready";
+                           });
   CHECK(running.json()["instance"]["status"] == "running");
-  CHECK(Metric(*c, "cairn_lifecycle_transitions_total{to=\"running\"}") >= 2);  // before and after reconciling
+  CHECK(Metric(*c, "cairn_lifecycle_transitions_total{to=\"running\"}") >=
+        2);  // before and after reconciling
 }
 
 TEST_CASE("access log lines name request id, method, route, status; never the token or body") {
@@ -238,21 +246,24 @@ TEST_CASE("access log lines name request id, method, route, status; never the to
   srv.process().Signal(SIGTERM);
   CHECK(srv.process().Wait() == 0);
   std::string log = srv.process().Stderr();
-  CHECK(log.find("request_id=log-test-1 method=POST route=/v1/ssh_keys status=400") != std::string::npos);
+  CHECK(log.find("request_id=log-test-1 method=POST route=/v1/ssh_keys status=400") !=
+        std::string::npos);
   CHECK(log.find(kDevToken) == std::string::npos);
   CHECK(log.find("secret-body-marker") == std::string::npos);
 }
 
 TEST_CASE("cairn serve: --dev prints the token once; bad flags exit 1") {
   TempDir dir;
-  ChildProcess p({CairnBinary(), "serve", "--dev", "--listen", "127.0.0.1:0", "--data-dir", dir.path() + "/d"});
+  ChildProcess p({CairnBinary(), "serve", "--dev", "--listen", "127.0.0.1:0", "--data-dir",
+                  dir.path() + "/d"});
   auto token_line = p.ReadLine(std::chrono::seconds(30));
   REQUIRE(token_line.has_value());
   REQUIRE(std::regex_match(*token_line, std::regex("token: cairn_[A-Za-z0-9_-]{43}")));
   auto listen = p.ReadLine(std::chrono::seconds(30));
   REQUIRE(listen.has_value());
   REQUIRE(listen->rfind("listening on http://127.0.0.1:", 0) == 0);
-  HttpClient c("http://" + listen->substr(std::string("listening on http://").size()), token_line->substr(7));
+  HttpClient c("http://" + listen->substr(std::string("listening on http://").size()),
+               token_line->substr(7));
   CHECK(c.Get("/v1/instances").status == 200);
   p.Signal(SIGTERM);
   CHECK(p.Wait() == 0);

@@ -21,8 +21,11 @@ std::map<std::string, std::string> StableHeaders(const HttpResult& r) {
 TEST_CASE("same key and canonically equal body: byte-for-byte replay with Idempotent-Replayed") {
   ServeFixture srv;
   auto c = srv.Client();
-  std::string body1 = R"({"name":"web","region":"eu-central","image":"debian-12","plan":"s-1vcpu-1gb"})";
-  std::string body2 = "{ \"plan\": \"s-1vcpu-1gb\",\n  \"image\":\"debian-12\", \"region\":\"eu-central\", \"name\":\"web\" }";
+  std::string body1 =
+      R"({"name":"web","region":"eu-central","image":"debian-12","plan":"s-1vcpu-1gb"})";
+  std::string body2 =
+      "{ \"plan\": \"s-1vcpu-1gb\",\n  \"image\":\"debian-12\", \"region\":\"eu-central\", "
+      "\"name\":\"web\" }";
   auto first = c->Request("POST", "/api/v1/compute", body1, {"Idempotency-Key: create-web"});
   REQUIRE(first.status == 201);
   CHECK_FALSE(first.has_header("idempotent-replayed"));
@@ -64,7 +67,8 @@ TEST_CASE("Idempotency-Key is required on every control-plane mutation") {
       c->Patch("/api/v1/compute/" + id, {{"name", "n"}}),
       c->Delete("/api/v1/compute/" + id),
       c->Request("POST", "/api/v1/compute/" + id + "/actions/stop"),
-      c->Post("/api/v1/networking", {{"name", "n"}, {"region", "eu-central"}, {"cidr", "10.0.0.0/16"}}),
+      c->Post("/api/v1/networking",
+              {{"name", "n"}, {"region", "eu-central"}, {"cidr", "10.0.0.0/16"}}),
       c->Post("/api/v1/storage", {{"name", "v"}, {"region", "eu-central"}, {"sizeGb", 1}}),
   };
   for (const auto& r : results) {
@@ -90,14 +94,17 @@ TEST_CASE("keys are scoped per project, method and route") {
   CHECK_FALSE(b.has_header("idempotent-replayed"));
   CHECK(a.json()["instance"]["publicId"] != b.json()["instance"]["publicId"]);
   // Same key on another route (networking) and another method (PATCH).
-  auto n = dev->Post("/api/v1/networking", {{"name", "n"}, {"region", "eu-central"}, {"cidr", "10.0.0.0/16"}}, "shared-key");
+  auto n =
+      dev->Post("/api/v1/networking",
+                {{"name", "n"}, {"region", "eu-central"}, {"cidr", "10.0.0.0/16"}}, "shared-key");
   CHECK(n.status == 201);
   std::string id = a.json()["instance"]["publicId"];
   auto p = dev->Patch("/api/v1/compute/" + id, {{"name", "a2"}}, "shared-key");
   CHECK(p.status == 200);
   CHECK_FALSE(p.has_header("idempotent-replayed"));
   // Same key and method on another resource's route.
-  std::string id2 = dev->Post("/api/v1/compute", InstanceBody("c"), "k2").json()["instance"]["publicId"];
+  std::string id2 =
+      dev->Post("/api/v1/compute", InstanceBody("c"), "k2").json()["instance"]["publicId"];
   auto p2 = dev->Patch("/api/v1/compute/" + id2, {{"name", "a2"}}, "shared-key");
   CHECK(p2.status == 200);
   CHECK(p2.json()["instance"]["publicId"] == id2);
