@@ -1,7 +1,10 @@
 #include "server/store.h"
 
+#include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <sqlite3.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <ctime>
 #include <filesystem>
@@ -384,6 +387,13 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, StoreOptions 
   std::filesystem::create_directories(dir, ec);
   if (ec) return Status::IOError("cannot create data directory " + dir + ": " + ec.message());
   auto store = std::unique_ptr<Store>(new Store());
+  std::string lock_path = (std::filesystem::path(dir) / "LOCK").string();
+  store->lock_fd_ = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (store->lock_fd_ < 0) return Status::IOError("cannot open " + lock_path);
+  if (flock(store->lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    return Status::FailedPrecondition("the data directory " + dir +
+                                      " is in use by another cairn serve");
+  }
   store->path_ = (std::filesystem::path(dir) / "cairn-server.db").string();
   store->options_ = options;
   auto db = Db::Open(store->path_, true);
@@ -422,7 +432,13 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, StoreOptions 
   return store;
 }
 
-Store::~Store() { Close(); }
+Store::~Store() {
+  Close();
+  writer_db_.reset();
+  checkpoint_db_.reset();
+  idle_readers_.clear();
+  if (lock_fd_ >= 0) close(lock_fd_);
+}
 
 void Store::SetCommitListener(std::function<void()> f) {
   std::lock_guard<std::mutex> lock(mu_);

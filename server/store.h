@@ -16,6 +16,9 @@
 // Reads use a pool of read connections (WAL lets them run beside the
 // writer); any thread may read. Thread-safe.
 //
+// One server per data directory: Open() takes an exclusive flock on
+// DATA_DIR/LOCK (released by the kernel even on kill -9).
+//
 // On-disk format (schema version 1):
 //   tokens(sha256 PK, project)                 SHA-256 of API tokens, never tokens
 //   resources(seq PK AUTOINCREMENT, id UNIQUE, project, kind, status, last_op,
@@ -163,6 +166,7 @@ class Store {
   void CheckpointLoop();
 
   std::string path_;
+  int lock_fd_ = -1;  // flock on DATA_DIR/LOCK: one server per data directory
   StoreOptions options_;
   std::unique_ptr<Db> writer_db_;
 

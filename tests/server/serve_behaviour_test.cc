@@ -265,6 +265,11 @@ TEST_CASE("cairn serve: --dev prints the token once; bad flags exit 1") {
   HttpClient c("http://" + listen->substr(std::string("listening on http://").size()),
                token_line->substr(7));
   CHECK(c.Get("/v1/instances").status == 200);
+
+  // One server per data directory.
+  auto second = RunCairn({"serve", "--listen", "127.0.0.1:0", "--data-dir", dir.path() + "/d"});
+  CHECK(second.exit_code == 1);
+  CHECK(second.err.find("in use by another cairn serve") != std::string::npos);
   p.Signal(SIGTERM);
   CHECK(p.Wait() == 0);
   CHECK(p.Stderr().find(token_line->substr(7)) == std::string::npos);
