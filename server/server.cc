@@ -116,15 +116,14 @@ class Session : public std::enable_shared_from_this<Session> {
     stream_.expires_never();
     if (ec) {
       start_ = std::chrono::steady_clock::now();
-      // The headers may be complete (body too large): log and echo what they say.
-      method_ = parser_->is_header_done() ? std::string(parser_->get().method_string()) : "-";
+      // The fields parsed so far (all of them when the body is too large):
+      // log and echo what they say.
+      const auto& partial = parser_->get();
+      method_ = partial.method_string().empty() ? "-" : std::string(partial.method_string());
       std::string rid = NewRequestId();
-      if (parser_->is_header_done()) {
-        auto it = parser_->get().find("X-Request-ID");
-        if (it != parser_->get().end()) {
-          std::string v(it->value());
-          if (IsSaneRequestId(v)) rid = v;
-        }
+      if (auto it = partial.find("X-Request-ID"); it != partial.end()) {
+        std::string v(it->value());
+        if (IsSaneRequestId(v)) rid = v;
       }
       if (ec == http::error::body_limit) {
         keep_alive_ = false;

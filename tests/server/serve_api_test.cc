@@ -371,6 +371,12 @@ TEST_CASE("errors: 404 route, 405 method, 413, 415, and every validation_error n
   auto tl = c->Request("POST", "/v1/instances", big);
   CHECK(tl.status == 413);
   CHECK(tl.json()["error"]["code"] == "payload_too_large");
+  auto tl_echo = c->Request("POST", "/v1/instances", big, {"X-Request-ID: big-1"});
+  CHECK(tl_echo.status == 413);
+  CHECK(tl_echo.header("x-request-id") == "big-1");
+  auto hl = c->Request("GET", "/v1/instances", "", {"X-Padding: " + std::string(20 * 1024, 'p')});
+  CHECK(hl.status == 431);
+  CHECK(c->Get("/v1/instances").status == 200);  // a fresh connection works
 
   auto ct =
       c->Request("POST", "/v1/instances", InstanceBody().dump(), {"Content-Type: text/plain"});
