@@ -14,6 +14,7 @@
 //   server_load [--duration SECONDS] [--max-requests N] [--data-dir DIR]
 //               [--target HOST:PORT --token TOKEN] [--provision-delay D]
 //               [--only get-one,list,create,get-one@16,create@64,get-one@1000,...]
+//               [--io-threads N]
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -181,6 +182,7 @@ int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::warn);  // no access log lines in the figures
   Config cfg;
   std::string data_dir, target, delay = "1h", only;
+  size_t io_threads = 0;  // 0: the server's default (hardware concurrency)
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -204,10 +206,13 @@ int main(int argc, char** argv) {
       delay = next();
     else if (a == "--only")
       only = next();
+    else if (a == "--io-threads")
+      io_threads = std::stoul(next());
     else {
       std::fprintf(stderr,
                    "usage: server_load [--duration S] [--max-requests N] [--data-dir DIR] "
-                   "[--target HOST:PORT --token T] [--provision-delay D]\n");
+                   "[--target HOST:PORT --token T] [--provision-delay D] [--only RUNS] "
+                   "[--io-threads N]\n");
       return 1;
     }
   }
@@ -232,6 +237,7 @@ int main(int argc, char** argv) {
     }
     opt.provision_delay = *d;
     opt.handle_signals = false;
+    opt.io_threads = io_threads;
     server = std::make_unique<cairn::server::Server>(opt);
     if (auto st = server->Start(); !st.ok()) {
       std::fprintf(stderr, "server_load: %s\n", st.message().c_str());
