@@ -34,7 +34,8 @@ int RunServe(const ServeFlags& f) {
   };
   server::ServerOptions opt;
   size_t colon = f.listen.rfind(':');
-  if (colon == std::string::npos) return fail("--listen: expected HOST:PORT, got '" + f.listen + "'");
+  if (colon == std::string::npos)
+    return fail("--listen: expected HOST:PORT, got '" + f.listen + "'");
   opt.host = f.listen.substr(0, colon);
   if (opt.host.size() >= 2 && opt.host.front() == '[' && opt.host.back() == ']') {
     opt.host = opt.host.substr(1, opt.host.size() - 2);

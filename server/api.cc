@@ -1,9 +1,10 @@
 #include "server/api.h"
 
-#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 
 #include <charconv>
 #include <cstring>
+#include <nlohmann/json.hpp>
 
 #include "server/catalog.h"
 #include "server/cursor.h"
@@ -27,7 +28,18 @@ namespace {
 
 enum class View { kPreview, kControl };
 
-enum class FieldType { kName, kRegion, kPlan, kImage, kCidr, kRules, kPublicKey, kSizeGb, kRef, kRefList };
+enum class FieldType {
+  kName,
+  kRegion,
+  kPlan,
+  kImage,
+  kCidr,
+  kRules,
+  kPublicKey,
+  kSizeGb,
+  kRef,
+  kRefList
+};
 
 struct FieldSpec {
   const char* wire;
@@ -53,7 +65,12 @@ struct Collection {
 
 const std::vector<Collection>& Collections() {
   static const std::vector<Collection> kCollections = {
-      {View::kPreview, "instances", "instance", "inst", "", true,
+      {View::kPreview,
+       "instances",
+       "instance",
+       "inst",
+       "",
+       true,
        {{"name", "name", FieldType::kName, true, true},
         {"region", "region", FieldType::kRegion, true, false},
         {"plan", "plan", FieldType::kPlan, true, true},
@@ -61,21 +78,41 @@ const std::vector<Collection>& Collections() {
         {"ssh_keys", "ssh_keys", FieldType::kRefList, false, false, "ssh_key", "key"},
         {"network", "network", FieldType::kRef, false, false, "network", "net", true}},
        {"id", "status", "ipv4", "created_at"}},
-      {View::kPreview, "networks", "network", "net", "", true,
+      {View::kPreview,
+       "networks",
+       "network",
+       "net",
+       "",
+       true,
        {{"name", "name", FieldType::kName, true, true},
         {"region", "region", FieldType::kRegion, true, false},
         {"cidr", "cidr", FieldType::kCidr, true, false}},
        {"id", "status", "created_at"}},
-      {View::kPreview, "firewalls", "firewall", "fw", "", false,
+      {View::kPreview,
+       "firewalls",
+       "firewall",
+       "fw",
+       "",
+       false,
        {{"name", "name", FieldType::kName, true, true},
         {"rules", "rules", FieldType::kRules, true, true},
         {"instances", "instances", FieldType::kRefList, false, true, "instance", "inst"}},
        {"id", "created_at"}},
-      {View::kPreview, "ssh_keys", "ssh_key", "key", "", false,
+      {View::kPreview,
+       "ssh_keys",
+       "ssh_key",
+       "key",
+       "",
+       false,
        {{"name", "name", FieldType::kName, true, true},
         {"public_key", "public_key", FieldType::kPublicKey, true, false}},
        {"id", "fingerprint", "created_at"}},
-      {View::kControl, "compute", "instance", "inst", "instance", true,
+      {View::kControl,
+       "compute",
+       "instance",
+       "inst",
+       "instance",
+       true,
        {{"name", "name", FieldType::kName, true, true},
         {"region", "region", FieldType::kRegion, true, false},
         {"image", "image", FieldType::kImage, true, false},
@@ -84,12 +121,22 @@ const std::vector<Collection>& Collections() {
         {"networkId", "network", FieldType::kRef, false, false, "network", "net", true}},
        {"publicId", "regionKey", "imageKey", "planKey", "ipv4", "status", "customerStatus",
         "createdAt"}},
-      {View::kControl, "networking", "network", "net", "network", true,
+      {View::kControl,
+       "networking",
+       "network",
+       "net",
+       "network",
+       true,
        {{"name", "name", FieldType::kName, true, true},
         {"region", "region", FieldType::kRegion, true, false},
         {"cidr", "cidr", FieldType::kCidr, true, false}},
        {"publicId", "regionKey", "status", "customerStatus", "createdAt"}},
-      {View::kControl, "storage", "volume", "", "volume", true,
+      {View::kControl,
+       "storage",
+       "volume",
+       "",
+       "volume",
+       true,
        {{"name", "name", FieldType::kName, true, true},
         {"region", "region", FieldType::kRegion, true, false},
         {"sizeGb", "size_gb", FieldType::kSizeGb, true, true},
@@ -256,8 +303,8 @@ std::optional<FieldError> CheckRules(const json& v) {
     for (const char* f : kRuleFields) {
       if (!r.contains(f)) return FieldError{base + "." + f, "required"};
     }
-    std::string dir = r["direction"], proto = r["protocol"], port = r["port"],
-                source = r["source"], action = r["action"];
+    std::string dir = r["direction"], proto = r["protocol"], port = r["port"], source = r["source"],
+                action = r["action"];
     if (dir != "inbound" && dir != "outbound") {
       return FieldError{base + ".direction", "must be inbound or outbound"};
     }
@@ -601,9 +648,12 @@ struct Api::Impl {
     // Filled by the mutation on the writer thread.
     ApiResponse result;
     bool store_result = false;
+    bool finished = false;  // `done` was called
   };
 
   void Finish(Call& c, ApiResponse r) {
+    if (c.finished) return;
+    c.finished = true;
     r.request_id = c.request_id;
     r.route = c.route.pattern.empty() ? "-" : c.route.pattern;
     r.headers.emplace_back("X-Request-ID", c.request_id);
@@ -640,6 +690,7 @@ struct Api::Impl {
   }
 
   void Handle(ApiRequest req, Done done);
+  void Pipeline(std::shared_ptr<Call> c);
   void HandleRead(std::shared_ptr<Call> c);
   void HandleMutation(std::shared_ptr<Call> c);
   void Submit(std::shared_ptr<Call> c, std::function<void(WriteTxn&, Call&)> body);
@@ -672,6 +723,16 @@ void Api::Impl::Handle(ApiRequest req, Done done) {
   c->request_id = c->req.client_request_id && IsSaneRequestId(*c->req.client_request_id)
                       ? *c->req.client_request_id
                       : NewRequestId();
+  // No exception leaves the module: a broken invariant becomes a 500.
+  try {
+    Pipeline(c);
+  } catch (const std::exception& e) {
+    spdlog::error("internal error: request {} threw: {}", c->request_id, e.what());
+    Fail(*c, 500, "internal_error", "internal error, please report");
+  }
+}
+
+void Api::Impl::Pipeline(std::shared_ptr<Call> c) {
   std::string_view target = c->req.target;
   size_t q = target.find('?');
   c->path = std::string(target.substr(0, q));
@@ -679,13 +740,14 @@ void Api::Impl::Handle(ApiRequest req, Done done) {
   const std::string& method = c->req.method;
 
   std::string allow;
-  int rc = c->path.empty() || c->path[0] != '/' ? 404 : MatchRoute(method, c->path, &c->route, &allow);
+  int rc =
+      c->path.empty() || c->path[0] != '/' ? 404 : MatchRoute(method, c->path, &c->route, &allow);
   if (rc == 404) return Fail(*c, 404, "route_not_found", "no route " + c->path.substr(0, 200));
   if (rc == 405) {
-    ApiResponse r = MakeError(405, "method_not_allowed",
-                              method + " is not allowed on " + c->route.pattern + " (allowed: " +
-                                  allow + ")",
-                              c->request_id);
+    ApiResponse r =
+        MakeError(405, "method_not_allowed",
+                  method + " is not allowed on " + c->route.pattern + " (allowed: " + allow + ")",
+                  c->request_id);
     r.headers.emplace_back("Allow", allow);
     return Finish(*c, std::move(r));
   }
@@ -705,10 +767,10 @@ void Api::Impl::Handle(ApiRequest req, Done done) {
     }
   }
   if (!authed) {
-    ApiResponse r = MakeError(401, "unauthorized",
-                              auth.empty() ? "missing Authorization: Bearer <token>"
-                                           : "invalid bearer token",
-                              c->request_id);
+    ApiResponse r =
+        MakeError(401, "unauthorized",
+                  auth.empty() ? "missing Authorization: Bearer <token>" : "invalid bearer token",
+                  c->request_id);
     r.headers.emplace_back("WWW-Authenticate", "Bearer");
     return Finish(*c, std::move(r));
   }
@@ -720,10 +782,10 @@ void Api::Impl::Handle(ApiRequest req, Done done) {
     c->extra_headers.emplace_back("RateLimit-Remaining", std::to_string(d.remaining));
     c->extra_headers.emplace_back("RateLimit-Reset", std::to_string(d.reset_secs));
     if (!d.allowed) {
-      ApiResponse r = MakeError(429, "rate_limited",
-                                "request rate limit exceeded; retry after " +
-                                    std::to_string(d.retry_after) + "s",
-                                c->request_id);
+      ApiResponse r = MakeError(
+          429, "rate_limited",
+          "request rate limit exceeded; retry after " + std::to_string(d.retry_after) + "s",
+          c->request_id);
       r.headers.emplace_back("Retry-After", std::to_string(d.retry_after));
       return Finish(*c, std::move(r));
     }
@@ -748,14 +810,14 @@ void Api::Impl::Handle(ApiRequest req, Done done) {
       return Fail(*c, 503, "service_unavailable", "injected fault: service unavailable");
     case RequestFault::kError429: {
       metrics->faults_injected++;
-      ApiResponse r =
-          MakeError(429, "rate_limited", "injected fault: rate limited", c->request_id);
+      ApiResponse r = MakeError(429, "rate_limited", "injected fault: rate limited", c->request_id);
       r.headers.emplace_back("Retry-After", "1");
       return Finish(*c, std::move(r));
     }
     case RequestFault::kDropBefore: {
       metrics->faults_injected++;
       ApiResponse r;
+      r.status = 0;  // nothing is sent
       r.drop = true;
       return Finish(*c, std::move(r));
     }
@@ -773,26 +835,32 @@ void Api::Impl::HandleRead(std::shared_ptr<Call> c) {
   const Route& route = c->route;
   if (route.special == "regions") {
     json data = json::array();
-    for (const auto& r : kRegions) data.push_back({{"key", r.key}, {"name", r.name}, {"country", r.country}});
+    for (const auto& r : kRegions)
+      data.push_back({{"key", r.key}, {"name", r.name}, {"country", r.country}});
     return Finish(*c, Json(200, {{"data", data}}));
   }
   if (route.special == "plans") {
     json data = json::array();
     for (const auto& p : kPlans) {
-      data.push_back({{"key", p.key}, {"vcpus", p.vcpus}, {"memory_mb", p.memory_mb},
-                      {"disk_gb", p.disk_gb}, {"price_monthly_eur", p.price_monthly_eur}});
+      data.push_back({{"key", p.key},
+                      {"vcpus", p.vcpus},
+                      {"memory_mb", p.memory_mb},
+                      {"disk_gb", p.disk_gb},
+                      {"price_monthly_eur", p.price_monthly_eur}});
     }
     return Finish(*c, Json(200, {{"data", data}}));
   }
   if (route.special == "images") {
     json data = json::array();
-    for (const auto& i : kImages) data.push_back({{"key", i.key}, {"name", i.name}, {"family", i.family}});
+    for (const auto& i : kImages)
+      data.push_back({{"key", i.key}, {"name", i.name}, {"family", i.family}});
     return Finish(*c, Json(200, {{"data", data}}));
   }
   const Collection& coll = *route.collection;
   if (!route.id.empty()) {
     auto hex = ParseId(*c);
-    if (!hex) return Fail(*c, 404, "resource_not_found", "no such resource " + route.id.substr(0, 80));
+    if (!hex)
+      return Fail(*c, 404, "resource_not_found", "no such resource " + route.id.substr(0, 80));
     auto rec = store->Get(c->project, *hex);
     if (!rec.ok()) return Fail(*c, 500, "internal_error", "the store failed; retry later");
     if (!*rec || (*rec)->kind != coll.kind || (*rec)->status == "deleted") {
@@ -871,7 +939,8 @@ void Api::Impl::HandleMutation(std::shared_ptr<Call> c) {
     return Fail(*c, 400, "validation_error", "body: private key material is never accepted");
   }
   bool needs_body = method == "PATCH" || (method == "POST" && route.action.empty());
-  if (needs_body && body_blank) return Fail(*c, 400, "validation_error", "body: a JSON object is required");
+  if (needs_body && body_blank)
+    return Fail(*c, 400, "validation_error", "body: a JSON object is required");
   if (!needs_body && !body_blank && !(body.is_object() && body.empty())) {
     return Fail(*c, 400, "validation_error", "body: must be empty (or {})");
   }
@@ -902,7 +971,8 @@ void Api::Impl::HandleMutation(std::shared_ptr<Call> c) {
       r.status = s.status;
       json headers = json::parse(s.headers_json, nullptr, false);
       if (headers.is_array()) {
-        for (const auto& h : headers) r.headers.emplace_back(h[0].get<std::string>(), h[1].get<std::string>());
+        for (const auto& h : headers)
+          r.headers.emplace_back(h[0].get<std::string>(), h[1].get<std::string>());
       }
       r.headers.emplace_back("Idempotent-Replayed", "true");
       r.body = s.body;
@@ -929,7 +999,8 @@ void Api::Impl::HandleMutation(std::shared_ptr<Call> c) {
     if (std::string_view(coll.kind) == "firewall" && !attrs.contains("instances")) {
       attrs["instances"] = json::array();
     }
-    if (std::string_view(coll.kind) == "volume" && !attrs.contains("instance")) attrs["instance"] = nullptr;
+    if (std::string_view(coll.kind) == "volume" && !attrs.contains("instance"))
+      attrs["instance"] = nullptr;
     auto rec = std::make_shared<Record>();
     rec->id = NewResourceHex();
     rec->project = c->project;
@@ -941,9 +1012,10 @@ void Api::Impl::HandleMutation(std::shared_ptr<Call> c) {
     rec->attrs = std::move(attrs);
     // Rendered here, off the writer thread: the record is complete already.
     ApiResponse ok = Json(201, Wrap(coll, *rec));
-    std::string location = coll.view == View::kPreview
-                               ? "/v1/" + std::string(coll.name) + "/" + PrefixOfKind(coll.kind) + "_" + rec->id
-                               : "/api/v1/" + std::string(coll.name) + "/" + HexToUuid(rec->id);
+    std::string location =
+        coll.view == View::kPreview
+            ? "/v1/" + std::string(coll.name) + "/" + PrefixOfKind(coll.kind) + "_" + rec->id
+            : "/api/v1/" + std::string(coll.name) + "/" + HexToUuid(rec->id);
     ok.headers.emplace_back("Location", location);
     std::string region = rec->attrs.value("region", "");
     return Submit(c, [this, rec, ok = std::move(ok), refs = std::move(refs), region](
@@ -954,7 +1026,8 @@ void Api::Impl::HandleMutation(std::shared_ptr<Call> c) {
       }
       Status st = txn.Insert(rec.get());
       if (!st.ok()) {
-        call.result = MakeError(500, "internal_error", "the store failed; retry later", call.request_id);
+        call.result =
+            MakeError(500, "internal_error", "the store failed; retry later", call.request_id);
         return;
       }
       call.result = std::move(ok);
@@ -963,7 +1036,9 @@ void Api::Impl::HandleMutation(std::shared_ptr<Call> c) {
   }
 
   auto hex = ParseId(*c);
-  if (!hex) return release_and_fail(404, "resource_not_found", "no such resource " + route.id.substr(0, 80));
+  if (!hex)
+    return release_and_fail(404, "resource_not_found",
+                            "no such resource " + route.id.substr(0, 80));
 
   // ---- update ----
   if (method == "PATCH") {
@@ -976,12 +1051,13 @@ void Api::Impl::HandleMutation(std::shared_ptr<Call> c) {
                          WriteTxn& txn, Call& call) {
       auto got = txn.Get(call.project, id);
       if (!got.ok()) {
-        call.result = MakeError(500, "internal_error", "the store failed; retry later", call.request_id);
+        call.result =
+            MakeError(500, "internal_error", "the store failed; retry later", call.request_id);
         return;
       }
       if (!*got || (*got)->kind != coll.kind || (*got)->status == "deleted") {
-        call.result = MakeError(404, "resource_not_found", "no such resource " + call.route.id.substr(0, 80),
-                                call.request_id);
+        call.result = MakeError(404, "resource_not_found",
+                                "no such resource " + call.route.id.substr(0, 80), call.request_id);
         call.store_result = true;
         return;
       }
@@ -995,8 +1071,10 @@ void Api::Impl::HandleMutation(std::shared_ptr<Call> c) {
         call.store_result = true;
         return;
       }
-      if (attrs.contains("size_gb") && attrs["size_gb"].get<int64_t>() < r.attrs.value("size_gb", int64_t{0})) {
-        call.result = MakeError(400, "validation_error", "sizeGb: volumes can only grow (currently " +
+      if (attrs.contains("size_gb") &&
+          attrs["size_gb"].get<int64_t>() < r.attrs.value("size_gb", int64_t{0})) {
+        call.result = MakeError(400, "validation_error",
+                                "sizeGb: volumes can only grow (currently " +
                                     std::to_string(r.attrs.value("size_gb", int64_t{0})) + ")",
                                 call.request_id);
         return;
@@ -1008,7 +1086,8 @@ void Api::Impl::HandleMutation(std::shared_ptr<Call> c) {
       for (const auto& [k, v] : attrs.items()) r.attrs[k] = v;
       Status st = txn.Update(r);
       if (!st.ok()) {
-        call.result = MakeError(500, "internal_error", "the store failed; retry later", call.request_id);
+        call.result =
+            MakeError(500, "internal_error", "the store failed; retry later", call.request_id);
         return;
       }
       call.result = Json(200, Wrap(coll, r));
@@ -1021,14 +1100,15 @@ void Api::Impl::HandleMutation(std::shared_ptr<Call> c) {
   int64_t delay = options.provision_delay.count();
   Submit(c, [this, id = *hex, action, delay, &coll](WriteTxn& txn, Call& call) {
     auto internal = [&] {
-      call.result = MakeError(500, "internal_error", "the store failed; retry later", call.request_id);
+      call.result =
+          MakeError(500, "internal_error", "the store failed; retry later", call.request_id);
       call.store_result = false;
     };
     auto got = txn.Get(call.project, id);
     if (!got.ok()) return internal();
     if (!*got || (*got)->kind != coll.kind || (*got)->status == "deleted") {
-      call.result = MakeError(404, "resource_not_found", "no such resource " + call.route.id.substr(0, 80),
-                              call.request_id);
+      call.result = MakeError(404, "resource_not_found",
+                              "no such resource " + call.route.id.substr(0, 80), call.request_id);
       call.store_result = true;
       return;
     }
@@ -1036,13 +1116,14 @@ void Api::Impl::HandleMutation(std::shared_ptr<Call> c) {
     call.store_result = true;
     if (coll.lifecycle) {
       CustomerStatus cs = ProjectCustomerStatus(r.status, r.last_op, r.kind == "instance");
-      bool allowed = action == "delete" ? cs.actions.del
+      bool allowed = action == "delete"  ? cs.actions.del
                      : action == "start" ? cs.actions.start
                      : action == "stop"  ? cs.actions.stop
                                          : cs.actions.reboot;
       if (!allowed) {
         call.result = MakeError(409, "action_not_allowed",
-                                action + " is not allowed while the resource is " + cs.status, call.request_id);
+                                action + " is not allowed while the resource is " + cs.status,
+                                call.request_id);
         return;
       }
     }
@@ -1052,7 +1133,8 @@ void Api::Impl::HandleMutation(std::shared_ptr<Call> c) {
       if (!users->empty()) {
         call.result = MakeError(409, "resource_in_use",
                                 "the network is used by " + std::to_string(users->size()) +
-                                    " instance(s), e.g. inst_" + users->front().id + "; delete or move them first",
+                                    " instance(s), e.g. inst_" + users->front().id +
+                                    "; delete or move them first",
                                 call.request_id);
         return;
       }
@@ -1084,8 +1166,10 @@ void Api::Impl::HandleMutation(std::shared_ptr<Call> c) {
       call.result.status = 204;
       return;
     }
-    r.status = action == "delete" ? "deleting" : action == "start" ? "starting"
-               : action == "stop"   ? "stopping" : "rebooting";
+    r.status = action == "delete"  ? "deleting"
+               : action == "start" ? "starting"
+               : action == "stop"  ? "stopping"
+                                   : "rebooting";
     r.last_op = action;
     r.next_step_ms = NowMs() + delay;
     if (!txn.Update(r).ok()) return internal();
@@ -1098,7 +1182,8 @@ std::optional<ApiResponse> Api::Impl::CheckRefs(WriteTxn& txn, Call& c,
                                                 const std::string& region) {
   for (const RefCheck& ref : refs) {
     auto got = txn.Get(c.project, ref.hex);
-    if (!got.ok()) return MakeError(500, "internal_error", "the store failed; retry later", c.request_id);
+    if (!got.ok())
+      return MakeError(500, "internal_error", "the store failed; retry later", c.request_id);
     const auto& rec = *got;
     if (!rec || rec->kind != ref.kind || rec->status == "deleted" || rec->status == "deleting") {
       return MakeError(400, "validation_error", ref.field + ": no such " + std::string(ref.kind),
@@ -1115,9 +1200,18 @@ std::optional<ApiResponse> Api::Impl::CheckRefs(WriteTxn& txn, Call& c,
 }
 
 void Api::Impl::Submit(std::shared_ptr<Call> c, std::function<void(WriteTxn&, Call&)> body) {
+  metrics->mutations_in_flight++;
   store->Submit(
       [this, c, body = std::move(body)](WriteTxn& txn) {
-        body(txn, *c);
+        try {
+          body(txn, *c);
+        } catch (const std::exception& e) {
+          spdlog::error("internal error: mutation of request {} threw: {}", c->request_id,
+                        e.what());
+          c->result =
+              MakeError(500, "internal_error", "internal error, please report", c->request_id);
+          return false;
+        }
         // 400s (and failures) are not executed requests: nothing is kept.
         if (c->result.status == 400 || c->result.status >= 500) return false;
         if (!c->scope.empty() && c->store_result) {
@@ -1128,7 +1222,8 @@ void Api::Impl::Submit(std::shared_ptr<Call> c, std::function<void(WriteTxn&, Ca
           s.body = c->result.body;
           s.created_ms = NowMs();
           if (!txn.PutResponse(c->scope, s).ok()) {
-            c->result = MakeError(500, "internal_error", "the store failed; retry later", c->request_id);
+            c->result =
+                MakeError(500, "internal_error", "the store failed; retry later", c->request_id);
             return false;
           }
         }
@@ -1136,11 +1231,13 @@ void Api::Impl::Submit(std::shared_ptr<Call> c, std::function<void(WriteTxn&, Ca
       },
       [this, c](const Status& st) {
         if (!c->scope.empty()) in_flight.Release(c->scope);
+        metrics->mutations_in_flight--;
         if (!st.ok()) {
           return Fail(*c, 503, "service_unavailable", "the write was not committed; retry later");
         }
         if (c->drop_after) {
           ApiResponse r;
+          r.status = 0;  // committed, but nothing is sent
           r.drop = true;
           return Finish(*c, std::move(r));
         }

@@ -37,15 +37,18 @@ inline constexpr ImageInfo kImages[] = {
 };
 
 inline bool IsRegion(std::string_view k) {
-  for (const auto& r : kRegions) if (r.key == k) return true;
+  for (const auto& r : kRegions)
+    if (r.key == k) return true;
   return false;
 }
 inline bool IsPlan(std::string_view k) {
-  for (const auto& p : kPlans) if (p.key == k) return true;
+  for (const auto& p : kPlans)
+    if (p.key == k) return true;
   return false;
 }
 inline bool IsImage(std::string_view k) {
-  for (const auto& i : kImages) if (i.key == k) return true;
+  for (const auto& i : kImages)
+    if (i.key == k) return true;
   return false;
 }
 

@@ -14,8 +14,8 @@ namespace cairn::server {
 
 // Raw statuses the lifecycle worker moves records through.
 inline constexpr std::string_view kRawStatuses[] = {
-    "queued",   "provisioning", "retrying", "delayed",  "running", "reconciling", "stopping",
-    "stopped",  "starting",     "rebooting", "deleting", "deleted", "failed"};
+    "queued",  "provisioning", "retrying",  "delayed",  "running", "reconciling", "stopping",
+    "stopped", "starting",     "rebooting", "deleting", "deleted", "failed"};
 
 struct CustomerActions {
   bool edit = false, del = false, start = false, stop = false, reboot = false, snapshot = false,

@@ -30,7 +30,8 @@ Result<FaultSpec> ParseFaultSpec(std::string_view spec) {
     }
     if (name == "mutation_delay") {
       auto d = ParseDuration(value);
-      if (!d.ok()) return Status::InvalidArgument("--faults: mutation_delay: " + d.status().message());
+      if (!d.ok())
+        return Status::InvalidArgument("--faults: mutation_delay: " + d.status().message());
       f.mutation_delay = *d;
       continue;
     }

@@ -6,7 +6,9 @@ namespace cairn::server {
 
 Result<std::string> CanonicalJson(std::string_view text) {
   size_t i = 0;
-  while (i < text.size() && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t')) ++i;
+  while (i < text.size() &&
+         (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t'))
+    ++i;
   if (i == text.size()) return std::string();
   auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return Status::InvalidArgument("invalid JSON");

@@ -84,11 +84,21 @@ bool AdvanceLifecycle(Record* r, int64_t now_ms, int64_t delay_ms,
 LifecycleWorker::LifecycleWorker(Store* store, FaultInjector* faults, Metrics* metrics,
                                  std::chrono::milliseconds step_delay,
                                  std::chrono::milliseconds retention)
-    : store_(store), faults_(faults), metrics_(metrics), delay_(step_delay), retention_(retention) {}
+    : store_(store),
+      faults_(faults),
+      metrics_(metrics),
+      delay_(step_delay),
+      retention_(retention) {}
 
 LifecycleWorker::~LifecycleWorker() { Stop(); }
 
-void LifecycleWorker::Start() { thread_ = std::thread([this] { Loop(); }); }
+void LifecycleWorker::Start() {
+  // Steps scheduled by an earlier run with a longer delay follow this run's delay.
+  int64_t latest = NowMs() + delay_.count();
+  store_->Submit([latest](WriteTxn& txn) { return txn.CapSchedule(latest).ok(); },
+                 [](const Status&) {});
+  thread_ = std::thread([this] { Loop(); });
+}
 
 void LifecycleWorker::Stop() {
   {

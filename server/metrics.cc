@@ -28,8 +28,8 @@ std::string Metrics::Render(const Store& store) const {
   for (size_t s = 0; s < responses_by_status.size(); ++s) {
     uint64_t n = responses_by_status[s].load(std::memory_order_relaxed);
     if (n > 0) {
-      out += "cairn_http_responses_total{code=\"" + std::to_string(s) + "\"} " +
-             std::to_string(n) + "\n";
+      out += "cairn_http_responses_total{code=\"" + std::to_string(s) + "\"} " + std::to_string(n) +
+             "\n";
     }
   }
   out += "# HELP cairn_http_request_duration_seconds Time from request read to response ready.\n";
@@ -38,16 +38,19 @@ std::string Metrics::Render(const Store& store) const {
   for (size_t i = 0; i < latency_buckets.size(); ++i) {
     cumulative += latency_buckets[i].load(std::memory_order_relaxed);
     std::string le = i < kLatencyBucketsMs.size() ? std::to_string(kLatencyBucketsMs[i] / 1000.0)
-                                                   : std::string("+Inf");
+                                                  : std::string("+Inf");
     out += "cairn_http_request_duration_seconds_bucket{le=\"" + le + "\"} " +
            std::to_string(cumulative) + "\n";
   }
-  out += "cairn_http_request_duration_seconds_sum " +
-         std::to_string(latency_sum_us.load() / 1e6) + "\n";
+  out += "cairn_http_request_duration_seconds_sum " + std::to_string(latency_sum_us.load() / 1e6) +
+         "\n";
   out += "cairn_http_request_duration_seconds_count " + std::to_string(cumulative) + "\n";
   out += "# HELP cairn_open_connections Open client connections.\n";
   out += "# TYPE cairn_open_connections gauge\n";
   out += "cairn_open_connections " + std::to_string(open_connections.load()) + "\n";
+  out += "# HELP cairn_mutations_in_flight Mutations waiting for their group commit.\n";
+  out += "# TYPE cairn_mutations_in_flight gauge\n";
+  out += "cairn_mutations_in_flight " + std::to_string(mutations_in_flight.load()) + "\n";
   out += "# HELP cairn_idempotent_replays_total Responses replayed for a reused Idempotency-Key.\n";
   out += "# TYPE cairn_idempotent_replays_total counter\n";
   out += "cairn_idempotent_replays_total " + std::to_string(idempotent_replays.load()) + "\n";

@@ -10,7 +10,6 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <condition_variable>
@@ -52,8 +51,14 @@ struct Server::Impl {
   std::unique_ptr<Api> api;
   std::unique_ptr<LifecycleWorker> worker;
 
-  net::io_context ioc;
-  std::optional<net::executor_work_guard<net::io_context::executor_type>> work;
+  // One single-threaded io_context per I/O thread: a connection lives on
+  // one of them (round robin), so its handlers never contend across
+  // threads and need no strand. ioc() (the first) also runs the acceptor,
+  // signals and shutdown.
+  std::vector<std::unique_ptr<net::io_context>> iocs;
+  size_t next_ioc = 0;
+  net::io_context& ioc() { return *iocs[0]; }
+  std::vector<net::executor_work_guard<net::io_context::executor_type>> work;
   std::optional<tcp::acceptor> acceptor;
   std::optional<net::signal_set> signals;
   std::optional<net::steady_timer> drain_timer;
@@ -73,7 +78,8 @@ struct Server::Impl {
 };
 
 // One client connection: read a request, hand it to Api, write the response,
-// repeat while keep-alive. All handlers run on the connection's strand.
+// repeat while keep-alive. All handlers run on the connection's io_context,
+// which one thread runs.
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(tcp::socket&& socket, Server::Impl* srv) : stream_(std::move(socket)), srv_(srv) {
@@ -85,7 +91,8 @@ class Session : public std::enable_shared_from_this<Session> {
     srv_->live_sessions--;
   }
   void Start() {
-    net::dispatch(stream_.get_executor(), beast::bind_front_handler(&Session::DoRead, shared_from_this()));
+    net::dispatch(stream_.get_executor(),
+                  beast::bind_front_handler(&Session::DoRead, shared_from_this()));
   }
   // Closes the connection unless a request is being handled (shutdown).
   void CloseIfIdle() {
@@ -109,23 +116,32 @@ class Session : public std::enable_shared_from_this<Session> {
     stream_.expires_never();
     if (ec) {
       start_ = std::chrono::steady_clock::now();
+      // The fields parsed so far (all of them when the body is too large):
+      // log and echo what they say.
+      const auto& partial = parser_->get();
+      method_ = partial.method_string().empty() ? "-" : std::string(partial.method_string());
+      std::string rid = NewRequestId();
+      if (auto it = partial.find("X-Request-ID"); it != partial.end()) {
+        std::string v(it->value());
+        if (IsSaneRequestId(v)) rid = v;
+      }
       if (ec == http::error::body_limit) {
         keep_alive_ = false;
         busy_ = true;
-        return Write(Api::Error(413, "payload_too_large", "request bodies are limited to 1 MiB",
-                                NewRequestId()));
+        return Write(
+            Api::Error(413, "payload_too_large", "request bodies are limited to 1 MiB", rid));
       }
       if (ec == http::error::header_limit) {
         keep_alive_ = false;
         busy_ = true;
-        return Write(Api::Error(431, "validation_error", "headers: request headers exceed 16 KiB",
-                                NewRequestId()));
+        return Write(
+            Api::Error(431, "validation_error", "headers: request headers exceed 16 KiB", rid));
       }
       if (ec.category() == beast::error_code(http::error::end_of_stream).category() &&
           ec != http::error::end_of_stream && ec != http::error::partial_message) {
         keep_alive_ = false;
         busy_ = true;
-        return Write(Api::Error(400, "validation_error", "malformed HTTP request", NewRequestId()));
+        return Write(Api::Error(400, "validation_error", "malformed HTTP request", rid));
       }
       return Close();  // EOF, timeout, reset
     }
@@ -179,7 +195,8 @@ class Session : public std::enable_shared_from_this<Session> {
     keep_alive_ = keep_alive_ && !srv_->draining;
     res_.keep_alive(keep_alive_);
     res_.prepare_payload();
-    http::async_write(stream_, res_, beast::bind_front_handler(&Session::OnWrite, shared_from_this()));
+    http::async_write(stream_, res_,
+                      beast::bind_front_handler(&Session::OnWrite, shared_from_this()));
   }
 
   void OnWrite(beast::error_code ec, size_t) {
@@ -191,11 +208,11 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void Log() {
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_)
+                    .count();
     srv_->metrics.CountResponse(status_, ms);
-    spdlog::info("access request_id={} method={} route={} status={} latency_ms={:.3f}",
-                 request_id_, method_.empty() ? "-" : method_, route_.empty() ? "-" : route_,
-                 status_, ms);
+    spdlog::info("access request_id={} method={} route={} status={} latency_ms={:.3f}", request_id_,
+                 method_.empty() ? "-" : method_, route_.empty() ? "-" : route_, status_, ms);
   }
 
   void Close() {
@@ -218,7 +235,8 @@ class Session : public std::enable_shared_from_this<Session> {
 };
 
 void Server::Impl::Accept() {
-  acceptor->async_accept(net::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {
+  net::io_context& target = *iocs[next_ioc++ % iocs.size()];
+  acceptor->async_accept(target, [this](beast::error_code ec, tcp::socket socket) {
     if (draining) return;
     if (!ec) {
       beast::error_code opt_ec;
@@ -236,7 +254,7 @@ void Server::Impl::Accept() {
       spdlog::warn("accept failed: {}", ec.message());
       if (ec == net::error::no_descriptors) {
         // Out of file descriptors: pause briefly instead of spinning.
-        auto t = std::make_shared<net::steady_timer>(ioc, std::chrono::milliseconds(50));
+        auto t = std::make_shared<net::steady_timer>(ioc(), std::chrono::milliseconds(50));
         t->async_wait([this, t](beast::error_code) { Accept(); });
         return;
       }
@@ -261,14 +279,14 @@ void Server::Impl::BeginShutdown() {
   }
   for (auto& s : live) s->CloseIfIdle();
   live.clear();
-  drain_timer.emplace(ioc);
+  drain_timer.emplace(ioc());
   PollDrain(std::chrono::steady_clock::now() + opt.shutdown_grace);
 }
 
 void Server::Impl::PollDrain(std::chrono::steady_clock::time_point deadline) {
   if (live_sessions.load() == 0 || std::chrono::steady_clock::now() > deadline) {
-    work.reset();
-    ioc.stop();
+    work.clear();
+    for (auto& c : iocs) c->stop();
     return;
   }
   drain_timer->expires_after(std::chrono::milliseconds(10));
@@ -316,7 +334,10 @@ Status Server::Start() {
   auto addr = net::ip::make_address(s.opt.host, ec);
   if (ec) return Status::InvalidArgument("--listen: invalid address '" + s.opt.host + "'");
   tcp::endpoint ep(addr, s.opt.port);
-  s.acceptor.emplace(s.ioc);
+  size_t n =
+      s.opt.io_threads ? s.opt.io_threads : std::max(1u, std::thread::hardware_concurrency());
+  for (size_t i = 0; i < n; ++i) s.iocs.push_back(std::make_unique<net::io_context>(1));
+  s.acceptor.emplace(s.ioc());
   s.acceptor->open(ep.protocol(), ec);
   if (!ec) s.acceptor->set_option(net::socket_base::reuse_address(true), ec);
   if (!ec) s.acceptor->bind(ep, ec);
@@ -326,16 +347,15 @@ Status Server::Start() {
                                ": " + ec.message());
   }
   s.bound_port = s.acceptor->local_endpoint().port();
-  s.work.emplace(s.ioc.get_executor());
+  for (auto& c : s.iocs) s.work.push_back(net::make_work_guard(*c));
   if (s.opt.handle_signals) {
-    s.signals.emplace(s.ioc, SIGTERM, SIGINT);
+    s.signals.emplace(s.ioc(), SIGTERM, SIGINT);
     s.signals->async_wait([this](beast::error_code e, int) {
       if (!e) Shutdown();
     });
   }
   s.Accept();
-  size_t n = s.opt.io_threads ? s.opt.io_threads : std::max(1u, std::thread::hardware_concurrency());
-  for (size_t i = 0; i < n; ++i) s.threads.emplace_back([&s] { s.ioc.run(); });
+  for (auto& c : s.iocs) s.threads.emplace_back([c = c.get()] { c->run(); });
   return Status::Ok();
 }
 
@@ -349,7 +369,8 @@ uint16_t Server::BoundPort() const { return impl_->bound_port; }
 
 void Server::Shutdown() {
   if (impl_->shutdown_requested.exchange(true)) return;
-  net::post(impl_->ioc, [s = impl_.get()] { s->BeginShutdown(); });
+  if (impl_->iocs.empty()) return;  // never started
+  net::post(impl_->ioc(), [s = impl_.get()] { s->BeginShutdown(); });
 }
 
 void Server::Wait() {

@@ -31,7 +31,7 @@ struct ServerOptions {
   FaultSpec faults;
   std::chrono::milliseconds idle_timeout{std::chrono::seconds(60)};
   std::chrono::milliseconds shutdown_grace{std::chrono::seconds(20)};
-  size_t io_threads = 0;  // 0: std::thread::hardware_concurrency()
+  size_t io_threads = 0;       // 0: std::thread::hardware_concurrency()
   bool handle_signals = true;  // SIGTERM/SIGINT start a graceful shutdown
 };
 

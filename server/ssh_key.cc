@@ -11,11 +11,13 @@
 namespace cairn::server {
 namespace {
 
-constexpr std::string_view kTypes[] = {
-    "ssh-ed25519",         "ssh-rsa",
-    "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384",
-    "ecdsa-sha2-nistp521", "sk-ssh-ed25519@openssh.com",
-    "sk-ecdsa-sha2-nistp256@openssh.com"};
+constexpr std::string_view kTypes[] = {"ssh-ed25519",
+                                       "ssh-rsa",
+                                       "ecdsa-sha2-nistp256",
+                                       "ecdsa-sha2-nistp384",
+                                       "ecdsa-sha2-nistp521",
+                                       "sk-ssh-ed25519@openssh.com",
+                                       "sk-ecdsa-sha2-nistp256@openssh.com"};
 
 bool IsBase64Char(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' ||
@@ -64,12 +66,11 @@ Result<SshPublicKey> ParseSshPublicKey(std::string_view line) {
   if (pad > 2) return Status::InvalidArgument("key data is not valid base64");
   size_t len = static_cast<size_t>(n) - pad;
   if (len < 4) return Status::InvalidArgument("key data is too short");
-  uint32_t tlen = (uint32_t(blob[0]) << 24) | (uint32_t(blob[1]) << 16) |
-                  (uint32_t(blob[2]) << 8) | uint32_t(blob[3]);
+  uint32_t tlen = (uint32_t(blob[0]) << 24) | (uint32_t(blob[1]) << 16) | (uint32_t(blob[2]) << 8) |
+                  uint32_t(blob[3]);
   if (tlen > len - 4 ||
       std::string_view(reinterpret_cast<const char*>(blob.data()) + 4, tlen) != type) {
-    return Status::InvalidArgument("key data does not match key type '" + std::string(type) +
-                                   "'");
+    return Status::InvalidArgument("key data does not match key type '" + std::string(type) + "'");
   }
   if (len - 4 - tlen < 16) return Status::InvalidArgument("key data is too short");
   std::array<unsigned char, SHA256_DIGEST_LENGTH> digest{};

@@ -1,7 +1,10 @@
 #include "server/store.h"
 
+#include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <sqlite3.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <ctime>
 #include <filesystem>
@@ -78,8 +81,7 @@ Status StepDone(Db* db, sqlite3_stmt* s, const char* what) {
   return Status::Ok();
 }
 
-Result<std::optional<Record>> GetRecord(Db* db, const std::string& project,
-                                        const std::string& id) {
+Result<std::optional<Record>> GetRecord(Db* db, const std::string& project, const std::string& id) {
   auto st = db->Prepare(
       "SELECT seq, id, project, kind, status, last_op, fate, next_step_ms, created_at, attrs "
       "FROM resources WHERE id = ?1 AND project = ?2");
@@ -167,6 +169,15 @@ Status Db::Exec(const char* sql) {
   return Status::Ok();
 }
 
+Status Db::ExecCached(const char* sql) {
+  auto st = Prepare(sql);
+  if (!st.ok()) return st.status();
+  int rc = sqlite3_step(*st);
+  sqlite3_reset(*st);
+  if (rc != SQLITE_DONE && rc != SQLITE_ROW) return Error(sql);
+  return Status::Ok();
+}
+
 Result<sqlite3_stmt*> Db::Prepare(const char* sql) {
   for (auto& [key, s] : stmts_) {
     if (key == sql) {
@@ -226,9 +237,8 @@ Status WriteTxn::Update(const Record& r) {
   return StepDone(db_, s, "updating a resource");
 }
 
-Result<std::vector<Record>> WriteTxn::FindReferencing(const std::string& project,
-                                                      const char* kind, const char* field,
-                                                      const std::string& value) {
+Result<std::vector<Record>> WriteTxn::FindReferencing(const std::string& project, const char* kind,
+                                                      const char* field, const std::string& value) {
   auto st = db_->Prepare(
       "SELECT seq, id, project, kind, status, last_op, fate, next_step_ms, created_at, attrs "
       "FROM resources WHERE project = ?1 AND kind = ?2 AND status != 'deleted' "
@@ -301,8 +311,10 @@ Result<std::string> WriteTxn::AllocateIpv4(const std::string& region) {
   Bind(*st, 1, region);
   int64_t host = 1;
   int rc = sqlite3_step(*st);
-  if (rc == SQLITE_ROW) host = sqlite3_column_int64(*st, 0);
-  else if (rc != SQLITE_DONE) return db_->Error("reading the address pool");
+  if (rc == SQLITE_ROW)
+    host = sqlite3_column_int64(*st, 0);
+  else if (rc != SQLITE_DONE)
+    return db_->Error("reading the address pool");
   // Skip network (.0) and broadcast-looking (.255) last octets.
   while ((host & 0xff) == 0 || (host & 0xff) == 255) ++host;
   if (host >= 65535) return Status::NotFound("address pool of " + region + " exhausted");
@@ -323,6 +335,15 @@ Status WriteTxn::PurgeResponses(int64_t older_than_ms) {
   if (!st.ok()) return st.status();
   sqlite3_bind_int64(*st, 1, older_than_ms);
   return StepDone(db_, *st, "purging idempotency records");
+}
+
+Status WriteTxn::CapSchedule(int64_t latest_ms) {
+  auto st = db_->Prepare(
+      "UPDATE resources SET next_step_ms = ?1 WHERE next_step_ms IS NOT NULL AND next_step_ms > "
+      "?1");
+  if (!st.ok()) return st.status();
+  sqlite3_bind_int64(*st, 1, latest_ms);
+  return StepDone(db_, *st, "rescheduling lifecycle steps");
 }
 
 // ---- Store ----
@@ -366,6 +387,13 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, StoreOptions 
   std::filesystem::create_directories(dir, ec);
   if (ec) return Status::IOError("cannot create data directory " + dir + ": " + ec.message());
   auto store = std::unique_ptr<Store>(new Store());
+  std::string lock_path = (std::filesystem::path(dir) / "LOCK").string();
+  store->lock_fd_ = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (store->lock_fd_ < 0) return Status::IOError("cannot open " + lock_path);
+  if (flock(store->lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    return Status::FailedPrecondition("the data directory " + dir +
+                                      " is in use by another cairn serve");
+  }
   store->path_ = (std::filesystem::path(dir) / "cairn-server.db").string();
   store->options_ = options;
   auto db = Db::Open(store->path_, true);
@@ -394,11 +422,23 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, StoreOptions 
     }
     CAIRN_RETURN_IF_ERROR(w->Exec("COMMIT"));
   }
+  // Checkpoints are the checkpointer's job, not the committing writer's.
+  sqlite3_wal_autocheckpoint(w->handle(), 0);
+  auto cdb = Db::Open(store->path_, false);
+  if (!cdb.ok()) return cdb.status();
+  store->checkpoint_db_ = std::move(cdb).value();
   store->writer_ = std::thread([s = store.get()] { s->WriterLoop(); });
+  store->checkpointer_ = std::thread([s = store.get()] { s->CheckpointLoop(); });
   return store;
 }
 
-Store::~Store() { Close(); }
+Store::~Store() {
+  Close();
+  writer_db_.reset();
+  checkpoint_db_.reset();
+  idle_readers_.clear();
+  if (lock_fd_ >= 0) close(lock_fd_);
+}
 
 void Store::SetCommitListener(std::function<void()> f) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -422,14 +462,34 @@ void Store::Close() {
     std::lock_guard<std::mutex> lock(mu_);
     closing_ = true;
     cv_.notify_all();
+    checkpoint_cv_.notify_all();
   }
   if (writer_.joinable()) writer_.join();
+  if (checkpointer_.joinable()) checkpointer_.join();
+}
+
+void Store::CheckpointLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!closing_) {
+    checkpoint_cv_.wait_for(lock, std::chrono::milliseconds(250), [&] { return closing_; });
+    if (closing_) break;
+    lock.unlock();
+    // PASSIVE never blocks the writer or readers; it copies what it can.
+    int log = 0, done = 0;
+    int rc = sqlite3_wal_checkpoint_v2(checkpoint_db_->handle(), nullptr, SQLITE_CHECKPOINT_PASSIVE,
+                                       &log, &done);
+    if (rc != SQLITE_OK && rc != SQLITE_BUSY) {
+      spdlog::warn("store: WAL checkpoint failed: {}", sqlite3_errmsg(checkpoint_db_->handle()));
+    }
+    lock.lock();
+  }
 }
 
 void Store::WriterLoop() {
   Db* db = writer_db_.get();
   WriteTxn txn(db);
   std::vector<Pending> batch;
+  size_t last_batch = 0;
   for (;;) {
     std::function<void()> on_commit;
     {
@@ -441,17 +501,26 @@ void Store::WriterLoop() {
         std::this_thread::sleep_for(options_.batch_delay);
         lock.lock();
       }
-      while (!queue_.empty() && batch.size() < options_.max_batch) {
-        batch.push_back(std::move(queue_.front()));
-        queue_.pop_front();
+      auto take = [&] {
+        while (!queue_.empty() && batch.size() < options_.max_batch) {
+          batch.push_back(std::move(queue_.front()));
+          queue_.pop_front();
+        }
+      };
+      take();
+      if (batch.size() < last_batch && !closing_) {
+        cv_.wait_for(lock, std::chrono::microseconds(400),
+                     [&] { return closing_ || batch.size() + queue_.size() >= last_batch; });
+        take();
       }
+      last_batch = batch.size();
       on_commit = on_commit_;
     }
-    Status st = db->Exec("BEGIN IMMEDIATE");
+    Status st = db->ExecCached("BEGIN IMMEDIATE");
     size_t kept = 0;
     if (st.ok()) {
       for (Pending& p : batch) {
-        if (!(st = db->Exec("SAVEPOINT m")).ok()) break;
+        if (!(st = db->ExecCached("SAVEPOINT m")).ok()) break;
         bool keep = false;
         try {
           keep = p.m(txn);
@@ -459,12 +528,12 @@ void Store::WriterLoop() {
           spdlog::error("internal error: mutation threw: {}", e.what());
           keep = false;
         }
-        if (!keep) st = db->Exec("ROLLBACK TO m");
-        if (st.ok()) st = db->Exec("RELEASE m");
+        if (!keep) st = db->ExecCached("ROLLBACK TO m");
+        if (st.ok()) st = db->ExecCached("RELEASE m");
         if (!st.ok()) break;
         kept += keep ? 1 : 0;
       }
-      if (st.ok()) st = db->Exec("COMMIT");
+      if (st.ok()) st = db->ExecCached("COMMIT");
       if (!st.ok()) (void)db->Exec("ROLLBACK");
     }
     if (!st.ok()) spdlog::error("store: batch of {} not committed: {}", batch.size(), st.message());
@@ -518,12 +587,13 @@ Result<std::optional<StoredResponse>> Store::GetResponse(const std::string& scop
 Result<int64_t> Store::NextDueMs() {
   ReadLease lease = Lease();
   if (!lease.status().ok()) return lease.status();
-  auto st = lease.db()->Prepare(
-      "SELECT MIN(next_step_ms) FROM resources WHERE next_step_ms IS NOT NULL");
+  auto st =
+      lease.db()->Prepare("SELECT MIN(next_step_ms) FROM resources WHERE next_step_ms IS NOT NULL");
   if (!st.ok()) return st.status();
   int rc = sqlite3_step(*st);
   int64_t v = 0;
-  if (rc == SQLITE_ROW && sqlite3_column_type(*st, 0) != SQLITE_NULL) v = sqlite3_column_int64(*st, 0);
+  if (rc == SQLITE_ROW && sqlite3_column_type(*st, 0) != SQLITE_NULL)
+    v = sqlite3_column_int64(*st, 0);
   sqlite3_reset(*st);
   return v;
 }

@@ -6,11 +6,18 @@
 // queues a Mutation; the writer takes every queued mutation (up to a batch
 // limit), runs each in its own SAVEPOINT inside one transaction, commits
 // once (one fsync for the whole batch) and only then calls each mutation's
-// completion. A completion therefore only ever reports state that is on
-// disk: an acknowledged write survives kill -9.
+// completion. When fewer mutations are queued than went into the previous
+// batch, the writer waits up to 400 us for the rest (clients answered by
+// the previous commit are sending their next request), so batches stay
+// full instead of splitting into alternating halves. WAL checkpoints run
+// on their own thread and connection, never inside a commit. A completion therefore only ever
+// reports state that is on disk: an acknowledged write survives kill -9.
 //
 // Reads use a pool of read connections (WAL lets them run beside the
 // writer); any thread may read. Thread-safe.
+//
+// One server per data directory: Open() takes an exclusive flock on
+// DATA_DIR/LOCK (released by the kernel even on kill -9).
 //
 // On-disk format (schema version 1):
 //   tokens(sha256 PK, project)                 SHA-256 of API tokens, never tokens
@@ -72,6 +79,8 @@ class Db {
   static Result<std::unique_ptr<Db>> Open(const std::string& path, bool writer);
   ~Db();
   Status Exec(const char* sql);
+  // Exec through a cached prepared statement (for statements run per mutation).
+  Status ExecCached(const char* sql);
   // A cached prepared statement keyed by the (static) SQL text, reset and
   // with bindings cleared.
   Result<sqlite3_stmt*> Prepare(const char* sql);
@@ -103,6 +112,9 @@ class WriteTxn {
   // The next free address of the region's pool, or NotFound when exhausted.
   Result<std::string> AllocateIpv4(const std::string& region);
   Status PurgeResponses(int64_t older_than_ms);
+  // Brings every pending step due later than `latest_ms` forward to it (a
+  // restart with a shorter --provision-delay).
+  Status CapSchedule(int64_t latest_ms);
 
  private:
   Db* db_;
@@ -151,8 +163,10 @@ class Store {
   class ReadLease;
   ReadLease Lease();
   void WriterLoop();
+  void CheckpointLoop();
 
   std::string path_;
+  int lock_fd_ = -1;  // flock on DATA_DIR/LOCK: one server per data directory
   StoreOptions options_;
   std::unique_ptr<Db> writer_db_;
 
@@ -164,11 +178,14 @@ class Store {
     Completion done;
   };
   std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Pending> queue_;  // GUARDED_BY(mu_)
-  bool closing_ = false;       // GUARDED_BY(mu_)
+  std::condition_variable cv_;             // the writer waits here
+  std::condition_variable checkpoint_cv_;  // the checkpointer waits here
+  std::deque<Pending> queue_;              // GUARDED_BY(mu_)
+  bool closing_ = false;                   // GUARDED_BY(mu_)
   std::function<void()> on_commit_;
   std::thread writer_;
+  std::thread checkpointer_;  // WAL checkpoints off the writer's commit path
+  std::unique_ptr<Db> checkpoint_db_;
   std::atomic<uint64_t> commits_{0}, committed_mutations_{0};
 };
 

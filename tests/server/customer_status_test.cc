@@ -18,8 +18,9 @@ TEST_CASE("customerStatus on create is exactly what spec 2.3 shows") {
 }
 
 TEST_CASE("every raw status projects to one of the ten customer states, and all ten occur") {
-  const std::set<std::string> ten = {"pending", "provisioning", "retrying", "running", "stopped",
-                                     "deleting", "failed", "delayed", "reconciling", "deleted"};
+  const std::set<std::string> ten = {"pending",     "provisioning", "retrying", "running",
+                                     "stopped",     "deleting",     "failed",   "delayed",
+                                     "reconciling", "deleted"};
   std::set<std::string> seen;
   for (auto raw : kRawStatuses) {
     CustomerStatus s = ProjectCustomerStatus(raw, "create", true);

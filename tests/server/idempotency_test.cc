@@ -63,7 +63,8 @@ TEST_CASE("durations and fault specs parse, and bad ones are refused") {
   CHECK(ParseDuration("24h")->count() == 86400000);
   CHECK_FALSE(ParseDuration("2").ok());
   CHECK_FALSE(ParseDuration("-1s").ok());
-  auto f = ParseFaultSpec("error500=0.1,drop_after=0.05,provision_failed=1,mutation_delay=2s,seed=42");
+  auto f =
+      ParseFaultSpec("error500=0.1,drop_after=0.05,provision_failed=1,mutation_delay=2s,seed=42");
   REQUIRE(f.ok());
   CHECK(f->error500 == Approx(0.1));
   CHECK(f->drop_after == Approx(0.05));

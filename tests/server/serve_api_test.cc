@@ -21,7 +21,8 @@ const json kCreatedCustomerStatus = json::parse(R"({
                 "snapshot": false, "firewall": false, "reverseDns": false}})");
 
 bool IsUuid(const std::string& s) {
-  return std::regex_match(s, std::regex("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"));
+  return std::regex_match(
+      s, std::regex("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"));
 }
 
 std::string Hex(const std::string& uuid) {
@@ -109,7 +110,8 @@ TEST_CASE("every preview collection: create, list, get, patch, delete") {
   std::string key_id = key.json()["id"];
   CHECK(key_id.rfind("key_", 0) == 0);
 
-  auto net = c->Post("/v1/networks", {{"name", "backend"}, {"region", "eu-central"}, {"cidr", "10.10.0.0/16"}});
+  auto net = c->Post("/v1/networks",
+                     {{"name", "backend"}, {"region", "eu-central"}, {"cidr", "10.10.0.0/16"}});
   REQUIRE(net.status == 201);
   std::string net_id = net.json()["id"];
   CHECK(net_id.rfind("net_", 0) == 0);
@@ -126,11 +128,14 @@ TEST_CASE("every preview collection: create, list, get, patch, delete") {
   CHECK(inst.json()["network"] == net_id);
   std::string inst_id = inst.json()["id"];
 
-  auto fw = c->Post("/v1/firewalls",
-                    {{"name", "web"},
-                     {"rules", {{{"direction", "inbound"}, {"protocol", "tcp"}, {"port", "443"},
-                                 {"source", "0.0.0.0/0"}, {"action", "allow"}}}},
-                     {"instances", {inst_id}}});
+  auto fw = c->Post("/v1/firewalls", {{"name", "web"},
+                                      {"rules",
+                                       {{{"direction", "inbound"},
+                                         {"protocol", "tcp"},
+                                         {"port", "443"},
+                                         {"source", "0.0.0.0/0"},
+                                         {"action", "allow"}}}},
+                                      {"instances", {inst_id}}});
   REQUIRE(fw.status == 201);
   std::string fw_id = fw.json()["id"];
   CHECK(fw_id.rfind("fw_", 0) == 0);
@@ -184,7 +189,8 @@ TEST_CASE("every preview collection: create, list, get, patch, delete") {
 TEST_CASE("control-plane networking and storage: envelopes, attach, detach on instance delete") {
   ServeFixture srv;
   auto c = srv.Client();
-  auto net = c->Post("/api/v1/networking", {{"name", "n1"}, {"region", "ap-south"}, {"cidr", "192.168.0.0/24"}}, "n1");
+  auto net = c->Post("/api/v1/networking",
+                     {{"name", "n1"}, {"region", "ap-south"}, {"cidr", "192.168.0.0/24"}}, "n1");
   REQUIRE(net.status == 201);
   json n = net.json()["network"];
   CHECK(IsUuid(n["publicId"]));
@@ -192,12 +198,16 @@ TEST_CASE("control-plane networking and storage: envelopes, attach, detach on in
   CHECK(n["cidr"] == "192.168.0.0/24");
   CHECK(n["status"] == "queued");
   CHECK(n["customerStatus"]["status"] == "pending");
-  CHECK(c->Get("/api/v1/networking/" + n["publicId"].get<std::string>()).json()["network"]["name"] == "n1");
+  CHECK(
+      c->Get("/api/v1/networking/" + n["publicId"].get<std::string>()).json()["network"]["name"] ==
+      "n1");
 
   auto inst = c->Post("/api/v1/compute", InstanceBody("i1", "ap-south"), "i1");
   REQUIRE(inst.status == 201);
   std::string inst_id = inst.json()["instance"]["publicId"];
-  auto vol = c->Post("/api/v1/storage", {{"name", "v1"}, {"region", "ap-south"}, {"sizeGb", 10}, {"instanceId", inst_id}}, "v1");
+  auto vol = c->Post(
+      "/api/v1/storage",
+      {{"name", "v1"}, {"region", "ap-south"}, {"sizeGb", 10}, {"instanceId", inst_id}}, "v1");
   REQUIRE(vol.status == 201);
   json v = vol.json()["volume"];
   CHECK(v["sizeGb"] == 10);
@@ -216,8 +226,9 @@ TEST_CASE("control-plane networking and storage: envelopes, attach, detach on in
   CHECK(shrink.status == 400);
   CHECK(shrink.json()["error"]["message"].get<std::string>().find("sizeGb") == 0);
   auto other_region = c->Post("/api/v1/compute", InstanceBody("i2", "eu-central"), "i2");
-  auto wrong = c->Patch("/api/v1/storage/" + vol_id,
-                        {{"instanceId", other_region.json()["instance"]["publicId"]}}, "attach-wrong");
+  auto wrong =
+      c->Patch("/api/v1/storage/" + vol_id,
+               {{"instanceId", other_region.json()["instance"]["publicId"]}}, "attach-wrong");
   CHECK(wrong.status == 400);
   CHECK(wrong.json()["error"]["message"].get<std::string>().find("instanceId") == 0);
 
@@ -241,33 +252,41 @@ TEST_CASE("lifecycle actions: stop, start, reboot; a disallowed action is 409") 
   ServeFixture srv;
   auto c = srv.Client();
   std::string id = c->Post("/api/v1/compute", InstanceBody(), "c").json()["instance"]["publicId"];
-  auto status = [&] { return c->Get("/api/v1/compute/" + id).json()["instance"]["status"].get<std::string>(); };
+  auto status = [&] {
+    return c->Get("/api/v1/compute/" + id).json()["instance"]["status"].get<std::string>();
+  };
   PollUntil(status, [](const std::string& s) { return s == "running"; });
   REQUIRE(status() == "running");
-  auto start = c->Request("POST", "/api/v1/compute/" + id + "/actions/start", "", {"Idempotency-Key: a1"});
+  auto start =
+      c->Request("POST", "/api/v1/compute/" + id + "/actions/start", "", {"Idempotency-Key: a1"});
   CHECK(start.status == 409);
   CHECK(start.json()["error"]["code"] == "action_not_allowed");
   CHECK(start.header("cache-control") == "no-store");
-  auto stop = c->Request("POST", "/api/v1/compute/" + id + "/actions/stop", "", {"Idempotency-Key: a2"});
+  auto stop =
+      c->Request("POST", "/api/v1/compute/" + id + "/actions/stop", "", {"Idempotency-Key: a2"});
   REQUIRE(stop.status == 202);
-  CHECK(stop.json()["instance"]["customerStatus"]["operation"] == json({{"type", "stop"}, {"state", "in_progress"}}));
+  CHECK(stop.json()["instance"]["customerStatus"]["operation"] ==
+        json({{"type", "stop"}, {"state", "in_progress"}}));
   PollUntil(status, [](const std::string& s) { return s == "stopped"; });
   auto stopped = c->Get("/api/v1/compute/" + id).json()["instance"];
   REQUIRE(stopped["status"] == "stopped");
   CHECK(stopped["customerStatus"]["status"] == "stopped");
   CHECK(stopped["customerStatus"]["actions"]["start"] == true);
   CHECK(c->Get("/v1/instances/" + id).json()["status"] == "stopped");
-  auto start2 = c->Request("POST", "/api/v1/compute/" + id + "/actions/start", "{}",
-                           {"Idempotency-Key: a3"});
+  auto start2 =
+      c->Request("POST", "/api/v1/compute/" + id + "/actions/start", "{}", {"Idempotency-Key: a3"});
   REQUIRE(start2.status == 202);
   PollUntil(status, [](const std::string& s) { return s == "running"; });
-  auto reboot = c->Request("POST", "/api/v1/compute/" + id + "/actions/reboot", "", {"Idempotency-Key: a4"});
+  auto reboot =
+      c->Request("POST", "/api/v1/compute/" + id + "/actions/reboot", "", {"Idempotency-Key: a4"});
   REQUIRE(reboot.status == 202);
   CHECK(reboot.json()["instance"]["status"] == "rebooting");
   PollUntil(status, [](const std::string& s) { return s == "running"; });
   CHECK(c->Get("/api/v1/compute/" + id).json()["instance"]["customerStatus"]["operation"] ==
         json({{"type", "reboot"}, {"state", "completed"}}));
-  CHECK(c->Request("POST", "/api/v1/compute/" + id + "/actions/explode", "", {"Idempotency-Key: a5"}).status == 404);
+  CHECK(
+      c->Request("POST", "/api/v1/compute/" + id + "/actions/explode", "", {"Idempotency-Key: a5"})
+          .status == 404);
   CHECK(c->Request("GET", "/api/v1/compute/" + id + "/actions/stop").status == 405);
 }
 
@@ -314,7 +333,8 @@ TEST_CASE("auth: missing or bad token is 401; projects never see each other's re
   CHECK(other->Get("/api/v1/compute").json()["data"].empty());
   CHECK(other->Get("/v1/instances").json()["data"].empty());
   // A reference to another project's resource is as good as missing.
-  std::string key = dev->Post("/v1/ssh_keys", {{"name", "k"}, {"public_key", kEd25519}}).json()["id"];
+  std::string key =
+      dev->Post("/v1/ssh_keys", {{"name", "k"}, {"public_key", kEd25519}}).json()["id"];
   json body = InstanceBody();
   body["ssh_keys"] = {key};
   auto ref = other->Post("/v1/instances", body);
@@ -344,22 +364,33 @@ TEST_CASE("errors: 404 route, 405 method, 413, 415, and every validation_error n
   CHECK(m.status == 405);
   CHECK(m.json()["error"]["code"] == "method_not_allowed");
   CHECK(m.header("allow") == "GET, POST");
-  CHECK(c->Request("POST", "/v1/instances/inst_00000000000000000000000000000000", "{}").status == 405);
+  CHECK(c->Request("POST", "/v1/instances/inst_00000000000000000000000000000000", "{}").status ==
+        405);
 
   std::string big = "{\"name\":\"" + std::string(1024 * 1024 + 10, 'a') + "\"}";
   auto tl = c->Request("POST", "/v1/instances", big);
   CHECK(tl.status == 413);
   CHECK(tl.json()["error"]["code"] == "payload_too_large");
+  auto tl_echo = c->Request("POST", "/v1/instances", big, {"X-Request-ID: big-1"});
+  CHECK(tl_echo.status == 413);
+  CHECK(tl_echo.header("x-request-id") == "big-1");
+  auto hl = c->Request("GET", "/v1/instances", "", {"X-Padding: " + std::string(20 * 1024, 'p')});
+  CHECK(hl.status == 431);
+  CHECK(c->Get("/v1/instances").status == 200);  // a fresh connection works
 
-  auto ct = c->Request("POST", "/v1/instances", InstanceBody().dump(), {"Content-Type: text/plain"});
+  auto ct =
+      c->Request("POST", "/v1/instances", InstanceBody().dump(), {"Content-Type: text/plain"});
   CHECK(ct.status == 415);
   CHECK(ct.json()["error"]["code"] == "unsupported_media_type");
   CHECK(ct.header("cache-control") == "no-store");
   CHECK(c->Request("POST", "/v1/instances", InstanceBody().dump(),
-                   {"Content-Type: application/json; charset=utf-8"}).status == 201);
+                   {"Content-Type: application/json; charset=utf-8"})
+            .status == 201);
 
-  auto expect_field = [&](const std::string& path, const std::string& body, const std::string& field) {
-    auto r = c->Request("POST", path, body, {"Idempotency-Key: v-" + std::to_string(std::hash<std::string>()(body))});
+  auto expect_field = [&](const std::string& path, const std::string& body,
+                          const std::string& field) {
+    auto r = c->Request("POST", path, body,
+                        {"Idempotency-Key: v-" + std::to_string(std::hash<std::string>()(body))});
     INFO(path << " " << body);
     CHECK(r.status == 400);
     CHECK(r.json()["error"]["code"] == "validation_error");
@@ -367,7 +398,10 @@ TEST_CASE("errors: 404 route, 405 method, 413, 415, and every validation_error n
     CHECK(r.header("cache-control") == "no-store");
   };
   auto with = [](json j, const std::string& k, json v) {
-    if (v.is_null()) j.erase(k); else j[k] = v;
+    if (v.is_null())
+      j.erase(k);
+    else
+      j[k] = v;
     return j.dump();
   };
   json ok = InstanceBody();
@@ -382,34 +416,60 @@ TEST_CASE("errors: 404 route, 405 method, 413, 415, and every validation_error n
   expect_field("/v1/instances", with(ok, "colour", "blue"), "colour");
   expect_field("/v1/instances", with(ok, "status", "running"), "status");
   expect_field("/v1/instances", with(ok, "ssh_keys", "key_1"), "ssh_keys");
-  expect_field("/v1/instances", with(ok, "ssh_keys", json({"key_00000000000000000000000000000000"})), "ssh_keys[0]");
-  expect_field("/v1/instances", with(ok, "network", "net_00000000000000000000000000000000"), "network");
+  expect_field("/v1/instances",
+               with(ok, "ssh_keys", json({"key_00000000000000000000000000000000"})), "ssh_keys[0]");
+  expect_field("/v1/instances", with(ok, "network", "net_00000000000000000000000000000000"),
+               "network");
   expect_field("/api/v1/compute", with(ok, "region", 7), "region");
   json net = {{"name", "n"}, {"region", "eu-central"}, {"cidr", "10.0.0.0/16"}};
   expect_field("/v1/networks", with(net, "cidr", "10.0.0.1/16"), "cidr");
   expect_field("/v1/networks", with(net, "cidr", "10.0.0.0/33"), "cidr");
   expect_field("/v1/networks", with(net, "cidr", "300.0.0.0/16"), "cidr");
   expect_field("/v1/networks", with(net, "cidr", "banana"), "cidr");
-  json rule = {{"direction", "inbound"}, {"protocol", "tcp"}, {"port", "22"}, {"source", "0.0.0.0/0"}, {"action", "allow"}};
+  json rule = {{"direction", "inbound"},
+               {"protocol", "tcp"},
+               {"port", "22"},
+               {"source", "0.0.0.0/0"},
+               {"action", "allow"}};
   json fw = {{"name", "f"}, {"rules", {rule}}};
-  expect_field("/v1/firewalls", with(fw, "rules", json({with(rule, "port", "70000")}).dump() == "" ? json() : json::array({json::parse(with(rule, "port", "70000"))})), "rules[0].port");
-  expect_field("/v1/firewalls", with(fw, "rules", json::array({json::parse(with(rule, "direction", "sideways"))})), "rules[0].direction");
-  expect_field("/v1/firewalls", with(fw, "rules", json::array({json::parse(with(rule, "source", "nowhere"))})), "rules[0].source");
-  expect_field("/v1/firewalls", with(fw, "rules", json::array({json::parse(with(rule, "extra", "x"))})), "rules[0].extra");
+  expect_field("/v1/firewalls",
+               with(fw, "rules",
+                    json({with(rule, "port", "70000")}).dump() == ""
+                        ? json()
+                        : json::array({json::parse(with(rule, "port", "70000"))})),
+               "rules[0].port");
+  expect_field("/v1/firewalls",
+               with(fw, "rules", json::array({json::parse(with(rule, "direction", "sideways"))})),
+               "rules[0].direction");
+  expect_field("/v1/firewalls",
+               with(fw, "rules", json::array({json::parse(with(rule, "source", "nowhere"))})),
+               "rules[0].source");
+  expect_field("/v1/firewalls",
+               with(fw, "rules", json::array({json::parse(with(rule, "extra", "x"))})),
+               "rules[0].extra");
   json key = {{"name", "k"}, {"public_key", kEd25519}};
   expect_field("/v1/ssh_keys", with(key, "public_key", "ssh-ed25519 AAAA"), "public_key");
-  expect_field("/v1/ssh_keys", with(key, "public_key", "ssh-rsa AAAAC3NzaC1lZDI1NTE5AAAAIK03FjmFCSrkKBVTLO9D6rL1ZNPfmk22wHBvofUlUGz7"), "public_key");
-  expect_field("/v1/ssh_keys", with(key, "public_key", "-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n-----END OPENSSH PRIVATE KEY-----"), "public_key");
+  expect_field("/v1/ssh_keys",
+               with(key, "public_key",
+                    "ssh-rsa AAAAC3NzaC1lZDI1NTE5AAAAIK03FjmFCSrkKBVTLO9D6rL1ZNPfmk22wHBvofUlUGz7"),
+               "public_key");
+  expect_field("/v1/ssh_keys",
+               with(key, "public_key",
+                    "-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n-----END OPENSSH PRIVATE KEY-----"),
+               "public_key");
   expect_field("/v1/ssh_keys", with(key, "name", "PuTTY-User-Key-File-3: ssh-rsa"), "name");
   json vol = {{"name", "v"}, {"region", "eu-central"}, {"sizeGb", 10}};
   expect_field("/api/v1/storage", with(vol, "sizeGb", 0), "sizeGb");
   expect_field("/api/v1/storage", with(vol, "sizeGb", "10"), "sizeGb");
-  expect_field("/api/v1/storage", with(vol, "instanceId", "00000000-0000-4000-8000-000000000000"), "instanceId");
+  expect_field("/api/v1/storage", with(vol, "instanceId", "00000000-0000-4000-8000-000000000000"),
+               "instanceId");
 
   // PATCH: immutable fields are named; unknown fields too.
   std::string id = c->Post("/v1/instances", InstanceBody()).json()["id"];
-  for (auto [field, value] : std::vector<std::pair<std::string, json>>{
-           {"region", "us-east"}, {"image", "ubuntu-24.04"}, {"id", "inst_x"}, {"created_at", "now"}}) {
+  for (auto [field, value] : std::vector<std::pair<std::string, json>>{{"region", "us-east"},
+                                                                       {"image", "ubuntu-24.04"},
+                                                                       {"id", "inst_x"},
+                                                                       {"created_at", "now"}}) {
     auto r = c->Patch("/v1/instances/" + id, {{field, value}});
     INFO(field);
     CHECK(r.status == 400);
@@ -439,6 +499,7 @@ TEST_CASE("PATCH and DELETE while the action flag is false are 409 action_not_al
   auto d = c->Delete("/api/v1/compute/" + id, "d2");
   CHECK(d.status == 409);
   CHECK(d.json()["error"]["code"] == "action_not_allowed");
-  auto stop = c->Request("POST", "/api/v1/compute/" + id + "/actions/stop", "", {"Idempotency-Key: s"});
+  auto stop =
+      c->Request("POST", "/api/v1/compute/" + id + "/actions/stop", "", {"Idempotency-Key: s"});
   CHECK(stop.status == 409);
 }

@@ -25,8 +25,8 @@ inline constexpr const char* kDevToken = "cairn_test_dev_token_0123456789abcdef"
 inline constexpr const char* kOtherToken = "cairn_test_other_token_0123456789abcdef";
 
 struct HttpResult {
-  int status = 0;            // 0: no response (connection dropped)
-  std::string error;         // libcurl's message when status is 0
+  int status = 0;                              // 0: no response (connection dropped)
+  std::string error;                           // libcurl's message when status is 0
   std::map<std::string, std::string> headers;  // lowercase names
   std::string body;
   std::string raw_headers;  // everything after the status line, as received
@@ -69,7 +69,8 @@ class HttpClient {
       has_ct = has_ct || h.rfind("Content-Type:", 0) == 0;
     }
     if (!has_auth && !token_.empty()) headers.push_back("Authorization: Bearer " + token_);
-    if (!has_ct) headers.push_back(body.empty() ? "Content-Type:" : "Content-Type: application/json");
+    if (!has_ct)
+      headers.push_back(body.empty() ? "Content-Type:" : "Content-Type: application/json");
     headers.push_back("Expect:");
     curl_slist* list = nullptr;
     for (const auto& h : headers) list = curl_slist_append(list, h.c_str());
@@ -105,10 +106,12 @@ class HttpClient {
   }
 
   HttpResult Get(const std::string& path) { return Request("GET", path); }
-  HttpResult Post(const std::string& path, const nlohmann::json& body, const std::string& key = "") {
+  HttpResult Post(const std::string& path, const nlohmann::json& body,
+                  const std::string& key = "") {
     return Request("POST", path, body.dump(), KeyHeader(key));
   }
-  HttpResult Patch(const std::string& path, const nlohmann::json& body, const std::string& key = "") {
+  HttpResult Patch(const std::string& path, const nlohmann::json& body,
+                   const std::string& key = "") {
     return Request("PATCH", path, body.dump(), KeyHeader(key));
   }
   HttpResult Delete(const std::string& path, const std::string& key = "") {
@@ -136,8 +139,8 @@ class ServeFixture {
       : data_dir_(data_dir.empty() ? own_dir_.path() + "/data" : data_dir) {
     std::string tokens = own_dir_.path() + "/tokens";
     WriteFile(tokens, "# projects\nother " + server::Sha256Hex(kOtherToken) + "\n");
-    std::vector<std::string> argv = {CairnBinary(), "serve", "--listen", "127.0.0.1:0",
-                                     "--data-dir", data_dir_, "--dev-token", kDevToken,
+    std::vector<std::string> argv = {CairnBinary(),   "serve",   "--listen",    "127.0.0.1:0",
+                                     "--data-dir",    data_dir_, "--dev-token", kDevToken,
                                      "--tokens-file", tokens};
     bool has_delay = false;
     for (const auto& a : args) has_delay = has_delay || a == "--provision-delay";

@@ -8,9 +8,16 @@ using namespace cairn::server;
 static const char* kEd25519 =
     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK03FjmFCSrkKBVTLO9D6rL1ZNPfmk22wHBvofUlUGz7 test@cairn";
 static const char* kRsa =
-    "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC9piwqjNEAahkNOV8CimWiYtqSomu+flSbuVcDYEE/4GQCrNMMgdU06QaDhjPu1iAQe1gyXV2LBnR6Vvv6YXlwyFQYQlTFB/xoFPqEpbB1/lfjo6Re2jDmpKny1Y5GUOT98t8HA4TBWN3y6TGi1Wi2QGHO+oP+ewfeYQrjWXhyh02NnBvEnnUn+4+ajzbxgQy/Hz4dST+070sc5gZY1JcrBMtrUReizOapOG+tgaLdmYU6YQ9MEtH4f4ekxeWyGbTHz+MbzOV1/87zmCmmVNA09gdgRXV0J2R7U1fXdA/X5cXSTNanN4zySjPTmhcLC/T1QJ1Z7+u4J6D4sok2NKWX rsa";
+    "ssh-rsa "
+    "AAAAB3NzaC1yc2EAAAADAQABAAABAQC9piwqjNEAahkNOV8CimWiYtqSomu+flSbuVcDYEE/"
+    "4GQCrNMMgdU06QaDhjPu1iAQe1gyXV2LBnR6Vvv6YXlwyFQYQlTFB/xoFPqEpbB1/"
+    "lfjo6Re2jDmpKny1Y5GUOT98t8HA4TBWN3y6TGi1Wi2QGHO+oP+ewfeYQrjWXhyh02NnBvEnnUn+4+ajzbxgQy/"
+    "Hz4dST+070sc5gZY1JcrBMtrUReizOapOG+tgaLdmYU6YQ9MEtH4f4ekxeWyGbTHz+MbzOV1/"
+    "87zmCmmVNA09gdgRXV0J2R7U1fXdA/X5cXSTNanN4zySjPTmhcLC/T1QJ1Z7+u4J6D4sok2NKWX rsa";
 static const char* kEcdsa =
-    "ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBGF7rHlgYjhQH6FPgfE7624Cm/Fu/uiKmFlMIZEbGAvCcOn3ug/JaHNpACWPxje8c8K7wcdki5ek5FKjnNc3P/c=";
+    "ecdsa-sha2-nistp256 "
+    "AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBGF7rHlgYjhQH6FPgfE7624Cm/Fu/"
+    "uiKmFlMIZEbGAvCcOn3ug/JaHNpACWPxje8c8K7wcdki5ek5FKjnNc3P/c=";
 
 TEST_CASE("OpenSSH public keys parse with ssh-keygen's SHA256 fingerprint") {
   auto ed = ParseSshPublicKey(kEd25519);
