@@ -59,7 +59,7 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   s->stack_root_ = std::filesystem::weakly_canonical(root, ec).string();
 
   const BackendConfig& b = s->load_.config.backend;
-  auto store = OpenStateStore(s->stack_root_, BackendSpec{b.type, b.path, b.url_env, ""});
+  auto store = OpenStateStore(s->stack_root_, BackendSpec{b.type, b.path, b.url_env, b.stack_name});
   if (!store.ok()) {
     std::cerr << "cairn: error: cannot open the state: " << Redact(store.status().message()) << "\n";
     return nullptr;

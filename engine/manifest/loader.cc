@@ -1171,6 +1171,9 @@ class Loader {
         continue;
       }
       BackendConfig& b = result_.config.backend;
+      if (doc.value.contains("name") && doc.value["name"].is_string()) {
+        b.stack_name = doc.value["name"].get<std::string>();
+      }
       if (doc.value.contains("url")) {
         Error(
             "secret_in_manifest", "backend documents must not hold a connection URL",

@@ -178,7 +178,7 @@ TEST_CASE("lifecycle, provider and backend documents are read") {
       "true}\n---\n"
       "kind: provider\nendpoint: http://localhost:9\ntoken_env: MY_TOKEN\nparallelism: 3\n"
       "timeouts: {create: 120}\n---\n"
-      "kind: backend\ntype: postgres\nurl_env: DB_URL\n");
+      "kind: backend\nname: web-prod\ntype: postgres\nurl_env: DB_URL\n");
   INFO(Codes(r));
   REQUIRE(r.ok());
   const auto& lc = r.config.resources.at(0).lifecycle;
@@ -191,6 +191,7 @@ TEST_CASE("lifecycle, provider and backend documents are read") {
   CHECK(r.config.provider.timeouts.at("create") == 120);
   CHECK(r.config.backend.type == "postgres");
   CHECK(r.config.backend.url_env == "DB_URL");
+  CHECK(r.config.backend.stack_name == "web-prod");
 }
 
 TEST_CASE("all problems are reported, sorted by file and line") {
