@@ -72,7 +72,7 @@ struct Env {
 
 }  // namespace
 
-TEST_CASE("plan on an empty state shows the creates; --detailed-exitcode, --json and --markdown") {
+TEST_CASE("plan on an empty state shows the creates, --detailed-exitcode, --json and --markdown") {
   Env e;
   auto r = e.Cairn({"plan", e.stack});
   INFO(r.err);
@@ -161,7 +161,7 @@ TEST_CASE("changing an immutable field replaces, naming the field") {
   CHECK(e.Names("/api/v1/compute") == std::vector<std::string>{"web-0", "web-1"});
 }
 
-TEST_CASE("refresh sees a resource deleted outside Cairn; --refresh=false trusts the state") {
+TEST_CASE("refresh sees a resource deleted outside Cairn, --refresh=false trusts the state") {
   Env e;
   REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve"}).exit_code == 0);
   auto client = e.server.Client();
@@ -245,7 +245,7 @@ TEST_CASE("state list, show, mv, rm and pull") {
   CHECK(e.Names("/v1/ssh_keys") == std::vector<std::string>{"deploy"});
 }
 
-TEST_CASE("a second apply fails at once naming the lock holder; force-unlock frees a dead holder's lock") {
+TEST_CASE("a second apply fails at once naming the lock holder, force-unlock frees a dead holder's lock") {
   Env e({"--provision-delay", "1s"});
   std::vector<std::string> argv = {CairnBinary(), "apply", e.stack, "--auto-approve"};
   std::map<std::string, std::string> env = e.env;

@@ -248,7 +248,7 @@ TEST_CASE("control-plane networking and storage: envelopes, attach, detach on in
   CHECK(dv.json()["volume"]["status"] == "deleting");
 }
 
-TEST_CASE("lifecycle actions: stop, start, reboot; a disallowed action is 409") {
+TEST_CASE("lifecycle actions: stop, start, reboot, a disallowed action is 409") {
   ServeFixture srv;
   auto c = srv.Client();
   std::string id = c->Post("/api/v1/compute", InstanceBody(), "c").json()["instance"]["publicId"];
@@ -311,7 +311,7 @@ TEST_CASE("catalog, healthz and metrics") {
   CHECK(m.body.find("# TYPE cairn_http_request_duration_seconds histogram") != std::string::npos);
 }
 
-TEST_CASE("auth: missing or bad token is 401; projects never see each other's resources") {
+TEST_CASE("auth: missing or bad token is 401, projects never see each other's resources") {
   ServeFixture srv;
   auto dev = srv.Client();
   auto other = srv.Client(kOtherToken);

@@ -105,7 +105,7 @@ TEST_CASE("keyset pagination never skips or repeats records that exist throughou
   writer.join();
 }
 
-TEST_CASE("an acknowledged write survives kill -9; the worker resumes after restart") {
+TEST_CASE("an acknowledged write survives kill -9, the worker resumes after restart") {
   TempDir dir;
   std::string data = dir.path() + "/data";
   std::string body, id;
@@ -237,7 +237,7 @@ TEST_CASE("fault injection: provisioning through retrying, delayed and reconcili
         2);  // before and after reconciling
 }
 
-TEST_CASE("access log lines name request id, method, route, status; never the token or body") {
+TEST_CASE("access log lines name request id, method, route, status, never the token or body") {
   ServeFixture srv({"--log-level", "info"});
   auto c = srv.Client();
   auto r = c->Request("POST", "/v1/ssh_keys", R"({"name":"secret-body-marker","public_key":"x"})",
@@ -252,7 +252,7 @@ TEST_CASE("access log lines name request id, method, route, status; never the to
   CHECK(log.find("secret-body-marker") == std::string::npos);
 }
 
-TEST_CASE("cairn serve: --dev prints the token once; bad flags exit 1") {
+TEST_CASE("cairn serve: --dev prints the token once, bad flags exit 1") {
   TempDir dir;
   ChildProcess p({CairnBinary(), "serve", "--dev", "--listen", "127.0.0.1:0", "--data-dir",
                   dir.path() + "/d"});

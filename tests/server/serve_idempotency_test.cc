@@ -125,7 +125,7 @@ TEST_CASE("rejected requests are not stored: the key stays usable") {
   CHECK_FALSE(good.has_header("idempotent-replayed"));
 }
 
-TEST_CASE("preview POST with Idempotency-Key is deduplicated; without it, it is not") {
+TEST_CASE("preview POST with Idempotency-Key is deduplicated, without it, it is not") {
   ServeFixture srv;
   auto c = srv.Client();
   auto a = c->Post("/v1/instances", InstanceBody(), "preview-key");

@@ -69,7 +69,7 @@ TEST_CASE("count keeps numeric order past ten instances in [*] lists") {
   CHECK(v[10] == "${instance.w[10].ipv4}");
 }
 
-TEST_CASE("for_each over a list and a mapping; spec.name defaults with the key") {
+TEST_CASE("for_each over a list and a mapping, spec.name defaults with the key") {
   auto r = Load(
       "kind: network\nname: zone\nfor_each: [us, eu]\nspec: {region: \"${each.key}\", cidr: "
       "10.0.0.0/16}\n---\n"
@@ -118,7 +118,7 @@ TEST_CASE("variable precedence: default < CAIRN_VAR_ < var files < --var") {
   CHECK(r.config.resources.at(0).spec["region"] == "from-flag");
 }
 
-TEST_CASE("an exact expression keeps the value's type; interpolation makes strings") {
+TEST_CASE("an exact expression keeps the value's type, interpolation makes strings") {
   auto r = Load(
       "kind: variable\nname: keys\ntype: list\ndefault: [k1, k2]\n---\n"
       "kind: variable\nname: size\ntype: number\ndefault: 30\n---\n"
@@ -134,7 +134,7 @@ TEST_CASE("an exact expression keeps the value's type; interpolation makes strin
   CHECK(v->spec["name"] == "v-30");
 }
 
-TEST_CASE("env, file and escapes are substituted at load time; escapes stay escaped") {
+TEST_CASE("env, file and escapes are substituted at load time, escapes stay escaped") {
   cairn::testing::TempDir dir;
   std::string pub =
       "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHnTeJ4cv3DIaWIqPkOPGOGfkr1jBWHybmrVyQxFyV4V "
@@ -156,7 +156,7 @@ TEST_CASE("env, file and escapes are substituted at load time; escapes stay esca
   CHECK(ResolveReferences(n->spec, {})["name"] == "${literal}-eu");
 }
 
-TEST_CASE("depends_on and references give a deterministic order; depends_on lists all deps") {
+TEST_CASE("depends_on and references give a deterministic order, depends_on lists all deps") {
   auto r = Load(
       std::string(kNet) +
       "---\nkind: firewall\nname: edge\nspec: {rules: [], instances: [\"${instance.b.id}\"]}\n---\n"

@@ -98,7 +98,7 @@ TEST_CASE("a resource missing from state is created, with unknown computed attri
   CHECK(r.plan.counts().add == 2);
 }
 
-TEST_CASE("an unchanged resource is a no-op; computed and API-defaulted fields never show") {
+TEST_CASE("an unchanged resource is a no-op, computed and API-defaulted fields never show") {
   StackConfig cfg;
   cfg.resources.push_back(Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
   StateSnapshot st;
@@ -226,7 +226,7 @@ TEST_CASE("resources gone from the manifests are deleted, dependents first") {
   CHECK(r.plan.counts().destroy == 3);
 }
 
-TEST_CASE("a resource deleted outside Cairn is created again; refresh=false trusts the state") {
+TEST_CASE("a resource deleted outside Cairn is created again, refresh=false trusts the state") {
   StackConfig cfg;
   cfg.resources.push_back(Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
   StateSnapshot st;

@@ -42,7 +42,7 @@ TEST_CASE("the registry reads the kinds and their x-cairn metadata from the sche
   CHECK_FALSE(reg->HasKind("variable"));
 }
 
-TEST_CASE("a valid spec has no violations; references are not type-checked") {
+TEST_CASE("a valid spec has no violations, references are not type-checked") {
   auto reg = Registry();
   CHECK(reg->Validate("instance", {{"name", "web"},
                                    {"region", "eu"},
