@@ -18,7 +18,8 @@
 // timeout(1), and the counts are fixed by the flags.
 //
 // Usage: engine_plan_apply [--cairn PATH] [--creates N] [--plan-resources M]
-//                          [--parallelism 10,32] [--runs 3]
+//                          [--parallelism 10,32] [--runs 3] [--only-apply | --only-plan]
+//                          [--work DIR (kept, for profiling; default: a temporary one)]
 // PATH defaults to ../cli/cairn next to this executable.
 #include <unistd.h>
 
@@ -257,6 +258,8 @@ int main(int argc, char** argv) {
       (std::filesystem::absolute(argv[0]).parent_path() / ".." / "cli" / "cairn").string();
   int creates = 1000, plan_resources = 10000, runs = 3;
   std::vector<int> parallelisms = {10, 32};
+  bool apply_part = true, plan_part = true;
+  std::string kept_work;  // --work DIR: kept afterwards (stacks, states, server data)
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -268,24 +271,29 @@ int main(int argc, char** argv) {
     else if (a == "--plan-resources") plan_resources = std::stoi(value());
     else if (a == "--runs") runs = std::stoi(value());
     else if (a == "--parallelism") parallelisms = ParseList(value());
+    else if (a == "--only-apply") plan_part = false;
+    else if (a == "--only-plan") apply_part = false;
+    else if (a == "--work") kept_work = value();
     else Die("unknown argument " + a + " (see the comment at the top of engine_plan_apply.cc)");
   }
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // figures as they come, even into a file
   cairn = std::filesystem::weakly_canonical(cairn).string();
   if (access(cairn.c_str(), X_OK) != 0) Die("no cairn binary at " + cairn + " (pass --cairn PATH)");
   if (creates < 1 || plan_resources < 200 || runs < 1 || parallelisms.empty()) Die("bad counts");
   std::printf("cairn: %s\nnproc: %u; %d run(s) per figure, median shown [runs]\n\n", cairn.c_str(),
               std::thread::hardware_concurrency(), runs);
 
-  TempDir work;
+  TempDir temp;
+  const std::string work_dir = kept_work.empty() ? temp.path() : kept_work;
   // ---- 1 and 2: server create throughput, apply of independent creates.
-  {
-    LocalServer server(cairn, work.path() + "/data-apply");
+  if (apply_part) {
+    LocalServer server(cairn, work_dir + "/data-apply");
     for (int p : parallelisms) {
       std::vector<double> server_rate, apply_rate, apply_secs, apply_requests;
       for (int run = 0; run < runs; ++run) {
         server_rate.push_back(
             ServerCreatesPerSecond(server, creates, p, std::to_string(p) + "-" + std::to_string(run)));
-        std::string dir = work.path() + "/apply-p" + std::to_string(p) + "-" + std::to_string(run);
+        std::string dir = work_dir + "/apply-p" + std::to_string(p) + "-" + std::to_string(run);
         WriteIndependentStack(dir, creates);
         RequestCounter counter{server};
         auto start = Clock::now();
@@ -313,9 +321,9 @@ int main(int argc, char** argv) {
   }
 
   // ---- 3: plan of many managed, unchanged resources, on a fresh server.
-  {
-    LocalServer server(cairn, work.path() + "/data-plan");
-    std::string dir = work.path() + "/plan";
+  if (plan_part) {
+    LocalServer server(cairn, work_dir + "/data-plan");
+    std::string dir = work_dir + "/plan";
     PlanStackShape shape = WritePlanStack(dir, plan_resources);
     std::printf("plan stack: %d resources (%d instances, %d networks, %d ssh keys, %d firewalls; "
                 "%d instances reference a network and a key, each firewall an instance)\n",
