@@ -3,12 +3,14 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 
@@ -127,7 +129,41 @@ Value PlainScalar(const std::string& s) {
   return s;
 }
 
+// yaml-cpp's parse of one text, with its syntax error caught (never thrown):
+// files are parsed off the loader's thread, which reports the errors.
+struct YamlParse {
+  std::vector<YAML::Node> nodes;
+  std::optional<std::string> error;
+  int line = 0, column = 0;  // 1-based where yaml-cpp marked the error, else 0
+};
+
+YamlParse LoadYaml(const std::string& content) {
+  YamlParse out;
+  try {
+    out.nodes = YAML::LoadAll(content);
+  } catch (const YAML::Exception& e) {
+    out.error = "YAML syntax error: " + e.msg;
+    if (!e.mark.is_null()) {
+      out.line = e.mark.line + 1;
+      out.column = e.mark.column + 1;
+    }
+  } catch (const std::exception& e) {
+    out.error = std::string("YAML syntax error: ") + e.what();
+  }
+  return out;
+}
+
 struct Doc {
+  Doc() = default;
+  Doc(const Doc&) = default;
+  Doc& operator=(const Doc&) = default;
+  // noexcept, so that docs_ grows by moving its Docs rather than deep-copying
+  // every document's Value (10,000 documents made that a tenth of a plan).
+  // YAML::Node has no move constructor; its copy only bumps a reference
+  // count and copies an empty string, so it does not throw here.
+  Doc(Doc&&) noexcept = default;
+  Doc& operator=(Doc&&) noexcept = default;
+
   std::string file;  // display name
   std::string dir;   // directory for file()
   YAML::Node node;
@@ -176,7 +212,8 @@ class Loader {
       Finish();
       return;
     }
-    for (const auto& [display, content] : files) ParseFile(display, content);
+    std::vector<YamlParse> parsed = ParseAllYaml(files);
+    for (size_t i = 0; i < files.size(); ++i) ParseFile(files[i].first, files[i].second, parsed[i]);
     if (docs_.empty() && !HasErrors(diags_)) {
       Error("no_manifests", "no manifest files (*.yaml, *.yml) found", {});
     }
@@ -418,19 +455,33 @@ class Loader {
 
   // Parses YAML text into nodes; reports syntax errors at yaml-cpp's mark.
   std::vector<YAML::Node> ParseYaml(const std::string& display, const std::string& content) {
-    try {
-      return YAML::LoadAll(content);
-    } catch (const YAML::Exception& e) {
-      SourceLocation l{display, 0, 0, 1};
-      if (!e.mark.is_null()) {
-        l.line = e.mark.line + 1;
-        l.column = e.mark.column + 1;
-      }
-      Error("yaml_syntax", "YAML syntax error: " + e.msg, l);
-    } catch (const std::exception& e) {
-      Error("yaml_syntax", std::string("YAML syntax error: ") + e.what(), {display, 0, 0, 1});
+    return TakeYaml(display, LoadYaml(content));
+  }
+
+  // The nodes of a parse, reporting its syntax error if it had one.
+  std::vector<YAML::Node> TakeYaml(const std::string& display, YamlParse parsed) {
+    if (parsed.error) {
+      Error("yaml_syntax", *parsed.error, {display, parsed.line, parsed.column, 1});
+      return {};
     }
-    return {};
+    return std::move(parsed.nodes);
+  }
+
+  // Every file's YAML, parsed on up to one thread per core: yaml-cpp is most
+  // of the time of loading a large stack (10,000 documents: 0.6 s of CPU).
+  // Touches no Loader state; the results are reported in file order.
+  static std::vector<YamlParse> ParseAllYaml(const std::vector<std::pair<std::string, std::string>>& files) {
+    std::vector<YamlParse> out(files.size());
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t i = next++; i < files.size(); i = next++) out[i] = LoadYaml(files[i].second);
+    };
+    size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), files.size());
+    std::vector<std::thread> helpers;
+    for (size_t t = 1; t < threads; ++t) helpers.emplace_back(work);
+    work();
+    for (auto& h : helpers) h.join();
+    return out;
   }
 
   // Adds `content` to the sources (redacted) and refuses it if it holds a
@@ -449,12 +500,12 @@ class Loader {
     return false;
   }
 
-  void ParseFile(const std::string& display, const std::string& content) {
+  void ParseFile(const std::string& display, const std::string& content, YamlParse& parsed) {
     result_.config.files.push_back(display);
     if (!AddSource(display, content, nullptr)) return;
     std::string dir = fs::path(display).parent_path().string();
     if (dir.empty()) dir = ".";
-    for (auto& node : ParseYaml(display, content)) {
+    for (auto& node : TakeYaml(display, std::move(parsed))) {
       if (node.IsNull() || !node.IsDefined()) continue;
       if (!node.IsMap()) {
         Error("invalid_document", "a manifest document must be a mapping with kind and name", Loc(display, node));
