@@ -31,6 +31,9 @@
 //     and a Diagnostic (code: the reasonCode, detail: the guidance); the
 //     timeout is DeadlineExceeded. WaitRequest::timeout <= 0 means the
 //     kind's ready.timeout_seconds. Kinds without `ready` are ready at once.
+//     With WaitRequest::just_created showing a status that is neither ready
+//     nor "failed", the first read waits one poll delay (a read at once
+//     would only see what the create answered).
 //     Wait(kDeleted) polls until 404 (or customer status "deleted").
 //   - Reads and lists retry like mutations (they are safe to repeat).
 //   - Reference attributes (x-cairn.references) are canonicalised with
