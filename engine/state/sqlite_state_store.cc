@@ -443,7 +443,11 @@ void SqliteStateStore::WriteBatch(const std::vector<PendingWrite*>& batch) {
   if (Status st = txn.Begin(/*write=*/true); !st.ok()) return fail_all(st);
   for (PendingWrite* w : batch) {
     if (Status st = Exec(db_, "SAVEPOINT cairn_write"); !st.ok()) return fail_all(st);
-    w->status = (*w->body)();
+    try {  // a throw here would leave writing_ set and every writer waiting
+      w->status = (*w->body)();
+    } catch (const std::exception& e) {
+      w->status = Status::Internal(std::string("state database: ") + e.what());
+    }
     if (!w->status.ok()) {
       if (Status st = Exec(db_, "ROLLBACK TO cairn_write"); !st.ok()) return fail_all(st);
     }
