@@ -100,12 +100,9 @@ class LocalServer {
   // Sum of cairn_http_responses_total: every response the server has sent
   // (the scrape itself is counted after it is answered).
   long ResponsesSoFar() {
-    cairn::HttpRequest req{"GET",
-                           endpoint_ + "/metrics",
-                           {{"Authorization", std::string("Bearer ") + kToken}},
-                           "",
-                           std::chrono::seconds(10),
-                           std::chrono::seconds(10)};
+    cairn::HttpRequest req{
+        "GET", endpoint_ + "/metrics",   {{"Authorization", std::string("Bearer ") + kToken}},
+        "",    std::chrono::seconds(10), std::chrono::seconds(10)};
     auto resp = transport_.Send(req, {});
     if (!resp.ok() || resp->status != 200) Die("GET /metrics failed");
     long total = 0;
@@ -137,9 +134,8 @@ CommandResult RunCairn(const std::string& cairn, const LocalServer& server,
                        std::vector<std::string> args) {
   std::vector<std::string> argv = {"/usr/bin/timeout", "--signal=KILL", kCommandTimeout, cairn};
   argv.insert(argv.end(), args.begin(), args.end());
-  return RunCommand(argv, {{"CAIRN_ENDPOINT", server.endpoint()},
-                           {"CAIRN_TOKEN", kToken},
-                           {"NO_COLOR", "1"}});
+  return RunCommand(
+      argv, {{"CAIRN_ENDPOINT", server.endpoint()}, {"CAIRN_TOKEN", kToken}, {"NO_COLOR", "1"}});
 }
 
 void Expect(const CommandResult& r, int code, const std::string& what) {
@@ -205,7 +201,8 @@ PlanStackShape WritePlanStack(const std::string& dir, int total) {
   s.networks = s.ssh_keys = s.firewalls = std::max(1, total / 50);
   s.instances = total - s.networks - s.ssh_keys - s.firewalls;
   const std::string key =
-      "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8g bench@cairn";
+      "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8g "
+      "bench@cairn";
   std::string text;
   for (int i = 0; i < s.networks; ++i) {
     text += "---\nkind: network\nname: n" + std::to_string(i) + "\nspec:\n  name: bench-n" +
@@ -266,15 +263,24 @@ int main(int argc, char** argv) {
       if (i + 1 >= argc) Die(a + " needs a value");
       return argv[++i];
     };
-    if (a == "--cairn") cairn = value();
-    else if (a == "--creates") creates = std::stoi(value());
-    else if (a == "--plan-resources") plan_resources = std::stoi(value());
-    else if (a == "--runs") runs = std::stoi(value());
-    else if (a == "--parallelism") parallelisms = ParseList(value());
-    else if (a == "--only-apply") plan_part = false;
-    else if (a == "--only-plan") apply_part = false;
-    else if (a == "--work") kept_work = value();
-    else Die("unknown argument " + a + " (see the comment at the top of engine_plan_apply.cc)");
+    if (a == "--cairn")
+      cairn = value();
+    else if (a == "--creates")
+      creates = std::stoi(value());
+    else if (a == "--plan-resources")
+      plan_resources = std::stoi(value());
+    else if (a == "--runs")
+      runs = std::stoi(value());
+    else if (a == "--parallelism")
+      parallelisms = ParseList(value());
+    else if (a == "--only-apply")
+      plan_part = false;
+    else if (a == "--only-plan")
+      apply_part = false;
+    else if (a == "--work")
+      kept_work = value();
+    else
+      Die("unknown argument " + a + " (see the comment at the top of engine_plan_apply.cc)");
   }
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // figures as they come, even into a file
   cairn = std::filesystem::weakly_canonical(cairn).string();
@@ -291,14 +297,14 @@ int main(int argc, char** argv) {
     for (int p : parallelisms) {
       std::vector<double> server_rate, apply_rate, apply_secs, apply_requests;
       for (int run = 0; run < runs; ++run) {
-        server_rate.push_back(
-            ServerCreatesPerSecond(server, creates, p, std::to_string(p) + "-" + std::to_string(run)));
+        server_rate.push_back(ServerCreatesPerSecond(
+            server, creates, p, std::to_string(p) + "-" + std::to_string(run)));
         std::string dir = work_dir + "/apply-p" + std::to_string(p) + "-" + std::to_string(run);
         WriteIndependentStack(dir, creates);
         RequestCounter counter{server};
         auto start = Clock::now();
-        CommandResult r = RunCairn(cairn, server,
-                                   {"apply", dir, "--auto-approve", "--parallelism", std::to_string(p)});
+        CommandResult r = RunCairn(
+            cairn, server, {"apply", dir, "--auto-approve", "--parallelism", std::to_string(p)});
         double secs = Seconds(Clock::now() - start);
         Expect(r, 0, "cairn apply of " + std::to_string(creates) + " instances");
         if (r.out.find("Resources: " + std::to_string(creates) + " added") == std::string::npos) {
@@ -311,10 +317,11 @@ int main(int argc, char** argv) {
       double s = Median(server_rate), a = Median(apply_rate);
       std::printf("server creates, %d connections: %.0f creates/s [%s]\n", p, s,
                   Runs(server_rate, 0).c_str());
-      std::printf("apply %d creates, --parallelism %d: %.2f s [%s] = %.0f resources/s; "
-                  "%.0f requests (%.1f per resource)\n",
-                  creates, p, Median(apply_secs), Runs(apply_secs, 2).c_str(), a,
-                  Median(apply_requests), Median(apply_requests) / creates);
+      std::printf(
+          "apply %d creates, --parallelism %d: %.2f s [%s] = %.0f resources/s; "
+          "%.0f requests (%.1f per resource)\n",
+          creates, p, Median(apply_secs), Runs(apply_secs, 2).c_str(), a, Median(apply_requests),
+          Median(apply_requests) / creates);
       std::printf("  server/apply ratio: %.2fx (goal: <= 2x) %s\n\n", s / a,
                   s / a <= 2.0 ? "MET" : "MISSED");
     }
@@ -325,14 +332,15 @@ int main(int argc, char** argv) {
     LocalServer server(cairn, work_dir + "/data-plan");
     std::string dir = work_dir + "/plan";
     PlanStackShape shape = WritePlanStack(dir, plan_resources);
-    std::printf("plan stack: %d resources (%d instances, %d networks, %d ssh keys, %d firewalls; "
-                "%d instances reference a network and a key, each firewall an instance)\n",
-                plan_resources, shape.instances, shape.networks, shape.ssh_keys, shape.firewalls,
-                (shape.instances + 1) / 2);
+    std::printf(
+        "plan stack: %d resources (%d instances, %d networks, %d ssh keys, %d firewalls; "
+        "%d instances reference a network and a key, each firewall an instance)\n",
+        plan_resources, shape.instances, shape.networks, shape.ssh_keys, shape.firewalls,
+        (shape.instances + 1) / 2);
     int setup_p = *std::max_element(parallelisms.begin(), parallelisms.end());
     auto start = Clock::now();
-    CommandResult r = RunCairn(cairn, server,
-                               {"apply", dir, "--auto-approve", "--parallelism", std::to_string(setup_p)});
+    CommandResult r = RunCairn(
+        cairn, server, {"apply", dir, "--auto-approve", "--parallelism", std::to_string(setup_p)});
     double setup_secs = Seconds(Clock::now() - start);
     Expect(r, 0, "setup apply of the plan stack");
     std::printf("setup: apply of %d resources, --parallelism %d: %.1f s (%.0f resources/s, once)\n",
@@ -357,14 +365,15 @@ int main(int argc, char** argv) {
       (line.find("?limit=") != std::string::npos ? lists : reads)++;
     }
     double requests = Median(plan_requests);
-    std::printf("plan of %d unchanged resources (--detailed-exitcode, exit 0): %.2f s [%s] "
-                "(goal: < 2 s) %s\n",
-                plan_resources, Median(plan_secs), Runs(plan_secs, 2).c_str(),
-                Median(plan_secs) < 2.0 ? "MET" : "MISSED");
-    std::printf("  requests: %.0f [%s] = %.2f per 100 resources (goal: about 1); "
-                "debug log: %ld list pages, %ld single GETs\n",
-                requests, Runs(plan_requests, 0).c_str(), 100.0 * requests / plan_resources, lists,
-                reads);
+    std::printf(
+        "plan of %d unchanged resources (--detailed-exitcode, exit 0): %.2f s [%s] "
+        "(goal: < 2 s) %s\n",
+        plan_resources, Median(plan_secs), Runs(plan_secs, 2).c_str(),
+        Median(plan_secs) < 2.0 ? "MET" : "MISSED");
+    std::printf(
+        "  requests: %.0f [%s] = %.2f per 100 resources (goal: about 1); "
+        "debug log: %ld list pages, %ld single GETs\n",
+        requests, Runs(plan_requests, 0).c_str(), 100.0 * requests / plan_resources, lists, reads);
   }
   return 0;
 }

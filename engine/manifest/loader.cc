@@ -470,13 +470,15 @@ class Loader {
   // Every file's YAML, parsed on up to one thread per core: yaml-cpp is most
   // of the time of loading a large stack (10,000 documents: 0.6 s of CPU).
   // Touches no Loader state; the results are reported in file order.
-  static std::vector<YamlParse> ParseAllYaml(const std::vector<std::pair<std::string, std::string>>& files) {
+  static std::vector<YamlParse> ParseAllYaml(
+      const std::vector<std::pair<std::string, std::string>>& files) {
     std::vector<YamlParse> out(files.size());
     std::atomic<size_t> next{0};
     auto work = [&] {
       for (size_t i = next++; i < files.size(); i = next++) out[i] = LoadYaml(files[i].second);
     };
-    size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), files.size());
+    size_t threads =
+        std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), files.size());
     std::vector<std::thread> helpers;
     for (size_t t = 1; t < threads; ++t) helpers.emplace_back(work);
     work();

@@ -456,9 +456,11 @@ TEST_CASE("sqlite state: concurrent writers are group-committed, each with its o
           e.path = "/api/v1/compute";
           e.body = "{}";
           e.idempotency_key = "key-" + std::to_string(*seq);
-          if (Status st = store->JournalBegin(e); !st.ok()) return fail("JournalBegin: " + st.ToString());
+          if (Status st = store->JournalBegin(e); !st.ok())
+            return fail("JournalBegin: " + st.ToString());
           auto refused = store->Commit(StateCommit{.journal_done = *seq + 1'000'000});
-          if (refused.status().code() != StatusCode::kNotFound) fail("a commit that should fail did not");
+          if (refused.status().code() != StatusCode::kNotFound)
+            fail("a commit that should fail did not");
           ResourceState r;
           r.address = e.address;
           r.kind = "instance";
