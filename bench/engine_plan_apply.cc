@@ -33,6 +33,7 @@
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -69,10 +70,13 @@ std::string Runs(const std::vector<double>& v, int precision) {
   return out.str();
 }
 
-[[noreturn]] void Die(const std::string& what) {
-  std::cerr << "engine_plan_apply: " << what << "\n";
-  std::exit(1);
-}
+// Thrown by Die(): unwinding stops the servers started so far (a plain exit
+// would leave them running) and removes the temporary directory.
+struct BenchFailure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] void Die(const std::string& what) { throw BenchFailure(what); }
 
 // A `cairn serve` on 127.0.0.1 with a fresh data directory, no provisioning
 // delay and no rate limit.
@@ -248,9 +252,7 @@ std::vector<int> ParseList(const std::string& s) {
   return out;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Run(int argc, char** argv) {
   std::string cairn =
       (std::filesystem::absolute(argv[0]).parent_path() / ".." / "cli" / "cairn").string();
   int creates = 1000, plan_resources = 10000, runs = 3;
@@ -376,4 +378,15 @@ int main(int argc, char** argv) {
         requests, Runs(plan_requests, 0).c_str(), 100.0 * requests / plan_resources, lists, reads);
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "engine_plan_apply: " << e.what() << "\n";
+    return 1;
+  }
 }
