@@ -119,6 +119,10 @@ struct WaitRequest {
   std::string id;
   WaitTarget target = WaitTarget::kReady;
   std::chrono::seconds timeout{600};
+  // The resource as the answer to the create just made showed it, if any.
+  // When it shows the resource not yet ready, the wait for kReady starts
+  // with one poll delay instead of a read that could only see the same.
+  std::optional<RemoteResource> just_created;
 };
 struct WaitResponse {
   Status status;  // DeadlineExceeded on timeout; FailedPrecondition when it failed

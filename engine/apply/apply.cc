@@ -439,7 +439,9 @@ class ApplyRun {
     Emit({ProgressEvent::Phase::kStillRunning, c.address, OpName(node.op), remote->id,
           std::chrono::duration_cast<std::chrono::milliseconds>(Steady::now() - node.started),
           "waiting until ready"});
-    auto wait = provider_.Wait({c.kind, remote->id, WaitTarget::kReady, Timeout(node.op)}, none);
+    WaitRequest ready{c.kind, remote->id, WaitTarget::kReady, Timeout(node.op)};
+    if (node.op == Op::kCreate) ready.just_created = remote;
+    auto wait = provider_.Wait(ready, none);
     Append(diags, wait.diagnostics);
     if (wait.resource) remote = wait.resource;
     CrashPoint("apply.ready");

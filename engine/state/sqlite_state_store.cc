@@ -415,41 +415,83 @@ Result<std::optional<LockInfo>> SqliteStateStore::CurrentLock() {
   return std::optional<LockInfo>();
 }
 
-Result<int64_t> SqliteStateStore::NextSequence() {
+Status SqliteStateStore::Write(const std::function<Status()>& body) {
+  PendingWrite me{&body};
+  std::unique_lock lock(write_mu_);
+  write_queue_.push_back(&me);
+  while (!me.done && writing_) write_cv_.wait(lock);
+  if (me.done) return me.status;
+  // No batch is being written: this call writes the queue, itself included.
+  writing_ = true;
+  std::vector<PendingWrite*> batch;
+  batch.swap(write_queue_);
+  lock.unlock();
+  WriteBatch(batch);
+  lock.lock();
+  writing_ = false;
+  for (PendingWrite* w : batch) w->done = true;
+  write_cv_.notify_all();
+  return me.status;
+}
+
+void SqliteStateStore::WriteBatch(const std::vector<PendingWrite*>& batch) {
+  auto fail_all = [&](const Status& st) {
+    for (PendingWrite* w : batch) w->status = st;
+  };
   std::lock_guard lock(mu_);
   Txn txn(db_);
-  CAIRN_RETURN_IF_ERROR(txn.Begin(/*write=*/true));
-  Stmt q(db_, "UPDATE sequence SET last = last + 1 WHERE slot = 1 RETURNING last");
-  if (!q.Step()) {
-    CAIRN_RETURN_IF_ERROR(q.status());
-    return Status::Internal("state database has no sequence row");
+  if (Status st = txn.Begin(/*write=*/true); !st.ok()) return fail_all(st);
+  for (PendingWrite* w : batch) {
+    if (Status st = Exec(db_, "SAVEPOINT cairn_write"); !st.ok()) return fail_all(st);
+    try {  // a throw here would leave writing_ set and every writer waiting
+      w->status = (*w->body)();
+    } catch (const std::exception& e) {
+      w->status = Status::Internal(std::string("state database: ") + e.what());
+    }
+    if (!w->status.ok()) {
+      if (Status st = Exec(db_, "ROLLBACK TO cairn_write"); !st.ok()) return fail_all(st);
+    }
+    if (Status st = Exec(db_, "RELEASE cairn_write"); !st.ok()) return fail_all(st);
   }
-  int64_t seq = q.ColInt(0);
-  CAIRN_RETURN_IF_ERROR(q.Run());
-  CAIRN_RETURN_IF_ERROR(txn.Commit());
+  if (Status st = txn.Commit(); !st.ok()) {
+    for (PendingWrite* w : batch) {
+      if (w->status.ok()) w->status = st;
+    }
+  }
+}
+
+Result<int64_t> SqliteStateStore::NextSequence() {
+  int64_t seq = 0;
+  CAIRN_RETURN_IF_ERROR(Write([&]() -> Status {
+    Stmt q(db_, "UPDATE sequence SET last = last + 1 WHERE slot = 1 RETURNING last");
+    if (!q.Step()) {
+      CAIRN_RETURN_IF_ERROR(q.status());
+      return Status::Internal("state database has no sequence row");
+    }
+    seq = q.ColInt(0);
+    return q.Run();
+  }));
   return seq;
 }
 
 Status SqliteStateStore::JournalBegin(const JournalEntry& e) {
   CAIRN_RETURN_IF_ERROR(CheckJournalEntry(e));
-  std::lock_guard lock(mu_);
-  Txn txn(db_);
-  CAIRN_RETURN_IF_ERROR(txn.Begin(/*write=*/true));
-  {
-    Stmt q(db_, "SELECT 1 FROM journal WHERE seq = ?");
-    if (q.Int(1, e.seq).Step()) {
-      return Status::AlreadyExists("journal entry " + std::to_string(e.seq) + " already exists");
+  return Write([&]() -> Status {
+    {
+      Stmt q(db_, "SELECT 1 FROM journal WHERE seq = ?");
+      if (q.Int(1, e.seq).Step()) {
+        return Status::AlreadyExists("journal entry " + std::to_string(e.seq) + " already exists");
+      }
+      CAIRN_RETURN_IF_ERROR(q.status());
     }
-    CAIRN_RETURN_IF_ERROR(q.status());
-  }
-  Stmt ins(db_,
-           "INSERT INTO journal (seq, address, action, kind, remote_id, method, path, body, "
-           "idempotency_key, started_at, context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  ins.Int(1, e.seq).Text(2, e.address).Text(3, e.action).Text(4, e.kind).Text(5, e.remote_id);
-  ins.Text(6, e.method).Text(7, e.path).Blob(8, e.body).Text(9, e.idempotency_key);
-  ins.Int(10, e.started_at).Text(11, DumpJson(e.context));
-  CAIRN_RETURN_IF_ERROR(ins.Run());
-  return txn.Commit();
+    Stmt ins(db_,
+             "INSERT INTO journal (seq, address, action, kind, remote_id, method, path, body, "
+             "idempotency_key, started_at, context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    ins.Int(1, e.seq).Text(2, e.address).Text(3, e.action).Text(4, e.kind).Text(5, e.remote_id);
+    ins.Text(6, e.method).Text(7, e.path).Blob(8, e.body).Text(9, e.idempotency_key);
+    ins.Int(10, e.started_at).Text(11, DumpJson(e.context));
+    return ins.Run();
+  });
 }
 
 Result<std::vector<JournalEntry>> SqliteStateStore::PendingJournal() {
@@ -526,13 +568,14 @@ Status SqliteStateStore::ApplyCommit(const StateCommit& c) {
 
 Result<int64_t> SqliteStateStore::Commit(const StateCommit& commit) {
   CAIRN_RETURN_IF_ERROR(CheckCommit(commit));
-  std::lock_guard lock(mu_);
-  Txn txn(db_);
-  CAIRN_RETURN_IF_ERROR(txn.Begin(/*write=*/true));
-  CAIRN_RETURN_IF_ERROR(ApplyCommit(commit));
-  Result<int64_t> serial = QueryInt(db_, "SELECT serial FROM meta WHERE slot = 1");
-  if (!serial.ok()) return serial.status();
-  CAIRN_RETURN_IF_ERROR(txn.Commit());
+  int64_t serial = 0;
+  CAIRN_RETURN_IF_ERROR(Write([&]() -> Status {
+    CAIRN_RETURN_IF_ERROR(ApplyCommit(commit));
+    Result<int64_t> s = QueryInt(db_, "SELECT serial FROM meta WHERE slot = 1");
+    if (!s.ok()) return s.status();
+    serial = *s;
+    return Status::Ok();
+  }));
   return serial;
 }
 

@@ -8,6 +8,12 @@
 // leaves either all of a Commit or none of it.
 //
 // Concurrency: one connection per store, guarded by a mutex (thread-safe).
+// Group commit: NextSequence, JournalBegin and Commit calls made at the same
+// time by several threads (a parallel apply) share one write transaction,
+// hence one fsync; each runs inside its own SAVEPOINT, so one that fails
+// leaves the others' writes intact, and each returns only once the COMMIT of
+// its batch is durable (and fails if that COMMIT fails). The durability of a
+// call that returned OK is unchanged; only the number of fsyncs drops.
 // Across processes SQLite's file locks serialise writers (busy_timeout 10 s);
 // the Cairn lock is a row taken inside a write transaction, so of two
 // processes racing Lock() exactly one wins.
@@ -44,9 +50,12 @@
 // transaction and refuses a newer one.
 #pragma once
 
+#include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "engine/clock.h"
 #include "engine/state/state_store.h"
@@ -91,10 +100,27 @@ class SqliteStateStore final : public StateStore {
   // REQUIRES: mu_ held, inside a write transaction.
   Status ApplyCommit(const StateCommit& commit);
 
+  // One write call waiting for its batch (see "Group commit" above).
+  struct PendingWrite {
+    const std::function<Status()>* body;  // runs with mu_ held, in a savepoint
+    Status status;
+    bool done = false;  // GUARDED_BY(write_mu_)
+  };
+  // Runs `body` in the next group-committed batch; its Status, or the
+  // COMMIT's failure.
+  Status Write(const std::function<Status()>& body);
+  // Takes mu_. One transaction for all of `batch`.
+  void WriteBatch(const std::vector<PendingWrite*>& batch);
+
   const std::string path_;
   Clock* const clock_;
   std::mutex mu_;
   sqlite3* db_;  // GUARDED_BY(mu_)
+
+  std::mutex write_mu_;  // never held while waiting for mu_ (see Write())
+  std::condition_variable write_cv_;
+  std::vector<PendingWrite*> write_queue_;  // GUARDED_BY(write_mu_)
+  bool writing_ = false;                    // GUARDED_BY(write_mu_): a batch is being written
 };
 
 }  // namespace cairn

@@ -663,7 +663,21 @@ WaitResponse InfraProvider::Wait(const WaitRequest& req, std::stop_token stop) {
 
   const std::chrono::seconds timeout = req.timeout.count() > 0 ? req.timeout : wire.ready_timeout;
   const auto deadline = DeadlineFromNow(timeout);
-  for (int attempt = 0;; ++attempt) {
+  int attempt = 0;
+  if (for_ready && req.just_created) {
+    // The create answered a moment ago: not ready then, not ready now.
+    const Value& attrs = req.just_created->attributes;
+    auto status = attrs.find("status");
+    if (status != attrs.end() && status->is_string() && *status != *wire.ready_status &&
+        *status != "failed") {
+      milliseconds delay = BackoffDelay(options_.poll_backoff, attempt++, UnitRandom());
+      if (clock_.Now() + delay <= deadline && !clock_.SleepFor(delay, stop)) {
+        out.status = Status::Cancelled("waiting for " + what + " cancelled");
+        return out;
+      }
+    }
+  }
+  for (;; ++attempt) {
     auto obj = Fetch(wire, req.id, deadline, stop, &out.diagnostics);
     if (!obj.ok()) {
       out.status = obj.status();

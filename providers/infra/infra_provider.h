@@ -31,6 +31,9 @@
 //     and a Diagnostic (code: the reasonCode, detail: the guidance); the
 //     timeout is DeadlineExceeded. WaitRequest::timeout <= 0 means the
 //     kind's ready.timeout_seconds. Kinds without `ready` are ready at once.
+//     With WaitRequest::just_created showing a status that is neither ready
+//     nor "failed", the first read waits one poll delay (a read at once
+//     would only see what the create answered).
 //     Wait(kDeleted) polls until 404 (or customer status "deleted").
 //   - Reads and lists retry like mutations (they are safe to repeat).
 //   - Reference attributes (x-cairn.references) are canonicalised with
@@ -68,8 +71,12 @@ class InfraProvider final : public Provider {
     std::chrono::seconds operation_deadline{600};       // all attempts of one call
     BackoffPolicy retry_backoff{std::chrono::milliseconds(200), std::chrono::milliseconds(10'000),
                                 2.0};  // 5xx, network errors, key in use
-    BackoffPolicy poll_backoff{std::chrono::milliseconds(500), std::chrono::milliseconds(10'000),
-                               1.5};  // Wait and action-flag polling
+    // Wait and action-flag polling. Starts short and doubles: a resource that
+    // is ready within milliseconds (most, on a fast API) costs one short
+    // sleep, not half a second, while a slow one is polled about as often as
+    // with a longer first delay (11 polls over 30 s; 500 ms x 1.5 made 10).
+    BackoffPolicy poll_backoff{std::chrono::milliseconds(50), std::chrono::milliseconds(10'000),
+                               2.0};
     std::string user_agent = "cairn";
     int page_limit = 200;  // `limit` of list requests
   };

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include "providers/infra/ids.h"
 
@@ -23,11 +24,25 @@ Result<std::string> RequiredString(const Value& obj, const char* key, const std:
   return it->get<std::string>();
 }
 
+// Calls f(part) for each dot-separated part of `path`, as getline(.., '.')
+// splits it: "" has no part, and a trailing dot adds none. Allocates
+// nothing: it runs for every field of every listed resource.
+template <typename F>
+void ForEachPathPart(std::string_view path, F f) {
+  while (!path.empty()) {
+    size_t dot = path.find('.');
+    if (!f(path.substr(0, dot))) return;
+    if (dot == std::string_view::npos) return;
+    path.remove_prefix(dot + 1);
+  }
+}
+
 std::vector<std::string> SplitPath(const std::string& path) {
   std::vector<std::string> parts;
-  std::string part;
-  std::istringstream in(path);
-  while (std::getline(in, part, '.')) parts.push_back(part);
+  ForEachPathPart(path, [&](std::string_view part) {
+    parts.emplace_back(part);
+    return true;
+  });
   return parts;
 }
 
@@ -45,12 +60,11 @@ Value CanonicalReference(const Value& v) {
 
 const Value* FindPath(const Value& obj, const std::string& path) {
   const Value* cur = &obj;
-  for (const auto& part : SplitPath(path)) {
-    if (!cur->is_object()) return nullptr;
-    auto it = cur->find(part);
-    if (it == cur->end()) return nullptr;
-    cur = &*it;
-  }
+  ForEachPathPart(path, [&](std::string_view part) {
+    auto it = cur->is_object() ? cur->find(part) : cur->end();
+    cur = it == cur->end() ? nullptr : &*it;
+    return cur != nullptr;
+  });
   return cur;
 }
 

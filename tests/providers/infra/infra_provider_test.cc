@@ -466,6 +466,25 @@ TEST_CASE("wait for ready polls until running") {
   CHECK(f.transport.count() == 4);
 }
 
+TEST_CASE("wait for ready right after a create starts with the poll delay, not a read") {
+  Fixture f;
+  f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "running")));
+  WaitRequest req{"instance", kUuid, WaitTarget::kReady, seconds(600)};
+  req.just_created = RemoteResource{"instance", kUuid, {{"status", "queued"}}};
+  auto r = f.provider.Wait(req, {});
+  REQUIRE(r.status.ok());
+  CHECK(f.transport.count() == 1);
+  CHECK(f.clock.total_slept() > seconds(0));
+
+  // Created ready (or with no status): read at once, as without the hint.
+  Fixture g;
+  g.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "running")));
+  req.just_created = RemoteResource{"instance", kUuid, {{"status", "running"}}};
+  REQUIRE(g.provider.Wait(req, {}).status.ok());
+  CHECK(g.transport.count() == 1);
+  CHECK(g.clock.total_slept() == seconds(0));
+}
+
 TEST_CASE("wait for ready ends on failed with reasonCode and guidance") {
   Fixture f;
   f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "provisioning")));
