@@ -245,11 +245,10 @@ TEST_CASE("state list, show, mv, rm and pull") {
   CHECK(e.Names("/v1/ssh_keys") == std::vector<std::string>{"deploy"});
 }
 
-TEST_CASE("a second apply fails at once naming the lock holder, force-unlock frees a dead holder's lock") {
+TEST_CASE("a second apply fails at once naming the lock holder, and force-unlock releases it") {
   Env e({"--provision-delay", "1s"});
   std::vector<std::string> argv = {CairnBinary(), "apply", e.stack, "--auto-approve"};
-  std::map<std::string, std::string> env = e.env;
-  ChildProcess first(argv, env);
+  ChildProcess first(argv, e.env);
   // Wait until it holds the lock and is in the middle of creating.
   auto line = first.ReadLine(std::chrono::seconds(30));
   while (line && line->find("creating...") == std::string::npos) line = first.ReadLine(std::chrono::seconds(30));
@@ -259,20 +258,36 @@ TEST_CASE("a second apply fails at once naming the lock holder, force-unlock fre
   CHECK(second.err.find("locked by") != std::string::npos);
   CHECK(second.err.find("operation apply") != std::string::npos);
   CHECK(second.err.find("since") != std::string::npos);
-
-  first.Signal(SIGKILL);
-  first.Wait();
-  auto blocked = e.Cairn({"apply", e.stack, "--auto-approve"});
-  REQUIRE(blocked.exit_code == 1);
-  size_t at = blocked.err.find("force-unlock ");
+  size_t at = second.err.find("force-unlock ");
   REQUIRE(at != std::string::npos);
-  std::string lock_id = blocked.err.substr(at + 13, 36);
+  std::string lock_id = second.err.substr(at + 13, 36);
+
+  auto wrong = e.Cairn({"force-unlock", "00000000-0000-0000-0000-000000000000", e.stack});
+  CHECK(wrong.exit_code == 1);
   auto unlock = e.Cairn({"force-unlock", lock_id, e.stack});
   INFO(unlock.err);
-  REQUIRE(unlock.exit_code == 0);
+  CHECK(unlock.exit_code == 0);
+  CHECK(unlock.out.find("Released the state lock " + lock_id) != std::string::npos);
+  // The first apply still finishes its work and records it.
+  while (first.ReadLine(std::chrono::seconds(60))) {
+  }
+  CHECK(first.Wait() == 0);
+  CHECK(e.Cairn({"plan", e.stack, "--detailed-exitcode"}).exit_code == 0);
+}
+
+TEST_CASE("after a kill -9 the next apply takes over the dead holder's lock and finishes the job") {
+  Env e({"--provision-delay", "1s"});
+  std::vector<std::string> argv = {CairnBinary(), "apply", e.stack, "--auto-approve"};
+  ChildProcess first(argv, e.env);
+  auto line = first.ReadLine(std::chrono::seconds(30));
+  while (line && line->find("creating...") == std::string::npos) line = first.ReadLine(std::chrono::seconds(30));
+  REQUIRE(line);
+  first.Signal(SIGKILL);
+  first.Wait();
   auto done = e.Cairn({"apply", e.stack, "--auto-approve"});
   INFO(done.out << done.err);
   REQUIRE(done.exit_code == 0);
+  CHECK(done.err.find("took over the state lock") != std::string::npos);
   CHECK(e.Names("/api/v1/compute") == std::vector<std::string>{"web-0", "web-1"});
   CHECK(e.Names("/api/v1/networking") == std::vector<std::string>{"app"});
   CHECK(e.Names("/v1/ssh_keys") == std::vector<std::string>{"deploy"});
