@@ -592,6 +592,7 @@ RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const Apply
 
     if (m.action == MutationAction::kDelete) {
       auto resp = provider.Delete({m, e.idempotency_key}, none);
+      CrashPoint("recover.sent");
       if (!resp.status.ok()) {
         fail(resp.status.message(), resp.diagnostics);
         continue;
@@ -608,6 +609,7 @@ RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const Apply
         fail(st.status().ToString());
         continue;
       }
+      CrashPoint("recover.committed");
       ++result.recovered;
       emit(e, e.remote_id, "delete completed");
       continue;
@@ -643,6 +645,7 @@ RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const Apply
         if (resp.replayed) how = "adopted the API's replayed response";
       } else {
         auto resp = provider.Update({m, e.idempotency_key}, none);
+        CrashPoint("recover.sent");
         if (!resp.status.ok()) {
           fail(resp.status.message(), resp.diagnostics);
           if (!OutcomeUnknown(resp.status)) (void)store.Commit(StateCommit{.journal_done = e.seq});
