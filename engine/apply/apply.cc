@@ -149,9 +149,18 @@ class ApplyRun {
           bool used_old = std::count(other.prior_depends_on.begin(), other.prior_depends_on.end(),
                                      c.address) > 0;
           bool uses_new = std::count(other.depends_on.begin(), other.depends_on.end(), c.address) > 0;
+          // An update that still refers to the address needs the new object,
+          // which a delete-then-create replace makes only after this delete,
+          // so it runs after the create; ordering it before the delete too
+          // was a cycle. The API lets go of a deleted object's references
+          // (an instance leaves its firewalls; its volumes are detached).
+          bool update_waits_for_new =
+              uses_new && c.action == Action::kReplace && !c.create_before_destroy;
           if (used_old) {
             if (const size_t* d = find(delete_node, other.address)) edge(*d, *del);
-            if (const size_t* u = find(update_node, other.address)) edge(*u, *del);
+            if (const size_t* u = find(update_node, other.address); u && !update_waits_for_new) {
+              edge(*u, *del);
+            }
           }
           if (c.create_before_destroy && c.action == Action::kReplace && uses_new) {
             if (const size_t* n = find(create_node, other.address)) edge(*n, *del);
