@@ -11,7 +11,8 @@
 // operations start by address): network.core, ssh_key.deploy, web[0]..web[4],
 // firewall.edge, volume.data; destroy runs firewall.edge, volume.data,
 // web[0]..web[4], network.core, ssh_key.deploy. So "apply.sent:2" at
-// parallelism 1 is "the ssh_key POST answered, nothing recorded".
+// parallelism 1 is "the ssh_key POST answered, nothing recorded". A third
+// group changes the applied stack (replaces and updates) and crashes that.
 #include <signal.h>
 #include <unistd.h>
 
@@ -47,6 +48,7 @@ class Stack {
     WriteFile(dir_.path() + "/main.yaml", CrashStackYaml());
   }
   const std::string& dir() const { return dir_.path(); }
+  void Change() { WriteFile(dir_.path() + "/main.yaml", CrashStackYaml("", /*changed=*/true)); }
 
   CommandResult Run(const std::string& command, const std::string& crash_at = "",
                     int parallelism = 0) const {
@@ -116,6 +118,42 @@ void RunApplyCase(const CrashCase& c) {
   CheckConverged(server, stack);
 }
 
+// After Stack::Change: every instance on the new image, the firewall with
+// both rules.
+void CheckChanged(ServeFixture& server) {
+  auto client = server.Client();
+  for (const auto& i : ListAll(*client, "/api/v1/compute")) {
+    CHECK(i.value("imageKey", "") == "ubuntu-24.04");
+  }
+  auto firewalls = ListAll(*client, "/v1/firewalls");
+  REQUIRE(firewalls.size() == 1);
+  CHECK(firewalls[0]["rules"].size() == 2);
+}
+
+void RunChangeCase(const CrashCase& c) {
+  INFO(DescribeCase(c));
+  ServeFixture server({"--provision-delay", c.provision_delay});
+  Stack stack(server);
+  auto applied = stack.Run("apply");
+  INFO("apply: " << Output(applied));
+  REQUIRE(applied.exit_code == 0);
+  stack.Change();
+
+  auto crashed = stack.Run("apply", c.crash_at, c.parallelism);
+  INFO("first run: " << Output(crashed));
+  REQUIRE(crashed.signal == SIGKILL);
+  if (!c.recovery_crash.empty()) {
+    auto again = stack.Run("apply", c.recovery_crash, c.parallelism);
+    INFO("recovery run: " << Output(again));
+    REQUIRE(again.signal == SIGKILL);
+  }
+  auto finish = stack.Run("apply");
+  INFO("final run: " << Output(finish));
+  REQUIRE(finish.exit_code == 0);
+  CheckConverged(server, stack);
+  CheckChanged(server);
+}
+
 void RunDestroyCase(const CrashCase& c) {
   INFO(DescribeCase(c));
   ServeFixture server({"--provision-delay", c.provision_delay});
@@ -136,12 +174,6 @@ void RunDestroyCase(const CrashCase& c) {
   INFO("final destroy: " << Output(finish));
   REQUIRE(finish.exit_code == 0);
   CheckEmpty(server, stack);
-
-  // And the stack comes back whole from an empty state.
-  auto reapplied = stack.Run("apply");
-  INFO("re-apply: " << Output(reapplied));
-  REQUIRE(reapplied.exit_code == 0);
-  CheckConverged(server, stack);
 }
 
 }  // namespace
@@ -182,6 +214,25 @@ TEST_CASE("crash: apply killed while recovering an earlier crash finishes on the
       {"apply.ready:3", 0, "recover.committed:2", "300ms", "second of five recovered"},
   }));
   RunApplyCase(c);
+}
+
+// The change replaces the five instances (delete then create) and updates the
+// firewall and the volume. At parallelism 1 the order is: delete web[0],
+// create web[0], ..., delete web[4], create web[4], update firewall.edge,
+// update volume.data (twelve operations).
+TEST_CASE("crash: a replacing and updating apply killed at each point finishes on the next apply") {
+  auto c = GENERATE(values<CrashCase>({
+      {"apply.sent:1", 1, "", "0", "old instance DELETE answered, nothing recorded"},
+      {"apply.committed:1", 1, "", "0", "old instance gone and recorded, new one not created"},
+      {"apply.journaled:2", 1, "", "0", "new instance create journaled, never sent"},
+      {"apply.sent:2", 1, "", "0", "new instance POST answered, nothing recorded"},
+      {"apply.sent:6", 0, "", "0", "parallel deletes and creates of the replace"},
+      {"apply.sent:11", 1, "", "0", "firewall PATCH answered, nothing recorded"},
+      {"apply.sent:12", 1, "", "0", "volume PATCH answered, nothing recorded"},
+      {"apply.journaled:11", 1, "recover.sent:1", "0", "firewall PATCH sent by recovery, not recorded"},
+      {"apply.sent:1", 1, "recover.committed:1", "0", "delete of the replace recovered"},
+  }));
+  RunChangeCase(c);
 }
 
 TEST_CASE("crash: destroy killed at each point finishes on the next destroy") {

@@ -20,7 +20,10 @@ namespace cairn::testing {
 // A key, a network, five instances in it with the key, a firewall over all of
 // them and a volume on the first: nine creates, with dependencies two deep.
 // `provider` is an optional provider document (without the separator).
-inline std::string CrashStackYaml(const std::string& provider = "") {
+// `changed` is the same stack with a new image (which replaces every
+// instance, so the firewall and the volume follow: updates) and one more
+// firewall rule.
+inline std::string CrashStackYaml(const std::string& provider = "", bool changed = false) {
   std::string yaml = provider.empty() ? "" : provider + "\n---\n";
   yaml += R"(kind: ssh_key
 name: deploy
@@ -40,7 +43,7 @@ spec:
   name: crash-web-${count.index}
   region: eu-central
   plan: s-1vcpu-1gb
-  image: debian-12
+  image: IMAGE
   network: ${network.core.id}
   ssh_keys: ["${ssh_key.deploy.id}"]
 ---
@@ -49,7 +52,7 @@ name: edge
 spec:
   rules:
     - {direction: inbound, protocol: tcp, port: "22", source: 0.0.0.0/0, action: allow}
-  instances: ${instance.web[*].id}
+RULE  instances: ${instance.web[*].id}
 ---
 kind: volume
 name: data
@@ -58,6 +61,10 @@ spec:
   size_gb: 10
   instance: ${instance.web[0].id}
 )";
+  yaml.replace(yaml.find("IMAGE"), 5, changed ? "ubuntu-24.04" : "debian-12");
+  yaml.replace(yaml.find("RULE"), 4,
+               changed ? "    - {direction: inbound, protocol: tcp, port: \"443\", source: 0.0.0.0/0, action: allow}\n"
+                       : "");
   return yaml;
 }
 
