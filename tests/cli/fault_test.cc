@@ -3,7 +3,8 @@
 // or (mutations) after it has executed and committed. The provider retries
 // 5xx, 429 and network errors with the same Idempotency-Key and body, so a
 // single `cairn apply` must converge -- every desired resource once, nothing
-// else -- and a single `cairn destroy` must leave nothing behind.
+// else -- as must a single apply of a change (replaces and updates), and a
+// single `cairn destroy` must leave nothing behind.
 //
 // Time is bounded by the provider document: 5 s per request, 60 s per
 // operation's retries.
@@ -59,6 +60,22 @@ void ApplyAndDestroyUnder(const std::string& faults, bool expect_replays = false
   auto plan = RunCairn({"plan", dir.path(), "--detailed-exitcode"}, env);
   INFO("plan: " << Output(plan));
   CHECK(plan.exit_code == 0);
+
+  // Replaces (deletes and creates) and updates under the same faults.
+  WriteFile(dir.path() + "/main.yaml", CrashStackYaml(kProvider, /*changed=*/true));
+  auto change = RunCairn({"apply", dir.path(), "--auto-approve"}, env);
+  INFO("changing apply: " << Output(change));
+  CHECK(change.exit_code == 0);
+  {
+    Inventory live = LiveInventory(*client);
+    INFO("live after the change:\n" << Describe(live));
+    CHECK(live == CrashStackInventory());
+    CheckCrashStackWiring(*client);
+    CheckCrashStackChanged(*client);
+  }
+  auto replan = RunCairn({"plan", dir.path(), "--detailed-exitcode"}, env);
+  INFO("plan after the change: " << Output(replan));
+  CHECK(replan.exit_code == 0);
 
   auto destroy = RunCairn({"destroy", dir.path(), "--auto-approve"}, env);
   INFO("destroy: " << Output(destroy));

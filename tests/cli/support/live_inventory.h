@@ -18,7 +18,8 @@
 namespace cairn::testing {
 
 // A key, a network, five instances in it with the key, a firewall over all of
-// them and a volume on the first: nine creates, with dependencies two deep.
+// them and a volume on the first: nine creates, with dependencies two deep;
+// an output lists the instances' addresses.
 // `provider` is an optional provider document (without the separator).
 // `changed` is the same stack with a new image (which replaces every
 // instance, so the firewall and the volume follow: updates) and one more
@@ -60,6 +61,10 @@ spec:
   region: eu-central
   size_gb: 10
   instance: ${instance.web[0].id}
+---
+kind: output
+name: web_ips
+value: ${instance.web[*].ipv4}
 )";
   yaml.replace(yaml.find("IMAGE"), 5, changed ? "ubuntu-24.04" : "debian-12");
   yaml.replace(yaml.find("RULE"), 4,
@@ -174,6 +179,17 @@ inline void CheckCrashStackWiring(HttpClient& client) {
   std::sort(covered.begin(), covered.end());
   CHECK(covered == preview_ids);
   CHECK(volumes[0].value("instanceId", "") == web0);
+}
+
+// After the change of CrashStackYaml(_, true): every instance on the new
+// image, the firewall with both rules.
+inline void CheckCrashStackChanged(HttpClient& client) {
+  for (const auto& i : ListAll(client, "/api/v1/compute")) {
+    CHECK(i.value("imageKey", "") == "ubuntu-24.04");
+  }
+  auto firewalls = ListAll(client, "/v1/firewalls");
+  REQUIRE(firewalls.size() == 1);
+  CHECK(firewalls[0]["rules"].size() == 2);
 }
 
 }  // namespace cairn::testing
