@@ -124,6 +124,8 @@ void RunApplyCase(const CrashCase& c) {
   auto finish = stack.Run("apply");
   INFO("final run: " << Output(finish));
   REQUIRE(finish.exit_code == 0);
+  // The killed run held the state lock; its successor says it took it over.
+  CHECK(finish.err.find("took over the state lock") != std::string::npos);
   CheckConverged(server, stack);
 }
 
