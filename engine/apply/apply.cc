@@ -55,6 +55,15 @@ void Append(std::vector<Diagnostic>& to, const std::vector<Diagnostic>& from) {
   to.insert(to.end(), from.begin(), from.end());
 }
 
+// True when every field of the request `body` that `found` also has holds
+// the same value there (both sides carry ids in canonical form).
+bool MatchesRequest(const RemoteResource& found, const Value& body) {
+  for (const auto& [field, v] : body.items()) {
+    if (found.attributes.contains(field) && found.attributes[field] != v) return false;
+  }
+  return true;
+}
+
 enum class Op { kCreate, kUpdate, kDelete };
 const char* OpName(Op op) {
   return op == Op::kCreate ? "create" : op == Op::kUpdate ? "update" : "delete";
@@ -627,15 +636,18 @@ RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const Apply
     std::optional<RemoteResource> remote;
     std::string how = "re-sent with its original idempotency key";
     if (m.action == MutationAction::kCreate && options.find_by_name_kinds.count(e.kind)) {
-      std::string name;
-      try {
-        name = nlohmann::json::parse(e.body).value("name", "");
-      } catch (const nlohmann::json::exception&) {
-      }
+      Value body = Value::parse(e.body, nullptr, /*allow_exceptions=*/false);
+      std::string name = body.is_object() ? body.value("name", "") : "";
       if (!name.empty()) {
         auto found = provider.FindByName(e.kind, name, none);
-        if (found.status.ok() && found.resources.size() == 1) {
-          remote = found.resources.front();
+        // Another stack or a person may use the same name: only an object
+        // that is what the journaled request asked for can be ours.
+        std::vector<RemoteResource> ours;
+        for (const auto& r : found.resources) {
+          if (MatchesRequest(r, body)) ours.push_back(r);
+        }
+        if (found.status.ok() && ours.size() == 1) {
+          remote = ours.front();
           how = "found by name";
         }
       }
