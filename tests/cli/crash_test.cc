@@ -295,3 +295,45 @@ TEST_CASE("crash: killed at random times while the server is still executing the
   // recovery's re-send meets the original still in flight.
   KillAtRandomTimes({"--provision-delay", "50ms", "--faults", "mutation_delay=150ms"}, 1500);
 }
+
+TEST_CASE("crash: recovery by name never adopts another stack's object of the same name") {
+  // Two stacks in one project each want an ssh_key named "solo" (different
+  // public keys). The second is killed with its create journaled: before it
+  // was sent, or after the API created it.
+  auto crash_at = GENERATE(as<std::string>{}, "apply.journaled:1", "apply.sent:1");
+  INFO(crash_at);
+  ServeFixture server;
+  const std::string key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8g ";
+  TempDir a, b;
+  WriteFile(a.path() + "/main.yaml", "kind: ssh_key\nname: solo\nspec:\n  public_key: " + key + "a@cairn\n");
+  WriteFile(b.path() + "/main.yaml", "kind: ssh_key\nname: solo\nspec:\n  public_key: " + key + "b@cairn\n");
+  std::map<std::string, std::string> env = {
+      {"CAIRN_ENDPOINT", server.base()}, {"CAIRN_TOKEN", kDevToken}, {"CAIRN_CRASH_AT", ""}};
+  auto apply_a = RunCairn({"apply", a.path(), "--auto-approve"}, env);
+  INFO("apply a: " << Output(apply_a));
+  REQUIRE(apply_a.exit_code == 0);
+
+  auto crash_env = env;
+  crash_env["CAIRN_CRASH_AT"] = crash_at;
+  auto crashed = RunCairn({"apply", b.path(), "--auto-approve"}, crash_env);
+  INFO("b killed: " << Output(crashed));
+  REQUIRE(crashed.signal == SIGKILL);
+  auto apply_b = RunCairn({"apply", b.path(), "--auto-approve"}, env);
+  INFO("apply b: " << Output(apply_b));
+  REQUIRE(apply_b.exit_code == 0);
+
+  auto client = server.Client();
+  std::vector<std::string> owners;
+  for (const auto& k : ListAll(*client, "/v1/ssh_keys")) {
+    CHECK(k.value("name", "") == "solo");
+    std::string pk = k.value("public_key", "");
+    owners.push_back(pk.substr(pk.rfind(' ') + 1));
+  }
+  std::sort(owners.begin(), owners.end());
+  CHECK(owners == std::vector<std::string>{"a@cairn", "b@cairn"});
+  for (const auto* dir : {&a, &b}) {
+    auto plan = RunCairn({"plan", dir->path(), "--detailed-exitcode"}, env);
+    INFO("plan " << dir->path() << ": " << Output(plan));
+    CHECK(plan.exit_code == 0);
+  }
+}
