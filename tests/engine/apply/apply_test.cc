@@ -189,6 +189,22 @@ TEST_CASE("find-by-name recovery adopts a resource the API cannot deduplicate") 
   CHECK(f.State().resources.at("ssh_key.k").id == f.provider.resources("ssh_key").begin()->first);
 }
 
+TEST_CASE("find-by-name recovery leaves a same-named object that differs alone") {
+  Fixture f;
+  f.options.find_by_name_kinds = {"ssh_key"};
+  std::string theirs = f.provider.Inject("ssh_key", {{"name", "k"}, {"public_key", "ssh-ed25519 BBBB"}});
+  StackConfig cfg;
+  cfg.resources.push_back(Res("ssh_key.k", {{"name", "k"}, {"public_key", "ssh-ed25519 AAAA"}}));
+  f.provider.DropRequests(1);  // ours never reached the API
+  CHECK_FALSE(f.Run(cfg).ok());
+  REQUIRE(RecoverJournal(f.provider, f.store, f.options).recovered == 1);
+  auto keys = f.provider.resources("ssh_key");
+  CHECK(keys.size() == 2);  // re-sent, not adopted
+  std::string ours = f.State().resources.at("ssh_key.k").id;
+  CHECK(ours != theirs);
+  CHECK(keys.at(ours)["public_key"] == "ssh-ed25519 AAAA");
+}
+
 TEST_CASE("replace deletes the old object before creating the new one") {
   Fixture f;
   REQUIRE(f.Run(WebStack()).ok());
