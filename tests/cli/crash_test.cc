@@ -29,11 +29,11 @@ using namespace cairn::testing;
 namespace {
 
 struct CrashCase {
-  std::string crash_at;          // CAIRN_CRASH_AT of the first run
-  int parallelism = 0;           // 0: the default (10)
-  std::string recovery_crash;    // if set, CAIRN_CRASH_AT of a second run that dies recovering
+  std::string crash_at;        // CAIRN_CRASH_AT of the first run
+  int parallelism = 0;         // 0: the default (10)
+  std::string recovery_crash;  // if set, CAIRN_CRASH_AT of a second run that dies recovering
   std::string provision_delay = "0";
-  std::string why;               // what the point is, for the report
+  std::string why;  // what the point is, for the report
 };
 
 std::string DescribeCase(const CrashCase& c) {
@@ -61,7 +61,9 @@ class Stack {
 
   std::map<std::string, std::string> Env(const std::string& crash_at = "") const {
     // An empty value unsets the variable in the child.
-    return {{"CAIRN_ENDPOINT", base_}, {"CAIRN_TOKEN", kDevToken}, {"CAIRN_CRASH_AT", crash_at},
+    return {{"CAIRN_ENDPOINT", base_},
+            {"CAIRN_TOKEN", kDevToken},
+            {"CAIRN_CRASH_AT", crash_at},
             {"NO_COLOR", "1"}};
   }
 
@@ -228,7 +230,8 @@ TEST_CASE("crash: a replacing and updating apply killed at each point finishes o
       {"apply.sent:6", 0, "", "0", "parallel deletes and creates of the replace"},
       {"apply.sent:11", 1, "", "0", "firewall PATCH answered, nothing recorded"},
       {"apply.sent:12", 1, "", "0", "volume PATCH answered, nothing recorded"},
-      {"apply.journaled:11", 1, "recover.sent:1", "0", "firewall PATCH sent by recovery, not recorded"},
+      {"apply.journaled:11", 1, "recover.sent:1", "0",
+       "firewall PATCH sent by recovery, not recorded"},
       {"apply.sent:1", 1, "recover.committed:1", "0", "delete of the replace recovered"},
   }));
   RunChangeCase(c);
@@ -303,10 +306,13 @@ TEST_CASE("crash: recovery by name never adopts another stack's object of the sa
   auto crash_at = GENERATE(as<std::string>{}, "apply.journaled:1", "apply.sent:1");
   INFO(crash_at);
   ServeFixture server;
-  const std::string key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8g ";
+  const std::string key =
+      "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8g ";
   TempDir a, b;
-  WriteFile(a.path() + "/main.yaml", "kind: ssh_key\nname: solo\nspec:\n  public_key: " + key + "a@cairn\n");
-  WriteFile(b.path() + "/main.yaml", "kind: ssh_key\nname: solo\nspec:\n  public_key: " + key + "b@cairn\n");
+  WriteFile(a.path() + "/main.yaml",
+            "kind: ssh_key\nname: solo\nspec:\n  public_key: " + key + "a@cairn\n");
+  WriteFile(b.path() + "/main.yaml",
+            "kind: ssh_key\nname: solo\nspec:\n  public_key: " + key + "b@cairn\n");
   std::map<std::string, std::string> env = {
       {"CAIRN_ENDPOINT", server.base()}, {"CAIRN_TOKEN", kDevToken}, {"CAIRN_CRASH_AT", ""}};
   auto apply_a = RunCairn({"apply", a.path(), "--auto-approve"}, env);

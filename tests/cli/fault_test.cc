@@ -109,5 +109,6 @@ TEST_CASE("faults: connections dropped after a mutation committed are replayed, 
 }
 
 TEST_CASE("faults: everything at once") {
-  ApplyAndDestroyUnder("error500=0.08,error503=0.08,error429=0.04,drop_before=0.08,drop_after=0.15");
+  ApplyAndDestroyUnder(
+      "error500=0.08,error503=0.08,error429=0.04,drop_before=0.08,drop_after=0.15");
 }

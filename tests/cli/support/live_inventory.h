@@ -68,7 +68,8 @@ value: ${instance.web[*].ipv4}
 )";
   yaml.replace(yaml.find("IMAGE"), 5, changed ? "ubuntu-24.04" : "debian-12");
   yaml.replace(yaml.find("RULE"), 4,
-               changed ? "    - {direction: inbound, protocol: tcp, port: \"443\", source: 0.0.0.0/0, action: allow}\n"
+               changed ? "    - {direction: inbound, protocol: tcp, port: \"443\", source: "
+                         "0.0.0.0/0, action: allow}\n"
                        : "");
   return yaml;
 }
@@ -101,7 +102,9 @@ inline std::vector<nlohmann::json> ListAll(HttpClient& client, const std::string
     REQUIRE(body.contains("data"));
     for (auto& item : body["data"]) all.push_back(item);
     const nlohmann::json& p = body["pagination"];
-    nlohmann::json next = p.contains("next_cursor") ? p["next_cursor"] : p.value("next", nlohmann::json());
+    REQUIRE(p.is_object());
+    nlohmann::json next =
+        p.contains("next_cursor") ? p["next_cursor"] : p.value("next", nlohmann::json());
     if (!next.is_string() || next.get<std::string>().empty()) return all;
     const std::string cursor = next.get<std::string>();
     char* escaped = curl_easy_escape(nullptr, cursor.c_str(), static_cast<int>(cursor.size()));
@@ -127,7 +130,8 @@ inline Inventory LiveInventory(HttpClient& client) {
 }
 
 inline Inventory CrashStackInventory() {
-  return {{"/api/v1/compute", {"crash-web-0", "crash-web-1", "crash-web-2", "crash-web-3", "crash-web-4"}},
+  return {{"/api/v1/compute",
+           {"crash-web-0", "crash-web-1", "crash-web-2", "crash-web-3", "crash-web-4"}},
           {"/api/v1/networking", {"core"}},
           {"/api/v1/storage", {"data"}},
           {"/v1/ssh_keys", {"deploy"}},
