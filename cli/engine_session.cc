@@ -13,6 +13,7 @@
 #include "engine/redact.h"
 #include "engine/schema/schema_registry.h"
 #include "engine/state/open_state_store.h"
+#include "engine/state/state_lock.h"
 #include "providers/infra/curl_transport.h"
 #include "providers/infra/ids.h"
 #include "providers/infra/infra_provider.h"
@@ -137,6 +138,17 @@ void EngineSession::PrintDiagnostics(const std::vector<Diagnostic>& diags) const
 
 std::optional<LockInfo> EngineSession::Lock(const std::string& operation,
                                             std::chrono::milliseconds wait) {
+  auto held = store_->CurrentLock();
+  if (held.ok() && held->has_value() && LockHolderIsGone((*held)->holder)) {
+    const LockInfo& stale = **held;
+    // By id: if another process took the lock over first, this removes nothing.
+    if (store_->ForceUnlock(stale.id).ok()) {
+      std::cerr << "cairn: warning: took over the state lock " << stale.id << " left by "
+                << Redact(stale.holder) << " (operation " << stale.operation << " since "
+                << FormatIsoTime(stale.created_at)
+                << "): that process no longer runs on this host\n";
+    }
+  }
   auto lock = store_->Lock(operation, wait);
   if (!lock.ok()) {
     std::cerr << "cairn: error: " << Redact(lock.status().message()) << "\n";

@@ -53,7 +53,11 @@ class EngineSession {
   // Prints diagnostics (rendered with sources) to stderr.
   void PrintDiagnostics(const std::vector<Diagnostic>& diags) const;
 
-  // Takes the state lock for `operation`, printing the holder on conflict.
+  // Takes the state lock for `operation`, printing the holder on conflict. A
+  // lock whose holder ran on this host and no longer exists (a kill -9, a
+  // crash) is taken over with a warning: whatever it had in flight is in the
+  // journal, which apply and destroy finish first. A live or remote holder
+  // stays a conflict.
   std::optional<LockInfo> Lock(const std::string& operation, std::chrono::milliseconds wait);
   void Unlock(const LockInfo& lock);
 

@@ -7,7 +7,8 @@
 //
 // Names used by engine/apply: apply.prepared, apply.journaled,
 // apply.sent (the API answered, nothing recorded yet), apply.ready,
-// apply.committed, recover.sent, recover.committed.
+// apply.committed, recover.sent, recover.committed (the recovery points are
+// reached by creates, updates and deletes alike).
 #pragma once
 
 namespace cairn {

@@ -55,6 +55,15 @@ void Append(std::vector<Diagnostic>& to, const std::vector<Diagnostic>& from) {
   to.insert(to.end(), from.begin(), from.end());
 }
 
+// True when every field of the request `body` that `found` also has holds
+// the same value there (both sides carry ids in canonical form).
+bool MatchesRequest(const RemoteResource& found, const Value& body) {
+  for (const auto& [field, v] : body.items()) {
+    if (found.attributes.contains(field) && found.attributes[field] != v) return false;
+  }
+  return true;
+}
+
 enum class Op { kCreate, kUpdate, kDelete };
 const char* OpName(Op op) {
   return op == Op::kCreate ? "create" : op == Op::kUpdate ? "update" : "delete";
@@ -149,9 +158,18 @@ class ApplyRun {
           bool used_old = std::count(other.prior_depends_on.begin(), other.prior_depends_on.end(),
                                      c.address) > 0;
           bool uses_new = std::count(other.depends_on.begin(), other.depends_on.end(), c.address) > 0;
+          // An update that still refers to the address needs the new object,
+          // which a delete-then-create replace makes only after this delete,
+          // so it runs after the create; ordering it before the delete too
+          // was a cycle. The API lets go of a deleted object's references
+          // (an instance leaves its firewalls; its volumes are detached).
+          bool update_waits_for_new =
+              uses_new && c.action == Action::kReplace && !c.create_before_destroy;
           if (used_old) {
             if (const size_t* d = find(delete_node, other.address)) edge(*d, *del);
-            if (const size_t* u = find(update_node, other.address)) edge(*u, *del);
+            if (const size_t* u = find(update_node, other.address); u && !update_waits_for_new) {
+              edge(*u, *del);
+            }
           }
           if (c.create_before_destroy && c.action == Action::kReplace && uses_new) {
             if (const size_t* n = find(create_node, other.address)) edge(*n, *del);
@@ -594,6 +612,7 @@ RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const Apply
 
     if (m.action == MutationAction::kDelete) {
       auto resp = provider.Delete({m, e.idempotency_key}, none);
+      CrashPoint("recover.sent");
       if (!resp.status.ok()) {
         fail(resp.status.message(), resp.diagnostics);
         continue;
@@ -610,6 +629,7 @@ RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const Apply
         fail(st.status().ToString());
         continue;
       }
+      CrashPoint("recover.committed");
       ++result.recovered;
       emit(e, e.remote_id, "delete completed");
       continue;
@@ -618,15 +638,18 @@ RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const Apply
     std::optional<RemoteResource> remote;
     std::string how = "re-sent with its original idempotency key";
     if (m.action == MutationAction::kCreate && options.find_by_name_kinds.count(e.kind)) {
-      std::string name;
-      try {
-        name = nlohmann::json::parse(e.body).value("name", "");
-      } catch (const nlohmann::json::exception&) {
-      }
+      Value body = Value::parse(e.body, nullptr, /*allow_exceptions=*/false);
+      std::string name = body.is_object() ? body.value("name", "") : "";
       if (!name.empty()) {
         auto found = provider.FindByName(e.kind, name, none);
-        if (found.status.ok() && found.resources.size() == 1) {
-          remote = found.resources.front();
+        // Another stack or a person may use the same name: only an object
+        // that is what the journaled request asked for can be ours.
+        std::vector<RemoteResource> ours;
+        for (const auto& r : found.resources) {
+          if (MatchesRequest(r, body)) ours.push_back(r);
+        }
+        if (found.status.ok() && ours.size() == 1) {
+          remote = ours.front();
           how = "found by name";
         }
       }
@@ -645,6 +668,7 @@ RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const Apply
         if (resp.replayed) how = "adopted the API's replayed response";
       } else {
         auto resp = provider.Update({m, e.idempotency_key}, none);
+        CrashPoint("recover.sent");
         if (!resp.status.ok()) {
           fail(resp.status.message(), resp.diagnostics);
           if (!OutcomeUnknown(resp.status)) (void)store.Commit(StateCommit{.journal_done = e.seq});

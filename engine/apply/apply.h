@@ -80,8 +80,9 @@ ApplyResult Apply(const Plan& plan, Provider& provider, StateStore& store,
 
 // Completes operations left in the journal by an interrupted run: each is
 // re-sent with its original key and body and the response adopted (for
-// find_by_name_kinds, a create whose resource already exists by name is
-// adopted without re-sending). Returns what it recovered, as progress events
+// find_by_name_kinds, a create whose resource already exists by name, with
+// the values the journaled request asked for, is adopted without re-sending;
+// a same-named object that differs belongs to someone else and is left alone). Returns what it recovered, as progress events
 // and diagnostics.
 struct RecoveryResult {
   int recovered = 0;

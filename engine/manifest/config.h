@@ -59,7 +59,9 @@ struct ProviderConfig {
   std::string endpoint;                   // empty: use CAIRN_ENDPOINT
   std::string token_env = "CAIRN_TOKEN";  // name of the environment variable holding the token
   int parallelism = 10;
-  // Per-operation timeouts in seconds: "create", "update", "delete", "request", "connect".
+  // Timeouts in seconds: "create", "update", "delete" (waiting until ready or
+  // gone), "request" (one HTTP exchange), "connect", "operation" (one call's
+  // retries of 5xx, 429 and network errors, all attempts together).
   std::map<std::string, int> timeouts;
 };
 

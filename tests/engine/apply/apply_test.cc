@@ -37,6 +37,7 @@ KindCatalog Kinds() {
   k["network"] = {{"region", "cidr"}, {"id", "status"}, {}};
   k["instance"] = {{"region", "network"}, {"id", "status"}, {{"network", "network"}}};
   k["ssh_key"] = {{"public_key"}, {"id"}, {}};
+  k["firewall"] = {{}, {"id"}, {{"instances", "instance"}}};
   return k;
 }
 
@@ -188,6 +189,22 @@ TEST_CASE("find-by-name recovery adopts a resource the API cannot deduplicate") 
   CHECK(f.State().resources.at("ssh_key.k").id == f.provider.resources("ssh_key").begin()->first);
 }
 
+TEST_CASE("find-by-name recovery leaves a same-named object that differs alone") {
+  Fixture f;
+  f.options.find_by_name_kinds = {"ssh_key"};
+  std::string theirs = f.provider.Inject("ssh_key", {{"name", "k"}, {"public_key", "ssh-ed25519 BBBB"}});
+  StackConfig cfg;
+  cfg.resources.push_back(Res("ssh_key.k", {{"name", "k"}, {"public_key", "ssh-ed25519 AAAA"}}));
+  f.provider.DropRequests(1);  // ours never reached the API
+  CHECK_FALSE(f.Run(cfg).ok());
+  REQUIRE(RecoverJournal(f.provider, f.store, f.options).recovered == 1);
+  auto keys = f.provider.resources("ssh_key");
+  CHECK(keys.size() == 2);  // re-sent, not adopted
+  std::string ours = f.State().resources.at("ssh_key.k").id;
+  CHECK(ours != theirs);
+  CHECK(keys.at(ours)["public_key"] == "ssh-ed25519 AAAA");
+}
+
 TEST_CASE("replace deletes the old object before creating the new one") {
   Fixture f;
   REQUIRE(f.Run(WebStack()).ok());
@@ -205,6 +222,37 @@ TEST_CASE("replace deletes the old object before creating the new one") {
   CHECK(tail[3] == "create instance web");
   CHECK(f.provider.resources("network").size() == 1);
   CHECK(f.provider.resources("instance").size() == 1);
+}
+
+TEST_CASE("an update referring to a replaced object runs after its delete and create") {
+  // The firewall is updated (its instance reference changes) while the
+  // instance it refers to is replaced delete-then-create: the update needs
+  // the new instance, so it cannot also run before the old one's delete.
+  Fixture f;
+  auto cfg = WebStack();
+  cfg.resources.push_back(
+      Res("firewall.edge", {{"name", "edge"}, {"instances", {"${instance.web.id}"}}}, {"instance.web"}));
+  REQUIRE(f.Run(cfg).ok());
+  std::string old_web = f.State().resources.at("instance.web").id;
+  size_t first_run = f.provider.calls().size();
+  cfg.resources[0].spec["cidr"] = "10.9.0.0/16";
+  auto r = f.Run(cfg);
+  INFO((r.diagnostics.empty() ? "" : r.diagnostics[0].summary));
+  REQUIRE(r.ok());
+  CHECK(r.summary.replaced == 2);
+  CHECK(r.summary.updated == 1);
+  auto calls = f.provider.calls();
+  auto pos = [&](const std::string& prefix) {
+    for (size_t i = first_run; i < calls.size(); ++i) {
+      if (calls[i].rfind(prefix, 0) == 0) return i;
+    }
+    return calls.size();
+  };
+  CHECK(pos("delete instance " + old_web) < pos("create instance web"));
+  CHECK(pos("create instance web") < pos("update firewall"));
+  CHECK(pos("update firewall") < calls.size());
+  std::string new_web = f.State().resources.at("instance.web").id;
+  CHECK(f.State().resources.at("firewall.edge").attributes["instances"] == Value::array({new_web}));
 }
 
 TEST_CASE("create_before_destroy creates first and keeps the old one as deposed until deleted") {
