@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "engine/clock.h"
@@ -142,6 +143,15 @@ class ApplyRun {
       auto it = m.find(k);
       return it == m.end() ? nullptr : &it->second;
     };
+    // Who refers to an address: through the old object (recorded
+    // dependencies) or the new one (desired dependencies). Indexed once so
+    // that building the graph stays linear in the number of edges.
+    std::map<std::string, std::set<const PlannedChange*>> used_old_by, uses_new_by;
+    for (const auto& c : plan_.changes) {
+      if (c.action == Action::kNoOp) continue;
+      for (const auto& dep : c.prior_depends_on) used_old_by[dep].insert(&c);
+      for (const auto& dep : c.depends_on) uses_new_by[dep].insert(&c);
+    }
     for (const auto& c : plan_.changes) {
       // Creates and updates after what they depend on.
       for (const auto* self : {find(create_node, c.address), find(update_node, c.address)}) {
@@ -153,11 +163,13 @@ class ApplyRun {
       }
       if (const size_t* del = find(delete_node, c.address)) {
         // Deletes after whatever depended on the old object has let go of it.
-        for (const auto& other : plan_.changes) {
-          if (&other == &c) continue;
-          bool used_old = std::count(other.prior_depends_on.begin(), other.prior_depends_on.end(),
-                                     c.address) > 0;
-          bool uses_new = std::count(other.depends_on.begin(), other.depends_on.end(), c.address) > 0;
+        std::set<const PlannedChange*> related;
+        for (const PlannedChange* other : used_old_by[c.address]) related.insert(other);
+        for (const PlannedChange* other : uses_new_by[c.address]) related.insert(other);
+        for (const PlannedChange* other : related) {
+          if (other == &c) continue;
+          bool used_old = used_old_by[c.address].count(other) > 0;
+          bool uses_new = uses_new_by[c.address].count(other) > 0;
           // An update that still refers to the address needs the new object,
           // which a delete-then-create replace makes only after this delete,
           // so it runs after the create; ordering it before the delete too
@@ -166,14 +178,14 @@ class ApplyRun {
           bool update_waits_for_new =
               uses_new && c.action == Action::kReplace && !c.create_before_destroy;
           if (used_old) {
-            if (const size_t* d = find(delete_node, other.address)) edge(*d, *del);
-            if (const size_t* u = find(update_node, other.address); u && !update_waits_for_new) {
+            if (const size_t* d = find(delete_node, other->address)) edge(*d, *del);
+            if (const size_t* u = find(update_node, other->address); u && !update_waits_for_new) {
               edge(*u, *del);
             }
           }
           if (c.create_before_destroy && c.action == Action::kReplace && uses_new) {
-            if (const size_t* n = find(create_node, other.address)) edge(*n, *del);
-            if (const size_t* u = find(update_node, other.address)) edge(*u, *del);
+            if (const size_t* n = find(create_node, other->address)) edge(*n, *del);
+            if (const size_t* u = find(update_node, other->address)) edge(*u, *del);
           }
         }
         if (c.action == Action::kReplace) {
