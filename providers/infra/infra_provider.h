@@ -73,9 +73,9 @@ class InfraProvider final : public Provider {
                                 2.0};  // 5xx, network errors, key in use
     // Wait and action-flag polling. Starts short and doubles: a resource that
     // is ready within milliseconds (most, on a fast API) costs one short
-    // sleep, not half a second, while a slow one is polled about as often as
-    // with a longer first delay (11 polls over 30 s; 500 ms x 1.5 made 10).
-    BackoffPolicy poll_backoff{std::chrono::milliseconds(50), std::chrono::milliseconds(10'000),
+    // sleep, while a slow one costs only a few more polls than a longer first
+    // delay would (14 polls over its first 30 s, then one per 10 s).
+    BackoffPolicy poll_backoff{std::chrono::milliseconds(5), std::chrono::milliseconds(10'000),
                                2.0};
     std::string user_agent = "cairn";
     int page_limit = 200;  // `limit` of list requests
