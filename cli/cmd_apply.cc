@@ -14,9 +14,6 @@
 
 namespace cairn::cli {
 
-std::optional<Plan> BuildPlan(EngineSession& session, bool refresh, bool destroy,
-                              const std::vector<std::string>& targets, std::stop_token stop);
-
 namespace {
 
 struct ApplyFlags {

@@ -1,9 +1,11 @@
 // cairn plan: what apply would change, without changing anything.
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+
 #include <CLI/CLI.hpp>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "cli/engine_session.h"
@@ -44,36 +46,35 @@ std::optional<Plan> BuildPlan(EngineSession& session, bool refresh, bool destroy
   return std::move(pr.plan);
 }
 
-// Writes `content` to `path` through a temporary file and a rename, so a
-// crash never leaves a half-written plan; mode 0600.
+namespace {
+
+// Writes `content` to `path` through a temporary file, fsync and a rename,
+// so that neither a crash nor a power loss leaves a half-written plan; 0600.
 bool WriteFileAtomically(const std::string& path, const std::string& content, std::string& error) {
   std::string tmp = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      error = "cannot write " + tmp;
-      return false;
-    }
-    out << content;
-    out.flush();
-    if (!out) {
-      error = "cannot write " + tmp;
-      return false;
-    }
-  }
-  std::error_code ec;
-  std::filesystem::permissions(tmp, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write,
-                               std::filesystem::perm_options::replace, ec);
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    error = "cannot rename " + tmp + " to " + path + ": " + ec.message();
-    std::filesystem::remove(tmp, ec);
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    error = "cannot write " + tmp + ": " + std::strerror(errno);
     return false;
   }
-  return true;
+  size_t off = 0;
+  while (off < content.size()) {
+    ssize_t n = write(fd, content.data() + off, content.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    off += static_cast<size_t>(n);
+  }
+  bool ok = off == content.size() && fsync(fd) == 0;
+  if (!ok) error = "cannot write " + tmp + ": " + std::strerror(errno);
+  close(fd);
+  if (ok && rename(tmp.c_str(), path.c_str()) != 0) {
+    error = "cannot rename " + tmp + " to " + path + ": " + std::strerror(errno);
+    ok = false;
+  }
+  if (!ok) unlink(tmp.c_str());
+  return ok;
 }
 
-namespace {
 
 std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
   struct Flags {
