@@ -93,6 +93,7 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   po.connect_timeout = std::chrono::seconds(TimeoutSeconds(p, "connect", 10));
   po.request_timeout = std::chrono::seconds(TimeoutSeconds(p, "request", 30));
   po.operation_deadline = std::chrono::seconds(TimeoutSeconds(p, "operation", 600));
+  po.read_deadline = std::chrono::seconds(TimeoutSeconds(p, "read", 60));
   po.user_agent = std::string("cairn/") + CAIRN_VERSION;
   s->transport_ = std::make_unique<CurlTransport>();
   auto provider = std::make_unique<InfraProvider>(po, s->descriptors_, *s->transport_, SystemClock());

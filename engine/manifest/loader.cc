@@ -45,8 +45,8 @@ const std::map<std::string, std::vector<std::string>> kLanguageKinds = {
 const std::vector<std::string> kVariableTypes = {"string", "number", "bool", "list", "map", "any"};
 const std::vector<std::string> kLifecycleKeys = {"ignore_changes", "prevent_destroy",
                                                  "create_before_destroy"};
-const std::vector<std::string> kTimeoutKeys = {"create",  "update",  "delete",
-                                               "request", "connect", "operation"};
+const std::vector<std::string> kTimeoutKeys = {"create",  "update",  "delete", "request",
+                                               "connect", "operation", "read"};
 
 bool IsName(std::string_view s) {
   if (s.empty() || s.size() > 128) return false;

@@ -241,6 +241,11 @@ InfraProvider::Outcome InfraProvider::Exchange(const std::string& method, const 
     }
 
     milliseconds delay = BackoffDelay(options_.retry_backoff, retry, UnitRandom(), retry_after);
+    if (retry % 5 == 0 && clock_.Now() + delay <= deadline) {
+      // Users see why a command is slow; every fifth retry is enough.
+      spdlog::warn("{} {}: {}; retrying in {} ms (attempt {})", method, path, last_problem,
+                   delay.count(), out.attempts);
+    }
     if (clock_.Now() + delay > deadline) {
       std::string summary = method + " " + path + " still failing after " +
                             std::to_string(out.attempts) + " attempt(s), deadline reached";
@@ -306,8 +311,9 @@ ReadResponse InfraProvider::Read(const ReadRequest& req, std::stop_token stop) {
     out.status = wire.status();
     return out;
   }
-  auto obj =
-      Fetch(**wire, req.id, DeadlineFromNow(options_.operation_deadline), stop, &out.diagnostics);
+  auto obj = Fetch(**wire, req.id,
+                   DeadlineFromNow(std::min(options_.read_deadline, options_.operation_deadline)),
+                   stop, &out.diagnostics);
   if (!obj.ok()) {
     out.status = obj.status();
     return out;
@@ -330,7 +336,8 @@ ListResponse InfraProvider::List(const ListRequest& req, std::stop_token stop) {
     return out;
   }
   const KindWire& wire = **found;
-  const auto deadline = DeadlineFromNow(options_.operation_deadline);
+  const auto deadline =
+      DeadlineFromNow(std::min(options_.read_deadline, options_.operation_deadline));
   const std::string first = wire.collection + "?limit=" + std::to_string(options_.page_limit);
   std::string path = first;
   std::set<std::string> seen;  // paths requested: a repeated one would loop forever

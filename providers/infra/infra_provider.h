@@ -69,6 +69,9 @@ class InfraProvider final : public Provider {
     std::chrono::milliseconds connect_timeout{10'000};
     std::chrono::milliseconds request_timeout{30'000};  // one HTTP attempt
     std::chrono::seconds operation_deadline{600};       // all attempts of one call
+    // All attempts of one Read or List (refresh): an unreachable API fails a
+    // plan within a minute instead of retrying for the mutation deadline.
+    std::chrono::seconds read_deadline{60};
     BackoffPolicy retry_backoff{std::chrono::milliseconds(200), std::chrono::milliseconds(10'000),
                                 2.0};  // 5xx, network errors, key in use
     // Wait and action-flag polling. Starts short and doubles: a resource that

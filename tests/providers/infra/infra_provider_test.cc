@@ -246,6 +246,26 @@ TEST_CASE("429 waits exactly Retry-After") {
   CHECK(f.clock.total_slept() == seconds(9));
 }
 
+TEST_CASE("reads and listings give up at the read deadline, well before the mutation deadline") {
+  auto o = Fixture::DefaultOptions();
+  o.operation_deadline = seconds(600);
+  o.read_deadline = seconds(20);
+  Fixture f(o);
+  f.transport.SetHandler([](const HttpRequest&) { return Dropped(); });
+  auto list = f.provider.List({"instance"}, {});
+  CHECK(list.status.code() == StatusCode::kDeadlineExceeded);
+  CHECK(f.clock.total_slept() <= seconds(20));
+  CHECK(f.clock.total_slept() >= seconds(10));
+  auto before = f.clock.total_slept();
+  CHECK(f.provider.Read({"ssh_key", "key_1"}, {}).status.code() == StatusCode::kDeadlineExceeded);
+  CHECK(f.clock.total_slept() - before <= seconds(20));
+  // Mutations keep the longer deadline.
+  auto m = InstanceCreate(f.provider);
+  before = f.clock.total_slept();
+  CHECK(f.provider.Create({m, "key-1"}, {}).status.code() == StatusCode::kDeadlineExceeded);
+  CHECK(f.clock.total_slept() - before > seconds(60));
+}
+
 TEST_CASE("the per-operation deadline bounds retries") {
   Fixture f;
   f.transport.SetHandler(
