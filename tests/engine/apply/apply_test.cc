@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "engine/manifest/expr.h"
+
 #include "engine/state/memory_state_store.h"
 #include "tests/engine/support/fake_provider.h"
 
@@ -9,28 +11,6 @@ using namespace cairn;
 using cairn::testing::FakeProvider;
 
 namespace {
-
-// Resolves strings that are exactly "${kind.name.attr}".
-Value ResolveExact(const Value& v, const AttributeLookup& lookup) {
-  if (v.is_string()) {
-    const std::string s = v.get<std::string>();
-    if (s.size() > 3 && s.rfind("${", 0) == 0 && s.back() == '}') {
-      std::string ref = s.substr(2, s.size() - 3);
-      size_t last = ref.rfind('.');
-      if (auto addr = ResourceAddress::Parse(ref.substr(0, last))) {
-        auto val = lookup(*addr, ref.substr(last + 1));
-        return val ? *val : UnknownValue();
-      }
-    }
-    return v;
-  }
-  if (v.is_structured()) {
-    Value out = v;
-    for (auto& item : out) item = ResolveExact(item, lookup);
-    return out;
-  }
-  return v;
-}
 
 KindCatalog Kinds() {
   KindCatalog k;
@@ -57,7 +37,7 @@ struct Fixture {
   std::vector<ProgressEvent> events;
 
   Fixture() {
-    options.resolve = ResolveExact;
+    options.resolve = ResolveReferences;
     options.parallelism = 4;
     options.progress = [this](const ProgressEvent& e) { events.push_back(e); };
   }
@@ -66,7 +46,7 @@ struct Fixture {
     auto st = store.Load();
     REQUIRE(st.ok());
     PlanOptions po;
-    po.resolve = ResolveExact;
+    po.resolve = ResolveReferences;
     po.destroy = destroy;
     LiveView live;
     for (const auto& [addr, rs] : st->resources) {

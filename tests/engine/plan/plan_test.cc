@@ -2,35 +2,13 @@
 
 #include <catch2/catch.hpp>
 
+#include "engine/manifest/expr.h"
+
 #include "engine/report/plan_report.h"
 
 using namespace cairn;
 
 namespace {
-
-// Resolves strings that are exactly "${kind.name.attr}"; enough for these
-// tests (the real evaluator is tested with the manifest loader).
-Value ResolveExact(const Value& v, const AttributeLookup& lookup) {
-  if (v.is_string()) {
-    const std::string s = v.get<std::string>();
-    if (s.size() > 3 && s.rfind("${", 0) == 0 && s.back() == '}') {
-      std::string ref = s.substr(2, s.size() - 3);
-      size_t last = ref.rfind('.');
-      auto addr = ResourceAddress::Parse(ref.substr(0, last));
-      if (addr) {
-        auto val = lookup(*addr, ref.substr(last + 1));
-        return val ? *val : UnknownValue();
-      }
-    }
-    return v;
-  }
-  if (v.is_structured()) {
-    Value out = v;
-    for (auto& item : out) item = ResolveExact(item, lookup);
-    return out;
-  }
-  return v;
-}
 
 KindCatalog Kinds() {
   KindCatalog k;
@@ -66,7 +44,7 @@ ResourceState St(const std::string& addr, const std::string& id, Value attrs,
 
 PlanOptions Opts() {
   PlanOptions o;
-  o.resolve = ResolveExact;
+  o.resolve = ResolveReferences;
   o.canonical_id = [](const std::string& id) {
     return id.rfind("inst_", 0) == 0 ? "uuid:" + id.substr(5) : id;
   };
