@@ -18,4 +18,17 @@ bool ContainsUnknown(const Value& v) {
   return false;
 }
 
+std::string ValueTypeNoun(const Value& v) {
+  switch (v.type()) {
+    case Value::value_t::string: return "a string";
+    case Value::value_t::number_integer:
+    case Value::value_t::number_unsigned: return "an integer";
+    case Value::value_t::number_float: return "a number";
+    case Value::value_t::boolean: return "a boolean";
+    case Value::value_t::array: return "a list";
+    case Value::value_t::object: return "a mapping";
+    default: return "null";
+  }
+}
+
 }  // namespace cairn

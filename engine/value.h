@@ -5,6 +5,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace cairn {
 
@@ -17,5 +18,9 @@ Value UnknownValue();
 bool IsUnknown(const Value& v);
 // True when `v` or anything nested in it is unknown.
 bool ContainsUnknown(const Value& v);
+
+// The type of `v` as diagnostics name it: "a string", "an integer",
+// "a number", "a boolean", "a list", "a mapping" or "null".
+std::string ValueTypeNoun(const Value& v);
 
 }  // namespace cairn

@@ -63,26 +63,6 @@ bool IsEnvName(std::string_view s) {
   });
 }
 
-std::string TypeNoun(const Value& v) {
-  switch (v.type()) {
-    case Value::value_t::string:
-      return "a string";
-    case Value::value_t::number_integer:
-    case Value::value_t::number_unsigned:
-      return "an integer";
-    case Value::value_t::number_float:
-      return "a number";
-    case Value::value_t::boolean:
-      return "a boolean";
-    case Value::value_t::array:
-      return "a list";
-    case Value::value_t::object:
-      return "a mapping";
-    default:
-      return "null";
-  }
-}
-
 std::string VariableTypeNoun(const std::string& type) {
   if (type == "string") return "a string";
   if (type == "number") return "a number";
@@ -613,7 +593,7 @@ class Loader {
         continue;
       }
       if (!doc.value["kind"].is_string()) {
-        Error("wrong_type", "kind must be a string, not " + TypeNoun(doc.value["kind"]),
+        Error("wrong_type", "kind must be a string, not " + ValueTypeNoun(doc.value["kind"]),
               doc.location);
         continue;
       }
@@ -631,7 +611,7 @@ class Loader {
       if (doc.value.contains("name")) {
         const Value& n = doc.value["name"];
         if (!n.is_string()) {
-          Error("wrong_type", "name must be a string, not " + TypeNoun(n),
+          Error("wrong_type", "name must be a string, not " + ValueTypeNoun(n),
                 Loc(doc.file, Child(doc.node, "name")));
           doc.kind.clear();
           continue;
@@ -730,7 +710,7 @@ class Loader {
       if (doc.value.contains("sensitive")) {
         if (!doc.value["sensitive"].is_boolean()) {
           Error("wrong_type",
-                "sensitive must be true or false, not " + TypeNoun(doc.value["sensitive"]),
+                "sensitive must be true or false, not " + ValueTypeNoun(doc.value["sensitive"]),
                 Loc(doc.file, Child(doc.node, "sensitive")));
         } else {
           info.sensitive = doc.value["sensitive"].get<bool>();
@@ -738,7 +718,7 @@ class Loader {
       }
       if (doc.value.contains("description") && !doc.value["description"].is_string()) {
         Error("wrong_type",
-              "description must be a string, not " + TypeNoun(doc.value["description"]),
+              "description must be a string, not " + ValueTypeNoun(doc.value["description"]),
               Loc(doc.file, Child(doc.node, "description")));
       }
       if (doc.value.contains("default")) {
@@ -749,7 +729,7 @@ class Loader {
           info.value = Value();
           Error("wrong_type",
                 "default of variable \"" + doc.name + "\" must be " + VariableTypeNoun(info.type) +
-                    ", not " + TypeNoun(d),
+                    ", not " + ValueTypeNoun(d),
                 Loc(doc.file, Child(doc.node, "default")));
         } else {
           info.value = d;
@@ -805,7 +785,7 @@ class Loader {
           if (!TypeMatches(v, var->second.type)) {
             Error("invalid_variable_value",
                   "value of variable \"" + key + "\" must be " +
-                      VariableTypeNoun(var->second.type) + ", not " + TypeNoun(v),
+                      VariableTypeNoun(var->second.type) + ", not " + ValueTypeNoun(v),
                   Loc(display, it->second));
             continue;
           }
@@ -1014,7 +994,7 @@ class Loader {
         exact_value = std::move(*v);
       } else if (v->is_structured()) {
         Error("invalid_interpolation",
-              "cannot interpolate " + e.ToString() + ", " + TypeNoun(*v) + ", into a string", at,
+              "cannot interpolate " + e.ToString() + ", " + ValueTypeNoun(*v) + ", into a string", at,
               "use it as the whole value: \"${" + e.ToString() + "}\"");
         failed = true;
       } else {
@@ -1106,7 +1086,7 @@ class Loader {
         if (diags_.size() != before) {
           // already reported
         } else if (!v.is_string()) {
-          Error("wrong_type", "endpoint must be a string, not " + TypeNoun(v),
+          Error("wrong_type", "endpoint must be a string, not " + ValueTypeNoun(v),
                 Loc(doc.file, Child(doc.node, "endpoint")));
         } else if (v.get<std::string>().rfind("http://", 0) != 0 &&
                    v.get<std::string>().rfind("https://", 0) != 0) {
@@ -1142,7 +1122,7 @@ class Loader {
         const Value& t = doc.value["timeouts"];
         YamlNode tn = Child(doc.node, "timeouts");
         if (!t.is_object()) {
-          Error("wrong_type", "timeouts must be a mapping, not " + TypeNoun(t), Loc(doc.file, tn));
+          Error("wrong_type", "timeouts must be a mapping, not " + ValueTypeNoun(t), Loc(doc.file, tn));
         } else {
           for (auto it = t.begin(); it != t.end(); ++it) {
             if (std::find(kTimeoutKeys.begin(), kTimeoutKeys.end(), it.key()) ==
@@ -1196,7 +1176,7 @@ class Loader {
         if (diags_.size() != before) {
           // already reported
         } else if (!v.is_string()) {
-          Error("wrong_type", "path must be a string, not " + TypeNoun(v),
+          Error("wrong_type", "path must be a string, not " + ValueTypeNoun(v),
                 Loc(doc.file, Child(doc.node, "path")));
         } else if (b.type != "sqlite") {
           Error("invalid_value", "path applies to the sqlite backend only",
@@ -1273,7 +1253,7 @@ class Loader {
       for (size_t i = 0; i < v.size(); ++i) {
         SourceLocation at = Loc(doc.file, node.IsSequence() && i < node.size() ? node[i] : node);
         if (!v[i].is_string()) {
-          Error("invalid_for_each", "for_each list items must be strings, not " + TypeNoun(v[i]),
+          Error("invalid_for_each", "for_each list items must be strings, not " + ValueTypeNoun(v[i]),
                 at);
           return std::nullopt;
         }
@@ -1288,7 +1268,7 @@ class Loader {
       for (auto it = v.begin(); it != v.end(); ++it) out.emplace_back(it.key(), *it);
     } else {
       Error("invalid_for_each",
-            "for_each must be a list of strings or a mapping, not " + TypeNoun(v),
+            "for_each must be a list of strings or a mapping, not " + ValueTypeNoun(v),
             Loc(doc.file, node));
       return std::nullopt;
     }
@@ -1301,7 +1281,7 @@ class Loader {
     YamlNode node = Child(doc.node, "lifecycle");
     const Value& v = doc.value["lifecycle"];
     if (!v.is_object()) {
-      Error("wrong_type", "lifecycle must be a mapping, not " + TypeNoun(v), Loc(doc.file, node));
+      Error("wrong_type", "lifecycle must be a mapping, not " + ValueTypeNoun(v), Loc(doc.file, node));
       return;
     }
     for (auto it = v.begin(); it != v.end(); ++it) {
@@ -1309,7 +1289,7 @@ class Loader {
       YamlNode child = Child(node, key);
       if (key == "prevent_destroy" || key == "create_before_destroy") {
         if (!it->is_boolean()) {
-          Error("wrong_type", "lifecycle." + key + " must be true or false, not " + TypeNoun(*it),
+          Error("wrong_type", "lifecycle." + key + " must be true or false, not " + ValueTypeNoun(*it),
                 Loc(doc.file, child));
         } else {
           (key == "prevent_destroy" ? lc.prevent_destroy : lc.create_before_destroy) =
@@ -1318,7 +1298,7 @@ class Loader {
       } else if (key == "ignore_changes") {
         if (!it->is_array()) {
           Error("wrong_type",
-                "lifecycle.ignore_changes must be a list of field names, not " + TypeNoun(*it),
+                "lifecycle.ignore_changes must be a list of field names, not " + ValueTypeNoun(*it),
                 Loc(doc.file, child));
           continue;
         }
@@ -1329,7 +1309,7 @@ class Loader {
               Loc(doc.file, child.IsSequence() && i < child.size() ? child[i] : child);
           if (!f.is_string()) {
             Error("invalid_ignore_changes",
-                  "lifecycle.ignore_changes items must be field names, not " + TypeNoun(f), at);
+                  "lifecycle.ignore_changes items must be field names, not " + ValueTypeNoun(f), at);
           } else if (registry_->IsComputed(doc.kind, f.get<std::string>()) &&
                      std::find(fields.begin(), fields.end(), f.get<std::string>()) ==
                          fields.end()) {
@@ -1408,7 +1388,7 @@ class Loader {
         const Value& d = doc.value["depends_on"];
         if (!d.is_array()) {
           Error("invalid_depends_on",
-                "depends_on must be a list of resource addresses, not " + TypeNoun(d),
+                "depends_on must be a list of resource addresses, not " + ValueTypeNoun(d),
                 Loc(doc.file, node));
         } else {
           for (size_t i = 0; i < d.size(); ++i) {
@@ -1420,7 +1400,7 @@ class Loader {
               Error(
                   "invalid_depends_on",
                   "depends_on entry " +
-                      (d[i].is_string() ? "\"" + d[i].get<std::string>() + "\"" : TypeNoun(d[i])) +
+                      (d[i].is_string() ? "\"" + d[i].get<std::string>() + "\"" : ValueTypeNoun(d[i])) +
                       " is not a resource address",
                   at,
                   "write addresses such as firewall.edge, instance.web[0] or instance.web[\"eu\"]");
@@ -1437,7 +1417,7 @@ class Loader {
         spec = &kEmptySpec;
         spec_node = doc.node;
       } else if (!doc.value["spec"].is_object()) {
-        Error("wrong_type", "spec must be a mapping, not " + TypeNoun(doc.value["spec"]),
+        Error("wrong_type", "spec must be a mapping, not " + ValueTypeNoun(doc.value["spec"]),
               Loc(doc.file, spec_node));
         broken = true;
       } else {
@@ -1506,7 +1486,7 @@ class Loader {
       if (doc.value.contains("sensitive")) {
         if (!doc.value["sensitive"].is_boolean()) {
           Error("wrong_type",
-                "sensitive must be true or false, not " + TypeNoun(doc.value["sensitive"]),
+                "sensitive must be true or false, not " + ValueTypeNoun(doc.value["sensitive"]),
                 Loc(doc.file, Child(doc.node, "sensitive")));
         } else {
           out.sensitive = doc.value["sensitive"].get<bool>();
