@@ -90,11 +90,8 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
 
   Plan plan;
   if (saved) {
-    auto state = session->store().Load();
-    if (!state.ok()) {
-      std::cerr << "cairn: error: cannot read the state: " << state.status().message() << "\n";
-      return 1;
-    }
+    auto state = session->LoadState();
+    if (!state) return 1;
     if (Status st = CheckPlanIsCurrent(*saved, *state); !st.ok()) {
       std::cerr << "cairn: error: " << st.message() << "\n";
       return 1;

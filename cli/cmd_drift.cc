@@ -28,11 +28,8 @@ std::function<int()> SetupDrift(CLI::App& sub, const GlobalOptions& global) {
   return [f, &global]() {
     auto session = EngineSession::Open(f->stack, global, {});
     if (!session) return 1;
-    auto state = session->store().Load();
-    if (!state.ok()) {
-      std::cerr << "cairn: error: cannot read the state: " << state.status().message() << "\n";
-      return 1;
-    }
+    auto state = session->LoadState();
+    if (!state) return 1;
     RefreshOptions ro;
     ro.canonical_id = session->canonical_id();
     if (f->unmanaged) {

@@ -18,11 +18,8 @@ namespace cairn::cli {
 // Shared by plan, apply and destroy: refresh (unless disabled) and plan.
 std::optional<Plan> BuildPlan(EngineSession& session, bool refresh, bool destroy,
                               const std::vector<std::string>& targets, std::stop_token stop) {
-  auto state = session.store().Load();
-  if (!state.ok()) {
-    std::cerr << "cairn: error: cannot read the state: " << state.status().message() << "\n";
-    return std::nullopt;
-  }
+  auto state = session.LoadState();
+  if (!state) return std::nullopt;
   LiveView live;
   if (refresh && !state->resources.empty()) {
     RefreshOptions ro;

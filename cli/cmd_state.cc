@@ -39,11 +39,8 @@ std::optional<LockInfo> LockFor(EngineSession& s, const StateFlags& f, const std
 int List(const StateFlags& f, const GlobalOptions& g) {
   auto s = OpenForState(f, g);
   if (!s) return 1;
-  auto st = s->store().Load();
-  if (!st.ok()) {
-    std::cerr << "cairn: error: " << st.status().message() << "\n";
-    return 1;
-  }
+  auto st = s->LoadState();
+  if (!st) return 1;
   for (const auto& [addr, rs] : st->resources) std::cout << addr << "  " << rs.id << "\n";
   return 0;
 }
@@ -51,11 +48,8 @@ int List(const StateFlags& f, const GlobalOptions& g) {
 int Show(const StateFlags& f, const GlobalOptions& g) {
   auto s = OpenForState(f, g);
   if (!s) return 1;
-  auto st = s->store().Load();
-  if (!st.ok()) {
-    std::cerr << "cairn: error: " << st.status().message() << "\n";
-    return 1;
-  }
+  auto st = s->LoadState();
+  if (!st) return 1;
   auto it = st->resources.find(f.address);
   if (it == st->resources.end()) {
     std::cerr << "cairn: error: " << f.address << " is not in the state (see 'cairn state list')\n";
@@ -73,10 +67,10 @@ int Remove(const StateFlags& f, const GlobalOptions& g) {
   if (!s) return 1;
   auto lock = LockFor(*s, f, "state rm");
   if (!lock) return 1;
-  auto st = s->store().Load();
+  auto st = s->LoadState();
   int rc = 1;
-  if (!st.ok()) {
-    std::cerr << "cairn: error: " << st.status().message() << "\n";
+  if (!st) {
+    // reported
   } else if (!st->resources.count(f.address)) {
     std::cerr << "cairn: error: " << f.address << " is not in the state\n";
   } else if (auto c = s->store().Commit({.remove = {f.address}}); !c.ok()) {
@@ -99,10 +93,10 @@ int Move(const StateFlags& f, const GlobalOptions& g) {
   if (!s) return 1;
   auto lock = LockFor(*s, f, "state mv");
   if (!lock) return 1;
-  auto st = s->store().Load();
+  auto st = s->LoadState();
   int rc = 1;
-  if (!st.ok()) {
-    std::cerr << "cairn: error: " << st.status().message() << "\n";
+  if (!st) {
+    // reported
   } else if (!st->resources.count(f.address)) {
     std::cerr << "cairn: error: " << f.address << " is not in the state\n";
   } else if (st->resources.count(f.to)) {
@@ -122,11 +116,8 @@ int Move(const StateFlags& f, const GlobalOptions& g) {
 int Pull(const StateFlags& f, const GlobalOptions& g) {
   auto s = OpenForState(f, g);
   if (!s) return 1;
-  auto st = s->store().Load();
-  if (!st.ok()) {
-    std::cerr << "cairn: error: " << st.status().message() << "\n";
-    return 1;
-  }
+  auto st = s->LoadState();
+  if (!st) return 1;
   Value resources = Value::array();
   for (const auto& [addr, rs] : st->resources) {
     resources.push_back({{"address", rs.address}, {"kind", rs.kind}, {"id", rs.id},
@@ -156,9 +147,9 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
   auto lock = LockFor(*s, f, "import");
   if (!lock) return 1;
   int rc_code = 1;
-  auto st = s->store().Load();
-  if (!st.ok()) {
-    std::cerr << "cairn: error: " << st.status().message() << "\n";
+  auto st = s->LoadState();
+  if (!st) {
+    // reported
   } else if (st->resources.count(f.address)) {
     std::cerr << "cairn: error: " << f.address << " is already managed (id " << st->resources.at(f.address).id << ")\n";
   } else {

@@ -130,6 +130,15 @@ ApplyOptions EngineSession::apply_options(int parallelism) const {
   return o;
 }
 
+std::optional<StateSnapshot> EngineSession::LoadState() {
+  auto state = store_->Load();
+  if (!state.ok()) {
+    std::cerr << "cairn: error: cannot read the state: " << Redact(state.status().message()) << "\n";
+    return std::nullopt;
+  }
+  return std::move(*state);
+}
+
 void EngineSession::PrintDiagnostics(const std::vector<Diagnostic>& diags) const {
   RenderOptions render;
   render.color = UseColor(global_, STDERR_FILENO);

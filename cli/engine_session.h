@@ -50,6 +50,9 @@ class EngineSession {
   ApplyOptions apply_options(int parallelism) const;
   std::function<std::string(const std::string&)> canonical_id() const;
 
+  // The state, or nullopt after printing why it could not be read.
+  std::optional<StateSnapshot> LoadState();
+
   // Prints diagnostics (rendered with sources) to stderr.
   void PrintDiagnostics(const std::vector<Diagnostic>& diags) const;
 
