@@ -69,11 +69,7 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
   if (!session) return 1;
   auto lock = session->Lock(destroy ? "destroy" : "apply", *lock_wait);
   if (!lock) return 1;
-  struct Unlocker {
-    EngineSession& s;
-    LockInfo l;
-    ~Unlocker() { s.Unlock(l); }
-  } unlocker{*session, *lock};
+  HeldStateLock held(*session, *lock);
 
   ApplyOptions options = session->apply_options(f.parallelism);
   options.progress = ProgressPrinter(color);

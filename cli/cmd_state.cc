@@ -67,25 +67,25 @@ int Remove(const StateFlags& f, const GlobalOptions& g) {
   if (!s) return 1;
   auto lock = LockFor(*s, f, "state rm");
   if (!lock) return 1;
+  HeldStateLock held(*s, *lock);
   auto st = s->LoadState();
-  int rc = 1;
-  if (!st) {
-    // reported
-  } else if (!st->resources.count(f.address)) {
+  if (!st) return 1;
+  if (!st->resources.count(f.address)) {
     std::cerr << "cairn: error: " << f.address << " is not in the state\n";
-  } else if (auto c = s->store().Commit({.remove = {f.address}}); !c.ok()) {
-    std::cerr << "cairn: error: " << c.status().message() << "\n";
-  } else {
-    std::cout << "Removed " << f.address << " from the state. The resource itself still exists; "
-              << "Cairn no longer manages it.\n";
-    rc = 0;
+    return 1;
   }
-  s->Unlock(*lock);
-  return rc;
+  if (auto c = s->store().Commit({.remove = {f.address}}); !c.ok()) {
+    std::cerr << "cairn: error: " << c.status().message() << "\n";
+    return 1;
+  }
+  std::cout << "Removed " << f.address << " from the state. The resource itself still exists; "
+            << "Cairn no longer manages it.\n";
+  return 0;
 }
 
 int Move(const StateFlags& f, const GlobalOptions& g) {
-  if (!ResourceAddress::Parse(f.to)) {
+  auto to = ResourceAddress::Parse(f.to);
+  if (!to) {
     std::cerr << "cairn: error: \"" << f.to << "\" is not a resource address (kind.name, kind.name[0], kind.name[\"key\"])\n";
     return 1;
   }
@@ -93,24 +93,28 @@ int Move(const StateFlags& f, const GlobalOptions& g) {
   if (!s) return 1;
   auto lock = LockFor(*s, f, "state mv");
   if (!lock) return 1;
+  HeldStateLock held(*s, *lock);
   auto st = s->LoadState();
-  int rc = 1;
-  if (!st) {
-    // reported
-  } else if (!st->resources.count(f.address)) {
+  if (!st) return 1;
+  auto from = st->resources.find(f.address);
+  if (from == st->resources.end()) {
     std::cerr << "cairn: error: " << f.address << " is not in the state\n";
-  } else if (st->resources.count(f.to)) {
-    std::cerr << "cairn: error: " << f.to << " is already in the state\n";
-  } else if (ResourceAddress::Parse(f.to)->kind != st->resources.at(f.address).kind) {
-    std::cerr << "cairn: error: cannot move a " << st->resources.at(f.address).kind << " to " << f.to << "\n";
-  } else if (auto c = s->store().Commit({.moves = {{f.address, f.to}}}); !c.ok()) {
-    std::cerr << "cairn: error: " << c.status().message() << "\n";
-  } else {
-    std::cout << "Moved " << f.address << " to " << f.to << ".\n";
-    rc = 0;
+    return 1;
   }
-  s->Unlock(*lock);
-  return rc;
+  if (st->resources.count(f.to)) {
+    std::cerr << "cairn: error: " << f.to << " is already in the state\n";
+    return 1;
+  }
+  if (to->kind != from->second.kind) {
+    std::cerr << "cairn: error: cannot move a " << from->second.kind << " to " << f.to << "\n";
+    return 1;
+  }
+  if (auto c = s->store().Commit({.moves = {{f.address, f.to}}}); !c.ok()) {
+    std::cerr << "cairn: error: " << c.status().message() << "\n";
+    return 1;
+  }
+  std::cout << "Moved " << f.address << " to " << f.to << ".\n";
+  return 0;
 }
 
 int Pull(const StateFlags& f, const GlobalOptions& g) {
@@ -146,38 +150,38 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
   }
   auto lock = LockFor(*s, f, "import");
   if (!lock) return 1;
-  int rc_code = 1;
+  HeldStateLock held(*s, *lock);
   auto st = s->LoadState();
-  if (!st) {
-    // reported
-  } else if (st->resources.count(f.address)) {
-    std::cerr << "cairn: error: " << f.address << " is already managed (id " << st->resources.at(f.address).id << ")\n";
-  } else {
-    ReadResponse read = s->provider().Read({addr->kind, f.id}, {});
-    if (!read.status.ok()) {
-      s->PrintDiagnostics(read.diagnostics);
-      std::cerr << "cairn: error: could not read " << addr->kind << " " << f.id << ": " << read.status.message() << "\n";
-    } else if (!read.resource) {
-      std::cerr << "cairn: error: there is no " << addr->kind << " with id " << f.id << "\n";
-    } else {
-      ResourceState rs;
-      rs.address = f.address;
-      rs.kind = addr->kind;
-      rs.id = read.resource->id;
-      rs.attributes = read.resource->attributes;
-      rs.attributes["id"] = rs.id;
-      for (const auto& d : rc->depends_on) rs.depends_on.push_back(d.ToString());
-      if (auto c = s->store().Commit({.put = {rs}}); !c.ok()) {
-        std::cerr << "cairn: error: " << c.status().message() << "\n";
-      } else {
-        std::cout << "Imported " << f.address << " (id " << rs.id << "). Run 'cairn plan' to see how it differs "
-                  << "from the manifests.\n";
-        rc_code = 0;
-      }
-    }
+  if (!st) return 1;
+  if (auto it = st->resources.find(f.address); it != st->resources.end()) {
+    std::cerr << "cairn: error: " << f.address << " is already managed (id " << it->second.id << ")\n";
+    return 1;
   }
-  s->Unlock(*lock);
-  return rc_code;
+  ReadResponse read = s->provider().Read({addr->kind, f.id}, {});
+  if (!read.status.ok()) {
+    s->PrintDiagnostics(read.diagnostics);
+    std::cerr << "cairn: error: could not read " << addr->kind << " " << f.id << ": "
+              << read.status.message() << "\n";
+    return 1;
+  }
+  if (!read.resource) {
+    std::cerr << "cairn: error: there is no " << addr->kind << " with id " << f.id << "\n";
+    return 1;
+  }
+  ResourceState rs;
+  rs.address = f.address;
+  rs.kind = addr->kind;
+  rs.id = read.resource->id;
+  rs.attributes = read.resource->attributes;
+  rs.attributes["id"] = rs.id;
+  for (const auto& d : rc->depends_on) rs.depends_on.push_back(d.ToString());
+  if (auto c = s->store().Commit({.put = {rs}}); !c.ok()) {
+    std::cerr << "cairn: error: " << c.status().message() << "\n";
+    return 1;
+  }
+  std::cout << "Imported " << f.address << " (id " << rs.id << "). Run 'cairn plan' to see how it "
+            << "differs from the manifests.\n";
+  return 0;
 }
 
 int ForceUnlock(const StateFlags& f, const GlobalOptions& g) {

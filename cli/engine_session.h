@@ -79,6 +79,20 @@ class EngineSession {
   std::unique_ptr<StateStore> store_;
 };
 
+// Holds a lock taken with EngineSession::Lock and releases it on scope exit,
+// whichever way the command returns.
+class HeldStateLock {
+ public:
+  HeldStateLock(EngineSession& session, LockInfo lock) : session_(session), lock_(std::move(lock)) {}
+  ~HeldStateLock() { session_.Unlock(lock_); }
+  HeldStateLock(const HeldStateLock&) = delete;
+  HeldStateLock& operator=(const HeldStateLock&) = delete;
+
+ private:
+  EngineSession& session_;
+  LockInfo lock_;
+};
+
 // SIGINT/SIGTERM -> a stop request: no new operations start, running ones
 // finish and are recorded. A dedicated thread waits for the signal, so the
 // handler does nothing unsafe. One per process; destroyed at command end.
