@@ -7,6 +7,10 @@
 namespace cairn::server {
 namespace {
 
+// The longest lifecycle path (queued, provisioning, retrying, provisioning,
+// delayed, provisioning, running, reconciling, running) has 8 steps.
+constexpr int kMaxStepsPerWrite = 8;
+
 bool TakeFate(Record* r, char c) {
   size_t pos = r->fate.find(c);
   if (pos == std::string::npos) return false;
@@ -81,6 +85,18 @@ bool AdvanceLifecycle(Record* r, int64_t now_ms, int64_t delay_ms,
   return true;
 }
 
+std::vector<std::string> AdvanceDue(
+    Record* r, int64_t now_ms, int64_t delay_ms, const std::function<ProvisionFate()>& pick_fate,
+    const std::function<Result<std::string>(const std::string&)>& allocate_ipv4) {
+  std::vector<std::string> entered;
+  for (int steps = 0; steps < kMaxStepsPerWrite; ++steps) {
+    if (!AdvanceLifecycle(r, now_ms, delay_ms, pick_fate, allocate_ipv4)) break;
+    entered.push_back(r->status);
+    if (r->next_step_ms == 0 || r->next_step_ms > now_ms) break;
+  }
+  return entered;
+}
+
 LifecycleWorker::LifecycleWorker(Store* store, FaultInjector* faults, Metrics* metrics,
                                  std::chrono::milliseconds step_delay,
                                  std::chrono::milliseconds retention)
@@ -130,11 +146,10 @@ size_t LifecycleWorker::RunDue() {
           return false;
         }
         for (Record& r : *due) {
-          int64_t now = NowMs();
-          bool stepped = AdvanceLifecycle(
-              &r, now, delay_ms, [&] { return faults_->PickProvisionFate(); },
+          auto statuses = AdvanceDue(
+              &r, NowMs(), delay_ms, [&] { return faults_->PickProvisionFate(); },
               [&](const std::string& region) { return txn.AllocateIpv4(region); });
-          if (stepped) entered.push_back(r.status);
+          entered.insert(entered.end(), statuses.begin(), statuses.end());
           if (Status st = txn.Update(r); !st.ok()) {
             spdlog::error("lifecycle: {}", st.message());
             return false;

@@ -1,5 +1,6 @@
 // The lifecycle worker: stands in for the provisioning system. It moves
-// records through their raw statuses, one step per --provision-delay:
+// records through their raw statuses, one step per --provision-delay (with
+// --provision-delay 0, all of a record's steps at once, in one write):
 //
 //   queued -> provisioning -> running            (instances get an ipv4)
 //   provisioning -> retrying -> provisioning     (fault: provision_retrying)
@@ -21,7 +22,9 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "server/faults.h"
 #include "server/store.h"
@@ -36,6 +39,13 @@ struct Metrics;
 bool AdvanceLifecycle(Record* r, int64_t now_ms, int64_t delay_ms,
                       const std::function<ProvisionFate()>& pick_fate,
                       const std::function<Result<std::string>(const std::string&)>& allocate_ipv4);
+
+// Every step of `r` due at `now_ms`: one, or with a zero delay all of them
+// up to a settled status (the worker then takes them in one write). Returns
+// the raw statuses entered, in order; empty when nothing was due.
+std::vector<std::string> AdvanceDue(
+    Record* r, int64_t now_ms, int64_t delay_ms, const std::function<ProvisionFate()>& pick_fate,
+    const std::function<Result<std::string>(const std::string&)>& allocate_ipv4);
 
 class LifecycleWorker {
  public:
