@@ -13,6 +13,7 @@
 #include "engine/crash_point.h"
 
 namespace cairn {
+
 namespace {
 
 using Steady = std::chrono::steady_clock;
@@ -94,8 +95,21 @@ class ApplyRun {
   ApplyResult Run() {
     BuildGraph();
     if (!result_.ok()) return std::move(result_);
+    // One sequence number per operation, reserved in one write rather than
+    // one per operation: node i's is first_seq_ + i.
+    if (!nodes_.empty()) {
+      auto first = store_.ReserveSequences(static_cast<int64_t>(nodes_.size()));
+      if (!first.ok()) {
+        result_.diagnostics.push_back({Severity::kError, "state_error",
+                                       "could not reserve sequence numbers in the state: " +
+                                           first.status().ToString(),
+                                       "", {}});
+        return std::move(result_);
+      }
+      first_seq_ = *first;
+    }
     for (size_t i = 0; i < nodes_.size(); ++i) {
-      if (nodes_[i].pending == 0) ready_.push_back(i);
+      if (nodes_[i].pending == 0) ready_.insert(i);
     }
     int workers = std::max(1, std::min<int>(options_.parallelism, static_cast<int>(nodes_.size())));
     {
@@ -234,12 +248,8 @@ class ApplyRun {
           }
           continue;
         }
-        // Deterministic order among ready nodes: by address.
-        auto it = std::min_element(ready_.begin(), ready_.end(), [&](size_t a, size_t b) {
-          return nodes_[a].change->address < nodes_[b].change->address;
-        });
-        index = *it;
-        ready_.erase(it);
+        index = *ready_.begin();
+        ready_.erase(ready_.begin());
         nodes_[index].state = Node::State::kRunning;
         nodes_[index].started = Steady::now();
         ++running_;
@@ -254,7 +264,7 @@ class ApplyRun {
         if (ok) {
           node.state = Node::State::kDone;
           for (size_t s : node.successors) {
-            if (--nodes_[s].pending == 0 && nodes_[s].state == Node::State::kWaiting) ready_.push_back(s);
+            if (--nodes_[s].pending == 0 && nodes_[s].state == Node::State::kWaiting) ready_.insert(s);
           }
           EmitLocked({ProgressEvent::Phase::kDone, node.change->address, OpName(node.op),
                       done_ids_[index], elapsed});
@@ -372,13 +382,8 @@ class ApplyRun {
 
     CrashPoint("apply.prepared");
     // 2. Journal: durable before the request leaves.
-    auto seq = store_.NextSequence();
-    if (!seq.ok()) {
-      Fail(index, {}, c.address, node.op, seq.status().ToString());
-      return false;
-    }
     JournalEntry entry;
-    entry.seq = *seq;
+    entry.seq = first_seq_ + static_cast<int64_t>(index);
     entry.address = node.deposed ? c.address + kDeposedSuffix : c.address;
     entry.action = OpName(node.op);
     entry.kind = c.kind;
@@ -386,7 +391,7 @@ class ApplyRun {
     entry.method = prepared->method;
     entry.path = prepared->path;
     entry.body = prepared->body;
-    entry.idempotency_key = IdempotencyKey(lineage_, *seq, entry.action, c.address);
+    entry.idempotency_key = IdempotencyKey(lineage_, entry.seq, entry.action, c.address);
     entry.started_at = SystemClock().UnixSeconds();
     entry.context = {{"depends_on", c.depends_on}};
     if (Status st = store_.JournalBegin(entry); !st.ok()) {
@@ -499,6 +504,10 @@ class ApplyRun {
       old.depends_on = c.prior_depends_on;
       commit.put.push_back(old);
     }
+    // Deferred: until a later write syncs it, the pending journal entry
+    // stands for it (a machine crash in between leaves the entry, which the
+    // next run re-sends with its key; the API answers with this result).
+    commit.durability = Durability::kDeferred;
     auto serial = store_.Commit(commit);
     if (!serial.ok()) {
       Fail(index, diags, c.address, node.op, "could not record the result: " + serial.status().ToString());
@@ -524,18 +533,24 @@ class ApplyRun {
     if (commit.journal_done) (void)store_.Commit(StateCommit{.journal_done = commit.journal_done});
   }
 
+  // Also the run's last write, made durable (kImmediate): it syncs the
+  // deferred commits before it.
   void EvaluateOutputs() {
-    if (plan_.destroy) {
-      (void)store_.Commit(StateCommit{.outputs = std::map<std::string, Value>{}});
-      return;
-    }
     std::map<std::string, Value> outputs;
-    for (const auto& o : plan_.outputs) {
-      Value v = options_.resolve ? options_.resolve(o.value, Lookup()) : o.value;
-      outputs[o.name] = ContainsUnknown(v) ? Value(nullptr) : v;
+    if (!plan_.destroy) {
+      for (const auto& o : plan_.outputs) {
+        Value v = options_.resolve ? options_.resolve(o.value, Lookup()) : o.value;
+        outputs[o.name] = ContainsUnknown(v) ? Value(nullptr) : v;
+      }
+      result_.outputs = outputs;
     }
-    result_.outputs = outputs;
-    (void)store_.Commit(StateCommit{.outputs = std::move(outputs)});
+    auto serial = store_.Commit(StateCommit{.outputs = std::move(outputs)});
+    if (!serial.ok()) {
+      result_.diagnostics.push_back({Severity::kError, "state_error",
+                                     "could not record the outputs in the state: " +
+                                         serial.status().ToString(),
+                                     "", {}});
+    }
   }
 
   const Plan& plan_;
@@ -543,11 +558,21 @@ class ApplyRun {
   StateStore& store_;
   const ApplyOptions& options_;
   const std::string lineage_;
+  int64_t first_seq_ = 0;  // node i's journal sequence number is first_seq_ + i
 
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<Node> nodes_;                 // nodes' state fields GUARDED_BY(mu_)
-  std::deque<size_t> ready_;                // GUARDED_BY(mu_)
+  // Deterministic order among ready nodes: by address.
+  struct ByAddress {
+    const std::vector<Node>* nodes;
+    bool operator()(size_t a, size_t b) const {
+      const std::string& x = (*nodes)[a].change->address;
+      const std::string& y = (*nodes)[b].change->address;
+      return x != y ? x < y : a < b;
+    }
+  };
+  std::set<size_t, ByAddress> ready_{ByAddress{&nodes_}};  // GUARDED_BY(mu_)
   int running_ = 0;                         // GUARDED_BY(mu_)
   std::map<std::string, Value> values_;     // GUARDED_BY(mu_)
   std::map<size_t, std::string> done_ids_;  // GUARDED_BY(mu_)

@@ -49,11 +49,20 @@ Status CheckCommit(const StateCommit& commit) {
 
 Status CheckJournalEntry(const JournalEntry& entry) {
   if (entry.seq <= 0) {
-    return Status::InvalidArgument("journal entry needs a sequence number from NextSequence()");
+    return Status::InvalidArgument(
+        "journal entry needs a sequence number from ReserveSequences()");
   }
   if (entry.address.empty() || entry.action.empty()) {
     return Status::InvalidArgument("journal entry " + std::to_string(entry.seq) +
                                    " needs an address and an action");
+  }
+  return Status::Ok();
+}
+
+Status CheckSequenceCount(int64_t count) {
+  if (count < 1) {
+    return Status::InvalidArgument("cannot reserve " + std::to_string(count) +
+                                   " sequence numbers: at least 1");
   }
   return Status::Ok();
 }

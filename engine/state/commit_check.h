@@ -34,4 +34,7 @@ Status CheckCommit(const StateCommit& commit);
 // CheckCommit's rules for one journal entry: seq > 0, address and action set.
 Status CheckJournalEntry(const JournalEntry& entry);
 
+// ReserveSequences' argument: at least 1.
+Status CheckSequenceCount(int64_t count);
+
 }  // namespace cairn

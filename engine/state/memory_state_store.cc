@@ -55,9 +55,12 @@ Result<std::optional<LockInfo>> MemoryStateStore::CurrentLock() {
   return lock_;
 }
 
-Result<int64_t> MemoryStateStore::NextSequence() {
+Result<int64_t> MemoryStateStore::ReserveSequences(int64_t count) {
+  CAIRN_RETURN_IF_ERROR(CheckSequenceCount(count));
   std::lock_guard lock(mu_);
-  return ++sequence_;
+  int64_t first = sequence_ + 1;
+  sequence_ += count;
+  return first;
 }
 
 Status MemoryStateStore::JournalBegin(const JournalEntry& entry) {

@@ -103,6 +103,11 @@ Status LockMeta(pqxx::work& w, const std::string& stack) {
   return Status::Ok();
 }
 
+// Durability::kDeferred for this transaction: its COMMIT does not wait for
+// the WAL flush. PostgreSQL's WAL is ordered, so the next synchronous commit
+// flushes it too.
+void DeferDurability(pqxx::work& w) { w.exec("SET LOCAL synchronous_commit TO OFF"); }
+
 LockInfo LockFromRow(const pqxx::row& row) {
   return LockInfo{row[0].as<std::string>(), row[1].as<std::string>(), row[2].as<std::string>(),
                   row[3].as<int64_t>()};
@@ -266,18 +271,20 @@ Result<std::optional<LockInfo>> PostgresStateStore::CurrentLock() {
   });
 }
 
-Result<int64_t> PostgresStateStore::NextSequence() {
+Result<int64_t> PostgresStateStore::ReserveSequences(int64_t count) {
+  CAIRN_RETURN_IF_ERROR(CheckSequenceCount(count));
   std::lock_guard lock(mu_);
-  return Guarded("next sequence", [&]() -> Result<int64_t> {
+  return Guarded("reserve sequence numbers", [&]() -> Result<int64_t> {
     pqxx::work w(conn_->c);
+    DeferDurability(w);
     pqxx::result r = w.exec_params(
-        "UPDATE cairn_state_meta SET sequence = sequence + 1 WHERE stack = $1 "
+        "UPDATE cairn_state_meta SET sequence = sequence + $2 WHERE stack = $1 "
         "RETURNING sequence",
-        stack_);
+        stack_, count);
     if (r.empty()) return Status::FailedPrecondition("state of stack " + stack_ + " is missing");
-    int64_t seq = r[0][0].as<int64_t>();
+    int64_t last = r[0][0].as<int64_t>();
     w.commit();
-    return seq;
+    return last - count + 1;
   });
 }
 
@@ -340,6 +347,7 @@ Result<int64_t> PostgresStateStore::Commit(const StateCommit& c) {
   std::lock_guard lock(mu_);
   return Guarded("commit", [&]() -> Result<int64_t> {
     pqxx::work w(conn_->c);
+    if (c.durability == Durability::kDeferred) DeferDurability(w);
     CAIRN_RETURN_IF_ERROR(LockMeta(w, stack_));
     for (const auto& [from, to] : c.moves) {
       if (!w.exec_params("SELECT 1 FROM cairn_state_resources WHERE stack = $1 AND address = $2",

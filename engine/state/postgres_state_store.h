@@ -54,7 +54,7 @@ class PostgresStateStore final : public StateStore {
   Status Unlock(const std::string& lock_id) override;
   Status ForceUnlock(const std::string& lock_id) override;
   Result<std::optional<LockInfo>> CurrentLock() override;
-  Result<int64_t> NextSequence() override;
+  Result<int64_t> ReserveSequences(int64_t count) override;
   Status JournalBegin(const JournalEntry& entry) override;
   Result<std::vector<JournalEntry>> PendingJournal() override;
   Result<int64_t> Commit(const StateCommit& commit) override;

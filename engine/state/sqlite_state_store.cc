@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -415,8 +416,8 @@ Result<std::optional<LockInfo>> SqliteStateStore::CurrentLock() {
   return std::optional<LockInfo>();
 }
 
-Status SqliteStateStore::Write(const std::function<Status()>& body) {
-  PendingWrite me{&body};
+Status SqliteStateStore::Write(const std::function<Status()>& body, Durability durability) {
+  PendingWrite me{&body, durability};
   std::unique_lock lock(write_mu_);
   write_queue_.push_back(&me);
   while (!me.done && writing_) write_cv_.wait(lock);
@@ -439,6 +440,21 @@ void SqliteStateStore::WriteBatch(const std::vector<PendingWrite*>& batch) {
     for (PendingWrite* w : batch) w->status = st;
   };
   std::lock_guard lock(mu_);
+  const bool sync = std::any_of(batch.begin(), batch.end(), [](const PendingWrite* w) {
+    return w->durability == Durability::kImmediate;
+  });
+  // synchronous=FULL is the connection's setting between batches, whatever
+  // happens here.
+  struct Relaxed {
+    sqlite3* db;
+    bool on;
+    ~Relaxed() {
+      if (on) (void)Exec(db, "PRAGMA synchronous = FULL");
+    }
+  } relaxed{db_, !sync};
+  if (!sync) {
+    if (Status st = Exec(db_, "PRAGMA synchronous = NORMAL"); !st.ok()) return fail_all(st);
+  }
   Txn txn(db_);
   if (Status st = txn.Begin(/*write=*/true); !st.ok()) return fail_all(st);
   for (PendingWrite* w : batch) {
@@ -460,18 +476,19 @@ void SqliteStateStore::WriteBatch(const std::vector<PendingWrite*>& batch) {
   }
 }
 
-Result<int64_t> SqliteStateStore::NextSequence() {
-  int64_t seq = 0;
+Result<int64_t> SqliteStateStore::ReserveSequences(int64_t count) {
+  CAIRN_RETURN_IF_ERROR(CheckSequenceCount(count));
+  int64_t last = 0;
   CAIRN_RETURN_IF_ERROR(Write([&]() -> Status {
-    Stmt q(db_, "UPDATE sequence SET last = last + 1 WHERE slot = 1 RETURNING last");
-    if (!q.Step()) {
+    Stmt q(db_, "UPDATE sequence SET last = last + ? WHERE slot = 1 RETURNING last");
+    if (!q.Int(1, count).Step()) {
       CAIRN_RETURN_IF_ERROR(q.status());
       return Status::Internal("state database has no sequence row");
     }
-    seq = q.ColInt(0);
+    last = q.ColInt(0);
     return q.Run();
-  }));
-  return seq;
+  }, Durability::kDeferred));
+  return last - count + 1;
 }
 
 Status SqliteStateStore::JournalBegin(const JournalEntry& e) {
@@ -491,7 +508,7 @@ Status SqliteStateStore::JournalBegin(const JournalEntry& e) {
     ins.Text(6, e.method).Text(7, e.path).Blob(8, e.body).Text(9, e.idempotency_key);
     ins.Int(10, e.started_at).Text(11, DumpJson(e.context));
     return ins.Run();
-  });
+  }, Durability::kImmediate);
 }
 
 Result<std::vector<JournalEntry>> SqliteStateStore::PendingJournal() {
@@ -575,7 +592,7 @@ Result<int64_t> SqliteStateStore::Commit(const StateCommit& commit) {
     if (!s.ok()) return s.status();
     serial = *s;
     return Status::Ok();
-  }));
+  }, commit.durability));
   return serial;
 }
 

@@ -12,8 +12,13 @@
 // time by several threads (a parallel apply) share one write transaction,
 // hence one fsync; each runs inside its own SAVEPOINT, so one that fails
 // leaves the others' writes intact, and each returns only once the COMMIT of
-// its batch is durable (and fails if that COMMIT fails). The durability of a
-// call that returned OK is unchanged; only the number of fsyncs drops.
+// its batch is committed (and fails if that COMMIT fails). A batch is synced
+// (synchronous=FULL) if any of its writes asks for Durability::kImmediate;
+// one of only kDeferred writes (NextSequence, the commits that complete a
+// journal entry) commits with synchronous=NORMAL: written to the WAL, which
+// survives the process being killed, and synced by the next FULL commit,
+// which covers everything before it in the WAL. Every other transaction
+// (Lock, Unlock, ...) runs with synchronous=FULL.
 // Across processes SQLite's file locks serialise writers (busy_timeout 10 s);
 // the Cairn lock is a row taken inside a write transaction, so of two
 // processes racing Lock() exactly one wins.
@@ -85,7 +90,7 @@ class SqliteStateStore final : public StateStore {
   Status Unlock(const std::string& lock_id) override;
   Status ForceUnlock(const std::string& lock_id) override;
   Result<std::optional<LockInfo>> CurrentLock() override;
-  Result<int64_t> NextSequence() override;
+  Result<int64_t> ReserveSequences(int64_t count) override;
   Status JournalBegin(const JournalEntry& entry) override;
   Result<std::vector<JournalEntry>> PendingJournal() override;
   Result<int64_t> Commit(const StateCommit& commit) override;
@@ -103,13 +108,15 @@ class SqliteStateStore final : public StateStore {
   // One write call waiting for its batch (see "Group commit" above).
   struct PendingWrite {
     const std::function<Status()>* body;  // runs with mu_ held, in a savepoint
+    Durability durability;
     Status status;
     bool done = false;  // GUARDED_BY(write_mu_)
   };
   // Runs `body` in the next group-committed batch; its Status, or the
   // COMMIT's failure.
-  Status Write(const std::function<Status()>& body);
-  // Takes mu_. One transaction for all of `batch`.
+  Status Write(const std::function<Status()>& body, Durability durability);
+  // Takes mu_. One transaction for all of `batch`, synced if any member asks
+  // for Durability::kImmediate.
   void WriteBatch(const std::vector<PendingWrite*>& batch);
 
   const std::string path_;

@@ -68,6 +68,19 @@ struct LockInfo {
   int64_t created_at = 0;  // unix seconds
 };
 
+// How soon a write must be on stable storage.
+enum class Durability {
+  // Durable when the call returns.
+  kImmediate,
+  // Atomic and visible at once, and it survives the process being killed;
+  // a crash of the machine may lose it, but only together with every later
+  // write: the next kImmediate write makes it, and all before it, durable.
+  // For writes the journal can redo: a commit that completes a journal entry
+  // (if lost, the entry is still pending and recovery re-sends it with its
+  // original key, which the API answers with the original result).
+  kDeferred,
+};
+
 // One atomic change: resources put and removed, a finished journal entry
 // cleared, outputs replaced. Bumps the serial once.
 struct StateCommit {
@@ -77,6 +90,7 @@ struct StateCommit {
   std::optional<std::map<std::string, Value>> outputs;
   // Rename: {from, to}; applied before put/remove.
   std::vector<std::pair<std::string, std::string>> moves;
+  Durability durability = Durability::kImmediate;
 };
 
 class StateStore {
@@ -95,13 +109,20 @@ class StateStore {
   virtual Status ForceUnlock(const std::string& lock_id) = 0;
   virtual Result<std::optional<LockInfo>> CurrentLock() = 0;
 
-  // A fresh, durable sequence number (for journal entries and idempotency keys).
-  virtual Result<int64_t> NextSequence() = 0;
-  // Durable when it returns.
+  // `count` (>= 1) fresh, consecutive sequence numbers (for journal entries
+  // and idempotency keys); returns the first. Each is larger than every
+  // number handed out before, by any handle. Written with
+  // Durability::kDeferred: the JournalBegin that uses a number makes it
+  // durable before any request carries it, so a number a machine crash takes
+  // back was never sent and may safely come again.
+  virtual Result<int64_t> ReserveSequences(int64_t count) = 0;
+  Result<int64_t> NextSequence() { return ReserveSequences(1); }
+  // Durable when it returns, together with every write made before it.
   virtual Status JournalBegin(const JournalEntry& entry) = 0;
   virtual Result<std::vector<JournalEntry>> PendingJournal() = 0;
 
-  // Applies `commit` atomically; returns the new serial.
+  // Applies `commit` atomically, as durably as commit.durability asks;
+  // returns the new serial.
   virtual Result<int64_t> Commit(const StateCommit& commit) = 0;
 };
 

@@ -304,6 +304,30 @@ TEST_CASE("a saved plan is refused once the state serial has moved") {
   CHECK(st.message().find("stale") != std::string::npos);
 }
 
+TEST_CASE("an apply reserves one sequence number per operation, all in one block") {
+  Fixture f;
+  auto first = f.store.NextSequence();
+  REQUIRE(first.ok());
+  REQUIRE(f.Run(WebStack()).ok());  // three creates
+  // The block was first + 1 .. first + 3: the next number is past it.
+  auto next = f.store.NextSequence();
+  REQUIRE(next.ok());
+  CHECK(*next == *first + 4);
+  // A replace is two operations (delete, create), so two numbers.
+  StackConfig moved = WebStack();
+  moved.resources[0].spec["cidr"] = "10.1.0.0/16";  // cidr forces replacement
+  Plan plan = f.PlanFor(moved);
+  int operations = 0;
+  for (const auto& c : plan.changes) {
+    operations += c.action == Action::kReplace ? 2 : c.action == Action::kNoOp ? 0 : 1;
+  }
+  CHECK(operations >= 2);
+  REQUIRE(Apply(plan, f.provider, f.store, f.options).ok());
+  auto after = f.store.NextSequence();
+  REQUIRE(after.ok());
+  CHECK(*after == *next + 1 + operations);
+}
+
 TEST_CASE("idempotency keys are derived from persisted data and bounded") {
   std::string a = IdempotencyKey("lin", 3, "create", "instance.web[0]");
   CHECK(a == IdempotencyKey("lin", 3, "create", "instance.web[0]"));

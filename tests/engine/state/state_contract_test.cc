@@ -218,6 +218,67 @@ STATE_CONTRACT_TEST(Sequence, "NextSequence is strictly increasing and durable")
   }
 }
 
+STATE_CONTRACT_TEST(ReserveSequences,
+                    "ReserveSequences hands out consecutive blocks above every earlier number") {
+  StateStore& s = f.store();
+  auto before = s.NextSequence();
+  REQUIRE(before.ok());
+  auto block = s.ReserveSequences(5);
+  REQUIRE(block.ok());
+  CHECK(*block > *before);
+  auto after = s.NextSequence();
+  REQUIRE(after.ok());
+  CHECK(*after == *block + 5);  // the block's five numbers are its own
+  CHECK(s.ReserveSequences(0).status().code() == StatusCode::kInvalidArgument);
+  CHECK(s.ReserveSequences(-3).status().code() == StatusCode::kInvalidArgument);
+  if (auto other = f.Reopen()) {
+    auto theirs = other->ReserveSequences(3);
+    REQUIRE(theirs.ok());
+    CHECK(*theirs > *after);
+    auto mine = s.NextSequence();  // and the first handle sees their block taken
+    REQUIRE(mine.ok());
+    CHECK(*mine >= *theirs + 3);
+  }
+}
+
+STATE_CONTRACT_TEST(DeferredCommit,
+                    "a deferred commit is atomic, visible at once and kept by later writes") {
+  StateStore& s = f.store();
+  auto seq = s.NextSequence();
+  REQUIRE(seq.ok());
+  REQUIRE(s.JournalBegin(Entry(*seq, "instance.web", "{}")).ok());
+  StateCommit done;
+  done.put = {Resource("instance.web", "i-1")};
+  done.journal_done = *seq;
+  done.durability = Durability::kDeferred;
+  auto serial = s.Commit(done);
+  REQUIRE(serial.ok());
+  CHECK(*serial == 1);
+  StateSnapshot snap = MustLoad(s);
+  CHECK(snap.resources.count("instance.web") == 1);
+  CHECK(s.PendingJournal()->empty());
+  if (auto other = f.Reopen()) {  // another handle sees it before any sync
+    CHECK(MustLoad(*other).resources.at("instance.web").id == "i-1");
+    CHECK(other->PendingJournal()->empty());
+  }
+  // A deferred commit that fails leaves nothing behind, like any other.
+  StateCommit bad;
+  bad.put = {Resource("instance.db", "i-2")};
+  bad.journal_done = *seq;  // no longer pending
+  bad.durability = Durability::kDeferred;
+  CHECK(s.Commit(bad).status().code() == StatusCode::kNotFound);
+  StateCommit outputs;
+  outputs.outputs = std::map<std::string, Value>{{"ip", "10.0.0.1"}};
+  REQUIRE(s.Commit(outputs).ok());  // kImmediate: syncs what came before
+  if (auto other = f.Reopen()) {
+    StateSnapshot later = MustLoad(*other);
+    CHECK(later.serial == 2);
+    CHECK(later.resources.count("instance.web") == 1);
+    CHECK(later.resources.count("instance.db") == 0);
+    CHECK(later.outputs.at("ip") == "10.0.0.1");
+  }
+}
+
 STATE_CONTRACT_TEST(LockConflict, "a held lock is a Conflict naming holder, operation and time") {
   StateStore& s = f.store();
   auto none = s.CurrentLock();
@@ -375,6 +436,8 @@ STATE_CONTRACT_TEST(Concurrent, "concurrent journal-then-commit from many thread
           StateCommit c;
           c.put = {Resource(address, "i-" + std::to_string(*seq))};
           c.journal_done = *seq;
+          // Half the threads defer: batches mix both kinds of write.
+          c.durability = t % 2 == 0 ? Durability::kDeferred : Durability::kImmediate;
           auto serial = s.Commit(c);
           if (!serial.ok()) {
             errors[t] = serial.status().ToString();
