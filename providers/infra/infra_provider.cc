@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <optional>
 #include <random>
 
 #include "engine/redact.h"
@@ -22,7 +23,11 @@ struct InfraProvider::Outcome {
 
 namespace {
 
+using std::chrono::microseconds;
 using std::chrono::milliseconds;
+
+// The learnt first poll after a create never comes sooner than this.
+constexpr milliseconds kShortestFirstPoll{1};
 
 // A draw in [0, 1) for jitter.
 double UnitRandom() {
@@ -138,7 +143,11 @@ bool ContainsPrivateKeyMaterial(const Value& v) {
 
 InfraProvider::InfraProvider(Options options, const std::map<std::string, Value>& kinds,
                              HttpTransport& transport, Clock& clock)
-    : options_(std::move(options)), transport_(transport), clock_(clock) {
+    : options_(std::move(options)),
+      transport_(transport),
+      clock_(clock),
+      ready_estimate_(options_.poll_backoff.initial, kShortestFirstPoll,
+                      options_.poll_backoff.max) {
   while (!options_.endpoint.empty() && options_.endpoint.back() == '/') {
     options_.endpoint.pop_back();
   }
@@ -671,13 +680,22 @@ WaitResponse InfraProvider::Wait(const WaitRequest& req, std::stop_token stop) {
   const std::chrono::seconds timeout = req.timeout.count() > 0 ? req.timeout : wire.ready_timeout;
   const auto deadline = DeadlineFromNow(timeout);
   int attempt = 0;
+  BackoffPolicy poll = options_.poll_backoff;
+  // Set when this wait follows a create: when it began, to teach ready_estimate_.
+  std::optional<Clock::time_point> learning;
   if (for_ready && req.just_created) {
     // The create answered a moment ago: not ready then, not ready now.
     const Value& attrs = req.just_created->attributes;
     auto status = attrs.find("status");
     if (status != attrs.end() && status->is_string() && *status != *wire.ready_status &&
         *status != "failed") {
-      milliseconds delay = BackoffDelay(options_.poll_backoff, attempt++, UnitRandom());
+      // The first poll when creates of this kind have been getting ready
+      // (with jitter: 75% to 100% of it); later polls double from there.
+      microseconds first = ready_estimate_.FirstPoll(wire.kind);
+      auto delay = std::chrono::duration_cast<microseconds>(first * (0.75 + 0.25 * UnitRandom()));
+      poll.initial = std::max(kShortestFirstPoll, std::chrono::duration_cast<milliseconds>(first));
+      learning = clock_.Now();
+      ++attempt;
       if (clock_.Now() + delay <= deadline && !clock_.SleepFor(delay, stop)) {
         out.status = Status::Cancelled("waiting for " + what + " cancelled");
         return out;
@@ -715,7 +733,13 @@ WaitResponse InfraProvider::Wait(const WaitRequest& req, std::stop_token stop) {
     std::string status = status_attr.is_string() ? status_attr.get<std::string>() : "";
 
     if (for_ready) {
-      if (status == *wire.ready_status) return out;
+      if (status == *wire.ready_status) {
+        if (learning) {
+          ready_estimate_.Record(wire.kind, /*on_first_poll=*/attempt == 1,
+                                 std::chrono::duration_cast<microseconds>(clock_.Now() - *learning));
+        }
+        return out;
+      }
       if (customer_status == "failed" || status == "failed") {
         const Value* reason = FindPath(**obj, "customerStatus.reasonCode");
         const Value* guidance = FindPath(**obj, "customerStatus.guidance");
@@ -733,7 +757,7 @@ WaitResponse InfraProvider::Wait(const WaitRequest& req, std::stop_token stop) {
       return out;
     }
 
-    milliseconds delay = BackoffDelay(options_.poll_backoff, attempt, UnitRandom());
+    milliseconds delay = BackoffDelay(poll, attempt, UnitRandom());
     if (clock_.Now() + delay > deadline) {
       std::string summary = what + (for_ready ? " not " + *wire.ready_status : " not deleted") +
                             " after " + Seconds(timeout) +

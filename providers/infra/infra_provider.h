@@ -32,8 +32,9 @@
 //     timeout is DeadlineExceeded. WaitRequest::timeout <= 0 means the
 //     kind's ready.timeout_seconds. Kinds without `ready` are ready at once.
 //     With WaitRequest::just_created showing a status that is neither ready
-//     nor "failed", the first read waits one poll delay (a read at once
-//     would only see what the create answered).
+//     nor "failed", the first read waits the kind's learnt first-poll delay
+//     (providers/ready_estimate.h), and each such wait teaches it; a read at
+//     once would only see what the create answered.
 //     Wait(kDeleted) polls until 404 (or customer status "deleted").
 //   - Reads and lists retry like mutations (they are safe to repeat).
 //   - Reference attributes (x-cairn.references) are canonicalised with
@@ -46,7 +47,8 @@
 // headers or bodies.
 //
 // All time and sleeping goes through the Clock. Thread-safe: after
-// construction the object is immutable (jitter uses a thread-local PRNG).
+// construction the object is immutable but for the ReadyEstimate, which
+// guards itself (jitter uses a thread-local PRNG).
 #pragma once
 
 #include <chrono>
@@ -58,6 +60,7 @@
 #include "providers/http_transport.h"
 #include "providers/infra/kind_wire.h"
 #include "providers/provider.h"
+#include "providers/ready_estimate.h"
 
 namespace cairn {
 
@@ -77,7 +80,10 @@ class InfraProvider final : public Provider {
     // Wait and action-flag polling. Starts short and doubles: a resource that
     // is ready within milliseconds (most, on a fast API) costs one short
     // sleep, while a slow one costs only a few more polls than a longer first
-    // delay would (14 polls over its first 30 s, then one per 10 s).
+    // delay would (12 polls over its first 30 s, then one per 10 s). After a
+    // create, the first poll waits instead what creates of that kind have
+    // been taking (ReadyEstimate, starting at `initial`), and later polls
+    // double from there.
     BackoffPolicy poll_backoff{std::chrono::milliseconds(5), std::chrono::milliseconds(10'000),
                                2.0};
     std::string user_agent = "cairn";
@@ -145,6 +151,7 @@ class InfraProvider final : public Provider {
   std::map<std::string, KindWire> wires_;
   std::map<std::string, Status> broken_;  // kind -> why its descriptor was refused
   Status descriptor_status_;
+  ReadyEstimate ready_estimate_;
 };
 
 // True when `text` contains private key material (PEM "PRIVATE KEY" blocks of

@@ -505,6 +505,33 @@ TEST_CASE("wait for ready right after a create starts with the poll delay, not a
   CHECK(g.clock.total_slept() == seconds(0));
 }
 
+TEST_CASE("waits after creates learn when to poll: a miss waits longer next time") {
+  Fixture f;
+  WaitRequest req{"instance", kUuid, WaitTarget::kReady, seconds(600)};
+  req.just_created = RemoteResource{"instance", kUuid, {{"status", "queued"}}};
+  // First create: not ready at the first poll, ready at the third.
+  f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "provisioning")));
+  f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "provisioning")));
+  f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "running")));
+  REQUIRE(f.provider.Wait(req, {}).status.ok());
+  auto first_wait = f.clock.total_slept();
+  CHECK(first_wait > std::chrono::milliseconds(5));
+  // Second create: the first poll now waits at least half of what the first
+  // create took (the learnt estimate, with jitter down to 75%), not 5 ms.
+  f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "running")));
+  REQUIRE(f.provider.Wait(req, {}).status.ok());
+  auto second_first_poll = f.clock.total_slept() - first_wait;
+  CHECK(second_first_poll >= first_wait / 2 * 3 / 4);
+  CHECK(second_first_poll > std::chrono::milliseconds(5));
+  CHECK(f.transport.count() == 4);
+  // Other kinds keep their own estimate; a wait not after a create never
+  // sleeps before its first read.
+  f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "running")));
+  auto before = f.clock.total_slept();
+  REQUIRE(f.provider.Wait({"instance", kUuid, WaitTarget::kReady, seconds(600)}, {}).status.ok());
+  CHECK(f.clock.total_slept() == before);
+}
+
 TEST_CASE("wait for ready ends on failed with reasonCode and guidance") {
   Fixture f;
   f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "provisioning")));

@@ -1,0 +1,43 @@
+// ReadyEstimate: how long, after a create, to wait before the first poll for
+// readiness, learnt per kind from the creates so far.
+//
+// A fixed first delay is wrong both ways: too short on a slow API (an
+// instance that takes 30 s to provision costs a dozen polls of backoff), too
+// long on a fast one (the operation holds a --parallelism slot, waiting). So
+// the delay adapts, like a congestion window: a first poll that finds the
+// resource ready shrinks it by 10%; one that does not grows it by half, but
+// not beyond the time readiness actually took, and at least to half that time
+// (a fast start on a slow API). It settles where about one first poll in ten
+// comes too early, so most creates cost one read.
+//
+// Thread-safe.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace cairn {
+
+class ReadyEstimate {
+ public:
+  using Duration = std::chrono::microseconds;
+
+  // Every kind starts at `initial`; estimates stay within [floor, ceiling].
+  ReadyEstimate(Duration initial, Duration floor, Duration ceiling);
+
+  // The delay before the first poll after creating a resource of `kind`.
+  Duration FirstPoll(const std::string& kind) const;
+
+  // A wait that began right after a create of `kind` saw the resource ready
+  // `took` after it began; `on_first_poll`: at the first poll.
+  void Record(const std::string& kind, bool on_first_poll, Duration took);
+
+ private:
+  const Duration initial_, floor_, ceiling_;
+  mutable std::mutex mu_;
+  std::map<std::string, Duration> by_kind_;  // GUARDED_BY(mu_)
+};
+
+}  // namespace cairn
