@@ -94,16 +94,22 @@ class HeldStateLock {
 };
 
 // SIGINT/SIGTERM -> a stop request: no new operations start, running ones
-// finish and are recorded. A dedicated thread waits for the signal, so the
-// handler does nothing unsafe. One per process; destroyed at command end.
+// finish and are recorded. A dedicated thread reads the signals from a
+// signalfd, so no handler runs at all; destruction wakes it through an
+// eventfd, so a command ends as soon as its work does. One per process;
+// destroyed at command end.
 class InterruptWatcher {
  public:
   InterruptWatcher();
   ~InterruptWatcher();
+  InterruptWatcher(const InterruptWatcher&) = delete;
+  InterruptWatcher& operator=(const InterruptWatcher&) = delete;
   std::stop_token token() const { return source_.get_token(); }
 
  private:
   std::stop_source source_;
+  int signal_fd_ = -1;
+  int wake_fd_ = -1;
   std::jthread thread_;
 };
 
