@@ -117,12 +117,7 @@ class ApplyRun {
       for (int i = 0; i < workers && !nodes_.empty(); ++i) pool.emplace_back([this] { Worker(); });
       std::jthread monitor([this](std::stop_token st) { Monitor(st); });
       for (auto& t : pool) t.join();
-      monitor.request_stop();
-      {
-        std::lock_guard lock(mu_);
-        cv_.notify_all();
-      }
-    }
+    }  // ~jthread: the monitor is asked to stop, wakes at once and is joined
     for (const auto& n : nodes_) {
       if (n.state == Node::State::kWaiting) result_.summary.interrupted = true;
     }
@@ -258,32 +253,44 @@ class ApplyRun {
       Emit({ProgressEvent::Phase::kStart, node.change->address, OpName(node.op), node.change->remote_id});
       bool ok = Execute(node);
       {
-        std::lock_guard lock(mu_);
+        std::unique_lock lock(mu_);
         --running_;
         auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Steady::now() - node.started);
+        std::vector<ProgressEvent> events;
+        size_t now_ready = 0;
         if (ok) {
           node.state = Node::State::kDone;
           for (size_t s : node.successors) {
-            if (--nodes_[s].pending == 0 && nodes_[s].state == Node::State::kWaiting) ready_.insert(s);
+            if (--nodes_[s].pending == 0 && nodes_[s].state == Node::State::kWaiting) {
+              ready_.insert(s);
+              ++now_ready;
+            }
           }
-          EmitLocked({ProgressEvent::Phase::kDone, node.change->address, OpName(node.op),
-                      done_ids_[index], elapsed});
+          events.push_back({ProgressEvent::Phase::kDone, node.change->address, OpName(node.op),
+                            done_ids_[index], elapsed});
         } else {
           node.state = Node::State::kFailed;
           ++result_.summary.failed;
-          EmitLocked({ProgressEvent::Phase::kFailed, node.change->address, OpName(node.op), "",
-                      elapsed, last_error_[index]});
-          SkipDependents(index);
+          events.push_back({ProgressEvent::Phase::kFailed, node.change->address, OpName(node.op),
+                            "", elapsed, last_error_[index]});
+          SkipDependents(index, events);
         }
-        cv_.notify_all();
+        // Wake only whom this completion concerns: a waiting worker per new
+        // ready node, or all of them when nothing runs any more (the end).
+        if (running_ == 0) {
+          cv_.notify_all();
+        } else {
+          for (size_t i = 0; i < now_ready; ++i) cv_.notify_one();
+        }
+        EmitAfter(lock, events);
       }
     }
   }
 
   bool Stopping() const { return options_.stop.stop_requested(); }
 
-  // REQUIRES: mu_ held
-  void SkipDependents(size_t failed) {
+  // REQUIRES: mu_ held. Appends a kSkipped event per skipped node.
+  void SkipDependents(size_t failed, std::vector<ProgressEvent>& events) {
     std::vector<size_t> work = nodes_[failed].successors;
     while (!work.empty()) {
       size_t s = work.back();
@@ -291,37 +298,53 @@ class ApplyRun {
       if (nodes_[s].state != Node::State::kWaiting) continue;
       nodes_[s].state = Node::State::kSkipped;
       ++result_.summary.skipped;
-      EmitLocked({ProgressEvent::Phase::kSkipped, nodes_[s].change->address, OpName(nodes_[s].op), "",
-                  {}, "not attempted because " + nodes_[failed].change->address + " failed"});
+      events.push_back({ProgressEvent::Phase::kSkipped, nodes_[s].change->address,
+                        OpName(nodes_[s].op), "", {},
+                        "not attempted because " + nodes_[failed].change->address + " failed"});
       work.insert(work.end(), nodes_[s].successors.begin(), nodes_[s].successors.end());
     }
   }
 
+  // Sleeps on its own condition variable, woken only by its stop request, so
+  // completions (cv_) never make it scan the nodes.
   void Monitor(std::stop_token st) {
     std::unique_lock lock(mu_);
+    std::condition_variable_any tick;
     while (!st.stop_requested()) {
-      cv_.wait_for(lock, options_.progress_interval);
+      tick.wait_for(lock, st, options_.progress_interval, [] { return false; });
       if (st.stop_requested()) break;
       auto now = Steady::now();
+      std::vector<ProgressEvent> events;
       for (size_t i = 0; i < nodes_.size(); ++i) {
         Node& n = nodes_[i];
         if (n.state != Node::State::kRunning) continue;
         auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(now - n.started);
         if (elapsed - n.last_report >= options_.progress_interval) {
           n.last_report = elapsed;
-          EmitLocked({ProgressEvent::Phase::kStillRunning, n.change->address, OpName(n.op), "", elapsed});
+          events.push_back({ProgressEvent::Phase::kStillRunning, n.change->address, OpName(n.op), "", elapsed});
         }
       }
+      EmitAfter(lock, events);
+      lock.lock();
     }
   }
 
   void Emit(const ProgressEvent& e) {
-    std::lock_guard lock(mu_);
-    EmitLocked(e);
-  }
-  // REQUIRES: mu_ held (serialises the callback)
-  void EmitLocked(const ProgressEvent& e) {
+    std::lock_guard out(emit_mu_);
     if (options_.progress) options_.progress(e);
+  }
+  // Releases `lock` (on mu_), then calls the progress callback with
+  // `events`. emit_mu_ is taken before mu_ is let go, so nothing that follows
+  // from this state change (a dependent's start line) is shown before them,
+  // while the callback's I/O does not hold up workers waiting for mu_.
+  void EmitAfter(std::unique_lock<std::mutex>& lock, const std::vector<ProgressEvent>& events) {
+    if (events.empty() || !options_.progress) {
+      lock.unlock();
+      return;
+    }
+    std::lock_guard out(emit_mu_);
+    lock.unlock();
+    for (const auto& e : events) options_.progress(e);
   }
 
   AttributeLookup Lookup() {
@@ -561,6 +584,7 @@ class ApplyRun {
   int64_t first_seq_ = 0;  // node i's journal sequence number is first_seq_ + i
 
   std::mutex mu_;
+  std::mutex emit_mu_;  // serialises the progress callback; taken after mu_, never before
   std::condition_variable cv_;
   std::vector<Node> nodes_;                 // nodes' state fields GUARDED_BY(mu_)
   // Deterministic order among ready nodes: by address.
