@@ -66,11 +66,28 @@ Status SqliteError(sqlite3* db, int rc, const std::string& what) {
 // no-op and status() reports it.
 class Stmt {
  public:
+  // Prepares `sql` for this statement alone.
   Stmt(sqlite3* db, const char* sql) : db_(db) {
     int rc = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr);
     if (rc != SQLITE_OK) status_ = SqliteError(db, rc, "prepare");
   }
-  ~Stmt() { sqlite3_finalize(stmt_); }
+  // Borrows a statement prepared once (SqliteStateStore::Prepared), and
+  // leaves it reset, with no bindings, for the next use.
+  Stmt(sqlite3* db, const Result<sqlite3_stmt*>& reused) : db_(db), owned_(false) {
+    if (reused.ok()) {
+      stmt_ = *reused;
+    } else {
+      status_ = reused.status();
+    }
+  }
+  ~Stmt() {
+    if (owned_) {
+      sqlite3_finalize(stmt_);
+    } else if (stmt_ != nullptr) {
+      sqlite3_reset(stmt_);
+      sqlite3_clear_bindings(stmt_);
+    }
+  }
   Stmt(const Stmt&) = delete;
   Stmt& operator=(const Stmt&) = delete;
 
@@ -113,6 +130,7 @@ class Stmt {
   }
   sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;
+  bool owned_ = true;
   Status status_;
 };
 
@@ -295,7 +313,23 @@ Result<std::unique_ptr<SqliteStateStore>> SqliteStateStore::OpenAndMigrate(const
 SqliteStateStore::SqliteStateStore(std::string path, sqlite3* db, Clock* clock)
     : path_(std::move(path)), clock_(clock), db_(db) {}
 
-SqliteStateStore::~SqliteStateStore() { sqlite3_close(db_); }
+SqliteStateStore::~SqliteStateStore() {
+  for (auto& [sql, stmt] : prepared_) sqlite3_finalize(stmt);
+  sqlite3_close(db_);
+}
+
+Result<sqlite3_stmt*> SqliteStateStore::Prepared(const char* sql) {
+  auto it = prepared_.find(sql);
+  if (it != prepared_.end()) return it->second;
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+  if (rc != SQLITE_OK) {
+    sqlite3_finalize(stmt);
+    return SqliteError(db_, rc, "prepare");
+  }
+  prepared_.emplace(sql, stmt);
+  return stmt;
+}
 
 Result<StateSnapshot> SqliteStateStore::Load() {
   std::lock_guard lock(mu_);
@@ -458,16 +492,22 @@ void SqliteStateStore::WriteBatch(const std::vector<PendingWrite*>& batch) {
   Txn txn(db_);
   if (Status st = txn.Begin(/*write=*/true); !st.ok()) return fail_all(st);
   for (PendingWrite* w : batch) {
-    if (Status st = Exec(db_, "SAVEPOINT cairn_write"); !st.ok()) return fail_all(st);
+    if (Status st = Stmt(db_, Prepared("SAVEPOINT cairn_write")).Run(); !st.ok()) {
+      return fail_all(st);
+    }
     try {  // a throw here would leave writing_ set and every writer waiting
       w->status = (*w->body)();
     } catch (const std::exception& e) {
       w->status = Status::Internal(std::string("state database: ") + e.what());
     }
     if (!w->status.ok()) {
-      if (Status st = Exec(db_, "ROLLBACK TO cairn_write"); !st.ok()) return fail_all(st);
+      if (Status st = Stmt(db_, Prepared("ROLLBACK TO cairn_write")).Run(); !st.ok()) {
+        return fail_all(st);
+      }
     }
-    if (Status st = Exec(db_, "RELEASE cairn_write"); !st.ok()) return fail_all(st);
+    if (Status st = Stmt(db_, Prepared("RELEASE cairn_write")).Run(); !st.ok()) {
+      return fail_all(st);
+    }
   }
   if (Status st = txn.Commit(); !st.ok()) {
     for (PendingWrite* w : batch) {
@@ -480,7 +520,7 @@ Result<int64_t> SqliteStateStore::ReserveSequences(int64_t count) {
   CAIRN_RETURN_IF_ERROR(CheckSequenceCount(count));
   int64_t last = 0;
   CAIRN_RETURN_IF_ERROR(Write([&]() -> Status {
-    Stmt q(db_, "UPDATE sequence SET last = last + ? WHERE slot = 1 RETURNING last");
+    Stmt q(db_, Prepared("UPDATE sequence SET last = last + ? WHERE slot = 1 RETURNING last"));
     if (!q.Int(1, count).Step()) {
       CAIRN_RETURN_IF_ERROR(q.status());
       return Status::Internal("state database has no sequence row");
@@ -495,15 +535,15 @@ Status SqliteStateStore::JournalBegin(const JournalEntry& e) {
   CAIRN_RETURN_IF_ERROR(CheckJournalEntry(e));
   return Write([&]() -> Status {
     {
-      Stmt q(db_, "SELECT 1 FROM journal WHERE seq = ?");
+      Stmt q(db_, Prepared("SELECT 1 FROM journal WHERE seq = ?"));
       if (q.Int(1, e.seq).Step()) {
         return Status::AlreadyExists("journal entry " + std::to_string(e.seq) + " already exists");
       }
       CAIRN_RETURN_IF_ERROR(q.status());
     }
-    Stmt ins(db_,
-             "INSERT INTO journal (seq, address, action, kind, remote_id, method, path, body, "
-             "idempotency_key, started_at, context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    Stmt ins(db_, Prepared("INSERT INTO journal (seq, address, action, kind, remote_id, method, "
+                           "path, body, idempotency_key, started_at, context) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
     ins.Int(1, e.seq).Text(2, e.address).Text(3, e.action).Text(4, e.kind).Text(5, e.remote_id);
     ins.Text(6, e.method).Text(7, e.path).Blob(8, e.body).Text(9, e.idempotency_key);
     ins.Int(10, e.started_at).Text(11, DumpJson(e.context));
@@ -555,9 +595,8 @@ Status SqliteStateStore::ApplyCommit(const StateCommit& c) {
     CAIRN_RETURN_IF_ERROR(mv.Text(1, to).Text(2, from).Run());
   }
   for (const ResourceState& r : c.put) {
-    Stmt put(db_,
-             "INSERT OR REPLACE INTO resources (address, kind, id, attributes, depends_on, "
-             "schema_version) VALUES (?, ?, ?, ?, ?, ?)");
+    Stmt put(db_, Prepared("INSERT OR REPLACE INTO resources (address, kind, id, attributes, "
+                           "depends_on, schema_version) VALUES (?, ?, ?, ?, ?, ?)"));
     put.Text(1, r.address).Text(2, r.kind).Text(3, r.id).Text(4, DumpJson(r.attributes));
     put.Text(5, DumpJson(Value(r.depends_on))).Int(6, r.schema_version);
     CAIRN_RETURN_IF_ERROR(put.Run());
@@ -566,7 +605,7 @@ Status SqliteStateStore::ApplyCommit(const StateCommit& c) {
     CAIRN_RETURN_IF_ERROR(Stmt(db_, "DELETE FROM resources WHERE address = ?").Text(1, a).Run());
   }
   if (c.journal_done) {
-    Stmt del(db_, "DELETE FROM journal WHERE seq = ?");
+    Stmt del(db_, Prepared("DELETE FROM journal WHERE seq = ?"));
     CAIRN_RETURN_IF_ERROR(del.Int(1, *c.journal_done).Run());
     if (sqlite3_changes(db_) == 0) {
       return Status::NotFound("journal entry " + std::to_string(*c.journal_done) +
@@ -580,7 +619,7 @@ Status SqliteStateStore::ApplyCommit(const StateCommit& c) {
       CAIRN_RETURN_IF_ERROR(ins.Text(1, name).Text(2, DumpJson(v)).Run());
     }
   }
-  return Exec(db_, "UPDATE meta SET serial = serial + 1 WHERE slot = 1");
+  return Stmt(db_, Prepared("UPDATE meta SET serial = serial + 1 WHERE slot = 1")).Run();
 }
 
 Result<int64_t> SqliteStateStore::Commit(const StateCommit& commit) {
@@ -588,9 +627,12 @@ Result<int64_t> SqliteStateStore::Commit(const StateCommit& commit) {
   int64_t serial = 0;
   CAIRN_RETURN_IF_ERROR(Write([&]() -> Status {
     CAIRN_RETURN_IF_ERROR(ApplyCommit(commit));
-    Result<int64_t> s = QueryInt(db_, "SELECT serial FROM meta WHERE slot = 1");
-    if (!s.ok()) return s.status();
-    serial = *s;
+    Stmt q(db_, Prepared("SELECT serial FROM meta WHERE slot = 1"));
+    if (!q.Step()) {
+      CAIRN_RETURN_IF_ERROR(q.status());
+      return Status::Internal("state database has no meta row");
+    }
+    serial = q.ColInt(0);
     return Status::Ok();
   }, commit.durability));
   return serial;

@@ -57,6 +57,7 @@
 
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -66,6 +67,7 @@
 #include "engine/state/state_store.h"
 
 struct sqlite3;
+struct sqlite3_stmt;
 
 namespace cairn {
 
@@ -104,6 +106,10 @@ class SqliteStateStore final : public StateStore {
   Result<LockInfo> TryLock(const std::string& operation);
   // REQUIRES: mu_ held, inside a write transaction.
   Status ApplyCommit(const StateCommit& commit);
+  // REQUIRES: mu_ held. The statement for `sql` (a string literal), prepared
+  // on first use and kept: the writes every operation makes are not parsed
+  // again each time.
+  Result<sqlite3_stmt*> Prepared(const char* sql);
 
   // One write call waiting for its batch (see "Group commit" above).
   struct PendingWrite {
@@ -123,6 +129,7 @@ class SqliteStateStore final : public StateStore {
   Clock* const clock_;
   std::mutex mu_;
   sqlite3* db_;  // GUARDED_BY(mu_)
+  std::map<std::string, sqlite3_stmt*, std::less<>> prepared_;  // GUARDED_BY(mu_)
 
   std::mutex write_mu_;  // never held while waiting for mu_ (see Write())
   std::condition_variable write_cv_;
