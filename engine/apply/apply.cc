@@ -513,10 +513,10 @@ class ApplyRun {
     rs.address = c.address;
     rs.kind = c.kind;
     rs.id = remote->id;
-    rs.attributes = remote->attributes;
-    rs.attributes["id"] = remote->id;
+    rs.attributes = std::move(remote->attributes);
+    rs.attributes["id"] = rs.id;
     rs.depends_on = c.depends_on;
-    commit.put.push_back(rs);
+    commit.put.push_back(std::move(rs));  // commit.put[0]
     if (c.action == Action::kReplace && c.create_before_destroy) {
       // The old object stays recorded, as deposed, until its delete commits.
       ResourceState old;
@@ -539,8 +539,8 @@ class ApplyRun {
     CrashPoint("apply.committed");
     {
       std::lock_guard lock(mu_);
-      values_[c.address] = rs.attributes;
-      done_ids_[index] = rs.id;
+      done_ids_[index] = commit.put[0].id;
+      values_[c.address] = std::move(commit.put[0].attributes);
       if (ok) {
         if (c.action == Action::kCreate) ++result_.summary.created;
         if (c.action == Action::kUpdate) ++result_.summary.updated;

@@ -280,7 +280,7 @@ Result<Value> InfraProvider::Unwrap(const KindWire& wire, const HttpResponse& re
   if (it == body.end() || !it->is_object()) {
     return Status::Internal(wire.kind + " response lacks its \"" + *wire.envelope + "\" envelope");
   }
-  return *it;
+  return std::move(*it);  // body is dropped: no deep copy
 }
 
 Result<RemoteResource> InfraProvider::ToResource(const KindWire& wire,
@@ -723,7 +723,7 @@ WaitResponse InfraProvider::Wait(const WaitRequest& req, std::stop_token stop) {
       out.status = Status::Internal(mapped.status().message());
       return out;
     }
-    out.resource = RemoteResource{wire.kind, mapped->id, mapped->attributes};
+    out.resource = RemoteResource{wire.kind, mapped->id, std::move(mapped->attributes)};
 
     const Value* customer = FindPath(**obj, "customerStatus.status");
     std::string customer_status =
