@@ -11,8 +11,9 @@
 // depends on it while independent branches go on.
 //
 // Each operation follows the exactly-once protocol of engine/state:
-//   NextSequence -> Prepare -> JournalBegin(key, exact body) -> send ->
-//   wait until ready/deleted -> Commit(resource, journal_done)
+//   Prepare -> JournalBegin(key, exact body) -> send -> wait until
+//   ready/deleted -> Commit(resource, journal_done; Durability::kDeferred)
+// with its sequence number from one ReserveSequences call for the whole run.
 // A definite refusal (4xx) clears the journal entry; an unknown outcome
 // (network failure, deadline) leaves it for RecoverJournal to re-send with
 // the same key and body at the next run.

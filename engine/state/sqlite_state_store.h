@@ -3,12 +3,14 @@
 // SQLite gives its -wal and -shm files the same mode).
 //
 // Durability: WAL journal with synchronous=FULL, so a method that returned OK
-// survives a crash of the process or the machine. Every method is one
+// survives a crash of the process or the machine, except the writes asked for
+// with Durability::kDeferred (below), which survive the process being killed
+// and are synced by the next immediate write. Every method is one
 // transaction (BEGIN IMMEDIATE for writes), so a process killed at any point
 // leaves either all of a Commit or none of it.
 //
 // Concurrency: one connection per store, guarded by a mutex (thread-safe).
-// Group commit: NextSequence, JournalBegin and Commit calls made at the same
+// Group commit: ReserveSequences, JournalBegin and Commit calls made at the same
 // time by several threads (a parallel apply) share one write transaction,
 // hence one fsync; each runs inside its own SAVEPOINT, so one that fails
 // leaves the others' writes intact, and each returns only once the COMMIT of
@@ -46,7 +48,7 @@
 //              idempotency_key TEXT NOT NULL, started_at INTEGER NOT NULL,
 //              context TEXT NOT NULL DEFAULT '{}')      -- JSON      [v2]
 //   sequence  (slot INTEGER PRIMARY KEY CHECK (slot = 1),
-//              last INTEGER NOT NULL)          -- last number NextSequence gave
+//              last INTEGER NOT NULL)          -- last number ReserveSequences gave
 //   lock      (slot INTEGER PRIMARY KEY CHECK (slot = 1), id TEXT NOT NULL,
 //              holder TEXT NOT NULL, operation TEXT NOT NULL,
 //              created_at INTEGER NOT NULL)    -- unix seconds; no row = unlocked

@@ -7,7 +7,8 @@
 // Exactly-once protocol (engine/apply):
 //   JournalBegin(entry)   durable before the request leaves the machine
 //   ... send with entry.idempotency_key and entry.body ...
-//   Commit({put/remove, journal_done = entry.seq})   one atomic transaction
+//   Commit({put/remove, journal_done = entry.seq})   one atomic transaction,
+//                         which may be deferred (see Durability)
 // A journal entry still present at the next run is an operation whose outcome
 // is unknown: it is re-sent with its original key and body.
 //
@@ -46,7 +47,7 @@ struct StateSnapshot {
 };
 
 struct JournalEntry {
-  int64_t seq = 0;  // assigned by NextSequence(); unique per state, never reused
+  int64_t seq = 0;  // from ReserveSequences(); unique per state, never reused
   std::string address;
   std::string action;  // "create", "update", "delete"
   std::string kind;
