@@ -36,6 +36,19 @@ struct RemoteResource {
   Value attributes = Value::object();
 };
 
+// True when `found` can be what a create whose request body was `body` made:
+// every field of the body that `found` also has holds the same value there.
+// For APIs that cannot deduplicate creates (the preview API), a resource
+// found by name is adopted as the result of an earlier attempt only then:
+// another stack or a person may use the same name for something else.
+inline bool IsResultOf(const RemoteResource& found, const Value& body) {
+  if (!body.is_object()) return false;
+  for (const auto& [field, v] : body.items()) {
+    if (found.attributes.contains(field) && found.attributes[field] != v) return false;
+  }
+  return true;
+}
+
 enum class MutationAction { kCreate, kUpdate, kDelete };
 // "create", "update", "delete"
 inline const char* MutationActionName(MutationAction a) {
@@ -89,6 +102,9 @@ struct CreateResponse {
   Status status;
   std::optional<RemoteResource> resource;  // the created resource as answered
   bool replayed = false;                   // the server replayed a stored response
+  // An attempt failed with its outcome unknown, and the resource was then
+  // found by name, made by that attempt (APIs that cannot deduplicate).
+  bool found_by_name = false;
   std::vector<Diagnostic> diagnostics;
 };
 

@@ -57,15 +57,6 @@ void Append(std::vector<Diagnostic>& to, const std::vector<Diagnostic>& from) {
   to.insert(to.end(), from.begin(), from.end());
 }
 
-// True when every field of the request `body` that `found` also has holds
-// the same value there (both sides carry ids in canonical form).
-bool MatchesRequest(const RemoteResource& found, const Value& body) {
-  for (const auto& [field, v] : body.items()) {
-    if (found.attributes.contains(field) && found.attributes[field] != v) return false;
-  }
-  return true;
-}
-
 enum class Op { kCreate, kUpdate, kDelete };
 const char* OpName(Op op) {
   return op == Op::kCreate ? "create" : op == Op::kUpdate ? "update" : "delete";
@@ -707,7 +698,7 @@ RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const Apply
         // that is what the journaled request asked for can be ours.
         std::vector<RemoteResource> ours;
         for (const auto& r : found.resources) {
-          if (MatchesRequest(r, body)) ours.push_back(r);
+          if (IsResultOf(r, body)) ours.push_back(r);
         }
         if (found.status.ok() && ours.size() == 1) {
           remote = ours.front();

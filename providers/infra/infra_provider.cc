@@ -15,8 +15,9 @@
 namespace cairn {
 
 struct InfraProvider::Outcome {
-  Status status;  // OK: `response` is a final HTTP answer (any status)
+  Status status;  // OK: `response` is a final HTTP answer (any status), or `found`
   HttpResponse response;
+  std::optional<RemoteResource> found;  // from `before_resend`: no answer to use
   int attempts = 0;
   std::vector<Diagnostic> diagnostics;  // set when status is not OK
 };
@@ -188,14 +189,22 @@ Clock::time_point InfraProvider::DeadlineFromNow(std::chrono::seconds d) const {
 InfraProvider::Outcome InfraProvider::Exchange(const std::string& method, const std::string& path,
                                                const std::string& body,
                                                const std::string& idempotency_key,
-                                               Clock::time_point deadline, std::stop_token stop) {
+                                               Clock::time_point deadline, std::stop_token stop,
+                                               const std::function<std::optional<RemoteResource>()>& before_resend) {
   Outcome out;
   std::string last_problem;
   std::string last_code;
+  bool outcome_unknown = false;  // the last attempt may have taken effect
   for (int retry = 0;; ++retry) {
     if (stop.stop_requested()) {
       out.status = Status::Cancelled(method + " " + path + " cancelled");
       return out;
+    }
+    if (outcome_unknown && before_resend) {
+      if (auto found = before_resend()) {
+        out.found = std::move(found);
+        return out;
+      }
     }
     HttpRequest req;
     req.method = method;
@@ -227,16 +236,19 @@ InfraProvider::Outcome InfraProvider::Exchange(const std::string& method, const 
       }
       last_code = "network_error";
       last_problem = Redact(answer.status().message());
+      outcome_unknown = true;
     } else {
       const HttpResponse& resp = *answer;
       spdlog::debug("infra: {} {} -> {} in {} ms (request {}, attempt {})", method, path,
                     resp.status, latency, request_id, out.attempts);
       bool retryable = false;
+      outcome_unknown = false;  // 429 and 409 key-in-use: this attempt did nothing
       if (resp.status == 429) {
         retryable = true;
         retry_after = ParseRetryAfter(resp.Header("retry-after"));
       } else if (resp.status >= 500 && resp.status <= 599) {
         retryable = true;
+        outcome_unknown = true;
       } else if (resp.status == 409) {
         retryable = ParseError(resp).code == "idempotency_key_in_use";
       }
@@ -573,11 +585,37 @@ CreateResponse InfraProvider::Create(const CreateRequest& req, std::stop_token s
   out.status = CheckMutation(m, MutationAction::kCreate, req.idempotency_key);
   if (!out.status.ok()) return out;
   const KindWire& wire = **Lookup(m.kind);
+  std::function<std::optional<RemoteResource>()> before_resend;
+  if (wire.api == "preview") {
+    // That API cannot deduplicate creates (spec 4.3 rule 6): an attempt that
+    // failed may still have made the resource, so look before sending again.
+    before_resend = [&]() -> std::optional<RemoteResource> {
+      Value body = Value::parse(m.body, nullptr, /*allow_exceptions=*/false);
+      std::string name = body.is_object() ? body.value("name", "") : "";
+      if (name.empty()) return std::nullopt;
+      ListResponse listed = FindByName(m.kind, name, stop);
+      if (!listed.status.ok()) return std::nullopt;  // not known: send again
+      std::optional<RemoteResource> ours;
+      for (auto& r : listed.resources) {
+        if (!IsResultOf(r, body)) continue;
+        if (ours) return std::nullopt;  // two candidates: cannot tell which
+        ours = std::move(r);
+      }
+      return ours;
+    };
+  }
   Outcome o = Exchange(m.method, m.path, m.body, req.idempotency_key,
-                       DeadlineFromNow(options_.operation_deadline), stop);
+                       DeadlineFromNow(options_.operation_deadline), stop, before_resend);
   if (!o.status.ok()) {
     out.status = o.status;
     out.diagnostics = std::move(o.diagnostics);
+    return out;
+  }
+  if (o.found) {
+    spdlog::info("create {} {}: an attempt that failed had made it, found by name; not sent again",
+                 m.kind, o.found->id);
+    out.resource = std::move(o.found);
+    out.found_by_name = true;
     return out;
   }
   if (!IsSuccess(o.response.status)) {

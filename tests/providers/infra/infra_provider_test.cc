@@ -235,6 +235,72 @@ TEST_CASE("every retry reuses the same key and body, byte for byte") {
   CHECK(f.clock.total_slept() >= seconds(3));
 }
 
+namespace {
+
+HttpResponse KeyPage(const std::vector<Value>& keys) {
+  return JsonAnswer(200, Value{{"data", keys}, {"pagination", {{"next_cursor", ""}, {"has_more", false}}}}
+                             .dump());
+}
+
+}  // namespace
+
+TEST_CASE("a preview create whose answer was lost is found by name, not sent twice") {
+  Fixture f;
+  auto m = PrepareOrDie(f.provider, {"ssh_key", MutationAction::kCreate, "",
+                                     Value{{"name", "k"}, {"public_key", "ssh-ed25519 AAAA"}}});
+  f.transport.Push(Dropped());  // the POST may or may not have been executed
+  f.transport.Push(KeyPage({Value::parse(KeyJson("key_9", "other")),
+                            Value::parse(KeyJson("key_1", "k"))}));
+  auto r = f.provider.Create({m, "key-1"}, {});
+  REQUIRE(r.status.ok());
+  REQUIRE(r.resource);
+  CHECK(r.resource->id == "key_1");
+  CHECK(r.found_by_name);
+  auto sent = f.transport.sent();
+  REQUIRE(sent.size() == 2);  // the POST, then one listing; no second POST
+  CHECK(sent[0].method == "POST");
+  CHECK(sent[1].method == "GET");
+  CHECK(sent[1].url == "http://api.test/v1/ssh_keys?limit=200");
+}
+
+TEST_CASE("a preview create is sent again, same key and body, when nothing it made is found") {
+  Fixture f;
+  auto m = PrepareOrDie(f.provider, {"ssh_key", MutationAction::kCreate, "",
+                                     Value{{"name", "k"}, {"public_key", "ssh-ed25519 AAAA"}}});
+  f.transport.Push(ErrorAnswer(503, "service_unavailable", "busy"));
+  // Same name, another key: someone else's, not the result of this create.
+  Value theirs = Value::parse(KeyJson("key_7", "k"));
+  theirs["public_key"] = "ssh-ed25519 BBBB";
+  f.transport.Push(KeyPage({theirs}));
+  f.transport.Push(JsonAnswer(201, KeyJson("key_1", "k")));
+  auto r = f.provider.Create({m, "key-1"}, {});
+  REQUIRE(r.status.ok());
+  CHECK(r.resource->id == "key_1");
+  CHECK_FALSE(r.found_by_name);
+  auto sent = f.transport.sent();
+  REQUIRE(sent.size() == 3);
+  CHECK(sent[2].method == "POST");
+  CHECK(sent[2].body == sent[0].body);
+  CHECK(HeaderOf(sent[2], "Idempotency-Key") == "key-1");
+
+  // A 429 is no unknown outcome (nothing was done): retried without a look.
+  Fixture g;
+  g.transport.Push(RateLimited(1));
+  g.transport.Push(JsonAnswer(201, KeyJson("key_1", "k")));
+  REQUIRE(g.provider.Create({m, "key-2"}, {}).status.ok());
+  CHECK(g.transport.count() == 2);
+
+  // The control plane deduplicates by key: a lost answer is simply re-sent.
+  Fixture h;
+  auto inst = InstanceCreate(h.provider);
+  h.transport.Push(Dropped());
+  h.transport.Push(JsonAnswer(201, InstanceJson(kUuid, "queued")));
+  REQUIRE(h.provider.Create({inst, "key-3"}, {}).status.ok());
+  auto hs = h.transport.sent();
+  REQUIRE(hs.size() == 2);
+  CHECK(hs[1].method == "POST");
+}
+
 TEST_CASE("429 waits exactly Retry-After") {
   Fixture f;
   f.transport.Push(RateLimited(7));
