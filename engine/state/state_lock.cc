@@ -27,6 +27,45 @@ std::string UserName() {
   return "uid" + std::to_string(geteuid());
 }
 
+// The PID namespace of this process ("4026531836"), empty if unknown. Two
+// processes with the same pid on one host name are the same process only
+// within one namespace (containers may share a host name).
+std::string PidNamespace() {
+  char buf[64] = {};
+  ssize_t n = readlink("/proc/self/ns/pid", buf, sizeof(buf) - 1);
+  if (n <= 0) return "";
+  std::string link(buf, static_cast<size_t>(n));  // "pid:[4026531836]"
+  size_t open = link.find('['), close = link.find(']');
+  if (open == std::string::npos || close == std::string::npos || close < open) return "";
+  return link.substr(open + 1, close - open - 1);
+}
+
+// When process `pid` started, in clock ticks since boot (field 22 of
+// /proc/PID/stat), empty if it does not exist. With the pid, it names one
+// process: a pid reused by a later process has another start time.
+std::string ProcessStart(long pid) {
+  std::FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
+  if (f == nullptr) return "";
+  char buf[1024];
+  size_t n = std::fread(buf, 1, sizeof(buf) - 1, f);
+  std::fclose(f);
+  std::string stat(buf, n);
+  size_t pos = stat.rfind(')');  // the command name may hold spaces and parentheses
+  if (pos == std::string::npos) return "";
+  // Fields after the name start with field 3 (state); starttime is field 22.
+  std::string field;
+  int index = 2;
+  for (size_t i = pos + 1; i <= stat.size(); ++i) {
+    if (i == stat.size() || stat[i] == ' ') {
+      if (!field.empty() && ++index == 22) return field;
+      field.clear();
+    } else {
+      field += stat[i];
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 Result<std::string> RandomUuid() {
@@ -43,7 +82,10 @@ Result<std::string> RandomUuid() {
 }
 
 std::string CurrentLockHolder() {
-  return UserName() + "@" + HostName() + " pid " + std::to_string(getpid());
+  std::string holder = UserName() + "@" + HostName() + " pid " + std::to_string(getpid());
+  std::string ns = PidNamespace(), start = ProcessStart(getpid());
+  if (!ns.empty() && !start.empty()) holder += " (pidns " + ns + ", start " + start + ")";
+  return holder;
 }
 
 std::string FormatIsoTime(int64_t unix_seconds) {
@@ -56,16 +98,31 @@ std::string FormatIsoTime(int64_t unix_seconds) {
 }
 
 bool LockHolderIsGone(const std::string& holder) {
-  // "user@host pid N"
+  // "user@host pid N (pidns NS, start T)"
   size_t at = holder.find('@');
-  size_t pid_pos = holder.rfind(" pid ");
-  if (at == std::string::npos || pid_pos == std::string::npos || pid_pos < at) return false;
+  size_t pid_pos = holder.find(" pid ", at == std::string::npos ? 0 : at);
+  if (at == std::string::npos || pid_pos == std::string::npos) return false;
   if (holder.substr(at + 1, pid_pos - at - 1) != HostName()) return false;
-  const std::string pid_text = holder.substr(pid_pos + 5);
+  const char* text = holder.c_str() + pid_pos + 5;
   char* end = nullptr;
-  long pid = std::strtol(pid_text.c_str(), &end, 10);
-  if (pid_text.empty() || end == nullptr || *end != '\0' || pid <= 0) return false;
-  return kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+  long pid = std::strtol(text, &end, 10);
+  if (end == text || pid <= 0) return false;
+  // Without its namespace and start time (a lock from an older Cairn), or
+  // from another PID namespace, the holder cannot be told apart: unsure.
+  const std::string identity = std::string(end);
+  const std::string prefix = " (pidns ", middle = ", start ";
+  size_t mid = identity.find(middle);
+  if (identity.rfind(prefix, 0) != 0 || mid == std::string::npos || identity.back() != ')') {
+    return false;
+  }
+  const std::string ns = identity.substr(prefix.size(), mid - prefix.size());
+  const std::string start =
+      identity.substr(mid + middle.size(), identity.size() - 1 - mid - middle.size());
+  if (ns.empty() || ns != PidNamespace()) return false;
+  if (kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) return true;
+  // The pid is in use: by the holder, or by a later process that reused it.
+  std::string now = ProcessStart(pid);
+  return !now.empty() && now != start;
 }
 
 Status LockConflict(const LockInfo& held) {

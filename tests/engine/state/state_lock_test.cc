@@ -1,0 +1,72 @@
+#include "engine/state/state_lock.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <string>
+
+using namespace cairn;
+
+namespace {
+
+// `holder` with its pid replaced by `pid` and, when given, its start time by
+// `start`.
+std::string WithPid(const std::string& holder, pid_t pid, const std::string& start = "") {
+  size_t p = holder.find(" pid ");
+  size_t end = holder.find(' ', p + 5);
+  std::string out = holder.substr(0, p + 5) + std::to_string(pid) + holder.substr(end);
+  if (!start.empty()) {
+    size_t s = out.find(", start ");
+    out = out.substr(0, s + 8) + start + ")";
+  }
+  return out;
+}
+
+pid_t DeadPid() {
+  pid_t pid = fork();
+  if (pid == 0) _exit(0);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return pid;
+}
+
+}  // namespace
+
+TEST_CASE("lock holder: names user, host, pid, PID namespace and start time", "[state]") {
+  std::string me = CurrentLockHolder();
+  CHECK(me.find('@') != std::string::npos);
+  CHECK(me.find(" pid " + std::to_string(getpid()) + " (pidns ") != std::string::npos);
+  CHECK(me.find(", start ") != std::string::npos);
+  CHECK(me.back() == ')');
+  CHECK_FALSE(LockHolderIsGone(me));  // this process runs
+}
+
+TEST_CASE("lock holder: gone when its pid is free or taken by a later process", "[state]") {
+  const std::string me = CurrentLockHolder();
+  CHECK(LockHolderIsGone(WithPid(me, DeadPid())));
+  // The pid runs, but it is another process than the holder (pid reuse).
+  CHECK(LockHolderIsGone(WithPid(me, getpid(), "1")));
+}
+
+TEST_CASE("lock holder: never called gone when unsure", "[state]") {
+  const std::string me = CurrentLockHolder();
+  const pid_t dead = DeadPid();
+  std::string dead_holder = WithPid(me, dead);
+  // Another host.
+  std::string other_host = dead_holder;
+  other_host.replace(other_host.find('@') + 1, other_host.find(" pid ") - other_host.find('@') - 1,
+                     "some-other-host");
+  CHECK_FALSE(LockHolderIsGone(other_host));
+  // Another PID namespace on the same host name (a container).
+  std::string other_ns = dead_holder;
+  size_t ns = other_ns.find("(pidns ") + 7;
+  other_ns.replace(ns, other_ns.find(',', ns) - ns, "1");
+  CHECK_FALSE(LockHolderIsGone(other_ns));
+  // The format of older versions, without namespace and start time.
+  CHECK_FALSE(LockHolderIsGone(dead_holder.substr(0, dead_holder.find(" (pidns "))));
+  // Garbage.
+  CHECK_FALSE(LockHolderIsGone(""));
+  CHECK_FALSE(LockHolderIsGone("nobody"));
+  CHECK_FALSE(LockHolderIsGone(me.substr(0, me.find(" pid ")) + " pid x (pidns 1, start 2)"));
+}
