@@ -58,7 +58,10 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
       std::cerr << "cairn: error: " << error << "\n";
       return 1;
     }
-    if (saved) so.stack_dir = saved->stack;
+    if (saved) {
+      so.stack_dir = saved->stack;
+      so.plan_vars = saved->variables;
+    }
   }
   auto lock_wait = ParseDuration(f.lock_timeout);
   if (!lock_wait) {

@@ -109,8 +109,10 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
     auto plan = BuildPlan(*session, f->refresh, f->destroy, f->targets, {});
     if (!plan) return 1;
     if (!f->out.empty()) {
+      Plan saved = *plan;  // with the variables, which the other outputs leave out
+      saved.variables = session->config().variables;
       std::string error;
-      if (!WriteFileAtomically(f->out, PlanToJson(*plan).dump(2) + "\n", error)) {
+      if (!WriteFileAtomically(f->out, PlanToJson(saved).dump(2) + "\n", error)) {
         std::cerr << "cairn: error: " << error << "\n";
         return 1;
       }

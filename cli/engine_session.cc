@@ -45,6 +45,7 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
     return nullptr;
   }
   if (options.stack_dir) load_options.paths = {*options.stack_dir};
+  load_options.plan_vars = options.plan_vars;
   s->load_ = LoadStack(load_options);
   if (!s->load_.diagnostics.empty()) s->PrintDiagnostics(s->load_.diagnostics);
   if (!s->load_.ok() || !s->load_.registry) return nullptr;

@@ -29,6 +29,8 @@ struct SessionOptions {
   bool needs_api = true;
   // Load the manifests from this directory instead of the flags' paths.
   std::optional<std::string> stack_dir;
+  // Variable values of a saved plan (LoadOptions::plan_vars).
+  std::map<std::string, Value> plan_vars;
 };
 
 class EngineSession {

@@ -810,6 +810,10 @@ class Loader {
               {});
       }
     }
+    for (const auto& [name, v] : options_.plan_vars) {
+      auto var = variables_.find(name);
+      if (var != variables_.end() && TypeMatches(v, var->second.type)) var->second.value = v;
+    }
     for (auto& [name, info] : variables_) {
       const Doc& doc = docs_[info.doc];
       if (!info.value) {

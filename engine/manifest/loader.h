@@ -31,6 +31,10 @@ struct LoadOptions {
   // Variable values: default < CAIRN_VAR_<name> < var_files (in order) < vars.
   std::vector<std::string> var_files;
   std::map<std::string, std::string> vars;  // --var name=value
+  // Values a saved plan was made with, above all of those (`cairn apply
+  // FILE`). One the stack no longer declares, or of another type, is ignored:
+  // the plan itself is applied as saved.
+  std::map<std::string, Value> plan_vars;
   std::function<const char*(const char*)> getenv = ::getenv;
   // Empty: SchemaRegistry::FindSchemaDir().
   std::string schema_dir;

@@ -327,7 +327,7 @@ Value PlanToJson(const Plan& plan) {
     outputs.push_back({{"name", o.name}, {"value", o.value}, {"sensitive", o.sensitive}});
   }
   auto counts = plan.counts();
-  return {{"format_version", Plan::kFormatVersion},
+  Value out = {{"format_version", Plan::kFormatVersion},
           {"stack", plan.stack},
           {"lineage", plan.lineage},
           {"serial", plan.serial},
@@ -340,6 +340,8 @@ Value PlanToJson(const Plan& plan) {
             {"no_op", counts.noop}}},
           {"changes", changes},
           {"outputs", outputs}};
+  if (!plan.variables.empty()) out["variables"] = plan.variables;
+  return out;
 }
 
 Result<Plan> PlanFromJson(const Value& j) {
@@ -382,6 +384,10 @@ Result<Plan> PlanFromJson(const Value& j) {
     for (const auto& o : j.value("outputs", Value::array())) {
       plan.outputs.push_back(
           {o.at("name").get<std::string>(), o.value("value", Value()), o.value("sensitive", false)});
+    }
+    if (auto vars = j.find("variables"); vars != j.end()) {
+      if (!vars->is_object()) return Status::InvalidArgument("malformed plan: variables is not an object");
+      for (const auto& [name, v] : vars->items()) plan.variables[name] = v;
     }
     return plan;
   } catch (const nlohmann::json::exception& e) {

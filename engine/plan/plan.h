@@ -83,6 +83,10 @@ struct Plan {
   std::vector<PlannedChange> changes;  // every address, no-ops included, in apply order
   std::vector<OutputPlan> outputs;
   std::vector<std::string> sensitive_values;  // values to mask in reports
+  // A saved plan's variable values (set by `cairn plan --out` only):
+  // `cairn apply FILE` loads the stack's provider and backend settings with
+  // them, so the --var values given at plan time need not be given again.
+  std::map<std::string, Value> variables;
 
   struct Counts {
     int add = 0, change = 0, replace = 0, destroy = 0, noop = 0;

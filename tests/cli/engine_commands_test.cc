@@ -143,6 +143,30 @@ TEST_CASE("an update in place, then a saved plan applied exactly, then refused o
   CHECK(s.err.find("stale") != std::string::npos);
 }
 
+TEST_CASE("a saved plan keeps the --var values it was made with") {
+  Env e;
+  std::string text = Stack(1, "${var.size}");
+  text = "kind: variable\nname: size\ntype: string\n---\n" + text;  // no default
+  WriteFile(e.stack + "/main.yaml", text);
+  std::string planfile = e.dir.path() + "/sized.plan";
+  auto p = e.Cairn({"plan", e.stack, "--var", "size=s-2vcpu-4gb", "--out", planfile});
+  INFO(p.out << p.err);
+  REQUIRE(p.exit_code == 0);
+  // Without the plan, the variable must be given.
+  auto missing = e.Cairn({"plan", e.stack});
+  CHECK(missing.exit_code == 1);
+  CHECK(missing.err.find("variable \"size\" has no value") != std::string::npos);
+
+  auto a = e.Cairn({"apply", planfile});  // no --var
+  INFO(a.out << a.err);
+  REQUIRE(a.exit_code == 0);
+  auto client = e.server.Client();
+  auto list = client->Get("/api/v1/compute?limit=200").json();
+  REQUIRE(list["data"].size() == 1);
+  CHECK(list["data"][0]["name"] == "web-0");
+  CHECK(list["data"][0]["planKey"] == "s-2vcpu-4gb");
+}
+
 TEST_CASE("changing an immutable field replaces, naming the field") {
   Env e;
   REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve"}).exit_code == 0);

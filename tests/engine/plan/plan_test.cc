@@ -267,6 +267,17 @@ TEST_CASE("a plan survives its JSON form, and a foreign format version is refuse
   CHECK(back->serial == 7);
   CHECK(back->lineage == "lin-1");
   CHECK(PlanToJson(*back) == j);
+  CHECK_FALSE(j.contains("variables"));  // only saved plans carry them
+
+  Plan saved = r.plan;
+  saved.variables = {{"size", "s-2vcpu-4gb"}, {"replicas", 3}, {"zones", Value::array({"a", "b"})}};
+  Value sj = PlanToJson(saved);
+  auto saved_back = PlanFromJson(sj);
+  REQUIRE(saved_back.ok());
+  CHECK(saved_back->variables == saved.variables);
+  sj["variables"] = "size=big";
+  CHECK(PlanFromJson(sj).status().code() == StatusCode::kInvalidArgument);
+
   j["format_version"] = 99;
   auto bad = PlanFromJson(j);
   REQUIRE_FALSE(bad.ok());
