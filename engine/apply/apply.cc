@@ -13,7 +13,6 @@
 #include "engine/crash_point.h"
 
 namespace cairn {
-
 namespace {
 
 using Steady = std::chrono::steady_clock;
