@@ -49,6 +49,20 @@ inline bool IsResultOf(const RemoteResource& found, const Value& body) {
   return true;
 }
 
+// Of `candidates` (resources found by name), the one that IsResultOf
+// `body`; nullopt when none is, or when more than one could be (then there
+// is no telling which).
+inline std::optional<RemoteResource> SoleResultOf(std::vector<RemoteResource> candidates,
+                                                  const Value& body) {
+  std::optional<RemoteResource> found;
+  for (auto& r : candidates) {
+    if (!IsResultOf(r, body)) continue;
+    if (found) return std::nullopt;
+    found = std::move(r);
+  }
+  return found;
+}
+
 enum class MutationAction { kCreate, kUpdate, kDelete };
 // "create", "update", "delete"
 inline const char* MutationActionName(MutationAction a) {

@@ -295,15 +295,25 @@ class ApplyRun {
     }
   }
 
-  // Sleeps on its own condition variable, woken only by its stop request, so
-  // completions (cv_) never make it scan the nodes.
+  // Once a second: syncs the deferred commits (Sync), and every
+  // progress_interval reports long operations. Sleeps on its own condition
+  // variable, woken early only by its stop request, so completions (cv_)
+  // never make it scan the nodes.
   void Monitor(std::stop_token st) {
+    constexpr std::chrono::milliseconds kSyncInterval{1000};
     std::unique_lock lock(mu_);
     std::condition_variable_any tick;
+    auto last_report = Steady::now();
     while (!st.stop_requested()) {
-      tick.wait_for(lock, st, options_.progress_interval, [] { return false; });
+      tick.wait_for(lock, st, std::min<std::chrono::milliseconds>(kSyncInterval, options_.progress_interval),
+                    [] { return false; });
       if (st.stop_requested()) break;
+      lock.unlock();
+      (void)store_.Sync();  // a failure shows again in the run's last, synced commit
+      lock.lock();
       auto now = Steady::now();
+      if (now - last_report < options_.progress_interval) continue;
+      last_report = now;
       std::vector<ProgressEvent> events;
       for (size_t i = 0; i < nodes_.size(); ++i) {
         Node& n = nodes_[i];
@@ -517,10 +527,14 @@ class ApplyRun {
       old.depends_on = c.prior_depends_on;
       commit.put.push_back(old);
     }
-    // Deferred: until a later write syncs it, the pending journal entry
-    // stands for it (a machine crash in between leaves the entry, which the
-    // next run re-sends with its key; the API answers with this result).
-    commit.durability = Durability::kDeferred;
+    // Deferred where the API replays by key: until a later write (at most
+    // a second away, see Monitor) syncs it, the pending journal entry stands
+    // for it; a machine crash in between leaves the entry, which the next
+    // run re-sends with its key, and the API answers with this result. An
+    // API that cannot deduplicate creates could only be searched by name,
+    // so those results are synced at once.
+    commit.durability = options_.find_by_name_kinds.count(c.kind) ? Durability::kImmediate
+                                                                   : Durability::kDeferred;
     auto serial = store_.Commit(commit);
     if (!serial.ok()) {
       Fail(index, diags, c.address, node.op, "could not record the result: " + serial.status().ToString());
@@ -695,13 +709,11 @@ RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const Apply
         auto found = provider.FindByName(e.kind, name, none);
         // Another stack or a person may use the same name: only an object
         // that is what the journaled request asked for can be ours.
-        std::vector<RemoteResource> ours;
-        for (const auto& r : found.resources) {
-          if (IsResultOf(r, body)) ours.push_back(r);
-        }
-        if (found.status.ok() && ours.size() == 1) {
-          remote = ours.front();
-          how = "found by name";
+        if (found.status.ok()) {
+          if (auto ours = SoleResultOf(std::move(found.resources), body)) {
+            remote = std::move(ours);
+            how = "found by name";
+          }
         }
       }
     }

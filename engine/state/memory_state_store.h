@@ -36,6 +36,7 @@ class MemoryStateStore final : public StateStore {
   Status JournalBegin(const JournalEntry& entry) override;
   Result<std::vector<JournalEntry>> PendingJournal() override;
   Result<int64_t> Commit(const StateCommit& commit) override;
+  Status Sync() override { return Status::Ok(); }  // nothing is durable here
 
   // Fault hooks (see the class comment).
   void FailNextCommit(Status status);

@@ -342,6 +342,19 @@ Result<std::vector<JournalEntry>> PostgresStateStore::PendingJournal() {
   });
 }
 
+Status PostgresStateStore::Sync() {
+  std::lock_guard lock(mu_);
+  return Guarded("sync", [&]() -> Status {
+    // A transaction with an id commits with a WAL record; committed
+    // synchronously, it flushes the WAL up to there, the asynchronous
+    // commits before it included.
+    pqxx::work w(conn_->c);
+    w.exec("SELECT txid_current()");
+    w.commit();
+    return Status::Ok();
+  });
+}
+
 Result<int64_t> PostgresStateStore::Commit(const StateCommit& c) {
   CAIRN_RETURN_IF_ERROR(CheckCommit(c));
   std::lock_guard lock(mu_);

@@ -58,6 +58,7 @@ class PostgresStateStore final : public StateStore {
   Status JournalBegin(const JournalEntry& entry) override;
   Result<std::vector<JournalEntry>> PendingJournal() override;
   Result<int64_t> Commit(const StateCommit& commit) override;
+  Status Sync() override;
 
   const std::string& stack() const { return stack_; }
 

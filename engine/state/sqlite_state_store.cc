@@ -387,6 +387,7 @@ Result<LockInfo> SqliteStateStore::TryLock(const std::string& operation) {
   Result<std::string> id = RandomUuid();
   if (!id.ok()) return id.status();
   std::lock_guard lock(mu_);
+  CAIRN_RETURN_IF_ERROR(SetSynchronous(/*full=*/true));
   Txn txn(db_);
   CAIRN_RETURN_IF_ERROR(txn.Begin(/*write=*/true));
   {
@@ -405,6 +406,7 @@ Result<LockInfo> SqliteStateStore::TryLock(const std::string& operation) {
                             .Int(4, info.created_at)
                             .Run());
   CAIRN_RETURN_IF_ERROR(txn.Commit());
+  unsynced_ = false;  // a synced commit: so is everything before it
   return info;
 }
 
@@ -415,6 +417,7 @@ Result<LockInfo> SqliteStateStore::Lock(const std::string& operation,
 
 Status SqliteStateStore::Unlock(const std::string& lock_id) {
   std::lock_guard lock(mu_);
+  CAIRN_RETURN_IF_ERROR(SetSynchronous(/*full=*/true));
   Txn txn(db_);
   CAIRN_RETURN_IF_ERROR(txn.Begin(/*write=*/true));
   Stmt q(db_, "SELECT id FROM lock WHERE slot = 1");
@@ -427,17 +430,22 @@ Status SqliteStateStore::Unlock(const std::string& lock_id) {
                             q.ColText(0));
   }
   CAIRN_RETURN_IF_ERROR(Stmt(db_, "DELETE FROM lock WHERE slot = 1").Run());
-  return txn.Commit();
+  CAIRN_RETURN_IF_ERROR(txn.Commit());
+  unsynced_ = false;
+  return Status::Ok();
 }
 
 Status SqliteStateStore::ForceUnlock(const std::string& lock_id) {
   std::lock_guard lock(mu_);
+  CAIRN_RETURN_IF_ERROR(SetSynchronous(/*full=*/true));
   Txn txn(db_);
   CAIRN_RETURN_IF_ERROR(txn.Begin(/*write=*/true));
   Stmt del(db_, "DELETE FROM lock WHERE slot = 1 AND id = ?");
   CAIRN_RETURN_IF_ERROR(del.Text(1, lock_id).Run());
   if (sqlite3_changes(db_) == 0) return Status::NotFound("no state lock with ID " + lock_id);
-  return txn.Commit();
+  CAIRN_RETURN_IF_ERROR(txn.Commit());
+  unsynced_ = false;
+  return Status::Ok();
 }
 
 Result<std::optional<LockInfo>> SqliteStateStore::CurrentLock() {
@@ -477,18 +485,13 @@ void SqliteStateStore::WriteBatch(const std::vector<PendingWrite*>& batch) {
   const bool sync = std::any_of(batch.begin(), batch.end(), [](const PendingWrite* w) {
     return w->durability == Durability::kImmediate;
   });
-  // synchronous=FULL is the connection's setting between batches, whatever
-  // happens here.
-  struct Relaxed {
-    sqlite3* db;
-    bool on;
-    ~Relaxed() {
-      if (on) (void)Exec(db, "PRAGMA synchronous = FULL");
-    }
-  } relaxed{db_, !sync};
-  if (!sync) {
-    if (Status st = Exec(db_, "PRAGMA synchronous = NORMAL"); !st.ok()) return fail_all(st);
-  }
+  if (Status st = SetSynchronous(sync); !st.ok()) return fail_all(st);
+  // synchronous=FULL is the connection's setting between batches: Lock and
+  // Unlock rely on it (and set it again themselves if this fails).
+  struct Restore {
+    SqliteStateStore* store;
+    ~Restore() { (void)store->SetSynchronous(/*full=*/true); }
+  } restore{this};
   Txn txn(db_);
   if (Status st = txn.Begin(/*write=*/true); !st.ok()) return fail_all(st);
   for (PendingWrite* w : batch) {
@@ -513,7 +516,33 @@ void SqliteStateStore::WriteBatch(const std::vector<PendingWrite*>& batch) {
     for (PendingWrite* w : batch) {
       if (w->status.ok()) w->status = st;
     }
+    return;
   }
+  // A synced commit makes every frame before it in the WAL durable too.
+  unsynced_ = !sync;
+}
+
+Status SqliteStateStore::SetSynchronous(bool full) {
+  if (synchronous_full_ == full) return Status::Ok();
+  CAIRN_RETURN_IF_ERROR(Exec(db_, full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL"));
+  synchronous_full_ = full;
+  return Status::Ok();
+}
+
+Status SqliteStateStore::Sync() {
+  {
+    std::lock_guard lock(mu_);
+    if (!unsynced_) return Status::Ok();
+  }
+  // A synced commit needs a frame of its own: a write that changes nothing.
+  return Write([&] { return Stmt(db_, Prepared("UPDATE sequence SET last = last WHERE slot = 1")).Run(); },
+               Durability::kImmediate);
+}
+
+bool SqliteStateStore::SynchronousIsFullForTesting() {
+  std::lock_guard lock(mu_);
+  Result<int64_t> level = QueryInt(db_, "PRAGMA synchronous");
+  return level.ok() && *level == 2;
 }
 
 Result<int64_t> SqliteStateStore::ReserveSequences(int64_t count) {

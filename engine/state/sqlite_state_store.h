@@ -16,11 +16,11 @@
 // leaves the others' writes intact, and each returns only once the COMMIT of
 // its batch is committed (and fails if that COMMIT fails). A batch is synced
 // (synchronous=FULL) if any of its writes asks for Durability::kImmediate;
-// one of only kDeferred writes (NextSequence, the commits that complete a
-// journal entry) commits with synchronous=NORMAL: written to the WAL, which
-// survives the process being killed, and synced by the next FULL commit,
-// which covers everything before it in the WAL. Every other transaction
-// (Lock, Unlock, ...) runs with synchronous=FULL.
+// one of only kDeferred writes (ReserveSequences, an apply's create and
+// update results) commits with synchronous=NORMAL: written to the WAL, which
+// survives the process being killed, and synced by the next FULL commit (or
+// Sync()), which covers everything before it in the WAL. Every other
+// transaction (Lock, Unlock, ...) runs with synchronous=FULL.
 // Across processes SQLite's file locks serialise writers (busy_timeout 10 s);
 // the Cairn lock is a row taken inside a write transaction, so of two
 // processes racing Lock() exactly one wins.
@@ -98,6 +98,11 @@ class SqliteStateStore final : public StateStore {
   Status JournalBegin(const JournalEntry& entry) override;
   Result<std::vector<JournalEntry>> PendingJournal() override;
   Result<int64_t> Commit(const StateCommit& commit) override;
+  Status Sync() override;
+
+  // The connection's PRAGMA synchronous is FULL (as it must be between
+  // batches). Tests only.
+  bool SynchronousIsFullForTesting();
 
   const std::string& path() const { return path_; }
 
@@ -108,6 +113,9 @@ class SqliteStateStore final : public StateStore {
   Result<LockInfo> TryLock(const std::string& operation);
   // REQUIRES: mu_ held, inside a write transaction.
   Status ApplyCommit(const StateCommit& commit);
+  // REQUIRES: mu_ held, outside a transaction. PRAGMA synchronous FULL or
+  // NORMAL, executed only when the connection is not at that level already.
+  Status SetSynchronous(bool full);
   // REQUIRES: mu_ held. The statement for `sql` (a string literal), prepared
   // on first use and kept: the writes every operation makes are not parsed
   // again each time.
@@ -131,6 +139,8 @@ class SqliteStateStore final : public StateStore {
   Clock* const clock_;
   std::mutex mu_;
   sqlite3* db_;  // GUARDED_BY(mu_)
+  bool synchronous_full_ = true;  // GUARDED_BY(mu_): the connection's level
+  bool unsynced_ = false;         // GUARDED_BY(mu_): a NORMAL commit since the last synced one
   std::map<std::string, sqlite3_stmt*, std::less<>> prepared_;  // GUARDED_BY(mu_)
 
   std::mutex write_mu_;  // never held while waiting for mu_ (see Write())

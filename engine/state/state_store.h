@@ -125,6 +125,11 @@ class StateStore {
   // Applies `commit` atomically, as durably as commit.durability asks;
   // returns the new serial.
   virtual Result<int64_t> Commit(const StateCommit& commit) = 0;
+
+  // Makes every kDeferred write made so far durable (a no-op when there is
+  // none). An apply calls it about once a second, so that a deferred write
+  // waits at most that long for the next synced one.
+  virtual Status Sync() = 0;
 };
 
 }  // namespace cairn

@@ -190,19 +190,28 @@ InfraProvider::Outcome InfraProvider::Exchange(const std::string& method, const 
                                                const std::string& body,
                                                const std::string& idempotency_key,
                                                Clock::time_point deadline, std::stop_token stop,
-                                               const std::function<std::optional<RemoteResource>()>& before_resend) {
+                                               const std::function<Result<std::optional<RemoteResource>>()>& before_resend) {
   Outcome out;
   std::string last_problem;
   std::string last_code;
-  bool outcome_unknown = false;  // the last attempt may have taken effect
+  bool outcome_unknown = false;  // an attempt may have taken effect: stays set
   for (int retry = 0;; ++retry) {
     if (stop.stop_requested()) {
       out.status = Status::Cancelled(method + " " + path + " cancelled");
       return out;
     }
     if (outcome_unknown && before_resend) {
-      if (auto found = before_resend()) {
-        out.found = std::move(found);
+      Result<std::optional<RemoteResource>> found = before_resend();
+      if (!found.ok()) {
+        // Sending again could make a second one: stop, outcome unknown.
+        std::string summary = method + " " + path + " failed (" + last_problem +
+                              ") and whether it took effect cannot be checked";
+        out.status = Status::Unavailable(Redact(summary + ": " + found.status().message()));
+        out.diagnostics.push_back(MakeDiagnostic(last_code, summary, found.status().message()));
+        return out;
+      }
+      if (*found) {
+        out.found = std::move(*found);
         return out;
       }
     }
@@ -242,7 +251,6 @@ InfraProvider::Outcome InfraProvider::Exchange(const std::string& method, const 
       spdlog::debug("infra: {} {} -> {} in {} ms (request {}, attempt {})", method, path,
                     resp.status, latency, request_id, out.attempts);
       bool retryable = false;
-      outcome_unknown = false;  // 429 and 409 key-in-use: this attempt did nothing
       if (resp.status == 429) {
         retryable = true;
         retry_after = ParseRetryAfter(resp.Header("retry-after"));
@@ -585,23 +593,17 @@ CreateResponse InfraProvider::Create(const CreateRequest& req, std::stop_token s
   out.status = CheckMutation(m, MutationAction::kCreate, req.idempotency_key);
   if (!out.status.ok()) return out;
   const KindWire& wire = **Lookup(m.kind);
-  std::function<std::optional<RemoteResource>()> before_resend;
+  std::function<Result<std::optional<RemoteResource>>()> before_resend;
   if (wire.api == "preview") {
     // That API cannot deduplicate creates (spec 4.3 rule 6): an attempt that
     // failed may still have made the resource, so look before sending again.
-    before_resend = [&]() -> std::optional<RemoteResource> {
-      Value body = Value::parse(m.body, nullptr, /*allow_exceptions=*/false);
-      std::string name = body.is_object() ? body.value("name", "") : "";
-      if (name.empty()) return std::nullopt;
+    Value body = Value::parse(m.body, nullptr, /*allow_exceptions=*/false);
+    std::string name = body.is_object() ? body.value("name", "") : "";
+    before_resend = [&, body, name]() -> Result<std::optional<RemoteResource>> {
+      if (name.empty()) return Status::FailedPrecondition("the request names no resource");
       ListResponse listed = FindByName(m.kind, name, stop);
-      if (!listed.status.ok()) return std::nullopt;  // not known: send again
-      std::optional<RemoteResource> ours;
-      for (auto& r : listed.resources) {
-        if (!IsResultOf(r, body)) continue;
-        if (ours) return std::nullopt;  // two candidates: cannot tell which
-        ours = std::move(r);
-      }
-      return ours;
+      if (!listed.status.ok()) return listed.status;
+      return SoleResultOf(std::move(listed.resources), body);
     };
   }
   Outcome o = Exchange(m.method, m.path, m.body, req.idempotency_key,

@@ -20,9 +20,11 @@
 //     Any other 4xx fails at once with a Diagnostic whose code is the
 //     server's error code. `replayed` reports Idempotent-Replayed: true.
 //     Preview-API creates (which that API cannot deduplicate, spec 4.3
-//     rule 6) are not sent again blindly after a failure whose outcome is
-//     unknown: the kind is first listed, and one resource of that name that
-//     IsResultOf the request is adopted (`found_by_name`) instead.
+//     rule 6) are never sent again blindly once an attempt failed with its
+//     outcome unknown: before each resend the kind is listed, and the one
+//     resource of that name that IsResultOf the request is adopted
+//     (`found_by_name`); if the listing fails, the create fails with
+//     Unavailable (outcome unknown: the journal entry stays for recovery).
 //     Delete of a missing resource is OK with `already_gone`.
 //   - Before an update or delete of a kind whose responses carry
 //     customerStatus, the resource is read and, while its
@@ -124,13 +126,15 @@ class InfraProvider final : public Provider {
   Result<const KindWire*> Lookup(const std::string& kind) const;
   // One request, retried as the class comment says until a final answer
   // (OK status; any HTTP status) or a final failure (non-OK status with a
-  // diagnostic). When given, `before_resend` is asked before each retry that
-  // follows a failure whose outcome is unknown (network error, 5xx): a
-  // resource it returns ends the exchange as Outcome::found.
-  Outcome Exchange(const std::string& method, const std::string& path, const std::string& body,
-                   const std::string& idempotency_key, Clock::time_point deadline,
-                   std::stop_token stop,
-                   const std::function<std::optional<RemoteResource>()>& before_resend = {});
+  // diagnostic). When given, `before_resend` is asked before every retry
+  // once an attempt has failed with its outcome unknown (network error,
+  // 5xx): a resource it returns ends the exchange as Outcome::found; an
+  // error ends it with Unavailable (still unknown), as sending again could
+  // make a second resource.
+  Outcome Exchange(
+      const std::string& method, const std::string& path, const std::string& body,
+      const std::string& idempotency_key, Clock::time_point deadline, std::stop_token stop,
+      const std::function<Result<std::optional<RemoteResource>>()>& before_resend = {});
   // GET collection/{id}: the unwrapped wire object, nullopt on 404. Errors
   // are returned with their diagnostics appended to `diags`.
   Result<std::optional<Value>> Fetch(const KindWire& wire, const std::string& id,

@@ -115,6 +115,39 @@ TEST_CASE("sqlite state: the directory is 0700 and the files 0600", "[state]") {
   CHECK(Mode(path + "-wal") == 0600);
 }
 
+TEST_CASE("sqlite state: deferred writes relax synchronous for their batch only", "[state]") {
+  TempDir dir;
+  auto store = MustOpen(SqliteStateStore::DefaultPath(dir.path()));
+  CHECK(store->SynchronousIsFullForTesting());
+  auto seq = store->ReserveSequences(3);  // deferred
+  REQUIRE(seq.ok());
+  CHECK(store->SynchronousIsFullForTesting());
+  JournalEntry e;
+  e.seq = *seq;
+  e.address = "instance.web";
+  e.action = "create";
+  e.kind = "instance";
+  e.method = "POST";
+  e.path = "/api/v1/compute";
+  e.body = "{}";
+  e.idempotency_key = "k";
+  REQUIRE(store->JournalBegin(e).ok());  // immediate
+  StateCommit c;
+  c.journal_done = *seq;
+  c.durability = Durability::kDeferred;
+  REQUIRE(store->Commit(c).ok());
+  CHECK(store->SynchronousIsFullForTesting());  // what Lock and Unlock run with
+  REQUIRE(store->Sync().ok());
+  REQUIRE(store->Sync().ok());  // nothing left to sync: a no-op
+  auto lock = store->Lock("apply", 0ms);
+  REQUIRE(lock.ok());
+  CHECK(store->SynchronousIsFullForTesting());
+  REQUIRE(store->Unlock(lock->id).ok());
+  auto reopened = MustOpen(SqliteStateStore::DefaultPath(dir.path()));
+  CHECK(reopened->PendingJournal()->empty());
+  CHECK(*reopened->NextSequence() == *seq + 3);
+}
+
 TEST_CASE("sqlite state: of two processes racing for the lock, exactly one wins", "[state]") {
   // Even rounds race on a file that does not exist yet (creation and
   // migration race too); odd rounds on one that does.

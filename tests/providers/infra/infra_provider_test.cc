@@ -283,6 +283,36 @@ TEST_CASE("a preview create is sent again, same key and body, when nothing it ma
   CHECK(sent[2].body == sent[0].body);
   CHECK(HeaderOf(sent[2], "Idempotency-Key") == "key-1");
 
+  // Once an attempt's outcome is unknown, every resend is preceded by a look,
+  // even after an attempt that did nothing (429): the first may finish late.
+  Fixture late;
+  late.transport.Push(Dropped());
+  late.transport.Push(KeyPage({}));  // not there yet
+  late.transport.Push(RateLimited(1));
+  late.transport.Push(KeyPage({Value::parse(KeyJson("key_1", "k"))}));  // now it is
+  auto lr = late.provider.Create({m, "key-4"}, {});
+  REQUIRE(lr.status.ok());
+  CHECK(lr.found_by_name);
+  CHECK(lr.resource->id == "key_1");
+  std::vector<std::string> methods;
+  for (const auto& req : late.transport.sent()) methods.push_back(req.method);
+  CHECK(methods == std::vector<std::string>{"POST", "GET", "POST", "GET"});
+
+  // A look that fails ends the create, outcome unknown, rather than risk a
+  // second resource: the journal entry stays for recovery.
+  Fixture blind;
+  blind.transport.Push(Dropped());
+  blind.transport.SetHandler([](const HttpRequest&) -> Result<HttpResponse> {
+    return ErrorAnswer(500, "internal_error", "listing is down");
+  });
+  auto br = blind.provider.Create({m, "key-5"}, {});
+  CHECK(br.status.code() == StatusCode::kUnavailable);
+  CHECK(br.status.message().find("cannot be checked") != std::string::npos);
+  CHECK_FALSE(br.resource);
+  auto bs = blind.transport.sent();
+  REQUIRE(bs.size() >= 2);
+  for (size_t i = 1; i < bs.size(); ++i) CHECK(bs[i].method == "GET");  // never a second POST
+
   // A 429 is no unknown outcome (nothing was done): retried without a look.
   Fixture g;
   g.transport.Push(RateLimited(1));
@@ -590,8 +620,7 @@ TEST_CASE("waits after creates learn when to poll: a miss waits longer next time
   CHECK(second_first_poll >= first_wait / 2 * 3 / 4);
   CHECK(second_first_poll > std::chrono::milliseconds(5));
   CHECK(f.transport.count() == 4);
-  // Other kinds keep their own estimate; a wait not after a create never
-  // sleeps before its first read.
+  // A wait not after a create never sleeps before its first read.
   f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "running")));
   auto before = f.clock.total_slept();
   REQUIRE(f.provider.Wait({"instance", kUuid, WaitTarget::kReady, seconds(600)}, {}).status.ok());
