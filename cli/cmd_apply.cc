@@ -59,6 +59,11 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
       return 1;
     }
     if (saved) {
+      if (!f.stack.vars.empty() || !f.stack.var_files.empty()) {
+        std::cerr << "cairn: error: --var and --var-file cannot be given with a saved plan: it is "
+                     "applied exactly as planned, with the variable values it was made with\n";
+        return 1;
+      }
       so.stack_dir = saved->stack;
       so.plan_vars = saved->variables;
     }

@@ -7,8 +7,9 @@
 // the delay adapts, like a congestion window: a first poll that finds the
 // resource ready shrinks it by 10%; one that does not grows it by half, but
 // not beyond the time readiness actually took, and at least to half that time
-// (a fast start on a slow API). It settles where about one first poll in ten
-// comes too early, so most creates cost one read.
+// (a fast start on a slow API). It settles where about one first poll in
+// five comes too early (more when many creates finish at once), so most
+// creates cost one read.
 //
 // Thread-safe.
 #pragma once

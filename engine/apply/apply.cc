@@ -335,8 +335,9 @@ class ApplyRun {
   }
   // Releases `lock` (on mu_), then calls the progress callback with
   // `events`. emit_mu_ is taken before mu_ is let go, so nothing that follows
-  // from this state change (a dependent's start line) is shown before them,
-  // while the callback's I/O does not hold up workers waiting for mu_.
+  // from this state change (a dependent's start line) is shown before them.
+  // The callback's I/O runs without mu_; only a worker that has finished a
+  // node while another prints waits for it (holding mu_ meanwhile).
   void EmitAfter(std::unique_lock<std::mutex>& lock, const std::vector<ProgressEvent>& events) {
     if (events.empty() || !options_.progress) {
       lock.unlock();

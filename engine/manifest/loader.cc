@@ -812,7 +812,14 @@ class Loader {
     }
     for (const auto& [name, v] : options_.plan_vars) {
       auto var = variables_.find(name);
-      if (var != variables_.end() && TypeMatches(v, var->second.type)) var->second.value = v;
+      if (var != variables_.end() && TypeMatches(v, var->second.type)) {
+        var->second.value = v;
+      } else {
+        Warn("unknown_variable",
+             "the saved plan's value for variable \"" + name +
+                 "\" is not used: the stack no longer declares it so",
+             {});
+      }
     }
     for (auto& [name, info] : variables_) {
       const Doc& doc = docs_[info.doc];

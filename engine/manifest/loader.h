@@ -32,8 +32,9 @@ struct LoadOptions {
   std::vector<std::string> var_files;
   std::map<std::string, std::string> vars;  // --var name=value
   // Values a saved plan was made with, above all of those (`cairn apply
-  // FILE`). One the stack no longer declares, or of another type, is ignored:
-  // the plan itself is applied as saved.
+  // FILE`, which refuses --var and --var-file). One the stack no longer
+  // declares, or of another type, is ignored with a warning: the plan itself
+  // is applied as saved.
   std::map<std::string, Value> plan_vars;
   std::function<const char*(const char*)> getenv = ::getenv;
   // Empty: SchemaRegistry::FindSchemaDir().

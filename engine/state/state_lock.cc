@@ -27,6 +27,22 @@ std::string UserName() {
   return "uid" + std::to_string(geteuid());
 }
 
+// This boot of this machine (a random UUID the kernel draws at boot), empty
+// if unknown. Host names repeat across machines (cloned VMs), and PID
+// namespace numbers repeat across kernels (the first is 4026531836 on every
+// Linux machine): only with the boot id do pid and start time name one
+// process.
+std::string BootId() {
+  std::FILE* f = std::fopen("/proc/sys/kernel/random/boot_id", "r");
+  if (f == nullptr) return "";
+  char buf[64] = {};
+  size_t n = std::fread(buf, 1, sizeof(buf) - 1, f);
+  std::fclose(f);
+  std::string id(buf, n);
+  while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
+  return id;
+}
+
 // The PID namespace of this process ("4026531836"), empty if unknown. Two
 // processes with the same pid on one host name are the same process only
 // within one namespace (containers may share a host name).
@@ -83,8 +99,10 @@ Result<std::string> RandomUuid() {
 
 std::string CurrentLockHolder() {
   std::string holder = UserName() + "@" + HostName() + " pid " + std::to_string(getpid());
-  std::string ns = PidNamespace(), start = ProcessStart(getpid());
-  if (!ns.empty() && !start.empty()) holder += " (pidns " + ns + ", start " + start + ")";
+  std::string boot = BootId(), ns = PidNamespace(), start = ProcessStart(getpid());
+  if (!boot.empty() && !ns.empty() && !start.empty()) {
+    holder += " (boot " + boot + ", pidns " + ns + ", start " + start + ")";
+  }
   return holder;
 }
 
@@ -98,7 +116,7 @@ std::string FormatIsoTime(int64_t unix_seconds) {
 }
 
 bool LockHolderIsGone(const std::string& holder) {
-  // "user@host pid N (pidns NS, start T)"
+  // "user@host pid N (boot B, pidns NS, start T)"
   size_t at = holder.find('@');
   size_t pid_pos = holder.find(" pid ", at == std::string::npos ? 0 : at);
   if (at == std::string::npos || pid_pos == std::string::npos) return false;
@@ -107,18 +125,21 @@ bool LockHolderIsGone(const std::string& holder) {
   char* end = nullptr;
   long pid = std::strtol(text, &end, 10);
   if (end == text || pid <= 0) return false;
-  // Without its namespace and start time (a lock from an older Cairn), or
-  // from another PID namespace, the holder cannot be told apart: unsure.
+  // Without boot, namespace and start time (a lock from an older Cairn), or
+  // from another boot or PID namespace, the holder cannot be told apart:
+  // unsure.
   const std::string identity = std::string(end);
-  const std::string prefix = " (pidns ", middle = ", start ";
-  size_t mid = identity.find(middle);
-  if (identity.rfind(prefix, 0) != 0 || mid == std::string::npos || identity.back() != ')') {
+  const std::string prefix = " (boot ", ns_part = ", pidns ", start_part = ", start ";
+  size_t ns_at = identity.find(ns_part), start_at = identity.find(start_part);
+  if (identity.rfind(prefix, 0) != 0 || ns_at == std::string::npos ||
+      start_at == std::string::npos || start_at < ns_at || identity.back() != ')') {
     return false;
   }
-  const std::string ns = identity.substr(prefix.size(), mid - prefix.size());
+  const std::string boot = identity.substr(prefix.size(), ns_at - prefix.size());
+  const std::string ns = identity.substr(ns_at + ns_part.size(), start_at - ns_at - ns_part.size());
   const std::string start =
-      identity.substr(mid + middle.size(), identity.size() - 1 - mid - middle.size());
-  if (ns.empty() || ns != PidNamespace()) return false;
+      identity.substr(start_at + start_part.size(), identity.size() - 1 - start_at - start_part.size());
+  if (boot.empty() || boot != BootId() || ns.empty() || ns != PidNamespace()) return false;
   if (kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) return true;
   // The pid is in use: by the holder, or by a later process that reused it.
   std::string now = ProcessStart(pid);

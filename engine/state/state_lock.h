@@ -24,19 +24,20 @@ namespace cairn {
 // OpenSSL RAND_bytes. Internal error if the CSPRNG fails.
 Result<std::string> RandomUuid();
 
-// "user@host pid 1234 (pidns 4026531836, start 98765)" for this process: the
-// PID namespace and the process start time (clock ticks since boot) make it
-// name one process even when containers share a host name or a pid is
-// reused (the part in parentheses is left out if /proc cannot tell).
+// "user@host pid 1234 (boot 0f3c..., pidns 4026531836, start 98765)" for
+// this process: the boot id, the PID namespace and the process start time
+// (clock ticks since boot) make it name one process even when machines or
+// containers share a host name or a pid is reused (the part in parentheses
+// is left out if /proc cannot tell).
 std::string CurrentLockHolder();
 
 // 1700000000 -> "2023-11-14T22:13:20Z".
 std::string FormatIsoTime(int64_t unix_seconds);
 
-// True when `holder` (as built by CurrentLockHolder) names a process on this
-// host, in this PID namespace, that no longer exists (its pid is free, or
-// used by a process that started at another time). False when unsure: other
-// host or namespace, or no namespace and start time (older Cairn).
+// True when `holder` (as built by CurrentLockHolder) names a process of this
+// boot of this host, in this PID namespace, that no longer exists (its pid
+// is free, or used by a process that started at another time). False when
+// unsure: other host, boot or namespace, or no such details (older Cairn).
 bool LockHolderIsGone(const std::string& holder);
 
 // The Conflict status for a lock held by `held`:

@@ -157,6 +157,11 @@ TEST_CASE("a saved plan keeps the --var values it was made with") {
   CHECK(missing.exit_code == 1);
   CHECK(missing.err.find("variable \"size\" has no value") != std::string::npos);
 
+  // Values given again would compete with the plan's: refused.
+  auto twice = e.Cairn({"apply", planfile, "--var", "size=s-1vcpu-1gb"});
+  CHECK(twice.exit_code == 1);
+  CHECK(twice.err.find("cannot be given with a saved plan") != std::string::npos);
+
   auto a = e.Cairn({"apply", planfile});  // no --var
   INFO(a.out << a.err);
   REQUIRE(a.exit_code == 0);

@@ -207,7 +207,7 @@ TEST_CASE("sqlite state: a lock whose holder died is reported, never broken", "[
   REQUIRE_FALSE(again.ok());
   CHECK(again.status().code() == StatusCode::kConflict);
   const std::string& msg = again.status().message();
-  CHECK(Contains(msg, " pid " + std::to_string(pid) + " (pidns "));
+  CHECK(Contains(msg, " pid " + std::to_string(pid) + " (boot "));
   CHECK(Contains(msg, ") (operation apply)"));
   CHECK(Contains(msg, "the holder process no longer runs on this host"));
   CHECK(Contains(msg, "cairn force-unlock"));

@@ -33,10 +33,11 @@ pid_t DeadPid() {
 
 }  // namespace
 
-TEST_CASE("lock holder: names user, host, pid, PID namespace and start time", "[state]") {
+TEST_CASE("lock holder: names user, host, pid, boot, PID namespace and start time", "[state]") {
   std::string me = CurrentLockHolder();
   CHECK(me.find('@') != std::string::npos);
-  CHECK(me.find(" pid " + std::to_string(getpid()) + " (pidns ") != std::string::npos);
+  CHECK(me.find(" pid " + std::to_string(getpid()) + " (boot ") != std::string::npos);
+  CHECK(me.find(", pidns ") != std::string::npos);
   CHECK(me.find(", start ") != std::string::npos);
   CHECK(me.back() == ')');
   CHECK_FALSE(LockHolderIsGone(me));  // this process runs
@@ -60,13 +61,18 @@ TEST_CASE("lock holder: never called gone when unsure", "[state]") {
   CHECK_FALSE(LockHolderIsGone(other_host));
   // Another PID namespace on the same host name (a container).
   std::string other_ns = dead_holder;
-  size_t ns = other_ns.find("(pidns ") + 7;
+  size_t ns = other_ns.find(", pidns ") + 8;
   other_ns.replace(ns, other_ns.find(',', ns) - ns, "1");
   CHECK_FALSE(LockHolderIsGone(other_ns));
-  // The format of older versions, without namespace and start time.
-  CHECK_FALSE(LockHolderIsGone(dead_holder.substr(0, dead_holder.find(" (pidns "))));
+  // Another machine with the same host name (a cloned VM): another boot id.
+  std::string other_boot = dead_holder;
+  size_t boot = other_boot.find("(boot ") + 6;
+  other_boot.replace(boot, other_boot.find(',', boot) - boot, "00000000-0000-4000-8000-000000000000");
+  CHECK_FALSE(LockHolderIsGone(other_boot));
+  // The format of older versions, without boot, namespace and start time.
+  CHECK_FALSE(LockHolderIsGone(dead_holder.substr(0, dead_holder.find(" (boot "))));
   // Garbage.
   CHECK_FALSE(LockHolderIsGone(""));
   CHECK_FALSE(LockHolderIsGone("nobody"));
-  CHECK_FALSE(LockHolderIsGone(me.substr(0, me.find(" pid ")) + " pid x (pidns 1, start 2)"));
+  CHECK_FALSE(LockHolderIsGone(me.substr(0, me.find(" pid ")) + " pid x (boot b, pidns 1, start 2)"));
 }
