@@ -206,6 +206,17 @@ InterruptWatcher::InterruptWatcher() {
   // Blocked here, inherited by every thread started after: they stay pending
   // for the signalfd, and no thread is interrupted by them.
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  try {
+    StartWatching();
+  } catch (...) {  // no thread: leave the signals as they were
+    pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+    close(signal_fd_);
+    close(wake_fd_);
+    throw;
+  }
+}
+
+void InterruptWatcher::StartWatching() {
   thread_ = std::jthread([this] {
     pollfd fds[2] = {{signal_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
     for (;;) {

@@ -109,6 +109,8 @@ class InterruptWatcher {
   std::stop_token token() const { return source_.get_token(); }
 
  private:
+  void StartWatching();  // the thread reading signal_fd_ until wake_fd_
+
   std::stop_source source_;
   int signal_fd_ = -1;
   int wake_fd_ = -1;
