@@ -305,8 +305,8 @@ class ApplyRun {
     std::condition_variable_any tick;
     auto last_report = Steady::now();
     while (!st.stop_requested()) {
-      tick.wait_for(lock, st, std::min<std::chrono::milliseconds>(kSyncInterval, options_.progress_interval),
-                    [] { return false; });
+      const auto period = std::min<std::chrono::milliseconds>(kSyncInterval, options_.progress_interval);
+      tick.wait_for(lock, st, period, [] { return false; });
       if (st.stop_requested()) break;
       lock.unlock();
       (void)store_.Sync();  // a failure shows again in the run's last, synced commit
@@ -321,7 +321,8 @@ class ApplyRun {
         auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(now - n.started);
         if (elapsed - n.last_report >= options_.progress_interval) {
           n.last_report = elapsed;
-          events.push_back({ProgressEvent::Phase::kStillRunning, n.change->address, OpName(n.op), "", elapsed});
+          events.push_back(
+              {ProgressEvent::Phase::kStillRunning, n.change->address, OpName(n.op), "", elapsed});
         }
       }
       EmitAfter(lock, events);

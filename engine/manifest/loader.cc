@@ -817,7 +817,7 @@ class Loader {
       } else {
         Warn("unknown_variable",
              "the saved plan's value for variable \"" + name +
-                 "\" is not used: the stack no longer declares it so",
+                 "\" is not used: the stack no longer declares it, or not with that type",
              {});
       }
     }

@@ -524,7 +524,8 @@ void SqliteStateStore::WriteBatch(const std::vector<PendingWrite*>& batch) {
 
 Status SqliteStateStore::SetSynchronous(bool full) {
   if (synchronous_full_ == full) return Status::Ok();
-  CAIRN_RETURN_IF_ERROR(Exec(db_, full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL"));
+  CAIRN_RETURN_IF_ERROR(
+      Exec(db_, full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL"));
   synchronous_full_ = full;
   return Status::Ok();
 }
@@ -535,8 +536,9 @@ Status SqliteStateStore::Sync() {
     if (!unsynced_) return Status::Ok();
   }
   // A synced commit needs a frame of its own: a write that changes nothing.
-  return Write([&] { return Stmt(db_, Prepared("UPDATE sequence SET last = last WHERE slot = 1")).Run(); },
-               Durability::kImmediate);
+  return Write(
+      [&] { return Stmt(db_, Prepared("UPDATE sequence SET last = last WHERE slot = 1")).Run(); },
+      Durability::kImmediate);
 }
 
 bool SqliteStateStore::SynchronousIsFullForTesting() {
@@ -548,36 +550,42 @@ bool SqliteStateStore::SynchronousIsFullForTesting() {
 Result<int64_t> SqliteStateStore::ReserveSequences(int64_t count) {
   CAIRN_RETURN_IF_ERROR(CheckSequenceCount(count));
   int64_t last = 0;
-  CAIRN_RETURN_IF_ERROR(Write([&]() -> Status {
-    Stmt q(db_, Prepared("UPDATE sequence SET last = last + ? WHERE slot = 1 RETURNING last"));
-    if (!q.Int(1, count).Step()) {
-      CAIRN_RETURN_IF_ERROR(q.status());
-      return Status::Internal("state database has no sequence row");
-    }
-    last = q.ColInt(0);
-    return q.Run();
-  }, Durability::kDeferred));
+  CAIRN_RETURN_IF_ERROR(Write(
+      [&]() -> Status {
+        Stmt q(db_, Prepared("UPDATE sequence SET last = last + ? WHERE slot = 1 RETURNING last"));
+        if (!q.Int(1, count).Step()) {
+          CAIRN_RETURN_IF_ERROR(q.status());
+          return Status::Internal("state database has no sequence row");
+        }
+        last = q.ColInt(0);
+        return q.Run();
+      },
+      Durability::kDeferred));
   return last - count + 1;
 }
 
 Status SqliteStateStore::JournalBegin(const JournalEntry& e) {
   CAIRN_RETURN_IF_ERROR(CheckJournalEntry(e));
-  return Write([&]() -> Status {
-    {
-      Stmt q(db_, Prepared("SELECT 1 FROM journal WHERE seq = ?"));
-      if (q.Int(1, e.seq).Step()) {
-        return Status::AlreadyExists("journal entry " + std::to_string(e.seq) + " already exists");
-      }
-      CAIRN_RETURN_IF_ERROR(q.status());
-    }
-    Stmt ins(db_, Prepared("INSERT INTO journal (seq, address, action, kind, remote_id, method, "
-                           "path, body, idempotency_key, started_at, context) "
-                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
-    ins.Int(1, e.seq).Text(2, e.address).Text(3, e.action).Text(4, e.kind).Text(5, e.remote_id);
-    ins.Text(6, e.method).Text(7, e.path).Blob(8, e.body).Text(9, e.idempotency_key);
-    ins.Int(10, e.started_at).Text(11, DumpJson(e.context));
-    return ins.Run();
-  }, Durability::kImmediate);
+  return Write(
+      [&]() -> Status {
+        {
+          Stmt q(db_, Prepared("SELECT 1 FROM journal WHERE seq = ?"));
+          if (q.Int(1, e.seq).Step()) {
+            return Status::AlreadyExists("journal entry " + std::to_string(e.seq) +
+                                         " already exists");
+          }
+          CAIRN_RETURN_IF_ERROR(q.status());
+        }
+        Stmt ins(db_,
+                 Prepared("INSERT INTO journal (seq, address, action, kind, remote_id, method, "
+                          "path, body, idempotency_key, started_at, context) "
+                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+        ins.Int(1, e.seq).Text(2, e.address).Text(3, e.action).Text(4, e.kind).Text(5, e.remote_id);
+        ins.Text(6, e.method).Text(7, e.path).Blob(8, e.body).Text(9, e.idempotency_key);
+        ins.Int(10, e.started_at).Text(11, DumpJson(e.context));
+        return ins.Run();
+      },
+      Durability::kImmediate);
 }
 
 Result<std::vector<JournalEntry>> SqliteStateStore::PendingJournal() {
@@ -654,16 +662,18 @@ Status SqliteStateStore::ApplyCommit(const StateCommit& c) {
 Result<int64_t> SqliteStateStore::Commit(const StateCommit& commit) {
   CAIRN_RETURN_IF_ERROR(CheckCommit(commit));
   int64_t serial = 0;
-  CAIRN_RETURN_IF_ERROR(Write([&]() -> Status {
-    CAIRN_RETURN_IF_ERROR(ApplyCommit(commit));
-    Stmt q(db_, Prepared("SELECT serial FROM meta WHERE slot = 1"));
-    if (!q.Step()) {
-      CAIRN_RETURN_IF_ERROR(q.status());
-      return Status::Internal("state database has no meta row");
-    }
-    serial = q.ColInt(0);
-    return Status::Ok();
-  }, commit.durability));
+  CAIRN_RETURN_IF_ERROR(Write(
+      [&]() -> Status {
+        CAIRN_RETURN_IF_ERROR(ApplyCommit(commit));
+        Stmt q(db_, Prepared("SELECT serial FROM meta WHERE slot = 1"));
+        if (!q.Step()) {
+          CAIRN_RETURN_IF_ERROR(q.status());
+          return Status::Internal("state database has no meta row");
+        }
+        serial = q.ColInt(0);
+        return Status::Ok();
+      },
+      commit.durability));
   return serial;
 }
 

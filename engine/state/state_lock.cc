@@ -137,8 +137,8 @@ bool LockHolderIsGone(const std::string& holder) {
   }
   const std::string boot = identity.substr(prefix.size(), ns_at - prefix.size());
   const std::string ns = identity.substr(ns_at + ns_part.size(), start_at - ns_at - ns_part.size());
-  const std::string start =
-      identity.substr(start_at + start_part.size(), identity.size() - 1 - start_at - start_part.size());
+  const std::string start = identity.substr(start_at + start_part.size(),
+                                            identity.size() - 1 - start_at - start_part.size());
   if (boot.empty() || boot != BootId() || ns.empty() || ns != PidNamespace()) return false;
   if (kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) return true;
   // The pid is in use: by the holder, or by a later process that reused it.

@@ -186,11 +186,10 @@ Clock::time_point InfraProvider::DeadlineFromNow(std::chrono::seconds d) const {
   return clock_.Now() + d;
 }
 
-InfraProvider::Outcome InfraProvider::Exchange(const std::string& method, const std::string& path,
-                                               const std::string& body,
-                                               const std::string& idempotency_key,
-                                               Clock::time_point deadline, std::stop_token stop,
-                                               const std::function<Result<std::optional<RemoteResource>>()>& before_resend) {
+InfraProvider::Outcome InfraProvider::Exchange(
+    const std::string& method, const std::string& path, const std::string& body,
+    const std::string& idempotency_key, Clock::time_point deadline, std::stop_token stop,
+    const std::function<Result<std::optional<RemoteResource>>()>& before_resend) {
   Outcome out;
   std::string last_problem;
   std::string last_code;
@@ -775,8 +774,9 @@ WaitResponse InfraProvider::Wait(const WaitRequest& req, std::stop_token stop) {
     if (for_ready) {
       if (status == *wire.ready_status) {
         if (learning) {
-          ready_estimate_.Record(wire.kind, /*on_first_poll=*/attempt == 1,
-                                 std::chrono::duration_cast<microseconds>(clock_.Now() - *learning));
+          ready_estimate_.Record(
+              wire.kind, /*on_first_poll=*/attempt == 1,
+              std::chrono::duration_cast<microseconds>(clock_.Now() - *learning));
         }
         return out;
       }

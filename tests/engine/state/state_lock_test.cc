@@ -67,12 +67,14 @@ TEST_CASE("lock holder: never called gone when unsure", "[state]") {
   // Another machine with the same host name (a cloned VM): another boot id.
   std::string other_boot = dead_holder;
   size_t boot = other_boot.find("(boot ") + 6;
-  other_boot.replace(boot, other_boot.find(',', boot) - boot, "00000000-0000-4000-8000-000000000000");
+  other_boot.replace(boot, other_boot.find(',', boot) - boot,
+                     "00000000-0000-4000-8000-000000000000");
   CHECK_FALSE(LockHolderIsGone(other_boot));
   // The format of older versions, without boot, namespace and start time.
   CHECK_FALSE(LockHolderIsGone(dead_holder.substr(0, dead_holder.find(" (boot "))));
   // Garbage.
   CHECK_FALSE(LockHolderIsGone(""));
   CHECK_FALSE(LockHolderIsGone("nobody"));
-  CHECK_FALSE(LockHolderIsGone(me.substr(0, me.find(" pid ")) + " pid x (boot b, pidns 1, start 2)"));
+  CHECK_FALSE(
+      LockHolderIsGone(me.substr(0, me.find(" pid ")) + " pid x (boot b, pidns 1, start 2)"));
 }

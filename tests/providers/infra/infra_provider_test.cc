@@ -238,8 +238,9 @@ TEST_CASE("every retry reuses the same key and body, byte for byte") {
 namespace {
 
 HttpResponse KeyPage(const std::vector<Value>& keys) {
-  return JsonAnswer(200, Value{{"data", keys}, {"pagination", {{"next_cursor", ""}, {"has_more", false}}}}
-                             .dump());
+  return JsonAnswer(
+      200,
+      Value{{"data", keys}, {"pagination", {{"next_cursor", ""}, {"has_more", false}}}}.dump());
 }
 
 }  // namespace
@@ -249,8 +250,8 @@ TEST_CASE("a preview create whose answer was lost is found by name, not sent twi
   auto m = PrepareOrDie(f.provider, {"ssh_key", MutationAction::kCreate, "",
                                      Value{{"name", "k"}, {"public_key", "ssh-ed25519 AAAA"}}});
   f.transport.Push(Dropped());  // the POST may or may not have been executed
-  f.transport.Push(KeyPage({Value::parse(KeyJson("key_9", "other")),
-                            Value::parse(KeyJson("key_1", "k"))}));
+  f.transport.Push(
+      KeyPage({Value::parse(KeyJson("key_9", "other")), Value::parse(KeyJson("key_1", "k"))}));
   auto r = f.provider.Create({m, "key-1"}, {});
   REQUIRE(r.status.ok());
   REQUIRE(r.resource);
