@@ -386,7 +386,9 @@ Result<Plan> PlanFromJson(const Value& j) {
           {o.at("name").get<std::string>(), o.value("value", Value()), o.value("sensitive", false)});
     }
     if (auto vars = j.find("variables"); vars != j.end()) {
-      if (!vars->is_object()) return Status::InvalidArgument("malformed plan: variables is not an object");
+      if (!vars->is_object()) {
+        return Status::InvalidArgument("malformed plan: variables is not an object");
+      }
       for (const auto& [name, v] : vars->items()) plan.variables[name] = v;
     }
     return plan;

@@ -267,6 +267,8 @@ STATE_CONTRACT_TEST(DeferredCommit,
   bad.journal_done = *seq;  // no longer pending
   bad.durability = Durability::kDeferred;
   CHECK(s.Commit(bad).status().code() == StatusCode::kNotFound);
+  REQUIRE(s.Sync().ok());  // makes it durable; nothing else changes
+  CHECK(MustLoad(s).serial == 1);
   StateCommit outputs;
   outputs.outputs = std::map<std::string, Value>{{"ip", "10.0.0.1"}};
   REQUIRE(s.Commit(outputs).ok());  // kImmediate: syncs what came before
