@@ -18,9 +18,10 @@ struct StateFlags {
   std::string lock_timeout = "0s";
 };
 
-std::unique_ptr<EngineSession> OpenForState(const StateFlags& f, const GlobalOptions& global,
-                                            bool needs_api = false) {
-  return EngineSession::Open(f.stack, global, {.needs_api = needs_api});
+// The state commands need the stack's backend settings, not its resources;
+// import also needs the resource it adopts, and the API.
+std::unique_ptr<EngineSession> OpenForState(const StateFlags& f, const GlobalOptions& global) {
+  return EngineSession::Open(f.stack, global, {.needs_api = false, .settings_only = true});
 }
 
 void AddDir(CLI::App& sub, StateFlags& f) {
@@ -140,7 +141,7 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
     std::cerr << "cairn: error: \"" << f.address << "\" is not a resource address\n";
     return 1;
   }
-  auto s = OpenForState(f, g, /*needs_api=*/true);
+  auto s = EngineSession::Open(f.stack, g, {.needs_api = true});
   if (!s) return 1;
   const ResourceConfig* rc = s->config().Find(*addr);
   if (!rc) {

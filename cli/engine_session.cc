@@ -46,6 +46,7 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   }
   if (options.stack_dir) load_options.paths = {*options.stack_dir};
   load_options.plan_vars = options.plan_vars;
+  load_options.settings_only = options.settings_only;
   s->load_ = LoadStack(load_options);
   if (!s->load_.diagnostics.empty()) s->PrintDiagnostics(s->load_.diagnostics);
   if (!s->load_.ok() || !s->load_.registry) return nullptr;

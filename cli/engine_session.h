@@ -31,6 +31,8 @@ struct SessionOptions {
   std::optional<std::string> stack_dir;
   // Variable values of a saved plan (LoadOptions::plan_vars).
   std::map<std::string, Value> plan_vars;
+  // The command needs no resources (LoadOptions::settings_only).
+  bool settings_only = false;
 };
 
 class EngineSession {

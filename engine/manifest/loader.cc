@@ -309,6 +309,10 @@ class Loader {
     ResolveVariables();
     LoadProvider();
     LoadBackend();
+    if (options_.settings_only) {
+      Finish();
+      return;
+    }
     ExpandResources();
     LoadOutputs();
     ResolveDependsOn();
@@ -824,6 +828,7 @@ class Loader {
     for (auto& [name, info] : variables_) {
       const Doc& doc = docs_[info.doc];
       if (!info.value) {
+        if (options_.settings_only) continue;  // an error only where it is used
         Error("missing_variable", "variable \"" + name + "\" has no value",
               Loc(doc.file, Child(doc.node, "name")),
               "give it a default, or set it with --var " + name +
@@ -913,6 +918,9 @@ class Loader {
             for (const auto& [n, info] : variables_) names.push_back(n);
             Error("unknown_variable", "reference to undeclared variable \"" + e.name + "\"", at,
                   DidYouMean(e.name, names));
+          } else if (options_.settings_only) {
+            Error("missing_variable", "variable \"" + e.name + "\" has no value", at,
+                  "set it with --var " + e.name + "=VALUE, a --var-file or CAIRN_VAR_" + e.name);
           }  // else: declared without a value, reported once already
           break;
         }

@@ -36,6 +36,11 @@ struct LoadOptions {
   // declares, or of another type, is ignored with a warning: the plan itself
   // is applied as saved.
   std::map<std::string, Value> plan_vars;
+  // Only the settings (variables, provider, backend), for commands that never
+  // look at resources (`cairn state`, `force-unlock`): resources and outputs
+  // are not read, and a variable without a value is an error only where a
+  // setting uses it.
+  bool settings_only = false;
   std::function<const char*(const char*)> getenv = ::getenv;
   // Empty: SchemaRegistry::FindSchemaDir().
   std::string schema_dir;

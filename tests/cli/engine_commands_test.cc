@@ -172,6 +172,30 @@ TEST_CASE("a saved plan keeps the --var values it was made with") {
   CHECK(list["data"][0]["planKey"] == "s-2vcpu-4gb");
 }
 
+TEST_CASE("state commands need only the variables the backend settings use") {
+  Env e;
+  std::string text = "kind: variable\nname: size\ntype: string\n---\n" + Stack(1, "${var.size}");
+  WriteFile(e.stack + "/main.yaml", text);
+  REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve", "--var", "size=s-1vcpu-1gb"}).exit_code == 0);
+  // The resources need "size"; listing the state does not.
+  auto list = e.Cairn({"state", "list", e.stack});
+  INFO(list.err);
+  REQUIRE(list.exit_code == 0);
+  CHECK(list.out.find("instance.web[0]") != std::string::npos);
+  CHECK(e.Cairn({"state", "show", "network.app", e.stack}).exit_code == 0);
+  // A plan does need it.
+  CHECK(e.Cairn({"plan", e.stack}).exit_code == 1);
+
+  // A variable the backend settings use is still required, where it is used.
+  WriteFile(e.stack + "/backend.yaml",
+            "kind: variable\nname: state_file\ntype: string\n---\n"
+            "kind: backend\ntype: sqlite\npath: ${var.state_file}\n");
+  auto missing = e.Cairn({"state", "list", e.stack});
+  CHECK(missing.exit_code == 1);
+  CHECK(missing.err.find("variable \"state_file\" has no value") != std::string::npos);
+  CHECK(missing.err.find("backend.yaml:7:7: error: variable \"state_file\" has no value") != std::string::npos);
+}
+
 TEST_CASE("changing an immutable field replaces, naming the field") {
   Env e;
   REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve"}).exit_code == 0);

@@ -302,3 +302,24 @@ TEST_CASE("StackConfig::Find uses the index LoadStack builds and survives a stal
   CHECK(r.config.Find(w1)->address == w1);
   CHECK(r.config.Find(*ResourceAddress::Parse("instance.w[7]")) == nullptr);
 }
+
+TEST_CASE("settings only: resources are not read, and unset variables matter only where used") {
+  const std::string text =
+      "kind: variable\nname: size\ntype: string\n---\n"
+      "kind: variable\nname: dir\ntype: string\ndefault: states\n---\n"
+      "kind: backend\ntype: sqlite\npath: ${var.dir}/web.db\n---\n"
+      "kind: instance\nname: web\nspec: {name: web, plan: \"${var.size}\", colour: blue}\n";
+  LoadOptions o = Options();
+  o.settings_only = true;
+  auto r = Load(text, o);
+  INFO(Codes(r));
+  REQUIRE(r.ok());
+  CHECK(r.config.backend.path == "states/web.db");
+  CHECK(r.config.resources.empty());
+  CHECK(r.config.variables.count("size") == 0);
+
+  // Loaded whole, the same stack has both problems.
+  auto whole = Load(text);
+  CHECK(Codes(whole).find("missing_variable") != std::string::npos);
+  CHECK(Codes(whole).find("colour") != std::string::npos);
+}
