@@ -26,7 +26,8 @@ std::function<int()> SetupDrift(CLI::App& sub, const GlobalOptions& global) {
       "outside Cairn and resources deleted outside Cairn. Exit 0 no drift, 2 drift, 1 error.\n\n"
       "Example:\n  cairn drift examples/quickstart --unmanaged");
   return [f, &global]() {
-    auto session = EngineSession::Open(f->stack, global, {});
+    // Live against the state: the manifests' resources play no part.
+    auto session = EngineSession::Open(f->stack, global, {.settings_only = true});
     if (!session) return 1;
     auto state = session->LoadState();
     if (!state) return 1;

@@ -37,7 +37,7 @@ struct LoadOptions {
   // is applied as saved.
   std::map<std::string, Value> plan_vars;
   // Only the settings (variables, provider, backend), for commands that never
-  // look at resources (`cairn state`, `force-unlock`): resources and outputs
+  // look at resources (`cairn state`, `force-unlock`, `drift`): resources and outputs
   // are not read, and a variable without a value is an error only where a
   // setting uses it.
   bool settings_only = false;

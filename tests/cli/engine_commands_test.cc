@@ -183,6 +183,7 @@ TEST_CASE("state commands need only the variables the backend settings use") {
   REQUIRE(list.exit_code == 0);
   CHECK(list.out.find("instance.web[0]") != std::string::npos);
   CHECK(e.Cairn({"state", "show", "network.app", e.stack}).exit_code == 0);
+  CHECK(e.Cairn({"drift", e.stack}).exit_code == 0);  // live against the state
   // A plan does need it.
   CHECK(e.Cairn({"plan", e.stack}).exit_code == 1);
 
