@@ -176,7 +176,8 @@ TEST_CASE("state commands need only the variables the backend settings use") {
   Env e;
   std::string text = "kind: variable\nname: size\ntype: string\n---\n" + Stack(1, "${var.size}");
   WriteFile(e.stack + "/main.yaml", text);
-  REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve", "--var", "size=s-1vcpu-1gb"}).exit_code == 0);
+  auto applied = e.Cairn({"apply", e.stack, "--auto-approve", "--var", "size=s-1vcpu-1gb"});
+  REQUIRE(applied.exit_code == 0);
   // The resources need "size"; listing the state does not.
   auto list = e.Cairn({"state", "list", e.stack});
   INFO(list.err);
@@ -194,7 +195,8 @@ TEST_CASE("state commands need only the variables the backend settings use") {
   auto missing = e.Cairn({"state", "list", e.stack});
   CHECK(missing.exit_code == 1);
   CHECK(missing.err.find("variable \"state_file\" has no value") != std::string::npos);
-  CHECK(missing.err.find("backend.yaml:7:7: error: variable \"state_file\" has no value") != std::string::npos);
+  CHECK(missing.err.find("backend.yaml:7:7: error: variable \"state_file\" has no value") !=
+        std::string::npos);
 }
 
 TEST_CASE("changing an immutable field replaces, naming the field") {

@@ -122,16 +122,7 @@ TEST_CASE("sqlite state: deferred writes relax synchronous for their batch only"
   auto seq = store->ReserveSequences(3);  // deferred
   REQUIRE(seq.ok());
   CHECK(store->SynchronousIsFullForTesting());
-  JournalEntry e;
-  e.seq = *seq;
-  e.address = "instance.web";
-  e.action = "create";
-  e.kind = "instance";
-  e.method = "POST";
-  e.path = "/api/v1/compute";
-  e.body = "{}";
-  e.idempotency_key = "k";
-  REQUIRE(store->JournalBegin(e).ok());  // immediate
+  REQUIRE(store->JournalBegin(TestJournalEntry(*seq, "instance.web", "{}")).ok());  // immediate
   StateCommit c;
   c.journal_done = *seq;
   c.durability = Durability::kDeferred;

@@ -41,21 +41,6 @@ ResourceState Resource(const std::string& address, const std::string& id, Value 
   return r;
 }
 
-JournalEntry Entry(int64_t seq, const std::string& address, const std::string& body) {
-  JournalEntry e;
-  e.seq = seq;
-  e.address = address;
-  e.action = "create";
-  e.kind = "instance";
-  e.method = "POST";
-  e.path = "/api/v1/instances";
-  e.body = body;
-  e.idempotency_key = "lineage-" + std::to_string(seq);
-  e.started_at = 1'700'000'123;
-  e.context = Value{{"depends_on", Value::array({"network.core"})}};
-  return e;
-}
-
 StateSnapshot MustLoad(StateStore& s) {
   auto snap = s.Load();
   INFO(snap.status().ToString());
@@ -154,10 +139,12 @@ STATE_CONTRACT_TEST(Journal, "journal entries are pending until their commit cle
   // The exact bytes, NULs and non-UTF-8 included.
   const std::string body_a = std::string("{\"name\":\"web\"}\0\xff\xfe tail", 22);
   const std::string body_b = "{\"name\":\"api\",\"plan\":\"s-1vcpu-1gb\"}";
-  REQUIRE(s.JournalBegin(Entry(*a, "instance.web", body_a)).ok());
-  REQUIRE(s.JournalBegin(Entry(*b, "instance.api", body_b)).ok());
-  CHECK(s.JournalBegin(Entry(*a, "instance.web", body_a)).code() == StatusCode::kAlreadyExists);
-  CHECK(s.JournalBegin(Entry(0, "instance.web", body_a)).code() == StatusCode::kInvalidArgument);
+  REQUIRE(s.JournalBegin(TestJournalEntry(*a, "instance.web", body_a)).ok());
+  REQUIRE(s.JournalBegin(TestJournalEntry(*b, "instance.api", body_b)).ok());
+  CHECK(s.JournalBegin(TestJournalEntry(*a, "instance.web", body_a)).code() ==
+        StatusCode::kAlreadyExists);
+  CHECK(s.JournalBegin(TestJournalEntry(0, "instance.web", body_a)).code() ==
+        StatusCode::kInvalidArgument);
   CHECK(MustLoad(s).serial == 0);  // the journal does not move the serial
 
   auto pending = s.PendingJournal();
@@ -246,7 +233,7 @@ STATE_CONTRACT_TEST(DeferredCommit,
   StateStore& s = f.store();
   auto seq = s.NextSequence();
   REQUIRE(seq.ok());
-  REQUIRE(s.JournalBegin(Entry(*seq, "instance.web", "{}")).ok());
+  REQUIRE(s.JournalBegin(TestJournalEntry(*seq, "instance.web", "{}")).ok());
   StateCommit done;
   done.put = {Resource("instance.web", "i-1")};
   done.journal_done = *seq;
@@ -384,7 +371,7 @@ STATE_CONTRACT_TEST(Reopen, "a reopened store sees everything") {
   REQUIRE(s.Commit(c).ok());
   auto seq = s.NextSequence();
   REQUIRE(seq.ok());
-  REQUIRE(s.JournalBegin(Entry(*seq, "instance.web", "{\"x\":1}")).ok());
+  REQUIRE(s.JournalBegin(TestJournalEntry(*seq, "instance.web", "{\"x\":1}")).ok());
   auto held = s.Lock("apply", 0ms);
   REQUIRE(held.ok());
 
@@ -430,7 +417,7 @@ STATE_CONTRACT_TEST(Concurrent, "concurrent journal-then-commit from many thread
             errors[t] = seq.status().ToString();
             return;
           }
-          Status begun = s.JournalBegin(Entry(*seq, address, "{}"));
+          Status begun = s.JournalBegin(TestJournalEntry(*seq, address, "{}"));
           if (!begun.ok()) {
             errors[t] = begun.ToString();
             return;

@@ -117,6 +117,23 @@ class PostgresFactory final : public StoreFactory {
   std::unique_ptr<StateStore> store_;
 };
 
+// A create of `address` journaled with sequence number `seq`.
+inline JournalEntry TestJournalEntry(int64_t seq, const std::string& address,
+                                     const std::string& body) {
+  JournalEntry e;
+  e.seq = seq;
+  e.address = address;
+  e.action = "create";
+  e.kind = "instance";
+  e.method = "POST";
+  e.path = "/api/v1/instances";
+  e.body = body;
+  e.idempotency_key = "lineage-" + std::to_string(seq);
+  e.started_at = 1'700'000'123;
+  e.context = Value{{"depends_on", Value::array({"network.core"})}};
+  return e;
+}
+
 inline bool Contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
