@@ -143,7 +143,8 @@ std::function<int()> SetupApply(CLI::App& sub, const GlobalOptions& global) {
   AddApplyFlags(sub, *f);
   sub.footer(
       "Without a saved plan, shows the plan and asks for confirmation (with no terminal, it refuses\n"
-      "unless --auto-approve). A saved plan is applied exactly, and refused if the state has moved.\n"
+      "unless --auto-approve). A saved plan is applied exactly, with the variable values it was\n"
+      "made with (so --var is refused), and refused if the state has moved.\n"
       "Interrupted (Ctrl-C, or even kill -9), the next apply finishes the job with no duplicate.\n\n"
       "Examples:\n"
       "  cairn apply examples/quickstart --auto-approve\n"
