@@ -70,6 +70,9 @@ struct Node {
   enum class State { kWaiting, kRunning, kDone, kFailed, kSkipped } state = State::kWaiting;
   Steady::time_point started;
   std::chrono::milliseconds last_report{0};
+  // Set by JournalAhead, before the node is offered to the workers.
+  std::optional<PreparedMutation> prepared;  // the request, exactly as journaled
+  JournalEntry entry;
 };
 
 // Runs one plan. Thread-safe by construction: shared state is guarded by mu_.
@@ -102,12 +105,32 @@ class ApplyRun {
       if (nodes_[i].pending == 0) ready_.insert(i);
     }
     int workers = std::max(1, std::min<int>(options_.parallelism, static_cast<int>(nodes_.size())));
+    // A worker that starts an operation journals the next ones ahead when
+    // fewer than half the workers' worth are journaled, up to one and a half
+    // times the workers; with one worker, one at a time, just before it runs.
+    low_water_ = static_cast<size_t>(workers) / 2;
+    journal_target_ = static_cast<size_t>(workers) + low_water_;
     {
+      // A stop wakes the waiting workers, so that they leave at once.
+      std::stop_callback wake(options_.stop, [this] {
+        std::lock_guard lock(mu_);
+        cv_.notify_all();
+      });
       std::vector<std::jthread> pool;
       for (int i = 0; i < workers && !nodes_.empty(); ++i) pool.emplace_back([this] { Worker(); });
       std::jthread monitor([this](std::stop_token st) { Monitor(st); });
       for (auto& t : pool) t.join();
     }  // ~jthread: the monitor is asked to stop, wakes at once and is joined
+    // Journaled ahead but never sent (the run was stopped): nothing happened.
+    for (size_t index : journaled_) {
+      if (auto st = store_.Commit(StateCommit{.journal_done = nodes_[index].entry.seq}); !st.ok()) {
+        result_.diagnostics.push_back(
+            {Severity::kWarning, "state_error",
+             nodes_[index].change->address + ": could not clear its unsent journal entry (the "
+             "next apply sends it): " + st.status().ToString(),
+             "", {}});
+      }
+    }
     for (const auto& n : nodes_) {
       if (n.state == Node::State::kWaiting) result_.summary.interrupted = true;
     }
@@ -220,59 +243,128 @@ class ApplyRun {
     }
   }
 
+  // Each worker runs journaled nodes, and journals the next ready ones ahead
+  // (JournalAhead) when few are left: one synced write for many operations
+  // instead of one each, off the path of the others.
   void Worker() {
     for (;;) {
-      size_t index;
+      std::optional<size_t> index;
+      std::vector<size_t> chunk;
       {
         std::unique_lock lock(mu_);
-        cv_.wait(lock, [&] { return !ready_.empty() || running_ == 0 || Stopping(); });
-        if (Stopping() || ready_.empty()) {
-          if (running_ == 0 || Stopping()) {
-            cv_.notify_all();
-            return;
-          }
-          continue;
+        cv_.wait(lock, [&] {
+          return Stopping() || !journaled_.empty() || (!ready_.empty() && !journaling_) ||
+                 Finished();
+        });
+        if (Stopping() || Finished()) {
+          cv_.notify_all();
+          return;
         }
-        index = *ready_.begin();
-        ready_.erase(ready_.begin());
-        nodes_[index].state = Node::State::kRunning;
-        nodes_[index].started = Steady::now();
-        ++running_;
+        if (!journaled_.empty()) {
+          index = journaled_.front();
+          journaled_.pop_front();
+          nodes_[*index].state = Node::State::kRunning;
+          nodes_[*index].started = Steady::now();
+          ++running_;
+        }
+        // Nothing to run, or few journaled operations left for the others.
+        if (!journaling_ && !ready_.empty() && (!index || journaled_.size() < low_water_)) {
+          while (journaled_.size() + chunk.size() < journal_target_ && !ready_.empty()) {
+            chunk.push_back(*ready_.begin());
+            ready_.erase(ready_.begin());
+          }
+          journaling_ = true;
+        }
       }
-      Node& node = nodes_[index];
+      if (!chunk.empty()) JournalAhead(chunk);
+      if (!index) continue;
+      Node& node = nodes_[*index];
       Emit({ProgressEvent::Phase::kStart, node.change->address, OpName(node.op), node.change->remote_id});
       bool ok = Execute(node);
-      {
+      std::unique_lock lock(mu_);
+      --running_;
+      Complete(lock, *index, ok);
+    }
+  }
+
+  // REQUIRES: mu_ held. Nothing left to run or journal: the workers may go.
+  bool Finished() const {
+    return ready_.empty() && journaled_.empty() && !journaling_ && running_ == 0;
+  }
+
+  // REQUIRES: `lock` holds mu_; releases it. Records the end of node `index`
+  // (ran, or failed before it could run), makes its dependents ready or
+  // skips them, wakes the workers this concerns and reports.
+  void Complete(std::unique_lock<std::mutex>& lock, size_t index, bool ok) {
+    Node& node = nodes_[index];
+    auto elapsed = node.state == Node::State::kRunning
+                       ? std::chrono::duration_cast<std::chrono::milliseconds>(Steady::now() -
+                                                                                node.started)
+                       : std::chrono::milliseconds{0};
+    std::vector<ProgressEvent> events;
+    size_t now_ready = 0;
+    if (ok) {
+      node.state = Node::State::kDone;
+      for (size_t s : node.successors) {
+        if (--nodes_[s].pending == 0 && nodes_[s].state == Node::State::kWaiting) {
+          ready_.insert(s);
+          ++now_ready;
+        }
+      }
+      events.push_back({ProgressEvent::Phase::kDone, node.change->address, OpName(node.op),
+                        done_ids_[index], elapsed});
+    } else {
+      node.state = Node::State::kFailed;
+      ++result_.summary.failed;
+      events.push_back({ProgressEvent::Phase::kFailed, node.change->address, OpName(node.op), "",
+                        elapsed, last_error_[index]});
+      SkipDependents(index, events);
+    }
+    // Wake only whom this completion concerns: a waiting worker per new
+    // ready node, or all of them at the end.
+    if (Finished() || Stopping()) {
+      cv_.notify_all();
+    } else {
+      for (size_t i = 0; i < now_ready; ++i) cv_.notify_one();
+    }
+    EmitAfter(lock, events);
+  }
+
+  // Builds the requests of `chunk` (nodes taken from ready_) and journals
+  // them in one write, then offers them to the workers. A node whose request
+  // cannot be built fails alone; if the write fails, they all fail.
+  void JournalAhead(const std::vector<size_t>& chunk) {
+    std::vector<size_t> built;
+    std::vector<JournalEntry> entries;
+    for (size_t index : chunk) {
+      if (PrepareNode(nodes_[index])) {
+        built.push_back(index);
+        entries.push_back(nodes_[index].entry);
+      } else {
         std::unique_lock lock(mu_);
-        --running_;
-        auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Steady::now() - node.started);
-        std::vector<ProgressEvent> events;
-        size_t now_ready = 0;
-        if (ok) {
-          node.state = Node::State::kDone;
-          for (size_t s : node.successors) {
-            if (--nodes_[s].pending == 0 && nodes_[s].state == Node::State::kWaiting) {
-              ready_.insert(s);
-              ++now_ready;
-            }
-          }
-          events.push_back({ProgressEvent::Phase::kDone, node.change->address, OpName(node.op),
-                            done_ids_[index], elapsed});
-        } else {
-          node.state = Node::State::kFailed;
-          ++result_.summary.failed;
-          events.push_back({ProgressEvent::Phase::kFailed, node.change->address, OpName(node.op),
-                            "", elapsed, last_error_[index]});
-          SkipDependents(index, events);
-        }
-        // Wake only whom this completion concerns: a waiting worker per new
-        // ready node, or all of them when nothing runs any more (the end).
-        if (running_ == 0) {
-          cv_.notify_all();
-        } else {
-          for (size_t i = 0; i < now_ready; ++i) cv_.notify_one();
-        }
-        EmitAfter(lock, events);
+        Complete(lock, index, false);
+      }
+    }
+    Status st = store_.JournalBeginAll(entries);
+    if (st.ok()) {
+      for (size_t i = 0; i < built.size(); ++i) CrashPoint("apply.journaled");
+    }
+    std::unique_lock lock(mu_);
+    journaling_ = false;
+    for (size_t index : built) {
+      if (st.ok()) {
+        journaled_.push_back(index);
+      } else {
+        const Node& n = nodes_[index];
+        last_error_[index] = "could not write the state journal: " + st.ToString();
+        result_.diagnostics.push_back(Failure(n.change->address, OpName(n.op), last_error_[index]));
+      }
+    }
+    cv_.notify_all();
+    if (!st.ok()) {
+      for (size_t index : built) {
+        Complete(lock, index, false);
+        lock.lock();
       }
     }
   }
@@ -373,12 +465,11 @@ class ApplyRun {
                                : options_.delete_timeout;
   }
 
-  bool Execute(Node& node) {
+  // The node's request, built before anything is recorded or sent, and its
+  // journal entry. False (the failure recorded) when it cannot be built.
+  bool PrepareNode(Node& node) {
     const PlannedChange& c = *node.change;
     size_t index = &node - nodes_.data();
-    std::string state_address = c.address;
-
-    // 1. The request, built before anything is recorded or sent.
     PrepareRequest prep{c.kind, node.op == Op::kCreate   ? MutationAction::kCreate
                                 : node.op == Op::kUpdate ? MutationAction::kUpdate
                                                          : MutationAction::kDelete};
@@ -404,10 +495,8 @@ class ApplyRun {
       Fail(index, {}, c.address, node.op, prepared.status().message());
       return false;
     }
-
     CrashPoint("apply.prepared");
-    // 2. Journal: durable before the request leaves.
-    JournalEntry entry;
+    JournalEntry& entry = node.entry;
     entry.seq = first_seq_ + static_cast<int64_t>(index);
     entry.address = node.deposed ? c.address + kDeposedSuffix : c.address;
     entry.action = OpName(node.op);
@@ -419,11 +508,17 @@ class ApplyRun {
     entry.idempotency_key = IdempotencyKey(lineage_, entry.seq, entry.action, c.address);
     entry.started_at = SystemClock().UnixSeconds();
     entry.context = {{"depends_on", c.depends_on}};
-    if (Status st = store_.JournalBegin(entry); !st.ok()) {
-      Fail(index, {}, c.address, node.op, "could not write the state journal: " + st.ToString());
-      return false;
-    }
-    CrashPoint("apply.journaled");
+    node.prepared = std::move(*prepared);
+    return true;
+  }
+
+  // Sends the node's journaled request, waits until it took effect and
+  // records the result.
+  bool Execute(Node& node) {
+    const PlannedChange& c = *node.change;
+    size_t index = &node - nodes_.data();
+    const JournalEntry& entry = node.entry;
+    const auto& prepared = node.prepared;
 
     // 3. Send, wait, commit.
     std::stop_token none;  // in-flight operations always finish
@@ -604,6 +699,10 @@ class ApplyRun {
   };
   std::set<size_t, ByAddress> ready_{ByAddress{&nodes_}};  // GUARDED_BY(mu_)
   int running_ = 0;                         // GUARDED_BY(mu_)
+  // Journaled, not yet started, in journal order.
+  std::deque<size_t> journaled_;            // GUARDED_BY(mu_)
+  bool journaling_ = false;                 // GUARDED_BY(mu_): a JournalAhead is writing
+  size_t low_water_ = 0, journal_target_ = 1;  // set before the workers start
   std::map<std::string, Value> values_;     // GUARDED_BY(mu_)
   std::map<size_t, std::string> done_ids_;  // GUARDED_BY(mu_)
   std::map<size_t, std::string> last_error_;  // GUARDED_BY(mu_)

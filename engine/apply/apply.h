@@ -11,9 +11,13 @@
 // depends on it while independent branches go on.
 //
 // Each operation follows the exactly-once protocol of engine/state:
-//   Prepare -> JournalBegin(key, exact body) -> send -> wait until
+//   Prepare -> journal (key, exact body) -> send -> wait until
 //   ready/deleted -> Commit(resource, journal_done; Durability::kDeferred)
 // with its sequence number from one ReserveSequences call for the whole run.
+// Ready operations are journaled ahead, several per JournalBeginAll (one
+// synced write), by the worker that finds few journaled ones left; with one
+// worker, each alone just before it is sent. An entry journaled but not sent
+// is cleared when a stop ends the run; after a kill, the next run sends it.
 // A definite refusal (4xx) clears the journal entry; an unknown outcome
 // (network failure, deadline) leaves it for RecoverJournal to re-send with
 // the same key and body at the next run.

@@ -47,14 +47,21 @@ Status CheckCommit(const StateCommit& commit) {
   return Status::Ok();
 }
 
-Status CheckJournalEntry(const JournalEntry& entry) {
-  if (entry.seq <= 0) {
-    return Status::InvalidArgument(
-        "journal entry needs a sequence number from ReserveSequences()");
-  }
-  if (entry.address.empty() || entry.action.empty()) {
-    return Status::InvalidArgument("journal entry " + std::to_string(entry.seq) +
-                                   " needs an address and an action");
+Status CheckJournalEntries(std::span<const JournalEntry> entries) {
+  std::set<int64_t> seqs;
+  for (const JournalEntry& entry : entries) {
+    if (entry.seq <= 0) {
+      return Status::InvalidArgument(
+          "journal entry needs a sequence number from ReserveSequences()");
+    }
+    if (entry.address.empty() || entry.action.empty()) {
+      return Status::InvalidArgument("journal entry " + std::to_string(entry.seq) +
+                                     " needs an address and an action");
+    }
+    if (!seqs.insert(entry.seq).second) {
+      return Status::AlreadyExists("journal entry " + std::to_string(entry.seq) +
+                                   " is given twice");
+    }
   }
   return Status::Ok();
 }

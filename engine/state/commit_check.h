@@ -31,8 +31,9 @@ namespace cairn {
 
 Status CheckCommit(const StateCommit& commit);
 
-// CheckCommit's rules for one journal entry: seq > 0, address and action set.
-Status CheckJournalEntry(const JournalEntry& entry);
+// CheckCommit's rules for journal entries: each has seq > 0, an address and
+// an action; no two share a sequence number (AlreadyExists).
+Status CheckJournalEntries(std::span<const JournalEntry> entries);
 
 // ReserveSequences' argument: at least 1.
 Status CheckSequenceCount(int64_t count);

@@ -63,12 +63,16 @@ Result<int64_t> MemoryStateStore::ReserveSequences(int64_t count) {
   return first;
 }
 
-Status MemoryStateStore::JournalBegin(const JournalEntry& entry) {
-  CAIRN_RETURN_IF_ERROR(CheckJournalEntry(entry));
+Status MemoryStateStore::JournalBeginAll(std::span<const JournalEntry> entries) {
+  CAIRN_RETURN_IF_ERROR(CheckJournalEntries(entries));
   std::lock_guard lock(mu_);
-  if (!journal_.emplace(entry.seq, entry).second) {
-    return Status::AlreadyExists("journal entry " + std::to_string(entry.seq) + " already exists");
+  for (const JournalEntry& entry : entries) {
+    if (journal_.count(entry.seq)) {
+      return Status::AlreadyExists("journal entry " + std::to_string(entry.seq) +
+                                   " already exists");
+    }
   }
+  for (const JournalEntry& entry : entries) journal_.emplace(entry.seq, entry);
   return Status::Ok();
 }
 

@@ -33,7 +33,7 @@ class MemoryStateStore final : public StateStore {
   Status ForceUnlock(const std::string& lock_id) override;
   Result<std::optional<LockInfo>> CurrentLock() override;
   Result<int64_t> ReserveSequences(int64_t count) override;
-  Status JournalBegin(const JournalEntry& entry) override;
+  Status JournalBeginAll(std::span<const JournalEntry> entries) override;
   Result<std::vector<JournalEntry>> PendingJournal() override;
   Result<int64_t> Commit(const StateCommit& commit) override;
   Status Sync() override { return Status::Ok(); }  // nothing is durable here

@@ -288,23 +288,27 @@ Result<int64_t> PostgresStateStore::ReserveSequences(int64_t count) {
   });
 }
 
-Status PostgresStateStore::JournalBegin(const JournalEntry& e) {
-  CAIRN_RETURN_IF_ERROR(CheckJournalEntry(e));
+Status PostgresStateStore::JournalBeginAll(std::span<const JournalEntry> entries) {
+  CAIRN_RETURN_IF_ERROR(CheckJournalEntries(entries));
+  if (entries.empty()) return Status::Ok();
   std::lock_guard lock(mu_);
   return Guarded("journal", [&]() -> Status {
     pqxx::work w(conn_->c);
     CAIRN_RETURN_IF_ERROR(LockMeta(w, stack_));
-    if (!w.exec_params("SELECT 1 FROM cairn_state_journal WHERE stack = $1 AND seq = $2", stack_,
-                       e.seq)
-             .empty()) {
-      return Status::AlreadyExists("journal entry " + std::to_string(e.seq) + " already exists");
+    for (const JournalEntry& e : entries) {
+      if (!w.exec_params("SELECT 1 FROM cairn_state_journal WHERE stack = $1 AND seq = $2",
+                         stack_, e.seq)
+               .empty()) {
+        return Status::AlreadyExists("journal entry " + std::to_string(e.seq) +
+                                     " already exists");
+      }
+      w.exec_params(
+          "INSERT INTO cairn_state_journal (stack, seq, address, action, kind, remote_id, "
+          "method, path, body, idempotency_key, started_at, context) "
+          "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+          stack_, e.seq, e.address, e.action, e.kind, e.remote_id, e.method, e.path,
+          pqxx::binarystring(e.body), e.idempotency_key, e.started_at, DumpJson(e.context));
     }
-    w.exec_params(
-        "INSERT INTO cairn_state_journal (stack, seq, address, action, kind, remote_id, method, "
-        "path, body, idempotency_key, started_at, context) "
-        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
-        stack_, e.seq, e.address, e.action, e.kind, e.remote_id, e.method, e.path,
-        pqxx::binarystring(e.body), e.idempotency_key, e.started_at, DumpJson(e.context));
     w.commit();
     return Status::Ok();
   });

@@ -564,26 +564,30 @@ Result<int64_t> SqliteStateStore::ReserveSequences(int64_t count) {
   return last - count + 1;
 }
 
-Status SqliteStateStore::JournalBegin(const JournalEntry& e) {
-  CAIRN_RETURN_IF_ERROR(CheckJournalEntry(e));
+Status SqliteStateStore::JournalBeginAll(std::span<const JournalEntry> entries) {
+  CAIRN_RETURN_IF_ERROR(CheckJournalEntries(entries));
+  if (entries.empty()) return Status::Ok();
   return Write(
       [&]() -> Status {
-        {
-          Stmt q(db_, Prepared("SELECT 1 FROM journal WHERE seq = ?"));
-          if (q.Int(1, e.seq).Step()) {
-            return Status::AlreadyExists("journal entry " + std::to_string(e.seq) +
-                                         " already exists");
+        for (const JournalEntry& e : entries) {
+          {
+            Stmt q(db_, Prepared("SELECT 1 FROM journal WHERE seq = ?"));
+            if (q.Int(1, e.seq).Step()) {
+              return Status::AlreadyExists("journal entry " + std::to_string(e.seq) +
+                                           " already exists");
+            }
+            CAIRN_RETURN_IF_ERROR(q.status());
           }
-          CAIRN_RETURN_IF_ERROR(q.status());
+          Stmt ins(db_,
+                   Prepared("INSERT INTO journal (seq, address, action, kind, remote_id, method, "
+                            "path, body, idempotency_key, started_at, context) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+          ins.Int(1, e.seq).Text(2, e.address).Text(3, e.action).Text(4, e.kind);
+          ins.Text(5, e.remote_id).Text(6, e.method).Text(7, e.path).Blob(8, e.body);
+          ins.Text(9, e.idempotency_key).Int(10, e.started_at).Text(11, DumpJson(e.context));
+          CAIRN_RETURN_IF_ERROR(ins.Run());
         }
-        Stmt ins(db_,
-                 Prepared("INSERT INTO journal (seq, address, action, kind, remote_id, method, "
-                          "path, body, idempotency_key, started_at, context) "
-                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
-        ins.Int(1, e.seq).Text(2, e.address).Text(3, e.action).Text(4, e.kind).Text(5, e.remote_id);
-        ins.Text(6, e.method).Text(7, e.path).Blob(8, e.body).Text(9, e.idempotency_key);
-        ins.Int(10, e.started_at).Text(11, DumpJson(e.context));
-        return ins.Run();
+        return Status::Ok();
       },
       Durability::kImmediate);
 }

@@ -10,7 +10,7 @@
 // leaves either all of a Commit or none of it.
 //
 // Concurrency: one connection per store, guarded by a mutex (thread-safe).
-// Group commit: ReserveSequences, JournalBegin and Commit calls made at the same
+// Group commit: ReserveSequences, JournalBeginAll and Commit calls made at the same
 // time by several threads (a parallel apply) share one write transaction,
 // hence one fsync; each runs inside its own SAVEPOINT, so one that fails
 // leaves the others' writes intact, and each returns only once the COMMIT of
@@ -95,7 +95,7 @@ class SqliteStateStore final : public StateStore {
   Status ForceUnlock(const std::string& lock_id) override;
   Result<std::optional<LockInfo>> CurrentLock() override;
   Result<int64_t> ReserveSequences(int64_t count) override;
-  Status JournalBegin(const JournalEntry& entry) override;
+  Status JournalBeginAll(std::span<const JournalEntry> entries) override;
   Result<std::vector<JournalEntry>> PendingJournal() override;
   Result<int64_t> Commit(const StateCommit& commit) override;
   Status Sync() override;

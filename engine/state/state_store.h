@@ -5,7 +5,8 @@
 // journal of mutations in flight; and the lock that keeps two applies apart.
 //
 // Exactly-once protocol (engine/apply):
-//   JournalBegin(entry)   durable before the request leaves the machine
+//   JournalBegin(entry)   durable before the request leaves the machine (an
+//                         apply journals several at once: JournalBeginAll)
 //   ... send with entry.idempotency_key and entry.body ...
 //   Commit({put/remove, journal_done = entry.seq})   one atomic transaction,
 //                         which may be deferred (see Durability)
@@ -20,6 +21,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -118,8 +120,13 @@ class StateStore {
   // back was never sent and may safely come again.
   virtual Result<int64_t> ReserveSequences(int64_t count) = 0;
   Result<int64_t> NextSequence() { return ReserveSequences(1); }
-  // Durable when it returns, together with every write made before it.
-  virtual Status JournalBegin(const JournalEntry& entry) = 0;
+  // Records `entries` (distinct sequence numbers, none in the journal yet)
+  // in one transaction: all or none, AlreadyExists for a sequence number
+  // used twice. Durable when it returns, together with every write made
+  // before it. An entry journaled but never sent is harmless: the next run
+  // sends it with its key, completing the change the plan asked for.
+  virtual Status JournalBeginAll(std::span<const JournalEntry> entries) = 0;
+  Status JournalBegin(const JournalEntry& entry) { return JournalBeginAll({&entry, 1}); }
   virtual Result<std::vector<JournalEntry>> PendingJournal() = 0;
 
   // Applies `commit` atomically, as durably as commit.durability asks;

@@ -2,6 +2,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <numeric>
+#include <stop_token>
+
 #include "engine/manifest/expr.h"
 
 #include "engine/state/memory_state_store.h"
@@ -73,6 +79,65 @@ StackConfig WebStack() {
   cfg.resources.push_back(Res("ssh_key.deploy", {{"name", "deploy"}, {"public_key", "ssh-ed25519 AAAA"}}));
   cfg.outputs.push_back({"web_id", "${instance.web.id}", false, {}});
   return cfg;
+}
+
+StackConfig IndependentInstances(int n) {
+  StackConfig cfg;
+  for (int i = 0; i < n; ++i) {
+    std::string name = "i" + std::to_string(i);
+    cfg.resources.push_back(Res("instance." + name, {{"name", name}, {"region", "eu"}}));
+  }
+  return cfg;
+}
+
+// A StateStore that forwards to another and records its journal writes; it
+// can fail them.
+class JournalRecordingStore final : public StateStore {
+ public:
+  explicit JournalRecordingStore(StateStore& inner) : inner_(inner) {}
+  Result<StateSnapshot> Load() override { return inner_.Load(); }
+  Result<LockInfo> Lock(const std::string& op, std::chrono::milliseconds wait) override {
+    return inner_.Lock(op, wait);
+  }
+  Status Unlock(const std::string& id) override { return inner_.Unlock(id); }
+  Status ForceUnlock(const std::string& id) override { return inner_.ForceUnlock(id); }
+  Result<std::optional<LockInfo>> CurrentLock() override { return inner_.CurrentLock(); }
+  Result<int64_t> ReserveSequences(int64_t n) override { return inner_.ReserveSequences(n); }
+  Status JournalBeginAll(std::span<const JournalEntry> entries) override {
+    {
+      std::lock_guard lock(mu_);
+      batches_.push_back(entries.size());
+      if (fail_journal_) return Status::IOError("disk full (injected)");
+    }
+    return inner_.JournalBeginAll(entries);
+  }
+  Result<std::vector<JournalEntry>> PendingJournal() override { return inner_.PendingJournal(); }
+  Result<int64_t> Commit(const StateCommit& c) override { return inner_.Commit(c); }
+  Status Sync() override { return inner_.Sync(); }
+
+  void FailJournal() {
+    std::lock_guard lock(mu_);
+    fail_journal_ = true;
+  }
+  // The size of each JournalBeginAll call, in call order.
+  std::vector<size_t> batches() {
+    std::lock_guard lock(mu_);
+    return batches_;
+  }
+
+ private:
+  StateStore& inner_;
+  std::mutex mu_;
+  std::vector<size_t> batches_;
+  bool fail_journal_ = false;
+};
+
+// Whether the store's journal holds an entry with this key.
+bool Journaled(StateStore& store, const std::string& key) {
+  auto pending = store.PendingJournal();
+  if (!pending.ok()) return false;
+  return std::any_of(pending->begin(), pending->end(),
+                     [&](const JournalEntry& e) { return e.idempotency_key == key; });
 }
 
 }  // namespace
@@ -334,4 +399,81 @@ TEST_CASE("idempotency keys are derived from persisted data and bounded") {
   CHECK(a != IdempotencyKey("lin", 4, "create", "instance.web[0]"));
   CHECK(a != IdempotencyKey("lin", 3, "create", "instance.web[1]"));
   CHECK(IdempotencyKey(std::string(36, 'x'), 1LL << 60, "create", std::string(5000, 'a')).size() <= 255);
+}
+
+TEST_CASE("a parallel apply journals operations ahead, in batches, each before it is sent") {
+  Fixture f;
+  f.options.parallelism = 8;
+  JournalRecordingStore store(f.store);
+  std::atomic<int> sent{0}, sent_unjournaled{0};
+  f.provider.on_send = [&](const std::string& key) {
+    ++sent;
+    if (!Journaled(f.store, key)) ++sent_unjournaled;
+  };
+  auto r = Apply(f.PlanFor(IndependentInstances(40)), f.provider, store, f.options);
+  REQUIRE(r.ok());
+  CHECK(r.summary.created == 40);
+  CHECK(sent == 40);
+  CHECK(sent_unjournaled == 0);
+  CHECK(f.store.PendingJournal()->empty());
+  CHECK(f.State().resources.size() == 40);
+  // Every operation journaled exactly once, in fewer writes than operations:
+  // batches of up to one and a half times the parallelism.
+  auto batches = store.batches();
+  CHECK(std::accumulate(batches.begin(), batches.end(), size_t{0}) == 40);
+  CHECK(batches.size() <= 10);
+  CHECK(*std::max_element(batches.begin(), batches.end()) <= 12);
+  CHECK(batches.front() == 12);
+}
+
+TEST_CASE("with parallelism 1, each operation is journaled alone, just before it is sent") {
+  Fixture f;
+  f.options.parallelism = 1;
+  JournalRecordingStore store(f.store);
+  std::atomic<int> pending_at_send_max{0};
+  f.provider.on_send = [&](const std::string&) {
+    int n = static_cast<int>(f.store.PendingJournal()->size());
+    if (n > pending_at_send_max) pending_at_send_max = n;
+  };
+  REQUIRE(Apply(f.PlanFor(WebStack()), f.provider, store, f.options).ok());
+  CHECK(store.batches() == std::vector<size_t>{1, 1, 1});
+  CHECK(pending_at_send_max == 1);  // only the operation being sent
+}
+
+TEST_CASE("a stop with operations journaled ahead clears their entries and sends nothing more") {
+  Fixture f;
+  f.options.parallelism = 4;
+  std::stop_source stop;
+  f.options.stop = stop.get_token();
+  f.provider.on_send = [&](const std::string&) { stop.request_stop(); };
+  auto r = Apply(f.PlanFor(IndependentInstances(20)), f.provider, f.store, f.options);
+  CHECK(r.summary.interrupted);
+  int sent = f.provider.mutations_sent();
+  CHECK(sent >= 1);
+  CHECK(sent <= 4);  // only those already running when the stop came
+  CHECK(r.summary.created == sent);
+  CHECK(f.State().resources.size() == static_cast<size_t>(sent));
+  // Journaled ahead but never sent: cleared, so the next run has nothing to
+  // recover and the plan shows them as creates again.
+  CHECK(f.store.PendingJournal()->empty());
+  CHECK(RecoverJournal(f.provider, f.store, f.options).recovered == 0);
+  CHECK(f.provider.mutations_sent() == sent);
+}
+
+TEST_CASE("a journal write that fails fails its operations, sends nothing and skips dependents") {
+  Fixture f;
+  JournalRecordingStore store(f.store);
+  store.FailJournal();
+  auto r = Apply(f.PlanFor(WebStack()), f.provider, store, f.options);
+  CHECK_FALSE(r.ok());
+  CHECK(f.provider.mutations_sent() == 0);
+  CHECK(r.summary.failed == 2);   // network.core and ssh_key.deploy, journaled together
+  CHECK(r.summary.skipped == 1);  // instance.web needs the network
+  CHECK(store.batches() == std::vector<size_t>{2});
+  bool named = std::any_of(r.diagnostics.begin(), r.diagnostics.end(), [](const Diagnostic& d) {
+    return d.summary.find("could not write the state journal") != std::string::npos &&
+           d.summary.find("disk full") != std::string::npos;
+  });
+  CHECK(named);
+  CHECK(f.store.PendingJournal()->empty());
 }

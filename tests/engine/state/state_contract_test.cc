@@ -186,6 +186,51 @@ STATE_CONTRACT_TEST(Journal, "journal entries are pending until their commit cle
   }
 }
 
+STATE_CONTRACT_TEST(JournalBeginAll, "several journal entries are written all or none") {
+  StateStore& s = f.store();
+  auto first = s.ReserveSequences(4);
+  REQUIRE(first.ok());
+  const int64_t a = *first, b = a + 1, c = a + 2, d = a + 3;
+  CHECK(s.JournalBeginAll({}).ok());  // nothing to write
+  REQUIRE(s.JournalBegin(TestJournalEntry(c, "instance.c", "{\"c\":1}")).ok());
+
+  // One entry already pending: nothing of the batch is written.
+  std::vector<JournalEntry> clash = {TestJournalEntry(a, "instance.a", "{}"),
+                                     TestJournalEntry(c, "instance.c", "{}")};
+  CHECK(s.JournalBeginAll(clash).code() == StatusCode::kAlreadyExists);
+  // A sequence number given twice, or an invalid entry: refused whole.
+  std::vector<JournalEntry> twice = {TestJournalEntry(a, "instance.a", "{}"),
+                                     TestJournalEntry(a, "instance.b", "{}")};
+  CHECK(s.JournalBeginAll(twice).code() == StatusCode::kAlreadyExists);
+  std::vector<JournalEntry> invalid = {TestJournalEntry(a, "instance.a", "{}"),
+                                       TestJournalEntry(b, "", "{}")};
+  CHECK(s.JournalBeginAll(invalid).code() == StatusCode::kInvalidArgument);
+  auto pending = s.PendingJournal();
+  REQUIRE(pending.ok());
+  REQUIRE(pending->size() == 1);
+  CHECK((*pending)[0].seq == c);
+
+  std::vector<JournalEntry> batch = {TestJournalEntry(d, "instance.d", "{\"d\":1}"),
+                                     TestJournalEntry(a, "instance.a", "{\"a\":1}"),
+                                     TestJournalEntry(b, "instance.b", "{\"b\":1}")};
+  REQUIRE(s.JournalBeginAll(batch).ok());
+  CHECK(MustLoad(s).serial == 0);
+  auto check = [&](StateStore& store) {
+    auto all = store.PendingJournal();
+    REQUIRE(all.ok());
+    REQUIRE(all->size() == 4);
+    std::vector<int64_t> seqs;
+    for (const JournalEntry& e : *all) seqs.push_back(e.seq);
+    CHECK(seqs == std::vector<int64_t>{a, b, c, d});
+    CHECK((*all)[0].address == "instance.a");
+    CHECK((*all)[0].body == "{\"a\":1}");
+    CHECK((*all)[3].address == "instance.d");
+    CHECK((*all)[3].body == "{\"d\":1}");
+  };
+  check(s);
+  if (auto other = f.Reopen()) check(*other);
+}
+
 STATE_CONTRACT_TEST(Sequence, "NextSequence is strictly increasing and durable") {
   int64_t last = 0;
   for (int i = 0; i < 20; ++i) {

@@ -37,6 +37,7 @@ Result<PreparedMutation> FakeProvider::Prepare(const PrepareRequest& req) {
 }
 
 CreateResponse FakeProvider::Create(const CreateRequest& req, std::stop_token) {
+  if (on_send) on_send(req.idempotency_key);
   std::lock_guard lock(mu_);
   ++sent_;
   CreateResponse r;
@@ -77,6 +78,7 @@ CreateResponse FakeProvider::Create(const CreateRequest& req, std::stop_token) {
 }
 
 UpdateResponse FakeProvider::Update(const UpdateRequest& req, std::stop_token) {
+  if (on_send) on_send(req.idempotency_key);
   std::lock_guard lock(mu_);
   ++sent_;
   UpdateResponse r;
@@ -108,6 +110,7 @@ UpdateResponse FakeProvider::Update(const UpdateRequest& req, std::stop_token) {
 }
 
 DeleteResponse FakeProvider::Delete(const DeleteRequest& req, std::stop_token) {
+  if (on_send) on_send(req.idempotency_key);
   std::lock_guard lock(mu_);
   ++sent_;
   DeleteResponse r;

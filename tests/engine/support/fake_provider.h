@@ -5,6 +5,7 @@
 // after the mutation took effect (the case idempotency keys exist for).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -40,6 +41,10 @@ class FakeProvider final : public Provider {
   // Changes a live attribute, as someone editing it outside Cairn would.
   void Edit(const std::string& kind, const std::string& id, const std::string& field, Value v);
   int reads();
+
+  // Called with each mutation's idempotency key as it is sent, before the
+  // fake does anything (from the calling thread, without the fake's lock).
+  std::function<void(const std::string& idempotency_key)> on_send;
 
   // "create network core", "update instance i-2", "delete ssh_key k-1", in call order.
   std::vector<std::string> calls();
