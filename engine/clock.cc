@@ -6,6 +6,12 @@ namespace cairn {
 
 bool RealClock::SleepFor(duration d, std::stop_token stop) {
   if (stop.stop_requested()) return false;
+  if (!stop.stop_possible()) {
+    // Nothing can cut it short (an apply's in-flight waits): a plain sleep,
+    // without the condition variable's locking and wake-ups.
+    std::this_thread::sleep_for(d);
+    return true;
+  }
   std::mutex mu;
   std::condition_variable_any cv;
   std::unique_lock lock(mu);
