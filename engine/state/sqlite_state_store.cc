@@ -459,30 +459,51 @@ Result<std::optional<LockInfo>> SqliteStateStore::CurrentLock() {
 }
 
 Status SqliteStateStore::Write(const std::function<Status()>& body, Durability durability) {
-  PendingWrite me{&body, durability};
-  std::unique_lock lock(write_mu_);
-  write_queue_.push_back(&me);
-  while (!me.done && writing_) write_cv_.wait(lock);
-  if (me.done) return me.status;
-  // No batch is being written: this call writes the queue, itself included.
-  writing_ = true;
-  std::vector<PendingWrite*> batch;
-  batch.swap(write_queue_);
-  lock.unlock();
+  auto me = std::make_shared<PendingWrite>(&body, durability);
+  {
+    std::unique_lock lock(write_mu_);
+    write_queue_.push_back(me);
+    if (writing_) {
+      lock.unlock();
+      me->wake.acquire();
+      if (me->done) return me->status;
+      // First in the queue when the previous batch ended: this call leads.
+    } else {
+      writing_ = true;
+    }
+  }
+  // The leader writes the queue, itself included. Callers arriving meanwhile
+  // queue for the next batch, which the first of them leads.
+  std::vector<std::shared_ptr<PendingWrite>> batch;
+  {
+    std::lock_guard lock(write_mu_);
+    batch.swap(write_queue_);
+  }
   WriteBatch(batch);
-  lock.lock();
-  writing_ = false;
-  for (PendingWrite* w : batch) w->done = true;
-  write_cv_.notify_all();
-  return me.status;
+  std::shared_ptr<PendingWrite> next;
+  {
+    std::lock_guard lock(write_mu_);
+    if (write_queue_.empty()) {
+      writing_ = false;
+    } else {
+      next = write_queue_.front();  // writing_ stays set: it leads
+    }
+  }
+  // One wake-up per waiting caller, none for the others.
+  for (const auto& w : batch) {
+    w->done = true;
+    if (w != me) w->wake.release();
+  }
+  if (next) next->wake.release();
+  return me->status;
 }
 
-void SqliteStateStore::WriteBatch(const std::vector<PendingWrite*>& batch) {
+void SqliteStateStore::WriteBatch(const std::vector<std::shared_ptr<PendingWrite>>& batch) {
   auto fail_all = [&](const Status& st) {
-    for (PendingWrite* w : batch) w->status = st;
+    for (const auto& w : batch) w->status = st;
   };
   std::lock_guard lock(mu_);
-  const bool sync = std::any_of(batch.begin(), batch.end(), [](const PendingWrite* w) {
+  const bool sync = std::any_of(batch.begin(), batch.end(), [](const auto& w) {
     return w->durability == Durability::kImmediate;
   });
   if (Status st = SetSynchronous(sync); !st.ok()) return fail_all(st);
@@ -494,7 +515,7 @@ void SqliteStateStore::WriteBatch(const std::vector<PendingWrite*>& batch) {
   } restore{this};
   Txn txn(db_);
   if (Status st = txn.Begin(/*write=*/true); !st.ok()) return fail_all(st);
-  for (PendingWrite* w : batch) {
+  for (const auto& w : batch) {
     if (Status st = Stmt(db_, Prepared("SAVEPOINT cairn_write")).Run(); !st.ok()) {
       return fail_all(st);
     }
@@ -513,7 +534,7 @@ void SqliteStateStore::WriteBatch(const std::vector<PendingWrite*>& batch) {
     }
   }
   if (Status st = txn.Commit(); !st.ok()) {
-    for (PendingWrite* w : batch) {
+    for (const auto& w : batch) {
       if (w->status.ok()) w->status = st;
     }
     return;

@@ -14,7 +14,10 @@
 // time by several threads (a parallel apply) share one write transaction,
 // hence one fsync; each runs inside its own SAVEPOINT, so one that fails
 // leaves the others' writes intact, and each returns only once the COMMIT of
-// its batch is committed (and fails if that COMMIT fails). A batch is synced
+// its batch is committed (and fails if that COMMIT fails). The first caller
+// writes the batch (the leader); the others sleep on a semaphore of their
+// own, woken once when their batch is done or, for the first of the next
+// batch, when it is its turn to lead: no caller is woken for nothing. A batch is synced
 // (synchronous=FULL) if any of its writes asks for Durability::kImmediate;
 // one of only kDeferred writes (ReserveSequences, an apply's create and
 // update results) commits with synchronous=NORMAL: written to the WAL, which
@@ -57,11 +60,11 @@
 // transaction and refuses a newer one.
 #pragma once
 
-#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <semaphore>
 #include <string>
 #include <vector>
 
@@ -121,19 +124,26 @@ class SqliteStateStore final : public StateStore {
   // again each time.
   Result<sqlite3_stmt*> Prepared(const char* sql);
 
-  // One write call waiting for its batch (see "Group commit" above).
+  // One write call waiting for its batch (see "Group commit" above). Shared
+  // between the caller and the leader that writes its batch, so that the
+  // leader's wake-up never touches a finished caller's memory.
   struct PendingWrite {
+    PendingWrite(const std::function<Status()>* b, Durability d) : body(b), durability(d) {}
     const std::function<Status()>* body;  // runs with mu_ held, in a savepoint
     Durability durability;
+    // Set by the leader before it releases `wake`; read by the caller after.
     Status status;
-    bool done = false;  // GUARDED_BY(write_mu_)
+    bool done = false;
+    // Released once: when the call's batch is committed (done), or when the
+    // call is first in the queue as the previous batch ends (it leads next).
+    std::binary_semaphore wake{0};
   };
   // Runs `body` in the next group-committed batch; its Status, or the
   // COMMIT's failure.
   Status Write(const std::function<Status()>& body, Durability durability);
   // Takes mu_. One transaction for all of `batch`, synced if any member asks
   // for Durability::kImmediate.
-  void WriteBatch(const std::vector<PendingWrite*>& batch);
+  void WriteBatch(const std::vector<std::shared_ptr<PendingWrite>>& batch);
 
   const std::string path_;
   Clock* const clock_;
@@ -143,10 +153,9 @@ class SqliteStateStore final : public StateStore {
   bool unsynced_ = false;         // GUARDED_BY(mu_): a NORMAL commit since the last synced one
   std::map<std::string, sqlite3_stmt*, std::less<>> prepared_;  // GUARDED_BY(mu_)
 
-  std::mutex write_mu_;  // never held while waiting for mu_ (see Write())
-  std::condition_variable write_cv_;
-  std::vector<PendingWrite*> write_queue_;  // GUARDED_BY(write_mu_)
-  bool writing_ = false;                    // GUARDED_BY(write_mu_): a batch is being written
+  std::mutex write_mu_;  // never held while waiting for mu_ or for a batch
+  std::vector<std::shared_ptr<PendingWrite>> write_queue_;  // GUARDED_BY(write_mu_)
+  bool writing_ = false;  // GUARDED_BY(write_mu_): a leader is writing, or about to
 };
 
 }  // namespace cairn
