@@ -11,6 +11,7 @@
 #include "server/customer_status.h"
 #include "server/faults.h"
 #include "server/idempotency.h"
+#include "server/lifecycle.h"
 #include "server/ids.h"
 #include "server/metrics.h"
 #include "server/rate_limiter.h"
@@ -648,6 +649,8 @@ struct Api::Impl {
     // Filled by the mutation on the writer thread.
     ApiResponse result;
     bool store_result = false;
+    // Lifecycle statuses the mutation entered (counted once it commits).
+    std::vector<std::string> transitions;
     bool finished = false;  // `done` was called
   };
 
@@ -1018,11 +1021,21 @@ void Api::Impl::HandleMutation(std::shared_ptr<Call> c) {
             : "/api/v1/" + std::string(coll.name) + "/" + HexToUuid(rec->id);
     ok.headers.emplace_back("Location", location);
     std::string region = rec->attrs.value("region", "");
-    return Submit(c, [this, rec, ok = std::move(ok), refs = std::move(refs), region](
+    // With no provisioning delay, the steps the lifecycle worker would take
+    // at once are taken in this same write: the answer still shows the
+    // record as created (queued), and a read right after shows where it got.
+    const bool settle = coll.lifecycle && options.provision_delay.count() == 0;
+    return Submit(c, [this, rec, ok = std::move(ok), refs = std::move(refs), region, settle](
                          WriteTxn& txn, Call& call) mutable {
       if (auto err = CheckRefs(txn, call, refs, region)) {
         call.result = std::move(*err);
         return;
+      }
+      std::vector<std::string> entered;
+      if (settle) {
+        entered = AdvanceDue(
+            rec.get(), rec->next_step_ms, 0, [&] { return faults->PickProvisionFate(); },
+            [&](const std::string& r) { return txn.AllocateIpv4(r); });
       }
       Status st = txn.Insert(rec.get());
       if (!st.ok()) {
@@ -1032,6 +1045,7 @@ void Api::Impl::HandleMutation(std::shared_ptr<Call> c) {
       }
       call.result = std::move(ok);
       call.store_result = true;
+      call.transitions = std::move(entered);
     });
   }
 
@@ -1234,6 +1248,9 @@ void Api::Impl::Submit(std::shared_ptr<Call> c, std::function<void(WriteTxn&, Ca
         metrics->mutations_in_flight--;
         if (!st.ok()) {
           return Fail(*c, 503, "service_unavailable", "the write was not committed; retry later");
+        }
+        if (c->result.status / 100 == 2) {
+          for (const auto& s : c->transitions) metrics->CountTransition(s);
         }
         if (c->drop_after) {
           ApiResponse r;

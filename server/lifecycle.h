@@ -1,6 +1,7 @@
 // The lifecycle worker: stands in for the provisioning system. It moves
 // records through their raw statuses, one step per --provision-delay (with
-// --provision-delay 0, all of a record's steps at once, in one write):
+// --provision-delay 0, all of a record's steps at once, in one write; a
+// create takes them in its own write, see api.cc):
 //
 //   queued -> provisioning -> running            (instances get an ipv4)
 //   provisioning -> retrying -> provisioning     (fault: provision_retrying)

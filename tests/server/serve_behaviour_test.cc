@@ -237,6 +237,50 @@ TEST_CASE("fault injection: provisioning through retrying, delayed and reconcili
         2);  // before and after reconciling
 }
 
+TEST_CASE("provision delay 0: a create answers queued and the next read shows it running") {
+  ServeFixture srv({"--provision-delay", "0"});
+  auto c = srv.Client();
+  for (int i = 0; i < 3; ++i) {
+    auto created = c->Post("/api/v1/compute", InstanceBody("now" + std::to_string(i)),
+                           "settle-" + std::to_string(i));
+    REQUIRE(created.status == 201);
+    json inst = created.json()["instance"];
+    CHECK(inst["status"] == "queued");  // spec 2.3: create returns queued
+    CHECK(inst["customerStatus"]["reasonCode"] == "provisioning_pending");
+    // No poll: the very next read.
+    json now = c->Get("/api/v1/compute/" + inst["publicId"].get<std::string>()).json()["instance"];
+    CHECK(now["status"] == "running");
+    CHECK(now["customerStatus"]["status"] == "running");
+    // A replay of the create is the original answer.
+    auto again = c->Post("/api/v1/compute", InstanceBody("now" + std::to_string(i)),
+                         "settle-" + std::to_string(i));
+    CHECK(again.json()["instance"]["status"] == "queued");
+    CHECK(again.json()["instance"]["publicId"] == inst["publicId"]);
+  }
+  auto preview = c->Post("/v1/instances", InstanceBody("now-preview"));
+  REQUIRE(preview.status == 201);
+  CHECK(preview.json()["status"] == "provisioning");
+  json got = c->Get("/v1/instances/" + preview.json()["id"].get<std::string>()).json();
+  CHECK(got["status"] == "running");
+  CHECK(std::regex_match(got["ipv4"].get<std::string>(), std::regex(R"(100\.64\.\d+\.\d+)")));
+  // Every step is still counted.
+  CHECK(Metric(*c, "cairn_lifecycle_transitions_total{to=\"provisioning\"}") == 4);
+  CHECK(Metric(*c, "cairn_lifecycle_transitions_total{to=\"running\"}") == 4);
+}
+
+TEST_CASE("provision delay 0 with failing provisioning: the next read shows it failed") {
+  ServeFixture srv({"--provision-delay", "0", "--faults", "provision_failed=1"});
+  auto c = srv.Client();
+  auto created = c->Post("/api/v1/compute", InstanceBody(), "k");
+  REQUIRE(created.status == 201);
+  CHECK(created.json()["instance"]["status"] == "queued");
+  std::string id = created.json()["instance"]["publicId"];
+  json now = c->Get("/api/v1/compute/" + id).json()["instance"];
+  CHECK(now["status"] == "failed");
+  CHECK(now["customerStatus"]["reasonCode"] == "provisioning_failed");
+  CHECK(Metric(*c, "cairn_lifecycle_transitions_total{to=\"failed\"}") == 1);
+}
+
 TEST_CASE("access log lines name request id, method, route, status, never the token or body") {
   ServeFixture srv({"--log-level", "info"});
   auto c = srv.Client();
