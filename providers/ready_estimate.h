@@ -9,7 +9,9 @@
 // not beyond the time readiness actually took, and at least to half that time
 // (a fast start on a slow API). It settles where about one first poll in
 // five comes too early (more when many creates finish at once), so most
-// creates cost one read.
+// creates cost one read. The floor may be zero (an API whose creates are
+// ready as soon as they are answered); a miss from there raises the
+// estimate to half of what readiness took.
 //
 // Thread-safe.
 #pragma once

@@ -27,8 +27,12 @@ namespace {
 using std::chrono::microseconds;
 using std::chrono::milliseconds;
 
-// The learnt first poll after a create never comes sooner than this.
-constexpr milliseconds kShortestFirstPoll{1};
+// The learnt first poll after a create may shrink to nothing: on an API
+// whose creates are ready by the time their answer arrives, the read goes at
+// once. A first-poll delay shorter than kShortestSleep is not slept at all:
+// putting the thread to sleep and waking it would cost more than the wait.
+constexpr microseconds kShortestFirstPoll{0};
+constexpr microseconds kShortestSleep{50};
 
 // A draw in [0, 1) for jitter.
 double UnitRandom() {
@@ -732,10 +736,11 @@ WaitResponse InfraProvider::Wait(const WaitRequest& req, std::stop_token stop) {
       // (with jitter: 75% to 100% of it); later polls double from there.
       microseconds first = ready_estimate_.FirstPoll(wire.kind);
       auto delay = std::chrono::duration_cast<microseconds>(first * (0.75 + 0.25 * UnitRandom()));
-      poll.initial = std::max(kShortestFirstPoll, std::chrono::duration_cast<milliseconds>(first));
+      poll.initial = std::max(milliseconds(1), std::chrono::duration_cast<milliseconds>(first));
       learning = clock_.Now();
       ++attempt;
-      if (clock_.Now() + delay <= deadline && !clock_.SleepFor(delay, stop)) {
+      if (delay >= kShortestSleep && clock_.Now() + delay <= deadline &&
+          !clock_.SleepFor(delay, stop)) {
         out.status = Status::Cancelled("waiting for " + what + " cancelled");
         return out;
       }

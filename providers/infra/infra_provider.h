@@ -39,8 +39,10 @@
 //     kind's ready.timeout_seconds. Kinds without `ready` are ready at once.
 //     With WaitRequest::just_created showing a status that is neither ready
 //     nor "failed", the first read waits the kind's learnt first-poll delay
-//     (providers/ready_estimate.h), and each such wait teaches it; a read at
-//     once would only see what the create answered.
+//     (providers/ready_estimate.h), and each such wait teaches it. On a slow
+//     API a read at once would only see what the create answered; on one
+//     whose creates keep being ready at the first read, the delay shrinks to
+//     nothing and the read goes at once, without a sleep.
 //     Wait(kDeleted) polls until 404 (or customer status "deleted").
 //   - Reads and lists retry like mutations (they are safe to repeat).
 //   - Reference attributes (x-cairn.references) are canonicalised with

@@ -25,6 +25,14 @@ TEST_CASE("ready estimate: first-poll hits shrink it, down to the floor") {
   CHECK(e.FirstPoll("instance") == milliseconds(1));
 }
 
+TEST_CASE("ready estimate: with a zero floor, hits take it to zero and a miss back up") {
+  ReadyEstimate e(milliseconds(5), microseconds(0), seconds(10));
+  for (int i = 0; i < 200; ++i) e.Record("instance", true, microseconds(0));
+  CHECK(e.FirstPoll("instance") == microseconds(0));
+  e.Record("instance", false, milliseconds(8));
+  CHECK(e.FirstPoll("instance") == milliseconds(4));  // half of what readiness took
+}
+
 TEST_CASE("ready estimate: a miss grows it by half, at most to what readiness took") {
   ReadyEstimate e(milliseconds(10), milliseconds(1), seconds(10));
   e.Record("instance", false, milliseconds(12));

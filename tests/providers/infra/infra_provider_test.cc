@@ -628,6 +628,35 @@ TEST_CASE("waits after creates learn when to poll: a miss waits longer next time
   CHECK(f.clock.total_slept() == before);
 }
 
+TEST_CASE("waits after creates: on an API whose creates are ready at once, the read goes at once") {
+  Fixture f;
+  f.transport.SetHandler(
+      [](const HttpRequest&) { return JsonAnswer(200, InstanceJson(kUuid, "running")); });
+  WaitRequest req{"instance", kUuid, WaitTarget::kReady, seconds(600)};
+  req.just_created = RemoteResource{"instance", kUuid, {{"status", "queued"}}};
+  // Every first poll finds it ready: the learnt delay shrinks (10% a hit)
+  // from the initial 5 ms until it is not worth a sleep.
+  REQUIRE(f.provider.Wait(req, {}).status.ok());
+  CHECK(f.clock.total_slept() > std::chrono::milliseconds(3));
+  for (int i = 0; i < 60; ++i) REQUIRE(f.provider.Wait(req, {}).status.ok());
+  auto before = f.clock.total_slept();
+  const size_t reads = f.transport.count();
+  REQUIRE(f.provider.Wait(req, {}).status.ok());
+  CHECK(f.clock.total_slept() == before);  // no sleep at all
+  CHECK(f.transport.count() == reads + 1);  // one read
+
+  // Then the API slows down: a first read that misses teaches the next
+  // create to wait again before its first read.
+  f.transport.SetHandler(nullptr);
+  f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "provisioning")));
+  f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "running")));
+  REQUIRE(f.provider.Wait(req, {}).status.ok());
+  before = f.clock.total_slept();
+  f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "running")));
+  REQUIRE(f.provider.Wait(req, {}).status.ok());
+  CHECK(f.clock.total_slept() > before);
+}
+
 TEST_CASE("wait for ready ends on failed with reasonCode and guidance") {
   Fixture f;
   f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "provisioning")));
