@@ -745,11 +745,13 @@ class Loader {
     for (const auto& [name, info] : variables_) names.push_back(name);
 
     // CAIRN_VAR_<name>
+    std::map<std::string, Value> from_env;  // to tell when a saved plan's value wins
     for (auto& [name, info] : variables_) {
       const char* env = options_.getenv ? options_.getenv(("CAIRN_VAR_" + name).c_str()) : nullptr;
       if (!env) continue;
       if (auto v = ParseVariableText(env, info.type)) {
         info.value = *v;
+        from_env.emplace(name, *v);
       } else {
         const Doc& doc = docs_[info.doc];
         Error("invalid_variable_value",
@@ -818,6 +820,15 @@ class Loader {
       auto var = variables_.find(name);
       if (var != variables_.end() && TypeMatches(v, var->second.type)) {
         var->second.value = v;
+        // The environment is not refused like --var (it may be set for
+        // every command), but a value it would have changed is named.
+        auto env = from_env.find(name);
+        if (env != from_env.end() && env->second != v) {
+          Warn("variable_not_used",
+               "CAIRN_VAR_" + name + " is not used: the saved plan is applied with the value of "
+               "variable \"" + name + "\" it was made with",
+               {}, "make a new plan to use the environment's value");
+        }
       } else {
         Warn("unknown_variable",
              "the saved plan's value for variable \"" + name +

@@ -162,9 +162,12 @@ TEST_CASE("a saved plan keeps the --var values it was made with") {
   CHECK(twice.exit_code == 1);
   CHECK(twice.err.find("cannot be given with a saved plan") != std::string::npos);
 
+  // The environment is not refused, but a value it would change is named.
+  e.env["CAIRN_VAR_size"] = "s-1vcpu-1gb";
   auto a = e.Cairn({"apply", planfile});  // no --var
   INFO(a.out << a.err);
   REQUIRE(a.exit_code == 0);
+  CHECK(a.err.find("CAIRN_VAR_size is not used") != std::string::npos);
   auto client = e.server.Client();
   auto list = client->Get("/api/v1/compute?limit=200").json();
   REQUIRE(list["data"].size() == 1);

@@ -118,6 +118,31 @@ TEST_CASE("variable precedence: default < CAIRN_VAR_ < var files < --var") {
   CHECK(r.config.resources.at(0).spec["region"] == "from-flag");
 }
 
+TEST_CASE("a saved plan's variable values win over CAIRN_VAR_, which is then named") {
+  std::string yaml =
+      "kind: variable\nname: region\ndefault: from-default\n---\n"
+      "kind: variable\nname: size\ntype: number\ndefault: 1\n---\n"
+      "kind: network\nname: n\nspec: {region: \"${var.region}\", cidr: 10.0.0.0/16}\n";
+  auto o = Options({{"CAIRN_VAR_region", "from-env"}, {"CAIRN_VAR_size", "3"}});
+  o.plan_vars = {{"region", "from-plan"}, {"size", 3}};
+  auto r = Load(yaml, o);
+  REQUIRE(r.ok());
+  CHECK(r.config.variables.at("region") == "from-plan");
+  CHECK(r.config.variables.at("size") == 3);
+  // Only the variable whose environment value differs is named.
+  REQUIRE(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].severity == Severity::kWarning);
+  CHECK(r.diagnostics[0].code == "variable_not_used");
+  CHECK(r.diagnostics[0].summary.find("CAIRN_VAR_region") != std::string::npos);
+  // Without the environment variable, the plan's value is used silently.
+  o = Options();
+  o.plan_vars = {{"region", "from-plan"}};
+  r = Load(yaml, o);
+  REQUIRE(r.ok());
+  CHECK(r.diagnostics.empty());
+  CHECK(r.config.variables.at("region") == "from-plan");
+}
+
 TEST_CASE("an exact expression keeps the value's type, interpolation makes strings") {
   auto r = Load(
       "kind: variable\nname: keys\ntype: list\ndefault: [k1, k2]\n---\n"
