@@ -73,6 +73,15 @@ struct Node {
   // Set by JournalAhead, before the node is offered to the workers.
   std::optional<PreparedMutation> prepared;  // the request, exactly as journaled
   JournalEntry entry;
+  // Set by Execute when a create or update has taken effect: what the
+  // recorder thread commits to the state before the node completes.
+  struct Outcome {
+    StateCommit commit;  // commit.put[0]: the resource as it now is
+    bool ok = true;      // false: it exists, but the wait for it failed
+    std::string message;
+    std::vector<Diagnostic> diagnostics;
+  };
+  std::optional<Outcome> outcome;
 };
 
 // Runs one plan. Thread-safe by construction: shared state is guarded by mu_.
@@ -104,7 +113,9 @@ class ApplyRun {
     for (size_t i = 0; i < nodes_.size(); ++i) {
       if (nodes_[i].pending == 0) ready_.insert(i);
     }
-    int workers = std::max(1, std::min<int>(options_.parallelism, static_cast<int>(nodes_.size())));
+    const int workers =
+        std::max(1, std::min<int>(options_.parallelism, static_cast<int>(nodes_.size())));
+    workers_ = workers;
     // A worker that starts an operation journals the next ones ahead when
     // fewer than half the workers' worth are journaled, up to one and a half
     // times the workers; with one worker, one at a time, just before it runs.
@@ -118,8 +129,15 @@ class ApplyRun {
       });
       std::vector<std::jthread> pool;
       for (int i = 0; i < workers && !nodes_.empty(); ++i) pool.emplace_back([this] { Worker(); });
+      std::jthread recorder([this] { Recorder(); });
       std::jthread monitor([this](std::stop_token st) { Monitor(st); });
       for (auto& t : pool) t.join();
+      {
+        std::lock_guard lock(mu_);
+        workers_gone_ = true;
+      }
+      record_cv_.notify_one();
+      recorder.join();  // after recording what the workers left, even when stopped
     }  // ~jthread: the monitor is asked to stop, wakes at once and is joined
     // Journaled ahead but never sent (the run was stopped): nothing happened.
     for (size_t index : journaled_) {
@@ -282,14 +300,54 @@ class ApplyRun {
       Emit({ProgressEvent::Phase::kStart, node.change->address, OpName(node.op), node.change->remote_id});
       bool ok = Execute(node);
       std::unique_lock lock(mu_);
+      if (node.outcome) {
+        // A deferred commit (no sync) goes to the recorder, and this worker
+        // on to the next operation, unless the recorder is a worker's worth
+        // behind. A synced one stays here, where the state's group commit
+        // can share one sync among the workers.
+        if (node.outcome->commit.durability == Durability::kDeferred &&
+            to_record_.size() < static_cast<size_t>(workers_)) {
+          --running_;
+          ++recording_;
+          to_record_.push_back(*index);
+          record_cv_.notify_one();
+          continue;
+        }
+        lock.unlock();
+        ok = Record(node);
+        lock.lock();
+      }
       --running_;
       Complete(lock, *index, ok);
     }
   }
 
-  // REQUIRES: mu_ held. Nothing left to run or journal: the workers may go.
+  // Commits the outcomes of the creates and updates that took effect, in
+  // the order they did, and completes their nodes (which makes their
+  // dependents ready). A worker hands its outcome over and goes on to the
+  // next operation instead of waiting for the state's write queue. Leaves
+  // once the workers have and nothing is left to record.
+  void Recorder() {
+    std::unique_lock lock(mu_);
+    for (;;) {
+      record_cv_.wait(lock, [&] { return !to_record_.empty() || workers_gone_; });
+      if (to_record_.empty()) return;
+      size_t index = to_record_.front();
+      to_record_.pop_front();
+      lock.unlock();
+      bool ok = Record(nodes_[index]);
+      lock.lock();
+      --recording_;
+      Complete(lock, index, ok);
+      lock.lock();
+    }
+  }
+
+  // REQUIRES: mu_ held. Nothing left to run, journal or record: the workers
+  // may go.
   bool Finished() const {
-    return ready_.empty() && journaled_.empty() && !journaling_ && running_ == 0;
+    return ready_.empty() && journaled_.empty() && !journaling_ && running_ == 0 &&
+           recording_ == 0;
   }
 
   // REQUIRES: `lock` holds mu_; releases it. Records the end of node `index`
@@ -512,8 +570,9 @@ class ApplyRun {
     return true;
   }
 
-  // Sends the node's journaled request, waits until it took effect and
-  // records the result.
+  // Sends the node's journaled request and waits until it took effect. A
+  // delete, or a failure to take effect, is recorded here; a create's or
+  // update's outcome is left in node.outcome for Record.
   bool Execute(Node& node) {
     const PlannedChange& c = *node.change;
     size_t index = &node - nodes_.data();
@@ -632,24 +691,39 @@ class ApplyRun {
     // so those results are synced at once.
     commit.durability = options_.find_by_name_kinds.count(c.kind) ? Durability::kImmediate
                                                                    : Durability::kDeferred;
-    auto serial = store_.Commit(commit);
+    // The recorder commits it (Record). Until then the journal entry stands
+    // for the operation, as it did while the request was in flight.
+    node.outcome = Node::Outcome{std::move(commit), ok, std::move(message), std::move(diags)};
+    return ok;
+  }
+
+  // Commits a create's or update's outcome (Execute) and records the new
+  // values for the nodes that refer to it. False when the outcome was a
+  // failure or cannot be recorded.
+  bool Record(Node& node) {
+    const PlannedChange& c = *node.change;
+    size_t index = &node - nodes_.data();
+    Node::Outcome outcome = std::move(*node.outcome);
+    node.outcome.reset();
+    auto serial = store_.Commit(outcome.commit);
     if (!serial.ok()) {
-      Fail(index, diags, c.address, node.op, "could not record the result: " + serial.status().ToString());
+      Fail(index, outcome.diagnostics, c.address, node.op,
+           "could not record the result: " + serial.status().ToString());
       return false;
     }
     CrashPoint("apply.committed");
     {
       std::lock_guard lock(mu_);
-      done_ids_[index] = commit.put[0].id;
-      values_[c.address] = std::move(commit.put[0].attributes);
-      if (ok) {
+      done_ids_[index] = outcome.commit.put[0].id;
+      values_[c.address] = std::move(outcome.commit.put[0].attributes);
+      if (outcome.ok) {
         if (c.action == Action::kCreate) ++result_.summary.created;
         if (c.action == Action::kUpdate) ++result_.summary.updated;
         if (c.action == Action::kReplace) ++result_.summary.replaced;
       }
     }
-    if (!ok) Fail(index, diags, c.address, node.op, message);
-    return ok;
+    if (!outcome.ok) Fail(index, outcome.diagnostics, c.address, node.op, outcome.message);
+    return outcome.ok;
   }
 
   // Clears a journal entry after a definite refusal (nothing happened).
@@ -702,7 +776,13 @@ class ApplyRun {
   // Journaled, not yet started, in journal order.
   std::deque<size_t> journaled_;            // GUARDED_BY(mu_)
   bool journaling_ = false;                 // GUARDED_BY(mu_): a JournalAhead is writing
+  // Nodes whose outcome waits for the recorder, in the order they took effect.
+  std::deque<size_t> to_record_;            // GUARDED_BY(mu_)
+  int recording_ = 0;                       // GUARDED_BY(mu_): handed over, not yet complete
+  bool workers_gone_ = false;               // GUARDED_BY(mu_)
+  std::condition_variable record_cv_;
   size_t low_water_ = 0, journal_target_ = 1;  // set before the workers start
+  int workers_ = 1;                            // set before the workers start
   std::map<std::string, Value> values_;     // GUARDED_BY(mu_)
   std::map<size_t, std::string> done_ids_;  // GUARDED_BY(mu_)
   std::map<size_t, std::string> last_error_;  // GUARDED_BY(mu_)

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <mutex>
 #include <numeric>
 #include <stop_token>
+#include <thread>
 
 #include "engine/manifest/expr.h"
 
@@ -112,8 +114,44 @@ class JournalRecordingStore final : public StateStore {
     return inner_.JournalBeginAll(entries);
   }
   Result<std::vector<JournalEntry>> PendingJournal() override { return inner_.PendingJournal(); }
-  Result<int64_t> Commit(const StateCommit& c) override { return inner_.Commit(c); }
+  Result<int64_t> Commit(const StateCommit& c) override {
+    if (!c.put.empty()) {
+      std::unique_lock lock(mu_);
+      if (hold_results_) {
+        // Held until released, or for at most 5 s: a test that expects the
+        // release fails instead of hanging when it does not come.
+        ++held_now_;
+        held_cv_.notify_all();
+        released_cv_.wait_for(lock, std::chrono::seconds(5), [&] { return !hold_results_; });
+        --held_now_;
+      }
+      if (fail_results_) return Status::IOError("disk full (injected)");
+    }
+    return inner_.Commit(c);
+  }
   Status Sync() override { return inner_.Sync(); }
+
+  // Commits of results (with resources to put) wait until ReleaseResults.
+  void HoldResults() {
+    std::lock_guard lock(mu_);
+    hold_results_ = true;
+  }
+  void ReleaseResults() {
+    {
+      std::lock_guard lock(mu_);
+      hold_results_ = false;
+    }
+    released_cv_.notify_all();
+  }
+  // Whether a result's commit is being held now (waits up to 1 s for one).
+  bool ResultHeld() {
+    std::unique_lock lock(mu_);
+    return held_cv_.wait_for(lock, std::chrono::seconds(1), [&] { return held_now_ > 0; });
+  }
+  void FailResults() {
+    std::lock_guard lock(mu_);
+    fail_results_ = true;
+  }
 
   void FailJournal() {
     std::lock_guard lock(mu_);
@@ -130,6 +168,9 @@ class JournalRecordingStore final : public StateStore {
   std::mutex mu_;
   std::vector<size_t> batches_;
   bool fail_journal_ = false;
+  bool hold_results_ = false, fail_results_ = false;
+  int held_now_ = 0;  // commits waiting in HoldResults now
+  std::condition_variable held_cv_, released_cv_;
 };
 
 // Whether the store's journal holds an entry with this key.
@@ -437,7 +478,10 @@ TEST_CASE("with parallelism 1, each operation is journaled alone, just before it
   };
   REQUIRE(Apply(f.PlanFor(WebStack()), f.provider, store, f.options).ok());
   CHECK(store.batches() == std::vector<size_t>{1, 1, 1});
-  CHECK(pending_at_send_max == 1);  // only the operation being sent
+  // The operation being sent, and at most the one before it, whose result
+  // may still be on its way to the state (the recorder).
+  CHECK(pending_at_send_max >= 1);
+  CHECK(pending_at_send_max <= 2);
 }
 
 TEST_CASE("a stop with operations journaled ahead clears their entries and sends nothing more") {
@@ -476,4 +520,71 @@ TEST_CASE("a journal write that fails fails its operations, sends nothing and sk
   });
   CHECK(named);
   CHECK(f.store.PendingJournal()->empty());
+}
+
+TEST_CASE("a worker goes on to the next operation while the result of the last is recorded") {
+  Fixture f;
+  f.options.parallelism = 1;
+  JournalRecordingStore store(f.store);
+  store.HoldResults();
+  // The second create is sent while the first one's result waits for the
+  // state: the one worker did not wait for it.
+  std::atomic<int> sends{0};
+  std::atomic<bool> sent_while_held{false};
+  f.provider.on_send = [&](const std::string&) {
+    if (++sends == 2) {
+      sent_while_held = store.ResultHeld();
+      store.ReleaseResults();
+    }
+  };
+  auto r = Apply(f.PlanFor(IndependentInstances(2)), f.provider, store, f.options);
+  REQUIRE(r.ok());
+  CHECK(sent_while_held);
+  CHECK(r.summary.created == 2);
+  CHECK(f.State().resources.size() == 2);
+  CHECK(f.store.PendingJournal()->empty());
+}
+
+TEST_CASE("a dependent starts only once what it depends on is recorded") {
+  Fixture f;
+  f.options.parallelism = 4;
+  JournalRecordingStore store(f.store);
+  // Sends 1 and 2 are network.core and ssh_key.deploy; send 3 is
+  // instance.web, which refers to the network: by then the network is in
+  // the state, though its result was held back for a while.
+  std::mutex mu;
+  std::vector<bool> network_recorded_at_send;
+  f.provider.on_send = [&](const std::string&) {
+    auto state = f.store.Load();
+    std::lock_guard lock(mu);
+    network_recorded_at_send.push_back(state.ok() && state->resources.count("network.core") > 0);
+  };
+  store.HoldResults();
+  std::jthread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    store.ReleaseResults();
+  });
+  auto r = Apply(f.PlanFor(WebStack()), f.provider, store, f.options);
+  REQUIRE(r.ok());
+  CHECK(r.summary.created == 3);
+  REQUIRE(network_recorded_at_send.size() == 3);
+  CHECK(network_recorded_at_send[2]);
+}
+
+TEST_CASE("a result that cannot be recorded fails its operation and skips its dependents") {
+  Fixture f;
+  JournalRecordingStore store(f.store);
+  store.FailResults();
+  auto r = Apply(f.PlanFor(WebStack()), f.provider, store, f.options);
+  CHECK_FALSE(r.ok());
+  CHECK(f.provider.mutations_sent() == 2);  // network.core and ssh_key.deploy
+  CHECK(r.summary.failed == 2);
+  CHECK(r.summary.skipped == 1);  // instance.web
+  CHECK(r.summary.created == 0);
+  bool named = std::any_of(r.diagnostics.begin(), r.diagnostics.end(), [](const Diagnostic& d) {
+    return d.summary.find("could not record the result") != std::string::npos;
+  });
+  CHECK(named);
+  // Their journal entries stay: the next run re-sends them with their keys.
+  CHECK(f.store.PendingJournal()->size() == 2);
 }
