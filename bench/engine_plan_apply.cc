@@ -131,7 +131,13 @@ class LocalServer {
 
   // Sum of cairn_http_responses_total: every response the server has sent
   // (the scrape itself is counted after it is answered).
-  long ResponsesSoFar() {
+  long ResponsesSoFar() { return MetricSum("cairn_http_responses_total{"); }
+  // cairn_store_commits_total: the writer's committed (synced) batches.
+  long StoreCommitsSoFar() { return MetricSum("cairn_store_commits_total "); }
+
+ private:
+  // The sum of the /metrics samples whose line starts with `prefix`.
+  long MetricSum(const std::string& prefix) {
     cairn::HttpRequest req{
         "GET", endpoint_ + "/metrics",   {{"Authorization", std::string("Bearer ") + kToken}},
         "",    std::chrono::seconds(10), std::chrono::seconds(10)};
@@ -140,7 +146,6 @@ class LocalServer {
     long total = 0;
     std::istringstream in(resp->body);
     std::string line;
-    const std::string prefix = "cairn_http_responses_total{";
     while (std::getline(in, line)) {
       if (line.rfind(prefix, 0) != 0) continue;
       total += std::stol(line.substr(line.rfind(' ') + 1));
@@ -148,7 +153,6 @@ class LocalServer {
     return total;
   }
 
- private:
   std::unique_ptr<ChildProcess> process_;
   std::string endpoint_;
   cairn::CurlTransport transport_;
@@ -331,10 +335,16 @@ int Run(int argc, char** argv) {
       // The load client's own CPU per bare create too: what sending one
       // request over a blocking libcurl handle per thread costs.
       std::vector<double> server_cpu, client_cpu, apply_server_cpu, apply_cpu;
+      // Creates per synced server commit (group commit): how many of the C
+      // clients' POSTs each of the server's fsyncs carried.
+      std::vector<double> bare_batch, apply_batch;
       for (int run = 0; run < runs; ++run) {
         double cpu0 = server.CpuSeconds(), self0 = CpuSecondsOf(RUSAGE_SELF);
+        long commits0 = server.StoreCommitsSoFar();
         server_rate.push_back(ServerCreatesPerSecond(
             server, creates, p, std::to_string(p) + "-" + std::to_string(run)));
+        bare_batch.push_back(static_cast<double>(creates) /
+                             static_cast<double>(server.StoreCommitsSoFar() - commits0));
         client_cpu.push_back((CpuSecondsOf(RUSAGE_SELF) - self0) * 1000 / creates);
         // The lifecycle worker moves the new instances to running after
         // their POSTs were answered: part of what a create costs the server.
@@ -345,12 +355,15 @@ int Run(int argc, char** argv) {
         WriteIndependentStack(dir, creates);
         RequestCounter counter{server};
         double children0 = ChildrenCpuSeconds(), cpu2 = server.CpuSeconds();
+        long commits1 = server.StoreCommitsSoFar();
         auto start = Clock::now();
         CommandResult r = RunCairn(
             cairn, server, {"apply", dir, "--auto-approve", "--parallelism", std::to_string(p)});
         double secs = Seconds(Clock::now() - start);
         apply_cpu.push_back((ChildrenCpuSeconds() - children0) * 1000 / creates);
         apply_server_cpu.push_back((server.CpuSeconds() - cpu2) * 1000 / creates);
+        apply_batch.push_back(static_cast<double>(creates) /
+                              static_cast<double>(server.StoreCommitsSoFar() - commits1));
         Expect(r, 0, "cairn apply of " + std::to_string(creates) + " instances");
         if (r.out.find("Resources: " + std::to_string(creates) + " added") == std::string::npos) {
           Die("cairn apply did not report " + std::to_string(creates) + " added");
@@ -371,6 +384,9 @@ int Run(int argc, char** argv) {
           "  CPU per resource: bare create %.2f ms (server) + %.2f ms (load client); "
           "apply %.2f ms (server) + %.2f ms (cairn)\n",
           Median(server_cpu), Median(client_cpu), Median(apply_server_cpu), Median(apply_cpu));
+      std::printf("  creates per server commit (fsync): bare %.1f [%s]; apply %.1f [%s]\n",
+                  Median(bare_batch), Runs(bare_batch, 1).c_str(), Median(apply_batch),
+                  Runs(apply_batch, 1).c_str());
       std::printf("  server/apply ratio: %.2fx (goal: <= 2x) %s\n\n", s / a,
                   s / a <= 2.0 ? "MET" : "MISSED");
     }
