@@ -58,8 +58,8 @@ constexpr const char* kCommandTimeout = "900";  // seconds, per child command
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
-// CPU time (user + system) of the children waited for so far, in seconds.
-// User plus system CPU seconds of `who` (RUSAGE_SELF, RUSAGE_CHILDREN).
+// CPU time (user + system) of `who` so far, in seconds: RUSAGE_SELF, or
+// RUSAGE_CHILDREN (the children waited for).
 double CpuSecondsOf(int who) {
   rusage u{};
   getrusage(who, &u);
