@@ -93,7 +93,7 @@ StackConfig IndependentInstances(int n) {
 }
 
 // A StateStore that forwards to another and records its journal writes; it
-// can fail them.
+// can fail them, and hold back or fail the commits of results.
 class JournalRecordingStore final : public StateStore {
  public:
   explicit JournalRecordingStore(StateStore& inner) : inner_(inner) {}
