@@ -113,14 +113,12 @@ class ApplyRun {
     for (size_t i = 0; i < nodes_.size(); ++i) {
       if (nodes_[i].pending == 0) ready_.insert(i);
     }
-    const int workers =
-        std::max(1, std::min<int>(options_.parallelism, static_cast<int>(nodes_.size())));
-    workers_ = workers;
+    workers_ = std::max(1, std::min<int>(options_.parallelism, static_cast<int>(nodes_.size())));
     // A worker that starts an operation journals the next ones ahead when
     // fewer than half the workers' worth are journaled, up to one and a half
     // times the workers; with one worker, one at a time, just before it runs.
-    low_water_ = static_cast<size_t>(workers) / 2;
-    journal_target_ = static_cast<size_t>(workers) + low_water_;
+    low_water_ = static_cast<size_t>(workers_) / 2;
+    journal_target_ = static_cast<size_t>(workers_) + low_water_;
     {
       // A stop wakes the waiting workers, so that they leave at once.
       std::stop_callback wake(options_.stop, [this] {
@@ -128,7 +126,7 @@ class ApplyRun {
         cv_.notify_all();
       });
       std::vector<std::jthread> pool;
-      for (int i = 0; i < workers && !nodes_.empty(); ++i) pool.emplace_back([this] { Worker(); });
+      for (int i = 0; i < workers_ && !nodes_.empty(); ++i) pool.emplace_back([this] { Worker(); });
       std::jthread recorder([this] { Recorder(); });
       std::jthread monitor([this](std::stop_token st) { Monitor(st); });
       for (auto& t : pool) t.join();
@@ -579,7 +577,7 @@ class ApplyRun {
     const JournalEntry& entry = node.entry;
     const auto& prepared = node.prepared;
 
-    // 3. Send, wait, commit.
+    // Send, wait; then commit (a delete here, a create or update by Record).
     std::stop_token none;  // in-flight operations always finish
     StateCommit commit;
     commit.journal_done = entry.seq;
