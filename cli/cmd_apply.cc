@@ -32,8 +32,9 @@ std::optional<Plan> ReadSavedPlan(const std::string& path, std::string& error) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
-  Value j = Value::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("format_version")) {
+  auto parsed = ParseJson(ss.str());
+  Value j = parsed.ok() ? std::move(*parsed) : Value();
+  if (!j.is_object() || !j.contains("format_version")) {
     error = path + " is neither a stack directory nor a saved plan";
     return std::nullopt;
   }

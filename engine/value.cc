@@ -18,6 +18,33 @@ bool ContainsUnknown(const Value& v) {
   return false;
 }
 
+Result<Value> ParseJson(std::string_view text, int max_depth) {
+  // A raw NUL is never valid JSON (inside strings it must be escaped), and
+  // the lexer would stop at it as if the input ended there.
+  if (text.find('\0') != std::string_view::npos)
+    return Status::InvalidArgument("invalid JSON: a NUL byte");
+  bool too_deep = false;
+  // The callback's depth is that of the enclosing container (0 at the top),
+  // so an opening bracket at depth d starts nesting level d + 1. Refusing it
+  // keeps nothing below it: the parser itself is iterative.
+  Value::parser_callback_t bound = [&](int depth, Value::parse_event_t event, Value&) {
+    if ((event == Value::parse_event_t::object_start ||
+         event == Value::parse_event_t::array_start) &&
+        depth >= max_depth) {
+      too_deep = true;
+      return false;
+    }
+    return true;
+  };
+  Value v = Value::parse(text.begin(), text.end(), bound, /*allow_exceptions=*/false);
+  if (too_deep) {
+    return Status::InvalidArgument("JSON nests deeper than " + std::to_string(max_depth) +
+                                   " levels");
+  }
+  if (v.is_discarded()) return Status::InvalidArgument("invalid JSON");
+  return v;
+}
+
 std::string ValueTypeNoun(const Value& v) {
   switch (v.type()) {
     case Value::value_t::string: return "a string";

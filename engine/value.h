@@ -6,6 +6,9 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
+
+#include "engine/status.h"
 
 namespace cairn {
 
@@ -22,5 +25,18 @@ bool ContainsUnknown(const Value& v);
 // The type of `v` as diagnostics name it: "a string", "an integer",
 // "a number", "a boolean", "a list", "a mapping" or "null".
 std::string ValueTypeNoun(const Value& v);
+
+// The deepest nesting of lists and mappings Cairn accepts in JSON it reads (a
+// request body, a saved plan, a state row, an API response) and in manifests.
+// Every walk over a value (dumping, canonical forms, secret scans, unknown
+// checks) recurses, so input deeper than this is refused while it is parsed,
+// which does not recurse: a hostile document costs memory, never the stack.
+inline constexpr int kMaxValueDepth = 64;
+
+// `text` parsed as exactly one JSON value. InvalidArgument when it is not
+// JSON, when anything but whitespace follows the value (a NUL byte included:
+// nlohmann's lexer would take it for the end of input), or when lists and
+// mappings nest deeper than `max_depth`; no partial value is built.
+Result<Value> ParseJson(std::string_view text, int max_depth = kMaxValueDepth);
 
 }  // namespace cairn

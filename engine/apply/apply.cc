@@ -882,7 +882,8 @@ RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const Apply
     std::optional<RemoteResource> remote;
     std::string how = "re-sent with its original idempotency key";
     if (m.action == MutationAction::kCreate && options.find_by_name_kinds.count(e.kind)) {
-      Value body = Value::parse(e.body, nullptr, /*allow_exceptions=*/false);
+      auto parsed = ParseJson(e.body);
+      Value body = parsed.ok() ? std::move(*parsed) : Value();
       std::string name = body.is_object() ? body.value("name", "") : "";
       if (!name.empty()) {
         auto found = provider.FindByName(e.kind, name, none);

@@ -48,9 +48,9 @@ std::string DumpJson(const Value& v) {
   return v.dump(-1, ' ', false, Value::error_handler_t::replace);
 }
 
-Result<Value> ParseJson(const std::string& text, const std::string& what) {
-  Value v = Value::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (v.is_discarded()) return Status::FailedPrecondition("state: " + what + " is not valid JSON");
+Result<Value> ParseStoredJson(const std::string& text, const std::string& what) {
+  auto v = ParseJson(text);
+  if (!v.ok()) return Status::FailedPrecondition("state: " + what + ": " + v.status().message());
   return v;
 }
 
@@ -180,10 +180,10 @@ Result<StateSnapshot> PostgresStateStore::Load() {
       r.address = row[0].as<std::string>();
       r.kind = row[1].as<std::string>();
       r.id = row[2].as<std::string>();
-      Result<Value> attrs = ParseJson(row[3].as<std::string>(), "attributes of " + r.address);
+      Result<Value> attrs = ParseStoredJson(row[3].as<std::string>(), "attributes of " + r.address);
       if (!attrs.ok()) return attrs.status();
       r.attributes = std::move(*attrs);
-      Result<Value> deps = ParseJson(row[4].as<std::string>(), "depends_on of " + r.address);
+      Result<Value> deps = ParseStoredJson(row[4].as<std::string>(), "depends_on of " + r.address);
       if (!deps.ok()) return deps.status();
       if (deps->is_array()) {
         for (const Value& d : *deps) {
@@ -196,7 +196,7 @@ Result<StateSnapshot> PostgresStateStore::Load() {
     for (const pqxx::row& row :
          w.exec_params("SELECT name, value FROM cairn_state_outputs WHERE stack = $1", stack_)) {
       std::string name = row[0].as<std::string>();
-      Result<Value> v = ParseJson(row[1].as<std::string>(), "output " + name);
+      Result<Value> v = ParseStoredJson(row[1].as<std::string>(), "output " + name);
       if (!v.ok()) return v.status();
       snap.outputs.emplace(std::move(name), std::move(*v));
     }
@@ -336,8 +336,8 @@ Result<std::vector<JournalEntry>> PostgresStateStore::PendingJournal() {
       e.body = pqxx::binarystring(row[7]).str();
       e.idempotency_key = row[8].as<std::string>();
       e.started_at = row[9].as<int64_t>();
-      Result<Value> ctx =
-          ParseJson(row[10].as<std::string>(), "context of journal entry " + std::to_string(e.seq));
+      Result<Value> ctx = ParseStoredJson(row[10].as<std::string>(),
+                                          "context of journal entry " + std::to_string(e.seq));
       if (!ctx.ok()) return ctx.status();
       e.context = std::move(*ctx);
       out.push_back(std::move(e));

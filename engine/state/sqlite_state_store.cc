@@ -167,10 +167,10 @@ class Txn {
   bool active_ = false;
 };
 
-Result<Value> ParseJson(const std::string& text, const std::string& what) {
-  Value v = Value::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (v.is_discarded()) {
-    return Status::FailedPrecondition("state database: " + what + " is not valid JSON");
+Result<Value> ParseStoredJson(const std::string& text, const std::string& what) {
+  auto v = ParseJson(text);
+  if (!v.ok()) {
+    return Status::FailedPrecondition("state database: " + what + ": " + v.status().message());
   }
   return v;
 }
@@ -352,10 +352,10 @@ Result<StateSnapshot> SqliteStateStore::Load() {
       r.address = q.ColText(0);
       r.kind = q.ColText(1);
       r.id = q.ColText(2);
-      Result<Value> attrs = ParseJson(q.ColText(3), "attributes of " + r.address);
+      Result<Value> attrs = ParseStoredJson(q.ColText(3), "attributes of " + r.address);
       if (!attrs.ok()) return attrs.status();
       r.attributes = std::move(*attrs);
-      Result<Value> deps = ParseJson(q.ColText(4), "depends_on of " + r.address);
+      Result<Value> deps = ParseStoredJson(q.ColText(4), "depends_on of " + r.address);
       if (!deps.ok()) return deps.status();
       if (!deps->is_array()) {
         return Status::FailedPrecondition("state database: depends_on of " + r.address +
@@ -373,7 +373,7 @@ Result<StateSnapshot> SqliteStateStore::Load() {
     Stmt q(db_, "SELECT name, value FROM outputs");
     while (q.Step()) {
       std::string name = q.ColText(0);
-      Result<Value> v = ParseJson(q.ColText(1), "output " + name);
+      Result<Value> v = ParseStoredJson(q.ColText(1), "output " + name);
       if (!v.ok()) return v.status();
       snap.outputs.emplace(std::move(name), std::move(*v));
     }
@@ -632,7 +632,7 @@ Result<std::vector<JournalEntry>> SqliteStateStore::PendingJournal() {
     e.idempotency_key = q.ColText(8);
     e.started_at = q.ColInt(9);
     Result<Value> ctx =
-        ParseJson(q.ColText(10), "context of journal entry " + std::to_string(e.seq));
+        ParseStoredJson(q.ColText(10), "context of journal entry " + std::to_string(e.seq));
     if (!ctx.ok()) return ctx.status();
     e.context = std::move(*ctx);
     out.push_back(std::move(e));

@@ -59,7 +59,8 @@ struct ApiError {
 
 ApiError ParseError(const HttpResponse& resp) {
   ApiError e;
-  Value body = Value::parse(resp.body, nullptr, /*allow_exceptions=*/false);
+  auto parsed = ParseJson(resp.body);
+  Value body = parsed.ok() ? std::move(*parsed) : Value();
   if (body.is_object()) {
     auto err = body.find("error");
     if (err != body.end() && err->is_object()) {
@@ -294,13 +295,14 @@ InfraProvider::Outcome InfraProvider::Exchange(
 }
 
 Result<Value> InfraProvider::Unwrap(const KindWire& wire, const HttpResponse& resp) const {
-  Value body = Value::parse(resp.body, nullptr, /*allow_exceptions=*/false);
-  if (body.is_discarded() || !body.is_object()) {
-    return Status::Internal(wire.kind + " response is not a JSON object");
+  auto body = ParseJson(resp.body);
+  if (!body.ok() || !body->is_object()) {
+    return Status::Internal(wire.kind + " response is not a JSON object" +
+                            (body.ok() ? "" : " (" + body.status().message() + ")"));
   }
   if (!wire.envelope) return body;
-  auto it = body.find(*wire.envelope);
-  if (it == body.end() || !it->is_object()) {
+  auto it = body->find(*wire.envelope);
+  if (it == body->end() || !it->is_object()) {
     return Status::Internal(wire.kind + " response lacks its \"" + *wire.envelope + "\" envelope");
   }
   return std::move(*it);  // body is dropped: no deep copy
@@ -389,7 +391,8 @@ ListResponse InfraProvider::List(const ListRequest& req, std::stop_token stop) {
       out.status = ErrorAnswer("list " + wire.kind, "GET", path, o.response, &out.diagnostics);
       return out;
     }
-    Value page = Value::parse(o.response.body, nullptr, /*allow_exceptions=*/false);
+    auto parsed = ParseJson(o.response.body);
+    Value page = parsed.ok() ? std::move(*parsed) : Value();
     auto data = page.is_object() ? page.find("data") : page.end();
     if (!page.is_object() || data == page.end() || !data->is_array()) {
       out.status = Status::Internal("list of " + wire.kind + " answered without a data array");
@@ -600,7 +603,8 @@ CreateResponse InfraProvider::Create(const CreateRequest& req, std::stop_token s
   if (wire.api == "preview") {
     // That API cannot deduplicate creates (spec 4.3 rule 6): an attempt that
     // failed may still have made the resource, so look before sending again.
-    Value body = Value::parse(m.body, nullptr, /*allow_exceptions=*/false);
+    auto parsed = ParseJson(m.body);
+    Value body = parsed.ok() ? std::move(*parsed) : Value();
     std::string name = body.is_object() ? body.value("name", "") : "";
     before_resend = [&, body, name]() -> Result<std::optional<RemoteResource>> {
       if (name.empty()) return Status::FailedPrecondition("the request names no resource");

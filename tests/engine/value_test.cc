@@ -1,0 +1,43 @@
+#include "engine/value.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+
+using namespace cairn;
+
+namespace {
+std::string Nested(int depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+}  // namespace
+
+TEST_CASE("ParseJson reads one JSON value") {
+  auto v = ParseJson(R"( {"a": [1, {"b": null}], "c": "d"} )");
+  REQUIRE(v.ok());
+  CHECK((*v)["a"][1].contains("b"));
+  CHECK((*v)["c"] == "d");
+  CHECK_FALSE(ParseJson("{").ok());
+  CHECK_FALSE(ParseJson("").ok());
+  CHECK_FALSE(ParseJson("{} {}").ok());
+}
+
+TEST_CASE("ParseJson refuses nesting deeper than the limit, however deep, without recursing") {
+  CHECK(ParseJson(Nested(kMaxValueDepth)).ok());
+  auto over = ParseJson(Nested(kMaxValueDepth + 1));
+  REQUIRE_FALSE(over.ok());
+  CHECK(over.status().code() == StatusCode::kInvalidArgument);
+  CHECK(over.status().message() == "JSON nests deeper than 64 levels");
+  // Far past what a recursive parse or walk survives on a thread's stack.
+  CHECK_FALSE(ParseJson("{\"name\": " + Nested(1000000) + "}").ok());
+  std::string objects;
+  for (int i = 0; i < 200000; ++i) objects += "{\"a\":";
+  objects += "0" + std::string(200000, '}');
+  CHECK_FALSE(ParseJson(objects).ok());
+  // The bound is the caller's.
+  CHECK(ParseJson(Nested(3), 3).ok());
+  CHECK_FALSE(ParseJson(Nested(4), 3).ok());
+}
+
+TEST_CASE("ParseJson refuses a NUL byte anywhere, which the lexer takes for the end") {
+  CHECK_FALSE(ParseJson(std::string("{}\0garbage", 10)).ok());
+  CHECK_FALSE(ParseJson(std::string("\"a\0b\"", 5)).ok());
+  CHECK(ParseJson(R"("a\u0000b")").ok());  // escaped, it is a character like any other
+}
