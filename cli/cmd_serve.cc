@@ -67,19 +67,36 @@ int RunServe(const ServeFlags& f) {
     if (!spec.ok()) return fail(spec.status().message());
     opt.faults = *spec;
   }
-  if (!f.tokens_file.empty()) {
-    auto tokens = server::ReadTokensFile(f.tokens_file);
-    if (!tokens.ok()) return fail(tokens.status().message());
-    opt.tokens = *tokens;
-  }
+  // The tokens of this start are the whole truth: the file's and this
+  // start's dev token. Tokens of earlier starts stop working, and SIGHUP
+  // re-reads the file (the way to revoke a token of a running server).
   std::string printed_token;
+  std::vector<std::pair<std::string, std::string>> dev;
   if (!f.dev_token.empty()) {
     RegisterSecret(f.dev_token);
-    opt.tokens.emplace_back("dev", server::Sha256Hex(f.dev_token));
+    dev.emplace_back("dev", server::Sha256Hex(f.dev_token));
   } else if (f.dev) {
     printed_token = server::GenerateToken();
     RegisterSecret(printed_token);
-    opt.tokens.emplace_back("dev", server::Sha256Hex(printed_token));
+    dev.emplace_back("dev", server::Sha256Hex(printed_token));
+  }
+  opt.reload_tokens = [file = f.tokens_file,
+                       dev]() -> Result<std::vector<std::pair<std::string, std::string>>> {
+    std::vector<std::pair<std::string, std::string>> tokens;
+    if (!file.empty()) {
+      auto listed = server::ReadTokensFile(file);
+      if (!listed.ok()) return listed.status();
+      tokens = std::move(*listed);
+    }
+    tokens.insert(tokens.end(), dev.begin(), dev.end());
+    return tokens;
+  };
+  auto tokens = opt.reload_tokens();
+  if (!tokens.ok()) return fail(tokens.status().message());
+  opt.tokens = std::move(*tokens);
+  if (opt.tokens.empty()) {
+    std::cerr << "cairn serve: warning: no tokens (--dev, --dev-token or --tokens-file): every "
+                 "request but /healthz is refused with 401\n";
   }
   server::Server srv(opt);
   if (Status st = srv.Start(); !st.ok()) return fail(st.message());
@@ -102,7 +119,8 @@ std::function<int()> SetupServe(CLI::App& sub, const GlobalOptions&) {
   sub.add_option("--dev-token", flags->dev_token,
                  "Use this token for project 'dev' instead of generating one (implies --dev)");
   sub.add_option("--tokens-file", flags->tokens_file,
-                 "File of 'PROJECT SHA256_HEX_OF_TOKEN' lines adding projects");
+                 "File of 'PROJECT SHA256_HEX_OF_TOKEN' lines: with the dev token, the only "
+                 "tokens accepted; re-read on SIGHUP");
   sub.add_option("--provision-delay", flags->provision_delay,
                  "Time per lifecycle step (0, 500ms, 2s, ...)")
       ->capture_default_str();
@@ -120,7 +138,11 @@ std::function<int()> SetupServe(CLI::App& sub, const GlobalOptions&) {
       "  cairn serve --dev --listen 127.0.0.1:8080 --data-dir /tmp/cairn-dev\n"
       "  # prints 'token: cairn_...' then 'listening on http://127.0.0.1:8080'\n"
       "  curl -H \"Authorization: Bearer $TOKEN\" http://127.0.0.1:8080/v1/regions\n"
-      "SIGTERM or Ctrl-C shuts down gracefully (in-flight requests finish; exit 0).");
+      "SIGTERM or Ctrl-C shuts down gracefully (in-flight requests finish; exit 0).\n"
+      "Tokens: each start accepts only the tokens of --tokens-file and of this start's\n"
+      "--dev/--dev-token; those of earlier starts stop working. To revoke a token of a\n"
+      "running server, delete its line from the tokens file and send SIGHUP:\n"
+      "  kill -HUP $(pidof cairn)   # tokens reloaded; the removed one gets 401");
   return [flags] { return RunServe(*flags); };
 }
 

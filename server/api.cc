@@ -2,10 +2,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <charconv>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "engine/value.h"
 #include "server/catalog.h"
 #include "server/cursor.h"
 #include "server/customer_status.h"
@@ -281,8 +283,14 @@ std::optional<FieldError> CheckName(const std::string& field, const json& v) {
   if (!v.is_string()) return FieldError{field, "must be a string"};
   const std::string& s = v.get_ref<const std::string&>();
   if (s.empty() || s.size() > 64) return FieldError{field, "must be 1 to 64 characters"};
-  for (unsigned char c : s) {
-    if (c < 0x20 || c == 0x7f) return FieldError{field, "must not contain control characters"};
+  // Control characters are Unicode's Cc: C0, DEL and C1 (U+0080..U+009F,
+  // in UTF-8 0xC2 0x80..0x9F; the parser has already refused invalid UTF-8).
+  for (size_t i = 0; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    bool c1 = c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+              static_cast<unsigned char>(s[i + 1]) <= 0x9F;
+    if (c < 0x20 || c == 0x7f || c1)
+      return FieldError{field, "must not contain control characters"};
   }
   return std::nullopt;
 }
@@ -498,7 +506,8 @@ std::vector<std::string_view> Split(std::string_view path) {
   return out;
 }
 
-// Fills `route`, or returns 404 / 405 (with `allow` set).
+// Fills `route`, or returns 404 / 405 (with `allow` set). HEAD is served
+// wherever GET is (RFC 9110 9.3.2): the caller drops the body.
 int MatchRoute(std::string_view method, std::string_view path, Route* route, std::string* allow) {
   auto segs = Split(path);
   auto exact = [&](const char* allowed) -> int {
@@ -508,7 +517,7 @@ int MatchRoute(std::string_view method, std::string_view path, Route* route, std
     while (pos <= a.size()) {
       size_t comma = a.find(", ", pos);
       std::string_view m = a.substr(pos, comma == std::string_view::npos ? a.npos : comma - pos);
-      if (m == method) return 0;
+      if (m == method || (method == "HEAD" && m == "GET")) return 0;
       if (comma == std::string_view::npos) break;
       pos = comma + 2;
     }
@@ -517,12 +526,12 @@ int MatchRoute(std::string_view method, std::string_view path, Route* route, std
   if (segs.size() == 1 && segs[0] == "healthz") {
     route->special = "healthz";
     route->pattern = "/healthz";
-    return exact("GET");
+    return exact("GET, HEAD");
   }
   if (segs.size() == 1 && segs[0] == "metrics") {
     route->special = "metrics";
     route->pattern = "/metrics";
-    return exact("GET");
+    return exact("GET, HEAD");
   }
   View view;
   size_t base;
@@ -541,7 +550,7 @@ int MatchRoute(std::string_view method, std::string_view path, Route* route, std
       (coll == "regions" || coll == "plans" || coll == "images")) {
     route->special = std::string(coll);
     route->pattern = prefix + std::string(coll);
-    return exact("GET");
+    return exact("GET, HEAD");
   }
   for (const Collection& c : Collections()) {
     if (c.view != view || coll != c.name) continue;
@@ -550,14 +559,14 @@ int MatchRoute(std::string_view method, std::string_view path, Route* route, std
     if (rest == 0) {
       route->pattern = prefix + c.name;
       route->mutation = method == "POST";
-      return exact("GET, POST");
+      return exact("GET, HEAD, POST");
     }
     if (segs[base + 1].empty()) return 404;
     route->id = std::string(segs[base + 1]);
     if (rest == 1) {
       route->pattern = prefix + c.name + "/{id}";
       route->mutation = method == "PATCH" || method == "DELETE";
-      return exact("GET, PATCH, DELETE");
+      return exact("GET, HEAD, PATCH, DELETE");
     }
     if (rest == 3 && view == View::kControl && std::string_view(c.kind) == "instance" &&
         segs[base + 2] == "actions" &&
@@ -633,6 +642,10 @@ struct Api::Impl {
   RateLimiter* limiter;
   ApiOptions options;
   InFlightKeys in_flight;
+  // The accepted tokens, replaced whole by SetTokens (a SIGHUP reload) while
+  // requests read it.
+  using TokenTable = std::unordered_map<std::string, std::string>;
+  std::atomic<std::shared_ptr<const TokenTable>> tokens;
 
   // State of one request as it moves through the pipeline.
   struct Call {
@@ -706,8 +719,14 @@ struct Api::Impl {
 
 Api::Api(Store* store, Metrics* metrics, FaultInjector* faults, RateLimiter* limiter,
          ApiOptions options)
-    : impl_(new Impl{store, metrics, faults, limiter, std::move(options), {}}) {}
+    : impl_(new Impl{store, metrics, faults, limiter, std::move(options), {}, {}}) {
+  SetTokens(std::move(impl_->options.tokens));
+}
 Api::~Api() = default;
+
+void Api::SetTokens(std::unordered_map<std::string, std::string> tokens) {
+  impl_->tokens.store(std::make_shared<const Impl::TokenTable>(std::move(tokens)));
+}
 
 ApiResponse Api::Error(int status, std::string_view code, std::string_view message,
                        const std::string& request_id) {
@@ -763,8 +782,9 @@ void Api::Impl::Pipeline(std::shared_ptr<Call> c) {
   constexpr std::string_view kBearer = "Bearer ";
   bool authed = false;
   if (auth.size() > kBearer.size() && auth.substr(0, kBearer.size()) == kBearer) {
-    auto it = options.tokens.find(Sha256Hex(auth.substr(kBearer.size())));
-    if (it != options.tokens.end()) {
+    auto table = tokens.load();
+    auto it = table->find(Sha256Hex(auth.substr(kBearer.size())));
+    if (it != table->end()) {
       c->project = it->second;
       authed = true;
     }
@@ -932,8 +952,11 @@ void Api::Impl::HandleMutation(std::shared_ptr<Call> c) {
   // Body: JSON; never private key material.
   json body;
   if (!body_blank) {
-    body = json::parse(body_text, nullptr, false);
-    if (body.is_discarded()) return Fail(*c, 400, "validation_error", "body: invalid JSON");
+    // Bounded before anything walks it: every walk below recurses.
+    auto parsed = ParseJson(body_text);
+    if (!parsed.ok())
+      return Fail(*c, 400, "validation_error", "body: " + parsed.status().message());
+    body = std::move(*parsed);
     if (auto f = PrivateKeyField(body, body_text)) {
       return Fail(*c, 400, "validation_error",
                   *f + ": private key material is never accepted; send only public keys");

@@ -47,7 +47,7 @@ struct ApiResponse {
 struct ApiOptions {
   std::chrono::milliseconds provision_delay{2000};
   std::chrono::milliseconds idempotency_retention{std::chrono::hours(24)};
-  // SHA-256 hex of a token -> project.
+  // SHA-256 hex of a token -> project: the tokens accepted at start.
   std::unordered_map<std::string, std::string> tokens;
 };
 
@@ -59,6 +59,9 @@ class Api {
   ~Api();
   // Calls `done` exactly once, on this thread or on the store's writer thread.
   void Handle(ApiRequest req, Done done);
+  // Replaces the accepted tokens (SHA-256 hex -> project) at once: a request
+  // authenticated after this returns sees only the new set.
+  void SetTokens(std::unordered_map<std::string, std::string> tokens);
 
   // An error response in the standard envelope (used by the HTTP layer for
   // errors found before a request is complete: 400, 413, 431).

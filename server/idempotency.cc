@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/value.h"
+
 namespace cairn::server {
 
 Result<std::string> CanonicalJson(std::string_view text) {
@@ -10,9 +12,9 @@ Result<std::string> CanonicalJson(std::string_view text) {
          (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t'))
     ++i;
   if (i == text.size()) return std::string();
-  auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Status::InvalidArgument("invalid JSON");
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  auto j = ParseJson(text);
+  if (!j.ok()) return j.status();
+  return j->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 bool IsValidIdempotencyKey(std::string_view key) {

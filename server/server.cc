@@ -19,6 +19,7 @@
 #include <optional>
 #include <sstream>
 #include <thread>
+#include <unordered_map>
 
 #include "server/api.h"
 #include "server/ids.h"
@@ -75,6 +76,22 @@ struct Server::Impl {
   void Accept();
   void BeginShutdown();
   void PollDrain(std::chrono::steady_clock::time_point deadline);
+  // SIGTERM and SIGINT shut down; SIGHUP reloads the tokens and waits again.
+  void WaitForSignal(Server* owner);
+
+  // Makes `tokens` (project, SHA-256 hex) the whole token table of the
+  // store and returns it as the Api's lookup (SHA-256 hex -> project).
+  Result<std::unordered_map<std::string, std::string>> StoreTokens(
+      const std::vector<std::pair<std::string, std::string>>& tokens) {
+    std::vector<std::pair<std::string, std::string>> rows;
+    std::unordered_map<std::string, std::string> table;
+    for (const auto& [project, sha] : tokens) {
+      rows.emplace_back(sha, project);
+      table[sha] = project;
+    }
+    CAIRN_RETURN_IF_ERROR(store->ReplaceTokens(rows));
+    return table;
+  }
 };
 
 // One client connection: read a request, hand it to Api, write the response,
@@ -195,6 +212,12 @@ class Session : public std::enable_shared_from_this<Session> {
     keep_alive_ = keep_alive_ && !srv_->draining;
     res_.keep_alive(keep_alive_);
     res_.prepare_payload();
+    if (method_ == "HEAD") {
+      // The headers GET would send, Content-Length included; no body.
+      const auto length = res_.body().size();
+      res_.body().clear();
+      res_.content_length(length);
+    }
     http::async_write(stream_, res_,
                       beast::bind_front_handler(&Session::OnWrite, shared_from_this()));
   }
@@ -263,6 +286,17 @@ void Server::Impl::Accept() {
   });
 }
 
+void Server::Impl::WaitForSignal(Server* owner) {
+  signals->async_wait([this, owner](beast::error_code e, int signal) {
+    if (e) return;  // cancelled by shutdown
+    if (signal != SIGHUP) return owner->Shutdown();
+    if (Status st = owner->ReloadTokens(); !st.ok()) {
+      spdlog::error("SIGHUP: tokens not reloaded, the previous ones stay: {}", st.message());
+    }
+    WaitForSignal(owner);
+  });
+}
+
 void Server::Impl::BeginShutdown() {
   if (draining.exchange(true)) return;
   spdlog::info("shutting down: finishing in-flight requests");
@@ -313,15 +347,12 @@ Status Server::Start() {
   auto store = Store::Open(s.opt.data_dir, so);
   if (!store.ok()) return store.status();
   s.store = std::move(store).value();
-  for (const auto& [project, sha] : s.opt.tokens) {
-    CAIRN_RETURN_IF_ERROR(s.store->PutToken(sha, project));
-  }
-  auto tokens = s.store->LoadTokens();
-  if (!tokens.ok()) return tokens.status();
   ApiOptions ao;
   ao.provision_delay = s.opt.provision_delay;
   ao.idempotency_retention = s.opt.idempotency_retention;
-  for (auto& [sha, project] : *tokens) ao.tokens[sha] = project;
+  auto tokens = s.StoreTokens(s.opt.tokens);
+  if (!tokens.ok()) return tokens.status();
+  ao.tokens = std::move(*tokens);
   s.faults = std::make_unique<FaultInjector>(s.opt.faults);
   s.limiter = std::make_unique<RateLimiter>(s.opt.rate, s.opt.burst);
   s.api = std::make_unique<Api>(s.store.get(), &s.metrics, s.faults.get(), s.limiter.get(), ao);
@@ -349,10 +380,8 @@ Status Server::Start() {
   s.bound_port = s.acceptor->local_endpoint().port();
   for (auto& c : s.iocs) s.work.push_back(net::make_work_guard(*c));
   if (s.opt.handle_signals) {
-    s.signals.emplace(s.ioc(), SIGTERM, SIGINT);
-    s.signals->async_wait([this](beast::error_code e, int) {
-      if (!e) Shutdown();
-    });
+    s.signals.emplace(s.ioc(), SIGTERM, SIGINT, SIGHUP);
+    s.WaitForSignal(this);
   }
   s.Accept();
   for (auto& c : s.iocs) s.threads.emplace_back([c = c.get()] { c->run(); });
@@ -366,6 +395,19 @@ std::string Server::BoundAddress() const {
 }
 
 uint16_t Server::BoundPort() const { return impl_->bound_port; }
+
+Status Server::ReloadTokens() {
+  Impl& s = *impl_;
+  if (!s.opt.reload_tokens) return Status::FailedPrecondition("no tokens source to reload");
+  auto tokens = s.opt.reload_tokens();
+  if (!tokens.ok()) return tokens.status();
+  auto table = s.StoreTokens(*tokens);
+  if (!table.ok()) return table.status();
+  size_t n = table->size();
+  s.api->SetTokens(std::move(*table));
+  spdlog::warn("tokens reloaded: {} accepted; any other token is refused from now on", n);
+  return Status::Ok();
+}
 
 void Server::Shutdown() {
   if (impl_->shutdown_requested.exchange(true)) return;

@@ -4,11 +4,13 @@
 // size (1 MiB) and idle time; requests go to Api (server/api.h), writes to
 // the Store's group-commit writer, and a LifecycleWorker moves records.
 // Graceful shutdown (SIGTERM, SIGINT or Shutdown()): stop accepting, close
-// idle connections, finish in-flight requests, flush the store.
+// idle connections, finish in-flight requests, flush the store. SIGHUP
+// reloads the tokens (ReloadTokens), which is how a token is revoked.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,8 +24,12 @@ struct ServerOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 8080;  // 0: any free port
   std::string data_dir = ".cairn/serve";
-  // (project, SHA-256 hex of a token) added at start, in the store too.
+  // (project, SHA-256 hex of a token): the tokens accepted, all of them.
+  // At start they replace whatever an earlier run stored: a token not
+  // listed stops working.
   std::vector<std::pair<std::string, std::string>> tokens;
+  // Where ReloadTokens (and SIGHUP) reads the new list; empty: no reload.
+  std::function<Result<std::vector<std::pair<std::string, std::string>>>()> reload_tokens;
   std::chrono::milliseconds provision_delay{2000};
   std::chrono::milliseconds idempotency_retention{std::chrono::hours(24)};
   double rate = 0;  // requests per second per project; 0: no limit
@@ -48,6 +54,10 @@ class Server {
   void Wait();
   // Starts a graceful shutdown (thread-safe, idempotent).
   void Shutdown();
+  // Replaces the accepted tokens with what `reload_tokens` returns, in the
+  // store and for every request from now on; on error nothing changes.
+  // SIGHUP calls it. Valid after Start.
+  Status ReloadTokens();
 
   struct Impl;  // implementation detail (server.cc)
 

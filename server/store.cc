@@ -609,13 +609,15 @@ Result<std::vector<std::pair<std::string, std::string>>> Store::LoadTokens() {
   return out;
 }
 
-Status Store::PutToken(const std::string& sha256, const std::string& project) {
+Status Store::ReplaceTokens(const std::vector<std::pair<std::string, std::string>>& tokens) {
   Status result = Status::Ok();
   std::mutex m;
   std::condition_variable cv;
   bool done = false;
   Submit(
       [&](WriteTxn&) {
+        result = writer_db_->ExecCached("DELETE FROM tokens");
+        if (!result.ok()) return false;
         auto st = writer_db_->Prepare(
             "INSERT INTO tokens(sha256, project) VALUES(?1, ?2) "
             "ON CONFLICT(sha256) DO UPDATE SET project = excluded.project");
@@ -623,10 +625,14 @@ Status Store::PutToken(const std::string& sha256, const std::string& project) {
           result = st.status();
           return false;
         }
-        Bind(*st, 1, sha256);
-        Bind(*st, 2, project);
-        result = StepDone(writer_db_.get(), *st, "storing a token hash");
-        return result.ok();
+        for (const auto& [sha256, project] : tokens) {
+          sqlite3_reset(*st);
+          Bind(*st, 1, sha256);
+          Bind(*st, 2, project);
+          result = StepDone(writer_db_.get(), *st, "storing a token hash");
+          if (!result.ok()) return false;
+        }
+        return true;
       },
       [&](const Status& st) {
         std::lock_guard<std::mutex> lock(m);

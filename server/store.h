@@ -153,7 +153,9 @@ class Store {
   // Wall-clock ms of the earliest pending lifecycle step, or 0.
   Result<int64_t> NextDueMs();
   Result<std::vector<std::pair<std::string, std::string>>> LoadTokens();  // (sha256, project)
-  Status PutToken(const std::string& sha256, const std::string& project);
+  // Makes `tokens` (sha256, project) the whole table, in one transaction:
+  // a token missing from it stops working.
+  Status ReplaceTokens(const std::vector<std::pair<std::string, std::string>>& tokens);
 
   uint64_t commits() const { return commits_; }
   uint64_t committed_mutations() const { return committed_mutations_; }

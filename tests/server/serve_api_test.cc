@@ -363,7 +363,7 @@ TEST_CASE("errors: 404 route, 405 method, 413, 415, and every validation_error n
   auto m = c->Request("PUT", "/v1/instances");
   CHECK(m.status == 405);
   CHECK(m.json()["error"]["code"] == "method_not_allowed");
-  CHECK(m.header("allow") == "GET, POST");
+  CHECK(m.header("allow") == "GET, HEAD, POST");
   CHECK(c->Request("POST", "/v1/instances/inst_00000000000000000000000000000000", "{}").status ==
         405);
 
