@@ -45,23 +45,43 @@ bool HasErrors(const std::vector<Diagnostic>& diags);
 class SourceFiles {
  public:
   void Add(std::string name, std::string content);
-  // The text of `line` (1-based) without its newline, or nullopt.
-  std::optional<std::string> Line(const std::string& name, int line);
+  // The text of `line` (1-based) without its newline, or nullopt; valid
+  // until the next call that changes this object.
+  std::optional<std::string_view> Line(const std::string& name, int line);
+  // Lines `first` to `last` (1-based, clamped to the file) of `name` shown
+  // as their indentation and kRedactedLine from now on: an excerpt of text
+  // found to hold a secret, whatever its spelling, never shows it.
+  void RedactLines(const std::string& name, int first, int last);
 
  private:
   std::map<std::string, std::vector<std::string>> lines_;
 };
 
+inline constexpr const char* kRedactedLine = "[private key material not shown]";
+
 struct RenderOptions {
   bool color = false;
 };
+
+// How much of one line a rendered diagnostic shows: an excerpt is cut to a
+// window of this many bytes around the caret, a summary or detail line to
+// this many bytes, each cut marked with "...".
+inline constexpr size_t kMaxExcerptWidth = 160;
+inline constexpr size_t kMaxMessageLine = 400;
+
+// `text` made safe to print on a terminal: control characters (but tab,
+// and newline when `keep_newlines`), DEL and C1 controls written as \xNN or
+// \uNNNN escapes, bytes that are not UTF-8 as \xNN.
+std::string EscapeForTerminal(std::string_view text, bool keep_newlines = false);
 
 // Renders in the compiler style:
 //   stack/web.yaml:3:9: error: unknown field "nmae" [unknown_field]
 //       nmae: web
 //       ^~~~
 //     did you mean "name"?
-// Every string passes through the secret redactor before it is returned.
+// Every string passes through the secret redactor before it is returned, and
+// through EscapeForTerminal; the excerpt and each message line are bounded
+// (kMaxExcerptWidth, kMaxMessageLine), so no input makes the output large.
 std::string RenderDiagnostic(const Diagnostic& d, SourceFiles& sources,
                              const RenderOptions& opts = {});
 
@@ -69,7 +89,8 @@ std::string RenderDiagnostic(const Diagnostic& d, SourceFiles& sources,
 std::string RenderDiagnostics(const std::vector<Diagnostic>& diags, SourceFiles& sources,
                               const RenderOptions& opts = {});
 
-// JSON array of {severity, code, summary, detail, file, line, column}.
+// JSON array of {severity, code, summary, detail, file, line, column};
+// summary and detail are bounded as when rendered.
 std::string DiagnosticsToJson(const std::vector<Diagnostic>& diags);
 
 }  // namespace cairn

@@ -1,6 +1,7 @@
 #include "engine/diagnostic.h"
 
 #include <catch2/catch.hpp>
+#include <limits>
 
 #include "engine/redact.h"
 
@@ -70,4 +71,66 @@ TEST_CASE("rendered diagnostics never show a registered secret") {
   CHECK(out.find("[REDACTED]") != std::string::npos);
   CHECK(DiagnosticsToJson({d}).find("s3cr3t") == std::string::npos);
   ClearSecretsForTesting();
+}
+
+TEST_CASE("control characters in an excerpt and in messages are escaped, never sent raw") {
+  SourceFiles sources;
+  sources.Add("a.yaml", "name: \"a\x1b[2Jb\x7f\xc2\x85\xff\"\n");
+  Diagnostic d{
+      Severity::kError, "c", "bad \x1b]0;title\x07 name", "hint\x1b[31m", {"a.yaml", 1, 7, 3}};
+  std::string out = RenderDiagnostic(d, sources);
+  CHECK(out.find('\x1b') == std::string::npos);
+  CHECK(out.find('\x07') == std::string::npos);
+  CHECK(out ==
+        "a.yaml:1:7: error: bad \\x1b]0;title\\x07 name [c]\n"
+        "    name: \"a\\x1b[2Jb\\x7f\\u0085\\xff\"\n"
+        "          ^~~~~~\n"  // the caret spans "a and the escape, as shown
+        "  hint\\x1b[31m\n");
+  CHECK(EscapeForTerminal("tab\tand\nline", true) == "tab\tand\nline");
+  CHECK(EscapeForTerminal("tab\tand\nline") == "tab\tand\\x0aline");
+  CHECK(EscapeForTerminal("caf\xc3\xa9 \xe2\x82\xac") == "caf\xc3\xa9 \xe2\x82\xac");
+  CHECK(EscapeForTerminal("\xed\xa0\x80") == "\\xed\\xa0\\x80");  // a surrogate is not UTF-8
+}
+
+TEST_CASE("a huge line is shown as a window around the caret, and messages are cut") {
+  SourceFiles sources;
+  std::string line = "key: \"" + std::string(50'000'000, 'x') + "\" # end";
+  sources.Add("big.yaml", line + "\n");
+  Diagnostic d{Severity::kError,
+               "c",
+               "value " + std::string(1'000'000, 'y'),
+               "",
+               {"big.yaml", 1, static_cast<int>(line.size() - 4), 5}};
+  std::string out = RenderDiagnostic(d, sources);
+  CHECK(out.size() < 2 * (kMaxExcerptWidth + kMaxMessageLine) + 100);
+  // The caret still points at "# end", at the end of the window.
+  std::string excerpt = out.substr(out.find('\n') + 1);
+  std::string shown = excerpt.substr(4, excerpt.find('\n') - 4);
+  std::string caret = excerpt.substr(excerpt.find('\n') + 5);
+  caret = caret.substr(0, caret.find('\n'));
+  CHECK(shown.rfind("...", 0) == 0);
+  CHECK(shown.size() <= kMaxExcerptWidth + 6);
+  CHECK(shown.substr(caret.find('^'), 5) == "# end");
+  CHECK(caret.substr(caret.find('^')) == "^~~~~");
+  CHECK(out.find(std::string(kMaxMessageLine, 'y')) == std::string::npos);
+  // In JSON too.
+  CHECK(DiagnosticsToJson({d}).size() < kMaxMessageLine + 400);
+
+  // A caret at the start of a long line keeps the start and cuts the end.
+  Diagnostic at_start{Severity::kError, "c", "s", "", {"big.yaml", 1, 1, 3}};
+  std::string first = RenderDiagnostic(at_start, sources);
+  CHECK(first.find("\n    key: \"xxx") != std::string::npos);
+  CHECK(first.find("xxx...\n    ^~~\n") != std::string::npos);
+}
+
+TEST_CASE("redacted lines keep their indentation and nothing else") {
+  SourceFiles sources;
+  sources.Add("k.yaml", "a: 1\n  secret: \"x\n  more\"\nb: 2\n");
+  sources.RedactLines("k.yaml", 2, 3);
+  CHECK(sources.Line("k.yaml", 1) == "a: 1");
+  CHECK(sources.Line("k.yaml", 2) == std::string("  ") + kRedactedLine);
+  CHECK(sources.Line("k.yaml", 3) == std::string("  ") + kRedactedLine);
+  CHECK(sources.Line("k.yaml", 4) == "b: 2");
+  sources.RedactLines("k.yaml", 4, std::numeric_limits<int>::max());
+  CHECK(sources.Line("k.yaml", 4) == kRedactedLine);
 }
