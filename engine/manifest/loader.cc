@@ -1,11 +1,18 @@
 #include "engine/manifest/loader.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -215,12 +222,71 @@ Value YamlToValue(const std::string& file, const YamlNode& n, int depth, size_t&
   }
 }
 
+// The content of the regular file `path`, at most `limit` bytes. Opened
+// without blocking (a FIFO swapped in after a check would hang a plain
+// open) and checked on the open descriptor; read up to limit + 1 bytes, so
+// a file that grows or lies about its size still cannot exceed the limit.
+// Errors: NotFound (cannot open), InvalidArgument (not a regular file),
+// FailedPrecondition (too large), IOError.
+Result<std::string> ReadRegularFile(const std::string& path, size_t limit) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return Status::NotFound(std::strerror(errno));
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return Status::IOError(std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) {
+    const char* what = S_ISDIR(st.st_mode)    ? "a directory"
+                       : S_ISFIFO(st.st_mode) ? "a FIFO"
+                       : S_ISCHR(st.st_mode)  ? "a character device"
+                       : S_ISBLK(st.st_mode)  ? "a block device"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "not a regular file";
+    return Status::InvalidArgument(what);
+  }
+  auto too_large = [&] {
+    return Status::FailedPrecondition("larger than the limit of " + std::to_string(limit) +
+                                      " bytes");
+  };
+  if (static_cast<uint64_t>(st.st_size) > limit) return too_large();
+  std::string out;
+  out.resize(std::min<size_t>(static_cast<size_t>(st.st_size), limit) + 1);
+  size_t got = 0;
+  while (true) {
+    if (got == out.size()) {
+      if (out.size() > limit) return too_large();
+      out.resize(std::min(out.size() * 2, limit + 1));
+    }
+    ssize_t n = ::read(fd, out.data() + got, out.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Status::IOError(std::strerror(errno));
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  if (got > limit) return too_large();
+  out.resize(got);
+  return out;
+}
+
+// The scalars of `tree` whose value, escapes undone, holds private key
+// material: the text check misses a key spelt with YAML escapes ("\x2D...").
+std::vector<YamlNode> ScalarsHoldingKeys(const YamlTree& tree) {
+  std::vector<YamlNode> out;
+  for (const YamlNode& s : tree.Scalars()) {
+    if (FindPrivateKey(s.Scalar()).found()) out.push_back(s);
+  }
+  return out;
+}
+
 // One manifest file read and parsed, independently of the others (files are
 // parsed in parallel; everything else runs on the calling thread).
 struct ParsedFile {
   std::string redacted;  // the text with key material removed, for carets
   PrivateKeyMatch key;
   std::unique_ptr<YamlTree> tree;
+  std::vector<YamlNode> key_scalars;  // scalars whose value holds a key (any spelling)
   std::vector<std::pair<YamlNode, Value>> documents;
   std::vector<Diagnostic> diags;
 };
@@ -230,6 +296,8 @@ void ParseManifest(const std::string& display, const std::string& content, Parse
   out.redacted = out.key.found() ? RedactPrivateKeys(content) : content;
   if (out.key.found()) return;  // reported by the caller; nothing more is read from it
   out.tree = YamlTree::Parse(content);
+  out.key_scalars = ScalarsHoldingKeys(*out.tree);
+  if (!out.key_scalars.empty()) return;  // reported by the caller, like `key`
   if (out.tree->error) {
     SourceLocation l{display, 0, 0, 1};
     if (!out.tree->error->mark.is_null()) {
@@ -318,6 +386,7 @@ class Loader {
     ResolveDependsOn();
     CheckReferences();
     ValidateSpecs();
+    RedactKeySources();
     BuildGraph();
     Finish();
   }
@@ -364,14 +433,12 @@ class Loader {
       }
     }
     for (auto& [display, content] : files) {
-      std::ifstream in(display, std::ios::binary);
-      if (!in) {
-        Error("file_not_found", "cannot read " + display, {});
-        continue;
+      auto text = ReadRegularFile(display, kMaxManifestFileBytes);
+      if (text.ok()) {
+        content = std::move(*text);
+      } else {
+        ReportUnreadable("cannot read " + display, text.status(), {}, "");
       }
-      std::stringstream ss;
-      ss << in.rdbuf();
-      content = ss.str();
     }
     if (result_.config.root.empty()) result_.config.root = ".";
     return files;
@@ -381,6 +448,18 @@ class Loader {
 
  private:
   // ---- diagnostics ------------------------------------------------------
+  // A file ReadRegularFile refused: file_not_found, file_not_regular or
+  // file_too_large.
+  void ReportUnreadable(const std::string& summary, const Status& why, SourceLocation at,
+                        std::string detail) {
+    std::string code = "file_not_found";
+    if (why.code() == StatusCode::kInvalidArgument) code = "file_not_regular";
+    if (why.code() == StatusCode::kFailedPrecondition) code = "file_too_large";
+    if (code == "file_not_regular")
+      detail = "only regular files are read" + (detail.empty() ? "" : "; " + detail);
+    Error(code, summary + ": " + why.message(), std::move(at), std::move(detail));
+  }
+
   void Error(std::string code, std::string summary, SourceLocation loc, std::string detail = "") {
     Diagnostic d;
     d.code = std::move(code);
@@ -419,6 +498,14 @@ class Loader {
   // The node at a JSON pointer below `base`; the deepest one that exists.
   SourceLocation Locate(const std::string& file, YamlNode base, const std::string& pointer,
                         bool at_key) const {
+    auto [node, key] = Descend(base, pointer);
+    if (at_key && key.IsDefined()) return Loc(file, key);
+    return Loc(file, node);
+  }
+
+  // The deepest node that exists on the way from `base` along a JSON
+  // pointer, and the key node of the pointer's last step when it exists.
+  std::pair<YamlNode, YamlNode> Descend(YamlNode base, const std::string& pointer) const {
     YamlNode cur = base;
     YamlNode key_node;
     size_t pos = pointer.empty() ? std::string::npos : 1;
@@ -451,26 +538,46 @@ class Loader {
         if (ec == std::errc() && ptr == un.data() + un.size() && i < cur.size()) child = cur[i];
       }
       if (!child.IsDefined()) break;
-      if (last && at_key && key_node.IsDefined()) return Loc(file, key_node);
       cur = child;
-      pos = last ? std::string::npos : next + 1;
+      if (last) return {cur, key_node};
+      pos = next + 1;
     }
-    return Loc(file, cur);
+    return {cur, YamlNode()};
   }
 
-  // Narrows a scalar's location to bytes [offset, offset+length) of its text
-  // when the scalar is written on one line exactly as parsed.
-  SourceLocation SubLoc(const std::string& file, const YamlNode& n, size_t offset, size_t length) {
-    SourceLocation l = Loc(file, n);
-    if (!n.IsScalar() || !l.has_position()) return l;
+  // A scalar's location, and whether its text is written on one line
+  // exactly as parsed, so that bytes of it can be pointed at.
+  struct ScalarSpan {
+    SourceLocation location;
+    bool verbatim = false;
+  };
+
+  ScalarSpan SpanOf(const std::string& file, const YamlNode& n) {
+    ScalarSpan span{Loc(file, n)};
+    SourceLocation& l = span.location;
+    if (!n.IsScalar() || !l.has_position()) return span;
     const std::string& s = n.Scalar();
     auto line = result_.sources.Line(file, l.line);
-    if (!line) return l;
+    if (!line) return span;
     size_t col0 = static_cast<size_t>(l.column - 1) + (n.quoted() ? 1 : 0);
-    if (line->compare(col0, s.size(), s) != 0) return l;
-    l.column = static_cast<int>(col0 + offset) + 1;
+    if (col0 > line->size() || line->compare(col0, s.size(), s) != 0) return span;
+    l.column = static_cast<int>(col0) + 1;
+    span.verbatim = true;
+    return span;
+  }
+
+  // Bytes [offset, offset+length) of a scalar's text when it is verbatim;
+  // else the whole node.
+  static SourceLocation Narrow(const ScalarSpan& span, size_t offset, size_t length) {
+    SourceLocation l = span.location;
+    if (!span.verbatim) return l;
+    l.column += static_cast<int>(offset);
     l.length = static_cast<int>(std::max<size_t>(1, length));
     return l;
+  }
+
+  SourceLocation SubLoc(const std::string& file, const YamlNode& n, size_t offset, size_t length) {
+    return Narrow(SpanOf(file, n), offset, length);
   }
 
   // ---- registry, files, YAML ---------------------------------------------
@@ -507,8 +614,42 @@ class Loader {
       Error("yaml_syntax", "YAML syntax error: " + tree->error->message, l);
     }
     std::vector<YamlNode> docs = tree->documents;
+    if (RefuseKeyScalars(display, ScalarsHoldingKeys(*tree))) docs.clear();
     trees_.push_back(std::move(tree));
     return docs;
+  }
+
+  // The lines of `node`'s text in `file` (1-based, first and last): from its
+  // mark to the line before the next node's, or to that line when the node's
+  // text goes on there (a flow collection, a quoted scalar closing before a
+  // following key). Without a next node, to the end of the file.
+  std::pair<int, int> NodeLines(const std::string& file, const YamlNode& node) {
+    int first = node.Mark().line + 1;
+    YamlMark end = node.EndMark();
+    if (end.is_null()) return {first, std::numeric_limits<int>::max()};
+    int last = end.line + 1;
+    auto text = result_.sources.Line(file, last);
+    std::string_view before =
+        text ? text->substr(0, std::min<size_t>(text->size(), std::max(end.column, 0))) : "";
+    if (before.find_first_not_of(" \t-?") == std::string::npos) --last;
+    return {first, std::max(first, last)};
+  }
+
+  void RedactNode(const std::string& file, const YamlNode& node) {
+    if (!node.IsDefined() || node.Mark().is_null()) return;
+    auto [first, last] = NodeLines(file, node);
+    result_.sources.RedactLines(file, first, last);
+  }
+
+  // Refuses the scalars of `file` found to hold key material: their text is
+  // hidden from every excerpt, and the first one is reported. True if any.
+  bool RefuseKeyScalars(const std::string& file, const std::vector<YamlNode>& scalars) {
+    if (scalars.empty()) return false;
+    for (const YamlNode& s : scalars) RedactNode(file, s);
+    Error("private_key_material", "private key material in a manifest", Loc(file, scalars[0]),
+          "written with escapes, it is still a private key; only public keys belong in a stack, "
+          "and the key is not shown. Remove it, and rotate it if it was ever committed");
+    return true;
   }
 
   // Adds `content` to the sources (redacted) and refuses it if it holds a
@@ -555,6 +696,10 @@ class Loader {
               "only public keys belong in a stack; the key is not shown. Remove it, and rotate it "
               "if it was "
               "ever committed");
+        continue;
+      }
+      if (RefuseKeyScalars(display, p.key_scalars)) {
+        trees_.push_back(std::move(p.tree));
         continue;
       }
       for (auto& d : p.diags) diags_.push_back(std::move(d));
@@ -762,16 +907,14 @@ class Loader {
     }
     // --var-file, in order.
     for (const auto& path : options_.var_files) {
-      std::ifstream in(path, std::ios::binary);
-      if (!in) {
-        Error("file_not_found", "cannot read variable file " + path, {});
+      auto text = ReadRegularFile(path, kMaxManifestFileBytes);
+      if (!text.ok()) {
+        ReportUnreadable("cannot read variable file " + path, text.status(), {}, "");
         continue;
       }
-      std::stringstream ss;
-      ss << in.rdbuf();
       std::string display = fs::path(path).lexically_normal().string();
-      if (!AddSource(display, ss.str(), nullptr)) continue;
-      for (const auto& node : ParseYaml(display, ss.str())) {
+      if (!AddSource(display, *text, nullptr)) continue;
+      for (const auto& node : ParseYaml(display, *text)) {
         if (node.IsNull()) continue;
         if (!node.IsMap()) {
           Error("invalid_document", "a variable file must be a mapping of variable names to values",
@@ -876,16 +1019,13 @@ class Loader {
     std::string display = (fs::path(doc.dir) / rel).lexically_normal().string();
     auto cached = file_cache_.find(display);
     if (cached != file_cache_.end()) return cached->second;
-    std::ifstream in(display, std::ios::binary);
     std::optional<std::string> content;
-    std::error_code ec;
-    if (!in || fs::is_directory(display, ec)) {
-      Error("file_not_found", "cannot read file \"" + rel + "\"", at,
-            "file() paths are relative to the directory of the manifest: " + display);
+    auto read = ReadRegularFile(display, kMaxFileFunctionBytes);
+    if (!read.ok()) {
+      ReportUnreadable("cannot read file \"" + rel + "\"", read.status(), at,
+                       "file() paths are relative to the directory of the manifest: " + display);
     } else {
-      std::stringstream ss;
-      ss << in.rdbuf();
-      std::string text = ss.str();
+      std::string text = std::move(*read);
       if (AddSource(display, text, &at)) {
         while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
         content = std::move(text);
@@ -911,13 +1051,17 @@ class Loader {
     bool keeps_refs = false;
     std::string out;
     Value exact_value;
+    // Found once for the string, not per expression: that would be
+    // quadratic in the number of expressions.
+    std::optional<ScalarSpan> span;
     for (auto& part : t.parts) {
       if (auto* lit = std::get_if<std::string>(&part)) {
         out += EscapeTemplateLiteral(*lit);
         continue;
       }
       const Expression& e = std::get<Expression>(part);
-      SourceLocation at = SubLoc(doc.file, node, e.begin, e.end - e.begin);
+      if (!span) span = SpanOf(doc.file, node);
+      SourceLocation at = Narrow(*span, e.begin, e.end - e.begin);
       std::optional<Value> v;
       switch (e.type) {
         case Expression::Type::kVar: {
@@ -1758,8 +1902,8 @@ class Loader {
       if (FindPrivateKey(v.get_ref<const std::string&>()).found()) {
         AddError(out, "private_key_material", "private key material in a value",
                  Locate(doc.file, base, pointer, false),
-                 "it came from a variable; only public keys belong in a stack, and the key is not "
-                 "shown");
+                 "it came from a variable or a for_each value; only public keys belong in a "
+                 "stack, and the key is not shown");
       }
     } else if (v.is_array()) {
       for (size_t i = 0; i < v.size(); ++i)
@@ -1768,6 +1912,79 @@ class Loader {
       for (auto it = v.begin(); it != v.end(); ++it)
         ScanValueForKeys(*it, doc, base, pointer + "/" + it.key(), out);
     }
+  }
+
+  // Hides from every excerpt the text that fed a value found to hold key
+  // material (pieces of a key need not be keys): the spec node holding it
+  // and, through its expressions, the definitions of the variables and the
+  // for_each it interpolates, and what those interpolate in turn.
+  void RedactKeySources() {
+    for (size_t i = 0; i < resources_.size(); ++i) {
+      const ResourceConfig& rc = resources_[i];
+      if (!MayHoldKey(rc.spec)) continue;
+      const Doc& doc = docs_[resource_docs_of_[i]];
+      auto it = spec_nodes_.find(rc.address.BaseString());
+      YamlNode spec_node = it == spec_nodes_.end() ? doc.node : it->second;
+      std::vector<std::string> pointers;
+      KeyPointers(rc.spec, "", pointers);
+      std::set<std::pair<size_t, int>> done;  // (doc, line) of nodes already hidden
+      for (const auto& pointer : pointers) {
+        RedactFeeding(resource_docs_of_[i], Descend(spec_node, pointer).first, 0, done);
+      }
+    }
+  }
+
+  static void KeyPointers(const Value& v, const std::string& pointer,
+                          std::vector<std::string>& out) {
+    if (v.is_string()) {
+      if (FindPrivateKey(v.get_ref<const std::string&>()).found()) out.push_back(pointer);
+    } else if (v.is_array()) {
+      for (size_t i = 0; i < v.size(); ++i)
+        KeyPointers(v[i], pointer + "/" + std::to_string(i), out);
+    } else if (v.is_object()) {
+      for (auto it = v.begin(); it != v.end(); ++it) {
+        std::string key;
+        for (char c : it.key()) key += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+        KeyPointers(*it, pointer + "/" + key, out);
+      }
+    }
+  }
+
+  void RedactFeeding(size_t doc_index, const YamlNode& node, int depth,
+                     std::set<std::pair<size_t, int>>& done) {
+    const Doc& doc = docs_[doc_index];
+    if (!node.IsDefined() || node.Mark().is_null() || depth > kMaxDepth) return;
+    if (!done.insert({doc_index, node.Mark().line}).second) return;
+    RedactNode(doc.file, node);
+    std::vector<YamlNode> scalars;
+    CollectScalars(node, 0, scalars);
+    for (const YamlNode& s : scalars) {
+      if (!HasTemplateSyntax(s.Scalar())) continue;
+      auto parsed = ParseTemplate(s.Scalar());
+      auto* t = std::get_if<Template>(&parsed);
+      if (!t) continue;
+      for (const auto& part : t->parts) {
+        const Expression* e = std::get_if<Expression>(&part);
+        if (!e) continue;
+        if (e->type == Expression::Type::kVar) {
+          auto var = variables_.find(e->name);
+          if (var == variables_.end()) continue;
+          const Doc& var_doc = docs_[var->second.doc];
+          RedactFeeding(var->second.doc, Child(var_doc.node, "default"), depth + 1, done);
+        } else if (e->type == Expression::Type::kEachKey ||
+                   e->type == Expression::Type::kEachValue) {
+          RedactFeeding(doc_index, Child(doc.node, "for_each"), depth + 1, done);
+        }
+      }
+    }
+  }
+
+  // The scalars below `node` (aliases may make cycles: depth is bounded).
+  static void CollectScalars(const YamlNode& node, int depth, std::vector<YamlNode>& out) {
+    if (depth > kMaxDepth) return;
+    if (node.IsScalar()) out.push_back(node);
+    for (const auto& item : node.items()) CollectScalars(item, depth + 1, out);
+    for (const auto& [k, v] : node.pairs()) CollectScalars(v, depth + 1, out);
   }
 
   // ---- graph -----------------------------------------------------------------

@@ -24,6 +24,13 @@ namespace cairn {
 
 class SchemaRegistry;
 
+// Sizes of what a stack reads (docs/manifests.md): a manifest or variable
+// file, and a file read by file(), whose content becomes one value sent to
+// the API (whose request bodies are limited to 1 MiB). Only regular files
+// are read: a FIFO or a device could block or never end.
+inline constexpr size_t kMaxManifestFileBytes = size_t{64} << 20;
+inline constexpr size_t kMaxFileFunctionBytes = size_t{1} << 20;
+
 struct LoadOptions {
   // Directories (every *.yaml / *.yml in them) or files; empty means ".".
   std::vector<std::string> paths;

@@ -33,6 +33,7 @@ YamlNode::Type YamlNode::type() const { return d_ ? d_->type : Type::kUndefined;
 const std::string& YamlNode::Scalar() const { return d_ ? d_->scalar : EmptyString(); }
 bool YamlNode::quoted() const { return d_ && d_->quoted; }
 YamlMark YamlNode::Mark() const { return d_ ? d_->mark : YamlMark{}; }
+YamlMark YamlNode::EndMark() const { return d_ ? d_->end : YamlMark{}; }
 
 size_t YamlNode::size() const {
   if (!d_) return 0;
@@ -70,17 +71,22 @@ struct RunawayParser {
 
 class YamlTreeBuilder : public YAML::EventHandler {
  public:
-  YamlTreeBuilder(YamlTree& tree, size_t max_nodes) : tree_(tree), max_nodes_(max_nodes) {}
+  // `unended` outlives the builder of one document: the last nodes of a
+  // document end where the next document begins.
+  YamlTreeBuilder(YamlTree& tree, size_t max_nodes, std::vector<YamlNodeData*>& unended)
+      : tree_(tree), unended_(unended), max_nodes_(max_nodes) {}
 
-  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentStart(const YAML::Mark& mark) override { Reached(mark); }
   void OnDocumentEnd() override {}
 
   void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     YamlNodeData* d = New(YamlNode::Type::kNull, mark, anchor);
+    unended_.push_back(d);
     Add(YamlNode(d));
   }
 
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    Reached(mark);
     auto it = anchors_.find(anchor);
     if (it == anchors_.end()) {
       Add(YamlNode(New(YamlNode::Type::kNull, mark, 0)));
@@ -94,6 +100,7 @@ class YamlTreeBuilder : public YAML::EventHandler {
     YamlNodeData* d = New(YamlNode::Type::kScalar, mark, anchor);
     d->scalar = value;
     d->quoted = tag == "!" || tag == "tag:yaml.org,2002:str" || tag == "!!str";
+    unended_.push_back(d);
     Add(YamlNode(d));
   }
 
@@ -116,7 +123,14 @@ class YamlTreeBuilder : public YAML::EventHandler {
     bool has_key;
   };
 
+  // The text reached `mark`: every node complete before it ends there.
+  void Reached(const YAML::Mark& mark) {
+    for (YamlNodeData* d : unended_) d->end = ToMark(mark);
+    unended_.clear();
+  }
+
   YamlNodeData* New(YamlNode::Type type, const YAML::Mark& mark, YAML::anchor_t anchor) {
+    Reached(mark);
     if (tree_.arena_.size() >= max_nodes_) throw RunawayParser{ToMark(mark)};
     YamlNodeData& d = tree_.arena_.emplace_back();
     d.type = type;
@@ -146,14 +160,24 @@ class YamlTreeBuilder : public YAML::EventHandler {
     if (stack_.empty()) return;
     YamlNodeData* d = stack_.back().data;
     stack_.pop_back();
+    unended_.push_back(d);
     Add(YamlNode(d));
   }
 
   YamlTree& tree_;
   std::vector<Frame> stack_;
   std::map<YAML::anchor_t, const YamlNodeData*> anchors_;
+  std::vector<YamlNodeData*>& unended_;  // complete nodes waiting for the next mark
   size_t max_nodes_;
 };
+
+std::vector<YamlNode> YamlTree::Scalars() const {
+  std::vector<YamlNode> out;
+  for (const YamlNodeData& d : arena_) {
+    if (d.type == YamlNode::Type::kScalar) out.emplace_back(&d);
+  }
+  return out;
+}
 
 std::unique_ptr<YamlTree> YamlTree::Parse(const std::string& text) {
   auto tree = std::make_unique<YamlTree>();
@@ -161,12 +185,13 @@ std::unique_ptr<YamlTree> YamlTree::Parse(const std::string& text) {
   // Every node takes at least one character of text (an alias two), so a
   // parser emitting more than this is looping.
   const size_t max_nodes = 2 * text.size() + 16;
+  std::vector<YamlNodeData*> unended;
   try {
     YAML::Parser parser(in);
     while (true) {
       // A document is only kept once its root is complete: a syntax error
       // drops the partial one.
-      YamlTreeBuilder builder(*tree, max_nodes);
+      YamlTreeBuilder builder(*tree, max_nodes, unended);
       if (!parser.HandleNextDocument(builder)) break;
     }
   } catch (const RunawayParser& r) {

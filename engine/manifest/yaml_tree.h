@@ -46,6 +46,10 @@ class YamlNode {
   // True for quoted and block scalars and explicit !!str: always strings.
   bool quoted() const;
   YamlMark Mark() const;
+  // Where the text after the node begins: the position of the next node of
+  // the file (null when none follows). The node's own text, with any
+  // comments after it, lies between Mark() and EndMark().
+  YamlMark EndMark() const;
   // Sequence items, or map values in order.
   size_t size() const;
   YamlNode operator[](size_t i) const;
@@ -63,6 +67,7 @@ class YamlNode {
 struct YamlNodeData {
   YamlNode::Type type = YamlNode::Type::kNull;
   YamlMark mark;
+  YamlMark end;
   bool quoted = false;
   std::string scalar;
   std::vector<YamlNode> items;
@@ -82,6 +87,10 @@ class YamlTree {
 
   std::vector<YamlNode> documents;
   std::optional<YamlSyntaxError> error;
+
+  // Every scalar of the text, in order, including those only an alias or a
+  // document dropped by a syntax error refers to.
+  std::vector<YamlNode> Scalars() const;
 
  private:
   friend class YamlTreeBuilder;

@@ -155,3 +155,38 @@ TEST_CASE("the binary finds the schemas without CAIRN_SCHEMA_DIR") {
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("\"sizeGb\"") != std::string::npos);
 }
+
+TEST_CASE(
+    "cairn validate keeps its output small and free of raw control bytes, whatever the input") {
+  TempDir dir;
+  // A 50 MB string (its diagnostic printed 52 MB) and terminal escapes.
+  WriteFile(dir.path() + "/main.yaml",
+            "kind: network\nname: n\nspec:\n  region: eu\n  cidr: 10.0.0.0/16\n  colour: \"" +
+                std::string(50'000'000, 'x') +
+                "\"\n---\nkind: network\nname: \"m\x1b[31m\"\n"
+                "spec: {region: \"\x1b]0;pwned\x07\", cidr: 10.0.0.0/16}\n");
+  auto r = RunCairn({"validate", dir.path()}, Env());
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.size() < 4000);
+  CHECK(r.err.find('\x1b') == std::string::npos);
+  CHECK(r.err.find('\x07') == std::string::npos);
+  CHECK(r.err.find("\\x1b[31m") != std::string::npos);
+  CHECK(r.err.find("main.yaml:6:3: error: unknown field \"colour\"") != std::string::npos);
+}
+
+TEST_CASE("cairn validate of a manifest with a million interpolations is linear, not quadratic") {
+  // Each expression once re-read the whole line to point at itself: 200,000
+  // of them took 51 s. A million would take about 20 minutes that way, past
+  // the test's timeout; linear, it takes a second or two. No time is
+  // asserted here: the timeout is what fails a regression.
+  TempDir dir;
+  std::string many;
+  for (int i = 0; i < 1'000'000; ++i) many += "${var.v}";
+  WriteFile(dir.path() + "/main.yaml",
+            "kind: variable\nname: v\ndefault: a\n---\nkind: network\nname: n\nspec:\n"
+            "  region: eu\n  cidr: 10.0.0.0/16\n  name: \"" +
+                many + "\"\n");
+  auto r = RunCairn({"validate", dir.path()}, Env());
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("must be at most") != std::string::npos);
+}

@@ -1,6 +1,8 @@
 // LoadStack over inline manifests: expansion, variables, references, order.
 #include "engine/manifest/loader.h"
 
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 
 #include "engine/manifest/expr.h"
@@ -347,4 +349,117 @@ TEST_CASE("settings only: resources are not read, and unset variables matter onl
   auto whole = Load(text);
   CHECK(Codes(whole).find("missing_variable") != std::string::npos);
   CHECK(Codes(whole).find("colour") != std::string::npos);
+}
+
+namespace {
+
+// Every diagnostic rendered as a user sees it.
+std::string Rendered(LoadResult& r) { return RenderDiagnostics(r.diagnostics, r.sources); }
+
+const char* kKeyBody = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW";
+
+}  // namespace
+
+TEST_CASE("file() reads only regular files, and at most kMaxFileFunctionBytes") {
+  cairn::testing::TempDir dir;
+  auto load = [&](const std::string& arg) {
+    cairn::testing::WriteFile(
+        dir.path() + "/a.yaml",
+        "kind: ssh_key\nname: k\nspec:\n  public_key: ${file(\"" + arg + "\")}\n");
+    LoadOptions o = Options();
+    o.paths = {dir.path()};
+    return LoadStack(o);
+  };
+  // A device never ends (this grew to 4 GB and died with bad_alloc).
+  auto zero = load("/dev/zero");
+  REQUIRE(zero.diagnostics.size() == 1);
+  CHECK(zero.diagnostics[0].code == "file_not_regular");
+  CHECK(zero.diagnostics[0].summary == "cannot read file \"/dev/zero\": a character device");
+  CHECK(zero.diagnostics[0].location.line == 4);
+  CHECK(zero.diagnostics[0].location.column == 15);
+
+  // A FIFO nobody writes to would block a plain open forever.
+  std::string fifo = dir.path() + "/pipe";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  auto piped = load("pipe");
+  REQUIRE(piped.diagnostics.size() == 1);
+  CHECK(piped.diagnostics[0].summary == "cannot read file \"pipe\": a FIFO");
+
+  // One byte over the limit, and exactly at it.
+  std::string big(kMaxFileFunctionBytes + 1, 'A');
+  cairn::testing::WriteFile(dir.path() + "/big.txt", big);
+  auto over = load("big.txt");
+  REQUIRE(over.diagnostics.size() == 1);
+  CHECK(over.diagnostics[0].code == "file_too_large");
+  big.pop_back();
+  cairn::testing::WriteFile(dir.path() + "/big.txt", big);
+  auto at_limit = load("big.txt");
+  CHECK(Codes(at_limit).find("file_too_large") == std::string::npos);
+}
+
+TEST_CASE("variable files and manifests given by path must be regular files too") {
+  cairn::testing::TempDir dir;
+  cairn::testing::WriteFile(dir.path() + "/a.yaml", "kind: variable\nname: v\ndefault: 1\n");
+  LoadOptions o = Options();
+  o.paths = {dir.path(), "/dev/null"};
+  o.var_files = {"/dev/zero"};
+  auto r = LoadStack(o);
+  CHECK(Codes(r) ==
+        "file_not_regular:cannot read /dev/null: a character device\n"
+        "file_not_regular:cannot read variable file /dev/zero: a character device\n");
+}
+
+TEST_CASE("a private key spelt with YAML escapes is refused and never shown") {
+  std::string escaped =
+      "\\x2D\\x2D\\x2D\\x2D\\x2DBEGIN OPENSSH PRIVATE KEY\\x2D\\x2D\\x2D\\x2D\\x2D\\n" +
+      std::string(kKeyBody) +
+      "\\n\\x2D\\x2D\\x2D\\x2D\\x2DEND OPENSSH PRIVATE KEY\\x2D\\x2D\\x2D\\x2D\\x2D\\n";
+  auto r = Load("kind: ssh_key\nname: deploy\nspec:\n  name: deploy\n  public_key: \"" + escaped +
+                "\"\n");
+  REQUIRE(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].code == "private_key_material");
+  CHECK(r.diagnostics[0].location.line == 5);
+  std::string out = Rendered(r);
+  CHECK(out.find(kKeyBody) == std::string::npos);
+  CHECK(out.find("x2D") == std::string::npos);
+  CHECK(out.find(kRedactedLine) != std::string::npos);
+
+  // In a flow mapping, over several lines, in a variable file: the same.
+  auto flow =
+      Load("kind: variable\nname: v\ndefault: {a: \"x\",\n  b: \"" + escaped + "\", c: 1}\n");
+  CHECK(Codes(flow).find("private_key_material") != std::string::npos);
+  CHECK(Rendered(flow).find(kKeyBody) == std::string::npos);
+}
+
+TEST_CASE("a key assembled from variables and for_each values: no excerpt shows a piece") {
+  const std::string body =
+      "ATE KEY-----\\n" + std::string(kKeyBody) + "\\n-----END OPENSSH PRIVATE KEY-----";
+  std::string text =
+      "kind: variable\nname: head\ndefault: \"-----BEGIN OPENSSH PRIV\"\n---\n"
+      // Line 5: a whole document on one line, with an unknown field: its
+      // diagnostic's excerpt is the line that holds a piece of the key.
+      "{kind: variable, name: body, default: \"" +
+      body +
+      "\", colour: 1}\n---\n"
+      "kind: ssh_key\nname: deploy\nspec:\n  name: deploy\n"
+      "  public_key: \"${var.head}${var.body}\"\n---\n"
+      "kind: ssh_key\nname: each\n"
+      // Line 15.
+      "for_each: {a: {k: \"-----BEGIN OPENSSH PRIV\", v: \"" +
+      body +
+      "\"}}\n"
+      "spec:\n  name: each\n  public_key: \"${each.value.k}${each.value.v}\"\n";
+  auto r = Load(text);
+  INFO(Codes(r));
+  std::string out = Rendered(r);
+  INFO(out);
+  CHECK(Codes(r).find("unknown_field") != std::string::npos);
+  CHECK(Codes(r).find("private_key_material") != std::string::npos);
+  CHECK(out.find(kKeyBody) == std::string::npos);
+  CHECK(out.find("ATE KEY") == std::string::npos);
+  // What feeds the keys is hidden from any excerpt; the rest is not.
+  CHECK(r.sources.Line("main.yaml", 5) == kRedactedLine);
+  CHECK(r.sources.Line("main.yaml", 15) == kRedactedLine);
+  CHECK(r.sources.Line("main.yaml", 16) == "spec:");
+  CHECK(r.sources.Line("main.yaml", 1) == "kind: variable");
 }

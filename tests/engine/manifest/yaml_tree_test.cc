@@ -49,3 +49,16 @@ TEST_CASE("YamlTree stops a parser that emits more nodes than the text can hold"
   REQUIRE(tree->error);
   CHECK(tree->error->message == "the YAML parser could not make sense of the text here");
 }
+
+TEST_CASE("a node ends where the next node of the file begins, across documents") {
+  auto tree = YamlTree::Parse("a: {b: 1,\n  c: 2}\nd: x\n---\ne: y\n");
+  REQUIRE(tree->documents.size() == 2);
+  YamlNode flow = tree->documents[0].Get("a");
+  CHECK(flow.EndMark().line == 2);  // at "d"
+  CHECK(flow.EndMark().column == 0);
+  YamlNode x = tree->documents[0].Get("d");
+  CHECK(x.EndMark().line >= 3);  // in the next document, not unknown
+  YamlNode y = tree->documents[1].Get("e");
+  CHECK(y.EndMark().is_null());        // nothing follows
+  CHECK(tree->Scalars().size() == 9);  // a b 1 c 2 d x e y
+}
