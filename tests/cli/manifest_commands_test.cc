@@ -8,8 +8,9 @@ using namespace cairn::testing;
 namespace {
 
 const char* kStack =
-    "kind: network\nname: n\nspec: {region: eu, cidr: 10.0.0.0/16}\n---\n"
-    "kind: instance\nname: web\ncount: 2\nspec: {region: eu, plan: p, image: i, network: "
+    "kind: network\nname: n\nspec: {region: eu-central, cidr: 10.0.0.0/16}\n---\n"
+    "kind: instance\nname: web\ncount: 2\nspec: {region: eu-central, plan: s-1vcpu-1gb, image: "
+    "debian-12, network: "
     "\"${network.n.id}\"}\n";
 
 std::map<std::string, std::string> Env() {
@@ -39,15 +40,16 @@ TEST_CASE("cairn validate defaults to the current directory") {
 TEST_CASE("cairn validate exits 1 with compiler-style diagnostics and a caret") {
   TempDir dir;
   WriteFile(dir.path() + "/main.yaml",
-            "kind: instance\nname: web\nspec: {region: eu, plan: p, image: i, nmae: x}\n");
+            "kind: instance\nname: web\nspec: {region: eu-central, plan: s-1vcpu-1gb, image: "
+            "debian-12, nmae: x}\n");
   auto r = RunCairn({"validate", dir.path()}, Env());
   CHECK(r.exit_code == 1);
   CHECK(r.out.empty());
   CHECK(r.err ==
         dir.path() +
-            "/main.yaml:3:39: error: unknown field \"nmae\" in instance spec [unknown_field]\n"
-            "    spec: {region: eu, plan: p, image: i, nmae: x}\n"
-            "                                          ^~~~\n"
+            "/main.yaml:3:65: error: unknown field \"nmae\" in instance spec [unknown_field]\n"
+            "    spec: {region: eu-central, plan: s-1vcpu-1gb, image: debian-12, nmae: x}\n"
+            "                                                                    ^~~~\n"
             "  did you mean \"name\"?\n"
             "1 error, 0 warnings\n");
 }
@@ -72,9 +74,10 @@ TEST_CASE("cairn validate takes --var, --var-file and -r") {
   TempDir dir;
   WriteFile(dir.path() + "/main.yaml",
             "kind: variable\nname: n\ntype: number\n---\n"
-            "kind: instance\nname: w\ncount: ${var.n}\nspec: {region: eu, plan: p, image: i}\n");
+            "kind: instance\nname: w\ncount: ${var.n}\nspec: {region: eu-central, plan: "
+            "s-1vcpu-1gb, image: debian-12}\n");
   WriteFile(dir.path() + "/sub/net.yaml",
-            "kind: network\nname: n\nspec: {region: eu, cidr: 10.0.0.0/8}\n");
+            "kind: network\nname: n\nspec: {region: eu-central, cidr: 10.0.0.0/8}\n");
   WriteFile(dir.path() + "/vars.yaml", "n: 2\n");
   auto r = RunCairn({"validate", dir.path()}, Env());
   CHECK(r.exit_code == 1);
@@ -125,11 +128,11 @@ TEST_CASE("cairn graph prints DOT by default and JSON on request") {
 
 TEST_CASE("cairn graph exits 1 on a cycle, naming it in full") {
   TempDir dir;
-  WriteFile(
-      dir.path() + "/main.yaml",
-      "kind: instance\nname: a\nspec: {region: eu, plan: p, image: i}\ndepends_on: "
-      "[volume.b]\n---\n"
-      "kind: volume\nname: b\nspec: {region: eu, size_gb: 1, instance: \"${instance.a.id}\"}\n");
+  WriteFile(dir.path() + "/main.yaml",
+            "kind: instance\nname: a\nspec: {region: eu-central, plan: s-1vcpu-1gb, image: "
+            "debian-12}\ndepends_on: [volume.b]\n---\n"
+            "kind: volume\nname: b\nspec: {region: eu-central, size_gb: 1, instance: "
+            "\"${instance.a.id}\"}\n");
   auto r = RunCairn({"graph", dir.path()}, Env());
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("dependency cycle: instance.a -> volume.b -> instance.a [dependency_cycle]") !=

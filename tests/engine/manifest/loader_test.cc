@@ -40,14 +40,15 @@ std::vector<std::string> Addresses(const StackConfig& c) {
   return out;
 }
 
-const char* kNet = "kind: network\nname: n\nspec: {region: eu, cidr: 10.0.0.0/16}\n";
+const char* kNet = "kind: network\nname: n\nspec: {region: eu-central, cidr: 10.0.0.0/16}\n";
 
 }  // namespace
 
 TEST_CASE("count expands to indexed instances with count.index substituted") {
   auto r = Load(std::string(kNet) +
                 "---\nkind: instance\nname: web\ncount: 3\n"
-                "spec: {name: \"web-${count.index}\", region: eu, plan: p, image: i, network: "
+                "spec: {name: \"web-${count.index}\", region: eu-central, plan: s-1vcpu-1gb, "
+                "image: debian-12, network: "
                 "\"${network.n.id}\"}\n");
   REQUIRE(r.ok());
   CHECK(Addresses(r.config) == std::vector<std::string>{"network.n", "instance.web[0]",
@@ -62,7 +63,8 @@ TEST_CASE("count expands to indexed instances with count.index substituted") {
 
 TEST_CASE("count keeps numeric order past ten instances in [*] lists") {
   auto r = Load(
-      "kind: instance\nname: w\ncount: 11\nspec: {region: eu, plan: p, image: i}\n---\n"
+      "kind: instance\nname: w\ncount: 11\nspec: {region: eu-central, plan: s-1vcpu-1gb, image: "
+      "debian-12}\n---\n"
       "kind: output\nname: ips\nvalue: ${instance.w[*].ipv4}\n");
   REQUIRE(r.ok());
   const Value& v = r.config.outputs.at(0).value;
@@ -73,16 +75,17 @@ TEST_CASE("count keeps numeric order past ten instances in [*] lists") {
 
 TEST_CASE("for_each over a list and a mapping, spec.name defaults with the key") {
   auto r = Load(
-      "kind: network\nname: zone\nfor_each: [us, eu]\nspec: {region: \"${each.key}\", cidr: "
+      "kind: network\nname: zone\nfor_each: [us-east, eu-central]\nspec: {region: \"${each.key}\", "
+      "cidr: "
       "10.0.0.0/16}\n---\n"
       "kind: volume\nname: data\nfor_each: {db: {size: 20}, logs: {size: 5}}\n"
-      "spec: {region: eu, size_gb: \"${each.value.size}\"}\n");
+      "spec: {region: eu-central, size_gb: \"${each.value.size}\"}\n");
   REQUIRE(r.ok());
   CHECK(Addresses(r.config) ==
-        std::vector<std::string>{"network.zone[\"eu\"]", "network.zone[\"us\"]",
+        std::vector<std::string>{"network.zone[\"eu-central\"]", "network.zone[\"us-east\"]",
                                  "volume.data[\"db\"]", "volume.data[\"logs\"]"});
-  CHECK(r.config.resources[0].spec["name"] == "zone-eu");
-  CHECK(r.config.resources[0].spec["region"] == "eu");
+  CHECK(r.config.resources[0].spec["name"] == "zone-eu-central");
+  CHECK(r.config.resources[0].spec["region"] == "eu-central");
   CHECK(r.config.resources[2].spec["size_gb"] == 20);
   CHECK(r.config.resources[3].spec["name"] == "data-logs");
 }
@@ -101,7 +104,8 @@ TEST_CASE("variable precedence: default < CAIRN_VAR_ < var files < --var") {
       "kind: variable\nname: region\ndefault: from-default\n---\n"
       "kind: variable\nname: size\ntype: number\ndefault: 1\n---\n"
       "kind: variable\nname: zones\ntype: list\ndefault: [a]\n---\n"
-      "kind: network\nname: n\nspec: {region: \"${var.region}\", cidr: 10.0.0.0/16}\n";
+      "kind: network\nname: n\nspec: {name: \"${var.region}\", region: eu-central, cidr: "
+      "10.0.0.0/16}\n";
   CHECK(Load(yaml).config.variables.at("region") == "from-default");
   auto o = Options({{"CAIRN_VAR_region", "from-env"}, {"CAIRN_VAR_zones", "[x, y]"}});
   auto r = Load(yaml, o);
@@ -117,14 +121,15 @@ TEST_CASE("variable precedence: default < CAIRN_VAR_ < var files < --var") {
   REQUIRE(r.ok());
   CHECK(r.config.variables.at("region") == "from-flag");
   CHECK(r.config.variables.at("size") == 9);
-  CHECK(r.config.resources.at(0).spec["region"] == "from-flag");
+  CHECK(r.config.resources.at(0).spec["name"] == "from-flag");
 }
 
 TEST_CASE("a saved plan's variable values win over CAIRN_VAR_, which is then named") {
   std::string yaml =
       "kind: variable\nname: region\ndefault: from-default\n---\n"
       "kind: variable\nname: size\ntype: number\ndefault: 1\n---\n"
-      "kind: network\nname: n\nspec: {region: \"${var.region}\", cidr: 10.0.0.0/16}\n";
+      "kind: network\nname: n\nspec: {name: \"${var.region}\", region: eu-central, cidr: "
+      "10.0.0.0/16}\n";
   auto o = Options({{"CAIRN_VAR_region", "from-env"}, {"CAIRN_VAR_size", "3"}});
   o.plan_vars = {{"region", "from-plan"}, {"size", 3}};
   auto r = Load(yaml, o);
@@ -147,15 +152,18 @@ TEST_CASE("a saved plan's variable values win over CAIRN_VAR_, which is then nam
 
 TEST_CASE("an exact expression keeps the value's type, interpolation makes strings") {
   auto r = Load(
-      "kind: variable\nname: keys\ntype: list\ndefault: [k1, k2]\n---\n"
+      "kind: variable\nname: keys\ntype: list\ndefault: [key_00000000000000000000000000000001, "
+      "key_00000000000000000000000000000002]\n---\n"
       "kind: variable\nname: size\ntype: number\ndefault: 30\n---\n"
-      "kind: instance\nname: w\nspec: {region: eu, plan: p, image: i, ssh_keys: "
+      "kind: instance\nname: w\nspec: {region: eu-central, plan: s-1vcpu-1gb, image: debian-12, "
+      "ssh_keys: "
       "\"${var.keys}\"}\n---\n"
-      "kind: volume\nname: v\nspec: {region: eu, size_gb: \"${var.size}\", name: "
+      "kind: volume\nname: v\nspec: {region: eu-central, size_gb: \"${var.size}\", name: "
       "\"v-${var.size}\"}\n");
   REQUIRE(r.ok());
   CHECK(r.config.Find(*ResourceAddress::Parse("instance.w"))->spec["ssh_keys"] ==
-        Value::array({"k1", "k2"}));
+        Value::array(
+            {"key_00000000000000000000000000000001", "key_00000000000000000000000000000002"}));
   const auto* v = r.config.Find(*ResourceAddress::Parse("volume.v"));
   CHECK(v->spec["size_gb"] == 30);
   CHECK(v->spec["name"] == "v-30");
@@ -172,24 +180,26 @@ TEST_CASE("env, file and escapes are substituted at load time, escapes stay esca
       "kind: ssh_key\nname: deploy\nspec:\n  public_key: ${file(\"keys/deploy.pub\")}\n"
       "---\nkind: network\nname: n\nspec: {name: \"$${literal}-${env.REGION}\", region: "
       "\"${env.REGION}\", cidr: 10.0.0.0/16}\n");
-  auto o = Options({{"REGION", "eu"}});
+  auto o = Options({{"REGION", "eu-central"}});
   o.paths = {dir.path()};
   auto r = LoadStack(o);
   INFO(Codes(r));
   REQUIRE(r.ok());
   CHECK(r.config.Find(*ResourceAddress::Parse("ssh_key.deploy"))->spec["public_key"] == pub);
   const auto* n = r.config.Find(*ResourceAddress::Parse("network.n"));
-  CHECK(n->spec["name"] == "$${literal}-eu");
-  CHECK(ResolveReferences(n->spec, {})["name"] == "${literal}-eu");
+  CHECK(n->spec["name"] == "$${literal}-eu-central");
+  CHECK(ResolveReferences(n->spec, {})["name"] == "${literal}-eu-central");
 }
 
 TEST_CASE("depends_on and references give a deterministic order, depends_on lists all deps") {
   auto r = Load(
       std::string(kNet) +
       "---\nkind: firewall\nname: edge\nspec: {rules: [], instances: [\"${instance.b.id}\"]}\n---\n"
-      "kind: instance\nname: b\nspec: {region: eu, plan: p, image: i, network: "
+      "kind: instance\nname: b\nspec: {region: eu-central, plan: s-1vcpu-1gb, image: debian-12, "
+      "network: "
       "\"${network.n.id}\"}\n"
-      "---\nkind: instance\nname: a\nspec: {region: eu, plan: p, image: i}\ndepends_on: "
+      "---\nkind: instance\nname: a\nspec: {region: eu-central, plan: s-1vcpu-1gb, image: "
+      "debian-12}\ndepends_on: "
       "[firewall.edge]\n");
   REQUIRE(r.ok());
   CHECK(Addresses(r.config) ==
@@ -200,7 +210,7 @@ TEST_CASE("depends_on and references give a deterministic order, depends_on list
 
 TEST_CASE("lifecycle, provider and backend documents are read") {
   auto r = Load(
-      "kind: instance\nname: w\nspec: {region: eu, plan: p, image: i}\n"
+      "kind: instance\nname: w\nspec: {region: eu-central, plan: s-1vcpu-1gb, image: debian-12}\n"
       "lifecycle: {ignore_changes: [plan], prevent_destroy: true, create_before_destroy: "
       "true}\n---\n"
       "kind: provider\nendpoint: http://localhost:9\ntoken_env: MY_TOKEN\nparallelism: 3\n"
@@ -223,8 +233,9 @@ TEST_CASE("lifecycle, provider and backend documents are read") {
 
 TEST_CASE("all problems are reported, sorted by file and line") {
   auto r = LoadStackFromText(
-      {{"b.yaml", "kind: instance\nname: w\nspec: {region: eu, plan: 1, image: i}\n"},
-       {"a.yaml", "kind: network\nname: n\nspec: {region: eu, cidr: x, colour: red}\n"}},
+      {{"b.yaml",
+        "kind: instance\nname: w\nspec: {region: eu-central, plan: 1, image: debian-12}\n"},
+       {"a.yaml", "kind: network\nname: n\nspec: {region: eu-central, cidr: x, colour: red}\n"}},
       Options());
   REQUIRE(r.diagnostics.size() == 3);
   CHECK(r.diagnostics[0].location.file == "a.yaml");
@@ -290,8 +301,9 @@ TEST_CASE("a YAML alias bomb is refused, not expanded") {
 
 TEST_CASE("bytes that are not UTF-8 never break the JSON form of diagnostics") {
   auto r = Load(
-      "kind: network\nname: n\nspec: {region: eu, cidr: 10.0.0.0/8, \"caf\xe9\": 1}\n---\n"
-      "kind: instance\nname: w\ncount: [\"\xff\"]\nspec: {region: eu, plan: p, image: i}\n");
+      "kind: network\nname: n\nspec: {region: eu-central, cidr: 10.0.0.0/8, \"caf\xe9\": 1}\n---\n"
+      "kind: instance\nname: w\ncount: [\"\xff\"]\nspec: {region: eu-central, plan: s-1vcpu-1gb, "
+      "image: debian-12}\n");
   REQUIRE(r.diagnostics.size() == 3);
   CHECK(r.diagnostics[0].code == "invalid_utf8");
   std::string json;
@@ -310,7 +322,7 @@ TEST_CASE(
 TEST_CASE("fuzz regression: text that is not UTF-8 never reaches valijson") {
   // tests/fuzz/regressions/crash-valijson-strlen-invalid-utf8
   auto r = Load("kind: instance\nname: web\nspec:\n  region: eu-cen" + std::string(60, '\x97') +
-                "\n  plan: p\n  image: i\n");
+                "\n  plan: s-1vcpu-1gb\n  image: debian-12\n");
   REQUIRE_FALSE(r.ok());
   CHECK(r.diagnostics.at(0).code == "invalid_utf8");
   CHECK(r.diagnostics.at(0).location.line == 4);
@@ -318,7 +330,8 @@ TEST_CASE("fuzz regression: text that is not UTF-8 never reaches valijson") {
 
 TEST_CASE("StackConfig::Find uses the index LoadStack builds and survives a stale one") {
   auto r = Load(std::string(kNet) +
-                "---\nkind: instance\nname: w\ncount: 3\nspec: {region: eu, plan: p, image: i}\n");
+                "---\nkind: instance\nname: w\ncount: 3\nspec: {region: eu-central, plan: "
+                "s-1vcpu-1gb, image: debian-12}\n");
   REQUIRE(r.ok());
   CHECK(r.config.resource_index.size() == 4);
   auto w1 = *ResourceAddress::Parse("instance.w[1]");
