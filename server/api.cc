@@ -2,11 +2,13 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "engine/schema/schema_registry.h"
 #include "engine/value.h"
 #include "server/catalog.h"
 #include "server/cursor.h"
@@ -32,24 +34,20 @@ namespace {
 enum class View { kPreview, kControl };
 
 enum class FieldType {
-  kName,
-  kRegion,
-  kPlan,
-  kImage,
-  kCidr,
-  kRules,
-  kPublicKey,
-  kSizeGb,
-  kRef,
-  kRefList
+  kValue,      // stored as sent (name, region, plan, image, cidr, rules)
+  kPublicKey,  // normalised, fingerprint computed
+  kSizeGb,     // an integer; may only grow
+  kRef,        // one id (either form), or null to detach
+  kRefList     // ids (either form), each at most once
 };
 
+// How a body field is taken into a record. Which fields are required or
+// editable, and every limit on their values, come from the kind's schema
+// (schemas/<kind>.schema.json, compiled in): `attr` is the schema's name.
 struct FieldSpec {
   const char* wire;
   const char* attr;
   FieldType type;
-  bool required;
-  bool editable;
   const char* ref_kind = nullptr;    // for kRef / kRefList
   const char* ref_prefix = nullptr;  // preview prefix of the referenced kind
   bool same_region = false;          // the referenced record must be in this region
@@ -74,12 +72,12 @@ const std::vector<Collection>& Collections() {
        "inst",
        "",
        true,
-       {{"name", "name", FieldType::kName, true, true},
-        {"region", "region", FieldType::kRegion, true, false},
-        {"plan", "plan", FieldType::kPlan, true, true},
-        {"image", "image", FieldType::kImage, true, false},
-        {"ssh_keys", "ssh_keys", FieldType::kRefList, false, false, "ssh_key", "key"},
-        {"network", "network", FieldType::kRef, false, false, "network", "net", true}},
+       {{"name", "name", FieldType::kValue},
+        {"region", "region", FieldType::kValue},
+        {"plan", "plan", FieldType::kValue},
+        {"image", "image", FieldType::kValue},
+        {"ssh_keys", "ssh_keys", FieldType::kRefList, "ssh_key", "key"},
+        {"network", "network", FieldType::kRef, "network", "net", true}},
        {"id", "status", "ipv4", "created_at"}},
       {View::kPreview,
        "networks",
@@ -87,9 +85,9 @@ const std::vector<Collection>& Collections() {
        "net",
        "",
        true,
-       {{"name", "name", FieldType::kName, true, true},
-        {"region", "region", FieldType::kRegion, true, false},
-        {"cidr", "cidr", FieldType::kCidr, true, false}},
+       {{"name", "name", FieldType::kValue},
+        {"region", "region", FieldType::kValue},
+        {"cidr", "cidr", FieldType::kValue}},
        {"id", "status", "created_at"}},
       {View::kPreview,
        "firewalls",
@@ -97,9 +95,9 @@ const std::vector<Collection>& Collections() {
        "fw",
        "",
        false,
-       {{"name", "name", FieldType::kName, true, true},
-        {"rules", "rules", FieldType::kRules, true, true},
-        {"instances", "instances", FieldType::kRefList, false, true, "instance", "inst"}},
+       {{"name", "name", FieldType::kValue},
+        {"rules", "rules", FieldType::kValue},
+        {"instances", "instances", FieldType::kRefList, "instance", "inst"}},
        {"id", "created_at"}},
       {View::kPreview,
        "ssh_keys",
@@ -107,8 +105,7 @@ const std::vector<Collection>& Collections() {
        "key",
        "",
        false,
-       {{"name", "name", FieldType::kName, true, true},
-        {"public_key", "public_key", FieldType::kPublicKey, true, false}},
+       {{"name", "name", FieldType::kValue}, {"public_key", "public_key", FieldType::kPublicKey}},
        {"id", "fingerprint", "created_at"}},
       {View::kControl,
        "compute",
@@ -116,12 +113,12 @@ const std::vector<Collection>& Collections() {
        "inst",
        "instance",
        true,
-       {{"name", "name", FieldType::kName, true, true},
-        {"region", "region", FieldType::kRegion, true, false},
-        {"image", "image", FieldType::kImage, true, false},
-        {"plan", "plan", FieldType::kPlan, true, true},
-        {"sshKeys", "ssh_keys", FieldType::kRefList, false, false, "ssh_key", "key"},
-        {"networkId", "network", FieldType::kRef, false, false, "network", "net", true}},
+       {{"name", "name", FieldType::kValue},
+        {"region", "region", FieldType::kValue},
+        {"image", "image", FieldType::kValue},
+        {"plan", "plan", FieldType::kValue},
+        {"sshKeys", "ssh_keys", FieldType::kRefList, "ssh_key", "key"},
+        {"networkId", "network", FieldType::kRef, "network", "net", true}},
        {"publicId", "regionKey", "imageKey", "planKey", "ipv4", "status", "customerStatus",
         "createdAt"}},
       {View::kControl,
@@ -130,9 +127,9 @@ const std::vector<Collection>& Collections() {
        "net",
        "network",
        true,
-       {{"name", "name", FieldType::kName, true, true},
-        {"region", "region", FieldType::kRegion, true, false},
-        {"cidr", "cidr", FieldType::kCidr, true, false}},
+       {{"name", "name", FieldType::kValue},
+        {"region", "region", FieldType::kValue},
+        {"cidr", "cidr", FieldType::kValue}},
        {"publicId", "regionKey", "status", "customerStatus", "createdAt"}},
       {View::kControl,
        "storage",
@@ -140,10 +137,10 @@ const std::vector<Collection>& Collections() {
        "",
        "volume",
        true,
-       {{"name", "name", FieldType::kName, true, true},
-        {"region", "region", FieldType::kRegion, true, false},
-        {"sizeGb", "size_gb", FieldType::kSizeGb, true, true},
-        {"instanceId", "instance", FieldType::kRef, false, true, "instance", "inst", true}},
+       {{"name", "name", FieldType::kValue},
+        {"region", "region", FieldType::kValue},
+        {"sizeGb", "size_gb", FieldType::kSizeGb},
+        {"instanceId", "instance", FieldType::kRef, "instance", "inst", true}},
        {"publicId", "regionKey", "status", "customerStatus", "createdAt"}},
   };
   return kCollections;
@@ -235,119 +232,6 @@ struct FieldError {
   std::string field, message;
 };
 
-bool ParseIpv4(std::string_view s, uint32_t* out) {
-  uint32_t v = 0;
-  int parts = 0;
-  while (parts < 4) {
-    int octet = 0;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), octet);
-    size_t used = p - s.data();
-    if (ec != std::errc() || used == 0 || used > 3 || octet > 255 || (used > 1 && s[0] == '0')) {
-      return false;
-    }
-    v = (v << 8) | static_cast<uint32_t>(octet);
-    s.remove_prefix(used);
-    ++parts;
-    if (parts < 4) {
-      if (s.empty() || s[0] != '.') return false;
-      s.remove_prefix(1);
-    }
-  }
-  *out = v;
-  return s.empty();
-}
-
-// "a.b.c.d/n" with n in [min_prefix, 32] and no host bits set.
-std::optional<std::string> CidrProblem(std::string_view s, int min_prefix, int max_prefix) {
-  size_t slash = s.find('/');
-  if (slash == std::string_view::npos) return "must be an IPv4 CIDR block like 10.0.0.0/16";
-  uint32_t addr = 0;
-  if (!ParseIpv4(s.substr(0, slash), &addr)) return "must be an IPv4 CIDR block like 10.0.0.0/16";
-  std::string_view len = s.substr(slash + 1);
-  int n = -1;
-  auto [p, ec] = std::from_chars(len.data(), len.data() + len.size(), n);
-  if (ec != std::errc() || p != len.data() + len.size() || len.empty() || len.size() > 2 ||
-      (len.size() == 2 && len[0] == '0')) {
-    return "must be an IPv4 CIDR block like 10.0.0.0/16";
-  }
-  if (n < min_prefix || n > max_prefix) {
-    return "prefix length must be between /" + std::to_string(min_prefix) + " and /" +
-           std::to_string(max_prefix);
-  }
-  uint32_t mask = n == 0 ? 0 : ~uint32_t(0) << (32 - n);
-  if ((addr & ~mask) != 0) return "has host bits set (did you mean the network address?)";
-  return std::nullopt;
-}
-
-std::optional<FieldError> CheckName(const std::string& field, const json& v) {
-  if (!v.is_string()) return FieldError{field, "must be a string"};
-  const std::string& s = v.get_ref<const std::string&>();
-  if (s.empty() || s.size() > 64) return FieldError{field, "must be 1 to 64 characters"};
-  // Control characters are Unicode's Cc: C0, DEL and C1 (U+0080..U+009F,
-  // in UTF-8 0xC2 0x80..0x9F; the parser has already refused invalid UTF-8).
-  for (size_t i = 0; i < s.size(); ++i) {
-    auto c = static_cast<unsigned char>(s[i]);
-    bool c1 = c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
-              static_cast<unsigned char>(s[i + 1]) <= 0x9F;
-    if (c < 0x20 || c == 0x7f || c1)
-      return FieldError{field, "must not contain control characters"};
-  }
-  return std::nullopt;
-}
-
-std::optional<FieldError> CheckRules(const json& v) {
-  if (!v.is_array()) return FieldError{"rules", "must be an array of rule objects"};
-  if (v.size() > 100) return FieldError{"rules", "at most 100 rules"};
-  static const char* kRuleFields[] = {"direction", "protocol", "port", "source", "action"};
-  for (size_t i = 0; i < v.size(); ++i) {
-    std::string base = "rules[" + std::to_string(i) + "]";
-    const json& r = v[i];
-    if (!r.is_object()) return FieldError{base, "must be an object"};
-    for (const auto& [k, val] : r.items()) {
-      bool known = false;
-      for (const char* f : kRuleFields) known = known || k == f;
-      if (!known) return FieldError{base + "." + k, "unknown field"};
-      if (!val.is_string()) return FieldError{base + "." + k, "must be a string"};
-    }
-    for (const char* f : kRuleFields) {
-      if (!r.contains(f)) return FieldError{base + "." + f, "required"};
-    }
-    std::string dir = r["direction"], proto = r["protocol"], port = r["port"], source = r["source"],
-                action = r["action"];
-    if (dir != "inbound" && dir != "outbound") {
-      return FieldError{base + ".direction", "must be inbound or outbound"};
-    }
-    if (proto != "tcp" && proto != "udp" && proto != "icmp" && proto != "any") {
-      return FieldError{base + ".protocol", "must be tcp, udp, icmp or any"};
-    }
-    if (action != "allow" && action != "deny") {
-      return FieldError{base + ".action", "must be allow or deny"};
-    }
-    bool port_ok = port == "any";
-    if (!port_ok && (proto == "tcp" || proto == "udp")) {
-      size_t dash = port.find('-');
-      auto num = [](std::string_view s, int* out) {
-        auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-        return ec == std::errc() && p == s.data() + s.size() && !s.empty() && *out >= 1 &&
-               *out <= 65535;
-      };
-      int lo = 0, hi = 0;
-      if (dash == std::string::npos) {
-        port_ok = num(port, &lo);
-      } else {
-        port_ok = num(std::string_view(port).substr(0, dash), &lo) &&
-                  num(std::string_view(port).substr(dash + 1), &hi) && lo <= hi;
-      }
-    }
-    if (!port_ok) {
-      return FieldError{base + ".port",
-                        "must be a port (22), a range (8000-8080) or any (icmp and any: any)"};
-    }
-    if (auto p = CidrProblem(source, 0, 32)) return FieldError{base + ".source", *p};
-  }
-  return std::nullopt;
-}
-
 // A reference the writer must resolve inside the transaction.
 struct RefCheck {
   std::string field;  // wire name, e.g. "ssh_keys[1]"
@@ -356,17 +240,55 @@ struct RefCheck {
   bool same_region;
 };
 
+// "rules[0].port" (wire names) for the schema pointer "/rules/0/port".
+std::string WirePath(const Collection& c, const std::string& pointer) {
+  std::string out;
+  size_t pos = 1;
+  while (pos <= pointer.size() && !pointer.empty()) {
+    size_t next = pointer.find('/', pos);
+    std::string seg = pointer.substr(pos, next == std::string::npos ? next : next - pos);
+    for (size_t t = seg.find('~'); t != std::string::npos; t = seg.find('~', t + 1)) {
+      if (t + 1 < seg.size()) seg.replace(t, 2, seg[t + 1] == '1' ? "/" : "~");
+    }
+    if (out.empty()) {
+      out = seg;
+      for (const FieldSpec& f : c.fields) {
+        if (seg == f.attr) out = f.wire;
+      }
+    } else if (!seg.empty() && seg.find_first_not_of("0123456789") == std::string::npos) {
+      out += "[" + seg + "]";
+    } else {
+      out += "." + seg;
+    }
+    if (next == std::string::npos) break;
+    pos = next + 1;
+  }
+  return out.empty() ? "body" : out;
+}
+
+bool Contains(const std::vector<std::string>& list, std::string_view s) {
+  return std::find(list.begin(), list.end(), s) != list.end();
+}
+
 // Checks `body` against the collection's fields and fills `attrs` (internal
 // names) and `refs`. For PATCH (`patch`), only editable fields may appear.
-std::optional<FieldError> ValidateBody(const Collection& c, const json& body, bool patch,
-                                       json* attrs, std::vector<RefCheck>* refs) {
+// Every limit on a value is the kind's schema's, checked by the same
+// SchemaRegistry::Validate as `cairn validate`; what follows it only takes
+// the values apart and checks what a schema cannot say (the same resource
+// listed twice in its two id forms).
+std::optional<FieldError> ValidateBody(const SchemaRegistry& schemas, const Collection& c,
+                                       const json& body, bool patch, json* attrs,
+                                       std::vector<RefCheck>* refs) {
   if (!body.is_object()) return FieldError{"body", "must be a JSON object"};
+  const std::vector<std::string>& immutable = schemas.Immutable(c.kind);
+  std::vector<std::pair<const FieldSpec*, const json*>> fields;
+  json spec = json::object();
   for (const auto& [key, v] : body.items()) {
-    const FieldSpec* spec = nullptr;
-    for (const FieldSpec& f : c.fields) {
-      if (key == f.wire) spec = &f;
+    const FieldSpec* f = nullptr;
+    for (const FieldSpec& candidate : c.fields) {
+      if (key == candidate.wire) f = &candidate;
     }
-    if (spec == nullptr) {
+    if (f == nullptr) {
       for (const char* ro : c.read_only) {
         if (key == ro) {
           return FieldError{key, patch ? "is immutable (read-only field)" : "is read-only"};
@@ -374,90 +296,73 @@ std::optional<FieldError> ValidateBody(const Collection& c, const json& body, bo
       }
       return FieldError{key, "unknown field"};
     }
-    if (patch && !spec->editable) return FieldError{key, "is immutable and cannot be changed"};
-    switch (spec->type) {
-      case FieldType::kName:
-        if (auto e = CheckName(key, v)) return e;
-        (*attrs)[spec->attr] = v;
-        break;
-      case FieldType::kRegion:
-      case FieldType::kPlan:
-      case FieldType::kImage: {
-        if (!v.is_string()) return FieldError{key, "must be a string"};
-        const std::string& s = v.get_ref<const std::string&>();
-        bool ok = spec->type == FieldType::kRegion ? IsRegion(s)
-                  : spec->type == FieldType::kPlan ? IsPlan(s)
-                                                   : IsImage(s);
-        if (!ok) {
-          const char* what = spec->type == FieldType::kRegion ? "region"
-                             : spec->type == FieldType::kPlan ? "plan"
-                                                              : "image";
-          return FieldError{key, "unknown " + std::string(what) + " '" + s.substr(0, 64) +
-                                     "' (see GET /v1/" + what + "s)"};
-        }
-        (*attrs)[spec->attr] = v;
-        break;
+    if (patch && Contains(immutable, f->attr)) {
+      return FieldError{key, "is immutable and cannot be changed"};
+    }
+    fields.emplace_back(f, &v);
+    // null detaches (an API extension; a manifest simply leaves the field out).
+    if (f->type == FieldType::kRef && v.is_null()) continue;
+    spec[f->attr] = v;
+  }
+  for (const SchemaViolation& v : schemas.Validate(c.kind, spec, Expressions::kPlainText)) {
+    // Required fields of the kind are checked below, naming the wire field.
+    if (v.code == "missing_field" && v.pointer.empty()) continue;
+    return FieldError{WirePath(c, v.pointer), v.predicate};
+  }
+  if (!patch) {
+    for (const std::string& required : schemas.RequiredFields(c.kind)) {
+      for (const FieldSpec& f : c.fields) {
+        if (required == f.attr && !body.contains(f.wire)) return FieldError{f.wire, "is required"};
       }
-      case FieldType::kCidr: {
-        if (!v.is_string()) return FieldError{key, "must be a string"};
-        if (auto p = CidrProblem(v.get<std::string>(), 8, 29)) return FieldError{key, *p};
-        (*attrs)[spec->attr] = v;
-        break;
-      }
-      case FieldType::kRules:
-        if (auto e = CheckRules(v)) return e;
-        (*attrs)[spec->attr] = v;
+    }
+  }
+  for (const auto& [spec_field, value] : fields) {
+    const std::string key = spec_field->wire;
+    const json& v = *value;
+    switch (spec_field->type) {
+      case FieldType::kValue:
+        (*attrs)[spec_field->attr] = v;
         break;
       case FieldType::kPublicKey: {
-        if (!v.is_string()) return FieldError{key, "must be a string"};
         auto k = ParseSshPublicKey(v.get<std::string>());
         if (!k.ok()) return FieldError{key, k.status().message()};
         (*attrs)["public_key"] = k->line;
         (*attrs)["fingerprint"] = k->fingerprint;
         break;
       }
-      case FieldType::kSizeGb: {
-        if (!v.is_number_integer()) return FieldError{key, "must be an integer"};
-        int64_t n = v.get<int64_t>();
-        if (n < 1 || n > 16384) return FieldError{key, "must be between 1 and 16384"};
-        (*attrs)[spec->attr] = n;
+      case FieldType::kSizeGb:
+        (*attrs)[spec_field->attr] = v.get<int64_t>();
         break;
-      }
       case FieldType::kRef: {
         if (v.is_null()) {
-          (*attrs)[spec->attr] = nullptr;
+          (*attrs)[spec_field->attr] = nullptr;
           break;
         }
-        if (!v.is_string()) return FieldError{key, "must be a resource id or null"};
-        auto hex = ParseResourceId(v.get<std::string>(), spec->ref_prefix);
-        if (!hex) return FieldError{key, "is not a valid " + std::string(spec->ref_kind) + " id"};
-        (*attrs)[spec->attr] = *hex;
-        refs->push_back({key, *hex, spec->ref_kind, spec->same_region});
+        auto hex = ParseResourceId(v.get<std::string>(), spec_field->ref_prefix);
+        if (!hex) {
+          return FieldError{key, "is not a valid " + std::string(spec_field->ref_kind) + " id"};
+        }
+        (*attrs)[spec_field->attr] = *hex;
+        refs->push_back({key, *hex, spec_field->ref_kind, spec_field->same_region});
         break;
       }
       case FieldType::kRefList: {
-        if (!v.is_array()) return FieldError{key, "must be an array of ids"};
-        if (v.size() > 100) return FieldError{key, "at most 100 entries"};
         json list = json::array();
         for (size_t i = 0; i < v.size(); ++i) {
           std::string f = key + "[" + std::to_string(i) + "]";
-          if (!v[i].is_string()) return FieldError{f, "must be a string"};
-          auto hex = ParseResourceId(v[i].get<std::string>(), spec->ref_prefix);
-          if (!hex) return FieldError{f, "is not a valid " + std::string(spec->ref_kind) + " id"};
+          auto hex = ParseResourceId(v[i].get<std::string>(), spec_field->ref_prefix);
+          if (!hex) {
+            return FieldError{f, "is not a valid " + std::string(spec_field->ref_kind) + " id"};
+          }
           for (const auto& prev : list) {
             if (prev == *hex) return FieldError{f, "is listed twice"};
           }
           list.push_back(*hex);
-          refs->push_back({f, *hex, spec->ref_kind, spec->same_region});
+          refs->push_back({f, *hex, spec_field->ref_kind, spec_field->same_region});
         }
-        (*attrs)[spec->attr] = list;
+        (*attrs)[spec_field->attr] = list;
         break;
       }
-    }
-  }
-  if (!patch) {
-    for (const FieldSpec& f : c.fields) {
-      if (f.required && !body.contains(f.wire)) return FieldError{f.wire, "is required"};
     }
   }
   return std::nullopt;
@@ -1015,7 +920,7 @@ void Api::Impl::HandleMutation(std::shared_ptr<Call> c) {
   if (method == "POST" && route.action.empty()) {
     json attrs = json::object();
     std::vector<RefCheck> refs;
-    if (auto e = ValidateBody(coll, body, false, &attrs, &refs)) {
+    if (auto e = ValidateBody(*options.schemas, coll, body, false, &attrs, &refs)) {
       return release_and_fail(400, "validation_error", e->field + ": " + e->message);
     }
     if (std::string_view(coll.kind) == "instance") {
@@ -1081,7 +986,7 @@ void Api::Impl::HandleMutation(std::shared_ptr<Call> c) {
   if (method == "PATCH") {
     json attrs = json::object();
     std::vector<RefCheck> refs;
-    if (auto e = ValidateBody(coll, body, true, &attrs, &refs)) {
+    if (auto e = ValidateBody(*options.schemas, coll, body, true, &attrs, &refs)) {
       return release_and_fail(400, "validation_error", e->field + ": " + e->message);
     }
     return Submit(c, [this, id = *hex, attrs = std::move(attrs), refs = std::move(refs), &coll](

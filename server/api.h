@@ -16,6 +16,10 @@
 #include <utility>
 #include <vector>
 
+namespace cairn {
+class SchemaRegistry;
+}
+
 namespace cairn::server {
 
 class Store;
@@ -49,6 +53,9 @@ struct ApiOptions {
   std::chrono::milliseconds idempotency_retention{std::chrono::hours(24)};
   // SHA-256 hex of a token -> project: the tokens accepted at start.
   std::unordered_map<std::string, std::string> tokens;
+  // The kinds' schemas (EmbeddedSchemas()): every limit on a field's value.
+  // Required.
+  std::shared_ptr<const SchemaRegistry> schemas;
 };
 
 class Api {

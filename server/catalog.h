@@ -1,7 +1,9 @@
 // The catalog of region, plan and image keys (GET /v1/regions, /v1/plans,
 // /v1/images). The spec leaves the allowed values open ("not shown"); these
-// are Cairn's choice, documented in docs/api.md. A create naming a key not
-// listed here is a 400 validation_error.
+// are Cairn's choice, documented in docs/api.md. Which keys a create may name
+// is the `enum` of the schemas' region, plan and image fields (one source for
+// `cairn validate` and the server); this file only describes them, and
+// tests/server/catalog_test.cc holds the two to the same keys.
 #pragma once
 
 #include <string_view>
@@ -35,21 +37,5 @@ inline constexpr ImageInfo kImages[] = {
     {"ubuntu-22.04", "Ubuntu 22.04 LTS", "ubuntu"},
     {"ubuntu-24.04", "Ubuntu 24.04 LTS", "ubuntu"},
 };
-
-inline bool IsRegion(std::string_view k) {
-  for (const auto& r : kRegions)
-    if (r.key == k) return true;
-  return false;
-}
-inline bool IsPlan(std::string_view k) {
-  for (const auto& p : kPlans)
-    if (p.key == k) return true;
-  return false;
-}
-inline bool IsImage(std::string_view k) {
-  for (const auto& i : kImages)
-    if (i.key == k) return true;
-  return false;
-}
 
 }  // namespace cairn::server

@@ -21,7 +21,9 @@
 #include <thread>
 #include <unordered_map>
 
+#include "engine/schema/schema_registry.h"
 #include "server/api.h"
+#include "server/embedded_schemas.h"
 #include "server/ids.h"
 #include "server/lifecycle.h"
 #include "server/metrics.h"
@@ -350,6 +352,12 @@ Status Server::Start() {
   ApiOptions ao;
   ao.provision_delay = s.opt.provision_delay;
   ao.idempotency_retention = s.opt.idempotency_retention;
+  auto schemas = SchemaRegistry::FromDocuments(EmbeddedSchemas(), "embedded schemas");
+  if (!schemas.ok()) {
+    return Status::Internal("internal error: the schemas built into cairn serve do not load (" +
+                            schemas.status().message() + "), please report");
+  }
+  ao.schemas = std::move(*schemas);
   auto tokens = s.StoreTokens(s.opt.tokens);
   if (!tokens.ok()) return tokens.status();
   ao.tokens = std::move(*tokens);

@@ -8,6 +8,9 @@
 
 #include <ctime>
 #include <filesystem>
+#include <iterator>
+
+#include "server/catalog.h"
 
 namespace cairn::server {
 namespace {
@@ -303,8 +306,13 @@ Result<std::vector<Record>> WriteTxn::Due(int64_t now_ms, int limit) {
 }
 
 Result<std::string> WriteTxn::AllocateIpv4(const std::string& region) {
-  // Each region owns a /16 of the shared address space 100.64.0.0/10.
-  int second = region == "eu-central" ? 64 : region == "us-east" ? 65 : 66;
+  // Each region of the catalog owns a /16 of the shared address space
+  // 100.64.0.0/10, in catalog order: eu-central 100.64, us-east 100.65, ...
+  int second = -1;
+  for (size_t i = 0; i < std::size(kRegions); ++i) {
+    if (kRegions[i].key == region) second = 64 + static_cast<int>(i);
+  }
+  if (second < 0 || second > 127) return Status::NotFound("no address pool for region " + region);
   auto st = db_->Prepare("SELECT next_host FROM ipv4_pool WHERE region = ?1");
   if (!st.ok()) return st.status();
   ResetOnExit reset{*st};

@@ -22,6 +22,10 @@ namespace fs = std::filesystem;
 
 struct SchemaRegistry::KindInfo {
   Value doc;
+  // `doc` without its "format" keywords, which valijson is given: the
+  // formats are custom and checked after it (valijson would throw on a
+  // format over a non-string value instead of reporting the type).
+  Value validated_doc;
   valijson::Schema schema;
   std::vector<std::string> fields;
   std::vector<std::string> required;
@@ -195,21 +199,27 @@ std::vector<std::string> PropertyNames(const Value* schema) {
 }
 
 void CheckFormats(const Value& root, const Value* schema, const Value& value,
-                  const std::string& pointer, std::vector<SchemaViolation>& out) {
+                  const std::string& pointer, Expressions expressions,
+                  std::vector<SchemaViolation>& out) {
   schema = ResolveRef(root, schema);
   if (!schema || !schema->is_object()) return;
   if (value.is_string()) {
     auto f = schema->find("format");
     if (f == schema->end() || !f->is_string()) return;
     const std::string& text = value.get_ref<const std::string&>();
-    if (text.find("${") != std::string::npos) return;
-    if (auto expected = CheckFormat(f->get_ref<const std::string&>(), text)) {
+    if (expressions == Expressions::kDeferred && text.find("${") != std::string::npos) return;
+    if (auto problem =
+            CheckFormat(f->get_ref<const std::string&>(), text, FormatLimitsOf(*schema))) {
       SchemaViolation v;
       v.pointer = pointer;
       v.code = "invalid_format";
-      v.summary = "field \"" + PointerToFieldPath(pointer) + "\" must be " + *expected;
-      // Key material is never echoed back; other values are short and safe.
-      if (*f != "openssh-public-key" && text.size() <= 80) v.detail = "got \"" + text + "\"";
+      v.summary = "field \"" + PointerToFieldPath(pointer) + "\" " + problem->expected;
+      v.predicate = problem->Precise();
+      if (*f == "openssh-public-key") {
+        v.detail = problem->reason;  // key material is never echoed back
+      } else if (text.size() <= 80 && IsValidUtf8(text)) {
+        v.detail = "got \"" + text + "\"";
+      }
       out.push_back(std::move(v));
     }
     return;
@@ -220,13 +230,14 @@ void CheckFormats(const Value& root, const Value* schema, const Value& value,
     for (auto it = value.begin(); it != value.end(); ++it) {
       auto s = p->find(it.key());
       if (s != p->end())
-        CheckFormats(root, &*s, *it, pointer + "/" + EscapePointerToken(it.key()), out);
+        CheckFormats(root, &*s, *it, pointer + "/" + EscapePointerToken(it.key()), expressions,
+                     out);
     }
   } else if (value.is_array()) {
     auto items = schema->find("items");
     if (items == schema->end() || !items->is_object()) return;
     for (size_t i = 0; i < value.size(); ++i) {
-      CheckFormats(root, &*items, value[i], pointer + "/" + std::to_string(i), out);
+      CheckFormats(root, &*items, value[i], pointer + "/" + std::to_string(i), expressions, out);
     }
   }
 }
@@ -254,16 +265,6 @@ std::string QuotedBetween(const std::string& s) {
   return s.substr(first + 1, last - first - 1);
 }
 
-Result<Value> ReadJsonFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IOError("cannot read " + path.string());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  Value doc = Value::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) return Status::InvalidArgument(path.string() + ": not valid JSON");
-  return doc;
-}
-
 std::vector<std::string> StringList(const Value& v) {
   std::vector<std::string> out;
   if (v.is_array()) {
@@ -274,7 +275,100 @@ std::vector<std::string> StringList(const Value& v) {
   return out;
 }
 
+// Removes "format" from every schema object reachable from `schema` (not
+// from property maps, whose keys are field names).
+void StripFormats(Value& schema) {
+  if (!schema.is_object()) return;
+  if (auto f = schema.find("format"); f != schema.end() && f->is_string()) schema.erase(f);
+  for (const char* map : {"properties", "definitions", "patternProperties"}) {
+    if (auto m = schema.find(map); m != schema.end() && m->is_object()) {
+      for (auto& sub : *m) StripFormats(sub);
+    }
+  }
+  for (const char* one : {"items", "additionalProperties", "additionalItems", "contains", "not",
+                          "if", "then", "else", "propertyNames"}) {
+    if (auto o = schema.find(one); o != schema.end()) {
+      if (o->is_array()) {
+        for (auto& sub : *o) StripFormats(sub);
+      } else {
+        StripFormats(*o);
+      }
+    }
+  }
+  for (const char* list : {"allOf", "anyOf", "oneOf"}) {
+    if (auto l = schema.find(list); l != schema.end() && l->is_array()) {
+      for (auto& sub : *l) StripFormats(sub);
+    }
+  }
+}
+
+// "a" or "an" before a kind name as it is read aloud ("an ssh_key").
+std::string WithArticle(const std::string& noun) {
+  bool vowel = !noun.empty() && (std::string("aeiou").find(noun[0]) != std::string::npos ||
+                                 noun.rfind("ssh", 0) == 0);
+  return (vowel ? "an " : "a ") + noun;
+}
+
+// "\"icmp\" or \"any\"" for a list of JSON values.
+std::string Alternatives(const Value& values) {
+  std::string out;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out += i + 1 == values.size() ? " or " : ", ";
+    out += values[i].dump(-1, ' ', false, Value::error_handler_t::replace);
+  }
+  return out;
+}
+
+// The predicate of a failed "const" at `pointer`: the field's own const, or
+// one an if/then/else of the enclosing object sets ("must be \"any\" when
+// protocol is \"icmp\" or \"any\"").
+std::string ConstPredicate(const Value& root, const std::string& pointer) {
+  if (const Value* own = SubschemaAt(root, pointer); own && own->contains("const")) {
+    return "must be " + (*own)["const"].dump();
+  }
+  size_t slash = pointer.rfind('/');
+  if (slash == std::string::npos) return "is invalid";
+  std::string field = SplitPointer(pointer).back();
+  const Value* parent = SubschemaAt(root, pointer.substr(0, slash));
+  if (!parent || !parent->is_object()) return "is invalid";
+  for (const char* branch : {"then", "else"}) {
+    const Value* b = ResolveRef(root, parent->contains(branch) ? &(*parent)[branch] : nullptr);
+    if (!b || !b->is_object() || !b->contains("properties")) continue;
+    const Value& props = (*b)["properties"];
+    if (!props.is_object() || !props.contains(field) || !props[field].contains("const")) continue;
+    std::string out = "must be " + props[field]["const"].dump();
+    // Say when, if the condition is one property's enum or const.
+    const Value* cond = parent->contains("if") ? &(*parent)["if"] : nullptr;
+    if (cond && cond->is_object() && cond->contains("properties") &&
+        (*cond)["properties"].is_object() && (*cond)["properties"].size() == 1) {
+      auto it = (*cond)["properties"].begin();
+      const Value& c = *it;
+      std::string when;
+      if (c.contains("enum") && c["enum"].is_array()) when = Alternatives(c["enum"]);
+      if (c.contains("const")) when = c["const"].dump();
+      if (!when.empty()) {
+        out += std::string(branch == std::string("then") ? " when " : " unless ") + it.key() +
+               " is " + when;
+      }
+    }
+    return out;
+  }
+  return "is invalid";
+}
+
 }  // namespace
+
+FormatLimits FormatLimitsOf(const Value& property_schema) {
+  FormatLimits limits;
+  if (!property_schema.is_object()) return limits;
+  auto p = property_schema.find("x-cairn-prefix-length");
+  if (p == property_schema.end() || !p->is_object()) return limits;
+  if (auto lo = p->find("minimum"); lo != p->end() && lo->is_number_integer())
+    limits.min_prefix = lo->get<int>();
+  if (auto hi = p->find("maximum"); hi != p->end() && hi->is_number_integer())
+    limits.max_prefix = hi->get<int>();
+  return limits;
+}
 
 std::string PointerToFieldPath(const std::string& pointer) {
   std::string out;
@@ -296,29 +390,43 @@ Result<std::shared_ptr<const SchemaRegistry>> SchemaRegistry::Load(const std::st
   if (!fs::is_directory(dir, ec)) {
     return Status::NotFound("schema directory " + dir + " not found (set CAIRN_SCHEMA_DIR)");
   }
-  std::vector<fs::path> files;
+  std::vector<fs::path> paths;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     std::string name = entry.path().filename().string();
     if (name.size() > 12 && name.substr(name.size() - 12) == ".schema.json")
-      files.push_back(entry.path());
+      paths.push_back(entry.path());
   }
   if (ec) return Status::IOError("cannot list " + dir + ": " + ec.message());
-  std::sort(files.begin(), files.end());
-  if (files.empty()) return Status::NotFound("no *.schema.json files in " + dir);
+  if (paths.empty()) return Status::NotFound("no *.schema.json files in " + dir);
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const auto& path : paths) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return Status::IOError("cannot read " + path.string());
+    std::stringstream ss;
+    ss << in.rdbuf();
+    files.emplace_back(path.filename().string(), ss.str());
+  }
+  return FromDocuments(files, dir);
+}
 
+Result<std::shared_ptr<const SchemaRegistry>> SchemaRegistry::FromDocuments(
+    const std::vector<std::pair<std::string, std::string>>& unsorted, const std::string& origin) {
+  std::vector<std::pair<std::string, std::string>> files = unsorted;
+  std::sort(files.begin(), files.end());
+  if (files.empty()) return Status::NotFound("no *.schema.json files in " + origin);
   std::shared_ptr<SchemaRegistry> reg(new SchemaRegistry());
-  reg->dir_ = dir;
-  for (const auto& path : files) {
-    std::string name = path.filename().string();
+  reg->dir_ = origin;
+  for (const auto& [name, text] : files) {
+    const std::string path = (fs::path(origin) / name).string();
+    if (name.size() <= 12 || name.substr(name.size() - 12) != ".schema.json") {
+      return Status::InvalidArgument(path + ": not a *.schema.json file");
+    }
     std::string kind = name.substr(0, name.size() - 12);
-    auto doc = ReadJsonFile(path);
-    if (!doc.ok()) return doc.status();
     auto info = std::make_unique<KindInfo>();
-    info->doc = std::move(*doc);
+    info->doc = Value::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (info->doc.is_discarded()) return Status::InvalidArgument(path + ": not valid JSON");
     const Value& d = info->doc;
-    auto bad = [&](const std::string& what) {
-      return Status::InvalidArgument(path.string() + ": " + what);
-    };
+    auto bad = [&](const std::string& what) { return Status::InvalidArgument(path + ": " + what); };
     if (!d.is_object() || !d.contains("x-cairn") || !d["x-cairn"].is_object()) {
       return bad("missing the \"x-cairn\" object");
     }
@@ -332,9 +440,11 @@ Result<std::shared_ptr<const SchemaRegistry>> SchemaRegistry::Load(const std::st
       return bad("x-cairn.references must be an object");
     }
     if (!x.contains("wire") || !x["wire"].is_object()) return bad("x-cairn.wire must be an object");
+    info->validated_doc = d;
+    StripFormats(info->validated_doc);
     try {
       valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
-      valijson::adapters::NlohmannJsonAdapter adapter(d);
+      valijson::adapters::NlohmannJsonAdapter adapter(info->validated_doc);
       parser.populateSchema(adapter, info->schema);
     } catch (const std::exception& e) {
       return bad(std::string("not a valid JSON Schema: ") + e.what());
@@ -461,26 +571,33 @@ bool SchemaRegistry::IsComputed(std::string_view kind, std::string_view attr) co
   return k && k->computed.contains(std::string(attr));
 }
 
-std::vector<SchemaViolation> SchemaRegistry::Validate(std::string_view kind,
-                                                      const Value& spec) const {
+std::vector<SchemaViolation> SchemaRegistry::Validate(std::string_view kind, const Value& spec,
+                                                      Expressions expressions) const {
   std::vector<SchemaViolation> out;
   const KindInfo* k = Find(kind);
   if (!k) return out;
+  const bool deferred = expressions == Expressions::kDeferred;
   // valijson must only ever see well-formed UTF-8 (see IsValidUtf8).
   Value clean;
   if (ContainsInvalidUtf8(spec)) {
     clean = Value::parse(spec.dump(-1, ' ', false, Value::error_handler_t::replace));
   }
   const Value& checked = clean.is_null() ? spec : clean;
-  valijson::Validator validator;
+  // One validator per thread, kept: it caches the std::regex of every
+  // "pattern", which costs far more to build than to run.
+  thread_local valijson::Validator validator;
   valijson::ValidationResults results;
   valijson::adapters::NlohmannJsonAdapter adapter(checked);
   bool valid = false;
   try {
     valid = validator.validate(k->schema, adapter, &results);
   } catch (const std::exception& e) {
-    out.push_back({"", false, "schema_violation",
-                   std::string(kind) + " spec could not be validated", e.what()});
+    SchemaViolation v;
+    v.code = "schema_violation";
+    v.summary = std::string(kind) + " spec could not be validated";
+    v.detail = e.what();
+    v.predicate = "could not be validated";
+    out.push_back(std::move(v));
     return out;
   }
   const Value& root = k->doc;
@@ -506,6 +623,11 @@ std::vector<SchemaViolation> SchemaRegistry::Validate(std::string_view kind,
     const Value* sub = SubschemaAt(root, pointer);
     SchemaViolation v;
     v.pointer = pointer;
+    // Most summaries are the subject followed by the predicate.
+    auto say = [&](std::string predicate) {
+      v.summary = Subject(kind, pointer) + " " + predicate;
+      v.predicate = std::move(predicate);
+    };
     if (StartsWith(desc, "Failed to validate against") ||
         StartsWith(desc, "Failed to validate item #") ||
         StartsWith(desc, "Cannot validate item #")) {
@@ -516,16 +638,18 @@ std::vector<SchemaViolation> SchemaRegistry::Validate(std::string_view kind,
       v.at_key = true;
       v.code = "unknown_field";
       v.summary = "unknown field \"" + field + "\" in " + Container(kind, pointer);
+      v.predicate = "unknown field";
       v.detail = DidYouMean(field, PropertyNames(sub));
     } else if (StartsWith(desc, "Missing required property")) {
       v.code = "missing_field";
-      v.summary =
-          "missing required field \"" + QuotedBetween(desc) + "\" in " + Container(kind, pointer);
-    } else if (IsExpression(cur)) {
+      v.predicate = "missing required field \"" + QuotedBetween(desc) + "\"";
+      v.summary = v.predicate + " in " + Container(kind, pointer);
+    } else if (deferred && IsExpression(cur)) {
       continue;  // known only later: type, value and format are checked then
     } else if (StartsWith(desc, "Value type not permitted")) {
       v.code = "wrong_type";
-      v.summary = Subject(kind, pointer) + " must be " + ExpectedTypes(sub) + ", not " +
+      v.predicate = "must be " + ExpectedTypes(sub);
+      v.summary = Subject(kind, pointer) + " " + v.predicate + ", not " +
                   (cur ? ValueTypeNoun(*cur) : std::string("null"));
       if (cur && (cur->is_number() || cur->is_boolean()) && ExpectedTypes(sub) == "a string") {
         v.detail = "quote the value to make it a string: \"" + cur->dump() + "\"";
@@ -536,9 +660,24 @@ std::vector<SchemaViolation> SchemaRegistry::Validate(std::string_view kind,
       if (sub && sub->contains("enum") && (*sub)["enum"].is_array()) {
         for (const auto& e : (*sub)["enum"]) allowed += (allowed.empty() ? "" : ", ") + e.dump();
       }
-      v.summary = Subject(kind, pointer) + " must be one of " + allowed;
+      say("must be one of " + allowed);
       if (cur && cur->is_string() && cur->get_ref<const std::string&>().size() <= 80)
         v.detail = "got " + cur->dump(-1, ' ', false, Value::error_handler_t::replace);
+    } else if (StartsWith(desc, "Failed to match expected value set by 'const'")) {
+      v.code = "invalid_value";
+      say(ConstPredicate(root, pointer));
+    } else if (StartsWith(desc, "Failed to match regex specified by 'pattern'")) {
+      v.code = "invalid_format";
+      std::string pattern = sub ? sub->value("pattern", std::string()) : std::string();
+      // A reference field's pattern is the shape of the ids it takes.
+      std::vector<std::string> segs = SplitPointer(pointer);
+      auto ref = segs.empty() ? k->references.end() : k->references.find(segs[0]);
+      if (ref != k->references.end()) {
+        say("must be " + WithArticle(ref->second) + " id");
+        v.detail = "ids match " + pattern;
+      } else {
+        say("must match the pattern " + pattern);
+      }
     } else if (StartsWith(desc, "Expected number greater") ||
                StartsWith(desc, "Expected number less") ||
                StartsWith(desc, "String should be no") ||
@@ -548,36 +687,41 @@ std::vector<SchemaViolation> SchemaRegistry::Validate(std::string_view kind,
         return sub && sub->contains(key) ? NumberText((*sub)[key]) : "?";
       };
       if (StartsWith(desc, "Expected number greater")) {
-        v.summary = Subject(kind, pointer) + " must be at least " + num("minimum");
+        say("must be at least " + num("minimum"));
       } else if (StartsWith(desc, "Expected number less")) {
-        v.summary = Subject(kind, pointer) + " must be at most " + num("maximum");
+        say("must be at most " + num("maximum"));
       } else if (StartsWith(desc, "String should be no fewer")) {
-        v.summary = num("minLength") == "1" ? Subject(kind, pointer) + " must not be empty"
-                                            : Subject(kind, pointer) + " must be at least " +
-                                                  num("minLength") + " characters long";
+        say(num("minLength") == "1" ? "must not be empty"
+                                    : "must be at least " + num("minLength") + " characters long");
       } else if (StartsWith(desc, "String should be no more")) {
-        v.summary =
-            Subject(kind, pointer) + " must be at most " + num("maxLength") + " characters long";
+        say("must be at most " + num("maxLength") + " characters long");
       } else if (StartsWith(desc, "Array should contain no fewer")) {
-        v.summary = Subject(kind, pointer) + " must have at least " + num("minItems") + " items";
+        say("must have at least " + num("minItems") + " items");
       } else {
-        v.summary = Subject(kind, pointer) + " must have at most " + num("maxItems") + " items";
+        say("must have at most " + num("maxItems") + " items");
       }
     } else if (StartsWith(desc, "Elements at indexes")) {
       v.code = "invalid_value";
-      v.summary = Subject(kind, pointer) + " lists the same value twice";
+      say("lists the same value twice");
     } else {
       v.code = "schema_violation";
-      v.summary = Subject(kind, pointer) + " is invalid";
+      say("is invalid");
       v.detail = desc;
     }
     out.push_back(std::move(v));
   }
-  CheckFormats(root, &root, checked, "", out);
+  CheckFormats(root, &root, checked, "", expressions, out);
+  // A value of the wrong type is reported as that alone: a number where a
+  // string is expected is not also "not one of" the strings allowed.
+  std::set<std::string> mistyped;
+  for (const auto& v : out) {
+    if (v.code == "wrong_type") mistyped.insert(v.pointer);
+  }
   // Deduplicate, keeping the first of equal violations.
   std::set<std::tuple<std::string, std::string, std::string>> seen;
   std::vector<SchemaViolation> unique;
   for (auto& v : out) {
+    if (v.code != "wrong_type" && v.code != "unknown_field" && mistyped.count(v.pointer)) continue;
     if (seen.insert({v.pointer, v.code, v.summary}).second) unique.push_back(std::move(v));
   }
   return unique;

@@ -13,9 +13,12 @@
 //   wire        api, collection, envelope, id_field, pagination, fields
 //               {field: {request, response}}, ready {status, timeout_seconds}
 //
-// Invariants: each schema file is parsed once, by Load(); a loaded registry is
-// immutable and its const methods are thread-safe. Validation goes through
-// valijson; the custom formats of engine/schema/formats.h are checked after.
+// Invariants: each schema file is parsed once, by Load() or FromDocuments(); a
+// loaded registry is immutable and its const methods are thread-safe.
+// Validation goes through valijson; the custom formats of
+// engine/schema/formats.h are checked after. `cairn serve` validates request
+// bodies with the same registry (built from the schema texts embedded in the
+// binary), so `cairn validate` and the server refuse the same values.
 #pragma once
 
 #include <functional>
@@ -23,9 +26,11 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engine/diagnostic.h"
+#include "engine/schema/formats.h"
 #include "engine/status.h"
 #include "engine/value.h"
 
@@ -44,7 +49,17 @@ struct SchemaViolation {
   std::string code;
   std::string summary;
   std::string detail;
+  // What is wrong, phrased to follow the offending field's path ("must be at
+  // most 64 characters long", "unknown field", "missing required field
+  // \"port\""; for a format, the most precise reason known). The server's
+  // messages are "<wire field path>: <predicate>".
+  std::string predicate;
 };
+
+// How Validate treats strings holding "${": in a manifest they are
+// expressions known only later, so their type, value and format are not
+// checked; in an API request body they are plain text and checked like any.
+enum class Expressions { kDeferred, kPlainText };
 
 // Maps a violation's pointer to the source position of the offending node.
 using PointerLocator = std::function<SourceLocation(const std::string& pointer, bool at_key)>;
@@ -54,6 +69,11 @@ class SchemaRegistry {
   // Reads every *.schema.json in `dir`. Fails (InvalidArgument, IOError,
   // NotFound) naming the file when one is unreadable or malformed.
   static Result<std::shared_ptr<const SchemaRegistry>> Load(const std::string& dir);
+  // The same from texts already in memory: (file name such as
+  // "instance.schema.json", its text) pairs. `origin` (a directory or
+  // "embedded") prefixes file names in errors and is what dir() returns.
+  static Result<std::shared_ptr<const SchemaRegistry>> FromDocuments(
+      const std::vector<std::pair<std::string, std::string>>& files, const std::string& origin);
 
   // Where the schemas are: $CAIRN_SCHEMA_DIR, else
   // <dir of executable>/../share/cairn/schemas, else
@@ -96,7 +116,8 @@ class SchemaRegistry {
   // Validates a spec (manifest field names). Values that are still `${...}`
   // expressions are not type- or format-checked: they are known later.
   // Violations come in document order of the schema checks, deduplicated.
-  std::vector<SchemaViolation> Validate(std::string_view kind, const Value& spec) const;
+  std::vector<SchemaViolation> Validate(std::string_view kind, const Value& spec,
+                                        Expressions expressions = Expressions::kDeferred) const;
   // The same, as error Diagnostics positioned by `locate`.
   std::vector<Diagnostic> Validate(std::string_view kind, const Value& spec,
                                    const PointerLocator& locate) const;
@@ -113,5 +134,9 @@ class SchemaRegistry {
 
 // "rules[0].port" for "/rules/0/port"; "" for "".
 std::string PointerToFieldPath(const std::string& pointer);
+
+// The FormatLimits a property's schema sets beside its "format":
+// "x-cairn-prefix-length": {"minimum": N, "maximum": M} for "cidr".
+FormatLimits FormatLimitsOf(const Value& property_schema);
 
 }  // namespace cairn
