@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
 
+#include <array>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
@@ -40,6 +41,15 @@ using tcp = net::ip::tcp;
 namespace {
 constexpr size_t kHeaderLimit = 16 * 1024;
 constexpr size_t kBodyLimit = 1024 * 1024;
+// After answering a request it did not read to the end (413, 431, a
+// malformed request), the server reads and drops what the client still
+// sends for at most this long and this much before closing: closing a
+// socket with unread data sends a reset, which destroys the answer in a
+// client that sends its whole request before reading (Python's
+// http.client, many SDKs). Past either bound the client is not waiting for
+// an answer, and the reset is what it gets.
+constexpr std::chrono::seconds kLingerTime{2};
+constexpr size_t kLingerBytes = 16 * 1024 * 1024;
 }  // namespace
 
 class Session;
@@ -144,14 +154,17 @@ class Session : public std::enable_shared_from_this<Session> {
         std::string v(it->value());
         if (IsSaneRequestId(v)) rid = v;
       }
+      // Answered before the request was read to its end: close lingering.
       if (ec == http::error::body_limit) {
         keep_alive_ = false;
+        linger_ = true;
         busy_ = true;
         return Write(
             Api::Error(413, "payload_too_large", "request bodies are limited to 1 MiB", rid));
       }
       if (ec == http::error::header_limit) {
         keep_alive_ = false;
+        linger_ = true;
         busy_ = true;
         return Write(
             Api::Error(431, "validation_error", "headers: request headers exceed 16 KiB", rid));
@@ -159,6 +172,7 @@ class Session : public std::enable_shared_from_this<Session> {
       if (ec.category() == beast::error_code(http::error::end_of_stream).category() &&
           ec != http::error::end_of_stream && ec != http::error::partial_message) {
         keep_alive_ = false;
+        linger_ = true;
         busy_ = true;
         return Write(Api::Error(400, "validation_error", "malformed HTTP request", rid));
       }
@@ -228,8 +242,33 @@ class Session : public std::enable_shared_from_this<Session> {
     Log();
     busy_ = false;
     if (ec) return Close();
-    if (!keep_alive_) return Close();
+    if (!keep_alive_) return linger_ ? LingeringClose() : Close();
     DoRead();
+  }
+
+  // The answer is written: end our side (FIN after it), then drop what the
+  // client still sends until it ends its side too or a bound passes (see
+  // kLingerTime), and only then close, so that close sends no reset.
+  void LingeringClose() {
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    if (ec) return Close();
+    buffer_.consume(buffer_.size());
+    linger_left_ = kLingerBytes;
+    stream_.expires_after(kLingerTime);  // one deadline for all the reads below
+    Discard();
+  }
+
+  void Discard() {
+    stream_.async_read_some(net::buffer(discard_.data(), discard_.size()),
+                            [self = shared_from_this()](beast::error_code ec, size_t n) {
+                              // EOF (the client is done), the deadline, an error or the byte
+                              // bound all end it; shutdown closes a lingering connection too.
+                              if (ec || n >= self->linger_left_ || self->srv_->draining)
+                                return self->Close();
+                              self->linger_left_ -= n;
+                              self->Discard();
+                            });
   }
 
   void Log() {
@@ -253,6 +292,9 @@ class Session : public std::enable_shared_from_this<Session> {
   Server::Impl* srv_;
   bool busy_ = false;
   bool keep_alive_ = true;
+  bool linger_ = false;                  // close lingering after the answer
+  size_t linger_left_ = 0;               // bytes still to drop while lingering
+  std::array<char, 16 * 1024> discard_;  // where they go
   unsigned version_ = 11;
   std::chrono::steady_clock::time_point start_;
   std::string method_, route_, request_id_;
