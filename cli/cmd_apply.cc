@@ -124,14 +124,23 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
   return ReportApply(result, destroy, *session, color);
 }
 
-void AddApplyFlags(CLI::App& sub, ApplyFlags& f) {
+void AddApplyFlags(CLI::App& sub, ApplyFlags& f, bool destroy) {
   sub.add_flag("--auto-approve", f.auto_approve, "Skip the confirmation prompt");
   sub.add_option("--parallelism", f.parallelism, "Operations at once (default: provider document, else 10)")
       ->check(CLI::Range(1, 256));
   sub.add_option("--refresh", f.refresh, "Read live resources before planning (default true)")->default_val(true);
   sub.add_option("--lock-timeout", f.lock_timeout, "Wait this long for the state lock (e.g. 30s; default 0)")
       ->type_name("DURATION");
-  sub.add_option("--target", f.targets, "Only ADDRESS and what it depends on (repeatable)")->type_name("ADDRESS");
+  sub.add_option("--target", f.targets,
+                 destroy
+                     ? "Destroy only ADDRESS (KIND.NAME: all its instances) and everything that "
+                       "depends on it, dependents first (repeatable)"
+                     : "Only ADDRESS (KIND.NAME: all its instances) and what it needs: its "
+                       "dependencies when created or updated, its dependents when deleted "
+                       "(repeatable)")
+      ->type_name("ADDRESS")
+      ->expected(1)
+      ->allow_extra_args(false);
 }
 
 std::function<int()> SetupApply(CLI::App& sub, const GlobalOptions& global) {
@@ -141,7 +150,7 @@ std::function<int()> SetupApply(CLI::App& sub, const GlobalOptions& global) {
   sub.add_flag("-r,--recursive", f->stack.recursive, "Also read manifests in subdirectories");
   sub.add_option("--var", f->stack.vars, "Set a variable: NAME=VALUE (repeatable)")->type_name("NAME=VALUE");
   sub.add_option("--var-file", f->stack.var_files, "Read variable values from a YAML file")->type_name("FILE");
-  AddApplyFlags(sub, *f);
+  AddApplyFlags(sub, *f, /*destroy=*/false);
   sub.footer(
       "Without a saved plan, shows the plan and asks for confirmation (with no terminal, it refuses\n"
       "unless --auto-approve). A saved plan is applied exactly, with the variable values it was\n"
@@ -156,11 +165,13 @@ std::function<int()> SetupApply(CLI::App& sub, const GlobalOptions& global) {
 std::function<int()> SetupDestroy(CLI::App& sub, const GlobalOptions& global) {
   auto f = std::make_shared<ApplyFlags>();
   AddStackFlags(sub, f->stack, /*multiple_paths=*/false);
-  AddApplyFlags(sub, *f);
+  AddApplyFlags(sub, *f, /*destroy=*/true);
   sub.footer(
       "Deletes everything the state tracks, dependents first; refuses resources with\n"
-      "lifecycle.prevent_destroy.\n\n"
-      "Example:\n  cairn destroy examples/quickstart --auto-approve");
+      "lifecycle.prevent_destroy. With --target, only the targets and what depends on them\n"
+      "(never what they depend on); an address that names nothing is an error.\n\n"
+      "Examples:\n  cairn destroy examples/quickstart --auto-approve\n"
+      "  cairn destroy examples/web --target 'volume.data[\"db\"]'   # the volume only");
   return [f, &global] { return RunApply(*f, global, /*destroy=*/true); };
 }
 

@@ -88,8 +88,13 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
   sub.add_flag("--detailed-exitcode", f->detailed, "Exit 0 with no changes, 2 with changes, 1 on error");
   sub.add_option("--refresh", f->refresh, "Read live resources first (default true; --refresh=false uses the state)")
       ->default_val(true);
-  sub.add_option("--target", f->targets, "Plan only ADDRESS and what it depends on (repeatable)")
-      ->type_name("ADDRESS");
+  sub.add_option("--target", f->targets,
+                 "Plan only ADDRESS (KIND.NAME: all its instances) and what it needs: its "
+                 "dependencies when created or updated, its dependents when deleted or with "
+                 "--destroy (repeatable; an address that names nothing is an error)")
+      ->type_name("ADDRESS")
+      ->expected(1)
+      ->allow_extra_args(false);
   sub.add_flag("--destroy", f->destroy, "Plan the destruction of everything in the state");
   sub.footer(
       "Reads CAIRN_ENDPOINT and CAIRN_TOKEN (or the provider document's settings).\n\n"

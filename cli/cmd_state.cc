@@ -42,7 +42,10 @@ int List(const StateFlags& f, const GlobalOptions& g) {
   if (!s) return 1;
   auto st = s->LoadState();
   if (!st) return 1;
-  for (const auto& [addr, rs] : st->resources) std::cout << addr << "  " << rs.id << "\n";
+  for (const auto& [addr, rs] : st->resources) {
+    std::cout << addr << "  " << rs.id
+              << (rs.tainted.empty() ? "" : "  (tainted: " + rs.tainted + ")") << "\n";
+  }
   return 0;
 }
 
@@ -59,6 +62,7 @@ int Show(const StateFlags& f, const GlobalOptions& g) {
   const ResourceState& rs = it->second;
   Value j = {{"address", rs.address}, {"kind", rs.kind}, {"id", rs.id},
              {"attributes", rs.attributes}, {"depends_on", rs.depends_on}};
+  if (!rs.tainted.empty()) j["tainted"] = rs.tainted;
   std::cout << Redact(j.dump(2)) << "\n";
   return 0;
 }
@@ -128,6 +132,7 @@ int Pull(const StateFlags& f, const GlobalOptions& g) {
     resources.push_back({{"address", rs.address}, {"kind", rs.kind}, {"id", rs.id},
                          {"attributes", rs.attributes}, {"depends_on", rs.depends_on},
                          {"schema_version", rs.schema_version}});
+    if (!rs.tainted.empty()) resources.back()["tainted"] = rs.tainted;
   }
   Value j = {{"format_version", 1}, {"lineage", st->lineage}, {"serial", st->serial},
              {"resources", resources}, {"outputs", st->outputs}};

@@ -158,6 +158,9 @@ struct WaitResponse {
   Status status;  // DeadlineExceeded on timeout; FailedPrecondition when it failed
   std::optional<RemoteResource> resource;  // last seen state (ready: the ready resource)
   std::vector<Diagnostic> diagnostics;     // failure reasonCode and guidance, for users
+  // Set when the resource itself failed (status failed), not the wait: the
+  // API's reason code ("provisioning_failed"), or "resource_failed".
+  std::string failed_reason;
 };
 
 // Implementations are thread-safe: the engine calls them from many workers.

@@ -57,6 +57,14 @@ void Append(std::vector<Diagnostic>& to, const std::vector<Diagnostic>& from) {
 }
 
 enum class Op { kCreate, kUpdate, kDelete };
+// Why a resource whose wait saw it fail must be replaced, for the state
+// ("" when it did not fail: a wait that timed out leaves a resource that may
+// still become ready).
+std::string TaintOf(bool create, const WaitResponse& wait) {
+  if (wait.failed_reason.empty()) return "";
+  return (create ? "provisioning failed: " : "failed after an update: ") + wait.failed_reason;
+}
+
 const char* OpName(Op op) {
   return op == Op::kCreate ? "create" : op == Op::kUpdate ? "update" : "delete";
 }
@@ -670,6 +678,7 @@ class ApplyRun {
     rs.attributes = std::move(remote->attributes);
     rs.attributes["id"] = rs.id;
     rs.depends_on = c.depends_on;
+    rs.tainted = TaintOf(node.op == Op::kCreate, wait);
     commit.put.push_back(std::move(rs));  // commit.put[0]
     if (c.action == Action::kReplace && c.create_before_destroy) {
       // The old object stays recorded, as deposed, until its delete commits.
@@ -930,6 +939,7 @@ RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const Apply
     rs.attributes = remote->attributes;
     rs.attributes["id"] = remote->id;
     rs.depends_on = deps;
+    rs.tainted = TaintOf(m.action == MutationAction::kCreate, wait);
     commit.put.push_back(rs);
     if (auto st = store.Commit(commit); !st.ok()) {
       fail(st.status().ToString());

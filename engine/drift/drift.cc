@@ -13,6 +13,8 @@ const char* TypeName(DriftItem::Type t) {
     case DriftItem::Type::kChanged: return "changed";
     case DriftItem::Type::kDeleted: return "deleted";
     case DriftItem::Type::kUnmanaged: return "unmanaged";
+    case DriftItem::Type::kFailed:
+      return "failed";
   }
   return "changed";
 }
@@ -45,6 +47,9 @@ DriftReport DetectDrift(const StateSnapshot& state, const RefreshResult& refresh
       continue;
     }
     const Value& live = *lv->second;
+    if (auto status = live.find("status"); status != live.end() && *status == "failed") {
+      report.items.push_back({DriftItem::Type::kFailed, addr, rs.kind, rs.id, "", {}, rs.tainted});
+    }
     const KindInfo* info = kinds.count(rs.kind) ? &kinds.at(rs.kind) : nullptr;
     DriftItem item{DriftItem::Type::kChanged, addr, rs.kind, rs.id, "", {}};
     for (const auto& [field, before] : rs.attributes.items()) {
@@ -73,7 +78,7 @@ DriftReport DetectDrift(const StateSnapshot& state, const RefreshResult& refresh
 std::string RenderDriftText(const DriftReport& report, bool color) {
   const char* reset = color ? "\033[0m" : "";
   std::string out;
-  int changed = 0, deleted = 0, unmanaged = 0;
+  int changed = 0, deleted = 0, unmanaged = 0, failed = 0;
   for (const auto& item : report.items) {
     switch (item.type) {
       case DriftItem::Type::kChanged:
@@ -90,6 +95,13 @@ std::string RenderDriftText(const DriftReport& report, bool color) {
         out += std::string(color ? "\033[31m" : "") + "  - " + reset + item.address +
                "   deleted outside Cairn (" + item.id + ")\n";
         break;
+      case DriftItem::Type::kFailed:
+        ++failed;
+        out += std::string(color ? "\033[31m" : "") + "  ! " + reset + item.address +
+               "   failed: the API reports status failed (" + item.id + ")" +
+               (item.reason.empty() ? "" : "; state: " + item.reason) +
+               "; the next apply replaces it\n";
+        break;
       case DriftItem::Type::kUnmanaged:
         ++unmanaged;
         out += std::string(color ? "\033[36m" : "") + "  ? " + reset + item.kind + " " + item.id +
@@ -101,7 +113,8 @@ std::string RenderDriftText(const DriftReport& report, bool color) {
     out += "No drift. The live resources match the state.\n";
   } else {
     out += "Drift: " + std::to_string(changed) + " changed, " + std::to_string(deleted) +
-           " deleted, " + std::to_string(unmanaged) + " unmanaged.\n";
+           " deleted, " + std::to_string(failed) + " failed, " + std::to_string(unmanaged) +
+           " unmanaged.\n";
   }
   return Redact(out);
 }
@@ -116,6 +129,8 @@ Value DriftToJson(const DriftReport& report) {
     Value j = {{"type", TypeName(item.type)}, {"kind", item.kind}, {"id", item.id}, {"changes", changes}};
     if (!item.address.empty()) j["address"] = item.address;
     if (!item.name.empty()) j["name"] = item.name;
+    if (item.type == DriftItem::Type::kFailed) j["status"] = "failed";
+    if (!item.reason.empty()) j["reason"] = item.reason;
     items.push_back(std::move(j));
   }
   return {{"format_version", DriftReport::kFormatVersion},

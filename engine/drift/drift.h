@@ -1,7 +1,8 @@
 // Drift: the live API against what Cairn last applied (the state), for
 // operators: fields changed outside Cairn, resources deleted outside Cairn,
-// and (on request) live resources of the managed kinds that no state tracks.
-// Computed attributes (status, ipv4...) are never drift.
+// resources the API reports failed (live status "failed"), and (on request)
+// live resources of the managed kinds that no state tracks. Other computed
+// attributes (ipv4...) and statuses are never drift.
 #pragma once
 
 #include <string>
@@ -13,13 +14,14 @@
 namespace cairn {
 
 struct DriftItem {
-  enum class Type { kChanged, kDeleted, kUnmanaged };
+  enum class Type { kChanged, kDeleted, kUnmanaged, kFailed };
   Type type = Type::kChanged;
   std::string address;  // empty for unmanaged
   std::string kind;
   std::string id;
   std::string name;                     // unmanaged: the live name
   std::vector<AttributeChange> changes;  // before = state, after = live
+  std::string reason;                    // failed: the state's taint, if recorded
 };
 
 struct DriftReport {

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <functional>
+#include <variant>
+
+#include "engine/schema/suggest.h"
 
 namespace cairn {
 namespace {
@@ -36,29 +39,86 @@ Value PlannedNew(const Value& resolved, const KindInfo& info) {
   return v;
 }
 
-// Addresses of `targets` and everything they depend on, transitively.
-std::set<std::string> TargetClosure(const StackConfig& config,
-                                    const std::vector<std::string>& targets) {
-  std::map<std::string, const ResourceConfig*> by_address;
-  for (const auto& r : config.resources) by_address[r.address.ToString()] = &r;
-  std::set<std::string> out;
+// The changes `targets` select, as users of every IaC tool expect:
+//   - a target without an index selects every instance of the resource;
+//   - a create, update or replace brings in what it depends on (it cannot
+//     be made without them), transitively;
+//   - a delete brings in everything that depends on the object deleted
+//     (recorded in the state, or desired), which must go or let go first:
+//     destroying a target never deletes what the target depends on.
+// A target that is not an address, or names nothing in the manifests or
+// the state, is an error naming it (with a suggestion): silently planning
+// nothing would read as "no changes".
+std::set<std::string> SelectTargets(const std::vector<PlannedChange>& changes,
+                                    const StackConfig& config, const StateSnapshot& state,
+                                    const std::vector<std::string>& targets,
+                                    std::vector<Diagnostic>& diags) {
+  std::map<std::string, const PlannedChange*> by_address;
+  std::map<std::string, std::vector<std::string>> dependents;
+  for (const auto& c : changes) {
+    by_address[c.address] = &c;
+    for (const auto& d : c.prior_depends_on) dependents[d].push_back(c.address);
+    for (const auto& d : c.depends_on) dependents[d].push_back(c.address);
+  }
+  // Every address the stack knows, to tell "nothing to do" from "no such".
+  std::set<std::string> known;
+  for (const auto& r : config.resources) {
+    known.insert(r.address.ToString());
+    known.insert(r.address.BaseString());
+  }
+  for (const auto& [addr, rs] : state.resources) {
+    known.insert(addr);
+    if (auto parsed = ResourceAddress::Parse(addr)) known.insert(parsed->BaseString());
+  }
   std::vector<std::string> work;
   for (const auto& t : targets) {
-    // A target without an index selects every instance of the resource.
-    for (const auto& [addr, r] : by_address) {
-      if (addr == t || r->address.BaseString() == t) work.push_back(addr);
+    auto parsed = ResourceAddress::Parse(t);
+    if (!parsed) {
+      diags.push_back({Severity::kError,
+                       "invalid_target",
+                       "--target \"" + t + "\" is not a resource address",
+                       "addresses look like KIND.NAME, KIND.NAME[2] or KIND.NAME[\"key\"]; "
+                       "`cairn state list` and `cairn graph` show them",
+                       {}});
+      continue;
     }
-    work.push_back(t);
+    if (!known.count(t)) {
+      std::vector<std::string> candidates(known.begin(), known.end());
+      std::string hint = DidYouMean(t, candidates);
+      diags.push_back(
+          {Severity::kError,
+           "unknown_target",
+           "--target \"" + t + "\" matches no resource in the manifests or the state",
+           hint.empty() ? "`cairn state list` and `cairn graph` show the addresses" : hint,
+           {}});
+      continue;
+    }
+    bool whole = std::holds_alternative<std::monostate>(parsed->index);
+    for (const auto& c : changes) {
+      if (c.address == t) {
+        work.push_back(c.address);
+      } else if (whole) {
+        auto ca = ResourceAddress::Parse(c.address);
+        if (ca && ca->BaseString() == t) work.push_back(c.address);
+      }
+    }
   }
+  std::set<std::string> selected;
   while (!work.empty()) {
     std::string a = work.back();
     work.pop_back();
-    if (!out.insert(a).second) continue;
     auto it = by_address.find(a);
-    if (it == by_address.end()) continue;
-    for (const auto& d : it->second->depends_on) work.push_back(d.ToString());
+    if (it == by_address.end() || !selected.insert(a).second) continue;
+    const PlannedChange& c = *it->second;
+    if (c.action == Action::kDelete) {
+      auto deps = dependents.find(a);
+      if (deps != dependents.end())
+        work.insert(work.end(), deps->second.begin(), deps->second.end());
+    } else {
+      work.insert(work.end(), c.depends_on.begin(), c.depends_on.end());
+    }
   }
-  return out;
+  return selected;
 }
 
 }  // namespace
@@ -111,6 +171,10 @@ PlanResult MakePlan(const StackConfig& config, const StateSnapshot& state, const
   };
   ReferenceResolver resolve = options.resolve;
   if (!resolve) resolve = [](const Value& v, const AttributeLookup&) { return v; };
+
+  // prevent_destroy refusals, by address: reported only for changes that
+  // remain once targets have selected.
+  std::vector<std::pair<std::string, Diagnostic>> refusals;
 
   std::set<std::string> desired_addresses;
   for (const ResourceConfig& rc : config.resources) {
@@ -181,16 +245,30 @@ PlanResult MakePlan(const StackConfig& config, const StateSnapshot& state, const
         ch.changes.push_back(std::move(ac));
       }
     }
-    if (!ch.replace_fields.empty()) {
+    // A resource that failed is replaced whatever its fields say: it exists
+    // but cannot be used, and nothing may be built on it.
+    ch.replace_reason = st->second.tainted;
+    if (ch.replace_reason.empty() && options.refresh && current->is_object()) {
+      auto status = current->find("status");
+      if (status != current->end() && *status == "failed") {
+        ch.replace_reason = "failed: the API reports its status as failed";
+      }
+    }
+    if (!ch.replace_fields.empty() || !ch.replace_reason.empty()) {
       ch.action = Action::kReplace;
       planned[addr] = PlannedNew(resolved, info);
       if (rc.lifecycle.prevent_destroy) {
-        result.diagnostics.push_back(
-            {Severity::kError, "prevent_destroy",
-             addr + " has lifecycle.prevent_destroy set, but the plan must replace it (" +
-                 ch.replace_fields.front() + " forces replacement)",
-             "Remove prevent_destroy, or change the manifest so that it does not replace it.",
-             rc.location});
+        std::string why = ch.replace_fields.empty()
+                              ? ch.replace_reason
+                              : ch.replace_fields.front() + " forces replacement";
+        refusals.emplace_back(
+            addr,
+            Diagnostic{
+                Severity::kError, "prevent_destroy",
+                addr + " has lifecycle.prevent_destroy set, but the plan must replace it (" + why +
+                    ")",
+                "Remove prevent_destroy, or change the manifest so that it does not replace it.",
+                rc.location});
       }
     } else {
       ch.action = ch.changes.empty() ? Action::kNoOp : Action::kUpdate;
@@ -221,10 +299,11 @@ PlanResult MakePlan(const StackConfig& config, const StateSnapshot& state, const
     if (options.destroy) {
       if (auto parsed = ResourceAddress::Parse(addr)) {
         if (const ResourceConfig* rc = config.Find(*parsed); rc && rc->lifecycle.prevent_destroy) {
-          result.diagnostics.push_back(
-              {Severity::kError, "prevent_destroy",
-               addr + " has lifecycle.prevent_destroy set and cannot be destroyed",
-               "Remove prevent_destroy from its manifest to destroy it.", rc->location});
+          refusals.emplace_back(
+              addr,
+              Diagnostic{Severity::kError, "prevent_destroy",
+                         addr + " has lifecycle.prevent_destroy set and cannot be destroyed",
+                         "Remove prevent_destroy from its manifest to destroy it.", rc->location});
         }
       }
     }
@@ -277,13 +356,12 @@ PlanResult MakePlan(const StackConfig& config, const StateSnapshot& state, const
   }
 
   if (!options.targets.empty()) {
-    std::set<std::string> closure = TargetClosure(config, options.targets);
-    std::erase_if(plan.changes, [&](const PlannedChange& c) {
-      if (closure.count(c.address)) return false;
-      auto parsed = ResourceAddress::Parse(c.address);
-      return !(parsed && closure.count(parsed->BaseString()));
-    });
+    std::set<std::string> selected =
+        SelectTargets(plan.changes, config, state, options.targets, result.diagnostics);
+    std::erase_if(plan.changes, [&](const PlannedChange& c) { return !selected.count(c.address); });
+    std::erase_if(refusals, [&](const auto& r) { return !selected.count(r.first); });
   }
+  for (auto& [addr, d] : refusals) result.diagnostics.push_back(std::move(d));
 
   if (!options.destroy) {
     for (const auto& out : config.outputs) {
@@ -317,6 +395,7 @@ Value PlanToJson(const Plan& plan) {
                        {"after", c.after},
                        {"changes", diffs},
                        {"replace_fields", c.replace_fields},
+                       {"replace_reason", c.replace_reason},
                        {"create_before_destroy", c.create_before_destroy},
                        {"depends_on", c.depends_on},
                        {"prior_depends_on", c.prior_depends_on},
@@ -375,6 +454,7 @@ Result<Plan> PlanFromJson(const Value& j) {
                               d.value("after", Value()), d.value("forces_replacement", false)});
       }
       ch.replace_fields = c.value("replace_fields", std::vector<std::string>{});
+      ch.replace_reason = c.value("replace_reason", "");
       ch.create_before_destroy = c.value("create_before_destroy", false);
       ch.depends_on = c.value("depends_on", std::vector<std::string>{});
       ch.prior_depends_on = c.value("prior_depends_on", std::vector<std::string>{});

@@ -6,8 +6,10 @@
 // refresh off, the state) and picks one Action:
 //   create   desired, not in state (or in state but deleted out of band)
 //   update   editable fields differ
-//   replace  an immutable field differs (named in replace_fields); the old
-//            one is deleted first unless lifecycle.create_before_destroy
+//   replace  an immutable field differs (named in replace_fields), or the
+//            resource failed (tainted in the state, or live status failed:
+//            replace_reason); the old one is deleted first unless
+//            lifecycle.create_before_destroy
 //   delete   in state, no longer desired
 //   no-op    nothing differs
 // Only fields the manifest sets are compared: computed attributes and fields
@@ -62,6 +64,9 @@ struct PlannedChange {
   Value after;
   std::vector<AttributeChange> changes;     // update and replace
   std::vector<std::string> replace_fields;  // immutable fields forcing replacement
+  // A replace of a resource that is not usable, and why ("provisioning
+  // failed: provisioning_failed"): tainted in the state, or failed live.
+  std::string replace_reason;
   bool create_before_destroy = false;
   std::vector<std::string> depends_on;      // desired dependencies (addresses)
   std::vector<std::string> prior_depends_on;  // from state: dependencies of the old resource
@@ -107,7 +112,11 @@ using ReferenceResolver = std::function<Value(const Value&, const AttributeLooku
 struct PlanOptions {
   bool refresh = true;
   bool destroy = false;                // plan the destruction of everything in state
-  std::vector<std::string> targets;    // only these addresses (and their dependencies)
+  // Only these addresses (a base address: all its instances) and what they
+  // need: a create, update or replace brings in its dependencies, a delete
+  // its dependents. An address that is invalid or names nothing is an
+  // error diagnostic (invalid_target, unknown_target).
+  std::vector<std::string> targets;
   ReferenceResolver resolve;
   // Maps an id to its canonical form for comparison (inst_<hex> == UUID).
   std::function<std::string(const std::string&)> canonical_id;

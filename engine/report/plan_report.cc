@@ -78,7 +78,9 @@ std::string RenderPlanText(const Plan& plan, const ReportOptions& opts) {
     if (c.action == Action::kNoOp) continue;
     Style s = StyleFor(c);
     std::string verb = s.verb;
-    if (c.action == Action::kReplace && !c.replace_fields.empty()) {
+    if (c.action == Action::kReplace && !c.replace_reason.empty()) {
+      verb += " (" + c.replace_reason + ")";
+    } else if (c.action == Action::kReplace && !c.replace_fields.empty()) {
       std::string fields;
       for (size_t i = 0; i < c.replace_fields.size(); ++i) {
         fields += (i ? ", " : "") + c.replace_fields[i];

@@ -41,6 +41,10 @@ const char* const kMigrations[] = {
         stack TEXT PRIMARY KEY, id TEXT NOT NULL, holder TEXT NOT NULL,
         operation TEXT NOT NULL, created_at BIGINT NOT NULL);
     )sql",
+    // 2: resources whose provisioning failed.
+    R"sql(
+      ALTER TABLE cairn_state_resources ADD COLUMN IF NOT EXISTS tainted TEXT NOT NULL DEFAULT '';
+    )sql",
 };
 static_assert(std::size(kMigrations) == kPostgresStateFormatVersion);
 
@@ -173,7 +177,7 @@ Result<StateSnapshot> PostgresStateStore::Load() {
     snap.lineage = meta[0][0].as<std::string>();
     snap.serial = meta[0][1].as<int64_t>();
     for (const pqxx::row& row :
-         w.exec_params("SELECT address, kind, id, attributes, depends_on, schema_version "
+         w.exec_params("SELECT address, kind, id, attributes, depends_on, schema_version, tainted "
                        "FROM cairn_state_resources WHERE stack = $1",
                        stack_)) {
       ResourceState r;
@@ -191,6 +195,7 @@ Result<StateSnapshot> PostgresStateStore::Load() {
         }
       }
       r.schema_version = row[5].as<int>();
+      r.tainted = row[6].as<std::string>();
       snap.resources.emplace(r.address, std::move(r));
     }
     for (const pqxx::row& row :
@@ -382,12 +387,13 @@ Result<int64_t> PostgresStateStore::Commit(const StateCommit& c) {
     for (const ResourceState& r : c.put) {
       w.exec_params(
           "INSERT INTO cairn_state_resources "
-          "(stack, address, kind, id, attributes, depends_on, schema_version) "
-          "VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (stack, address) DO UPDATE SET "
+          "(stack, address, kind, id, attributes, depends_on, schema_version, tainted) "
+          "VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (stack, address) DO UPDATE SET "
           "kind = EXCLUDED.kind, id = EXCLUDED.id, attributes = EXCLUDED.attributes, "
-          "depends_on = EXCLUDED.depends_on, schema_version = EXCLUDED.schema_version",
+          "depends_on = EXCLUDED.depends_on, schema_version = EXCLUDED.schema_version, "
+          "tainted = EXCLUDED.tainted",
           stack_, r.address, r.kind, r.id, DumpJson(r.attributes), DumpJson(Value(r.depends_on)),
-          r.schema_version);
+          r.schema_version, r.tainted);
     }
     for (const std::string& a : c.remove) {
       w.exec_params("DELETE FROM cairn_state_resources WHERE stack = $1 AND address = $2", stack_,

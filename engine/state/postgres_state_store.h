@@ -6,7 +6,8 @@
 //   cairn_state_format    (slot 1, version)        -- refuses a newer version
 //   cairn_state_meta      (stack PK, lineage, serial, sequence)
 //   cairn_state_resources (stack, address PK, kind, id, attributes TEXT JSON,
-//                          depends_on TEXT JSON, schema_version)
+//                          depends_on TEXT JSON, schema_version,
+//                          tainted TEXT, '' = healthy)             [v2]
 //   cairn_state_outputs   (stack, name PK, value TEXT JSON)
 //   cairn_state_journal   (stack, seq PK, address, action, kind, remote_id,
 //                          method, path, body BYTEA, idempotency_key,
@@ -34,7 +35,7 @@
 
 namespace cairn {
 
-inline constexpr int kPostgresStateFormatVersion = 1;
+inline constexpr int kPostgresStateFormatVersion = 2;
 
 class PostgresStateStore final : public StateStore {
  public:

@@ -44,6 +44,10 @@ const char* const kMigrations[] = {
       CREATE TABLE outputs (name TEXT PRIMARY KEY, value TEXT NOT NULL);
       ALTER TABLE journal ADD COLUMN context TEXT NOT NULL DEFAULT '{}';
     )sql",
+    // 3: resources whose provisioning failed.
+    R"sql(
+      ALTER TABLE resources ADD COLUMN tainted TEXT NOT NULL DEFAULT '';
+    )sql",
 };
 static_assert(std::size(kMigrations) == kSqliteStateFormatVersion);
 
@@ -346,7 +350,9 @@ Result<StateSnapshot> SqliteStateStore::Load() {
     snap.serial = q.ColInt(1);
   }
   {
-    Stmt q(db_, "SELECT address, kind, id, attributes, depends_on, schema_version FROM resources");
+    Stmt q(db_,
+           "SELECT address, kind, id, attributes, depends_on, schema_version, tainted "
+           "FROM resources");
     while (q.Step()) {
       ResourceState r;
       r.address = q.ColText(0);
@@ -365,6 +371,7 @@ Result<StateSnapshot> SqliteStateStore::Load() {
         if (d.is_string()) r.depends_on.push_back(d.get<std::string>());
       }
       r.schema_version = static_cast<int>(q.ColInt(5));
+      r.tainted = q.ColText(6);
       snap.resources.emplace(r.address, std::move(r));
     }
     CAIRN_RETURN_IF_ERROR(q.status());
@@ -658,9 +665,9 @@ Status SqliteStateStore::ApplyCommit(const StateCommit& c) {
   }
   for (const ResourceState& r : c.put) {
     Stmt put(db_, Prepared("INSERT OR REPLACE INTO resources (address, kind, id, attributes, "
-                           "depends_on, schema_version) VALUES (?, ?, ?, ?, ?, ?)"));
+                           "depends_on, schema_version, tainted) VALUES (?, ?, ?, ?, ?, ?, ?)"));
     put.Text(1, r.address).Text(2, r.kind).Text(3, r.id).Text(4, DumpJson(r.attributes));
-    put.Text(5, DumpJson(Value(r.depends_on))).Int(6, r.schema_version);
+    put.Text(5, DumpJson(Value(r.depends_on))).Int(6, r.schema_version).Text(7, r.tainted);
     CAIRN_RETURN_IF_ERROR(put.Run());
   }
   for (const std::string& a : c.remove) {

@@ -32,7 +32,7 @@
 // carries no credential); journal bodies are request bodies, and the API token
 // travels only in a header, never in a body.
 //
-// ON-DISK FORMAT (format version 2, in PRAGMA user_version; PRAGMA
+// ON-DISK FORMAT (format version 3, in PRAGMA user_version; PRAGMA
 // application_id = 0x4341524E "CARN"):
 //   meta      (slot INTEGER PRIMARY KEY CHECK (slot = 1),
 //              lineage TEXT NOT NULL,          -- random UUID fixed at creation
@@ -42,7 +42,8 @@
 //              kind TEXT NOT NULL, id TEXT NOT NULL,
 //              attributes TEXT NOT NULL,       -- JSON object
 //              depends_on TEXT NOT NULL,       -- JSON array of addresses
-//              schema_version INTEGER NOT NULL)
+//              schema_version INTEGER NOT NULL,
+//              tainted TEXT NOT NULL DEFAULT '')  -- why it must be replaced; '' = healthy  [v3]
 //   outputs   (name TEXT PRIMARY KEY, value TEXT NOT NULL)  -- JSON    [v2]
 //   journal   (seq INTEGER PRIMARY KEY, address TEXT NOT NULL,
 //              action TEXT NOT NULL, kind TEXT NOT NULL,
@@ -56,7 +57,7 @@
 //              holder TEXT NOT NULL, operation TEXT NOT NULL,
 //              created_at INTEGER NOT NULL)    -- unix seconds; no row = unlocked
 // Versions: 0 = empty file; 1 = the first layout (no outputs table, no
-// journal context); 2 = current. Open() upgrades an older file in one
+// journal context); 2 = no taint; 3 = current. Open() upgrades an older file in one
 // transaction and refuses a newer one.
 #pragma once
 
@@ -76,7 +77,7 @@ struct sqlite3_stmt;
 
 namespace cairn {
 
-inline constexpr int kSqliteStateFormatVersion = 2;
+inline constexpr int kSqliteStateFormatVersion = 3;
 
 class SqliteStateStore final : public StateStore {
  public:

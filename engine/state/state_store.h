@@ -39,6 +39,9 @@ struct ResourceState {
   Value attributes = Value::object();  // manifest names, computed ones included
   std::vector<std::string> depends_on;  // addresses, for destroy ordering
   int schema_version = kStateSchemaVersion;
+  // Non-empty: the resource exists but is not usable, and why ("provisioning
+  // failed: provisioning_failed"); the next plan replaces it.
+  std::string tainted;
 };
 
 struct StateSnapshot {

@@ -799,6 +799,7 @@ WaitResponse InfraProvider::Wait(const WaitRequest& req, std::stop_token stop) {
             code, summary,
             guidance != nullptr && guidance->is_string() ? guidance->get<std::string>() : ""));
         out.status = Status::FailedPrecondition(Redact(summary));
+        out.failed_reason = Redact(code);
         return out;
       }
     } else if (customer_status == "deleted") {

@@ -375,6 +375,42 @@ TEST_CASE("destroy removes everything, dependents first, and honours prevent_des
   CHECK(e.Cairn({"state", "list", e.stack}).out.empty());
 }
 
+TEST_CASE("destroy --target deletes the target and what depends on it, never what it depends on") {
+  Env e;
+  REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve"}).exit_code == 0);
+  // The network the instances are on is protected: it is not a dependent of
+  // the key, so it is neither deleted nor in the way.
+  std::string text = Stack();
+  text.replace(text.find("kind: network\nname: app\n"), 24,
+               "kind: network\nname: app\nlifecycle: {prevent_destroy: true}\n");
+  WriteFile(e.stack + "/main.yaml", text);
+  auto plan = e.Cairn({"plan", "--destroy", "--target", "ssh_key.deploy", e.stack});
+  INFO(plan.out << plan.err);
+  REQUIRE(plan.exit_code == 0);
+  CHECK(plan.out.find("0 to add, 0 to change, 0 to replace, 3 to destroy") != std::string::npos);
+  auto d = e.Cairn({"destroy", "--target", "ssh_key.deploy", e.stack, "--auto-approve"});
+  INFO(d.out << d.err);
+  REQUIRE(d.exit_code == 0);
+  CHECK(e.Names("/api/v1/compute").empty());
+  CHECK(e.Names("/v1/ssh_keys").empty());
+  CHECK(e.Names("/api/v1/networking") == std::vector<std::string>{"app"});
+  CHECK(e.Cairn({"state", "list", e.stack}).out.rfind("network.app  ", 0) == 0);
+  CHECK(e.Cairn({"state", "list", e.stack}).out.find("instance") == std::string::npos);
+
+  // Addresses that name nothing are errors, not "No changes".
+  for (const char* bad : {"foo", "instance.web[", "instance.nope"}) {
+    auto r = e.Cairn({"plan", "--target", bad, e.stack});
+    INFO(bad << ": " << r.out << r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find(std::string("--target \"") + bad + "\"") != std::string::npos);
+    CHECK(r.out.find("No changes") == std::string::npos);
+  }
+  auto typo = e.Cairn({"destroy", "--target", "network.ap", e.stack, "--auto-approve"});
+  CHECK(typo.exit_code == 1);
+  CHECK(typo.err.find("did you mean \"network.app\"?") != std::string::npos);
+  CHECK(e.Names("/api/v1/networking") == std::vector<std::string>{"app"});
+}
+
 TEST_CASE("without a token the commands say which variable to set, and never print the token") {
   Env e;
   auto env = e.env;
@@ -430,4 +466,58 @@ TEST_CASE("on a terminal, apply asks and goes ahead only on 'yes'") {
   CHECK(yes.exit_code == 0);
   CHECK(yes.out.find("Apply complete!") != std::string::npos);
   CHECK(e.Names("/api/v1/compute").size() == 2);
+}
+
+TEST_CASE(
+    "a network whose provisioning failed is tainted, nothing is built on it, and the next apply "
+    "replaces it") {
+  TempDir data;
+  std::string data_dir = data.path() + "/serve";
+  TempDir dir;
+  std::string stack = dir.path() + "/stack";
+  WriteFile(stack + "/main.yaml", Stack());
+  std::string failed_id;
+  {
+    // Every provisioning run fails.
+    ServeFixture failing({"--faults", "provision_failed=1,seed=7"}, data_dir);
+    std::map<std::string, std::string> env = {
+        {"CAIRN_ENDPOINT", failing.base()}, {"CAIRN_TOKEN", kDevToken}, {"NO_COLOR", "1"}};
+    auto apply = RunCairn({"apply", stack, "--auto-approve"}, env);
+    INFO(apply.out << apply.err);
+    CHECK(apply.exit_code == 1);
+    CHECK(apply.err.find("provisioning_failed") != std::string::npos);
+    auto list = RunCairn({"state", "list", stack}, env);
+    CHECK(list.out.find("network.app") != std::string::npos);
+    CHECK(list.out.find("(tainted: provisioning failed: provisioning_failed)") !=
+          std::string::npos);
+    CHECK(list.out.find("instance.web") == std::string::npos);  // not built on it
+    // plan proposes the replacement, drift reports the failure.
+    auto plan = RunCairn({"plan", stack}, env);
+    INFO(plan.out << plan.err);
+    CHECK(plan.out.find("-/+ network.app") != std::string::npos);
+    CHECK(plan.out.find("replace (provisioning failed: provisioning_failed)") != std::string::npos);
+    CHECK(plan.out.find("No changes") == std::string::npos);
+    auto drift = RunCairn({"drift", stack}, env);
+    INFO(drift.out << drift.err);
+    CHECK(drift.exit_code == 2);
+    CHECK(drift.out.find("! network.app   failed") != std::string::npos);
+    auto show = RunCairn({"state", "show", "network.app", stack}, env);
+    failed_id = json::parse(show.out)["id"];
+  }
+  // The same server, provisioning again: the failed network is replaced and
+  // the instances are built on the new one.
+  ServeFixture healthy({}, data_dir);
+  std::map<std::string, std::string> env = {
+      {"CAIRN_ENDPOINT", healthy.base()}, {"CAIRN_TOKEN", kDevToken}, {"NO_COLOR", "1"}};
+  auto apply = RunCairn({"apply", stack, "--auto-approve"}, env);
+  INFO(apply.out << apply.err);
+  REQUIRE(apply.exit_code == 0);
+  auto show = RunCairn({"state", "show", "network.app", stack}, env);
+  json net = json::parse(show.out);
+  CHECK(net["id"] != failed_id);
+  CHECK_FALSE(net.contains("tainted"));
+  auto client = healthy.Client();
+  CHECK(client->Get("/api/v1/networking/" + failed_id).status == 404);
+  auto again = RunCairn({"plan", stack, "--detailed-exitcode"}, env);
+  CHECK(again.exit_code == 0);
 }

@@ -1,9 +1,8 @@
 #include "engine/apply/apply.h"
 
-#include <catch2/catch.hpp>
-
 #include <algorithm>
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <condition_variable>
 #include <mutex>
 #include <numeric>
@@ -11,7 +10,7 @@
 #include <thread>
 
 #include "engine/manifest/expr.h"
-
+#include "engine/report/plan_report.h"
 #include "engine/state/memory_state_store.h"
 #include "tests/engine/support/fake_provider.h"
 
@@ -224,6 +223,63 @@ TEST_CASE("a refused create fails its dependents while independent branches go o
     }
   }
   CHECK(skipped_event);
+}
+
+TEST_CASE(
+    "a resource whose provisioning failed is tainted, nothing is built on it, and it is replaced") {
+  Fixture f;
+  f.provider.FailProvisioning("core");
+  auto r = f.Run(WebStack());
+  CHECK_FALSE(r.ok());
+  CHECK(r.summary.failed == 1);
+  CHECK(r.summary.skipped == 1);
+  // Recorded, as it exists, but as tainted; the instance was not made on it.
+  auto st = f.State();
+  REQUIRE(st.resources.count("network.core") == 1);
+  std::string failed_id = st.resources.at("network.core").id;
+  CHECK(st.resources.at("network.core").tainted == "provisioning failed: provisioning_failed");
+  CHECK(st.resources.count("instance.web") == 0);
+  CHECK(f.provider.resources("instance").empty());
+
+  // The next plan replaces it (and creates the instance after it).
+  Plan next = f.PlanFor(WebStack());
+  const PlannedChange* core = nullptr;
+  for (const auto& c : next.changes) {
+    if (c.address == "network.core") core = &c;
+  }
+  REQUIRE(core);
+  CHECK(core->action == Action::kReplace);
+  CHECK(core->replace_reason == "provisioning failed: provisioning_failed");
+  std::string text = RenderPlanText(next);
+  CHECK(text.find("-/+ network.core") != std::string::npos);
+  CHECK(text.find("replace (provisioning failed: provisioning_failed)\n") != std::string::npos);
+
+  // Once the API provisions again, the apply deletes the failed one and
+  // builds on its replacement.
+  f.provider.FailProvisioning("core", false);
+  auto again = Apply(next, f.provider, f.store, f.options);
+  REQUIRE(again.ok());
+  auto healed = f.State();
+  CHECK(healed.resources.at("network.core").tainted.empty());
+  CHECK(healed.resources.at("network.core").id != failed_id);
+  CHECK(healed.resources.at("instance.web").attributes["network"] ==
+        healed.resources.at("network.core").id);
+  CHECK(f.provider.resources("network").count(failed_id) == 0);
+  CHECK_FALSE(f.PlanFor(WebStack()).has_changes());
+}
+
+TEST_CASE("a resource the API reports failed at refresh is replaced too") {
+  Fixture f;
+  REQUIRE(f.Run(WebStack()).ok());
+  std::string id = f.State().resources.at("network.core").id;
+  f.provider.Edit("network", id, "status", "failed");
+  Plan next = f.PlanFor(WebStack());
+  for (const auto& c : next.changes) {
+    if (c.address == "network.core") {
+      CHECK(c.action == Action::kReplace);
+      CHECK(c.replace_reason == "failed: the API reports its status as failed");
+    }
+  }
 }
 
 TEST_CASE("a response lost after the API committed is recovered with the same key, no duplicate") {

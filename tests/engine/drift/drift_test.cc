@@ -83,7 +83,7 @@ TEST_CASE("drift reports changed fields, out-of-band deletes and, on request, un
 
   std::string text = RenderDriftText(with_unmanaged, false);
   CHECK(text.find("~ plan: \"small\" -> \"large\"") != std::string::npos);
-  CHECK(text.find("Drift: 1 changed, 1 deleted, 1 unmanaged.") != std::string::npos);
+  CHECK(text.find("Drift: 1 changed, 1 deleted, 0 failed, 1 unmanaged.") != std::string::npos);
   Value j = DriftToJson(with_unmanaged);
   CHECK(j["drift"] == true);
   CHECK(j["items"][1]["type"] == "deleted");
@@ -97,4 +97,25 @@ TEST_CASE("no drift when live matches the state") {
   auto report = DetectDrift(st, Refresh(st, p, {}), Kinds(), true, {});
   CHECK_FALSE(report.has_drift());
   CHECK(RenderDriftText(report, false) == "No drift. The live resources match the state.\n");
+}
+
+TEST_CASE("drift reports a resource the API reports failed, with the state's taint") {
+  FakeProvider p;
+  StateSnapshot st;
+  auto a = Track(p, "network.a", {{"name", "a"}, {"status", "running"}});
+  auto b = Track(p, "network.b", {{"name", "b"}, {"status", "running"}});
+  b.tainted = "provisioning failed: provisioning_failed";
+  st.resources = {{a.address, a}, {b.address, b}};
+  p.Edit("network", a.id, "status", "failed");
+  p.Edit("network", b.id, "status", "failed");
+  auto report = DetectDrift(st, Refresh(st, p, {}), Kinds(), false, {});
+  REQUIRE(report.items.size() == 2);
+  CHECK(report.items[0].type == DriftItem::Type::kFailed);
+  CHECK(report.items[1].reason == "provisioning failed: provisioning_failed");
+  std::string text = RenderDriftText(report, false);
+  CHECK(text.find("! network.a   failed: the API reports status failed") != std::string::npos);
+  CHECK(text.find("Drift: 0 changed, 0 deleted, 2 failed, 0 unmanaged.") != std::string::npos);
+  Value j = DriftToJson(report);
+  CHECK(j["items"][0]["type"] == "failed");
+  CHECK(j["items"][1]["reason"] == "provisioning failed: provisioning_failed");
 }

@@ -251,6 +251,117 @@ TEST_CASE("a target keeps itself and its dependencies only") {
   CHECK(MakePlan(cfg, {}, {}, Kinds(), opts).plan.changes.size() == 3);
 }
 
+namespace {
+
+// A stack like examples/web: a key and a network, instances using both, a
+// volume and a firewall using an instance. All of it applied.
+struct WebStack {
+  StackConfig cfg;
+  StateSnapshot st;
+  WebStack() {
+    cfg.resources.push_back(Res("ssh_key.deploy", {{"name", "deploy"}}));
+    cfg.resources.push_back(Res("network.core", {{"name", "core"}}));
+    for (int i = 0; i < 2; ++i) {
+      std::string a = "instance.app[" + std::to_string(i) + "]";
+      cfg.resources.push_back(Res(a, {{"name", "app"}}, {"network.core", "ssh_key.deploy"}));
+    }
+    cfg.resources.push_back(Res("volume.data[\"db\"]", {{"name", "db"}}, {"instance.app[0]"}));
+    cfg.resources.push_back(
+        Res("firewall.web", {{"name", "web"}}, {"instance.app[0]", "instance.app[1]"}));
+    for (const auto& rc : cfg.resources) {
+      std::vector<std::string> deps;
+      for (const auto& d : rc.depends_on) deps.push_back(d.ToString());
+      st.resources[rc.address.ToString()] =
+          St(rc.address.ToString(), "id-" + rc.address.ToString(), rc.spec, deps);
+    }
+  }
+  static KindCatalog AllKinds() {
+    KindCatalog k = Kinds();
+    k["volume"] = {{"region"}, {"id", "status"}, {{"instance", "instance"}}};
+    k["firewall"] = {{}, {"id"}, {{"instances", "instance"}}};
+    return k;
+  }
+  std::vector<std::string> Planned(PlanOptions o) const {
+    auto r = MakePlan(cfg, st, {}, AllKinds(), o);
+    std::vector<std::string> out;
+    for (const auto& c : r.plan.changes) {
+      if (c.action != Action::kNoOp) out.push_back(c.address);
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+TEST_CASE(
+    "destroying a target destroys it and its dependents, dependents first, never its "
+    "dependencies") {
+  WebStack web;
+  auto o = Opts();
+  o.destroy = true;
+  // Nothing depends on the volume: only the volume (this deleted an
+  // instance, the firewall and the key).
+  o.targets = {"volume.data[\"db\"]"};
+  CHECK(web.Planned(o) == std::vector<std::string>{"volume.data[\"db\"]"});
+  // Everything using the key goes, dependents first; the network stays.
+  o.targets = {"ssh_key.deploy"};
+  auto planned = web.Planned(o);
+  auto pos = [&](const std::string& a) {
+    return std::find(planned.begin(), planned.end(), a) - planned.begin();
+  };
+  CHECK(std::set<std::string>(planned.begin(), planned.end()) ==
+        std::set<std::string>{"firewall.web", "volume.data[\"db\"]", "instance.app[0]",
+                              "instance.app[1]", "ssh_key.deploy"});
+  CHECK(pos("firewall.web") < pos("instance.app[0]"));
+  CHECK(pos("volume.data[\"db\"]") < pos("instance.app[0]"));
+  CHECK(pos("instance.app[1]") < pos("ssh_key.deploy"));
+  CHECK(planned.back() == "ssh_key.deploy");
+  // A base address selects every instance, with their dependents.
+  o.targets = {"instance.app"};
+  planned = web.Planned(o);
+  CHECK(std::set<std::string>(planned.begin(), planned.end()) ==
+        std::set<std::string>{"firewall.web", "volume.data[\"db\"]", "instance.app[0]",
+                              "instance.app[1]"});
+}
+
+TEST_CASE("deleting a target gone from the manifests also deletes what was built on it") {
+  WebStack web;
+  // The network and the instances are removed from the manifests.
+  std::erase_if(web.cfg.resources, [](const ResourceConfig& rc) {
+    return rc.kind == "network" || rc.kind == "instance" || rc.kind == "volume" ||
+           rc.kind == "firewall";
+  });
+  auto o = Opts();
+  o.targets = {"network.core"};
+  auto planned = web.Planned(o);
+  CHECK(planned.back() == "network.core");
+  CHECK(std::count(planned.begin(), planned.end(), "instance.app[1]") == 1);
+  CHECK(std::count(planned.begin(), planned.end(), "ssh_key.deploy") == 0);
+}
+
+TEST_CASE("a target that is not an address or names nothing is an error with a suggestion") {
+  WebStack web;
+  auto o = Opts();
+  for (const char* bad : {"foo", "instance.app[", "instance.nope", "instance.app[7]"}) {
+    INFO(bad);
+    o.targets = {bad};
+    auto r = MakePlan(web.cfg, web.st, {}, WebStack::AllKinds(), o);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.diagnostics.size() == 1);
+    CHECK(r.diagnostics[0].summary.find(std::string("\"") + bad + "\"") != std::string::npos);
+  }
+  o.targets = {"instance.nope"};
+  CHECK(MakePlan(web.cfg, web.st, {}, WebStack::AllKinds(), o).diagnostics[0].detail ==
+        "did you mean \"instance.app\"?");
+  o.targets = {"instance.app["};
+  CHECK(MakePlan(web.cfg, web.st, {}, WebStack::AllKinds(), o).diagnostics[0].code ==
+        "invalid_target");
+  // Known but with nothing to do is not an error.
+  o.targets = {"network.core"};
+  auto fine = MakePlan(web.cfg, web.st, {}, WebStack::AllKinds(), o);
+  CHECK(fine.ok());
+}
+
 TEST_CASE("a plan survives its JSON form, and a foreign format version is refused") {
   StackConfig cfg;
   cfg.resources.push_back(Res("instance.api", {{"name", "api"}, {"region", "eu"}, {"plan", "s-2vcpu-4gb"}}));

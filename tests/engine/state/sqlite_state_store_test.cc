@@ -403,6 +403,7 @@ TEST_CASE("sqlite state: a format 1 file is upgraded, keeping its contents", "[s
   CHECK(snap.lineage == "11111111-2222-4333-8444-555555555555");
   CHECK(snap.serial == 7);
   CHECK(snap.resources.at("network.core").attributes["cidr"] == "10.0.0.0/16");
+  CHECK(snap.resources.at("network.core").tainted.empty());
   CHECK(snap.outputs.empty());
   auto pending = *store->PendingJournal();
   REQUIRE(pending.size() == 1);

@@ -61,6 +61,24 @@ STATE_CONTRACT_TEST(LoadCreatesLineage, "load creates a lineage at serial 0") {
   if (auto other = f.Reopen()) CHECK(MustLoad(*other).lineage == a.lineage);
 }
 
+STATE_CONTRACT_TEST(Taint, "a tainted resource keeps its reason until it is put healthy again") {
+  StateStore& s = f.store();
+  StateCommit failed;
+  failed.put = {Resource("network.core", "net-1", {{"cidr", "10.0.0.0/16"}})};
+  failed.put[0].tainted = "provisioning failed: provisioning_failed";
+  REQUIRE(s.Commit(failed).ok());
+  CHECK(MustLoad(s).resources.at("network.core").tainted ==
+        "provisioning failed: provisioning_failed");
+  if (auto other = f.Reopen()) {
+    CHECK(MustLoad(*other).resources.at("network.core").tainted ==
+          "provisioning failed: provisioning_failed");
+  }
+  StateCommit healthy;
+  healthy.put = {Resource("network.core", "net-2", {{"cidr", "10.0.0.0/16"}})};
+  REQUIRE(s.Commit(healthy).ok());
+  CHECK(MustLoad(s).resources.at("network.core").tainted.empty());
+}
+
 STATE_CONTRACT_TEST(CommitAtomic, "commit puts, removes and moves atomically, serial +1") {
   StateStore& s = f.store();
   StateCommit first;

@@ -141,8 +141,22 @@ WaitResponse FakeProvider::Wait(const WaitRequest& req, std::stop_token) {
     r.status = Status::NotFound("gone while waiting");
     return r;
   }
+  if (it->second.is_object() && failing_.count(it->second.value("name", ""))) {
+    it->second["status"] = "failed";
+    r.status = Status::FailedPrecondition(req.kind + " " + req.id + " failed: provisioning_failed");
+    r.failed_reason = "provisioning_failed";
+  }
   r.resource = RemoteResource{req.kind, req.id, it->second};
   return r;
+}
+
+void FakeProvider::FailProvisioning(const std::string& name, bool fail) {
+  std::lock_guard lock(mu_);
+  if (fail) {
+    failing_.insert(name);
+  } else {
+    failing_.erase(name);
+  }
 }
 
 void FakeProvider::RefuseName(const std::string& name) {

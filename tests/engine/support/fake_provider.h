@@ -28,6 +28,11 @@ class FakeProvider final : public Provider {
 
   // Creates/updates of a resource with this spec name fail with a 400-like refusal.
   void RefuseName(const std::string& name);
+  // A resource with this spec name is made, but its provisioning fails: its
+  // status becomes "failed" and waits for it to be ready fail with
+  // reasonCode provisioning_failed.
+  // `fail` false: the API provisions it again.
+  void FailProvisioning(const std::string& name, bool fail = true);
   // The next `n` mutations take effect but their responses are lost (Unavailable).
   void LoseResponses(int n);
   // The next `n` mutations are lost before taking effect (Unavailable).
@@ -57,6 +62,7 @@ class FakeProvider final : public Provider {
   std::map<std::string, std::map<std::string, Value>> live_;  // kind -> id -> attrs
   std::map<std::string, std::pair<std::string, RemoteResource>> keys_;  // key -> (body, result)
   std::set<std::string> refused_;
+  std::set<std::string> failing_;
   std::set<std::string> hidden_;
   int reads_ = 0;
   std::vector<std::string> calls_;
