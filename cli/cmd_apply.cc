@@ -43,6 +43,13 @@ std::optional<Plan> ReadSavedPlan(const std::string& path, std::string& error) {
     error = path + ": " + plan.status().message();
     return std::nullopt;
   }
+  if (!plan->saved) {
+    error = path +
+            " is a plan printed by 'cairn plan --json', which is for reading: its sensitive values "
+            "are redacted, so it cannot be applied. Save a plan to apply with 'cairn plan --out "
+            "FILE'";
+    return std::nullopt;
+  }
   return std::move(*plan);
 }
 

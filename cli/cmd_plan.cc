@@ -115,6 +115,7 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
     if (!plan) return 1;
     if (!f->out.empty()) {
       Plan saved = *plan;  // with the variables, which the other outputs leave out
+      saved.saved = true;
       saved.variables = session->config().variables;
       std::string error;
       if (!WriteFileAtomically(f->out, PlanToJson(saved).dump(2) + "\n", error)) {

@@ -419,6 +419,7 @@ Value PlanToJson(const Plan& plan) {
             {"no_op", counts.noop}}},
           {"changes", changes},
           {"outputs", outputs}};
+  if (plan.saved) out["saved"] = true;
   if (!plan.variables.empty()) out["variables"] = plan.variables;
   return out;
 }
@@ -439,6 +440,7 @@ Result<Plan> PlanFromJson(const Value& j) {
     plan.lineage = j.at("lineage").get<std::string>();
     plan.serial = j.at("serial").get<int64_t>();
     plan.destroy = j.value("destroy", false);
+    plan.saved = j.value("saved", false);
     for (const auto& c : j.at("changes")) {
       PlannedChange ch;
       ch.address = c.at("address").get<std::string>();

@@ -88,6 +88,10 @@ struct Plan {
   std::vector<PlannedChange> changes;  // every address, no-ops included, in apply order
   std::vector<OutputPlan> outputs;
   std::vector<std::string> sensitive_values;  // values to mask in reports
+  // Written by `cairn plan --out`, for `cairn apply FILE`. The output of
+  // `cairn plan --json` is for reading: its sensitive values are redacted,
+  // so apply refuses it.
+  bool saved = false;
   // A saved plan's variable values (set by `cairn plan --out` only):
   // `cairn apply FILE` loads the stack's provider and backend settings with
   // them, so the --var values given at plan time need not be given again.

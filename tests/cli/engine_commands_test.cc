@@ -143,6 +143,35 @@ TEST_CASE("an update in place, then a saved plan applied exactly, then refused o
   CHECK(s.err.find("stale") != std::string::npos);
 }
 
+TEST_CASE("apply refuses the output of plan --json, whose sensitive values are redacted") {
+  Env e;
+  std::string text = Stack(1);
+  text.replace(text.find("name: web-${count.index}"), 24, "name: web-${var.suffix}");
+  text =
+      "kind: variable\nname: suffix\ntype: string\nsensitive: true\ndefault: s3cr3t-suffix\n---\n" +
+      text;
+  WriteFile(e.stack + "/main.yaml", text);
+  auto printed = e.Cairn({"plan", e.stack, "--json"});
+  REQUIRE(printed.exit_code == 0);
+  CHECK(printed.out.find("s3cr3t-suffix") == std::string::npos);
+  std::string jsonfile = e.dir.path() + "/plan.json";
+  WriteFile(jsonfile, printed.out);
+  auto refused = e.Cairn({"apply", jsonfile, "--auto-approve"});
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.err.find("plan --json") != std::string::npos);
+  CHECK(refused.err.find("cairn plan --out FILE") != std::string::npos);
+  CHECK(e.Names("/api/v1/compute").empty());
+  CHECK(e.Names("/v1/ssh_keys").empty());
+
+  // The saved plan carries the real value.
+  std::string planfile = e.dir.path() + "/web.plan";
+  REQUIRE(e.Cairn({"plan", e.stack, "--out", planfile}).exit_code == 0);
+  auto a = e.Cairn({"apply", planfile});
+  INFO(a.out << a.err);
+  REQUIRE(a.exit_code == 0);
+  CHECK(e.Names("/api/v1/compute") == std::vector<std::string>{"web-s3cr3t-suffix"});
+}
+
 TEST_CASE("a saved plan keeps the --var values it was made with") {
   Env e;
   std::string text = Stack(1, "${var.size}");
