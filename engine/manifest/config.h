@@ -69,8 +69,8 @@ struct BackendConfig {
   std::string type = "sqlite";  // "sqlite" or "postgres"
   std::string path;             // sqlite: file path relative to the stack; empty = .cairn/state.db
   std::string url_env;          // postgres: environment variable holding the connection URL
-  // postgres: the key of this stack's rows (the document's `name`); empty =
-  // the stack directory's name.
+  // postgres: the key of this stack's rows (the document's `name`,
+  // required there).
   std::string stack_name;
 };
 

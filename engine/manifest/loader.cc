@@ -1376,6 +1376,15 @@ class Loader {
         Error("missing_field", "missing required field \"url_env\" in postgres backend document",
               doc.location, "name the environment variable holding the connection URL");
       }
+      // Stacks sharing a database are told apart by name alone: one taken
+      // from the directory made t1/web and t2/web one stack, and the second's
+      // plan deleted the first's resources.
+      if (b.type == "postgres" && b.stack_name.empty()) {
+        Error("missing_field", "missing required field \"name\" in postgres backend document",
+              doc.location,
+              "stacks sharing a database are told apart by this name alone; give each stack its "
+              "own, e.g. name: web-production");
+      }
     }
   }
 

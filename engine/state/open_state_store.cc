@@ -29,15 +29,12 @@ Result<std::unique_ptr<StateStore>> OpenStateStore(const std::string& stack_root
       return Status::InvalidArgument("backend postgres: environment variable " + spec.url_env +
                                      " is not set; it must hold the PostgreSQL connection URL");
     }
-    std::string stack = spec.stack_name;
-    if (stack.empty()) {
-      std::error_code ec;
-      fs::path abs = fs::weakly_canonical(fs::path(stack_root), ec);
-      if (ec) abs = fs::path(stack_root);
-      stack = abs.filename().string();
-      if (stack.empty()) stack = abs.parent_path().filename().string();  // "dir/" form
+    if (spec.stack_name.empty()) {
+      return Status::InvalidArgument(
+          "backend postgres needs a name: stacks sharing a database are told apart by it alone");
     }
-    Result<std::unique_ptr<PostgresStateStore>> store = PostgresStateStore::Open(url, stack, clock);
+    Result<std::unique_ptr<PostgresStateStore>> store =
+        PostgresStateStore::Open(url, spec.stack_name, clock);
     if (!store.ok()) return store.status();
     return std::unique_ptr<StateStore>(std::move(*store));
   }

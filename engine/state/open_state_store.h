@@ -5,7 +5,7 @@
 //     unless absolute; empty path = `.cairn/state.db`.
 //   type "postgres": the URL is read from the environment variable `url_env`
 //     (never from a manifest, never logged); the stack's rows are keyed by
-//     `stack_name`, or by the stack directory's name when that is empty.
+//     `stack_name`, which is required (a directory's name is not unique).
 #pragma once
 
 #include <memory>
@@ -21,7 +21,7 @@ struct BackendSpec {
   std::string type = "sqlite";  // "sqlite" or "postgres"
   std::string path;             // sqlite: relative to the stack root; empty = .cairn/state.db
   std::string url_env;          // postgres: name of the variable holding the connection URL
-  std::string stack_name;       // postgres: key of this stack's rows; empty = root's dir name
+  std::string stack_name;       // postgres: key of this stack's rows (required)
 };
 
 // InvalidArgument for an unknown type or a postgres backend whose variable is

@@ -66,6 +66,13 @@ TEST_CASE("OpenStateStore: postgres from the variable, URL and password redacted
   REQUIRE(store.ok());
   CHECK((*store)->Load()->serial == 0);
   CHECK(Redact("url is " + url) == "url is [REDACTED]");
+
+  // Without a name, two stacks in directories of the same name would share
+  // their rows: refused.
+  spec.stack_name.clear();
+  auto unnamed = OpenStateStore("/tmp/t1/web", spec);
+  REQUIRE_FALSE(unnamed.ok());
+  CHECK(Contains(unnamed.status().message(), "needs a name"));
 }
 
 TEST_CASE("OpenStateStore: an unreachable postgres is Unavailable and hides the password",
