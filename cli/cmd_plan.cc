@@ -2,16 +2,16 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstring>
-
-#include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "cli/engine_session.h"
 #include "engine/plan/refresh.h"
 #include "engine/redact.h"
 #include "engine/report/plan_report.h"
+#include "engine/state/state_lock.h"
 
 namespace cairn::cli {
 
@@ -79,6 +79,8 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
     bool json = false, markdown = false, detailed = false, refresh = true, destroy = false;
     std::string out;
     std::vector<std::string> targets;
+    bool lock = true;
+    std::string lock_timeout = "0s";
   };
   auto f = std::make_shared<Flags>();
   AddStackFlags(sub, f->stack, /*multiple_paths=*/false);
@@ -96,6 +98,13 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
       ->expected(1)
       ->allow_extra_args(false);
   sub.add_flag("--destroy", f->destroy, "Plan the destruction of everything in the state");
+  sub.add_option("--lock", f->lock,
+                 "Wait for a running apply to finish before reading the state (default true; "
+                 "--lock=false reads it as it is, with a warning)")
+      ->default_val(true);
+  sub.add_option("--lock-timeout", f->lock_timeout,
+                 "How long to wait for a running apply (e.g. 5m; default 0: fail at once)")
+      ->type_name("DURATION");
   sub.footer(
       "Reads CAIRN_ENDPOINT and CAIRN_TOKEN (or the provider document's settings).\n\n"
       "Examples:\n"
@@ -103,10 +112,38 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
       "  cairn plan --out web.plan --detailed-exitcode   # in CI: 2 means changes\n"
       "  cairn plan --json | jq .summary");
   return [f, &global]() {
+    auto lock_wait = ParseDuration(f->lock_timeout);
+    if (!lock_wait) {
+      std::cerr << "cairn: error: --lock-timeout " << f->lock_timeout
+                << ": expected a duration like 30s or 2m\n";
+      return 1;
+    }
     auto session = EngineSession::Open(f->stack, global, {.needs_api = f->refresh});
     if (!session) return 1;
+    // An apply holding the lock is changing the state: a plan made now would
+    // be of a state about to move, and its unfinished operations are not an
+    // interrupted apply's. Wait for it (a lock whose holder is gone is no
+    // apply), or read anyway with --lock=false.
+    auto running = session->WaitWhileLocked(f->lock ? *lock_wait : std::chrono::milliseconds(0));
+    if (!running.ok()) {
+      std::cerr << "cairn: error: " << Redact(running.status().message()) << "\n";
+      return 1;
+    }
+    if (running->has_value() && f->lock) {
+      std::cerr << "cairn: error: an apply is changing the state: "
+                << Redact(LockConflict(**running).message())
+                << ". Plan when it has finished, wait with --lock-timeout 5m, or read the state as "
+                   "it is now with --lock=false\n";
+      return 1;
+    }
+    if (running->has_value()) {
+      std::cerr << "cairn: warning: " << Redact((*running)->holder) << " is running "
+                << (*running)->operation
+                << " on this state: this plan reads the state as it is now, and may be stale "
+                   "when it finishes\n";
+    }
     auto pending = session->store().PendingJournal();
-    if (pending.ok() && !pending->empty()) {
+    if (!running->has_value() && pending.ok() && !pending->empty()) {
       std::cerr << "cairn: warning: " << pending->size()
                 << " operation(s) of an interrupted apply are unfinished; 'cairn apply' completes "
                    "them first, and this plan may change after that\n";
@@ -129,7 +166,9 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
       std::cout << RenderPlanMarkdown(*plan);
     } else {
       std::cout << RenderPlanText(*plan, {.color = UseColor(global, STDOUT_FILENO)});
-      if (!f->out.empty()) std::cout << "Saved the plan to " << f->out << "; apply it with: cairn apply " << f->out << "\n";
+      if (!f->out.empty())
+        std::cout << "Saved the plan to " << f->out << "; apply it with: cairn apply " << f->out
+                  << "\n";
     }
     if (f->detailed && plan->has_changes()) return 2;
     return 0;

@@ -174,6 +174,23 @@ std::optional<LockInfo> EngineSession::Lock(const std::string& operation,
   return *lock;
 }
 
+Result<std::optional<LockInfo>> EngineSession::WaitWhileLocked(std::chrono::milliseconds wait) {
+  std::optional<LockInfo> held_by;
+  auto free = WaitForLock(SystemClock(), wait, [&]() -> Result<LockInfo> {
+    auto held = store_->CurrentLock();
+    if (!held.ok()) return held.status();
+    if (!held->has_value() || LockHolderIsGone((*held)->holder)) {
+      held_by.reset();
+      return LockInfo{};
+    }
+    held_by = **held;
+    return LockConflict(**held);
+  });
+  if (free.ok()) return std::optional<LockInfo>();
+  if (free.status().code() == StatusCode::kConflict && held_by) return held_by;
+  return free.status();
+}
+
 void EngineSession::Unlock(const LockInfo& lock) {
   if (Status st = store_->Unlock(lock.id); !st.ok()) {
     std::cerr << "cairn: warning: could not release the state lock " << lock.id << ": "

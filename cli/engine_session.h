@@ -67,6 +67,10 @@ class EngineSession {
   // stays a conflict.
   std::optional<LockInfo> Lock(const std::string& operation, std::chrono::milliseconds wait);
   void Unlock(const LockInfo& lock);
+  // For readers (plan): waits up to `wait` while another process holds the
+  // state lock. Returns the lock still held after that, or nullopt when the
+  // state is free (or its lock was left by a process gone from this host).
+  Result<std::optional<LockInfo>> WaitWhileLocked(std::chrono::milliseconds wait);
 
   const GlobalOptions& global() const { return global_; }
 

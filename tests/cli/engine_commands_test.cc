@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/state/sqlite_state_store.h"
 #include "tests/server/serve_fixture.h"
 #include "tests/support/process.h"
 
@@ -549,4 +550,51 @@ TEST_CASE(
   CHECK(client->Get("/api/v1/networking/" + failed_id).status == 404);
   auto again = RunCairn({"plan", stack, "--detailed-exitcode"}, env);
   CHECK(again.exit_code == 0);
+}
+
+TEST_CASE(
+    "plan waits for a running apply's lock, names its holder, or reads anyway with --lock=false") {
+  Env e;
+  REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve"}).exit_code == 0);
+  // This process holds the lock, as a running apply would (alive: never
+  // taken over), with a journal entry of its own in flight.
+  auto store = cairn::SqliteStateStore::Open(cairn::SqliteStateStore::DefaultPath(e.stack));
+  REQUIRE(store.ok());
+  auto lock = (*store)->Lock("apply", std::chrono::milliseconds(0));
+  REQUIRE(lock.ok());
+  cairn::JournalEntry entry;
+  entry.seq = *(*store)->NextSequence();
+  entry.address = "instance.web[9]";
+  entry.action = "create";
+  entry.kind = "instance";
+  entry.method = "POST";
+  entry.path = "/api/v1/compute";
+  entry.body = "{}";
+  entry.idempotency_key = "in-flight";
+  REQUIRE((*store)->JournalBegin(entry).ok());
+
+  auto refused = e.Cairn({"plan", e.stack});
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.err.find("an apply is changing the state") != std::string::npos);
+  CHECK(refused.err.find("pid " + std::to_string(getpid())) != std::string::npos);
+  CHECK(refused.err.find("unfinished") == std::string::npos);
+
+  auto anyway = e.Cairn({"plan", e.stack, "--lock=false"});
+  CHECK(anyway.exit_code == 0);
+  CHECK(anyway.err.find("is running apply on this state") != std::string::npos);
+  CHECK(anyway.err.find("unfinished") == std::string::npos);  // not an interrupted apply's
+
+  // With a timeout, the plan runs once the apply lets go.
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    cairn::StateCommit done;
+    done.journal_done = entry.seq;
+    (void)(*store)->Commit(done);
+    (void)(*store)->Unlock(lock->id);
+  });
+  auto waited = e.Cairn({"plan", e.stack, "--lock-timeout", "60s", "--detailed-exitcode"});
+  release.join();
+  INFO(waited.out << waited.err);
+  CHECK(waited.exit_code == 0);
+  CHECK(waited.out.find("No changes") != std::string::npos);
 }
