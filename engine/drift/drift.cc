@@ -1,5 +1,6 @@
 #include "engine/drift/drift.h"
 
+#include <algorithm>
 #include <set>
 
 #include "engine/redact.h"
@@ -33,7 +34,7 @@ Value Canonical(const Value& v, const std::function<std::string(const std::strin
 }  // namespace
 
 DriftReport DetectDrift(const StateSnapshot& state, const RefreshResult& refresh,
-                        const KindCatalog& kinds, bool include_unmanaged,
+                        const KindCatalog& kinds, const UnmanagedScope& unmanaged,
                         const std::function<std::string(const std::string&)>& canonical_id) {
   DriftReport report;
   std::set<std::string> tracked;  // kind/canonical id
@@ -63,12 +64,21 @@ DriftReport DetectDrift(const StateSnapshot& state, const RefreshResult& refresh
     }
     if (!item.changes.empty()) report.items.push_back(std::move(item));
   }
-  if (include_unmanaged) {
+  if (unmanaged.enabled) {
     for (const auto& [kind, resources] : refresh.listed) {
       for (const auto& r : resources) {
-        if (tracked.count(kind + "/" + canon(r.id))) continue;
-        report.items.push_back(
-            {DriftItem::Type::kUnmanaged, "", kind, r.id, r.attributes.value("name", ""), {}});
+        std::string key = kind + "/" + canon(r.id);
+        if (tracked.count(key) || unmanaged.managed_elsewhere.count(key)) continue;
+        auto name_it = r.attributes.find("name");
+        std::string name = name_it != r.attributes.end() && name_it->is_string()
+                               ? name_it->get<std::string>()
+                               : "";
+        if (!unmanaged.name_prefixes.empty() &&
+            std::none_of(unmanaged.name_prefixes.begin(), unmanaged.name_prefixes.end(),
+                         [&](const std::string& p) { return name.rfind(p, 0) == 0; })) {
+          continue;
+        }
+        report.items.push_back({DriftItem::Type::kUnmanaged, "", kind, r.id, name, {}});
       }
     }
   }

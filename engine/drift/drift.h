@@ -5,6 +5,7 @@
 // attributes (ipv4...) and statuses are never drift.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,8 +31,18 @@ struct DriftReport {
   bool has_drift() const { return !items.empty(); }
 };
 
+// Which live resources count as unmanaged. A live resource of a listed kind
+// is unmanaged when this stack's state does not track it, no state in
+// `managed_elsewhere` does (other stacks sharing the project), and its name
+// starts with one of `name_prefixes` (when any is given).
+struct UnmanagedScope {
+  bool enabled = false;
+  std::vector<std::string> name_prefixes;
+  std::set<std::string> managed_elsewhere;  // "kind/canonical id"
+};
+
 DriftReport DetectDrift(const StateSnapshot& state, const RefreshResult& refresh,
-                        const KindCatalog& kinds, bool include_unmanaged,
+                        const KindCatalog& kinds, const UnmanagedScope& unmanaged,
                         const std::function<std::string(const std::string&)>& canonical_id);
 
 std::string RenderDriftText(const DriftReport& report, bool color);

@@ -598,3 +598,42 @@ TEST_CASE(
   CHECK(waited.exit_code == 0);
   CHECK(waited.out.find("No changes") != std::string::npos);
 }
+
+TEST_CASE(
+    "drift --unmanaged in a project shared by stacks: --managed-by and --name-prefix scope it") {
+  Env e;
+  REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve"}).exit_code == 0);
+  // A second stack in the same project, and a network made by hand.
+  std::string billing = e.dir.path() + "/billing";
+  WriteFile(billing + "/main.yaml",
+            "kind: network\nname: db\nspec: {name: billing-db, region: eu-central, cidr: "
+            "10.40.0.0/16}\n");
+  REQUIRE(e.Cairn({"apply", billing, "--auto-approve"}).exit_code == 0);
+  auto client = e.server.Client();
+  REQUIRE(client
+              ->Post("/api/v1/networking",
+                     {{"name", "app-stray"}, {"region", "eu-central"}, {"cidr", "10.50.0.0/16"}},
+                     "by-hand")
+              .status == 201);
+
+  auto all = e.Cairn({"drift", e.stack, "--unmanaged", "--json"});
+  CHECK(all.exit_code == 2);
+  CHECK(all.out.find("billing-db") != std::string::npos);  // the other stack's: noise
+  CHECK(all.out.find("app-stray") != std::string::npos);
+
+  auto scoped = e.Cairn({"drift", e.stack, "--unmanaged", "--managed-by", billing, "--json"});
+  INFO(scoped.out << scoped.err);
+  CHECK(scoped.exit_code == 2);
+  CHECK(scoped.out.find("billing-db") == std::string::npos);
+  CHECK(scoped.out.find("app-stray") != std::string::npos);
+
+  auto prefixed = e.Cairn({"drift", e.stack, "--unmanaged", "--name-prefix", "billing-"});
+  CHECK(prefixed.out.find("billing-db") != std::string::npos);
+  CHECK(prefixed.out.find("app-stray") == std::string::npos);
+
+  auto clean =
+      e.Cairn({"drift", e.stack, "--unmanaged", "--managed-by", billing, "--name-prefix", "web-"});
+  INFO(clean.out << clean.err);
+  CHECK(clean.exit_code == 0);
+  CHECK(e.Cairn({"drift", e.stack, "--name-prefix", "x"}).exit_code == 1);
+}

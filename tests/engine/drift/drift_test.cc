@@ -67,7 +67,7 @@ TEST_CASE("drift reports changed fields, out-of-band deletes and, on request, un
   std::string stray = p.Inject("network", {{"name", "stray"}});
 
   auto refresh = Refresh(st, p, {.extra_kinds = {"network", "instance"}});
-  auto report = DetectDrift(st, refresh, Kinds(), /*include_unmanaged=*/false, {});
+  auto report = DetectDrift(st, refresh, Kinds(), {}, {});
   REQUIRE(report.items.size() == 2);
   const auto& changed = report.items[0];
   CHECK(changed.address == "instance.a");
@@ -76,7 +76,7 @@ TEST_CASE("drift reports changed fields, out-of-band deletes and, on request, un
   CHECK(changed.changes[0].after == "large");
   CHECK(report.items[1].type == DriftItem::Type::kDeleted);
 
-  auto with_unmanaged = DetectDrift(st, refresh, Kinds(), true, {});
+  auto with_unmanaged = DetectDrift(st, refresh, Kinds(), {.enabled = true}, {});
   REQUIRE(with_unmanaged.items.size() == 3);
   CHECK(with_unmanaged.items[2].type == DriftItem::Type::kUnmanaged);
   CHECK(with_unmanaged.items[2].id == stray);
@@ -94,7 +94,7 @@ TEST_CASE("no drift when live matches the state") {
   StateSnapshot st;
   auto a = Track(p, "instance.a", {{"name", "a"}});
   st.resources[a.address] = a;
-  auto report = DetectDrift(st, Refresh(st, p, {}), Kinds(), true, {});
+  auto report = DetectDrift(st, Refresh(st, p, {}), Kinds(), {.enabled = true}, {});
   CHECK_FALSE(report.has_drift());
   CHECK(RenderDriftText(report, false) == "No drift. The live resources match the state.\n");
 }
@@ -108,7 +108,7 @@ TEST_CASE("drift reports a resource the API reports failed, with the state's tai
   st.resources = {{a.address, a}, {b.address, b}};
   p.Edit("network", a.id, "status", "failed");
   p.Edit("network", b.id, "status", "failed");
-  auto report = DetectDrift(st, Refresh(st, p, {}), Kinds(), false, {});
+  auto report = DetectDrift(st, Refresh(st, p, {}), Kinds(), {}, {});
   REQUIRE(report.items.size() == 2);
   CHECK(report.items[0].type == DriftItem::Type::kFailed);
   CHECK(report.items[1].reason == "provisioning failed: provisioning_failed");
@@ -118,4 +118,25 @@ TEST_CASE("drift reports a resource the API reports failed, with the state's tai
   Value j = DriftToJson(report);
   CHECK(j["items"][0]["type"] == "failed");
   CHECK(j["items"][1]["reason"] == "provisioning failed: provisioning_failed");
+}
+
+TEST_CASE("unmanaged resources can be scoped by name prefix and by other stacks' states") {
+  FakeProvider p;
+  StateSnapshot st;
+  auto mine = Track(p, "network.web", {{"name", "web-net"}});
+  st.resources[mine.address] = mine;
+  std::string stray = p.Inject("network", {{"name", "web-stray"}});
+  std::string theirs = p.Inject("network", {{"name", "web-theirs"}});
+  std::string other_team = p.Inject("network", {{"name", "billing-db"}});
+  auto refresh = Refresh(st, p, {.extra_kinds = {"network"}});
+
+  auto all = DetectDrift(st, refresh, Kinds(), {.enabled = true}, {});
+  CHECK(all.items.size() == 3);
+  UnmanagedScope scope{
+      .enabled = true, .name_prefixes = {"web-"}, .managed_elsewhere = {"network/" + theirs}};
+  auto scoped = DetectDrift(st, refresh, Kinds(), scope, {});
+  REQUIRE(scoped.items.size() == 1);
+  CHECK(scoped.items[0].id == stray);
+  CHECK(scoped.items[0].name == "web-stray");
+  (void)other_team;
 }
