@@ -1,6 +1,7 @@
 // cairn state, cairn import and cairn force-unlock: inspect and repair what
 // Cairn recorded about a stack.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
 
 #include "cli/engine_session.h"
@@ -42,7 +43,14 @@ int List(const StateFlags& f, const GlobalOptions& g) {
   if (!s) return 1;
   auto st = s->LoadState();
   if (!st) return 1;
-  for (const auto& [addr, rs] : st->resources) {
+  std::vector<const ResourceState*> sorted;
+  for (const auto& [addr, rs] : st->resources) sorted.push_back(&rs);
+  std::sort(sorted.begin(), sorted.end(), [](const ResourceState* a, const ResourceState* b) {
+    return AddressTextLess(a->address, b->address);
+  });
+  for (const ResourceState* r : sorted) {
+    const ResourceState& rs = *r;
+    const std::string& addr = rs.address;
     std::cout << addr << "  " << rs.id
               << (rs.tainted.empty() ? "" : "  (tainted: " + rs.tainted + ")") << "\n";
   }

@@ -62,4 +62,19 @@ std::optional<ResourceAddress> ResourceAddress::Parse(std::string_view text) {
   return addr;
 }
 
+bool operator<(const ResourceAddress& a, const ResourceAddress& b) {
+  if (a.kind != b.kind) return a.kind < b.kind;
+  if (a.name != b.name) return a.name < b.name;
+  // monostate < int < string: the variant's own order, ints compared as ints.
+  return a.index < b.index;
+}
+
+bool AddressTextLess(std::string_view a, std::string_view b) {
+  auto pa = ResourceAddress::Parse(a);
+  auto pb = ResourceAddress::Parse(b);
+  if (pa && pb) return *pa < *pb || (!(*pb < *pa) && a < b);
+  if (pa || pb) return pa.has_value();
+  return a < b;
+}
+
 }  // namespace cairn

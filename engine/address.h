@@ -28,9 +28,17 @@ struct ResourceAddress {
   static std::optional<ResourceAddress> Parse(std::string_view text);
 
   friend bool operator==(const ResourceAddress&, const ResourceAddress&) = default;
-  friend bool operator<(const ResourceAddress& a, const ResourceAddress& b) {
-    return a.ToString() < b.ToString();
-  }
+  // Natural order: kind, name, then the index, counts numerically
+  // (web[2] before web[10]) and keys as text; no index first.
+  friend bool operator<(const ResourceAddress& a, const ResourceAddress& b);
+};
+
+// The same order on address text (what users see in plans and lists); text
+// that is not an address sorts after addresses, by text.
+bool AddressTextLess(std::string_view a, std::string_view b);
+struct AddressTextOrder {
+  using is_transparent = void;
+  bool operator()(std::string_view a, std::string_view b) const { return AddressTextLess(a, b); }
 };
 
 }  // namespace cairn

@@ -70,8 +70,11 @@ std::string Redact(std::string_view text) {
     }
   }
   // "Bearer <credential>": the credential is whatever follows up to whitespace
-  // or a quote.
+  // or a quote, but for the words prose puts there ("invalid bearer token"
+  // became "invalid bearer [REDACTED]", which reads like a leak).
   constexpr std::string_view kBearer = "bearer ";
+  constexpr std::string_view kProse[] = {"token", "tokens",         "credential", "credentials",
+                                         "auth",  "authentication", "scheme",     "header"};
   for (size_t i = 0; i + kBearer.size() <= out.size(); ++i) {
     if (!EqualsIgnoreCase(std::string_view(out).substr(i, kBearer.size()), kBearer)) continue;
     size_t start = i + kBearer.size();
@@ -81,9 +84,14 @@ std::string Redact(std::string_view text) {
            out[end] != '"' && out[end] != '\'') {
       ++end;
     }
-    if (end > start && std::string_view(out).substr(start, end - start) != kRedacted) {
-      out.replace(start, end - start, kRedacted);
+    std::string_view word = std::string_view(out).substr(start, end - start);
+    std::string_view bare = word;
+    while (!bare.empty() && std::ispunct(static_cast<unsigned char>(bare.back()))) {
+      bare.remove_suffix(1);
     }
+    bool prose = std::any_of(std::begin(kProse), std::end(kProse),
+                             [&](std::string_view p) { return EqualsIgnoreCase(bare, p); });
+    if (end > start && word != kRedacted && !prose) out.replace(start, end - start, kRedacted);
     i = start;
   }
   for (size_t pos = out.find(kTokenPrefix); pos != std::string::npos;

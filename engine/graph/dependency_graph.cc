@@ -25,7 +25,8 @@ struct DependencyGraph::Impl {
     if (!rank_valid) {
       std::vector<size_t> ids(addresses.size());
       for (size_t i = 0; i < ids.size(); ++i) ids[i] = i;
-      std::sort(ids.begin(), ids.end(), [&](size_t a, size_t b) { return texts[a] < texts[b]; });
+      std::sort(ids.begin(), ids.end(),
+                [&](size_t a, size_t b) { return addresses[a] < addresses[b]; });
       rank.assign(ids.size(), 0);
       for (size_t i = 0; i < ids.size(); ++i) rank[ids[i]] = i;
       rank_valid = true;
@@ -72,8 +73,9 @@ std::vector<size_t> DependencyGraph::Dependencies(size_t node) const {
   for (auto [it, end] = boost::out_edges(node, impl_->graph); it != end; ++it) {
     out.push_back(boost::target(*it, impl_->graph));
   }
-  const auto& texts = impl_->texts;
-  std::sort(out.begin(), out.end(), [&](size_t a, size_t b) { return texts[a] < texts[b]; });
+  const auto& addresses = impl_->addresses;
+  std::sort(out.begin(), out.end(),
+            [&](size_t a, size_t b) { return addresses[a] < addresses[b]; });
   return out;
 }
 

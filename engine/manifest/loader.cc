@@ -2012,9 +2012,8 @@ class Loader {
     for (size_t i = 0; i < resources_.size(); ++i) {
       if (!placed[i]) rest.push_back(i);
     }
-    std::sort(rest.begin(), rest.end(), [&](size_t a, size_t b) {
-      return resources_[a].address.ToString() < resources_[b].address.ToString();
-    });
+    std::sort(rest.begin(), rest.end(),
+              [&](size_t a, size_t b) { return resources_[a].address < resources_[b].address; });
     order.insert(order.end(), rest.begin(), rest.end());
     auto& out = result_.config.resources;
     out.reserve(order.size());

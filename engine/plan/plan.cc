@@ -327,7 +327,7 @@ PlanResult MakePlan(const StackConfig& config, const StateSnapshot& state, const
     }
     std::map<std::string, PlannedChange*> by_addr;
     for (auto& d : deletes) by_addr[d.address] = &d;
-    std::set<std::string> ready;
+    std::set<std::string, AddressTextOrder> ready;
     for (const auto& d : deletes) {
       if (dependents[d.address] == 0) ready.insert(d.address);
     }

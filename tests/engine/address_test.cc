@@ -1,5 +1,6 @@
 #include "engine/address.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "engine/value.h"
@@ -31,4 +32,19 @@ TEST_CASE("unknown values are detected when nested") {
   CHECK_FALSE(IsUnknown(v));
   CHECK(IsUnknown(v["b"][1]));
   CHECK_FALSE(ContainsUnknown(Value{{"a", 1}}));
+}
+
+TEST_CASE("addresses order naturally: counts as numbers, no index first") {
+  auto a = [](const char* s) { return *ResourceAddress::Parse(s); };
+  CHECK(a("instance.web[2]") < a("instance.web[10]"));
+  CHECK_FALSE(a("instance.web[10]") < a("instance.web[2]"));
+  CHECK(a("instance.web") < a("instance.web[0]"));
+  CHECK(a("instance.web[9]") < a("instance.web[\"a\"]"));
+  CHECK(a("instance.web[\"b\"]") < a("instance.webs"));
+  CHECK(a("instance.z") < a("network.a"));
+  std::vector<std::string> texts = {"instance.web[10]", "instance.web[2]", "not an address",
+                                    "instance.web[1]"};
+  std::sort(texts.begin(), texts.end(), AddressTextLess);
+  CHECK(texts == std::vector<std::string>{"instance.web[1]", "instance.web[2]", "instance.web[10]",
+                                          "not an address"});
 }

@@ -42,3 +42,12 @@ TEST_CASE("a secret containing another is replaced whole") {
   CHECK(Redact("abcdef-longer") == "[REDACTED]");
   ClearSecretsForTesting();
 }
+
+TEST_CASE("prose about bearer tokens is not mistaken for a credential") {
+  CHECK(Redact("401 unauthorized: invalid bearer token") ==
+        "401 unauthorized: invalid bearer token");
+  CHECK(Redact("send a Bearer token, or Bearer credentials.") ==
+        "send a Bearer token, or Bearer credentials.");
+  CHECK(Redact("Authorization: Bearer tokenXYZ") == "Authorization: Bearer [REDACTED]");
+  CHECK(Redact("Bearer token-1234") == "Bearer [REDACTED]");
+}

@@ -408,3 +408,25 @@ TEST_CASE("sensitive variable values are masked in the text report") {
   CHECK(text.find("hush-hush") == std::string::npos);
   CHECK(text.find("(sensitive)") != std::string::npos);
 }
+
+TEST_CASE("creates and deletes of a count list web[2] before web[10]") {
+  StackConfig cfg;
+  StateSnapshot st;
+  for (int i = 0; i < 12; ++i) {
+    std::string a = "instance.web[" + std::to_string(i) + "]";
+    cfg.resources.push_back(Res(a, {{"name", "web"}}));
+    st.resources["instance.old[" + std::to_string(i) + "]"] =
+        St("instance.old[" + std::to_string(i) + "]", "i" + std::to_string(i), {{"name", "old"}});
+  }
+  auto r = MakePlan(cfg, st, {}, Kinds(), Opts());
+  std::vector<std::string> creates, deletes;
+  for (const auto& c : r.plan.changes) {
+    (c.action == Action::kCreate ? creates : deletes).push_back(c.address);
+  }
+  REQUIRE(creates.size() == 12);
+  CHECK(creates[2] == "instance.web[2]");
+  CHECK(creates[10] == "instance.web[10]");
+  REQUIRE(deletes.size() == 12);
+  CHECK(deletes[2] == "instance.old[2]");
+  CHECK(deletes[11] == "instance.old[11]");
+}
