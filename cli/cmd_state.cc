@@ -25,8 +25,10 @@ std::unique_ptr<EngineSession> OpenForState(const StateFlags& f, const GlobalOpt
   return EngineSession::Open(f.stack, global, {.needs_api = false, .settings_only = true});
 }
 
-void AddDir(CLI::App& sub, StateFlags& f) {
-  sub.add_option("DIR", f.stack.paths, "Stack directory (default: .)")->expected(0, 1);
+// DIR, -r, --var and --var-file, as on every command that reads a stack: the
+// backend settings may use variables, and import loads the resources too.
+void AddStack(CLI::App& sub, StateFlags& f) {
+  AddStackFlags(sub, f.stack, /*multiple_paths=*/false);
 }
 
 std::optional<LockInfo> LockFor(EngineSession& s, const StateFlags& f, const std::string& op) {
@@ -154,11 +156,13 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
     std::cerr << "cairn: error: \"" << f.address << "\" is not a resource address\n";
     return 1;
   }
+  // The state is keyed by the canonical text ("web[00]" is "web[0]").
+  const std::string address = addr->ToString();
   auto s = EngineSession::Open(f.stack, g, {.needs_api = true});
   if (!s) return 1;
   const ResourceConfig* rc = s->config().Find(*addr);
   if (!rc) {
-    std::cerr << "cairn: error: " << f.address << " is not in the manifests; add it first so that "
+    std::cerr << "cairn: error: " << address << " is not in the manifests; add it first so that "
               << "the next plan can compare it\n";
     return 1;
   }
@@ -167,8 +171,9 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
   HeldStateLock held(*s, *lock);
   auto st = s->LoadState();
   if (!st) return 1;
-  if (auto it = st->resources.find(f.address); it != st->resources.end()) {
-    std::cerr << "cairn: error: " << f.address << " is already managed (id " << it->second.id << ")\n";
+  if (auto it = st->resources.find(address); it != st->resources.end()) {
+    std::cerr << "cairn: error: " << address << " is already managed (id " << it->second.id
+              << ")\n";
     return 1;
   }
   ReadResponse read = s->provider().Read({addr->kind, f.id}, {});
@@ -183,7 +188,7 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
     return 1;
   }
   ResourceState rs;
-  rs.address = f.address;
+  rs.address = address;
   rs.kind = addr->kind;
   rs.id = read.resource->id;
   rs.attributes = read.resource->attributes;
@@ -193,7 +198,7 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
     std::cerr << "cairn: error: " << c.status().message() << "\n";
     return 1;
   }
-  std::cout << "Imported " << f.address << " (id " << rs.id << "). Run 'cairn plan' to see how it "
+  std::cout << "Imported " << address << " (id " << rs.id << "). Run 'cairn plan' to see how it "
             << "differs from the manifests.\n";
   return 0;
 }
@@ -225,20 +230,20 @@ std::function<int()> SetupState(CLI::App& sub, const GlobalOptions& global) {
     c->callback([which, f, run, &global] { *which = [f, run, &global] { return run(*f, global); }; });
     return c;
   };
-  AddDir(*add("list", "List the addresses and ids in the state", List), *f);
+  AddStack(*add("list", "List the addresses and ids in the state", List), *f);
   auto show = add("show", "Show one resource as recorded, as JSON", Show);
   show->add_option("ADDRESS", f->address, "Resource address")->required();
-  AddDir(*show, *f);
+  AddStack(*show, *f);
   auto rm = add("rm", "Forget a resource without deleting it", Remove);
   rm->add_option("ADDRESS", f->address, "Resource address")->required();
-  AddDir(*rm, *f);
+  AddStack(*rm, *f);
   rm->add_option("--lock-timeout", f->lock_timeout, "Wait this long for the state lock")->type_name("DURATION");
   auto mv = add("mv", "Rename a resource in the state (after renaming it in the manifests)", Move);
   mv->add_option("FROM", f->address, "Current address")->required();
   mv->add_option("TO", f->to, "New address")->required();
-  AddDir(*mv, *f);
+  AddStack(*mv, *f);
   mv->add_option("--lock-timeout", f->lock_timeout, "Wait this long for the state lock")->type_name("DURATION");
-  AddDir(*add("pull", "Print the whole state as JSON", Pull), *f);
+  AddStack(*add("pull", "Print the whole state as JSON", Pull), *f);
   return [which] { return (*which)(); };
 }
 
@@ -246,18 +251,22 @@ std::function<int()> SetupImport(CLI::App& sub, const GlobalOptions& global) {
   auto f = std::make_shared<StateFlags>();
   sub.add_option("ADDRESS", f->address, "Address in the manifests, e.g. instance.web")->required();
   sub.add_option("ID", f->id, "Id of the existing resource")->required();
-  AddDir(sub, *f);
+  AddStack(sub, *f);
   sub.add_option("--lock-timeout", f->lock_timeout, "Wait this long for the state lock")->type_name("DURATION");
   sub.footer(
       "Adopts an existing resource into the state; the next plan shows how it differs from\n"
-      "the manifests.\n\nExample:\n  cairn import instance.web 3f2c1d4e-...  examples/quickstart");
+      "the manifests. The manifests are loaded as by plan, so give the variables they need\n"
+      "(--var, --var-file or CAIRN_VAR_NAME).\n\n"
+      "Examples:\n"
+      "  cairn import instance.web 3f2c1d4e-...  examples/quickstart\n"
+      "  cairn import 'volume.data[\"db\"]' 9b1e...  examples/web --var region=eu-central");
   return [f, &global] { return Import(*f, global); };
 }
 
 std::function<int()> SetupForceUnlock(CLI::App& sub, const GlobalOptions& global) {
   auto f = std::make_shared<StateFlags>();
   sub.add_option("LOCK_ID", f->id, "The lock ID printed by the command that found the state locked")->required();
-  AddDir(sub, *f);
+  AddStack(sub, *f);
   sub.footer(
       "Releases a state lock left by a process that died. Make sure it is gone first.\n\n"
       "Example:\n  cairn force-unlock 7c9e6679-7425-40de-944b-e07fc1f90ae7");

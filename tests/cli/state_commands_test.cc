@@ -1,0 +1,128 @@
+// The state commands (state list|show|mv|rm|pull|push, import, force-unlock)
+// as users run them: the real `cairn` binary against a real `cairn serve` on
+// loopback, state in a real SQLite file.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "tests/server/serve_fixture.h"
+#include "tests/support/process.h"
+
+using namespace cairn::testing;
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kKey =
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8g t@cairn";
+
+// A key, a network, `count` instances on it and a for_each network pair.
+std::string Stack(int instances = 2) {
+  return std::string("kind: ssh_key\nname: deploy\nspec: {public_key: \"") + kKey +
+         "\"}\n---\n"
+         "kind: network\nname: app\nspec: {region: eu-central, cidr: 10.30.0.0/16}\n---\n"
+         "kind: instance\nname: web\ncount: " +
+         std::to_string(instances) +
+         "\nspec:\n  name: web-${count.index}\n  region: eu-central\n  plan: s-1vcpu-1gb\n"
+         "  image: debian-12\n  network: ${network.app.id}\n  ssh_keys: "
+         "[\"${ssh_key.deploy.id}\"]\n"
+         "---\nkind: output\nname: ips\nvalue: ${instance.web[*].ipv4}\n";
+}
+
+struct Env {
+  ServeFixture server;
+  TempDir dir;
+  std::string stack;
+  std::map<std::string, std::string> env;
+
+  Env() {
+    stack = dir.path() + "/stack";
+    WriteFile(stack + "/main.yaml", Stack());
+    env = {{"CAIRN_ENDPOINT", server.base()}, {"CAIRN_TOKEN", kDevToken}, {"NO_COLOR", "1"}};
+  }
+  CommandResult Cairn(std::vector<std::string> args, const std::string& stdin_text = "") {
+    return RunCairn(args, env, stdin_text);
+  }
+  std::string StateId(const std::string& address) {
+    auto r = Cairn({"state", "show", address, stack});
+    INFO(address << ": " << r.err);
+    REQUIRE(r.exit_code == 0);
+    return json::parse(r.out)["id"];
+  }
+  // The addresses `cairn state list` prints, in its order.
+  std::vector<std::string> List() {
+    auto r = Cairn({"state", "list", stack});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    std::vector<std::string> out;
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);)
+      out.push_back(line.substr(0, line.find("  ")));
+    return out;
+  }
+  void Apply() {
+    auto r = Cairn({"apply", stack, "--auto-approve"});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+  }
+  // `cairn plan --detailed-exitcode`: 0 when the state matches manifests and API.
+  int PlanExit() {
+    auto r = Cairn({"plan", stack, "--detailed-exitcode"});
+    INFO(r.out << r.err);
+    return r.exit_code;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("import takes --var and --var-file for the manifests it loads") {
+  Env e;
+  WriteFile(e.stack + "/main.yaml",
+            "kind: variable\nname: cidr\ntype: string\n---\n"
+            "kind: network\nname: app\nspec: {region: eu-central, cidr: \"${var.cidr}\"}\n");
+  auto client = e.server.Client();
+  auto made = client->Post("/api/v1/networking",
+                           {{"name", "app"}, {"region", "eu-central"}, {"cidr", "10.30.0.0/16"}},
+                           "import-var-made");
+  REQUIRE(made.status == 201);
+  std::string id = made.json()["network"]["publicId"];
+
+  // Without a value the manifests do not load, and nothing is imported.
+  auto missing = e.Cairn({"import", "network.app", id, e.stack});
+  CHECK(missing.exit_code == 1);
+  CHECK(missing.err.find("variable \"cidr\" has no value") != std::string::npos);
+
+  auto r = e.Cairn({"import", "network.app", id, e.stack, "--var", "cidr=10.30.0.0/16"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(e.StateId("network.app") == id);
+  CHECK(e.Cairn({"plan", e.stack, "--detailed-exitcode", "--var", "cidr=10.30.0.0/16"}).exit_code ==
+        0);
+
+  // --var-file too: forget it, then import it again with the value from a file.
+  REQUIRE(e.Cairn({"state", "rm", "network.app", e.stack}).exit_code == 0);
+  WriteFile(e.dir.path() + "/vars.yaml", "cidr: 10.30.0.0/16\n");
+  auto from_file =
+      e.Cairn({"import", "--var-file", e.dir.path() + "/vars.yaml", "network.app", id, e.stack});
+  INFO(from_file.err);
+  REQUIRE(from_file.exit_code == 0);
+  CHECK(e.StateId("network.app") == id);
+}
+
+TEST_CASE("state commands take --var for a backend setting that uses a variable") {
+  Env e;
+  WriteFile(e.stack + "/backend.yaml",
+            "kind: variable\nname: state_file\ntype: string\n---\n"
+            "kind: backend\ntype: sqlite\npath: ${var.state_file}\n");
+  auto applied =
+      e.Cairn({"apply", e.stack, "--auto-approve", "--var", "state_file=custom/state.db"});
+  INFO(applied.err);
+  REQUIRE(applied.exit_code == 0);
+  auto list = e.Cairn({"state", "list", e.stack, "--var", "state_file=custom/state.db"});
+  INFO(list.err);
+  REQUIRE(list.exit_code == 0);
+  CHECK(list.out.find("instance.web[1]") != std::string::npos);
+  CHECK(e.Cairn({"state", "show", "network.app", "--var", "state_file=custom/state.db", e.stack})
+            .exit_code == 0);
+}
