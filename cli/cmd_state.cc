@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iostream>
+#include <map>
+#include <variant>
 
 #include "cli/engine_session.h"
 #include "engine/address.h"
@@ -98,10 +100,60 @@ int Remove(const StateFlags& f, const GlobalOptions& g) {
   return 0;
 }
 
+// What `state mv FROM TO` moves: FROM itself and, when FROM has no index,
+// every instance of it (FROM[0], FROM["k"]), each to the same index under TO.
+// Empty `error` when the move is well formed.
+struct MovePlan {
+  std::vector<std::pair<std::string, std::string>> moves;  // {from, to}, in address order
+  std::string error;
+};
+
+MovePlan PlanMove(const StateSnapshot& st, const ResourceAddress& from, const ResourceAddress& to) {
+  MovePlan plan;
+  std::vector<std::string> instances;  // FROM[i] moved as part of a whole resource
+  for (const auto& [text, rs] : st.resources) {
+    auto a = ResourceAddress::Parse(text);
+    if (!a || a->kind != from.kind || a->name != from.name) continue;
+    if (a->index == from.index) {
+      plan.moves.emplace_back(text, to.ToString());
+    } else if (std::holds_alternative<std::monostate>(from.index)) {
+      instances.push_back(text);
+      plan.moves.emplace_back(text, ResourceAddress{to.kind, to.name, a->index}.ToString());
+    }
+  }
+  std::sort(plan.moves.begin(), plan.moves.end(),
+            [](const auto& a, const auto& b) { return AddressTextLess(a.first, b.first); });
+  if (plan.moves.empty()) {
+    plan.error = from.ToString() + " is not in the state (see 'cairn state list')";
+  } else if (!instances.empty() && !std::holds_alternative<std::monostate>(to.index)) {
+    // FROM[i] would go to TO[j][i], which is no address.
+    plan.error = from.ToString() + " has " + std::to_string(instances.size()) + " instance(s) (" +
+                 instances.front() + (instances.size() > 1 ? ", ..." : "") +
+                 "): move them all to an address without an index (" + to.BaseString() +
+                 "), or one instance at a time";
+  }
+  return plan;
+}
+
 int Move(const StateFlags& f, const GlobalOptions& g) {
+  const char* kForms = " is not a resource address (kind.name, kind.name[0], kind.name[\"key\"])\n";
+  auto from = ResourceAddress::Parse(f.address);
+  if (!from) {
+    std::cerr << "cairn: error: \"" << f.address << "\"" << kForms;
+    return 1;
+  }
   auto to = ResourceAddress::Parse(f.to);
   if (!to) {
-    std::cerr << "cairn: error: \"" << f.to << "\" is not a resource address (kind.name, kind.name[0], kind.name[\"key\"])\n";
+    std::cerr << "cairn: error: \"" << f.to << "\"" << kForms;
+    return 1;
+  }
+  if (to->kind != from->kind) {
+    std::cerr << "cairn: error: cannot move a " << from->kind << " to " << to->ToString()
+              << ": an address keeps its kind\n";
+    return 1;
+  }
+  if (*to == *from) {
+    std::cerr << "cairn: error: " << to->ToString() << " is where it already is\n";
     return 1;
   }
   auto s = OpenForState(f, g);
@@ -111,24 +163,44 @@ int Move(const StateFlags& f, const GlobalOptions& g) {
   HeldStateLock held(*s, *lock);
   auto st = s->LoadState();
   if (!st) return 1;
-  auto from = st->resources.find(f.address);
-  if (from == st->resources.end()) {
-    std::cerr << "cairn: error: " << f.address << " is not in the state\n";
+  MovePlan plan = PlanMove(*st, *from, *to);
+  if (!plan.error.empty()) {
+    std::cerr << "cairn: error: " << plan.error << "\n";
     return 1;
   }
-  if (st->resources.count(f.to)) {
-    std::cerr << "cairn: error: " << f.to << " is already in the state\n";
+  std::vector<std::string> taken;
+  for (const auto& [src, dst] : plan.moves) {
+    if (st->resources.count(dst)) taken.push_back(dst);
+  }
+  if (!taken.empty()) {
+    std::cerr << "cairn: error: nothing was moved: ";
+    for (size_t i = 0; i < taken.size(); ++i) std::cerr << (i ? ", " : "") << taken[i];
+    std::cerr << (taken.size() == 1 ? " is" : " are") << " already in the state\n";
     return 1;
   }
-  if (to->kind != from->second.kind) {
-    std::cerr << "cairn: error: cannot move a " << from->second.kind << " to " << f.to << "\n";
-    return 1;
+  // Whatever recorded a dependency on a moved address now names its new one:
+  // destroy orders deletes by these, and a plan that changes nothing keeps
+  // them as they are.
+  std::map<std::string, std::string> renamed(plan.moves.begin(), plan.moves.end());
+  StateCommit commit{.moves = plan.moves};
+  for (const auto& [text, rs] : st->resources) {
+    ResourceState updated = rs;
+    bool changed = false;
+    for (std::string& dep : updated.depends_on) {
+      if (auto it = renamed.find(dep); it != renamed.end()) {
+        dep = it->second;
+        changed = true;
+      }
+    }
+    if (!changed) continue;
+    if (auto it = renamed.find(text); it != renamed.end()) updated.address = it->second;
+    commit.put.push_back(std::move(updated));
   }
-  if (auto c = s->store().Commit({.moves = {{f.address, f.to}}}); !c.ok()) {
+  if (auto c = s->store().Commit(commit); !c.ok()) {
     std::cerr << "cairn: error: " << c.status().message() << "\n";
     return 1;
   }
-  std::cout << "Moved " << f.address << " to " << f.to << ".\n";
+  for (const auto& [src, dst] : plan.moves) std::cout << "Moved " << src << " to " << dst << ".\n";
   return 0;
 }
 
@@ -222,7 +294,8 @@ std::function<int()> SetupState(CLI::App& sub, const GlobalOptions& global) {
       "Examples:\n"
       "  cairn state list\n"
       "  cairn state show 'instance.web[0]'\n"
-      "  cairn state mv instance.web instance.frontend\n"
+      "  cairn state mv instance.web instance.frontend     # web[0] -> frontend[0], ...\n"
+      "  cairn state mv network.core 'network.core[0]'     # the resource gained a count\n"
       "  cairn state rm ssh_key.old\n"
       "  cairn state pull > backup.json");
   auto add = [&](const std::string& name, const std::string& desc, int (*run)(const StateFlags&, const GlobalOptions&)) {
@@ -238,7 +311,10 @@ std::function<int()> SetupState(CLI::App& sub, const GlobalOptions& global) {
   rm->add_option("ADDRESS", f->address, "Resource address")->required();
   AddStack(*rm, *f);
   rm->add_option("--lock-timeout", f->lock_timeout, "Wait this long for the state lock")->type_name("DURATION");
-  auto mv = add("mv", "Rename a resource in the state (after renaming it in the manifests)", Move);
+  auto mv = add("mv",
+                "Rename a resource in the state (after renaming it in the manifests): a count or "
+                "for_each resource moves whole, every instance keeping its index, in one commit",
+                Move);
   mv->add_option("FROM", f->address, "Current address")->required();
   mv->add_option("TO", f->to, "New address")->required();
   AddStack(*mv, *f);
