@@ -22,9 +22,17 @@ struct StateFlags {
 };
 
 // The state commands need the stack's backend settings, not its resources;
-// import also needs the resource it adopts, and the API.
-std::unique_ptr<EngineSession> OpenForState(const StateFlags& f, const GlobalOptions& global) {
-  return EngineSession::Open(f.stack, global, {.needs_api = false, .settings_only = true});
+// import also needs the resource it adopts, and the API. Only a command that
+// records something new (push) creates a state: looking at, or editing, a
+// state that does not exist leaves nothing behind (has_state() is false).
+std::unique_ptr<EngineSession> OpenForState(const StateFlags& f, const GlobalOptions& global,
+                                            bool create = false) {
+  return EngineSession::Open(f.stack, global,
+                             {.needs_api = false, .settings_only = true, .create_state = create});
+}
+
+std::string NoState(const EngineSession& s) {
+  return "the stack in " + s.stack_root() + " has no state yet (nothing was applied or imported)";
 }
 
 // DIR, -r, --var and --var-file, as on every command that reads a stack: the
@@ -45,6 +53,10 @@ std::optional<LockInfo> LockFor(EngineSession& s, const StateFlags& f, const std
 int List(const StateFlags& f, const GlobalOptions& g) {
   auto s = OpenForState(f, g);
   if (!s) return 1;
+  if (!s->has_state()) {  // an empty list, and a note for the human
+    std::cerr << "cairn: " << NoState(*s) << "\n";
+    return 0;
+  }
   auto st = s->LoadState();
   if (!st) return 1;
   std::vector<const ResourceState*> sorted;
@@ -64,6 +76,10 @@ int List(const StateFlags& f, const GlobalOptions& g) {
 int Show(const StateFlags& f, const GlobalOptions& g) {
   auto s = OpenForState(f, g);
   if (!s) return 1;
+  if (!s->has_state()) {
+    std::cerr << "cairn: error: " << f.address << " is not in the state: " << NoState(*s) << "\n";
+    return 1;
+  }
   auto st = s->LoadState();
   if (!st) return 1;
   auto it = st->resources.find(f.address);
@@ -82,6 +98,10 @@ int Show(const StateFlags& f, const GlobalOptions& g) {
 int Remove(const StateFlags& f, const GlobalOptions& g) {
   auto s = OpenForState(f, g);
   if (!s) return 1;
+  if (!s->has_state()) {
+    std::cerr << "cairn: error: " << f.address << " is not in the state: " << NoState(*s) << "\n";
+    return 1;
+  }
   auto lock = LockFor(*s, f, "state rm");
   if (!lock) return 1;
   HeldStateLock held(*s, *lock);
@@ -158,6 +178,11 @@ int Move(const StateFlags& f, const GlobalOptions& g) {
   }
   auto s = OpenForState(f, g);
   if (!s) return 1;
+  if (!s->has_state()) {
+    std::cerr << "cairn: error: " << from->ToString() << " is not in the state: " << NoState(*s)
+              << "\n";
+    return 1;
+  }
   auto lock = LockFor(*s, f, "state mv");
   if (!lock) return 1;
   HeldStateLock held(*s, *lock);
@@ -207,6 +232,10 @@ int Move(const StateFlags& f, const GlobalOptions& g) {
 int Pull(const StateFlags& f, const GlobalOptions& g) {
   auto s = OpenForState(f, g);
   if (!s) return 1;
+  if (!s->has_state()) {
+    std::cerr << "cairn: error: nothing to pull: " << NoState(*s) << "\n";
+    return 1;
+  }
   auto st = s->LoadState();
   if (!st) return 1;
   Value resources = Value::array();
@@ -278,6 +307,10 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
 int ForceUnlock(const StateFlags& f, const GlobalOptions& g) {
   auto s = OpenForState(f, g);
   if (!s) return 1;
+  if (!s->has_state()) {
+    std::cerr << "cairn: error: no state lock with ID " << f.id << ": " << NoState(*s) << "\n";
+    return 1;
+  }
   if (Status st = s->store().ForceUnlock(f.id); !st.ok()) {
     std::cerr << "cairn: error: " << st.message() << "\n";
     return 1;

@@ -67,12 +67,15 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   s->stack_root_ = std::filesystem::weakly_canonical(root, ec).string();
 
   const BackendConfig& b = s->load_.config.backend;
-  auto store = OpenStateStore(s->stack_root_, BackendSpec{b.type, b.path, b.url_env, b.stack_name});
-  if (!store.ok()) {
+  const BackendSpec spec{b.type, b.path, b.url_env, b.stack_name};
+  auto store = options.create_state ? OpenStateStore(s->stack_root_, spec)
+                                    : OpenExistingStateStore(s->stack_root_, spec);
+  if (store.ok()) {
+    s->store_ = std::move(*store);
+  } else if (options.create_state || store.status().code() != StatusCode::kNotFound) {
     std::cerr << "cairn: error: cannot open the state: " << Redact(store.status().message()) << "\n";
     return nullptr;
   }
-  s->store_ = std::move(*store);
 
   if (!options.needs_api) return s;
   const ProviderConfig& p = s->load_.config.provider;

@@ -33,6 +33,9 @@ struct SessionOptions {
   std::map<std::string, Value> plan_vars;
   // The command needs no resources (LoadOptions::settings_only).
   bool settings_only = false;
+  // False for commands that only read the state: a stack without one opens
+  // with no store (has_state() is false) and nothing is created.
+  bool create_state = true;
 };
 
 class EngineSession {
@@ -45,7 +48,10 @@ class EngineSession {
   const StackConfig& config() const { return load_.config; }
   const LoadResult& load() const { return load_; }
   const KindCatalog& kinds() const { return kinds_; }
+  // REQUIRES: has_state().
   StateStore& store() { return *store_; }
+  // False only when opened with create_state = false on a stack without state.
+  bool has_state() const { return store_ != nullptr; }
   Provider& provider() { return *provider_; }
   const std::string& stack_root() const { return stack_root_; }
 

@@ -31,4 +31,12 @@ Result<std::unique_ptr<StateStore>> OpenStateStore(const std::string& stack_root
                                                    const BackendSpec& spec,
                                                    Clock* clock = &SystemClock());
 
+// The same, but only when the stack has a state already: NotFound when it
+// has none, and then nothing was created (no directory, file, table or row).
+// What commands that only read (state list, show, pull) open, so that
+// looking never leaves a state behind.
+Result<std::unique_ptr<StateStore>> OpenExistingStateStore(const std::string& stack_root,
+                                                           const BackendSpec& spec,
+                                                           Clock* clock = &SystemClock());
+
 }  // namespace cairn

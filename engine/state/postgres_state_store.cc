@@ -122,11 +122,33 @@ LockInfo LockFromRow(const pqxx::row& row) {
 Result<std::unique_ptr<PostgresStateStore>> PostgresStateStore::Open(const std::string& url,
                                                                      const std::string& stack,
                                                                      Clock* clock) {
+  return OpenStack(url, stack, clock, /*create=*/true);
+}
+
+Result<std::unique_ptr<PostgresStateStore>> PostgresStateStore::OpenExisting(
+    const std::string& url, const std::string& stack, Clock* clock) {
+  return OpenStack(url, stack, clock, /*create=*/false);
+}
+
+Result<std::unique_ptr<PostgresStateStore>> PostgresStateStore::OpenStack(const std::string& url,
+                                                                          const std::string& stack,
+                                                                          Clock* clock,
+                                                                          bool create) {
   RegisterSecret(url);
   RegisterSecret(PasswordIn(url));
   if (stack.empty()) return Status::InvalidArgument("PostgreSQL state backend needs a stack name");
   return Guarded("open", [&]() -> Result<std::unique_ptr<PostgresStateStore>> {
     auto conn = std::make_unique<Connection>(url);
+    if (!create) {
+      // Read only: no table and no meta row is made for a stack without state.
+      pqxx::read_transaction r(conn->c);
+      pqxx::result tables = r.exec("SELECT to_regclass('cairn_state_meta') IS NOT NULL");
+      if (!tables[0][0].as<bool>() ||
+          r.exec_params("SELECT 1 FROM cairn_state_meta WHERE stack = $1", stack).empty()) {
+        return Status::NotFound("no state for stack " + stack + " in the PostgreSQL database");
+      }
+      r.commit();
+    }
     {
       pqxx::work w(conn->c);
       w.exec_params("SELECT pg_advisory_xact_lock($1)", kSchemaAdvisoryLock);

@@ -46,6 +46,12 @@ class PostgresStateStore final : public StateStore {
   static Result<std::unique_ptr<PostgresStateStore>> Open(const std::string& url,
                                                           const std::string& stack,
                                                           Clock* clock = &SystemClock());
+  // Like Open, but only if the stack has a state: NotFound, with nothing
+  // created (no table, no meta row), when it has none. For commands that
+  // only read.
+  static Result<std::unique_ptr<PostgresStateStore>> OpenExisting(const std::string& url,
+                                                                  const std::string& stack,
+                                                                  Clock* clock = &SystemClock());
   ~PostgresStateStore() override;
   PostgresStateStore(const PostgresStateStore&) = delete;
   PostgresStateStore& operator=(const PostgresStateStore&) = delete;
@@ -66,6 +72,9 @@ class PostgresStateStore final : public StateStore {
  private:
   struct Connection;  // the pqxx::connection, kept out of this header
   PostgresStateStore(std::unique_ptr<Connection> conn, std::string stack, Clock* clock);
+  static Result<std::unique_ptr<PostgresStateStore>> OpenStack(const std::string& url,
+                                                               const std::string& stack,
+                                                               Clock* clock, bool create);
   Result<LockInfo> TryLock(const std::string& operation);
 
   const std::string stack_;

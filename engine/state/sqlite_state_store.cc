@@ -290,6 +290,25 @@ Result<std::unique_ptr<SqliteStateStore>> SqliteStateStore::Open(const std::stri
   return store;
 }
 
+Result<std::unique_ptr<SqliteStateStore>> SqliteStateStore::OpenExisting(const std::string& path,
+                                                                         Clock* clock) {
+  // Size of `file`, or -1 when it does not exist.
+  auto size = [](const std::string& file) -> Result<int64_t> {
+    struct stat st {};
+    if (::stat(file.c_str(), &st) == 0) return static_cast<int64_t>(st.st_size);
+    if (errno == ENOENT || errno == ENOTDIR) return int64_t{-1};
+    return Status::IOError("cannot read " + file + ": " + std::strerror(errno));
+  };
+  Result<int64_t> db = size(path);
+  if (!db.ok()) return db.status();
+  // An empty file with no WAL beside it never had a transaction committed:
+  // the migration that makes a state is one.
+  Result<int64_t> wal = *db == 0 ? size(path + "-wal") : Result<int64_t>(int64_t{-1});
+  if (!wal.ok()) return wal.status();
+  if (*db < 0 || (*db == 0 && *wal <= 0)) return Status::NotFound("no state at " + path);
+  return Open(path, clock);
+}
+
 Result<std::unique_ptr<SqliteStateStore>> SqliteStateStore::OpenAndMigrate(const std::string& path,
                                                                            Clock* clock) {
   CAIRN_RETURN_IF_ERROR(MakeDirs(std::filesystem::path(path).parent_path()));

@@ -86,6 +86,12 @@ class SqliteStateStore final : public StateStore {
   // FailedPrecondition for a file written by a newer Cairn or not a state file.
   static Result<std::unique_ptr<SqliteStateStore>> Open(const std::string& path,
                                                         Clock* clock = &SystemClock());
+  // Opens (upgrading as needed) the state file at `path` only if a state is
+  // there: NotFound, with nothing created, when the file does not exist or
+  // holds nothing (an Open killed before its first transaction leaves an
+  // empty file). For commands that only read.
+  static Result<std::unique_ptr<SqliteStateStore>> OpenExisting(const std::string& path,
+                                                                Clock* clock = &SystemClock());
   // `<stack_root>/.cairn/state.db`.
   static std::string DefaultPath(const std::string& stack_root);
 

@@ -197,3 +197,42 @@ TEST_CASE("state mv moves a whole count or for_each resource in one commit, and 
   CHECK(absent.err.find("instance.web is not in the state") != std::string::npos);
   CHECK(e.Cairn({"state", "mv", "instance.app[", "instance.x", e.stack}).exit_code == 1);
 }
+
+TEST_CASE("state commands on a stack without state say so and create nothing") {
+  Env e;
+  auto nothing_created = [&] {
+    std::vector<std::string> files;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(e.stack)) {
+      files.push_back(entry.path().lexically_relative(e.stack).string());
+    }
+    return files == std::vector<std::string>{"main.yaml"};
+  };
+  auto list = e.Cairn({"state", "list", e.stack});
+  CHECK(list.exit_code == 0);
+  CHECK(list.out.empty());
+  CHECK(list.err.find("has no state yet") != std::string::npos);
+  CHECK(nothing_created());
+
+  auto show = e.Cairn({"state", "show", "network.app", e.stack});
+  CHECK(show.exit_code == 1);
+  CHECK(show.err.find("network.app is not in the state") != std::string::npos);
+  CHECK(nothing_created());
+
+  auto pull = e.Cairn({"state", "pull", e.stack});
+  CHECK(pull.exit_code == 1);
+  CHECK(pull.out.empty());
+  CHECK(pull.err.find("has no state yet") != std::string::npos);
+  CHECK(nothing_created());
+
+  CHECK(e.Cairn({"state", "rm", "network.app", e.stack}).exit_code == 1);
+  CHECK(e.Cairn({"state", "mv", "network.app", "network.core", e.stack}).exit_code == 1);
+  auto unlock = e.Cairn({"force-unlock", "7c9e6679-7425-40de-944b-e07fc1f90ae7", e.stack});
+  CHECK(unlock.exit_code == 1);
+  CHECK(unlock.err.find("no state lock with ID") != std::string::npos);
+  CHECK(nothing_created());
+
+  // A backend path in a directory of its own: not made either.
+  WriteFile(e.stack + "/backend.yaml", "kind: backend\ntype: sqlite\npath: states/prod.db\n");
+  CHECK(e.Cairn({"state", "list", e.stack}).exit_code == 0);
+  CHECK_FALSE(std::filesystem::exists(e.stack + "/states"));
+}

@@ -29,6 +29,26 @@ TEST_CASE("OpenStateStore: sqlite at .cairn/state.db by default, or a path in th
   CHECK((*other)->Load()->lineage != (*def)->Load()->lineage);
 }
 
+TEST_CASE("OpenExistingStateStore: NotFound without a state, creating nothing", "[state]") {
+  TempDir dir;
+  BackendSpec custom;
+  custom.path = "states/prod.db";
+  for (const BackendSpec& spec : {BackendSpec{}, custom}) {
+    auto none = OpenExistingStateStore(dir.path(), spec);
+    REQUIRE_FALSE(none.ok());
+    CHECK(none.status().code() == StatusCode::kNotFound);
+  }
+  CHECK(std::filesystem::is_empty(dir.path()));
+
+  auto made = OpenStateStore(dir.path(), custom);
+  REQUIRE(made.ok());
+  auto found = OpenExistingStateStore(dir.path(), custom);
+  INFO(found.status().ToString());
+  REQUIRE(found.ok());
+  CHECK((*found)->Load()->lineage == (*made)->Load()->lineage);
+  CHECK_FALSE(OpenExistingStateStore(dir.path(), BackendSpec{}).ok());
+}
+
 TEST_CASE("OpenStateStore: postgres with its variable unset names the variable", "[state]") {
   unsetenv("CAIRN_TEST_UNSET_PG_URL");
   BackendSpec spec;
@@ -73,6 +93,26 @@ TEST_CASE("OpenStateStore: postgres from the variable, URL and password redacted
   auto unnamed = OpenStateStore("/tmp/t1/web", spec);
   REQUIRE_FALSE(unnamed.ok());
   CHECK(Contains(unnamed.status().message(), "needs a name"));
+}
+
+TEST_CASE("OpenExistingStateStore: postgres, only a stack that has a state", "[.][postgres]") {
+  (void)TestPostgresUrl();
+  BackendSpec spec;
+  spec.type = "postgres";
+  spec.url_env = "CAIRN_TEST_PG_URL";
+  spec.stack_name = UniqueStackName();
+  for (int i = 0; i < 2; ++i) {  // the first look made nothing the second could find
+    auto none = OpenExistingStateStore("/tmp", spec);
+    REQUIRE_FALSE(none.ok());
+    CHECK(none.status().code() == StatusCode::kNotFound);
+    CHECK(Contains(none.status().message(), spec.stack_name));
+  }
+  auto made = OpenStateStore("/tmp", spec);
+  REQUIRE(made.ok());
+  auto found = OpenExistingStateStore("/tmp", spec);
+  INFO(found.status().ToString());
+  REQUIRE(found.ok());
+  CHECK((*found)->Load()->lineage == (*made)->Load()->lineage);
 }
 
 TEST_CASE("OpenStateStore: an unreachable postgres is Unavailable and hides the password",

@@ -115,6 +115,43 @@ TEST_CASE("sqlite state: the directory is 0700 and the files 0600", "[state]") {
   CHECK(Mode(path + "-wal") == 0600);
 }
 
+TEST_CASE("sqlite state: OpenExisting opens only a state that exists, and creates nothing",
+          "[state]") {
+  TempDir dir;
+  const std::string path = SqliteStateStore::DefaultPath(dir.path());
+  auto none = SqliteStateStore::OpenExisting(path);
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.status().code() == StatusCode::kNotFound);
+  CHECK(Contains(none.status().message(), path));
+  CHECK_FALSE(std::filesystem::exists(dir.path() + "/.cairn"));
+
+  // An empty file (an Open killed before its first transaction) is no state
+  // either, and stays as it was.
+  std::filesystem::create_directory(dir.path() + "/.cairn");
+  WriteFile(path, "");
+  auto empty = SqliteStateStore::OpenExisting(path);
+  REQUIRE_FALSE(empty.ok());
+  CHECK(empty.status().code() == StatusCode::kNotFound);
+  CHECK(std::filesystem::file_size(path) == 0);
+  CHECK_FALSE(std::filesystem::exists(path + "-wal"));
+
+  auto made = MustOpen(path);
+  StateCommit c;
+  c.put.push_back(ResourceState{.address = "network.core", .kind = "network", .id = "net-1"});
+  REQUIRE(made->Commit(c).ok());
+  auto found = SqliteStateStore::OpenExisting(path);
+  INFO(found.status().ToString());
+  REQUIRE(found.ok());
+  auto snap = (*found)->Load();
+  REQUIRE(snap.ok());
+  CHECK(snap->lineage == made->Load()->lineage);
+  CHECK(snap->resources.count("network.core") == 1);
+  // Still found once every handle is closed (the WAL checkpointed into the file).
+  made.reset();
+  found->reset();
+  CHECK(SqliteStateStore::OpenExisting(path).ok());
+}
+
 TEST_CASE("sqlite state: deferred writes relax synchronous for their batch only", "[state]") {
   TempDir dir;
   auto store = MustOpen(SqliteStateStore::DefaultPath(dir.path()));
