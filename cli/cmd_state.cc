@@ -1,9 +1,28 @@
 // cairn state, cairn import and cairn force-unlock: inspect and repair what
 // Cairn recorded about a stack.
+//
+// PULLED STATE FORMAT (what `cairn state pull` prints and `cairn state push`
+// reads back), format_version 1:
+//   {"format_version": 1,
+//    "lineage": "<uuid>", "serial": N,  -- the state pulled, and when
+//    "sequence": N,                     -- last journal sequence number used (absent before
+//                                          it was added: 0)
+//    "resources": [{"address", "kind", "id", "attributes": {...},
+//                   "depends_on": [addresses], "schema_version": N,
+//                   "tainted": "why" (only when tainted)}],   -- in address order
+//    "outputs": {"name": value}}
+// Printed exactly as recorded, never redacted: it is the user's own state and
+// a backup must restore it. It holds what the state file holds, sensitive
+// values included, and no credential (tokens are never in the state).
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
+#include <set>
 #include <variant>
 
 #include "cli/engine_session.h"
@@ -18,6 +37,8 @@ struct StateFlags {
   std::string address;
   std::string to;
   std::string id;
+  std::string file;  // state push
+  bool force = false;
   std::string lock_timeout = "0s";
 };
 
@@ -229,6 +250,8 @@ int Move(const StateFlags& f, const GlobalOptions& g) {
   return 0;
 }
 
+constexpr int kPulledStateFormat = 1;
+
 int Pull(const StateFlags& f, const GlobalOptions& g) {
   auto s = OpenForState(f, g);
   if (!s) return 1;
@@ -238,16 +261,205 @@ int Pull(const StateFlags& f, const GlobalOptions& g) {
   }
   auto st = s->LoadState();
   if (!st) return 1;
+  std::vector<const ResourceState*> sorted;
+  for (const auto& [addr, rs] : st->resources) sorted.push_back(&rs);
+  std::sort(sorted.begin(), sorted.end(), [](const ResourceState* a, const ResourceState* b) {
+    return AddressTextLess(a->address, b->address);
+  });
   Value resources = Value::array();
-  for (const auto& [addr, rs] : st->resources) {
-    resources.push_back({{"address", rs.address}, {"kind", rs.kind}, {"id", rs.id},
-                         {"attributes", rs.attributes}, {"depends_on", rs.depends_on},
-                         {"schema_version", rs.schema_version}});
-    if (!rs.tainted.empty()) resources.back()["tainted"] = rs.tainted;
+  for (const ResourceState* rs : sorted) {
+    resources.push_back({{"address", rs->address},
+                         {"kind", rs->kind},
+                         {"id", rs->id},
+                         {"attributes", rs->attributes},
+                         {"depends_on", rs->depends_on},
+                         {"schema_version", rs->schema_version}});
+    if (!rs->tainted.empty()) resources.back()["tainted"] = rs->tainted;
   }
-  Value j = {{"format_version", 1}, {"lineage", st->lineage}, {"serial", st->serial},
-             {"resources", resources}, {"outputs", st->outputs}};
-  std::cout << Redact(j.dump(2)) << "\n";
+  Value j = {{"format_version", kPulledStateFormat},
+             {"lineage", st->lineage},
+             {"serial", st->serial},
+             {"sequence", st->sequence},
+             {"resources", resources},
+             {"outputs", st->outputs}};
+  // Not through the redactor: see the format comment at the top.
+  std::cout << j.dump(2, ' ', false, Value::error_handler_t::replace) << "\n";
+  return 0;
+}
+
+// A pulled state read back, or why the text is not one.
+struct PulledState {
+  std::string lineage;
+  int64_t serial = 0;
+  int64_t sequence = 0;
+  std::vector<ResourceState> resources;
+  std::map<std::string, Value> outputs;
+};
+
+std::optional<PulledState> ParsePulledState(const std::string& text, std::string& why) {
+  Result<Value> parsed = ParseJson(text);
+  if (!parsed.ok()) {
+    why = parsed.status().message();
+    return std::nullopt;
+  }
+  const Value& j = *parsed;
+  auto non_negative = [](const Value& v) { return v.is_number_integer() && v.get<int64_t>() >= 0; };
+  if (!j.is_object() || !j.contains("format_version") || !j.contains("resources")) {
+    why = "no format_version and resources";
+    return std::nullopt;
+  }
+  if (!j["format_version"].is_number_integer() ||
+      j["format_version"].get<int64_t>() != kPulledStateFormat) {
+    why = "format_version " + j["format_version"].dump() + " (this Cairn reads " +
+          std::to_string(kPulledStateFormat) + ")";
+    return std::nullopt;
+  }
+  PulledState out;
+  if (!j.contains("lineage") || !j["lineage"].is_string() ||
+      j["lineage"].get<std::string>().empty() || !j.contains("serial") ||
+      !non_negative(j["serial"]) || (j.contains("sequence") && !non_negative(j["sequence"])) ||
+      !j["resources"].is_array() || !j.contains("outputs") || !j["outputs"].is_object()) {
+    why = "it needs a lineage, a serial, resources (a list) and outputs (an object)";
+    return std::nullopt;
+  }
+  out.lineage = j["lineage"].get<std::string>();
+  out.serial = j["serial"].get<int64_t>();
+  out.sequence = j.value("sequence", int64_t{0});
+  std::set<std::string> seen;
+  for (const Value& r : j["resources"]) {
+    const std::string at = "resource " + std::to_string(seen.size() + 1);
+    if (!r.is_object() || !r.contains("address") || !r["address"].is_string()) {
+      why = at + " has no address";
+      return std::nullopt;
+    }
+    ResourceState rs;
+    rs.address = r["address"].get<std::string>();
+    auto addr = ResourceAddress::Parse(rs.address);
+    if (!addr || addr->ToString() != rs.address) {
+      why = "\"" + rs.address + "\" is not a resource address";
+      return std::nullopt;
+    }
+    auto is = [&](const char* name, auto check) { return r.contains(name) && check(r[name]); };
+    const bool complete =
+        is("kind", [&](const Value& v) { return v == addr->kind; }) &&
+        is("id", [](const Value& v) { return v.is_string(); }) &&
+        is("attributes", [](const Value& v) { return v.is_object(); }) &&
+        is("depends_on", [](const Value& v) { return v.is_array(); }) &&
+        is("schema_version", [](const Value& v) { return v.is_number_integer(); }) &&
+        (!r.contains("tainted") || r["tainted"].is_string());
+    if (!complete) {
+      why = rs.address + " needs kind (" + addr->kind +
+            "), id, attributes, depends_on and schema_version";
+      return std::nullopt;
+    }
+    rs.kind = addr->kind;
+    rs.id = r["id"].get<std::string>();
+    rs.attributes = r["attributes"];
+    for (const Value& d : r["depends_on"]) {
+      if (!d.is_string()) {
+        why = rs.address + ": depends_on holds something that is not an address";
+        return std::nullopt;
+      }
+      rs.depends_on.push_back(d.get<std::string>());
+    }
+    rs.schema_version = r["schema_version"].get<int>();
+    rs.tainted = r.value("tainted", "");
+    if (!seen.insert(rs.address).second) {
+      why = rs.address + " is there twice";
+      return std::nullopt;
+    }
+    out.resources.push_back(std::move(rs));
+  }
+  for (const auto& [name, v] : j["outputs"].items()) out.outputs[name] = v;
+  return out;
+}
+
+int Push(const StateFlags& f, const GlobalOptions& g) {
+  std::string text;
+  if (f.file == "-") {
+    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  } else {
+    std::ifstream in(f.file, std::ios::binary);
+    if (!in) {
+      std::cerr << "cairn: error: cannot read " << f.file << ": " << std::strerror(errno) << "\n";
+      return 1;
+    }
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (in.bad()) {
+      std::cerr << "cairn: error: cannot read " << f.file << "\n";
+      return 1;
+    }
+  }
+  std::string why;
+  std::optional<PulledState> pulled = ParsePulledState(text, why);
+  if (!pulled) {
+    std::cerr << "cairn: error: " << f.file
+              << " is not a state printed by 'cairn state pull': " << why << "\n";
+    return 1;
+  }
+  auto s = OpenForState(f, g, /*create=*/true);
+  if (!s) return 1;
+  for (const ResourceState& rs : pulled->resources) {
+    if (!s->kinds().count(rs.kind)) {
+      std::cerr << "cairn: error: " << f.file << ": " << rs.address << " is of kind " << rs.kind
+                << ", which this Cairn does not know\n";
+      return 1;
+    }
+  }
+  auto lock = LockFor(*s, f, "state push");
+  if (!lock) return 1;
+  HeldStateLock held(*s, *lock);
+  auto st = s->LoadState();
+  if (!st) return 1;
+  auto pending = s->store().PendingJournal();
+  if (!pending.ok()) {
+    std::cerr << "cairn: error: cannot read the state: " << Redact(pending.status().message())
+              << "\n";
+    return 1;
+  }
+  if (!pending->empty() && !f.force) {
+    std::cerr << "cairn: error: the state has " << pending->size()
+              << " operation(s) in flight, left by an interrupted apply or destroy; run 'cairn "
+                 "apply' to finish them first (or pass --force: the next apply finishes them "
+                 "over the pushed state)\n";
+    return 1;
+  }
+  // Serial 0: nothing was ever recorded here (a new or lost state file), so
+  // there is nothing the file could wrongly replace.
+  const bool empty_state = st->serial == 0;
+  if (!empty_state && st->lineage != pulled->lineage && !f.force) {
+    std::cerr << "cairn: error: " << f.file << " was pulled from another state (lineage "
+              << pulled->lineage << "; this stack's state is " << st->lineage
+              << "); pass --force to replace this state with it\n";
+    return 1;
+  }
+  if (!empty_state && st->lineage == pulled->lineage && st->serial > pulled->serial && !f.force) {
+    std::cerr << "cairn: error: the state (serial " << st->serial << ") is newer than " << f.file
+              << " (serial " << pulled->serial << "): it changed after the file was pulled; pass "
+              << "--force to go back to the file anyway\n";
+    return 1;
+  }
+  // Everything in one commit: the file's resources and outputs, its lineage;
+  // the serial past both the state's and the file's, so that every plan
+  // saved before is stale; the sequence counter never below either.
+  StateCommit commit;
+  commit.put = pulled->resources;
+  std::set<std::string> kept;
+  for (const ResourceState& rs : pulled->resources) kept.insert(rs.address);
+  for (const auto& [addr, rs] : st->resources) {
+    if (!kept.count(addr)) commit.remove.push_back(addr);
+  }
+  commit.outputs = pulled->outputs;
+  commit.restore = StateRestore{pulled->lineage, pulled->serial + 1, pulled->sequence};
+  auto serial = s->store().Commit(commit);
+  if (!serial.ok()) {
+    std::cerr << "cairn: error: " << serial.status().message() << "\n";
+    return 1;
+  }
+  std::cout << "Pushed " << f.file << " to the state: " << pulled->resources.size()
+            << " resource(s), " << pulled->outputs.size() << " output(s); serial " << *serial
+            << ", lineage " << pulled->lineage << ". Run 'cairn plan' to compare it with the "
+            << "manifests and the API.\n";
   return 0;
 }
 
@@ -330,29 +542,69 @@ std::function<int()> SetupState(CLI::App& sub, const GlobalOptions& global) {
       "  cairn state mv instance.web instance.frontend     # web[0] -> frontend[0], ...\n"
       "  cairn state mv network.core 'network.core[0]'     # the resource gained a count\n"
       "  cairn state rm ssh_key.old\n"
-      "  cairn state pull > backup.json");
-  auto add = [&](const std::string& name, const std::string& desc, int (*run)(const StateFlags&, const GlobalOptions&)) {
+      "  cairn state pull > backup.json                    # unredacted: keep it private\n"
+      "  cairn state push backup.json");
+  auto add = [&](const std::string& name, const std::string& desc, const std::string& example,
+                 int (*run)(const StateFlags&, const GlobalOptions&)) {
     CLI::App* c = sub.add_subcommand(name, desc);
     c->callback([which, f, run, &global] { *which = [f, run, &global] { return run(*f, global); }; });
+    c->footer(example);
     return c;
   };
-  AddStack(*add("list", "List the addresses and ids in the state", List), *f);
-  auto show = add("show", "Show one resource as recorded, as JSON", Show);
+  auto lock_timeout = [&](CLI::App* c) {
+    c->add_option("--lock-timeout", f->lock_timeout, "Wait this long for the state lock")
+        ->type_name("DURATION");
+  };
+  AddStack(*add("list", "List the addresses and ids in the state",
+                "Example:\n  cairn state list examples/web", List),
+           *f);
+  auto show = add("show", "Show one resource as recorded, as JSON",
+                  "Example:\n  cairn state show 'volume.data[\"db\"]' examples/web", Show);
   show->add_option("ADDRESS", f->address, "Resource address")->required();
   AddStack(*show, *f);
-  auto rm = add("rm", "Forget a resource without deleting it", Remove);
+  auto rm = add("rm", "Forget a resource without deleting it",
+                "Example:\n  cairn state rm ssh_key.old", Remove);
   rm->add_option("ADDRESS", f->address, "Resource address")->required();
   AddStack(*rm, *f);
-  rm->add_option("--lock-timeout", f->lock_timeout, "Wait this long for the state lock")->type_name("DURATION");
-  auto mv = add("mv",
-                "Rename a resource in the state (after renaming it in the manifests): a count or "
-                "for_each resource moves whole, every instance keeping its index, in one commit",
+  lock_timeout(rm);
+  auto mv = add("mv", "Rename a resource, or every instance of one, in the state",
+                "After renaming a resource in the manifests. A count or for_each resource moves\n"
+                "whole, every instance keeping its index; all in one commit, and if any\n"
+                "destination is already in the state, nothing moves. Recorded dependencies on\n"
+                "the moved addresses follow them.\n\n"
+                "Examples:\n"
+                "  cairn state mv instance.web instance.frontend     # web[0] -> frontend[0], ...\n"
+                "  cairn state mv 'instance.web[\"eu\"]' instance.eu  # one instance\n"
+                "  cairn state mv network.core 'network.core[0]'     # the resource gained a count",
                 Move);
   mv->add_option("FROM", f->address, "Current address")->required();
   mv->add_option("TO", f->to, "New address")->required();
   AddStack(*mv, *f);
-  mv->add_option("--lock-timeout", f->lock_timeout, "Wait this long for the state lock")->type_name("DURATION");
-  AddStack(*add("pull", "Print the whole state as JSON", Pull), *f);
+  lock_timeout(mv);
+  AddStack(*add("pull", "Print the whole state as JSON, unredacted (a backup)",
+                "The state exactly as recorded, for 'cairn state push' to restore: sensitive\n"
+                "values are not redacted, so keep the output as private as the state file\n"
+                "itself. It holds no API token (tokens are never in the state).\n\n"
+                "Example:\n  (umask 077; cairn state pull > backup.json)",
+                Pull),
+           *f);
+  auto push =
+      add("push", "Replace the state with a file printed by 'cairn state pull'",
+          "Restores resources, outputs and lineage in one commit, holding the state lock. Refused\n"
+          "when the file is not a pulled state; and, unless --force, when it was pulled from\n"
+          "another state (lineage), when the state changed after it was pulled (a newer serial),\n"
+          "or when operations of an interrupted apply are still in flight. A stack with no state\n"
+          "yet (a lost state file) takes any pulled state.\n\n"
+          "Example (restore a backup):\n"
+          "  cairn state push backup.json\n"
+          "  cairn plan --detailed-exitcode   # 0: the backup matches the manifests and the API",
+          Push);
+  push->add_option("FILE", f->file, "A file printed by 'cairn state pull' (- for stdin)")
+      ->required();
+  AddStack(*push, *f);
+  push->add_flag("--force", f->force,
+                 "Push even over another lineage, a newer serial or operations in flight");
+  lock_timeout(push);
   return [which] { return (*which)(); };
 }
 

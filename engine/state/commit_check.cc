@@ -44,6 +44,14 @@ Status CheckCommit(const StateCommit& commit) {
       }
     }
   }
+  if (commit.restore) {
+    if (commit.restore->lineage.empty()) {
+      return Status::InvalidArgument("state commit: a restore needs a lineage");
+    }
+    if (commit.restore->min_serial < 0 || commit.restore->min_sequence < 0) {
+      return Status::InvalidArgument("state commit: a restore's serial and sequence are >= 0");
+    }
+  }
   return Status::Ok();
 }
 

@@ -9,7 +9,9 @@
 // AlreadyExists when the target exists), then puts (insert or replace), then
 // removes (a missing address is no error), then clears journal_done (NotFound
 // when that entry is not pending: a double completion is a bug), then
-// replaces all outputs when given, then serial + 1, returned.
+// replaces all outputs when given, then serial + 1 (with a restore: the
+// lineage replaced, serial max(serial + 1, min_serial), sequence counter
+// max(itself, min_sequence)), the serial returned.
 // The lock: Unlock(id) is NotFound when unlocked and Conflict when another id
 // holds it; ForceUnlock(id) is NotFound unless `id` holds it. Stores do not
 // check that the caller holds the lock before a write: that is the caller's
@@ -21,7 +23,8 @@
 //   - no address is both put and removed;
 //   - every move has distinct, non-empty ends, and no two moves share a source
 //     or a target;
-//   - no output value is unknown.
+//   - no output value is unknown;
+//   - a restore has a lineage and no negative number.
 #pragma once
 
 #include "engine/state/state_store.h"

@@ -1,5 +1,7 @@
 #include "engine/state/memory_state_store.h"
 
+#include <algorithm>
+
 #include "engine/state/commit_check.h"
 #include "engine/state/state_lock.h"
 
@@ -14,7 +16,9 @@ MemoryStateStore::MemoryStateStore(Clock* clock) : clock_(clock) {
 
 Result<StateSnapshot> MemoryStateStore::Load() {
   std::lock_guard lock(mu_);
-  return state_;
+  StateSnapshot snap = state_;
+  snap.sequence = sequence_;
+  return snap;
 }
 
 Result<LockInfo> MemoryStateStore::TryLock(const std::string& operation) {
@@ -120,6 +124,12 @@ Result<int64_t> MemoryStateStore::Commit(const StateCommit& commit) {
   state_.resources = std::move(resources);
   if (commit.journal_done) journal_.erase(*commit.journal_done);
   if (commit.outputs) state_.outputs = *commit.outputs;
+  if (commit.restore) {
+    state_.lineage = commit.restore->lineage;
+    state_.serial = std::max(state_.serial + 1, commit.restore->min_serial);
+    sequence_ = std::max(sequence_, commit.restore->min_sequence);
+    return state_.serial;
+  }
   return ++state_.serial;
 }
 

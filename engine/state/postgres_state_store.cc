@@ -193,11 +193,12 @@ Result<StateSnapshot> PostgresStateStore::Load() {
     // REPEATABLE READ: one snapshot for the three reads.
     pqxx::transaction<pqxx::repeatable_read, pqxx::read_only> w(conn_->c);
     StateSnapshot snap;
-    pqxx::result meta =
-        w.exec_params("SELECT lineage, serial FROM cairn_state_meta WHERE stack = $1", stack_);
+    pqxx::result meta = w.exec_params(
+        "SELECT lineage, serial, sequence FROM cairn_state_meta WHERE stack = $1", stack_);
     if (meta.empty()) return Status::FailedPrecondition("state of stack " + stack_ + " is missing");
     snap.lineage = meta[0][0].as<std::string>();
     snap.serial = meta[0][1].as<int64_t>();
+    snap.sequence = meta[0][2].as<int64_t>();
     for (const pqxx::row& row :
          w.exec_params("SELECT address, kind, id, attributes, depends_on, schema_version, tainted "
                        "FROM cairn_state_resources WHERE stack = $1",
@@ -436,9 +437,15 @@ Result<int64_t> PostgresStateStore::Commit(const StateCommit& c) {
                       stack_, name, DumpJson(v));
       }
     }
-    pqxx::result serial = w.exec_params(
-        "UPDATE cairn_state_meta SET serial = serial + 1 WHERE stack = $1 RETURNING serial",
-        stack_);
+    pqxx::result serial =
+        c.restore ? w.exec_params(
+                        "UPDATE cairn_state_meta SET lineage = $2, serial = GREATEST(serial + 1, "
+                        "$3), sequence = GREATEST(sequence, $4) WHERE stack = $1 RETURNING serial",
+                        stack_, c.restore->lineage, c.restore->min_serial, c.restore->min_sequence)
+                  : w.exec_params(
+                        "UPDATE cairn_state_meta SET serial = serial + 1 WHERE stack = $1 "
+                        "RETURNING serial",
+                        stack_);
     int64_t s = serial[0][0].as<int64_t>();
     w.commit();
     return s;

@@ -369,6 +369,11 @@ Result<StateSnapshot> SqliteStateStore::Load() {
     snap.serial = q.ColInt(1);
   }
   {
+    Stmt q(db_, "SELECT last FROM sequence WHERE slot = 1");
+    if (q.Step()) snap.sequence = q.ColInt(0);
+    CAIRN_RETURN_IF_ERROR(q.status());
+  }
+  {
     Stmt q(db_,
            "SELECT address, kind, id, attributes, depends_on, schema_version, tainted "
            "FROM resources");
@@ -706,6 +711,12 @@ Status SqliteStateStore::ApplyCommit(const StateCommit& c) {
       Stmt ins(db_, "INSERT INTO outputs (name, value) VALUES (?, ?)");
       CAIRN_RETURN_IF_ERROR(ins.Text(1, name).Text(2, DumpJson(v)).Run());
     }
+  }
+  if (c.restore) {
+    Stmt meta(db_, "UPDATE meta SET lineage = ?, serial = max(serial + 1, ?) WHERE slot = 1");
+    CAIRN_RETURN_IF_ERROR(meta.Text(1, c.restore->lineage).Int(2, c.restore->min_serial).Run());
+    Stmt seq(db_, "UPDATE sequence SET last = max(last, ?) WHERE slot = 1");
+    return seq.Int(1, c.restore->min_sequence).Run();
   }
   return Stmt(db_, Prepared("UPDATE meta SET serial = serial + 1 WHERE slot = 1")).Run();
 }

@@ -47,6 +47,10 @@ struct ResourceState {
 struct StateSnapshot {
   std::string lineage;
   int64_t serial = 0;
+  // The last number ReserveSequences handed out (0: none yet). A restored
+  // state carries it (StateRestore), so that a state put back from a backup
+  // never hands out again a number the backup's keys used.
+  int64_t sequence = 0;
   std::map<std::string, ResourceState> resources;  // by address
   std::map<std::string, Value> outputs;
 };
@@ -87,6 +91,15 @@ enum class Durability {
   kDeferred,
 };
 
+// What a state restored from a pulled copy (cairn state push) takes from that
+// copy besides its resources and outputs. Neither number ever goes down:
+// saved plans are told apart by serial, idempotency keys by sequence number.
+struct StateRestore {
+  std::string lineage;       // becomes the state's lineage
+  int64_t min_serial = 0;    // the commit's serial is max(serial + 1, min_serial)
+  int64_t min_sequence = 0;  // the sequence counter becomes max(itself, min_sequence)
+};
+
 // One atomic change: resources put and removed, a finished journal entry
 // cleared, outputs replaced. Bumps the serial once.
 struct StateCommit {
@@ -96,6 +109,8 @@ struct StateCommit {
   std::optional<std::map<std::string, Value>> outputs;
   // Rename: {from, to}; applied before put/remove.
   std::vector<std::pair<std::string, std::string>> moves;
+  // Applied last, in place of the plain serial + 1.
+  std::optional<StateRestore> restore;
   Durability durability = Durability::kImmediate;
 };
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "engine/state/sqlite_state_store.h"
 #include "tests/server/serve_fixture.h"
 #include "tests/support/process.h"
 
@@ -235,4 +236,129 @@ TEST_CASE("state commands on a stack without state say so and create nothing") {
   WriteFile(e.stack + "/backend.yaml", "kind: backend\ntype: sqlite\npath: states/prod.db\n");
   CHECK(e.Cairn({"state", "list", e.stack}).exit_code == 0);
   CHECK_FALSE(std::filesystem::exists(e.stack + "/states"));
+}
+
+TEST_CASE("state pull prints the state exactly, and state push restores it after it was lost") {
+  Env e;
+  // A sensitive variable's value reaches the state (the network's name): the
+  // redactor would print [REDACTED] for it, and a backup would restore that.
+  std::string text = Stack();
+  const std::string plain = "spec: {region: eu-central, cidr: 10.30.0.0/16}";
+  text.replace(text.find(plain), plain.size(),
+               "spec: {name: \"${var.net_name}\", region: eu-central, cidr: 10.30.0.0/16}");
+  WriteFile(e.stack + "/main.yaml",
+            "kind: variable\nname: net_name\nsensitive: true\ndefault: private-net-name-42\n---\n" +
+                text);
+  e.Apply();
+  auto pull = e.Cairn({"state", "pull", e.stack});
+  INFO(pull.err);
+  REQUIRE(pull.exit_code == 0);
+  CHECK(pull.out.find("\"name\": \"private-net-name-42\"") != std::string::npos);
+  CHECK(pull.out.find("REDACTED") == std::string::npos);
+  CHECK(pull.out.find(kDevToken) == std::string::npos);
+  const json backup = json::parse(pull.out);
+  CHECK(backup["format_version"] == 1);
+  CHECK(backup["resources"].size() == 4);
+  CHECK(backup["sequence"].get<int64_t>() >= 4);  // one per create
+  const std::string file = e.dir.path() + "/backup.json";
+  WriteFile(file, pull.out);
+
+  // The state file is lost: the next plan would create everything again.
+  std::filesystem::remove_all(e.stack + "/.cairn");
+  CHECK(e.Cairn({"plan", e.stack, "--detailed-exitcode"}).exit_code == 2);
+  auto push = e.Cairn({"state", "push", file, e.stack});
+  INFO(push.out << push.err);
+  REQUIRE(push.exit_code == 0);
+  CHECK(push.out.find("Pushed " + file + " to the state: 4 resource(s), 1 output(s)") !=
+        std::string::npos);
+  CHECK(e.PlanExit() == 0);
+  const json restored = json::parse(e.Cairn({"state", "pull", e.stack}).out);
+  CHECK(restored["lineage"] == backup["lineage"]);
+  CHECK(restored["resources"] == backup["resources"]);
+  CHECK(restored["outputs"] == backup["outputs"]);
+  CHECK(restored["serial"].get<int64_t>() > backup["serial"].get<int64_t>());
+  CHECK(restored["sequence"] == backup["sequence"]);  // no idempotency key is handed out twice
+
+  // From stdin too, into the same state (same lineage, same serial as pulled).
+  auto again = e.Cairn({"state", "push", "-", e.stack}, json(restored).dump());
+  INFO(again.err);
+  CHECK(again.exit_code == 0);
+  CHECK(e.PlanExit() == 0);
+}
+
+TEST_CASE("state push refuses what is not a pulled state, another lineage, a newer state") {
+  Env e;
+  e.Apply();
+  const std::string file = e.dir.path() + "/backup.json";
+  auto pulled = e.Cairn({"state", "pull", e.stack});
+  REQUIRE(pulled.exit_code == 0);
+  WriteFile(file, pulled.out);
+  const json backup = json::parse(pulled.out);
+  auto lineage = [&] { return json::parse(e.Cairn({"state", "pull", e.stack}).out)["lineage"]; };
+
+  // Not a pulled state: a saved plan, other JSON, no JSON, a resource that is wrong.
+  const std::string plan_file = e.dir.path() + "/web.plan";
+  REQUIRE(e.Cairn({"plan", e.stack, "--out", plan_file}).exit_code == 0);
+  json bad_kind = backup;
+  bad_kind["resources"][0]["kind"] = "network";  // at instance.web[0]
+  json bad_address = backup;
+  bad_address["resources"][0]["address"] = "instance.web[00]";
+  json unknown_kind = backup;
+  unknown_kind["resources"][0]["kind"] = "bucket";
+  unknown_kind["resources"][0]["address"] = "bucket.b";
+  json twice = backup;
+  twice["resources"].push_back(backup["resources"][0]);
+  json newer = backup;
+  newer["format_version"] = 2;
+  int n = 0;
+  for (const std::string& content :
+       {ReadFile(plan_file), std::string("{}"), std::string("not json"), bad_kind.dump(),
+        bad_address.dump(), unknown_kind.dump(), twice.dump(), newer.dump()}) {
+    const std::string bad = e.dir.path() + "/bad" + std::to_string(n++) + ".json";
+    WriteFile(bad, content);
+    auto r = e.Cairn({"state", "push", bad, e.stack, "--force"});
+    INFO(content.substr(0, 200) << "\n" << r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("cairn: error: " + bad) != std::string::npos);
+  }
+  CHECK(e.Cairn({"state", "push", e.dir.path() + "/missing.json", e.stack}).exit_code == 1);
+  CHECK(e.List().size() == 4);
+
+  // The state changed after the pull (everything forgotten): refused unless --force.
+  for (const char* a : {"instance.web[0]", "instance.web[1]", "network.app", "ssh_key.deploy"}) {
+    REQUIRE(e.Cairn({"state", "rm", a, e.stack}).exit_code == 0);
+  }
+  auto stale = e.Cairn({"state", "push", file, e.stack});
+  CHECK(stale.exit_code == 1);
+  CHECK(stale.err.find("is newer than " + file) != std::string::npos);
+  CHECK(e.List().empty());
+  auto forced = e.Cairn({"state", "push", file, e.stack, "--force"});
+  INFO(forced.err);
+  REQUIRE(forced.exit_code == 0);
+  CHECK(e.List().size() == 4);
+  CHECK(e.PlanExit() == 0);
+
+  // A state pulled from another stack: refused unless --force.
+  const std::string other = e.dir.path() + "/other";
+  WriteFile(other + "/main.yaml",
+            "kind: network\nname: other\nspec: {region: eu-central, cidr: 10.50.0.0/16}\n");
+  REQUIRE(e.Cairn({"apply", other, "--auto-approve"}).exit_code == 0);
+  const std::string other_file = e.dir.path() + "/other.json";
+  WriteFile(other_file, e.Cairn({"state", "pull", other}).out);
+  const json mine = lineage();
+  auto foreign = e.Cairn({"state", "push", other_file, e.stack});
+  CHECK(foreign.exit_code == 1);
+  CHECK(foreign.err.find("was pulled from another state") != std::string::npos);
+  CHECK(lineage() == mine);
+  CHECK(e.List().size() == 4);
+
+  // The state lock is taken: a holder keeps the push out.
+  auto store = cairn::SqliteStateStore::Open(e.stack + "/.cairn/state.db");
+  REQUIRE(store.ok());
+  auto lock = (*store)->Lock("apply", std::chrono::milliseconds(0));
+  REQUIRE(lock.ok());
+  auto locked = e.Cairn({"state", "push", file, e.stack, "--force"});
+  CHECK(locked.exit_code == 1);
+  CHECK(locked.err.find("state is locked by") != std::string::npos);
+  REQUIRE((*store)->Unlock(lock->id).ok());
 }

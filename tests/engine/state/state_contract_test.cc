@@ -291,6 +291,68 @@ STATE_CONTRACT_TEST(ReserveSequences,
   }
 }
 
+STATE_CONTRACT_TEST(LoadSequence, "load reports the last sequence number handed out") {
+  StateStore& s = f.store();
+  CHECK(MustLoad(s).sequence == 0);
+  auto block = s.ReserveSequences(4);
+  REQUIRE(block.ok());
+  CHECK(MustLoad(s).sequence == *block + 3);
+  if (auto other = f.Reopen()) CHECK(MustLoad(*other).sequence == *block + 3);
+}
+
+STATE_CONTRACT_TEST(Restore,
+                    "a restore replaces the lineage and raises serial and sequence, never lowers") {
+  StateStore& s = f.store();
+  StateCommit first;
+  first.put = {Resource("network.a", "net-a"), Resource("network.b", "net-b")};
+  REQUIRE(s.Commit(first).ok());
+  REQUIRE(s.ReserveSequences(5).ok());
+  const StateSnapshot before = MustLoad(s);
+
+  // A state pulled at serial 100, sequence 3: the serial jumps to it, the
+  // sequence counter stays ahead of both.
+  StateCommit restore;
+  restore.put = {Resource("network.c", "net-c")};
+  restore.remove = {"network.a"};
+  restore.outputs = std::map<std::string, Value>{{"ip", "10.0.0.1"}};
+  restore.restore = StateRestore{"11111111-1111-4111-8111-111111111111", 100, 3};
+  auto serial = s.Commit(restore);
+  INFO(serial.status().ToString());
+  REQUIRE(serial.ok());
+  CHECK(*serial == 100);
+  StateSnapshot after = MustLoad(s);
+  CHECK(after.lineage == "11111111-1111-4111-8111-111111111111");
+  CHECK(after.serial == 100);
+  CHECK(after.sequence == before.sequence);
+  CHECK(after.resources.count("network.a") == 0);
+  CHECK(after.resources.count("network.b") == 1);
+  CHECK(after.resources.at("network.c").id == "net-c");
+  CHECK(after.outputs.at("ip") == "10.0.0.1");
+
+  // An older serial still moves forward; a larger sequence is taken.
+  restore = StateCommit{};
+  restore.restore = StateRestore{"22222222-2222-4222-8222-222222222222", 1, 50};
+  REQUIRE(*s.Commit(restore) == 101);
+  CHECK(MustLoad(s).sequence == 50);
+  CHECK(*s.NextSequence() == 51);
+  if (auto other = f.Reopen()) {
+    StateSnapshot seen = MustLoad(*other);
+    CHECK(seen.lineage == "22222222-2222-4222-8222-222222222222");
+    CHECK(seen.serial == 101);
+    CHECK(seen.sequence == 51);
+  }
+
+  // Malformed: refused whole.
+  StateCommit bad;
+  bad.put = {Resource("network.d", "net-d")};
+  bad.restore = StateRestore{"", 0, 0};
+  CHECK(s.Commit(bad).status().code() == StatusCode::kInvalidArgument);
+  bad.restore = StateRestore{"33333333-3333-4333-8333-333333333333", -1, 0};
+  CHECK(s.Commit(bad).status().code() == StatusCode::kInvalidArgument);
+  CHECK(MustLoad(s).resources.count("network.d") == 0);
+  CHECK(MustLoad(s).serial == 101);
+}
+
 STATE_CONTRACT_TEST(DeferredCommit,
                     "a deferred commit is atomic, visible at once and kept by later writes") {
   StateStore& s = f.store();
