@@ -14,6 +14,8 @@
 // Printed exactly as recorded, never redacted: it is the user's own state and
 // a backup must restore it. It holds what the state file holds, sensitive
 // values included, and no credential (tokens are never in the state).
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
@@ -28,6 +30,7 @@
 #include "cli/engine_session.h"
 #include "engine/address.h"
 #include "engine/redact.h"
+#include "engine/state/state_lock.h"
 
 namespace cairn::cli {
 namespace {
@@ -523,11 +526,49 @@ int ForceUnlock(const StateFlags& f, const GlobalOptions& g) {
     std::cerr << "cairn: error: no state lock with ID " << f.id << ": " << NoState(*s) << "\n";
     return 1;
   }
+  auto held = s->store().CurrentLock();
+  if (!held.ok()) {
+    std::cerr << "cairn: error: cannot read the state lock: " << Redact(held.status().message())
+              << "\n";
+    return 1;
+  }
+  if (!held->has_value()) {
+    std::cerr << "cairn: error: no state lock with ID " << f.id << ": the state is not locked\n";
+    return 1;
+  }
+  const LockInfo& lock = **held;
+  const std::string holder = Redact(lock.holder) + " (operation " + lock.operation + " since " +
+                             FormatIsoTime(lock.created_at) + ")";
+  if (lock.id != f.id) {
+    std::cerr << "cairn: error: no state lock with ID " << f.id << ": the state is locked by "
+              << holder << " with lock ID " << lock.id << "\n";
+    return 1;
+  }
+  // A holder that still runs here is in the middle of writing the state:
+  // releasing its lock lets a second writer in beside it. A dead holder's
+  // lock (or one whose holder this host cannot see) is what this command is
+  // for, and goes without asking.
+  if (LockHolderIsRunning(lock.holder)) {
+    const std::string why = "the state lock " + f.id + " is held by " + holder +
+                            ", which is still running on this host; releasing it lets another "
+                            "command write the state at the same time";
+    if (f.force) {
+      std::cerr << "cairn: warning: " << why << "\n";
+    } else if (isatty(STDIN_FILENO) != 1) {
+      std::cerr << "cairn: error: refusing to release " << why
+                << ". Wait for it to finish or stop it; or pass --force to release it anyway.\n";
+      return 1;
+    } else {
+      std::cout << "Careful: " << why << ".";
+      if (!Confirm("Release it anyway?", std::stop_token())) return 1;
+    }
+  }
+  // By id: if the lock changed hands meanwhile, this removes nothing.
   if (Status st = s->store().ForceUnlock(f.id); !st.ok()) {
     std::cerr << "cairn: error: " << st.message() << "\n";
     return 1;
   }
-  std::cout << "Released the state lock " << f.id << ".\n";
+  std::cout << "Released the state lock " << f.id << " held by " << holder << ".\n";
   return 0;
 }
 
@@ -626,11 +667,16 @@ std::function<int()> SetupImport(CLI::App& sub, const GlobalOptions& global) {
 
 std::function<int()> SetupForceUnlock(CLI::App& sub, const GlobalOptions& global) {
   auto f = std::make_shared<StateFlags>();
-  sub.add_option("LOCK_ID", f->id, "The lock ID printed by the command that found the state locked")->required();
+  sub.add_option("LOCK_ID", f->id, "The lock ID printed by the command that found the state locked")
+      ->required();
   AddStack(sub, *f);
+  sub.add_flag("--force", f->force,
+               "Release the lock even though its holder still runs on this host, without asking");
   sub.footer(
-      "Releases a state lock left by a process that died. Make sure it is gone first.\n\n"
-      "Example:\n  cairn force-unlock 7c9e6679-7425-40de-944b-e07fc1f90ae7");
+      "Releases a state lock left by a process that died or was lost (another machine, a\n"
+      "container). A lock whose holder provably still runs on this host is released only\n"
+      "after you type 'yes' (or with --force): that process is writing the state.\n\n"
+      "Example:\n  cairn force-unlock 7c9e6679-7425-40de-944b-e07fc1f90ae7 examples/web");
   return [f, &global] { return ForceUnlock(*f, global); };
 }
 

@@ -115,16 +115,20 @@ std::string FormatIsoTime(int64_t unix_seconds) {
   return buf;
 }
 
-bool LockHolderIsGone(const std::string& holder) {
+namespace {
+
+enum class Liveness { kUnknown, kGone, kRunning };
+
+Liveness HolderLiveness(const std::string& holder) {
   // "user@host pid N (boot B, pidns NS, start T)"
   size_t at = holder.find('@');
   size_t pid_pos = holder.find(" pid ", at == std::string::npos ? 0 : at);
-  if (at == std::string::npos || pid_pos == std::string::npos) return false;
-  if (holder.substr(at + 1, pid_pos - at - 1) != HostName()) return false;
+  if (at == std::string::npos || pid_pos == std::string::npos) return Liveness::kUnknown;
+  if (holder.substr(at + 1, pid_pos - at - 1) != HostName()) return Liveness::kUnknown;
   const char* text = holder.c_str() + pid_pos + 5;
   char* end = nullptr;
   long pid = std::strtol(text, &end, 10);
-  if (end == text || pid <= 0) return false;
+  if (end == text || pid <= 0) return Liveness::kUnknown;
   // Without boot, namespace and start time (a lock from an older Cairn), or
   // from another boot or PID namespace, the holder cannot be told apart:
   // unsure.
@@ -133,17 +137,30 @@ bool LockHolderIsGone(const std::string& holder) {
   size_t ns_at = identity.find(ns_part), start_at = identity.find(start_part);
   if (identity.rfind(prefix, 0) != 0 || ns_at == std::string::npos ||
       start_at == std::string::npos || start_at < ns_at || identity.back() != ')') {
-    return false;
+    return Liveness::kUnknown;
   }
   const std::string boot = identity.substr(prefix.size(), ns_at - prefix.size());
   const std::string ns = identity.substr(ns_at + ns_part.size(), start_at - ns_at - ns_part.size());
   const std::string start = identity.substr(start_at + start_part.size(),
                                             identity.size() - 1 - start_at - start_part.size());
-  if (boot.empty() || boot != BootId() || ns.empty() || ns != PidNamespace()) return false;
-  if (kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) return true;
+  if (boot.empty() || boot != BootId() || ns.empty() || ns != PidNamespace()) {
+    return Liveness::kUnknown;
+  }
+  if (kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) return Liveness::kGone;
   // The pid is in use: by the holder, or by a later process that reused it.
   std::string now = ProcessStart(pid);
-  return !now.empty() && now != start;
+  if (now.empty()) return Liveness::kUnknown;  // exited meanwhile, or /proc unreadable
+  return now == start ? Liveness::kRunning : Liveness::kGone;
+}
+
+}  // namespace
+
+bool LockHolderIsGone(const std::string& holder) {
+  return HolderLiveness(holder) == Liveness::kGone;
+}
+
+bool LockHolderIsRunning(const std::string& holder) {
+  return HolderLiveness(holder) == Liveness::kRunning;
 }
 
 Status LockConflict(const LockInfo& held) {

@@ -40,6 +40,12 @@ std::string FormatIsoTime(int64_t unix_seconds);
 // unsure: other host, boot or namespace, or no such details (older Cairn).
 bool LockHolderIsGone(const std::string& holder);
 
+// True when `holder` names a process of this boot of this host, in this PID
+// namespace, that still runs (its pid is held by the process that started at
+// the recorded time). False when gone or unsure, as above. Releasing such a
+// holder's lock lets two writers in at once: force-unlock asks first.
+bool LockHolderIsRunning(const std::string& holder);
+
 // The Conflict status for a lock held by `held`:
 //   state is locked by alice@ci pid 42 (operation apply) since
 //   2026-11-21T20:50:55Z (lock ID 3f1c...); use --lock-timeout to wait, or

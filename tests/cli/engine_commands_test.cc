@@ -353,7 +353,8 @@ TEST_CASE("a second apply fails at once naming the lock holder, and force-unlock
 
   auto wrong = e.Cairn({"force-unlock", "00000000-0000-0000-0000-000000000000", e.stack});
   CHECK(wrong.exit_code == 1);
-  auto unlock = e.Cairn({"force-unlock", lock_id, e.stack});
+  // The holder still runs: without a terminal, only --force releases its lock.
+  auto unlock = e.Cairn({"force-unlock", lock_id, e.stack, "--force"});
   INFO(unlock.err);
   CHECK(unlock.exit_code == 0);
   CHECK(unlock.out.find("Released the state lock " + lock_id) != std::string::npos);

@@ -1,7 +1,13 @@
 // The state commands (state list|show|mv|rm|pull|push, import, force-unlock)
 // as users run them: the real `cairn` binary against a real `cairn serve` on
 // loopback, state in a real SQLite file.
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -12,6 +18,8 @@
 
 using namespace cairn::testing;
 using nlohmann::json;
+
+extern char** environ;
 
 namespace {
 
@@ -74,6 +82,61 @@ struct Env {
     return r.exit_code;
   }
 };
+
+// Runs cairn with a pseudo-terminal as its stdin, stdout and stderr, as a
+// user at a shell would, and types `answer` and Enter once it asks ("Only
+// 'yes' will be accepted"). Returns the exit code and everything it printed.
+CommandResult RunInTerminal(const std::vector<std::string>& args, const std::string& answer) {
+  int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+  REQUIRE(master >= 0);
+  REQUIRE(grantpt(master) == 0);
+  REQUIRE(unlockpt(master) == 0);
+  const std::string terminal = ptsname(master);
+  // Everything the child needs is built before fork: it only calls
+  // async-signal-safe functions.
+  std::vector<std::string> argv{CairnBinary()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<std::string> envs{"NO_COLOR=1"};
+  for (char** e = environ; *e != nullptr; ++e) envs.push_back(*e);
+  std::vector<char*> cargv, cenv;
+  for (auto& a : argv) cargv.push_back(a.data());
+  for (auto& v : envs) cenv.push_back(v.data());
+  cargv.push_back(nullptr);
+  cenv.push_back(nullptr);
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    setsid();  // the terminal opened next becomes the controlling one
+    int fd = open(terminal.c_str(), O_RDWR);
+    if (fd < 0) _exit(126);
+    dup2(fd, 0);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    if (fd > 2) close(fd);
+    execve(cargv[0], cargv.data(), cenv.data());
+    _exit(127);
+  }
+  CommandResult result;
+  bool answered = false;
+  char buf[4096];
+  for (;;) {
+    pollfd p{master, POLLIN, 0};
+    if (poll(&p, 1, 30000) <= 0) break;
+    ssize_t n = read(master, buf, sizeof buf);
+    if (n <= 0) break;  // EIO: the child closed the terminal
+    result.out.append(buf, static_cast<size_t>(n));
+    if (!answered && result.out.find("Only 'yes' will be accepted") != std::string::npos) {
+      const std::string line = answer + "\n";
+      REQUIRE(write(master, line.data(), line.size()) == static_cast<ssize_t>(line.size()));
+      answered = true;
+    }
+  }
+  close(master);
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
 
 }  // namespace
 
@@ -361,4 +424,93 @@ TEST_CASE("state push refuses what is not a pulled state, another lineage, a new
   CHECK(locked.exit_code == 1);
   CHECK(locked.err.find("state is locked by") != std::string::npos);
   REQUIRE((*store)->Unlock(lock->id).ok());
+}
+
+TEST_CASE("force-unlock asks before releasing the lock of a holder that still runs") {
+  Env e;
+  e.Apply();
+  const std::string db = e.stack + "/.cairn/state.db";
+  auto store = cairn::SqliteStateStore::Open(db);
+  REQUIRE(store.ok());
+  auto locked = [&] {
+    auto held = (*store)->CurrentLock();
+    REQUIRE(held.ok());
+    return held->has_value();
+  };
+  // This test process holds the lock: it runs, on this host.
+  auto lock = (*store)->Lock("apply", std::chrono::milliseconds(0));
+  REQUIRE(lock.ok());
+  const std::string me = " pid " + std::to_string(getpid()) + " ";
+
+  auto refused = e.Cairn({"force-unlock", lock->id, e.stack});
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.err.find("still running on this host") != std::string::npos);
+  CHECK(refused.err.find(me) != std::string::npos);
+  CHECK(refused.err.find("(operation apply since ") != std::string::npos);
+  CHECK(refused.err.find("--force") != std::string::npos);
+  CHECK(locked());
+
+  // On a terminal it asks, naming the holder; anything but "yes" keeps the lock.
+  auto no = RunInTerminal({"force-unlock", lock->id, e.stack}, "no");
+  INFO(no.out);
+  CHECK(no.exit_code == 1);
+  CHECK(no.out.find("still running on this host") != std::string::npos);
+  CHECK(no.out.find(me) != std::string::npos);
+  CHECK(no.out.find("Cancelled: nothing was changed.") != std::string::npos);
+  CHECK(locked());
+  auto yes = RunInTerminal({"force-unlock", lock->id, e.stack}, "yes");
+  INFO(yes.out);
+  CHECK(yes.exit_code == 0);
+  CHECK(yes.out.find("Released the state lock " + lock->id) != std::string::npos);
+  CHECK_FALSE(locked());
+
+  // --force releases it without asking, with a warning naming the holder.
+  lock = (*store)->Lock("state rm", std::chrono::milliseconds(0));
+  REQUIRE(lock.ok());
+  auto forced = e.Cairn({"force-unlock", lock->id, e.stack, "--force"});
+  CHECK(forced.exit_code == 0);
+  CHECK(forced.err.find("warning: the state lock " + lock->id) != std::string::npos);
+  CHECK_FALSE(locked());
+
+  // A wrong ID names what holds the lock instead.
+  lock = (*store)->Lock("apply", std::chrono::milliseconds(0));
+  REQUIRE(lock.ok());
+  auto wrong = e.Cairn({"force-unlock", "00000000-0000-4000-8000-000000000000", e.stack});
+  CHECK(wrong.exit_code == 1);
+  CHECK(wrong.err.find("with lock ID " + lock->id) != std::string::npos);
+  REQUIRE((*store)->Unlock(lock->id).ok());
+}
+
+TEST_CASE("force-unlock releases a dead holder's lock without asking") {
+  Env e;
+  e.Apply();
+  const std::string db = e.stack + "/.cairn/state.db";
+  // A child takes the lock and exits without releasing it (as after a kill -9).
+  int ids[2];
+  REQUIRE(pipe(ids) == 0);
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    auto s = cairn::SqliteStateStore::Open(db);
+    if (!s.ok()) _exit(3);
+    auto l = (*s)->Lock("apply", std::chrono::milliseconds(0));
+    if (!l.ok()) _exit(4);
+    (void)!write(ids[1], l->id.data(), l->id.size());
+    _exit(0);
+  }
+  close(ids[1]);
+  char buf[64] = {};
+  ssize_t n = read(ids[0], buf, sizeof buf);
+  close(ids[0]);
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  REQUIRE(n == 36);
+  const std::string id(buf, 36);
+
+  auto r = e.Cairn({"force-unlock", id, e.stack});  // no terminal, no --force
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("Released the state lock " + id + " held by ") != std::string::npos);
+  CHECK(r.out.find(" pid " + std::to_string(pid) + " ") != std::string::npos);
+  CHECK(e.PlanExit() == 0);
 }

@@ -78,3 +78,27 @@ TEST_CASE("lock holder: never called gone when unsure", "[state]") {
   CHECK_FALSE(
       LockHolderIsGone(me.substr(0, me.find(" pid ")) + " pid x (boot b, pidns 1, start 2)"));
 }
+
+TEST_CASE("lock holder: running only when it provably is this very process", "[state]") {
+  const std::string me = CurrentLockHolder();
+  CHECK(LockHolderIsRunning(me));
+  CHECK_FALSE(LockHolderIsRunning(WithPid(me, DeadPid())));
+  CHECK_FALSE(LockHolderIsRunning(WithPid(me, getpid(), "1")));  // a reused pid
+  // Unsure is not running either: another host, namespace or boot, or an
+  // older Cairn's holder without those details.
+  std::string other_host = me;
+  other_host.replace(other_host.find('@') + 1, other_host.find(" pid ") - other_host.find('@') - 1,
+                     "some-other-host");
+  CHECK_FALSE(LockHolderIsRunning(other_host));
+  std::string other_ns = me;
+  size_t ns = other_ns.find(", pidns ") + 8;
+  other_ns.replace(ns, other_ns.find(',', ns) - ns, "1");
+  CHECK_FALSE(LockHolderIsRunning(other_ns));
+  std::string other_boot = me;
+  size_t boot = other_boot.find("(boot ") + 6;
+  other_boot.replace(boot, other_boot.find(',', boot) - boot,
+                     "00000000-0000-4000-8000-000000000000");
+  CHECK_FALSE(LockHolderIsRunning(other_boot));
+  CHECK_FALSE(LockHolderIsRunning(me.substr(0, me.find(" (boot "))));
+  CHECK_FALSE(LockHolderIsRunning(""));
+}
