@@ -59,6 +59,14 @@ std::string NoState(const EngineSession& s) {
   return "the stack in " + s.stack_root() + " has no state yet (nothing was applied or imported)";
 }
 
+// The state is keyed by canonical address text: "instance.web[00]" is
+// "instance.web[0]". Text that is no address is looked up as given (and not
+// found).
+std::string Canonical(const std::string& address) {
+  auto parsed = ResourceAddress::Parse(address);
+  return parsed ? parsed->ToString() : address;
+}
+
 // DIR, -r, --var and --var-file, as on every command that reads a stack: the
 // backend settings may use variables, and import loads the resources too.
 void AddStack(CLI::App& sub, StateFlags& f) {
@@ -106,7 +114,7 @@ int Show(const StateFlags& f, const GlobalOptions& g) {
   }
   auto st = s->LoadState();
   if (!st) return 1;
-  auto it = st->resources.find(f.address);
+  auto it = st->resources.find(Canonical(f.address));
   if (it == st->resources.end()) {
     std::cerr << "cairn: error: " << f.address << " is not in the state (see 'cairn state list')\n";
     return 1;
@@ -131,15 +139,16 @@ int Remove(const StateFlags& f, const GlobalOptions& g) {
   HeldStateLock held(*s, *lock);
   auto st = s->LoadState();
   if (!st) return 1;
-  if (!st->resources.count(f.address)) {
+  const std::string address = Canonical(f.address);
+  if (!st->resources.count(address)) {
     std::cerr << "cairn: error: " << f.address << " is not in the state\n";
     return 1;
   }
-  if (auto c = s->store().Commit({.remove = {f.address}}); !c.ok()) {
+  if (auto c = s->store().Commit({.remove = {address}}); !c.ok()) {
     std::cerr << "cairn: error: " << c.status().message() << "\n";
     return 1;
   }
-  std::cout << "Removed " << f.address << " from the state. The resource itself still exists; "
+  std::cout << "Removed " << address << " from the state. The resource itself still exists; "
             << "Cairn no longer manages it.\n";
   return 0;
 }

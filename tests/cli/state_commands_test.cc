@@ -210,6 +210,7 @@ TEST_CASE("state mv moves a whole count or for_each resource in one commit, and 
   CHECK(mv.out.find("Moved instance.web[1] to instance.app[1].") != std::string::npos);
   CHECK(serial() == before + 1);  // one commit for both
   CHECK(e.StateId("instance.app[0]") == web0);
+  CHECK(e.StateId("instance.app[00]") == web0);  // any spelling of the address
   auto zone = e.Cairn({"state", "mv", "network.zone", "network.area", e.stack});
   INFO(zone.out << zone.err);
   REQUIRE(zone.exit_code == 0);
