@@ -23,6 +23,7 @@ struct ApplyFlags {
   int parallelism = 0;
   std::string lock_timeout = "0s";
   std::vector<std::string> targets;
+  std::vector<std::string> replace;
 };
 
 // A saved plan file, if `path` is one.
@@ -110,7 +111,7 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
     }
     plan = std::move(*saved);
   } else {
-    auto built = BuildPlan(*session, f.refresh, destroy, f.targets, interrupts.token());
+    auto built = BuildPlan(*session, f.refresh, destroy, f.targets, f.replace, interrupts.token());
     if (!built) return 1;
     plan = std::move(*built);
     std::cout << RenderPlanText(plan, {.color = color});
@@ -158,6 +159,12 @@ std::function<int()> SetupApply(CLI::App& sub, const GlobalOptions& global) {
   sub.add_option("--var", f->stack.vars, "Set a variable: NAME=VALUE (repeatable)")->type_name("NAME=VALUE");
   sub.add_option("--var-file", f->stack.var_files, "Read variable values from a YAML file")->type_name("FILE");
   AddApplyFlags(sub, *f, /*destroy=*/false);
+  sub.add_option("--replace", f->replace,
+                 "Replace ADDRESS (KIND.NAME: all its instances) whatever its fields say, e.g. to "
+                 "lower a volume's size (repeatable)")
+      ->type_name("ADDRESS")
+      ->expected(1)
+      ->allow_extra_args(false);
   sub.footer(
       "Without a saved plan, shows the plan and asks for confirmation (with no terminal, it refuses\n"
       "unless --auto-approve). A saved plan is applied exactly, with the variable values it was\n"

@@ -17,7 +17,8 @@ namespace cairn::cli {
 
 // Shared by plan, apply and destroy: refresh (unless disabled) and plan.
 std::optional<Plan> BuildPlan(EngineSession& session, bool refresh, bool destroy,
-                              const std::vector<std::string>& targets, std::stop_token stop) {
+                              const std::vector<std::string>& targets,
+                              const std::vector<std::string>& replace, std::stop_token stop) {
   auto state = session.LoadState();
   if (!state) return std::nullopt;
   LiveView live;
@@ -36,6 +37,7 @@ std::optional<Plan> BuildPlan(EngineSession& session, bool refresh, bool destroy
   po.refresh = refresh;
   po.destroy = destroy;
   po.targets = targets;
+  po.replace = replace;
   PlanResult pr = MakePlan(session.config(), *state, live, session.kinds(), po);
   if (!pr.diagnostics.empty()) session.PrintDiagnostics(pr.diagnostics);
   if (!pr.ok()) return std::nullopt;
@@ -79,6 +81,7 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
     bool json = false, markdown = false, detailed = false, refresh = true, destroy = false;
     std::string out;
     std::vector<std::string> targets;
+    std::vector<std::string> replace;
     bool lock = true;
     std::string lock_timeout = "0s";
   };
@@ -94,6 +97,12 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
                  "Plan only ADDRESS (KIND.NAME: all its instances) and what it needs: its "
                  "dependencies when created or updated, its dependents when deleted or with "
                  "--destroy (repeatable; an address that names nothing is an error)")
+      ->type_name("ADDRESS")
+      ->expected(1)
+      ->allow_extra_args(false);
+  sub.add_option("--replace", f->replace,
+                 "Replace ADDRESS (KIND.NAME: all its instances) whatever its fields say, e.g. to "
+                 "lower a volume's size (repeatable)")
       ->type_name("ADDRESS")
       ->expected(1)
       ->allow_extra_args(false);
@@ -148,7 +157,7 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
                 << " operation(s) of an interrupted apply are unfinished; 'cairn apply' completes "
                    "them first, and this plan may change after that\n";
     }
-    auto plan = BuildPlan(*session, f->refresh, f->destroy, f->targets, {});
+    auto plan = BuildPlan(*session, f->refresh, f->destroy, f->targets, f->replace, {});
     if (!plan) return 1;
     if (!f->out.empty()) {
       Plan saved = *plan;  // with the variables, which the other outputs leave out

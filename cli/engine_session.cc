@@ -55,6 +55,7 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   for (const auto& kind : registry.kinds()) {
     KindInfo info;
     for (const auto& f : registry.Immutable(kind)) info.immutable.insert(f);
+    for (const auto& f : registry.GrowOnly(kind)) info.grow_only.insert(f);
     for (const auto& f : registry.ComputedNames(kind)) info.computed.insert(f);
     info.references = registry.References(kind);
     s->kinds_[kind] = std::move(info);

@@ -132,7 +132,8 @@ class InterruptWatcher {
 // Refreshes (unless `refresh` is false) and plans; prints problems and
 // returns nullopt on error. Shared by plan, apply and destroy (cmd_plan.cc).
 std::optional<Plan> BuildPlan(EngineSession& session, bool refresh, bool destroy,
-                              const std::vector<std::string>& targets, std::stop_token stop);
+                              const std::vector<std::string>& targets,
+                              const std::vector<std::string>& replace, std::stop_token stop);
 
 // Parses durations like "30s", "5m", "1500ms", "0"; nullopt when malformed.
 std::optional<std::chrono::milliseconds> ParseDuration(const std::string& text);

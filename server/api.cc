@@ -1013,12 +1013,19 @@ void Api::Impl::HandleMutation(std::shared_ptr<Call> c) {
         call.store_result = true;
         return;
       }
-      if (attrs.contains("size_gb") &&
-          attrs["size_gb"].get<int64_t>() < r.attrs.value("size_gb", int64_t{0})) {
-        call.result = MakeError(400, "validation_error",
-                                "sizeGb: volumes can only grow (currently " +
-                                    std::to_string(r.attrs.value("size_gb", int64_t{0})) + ")",
-                                call.request_id);
+      for (const std::string& field : options.schemas->GrowOnly(coll.kind)) {
+        auto now = r.attrs.find(field);
+        if (!attrs.contains(field) || now == r.attrs.end() || !now->is_number() ||
+            !attrs[field].is_number() || attrs[field] >= *now) {
+          continue;
+        }
+        std::string wire = field;
+        for (const FieldSpec& f : coll.fields) {
+          if (f.attr == field) wire = f.wire;
+        }
+        call.result =
+            MakeError(400, "validation_error",
+                      wire + ": can only grow (currently " + now->dump() + ")", call.request_id);
         return;
       }
       if (auto err = CheckRefs(txn, call, refs, r.attrs.value("region", ""))) {

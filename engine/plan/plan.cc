@@ -176,6 +176,28 @@ PlanResult MakePlan(const StackConfig& config, const StateSnapshot& state, const
   // remain once targets have selected.
   std::vector<std::pair<std::string, Diagnostic>> refusals;
 
+  // --replace: which desired addresses; each must name something.
+  std::set<std::string> forced;
+  for (const auto& want : options.replace) {
+    bool found = false;
+    for (const ResourceConfig& rc : config.resources) {
+      if (rc.address.ToString() == want || rc.address.BaseString() == want) {
+        forced.insert(rc.address.ToString());
+        found = true;
+      }
+    }
+    if (!found) {
+      std::vector<std::string> candidates;
+      for (const ResourceConfig& rc : config.resources) candidates.push_back(rc.address.ToString());
+      std::string hint = DidYouMean(want, candidates);
+      result.diagnostics.push_back({Severity::kError,
+                                    "unknown_target",
+                                    "--replace \"" + want + "\" names no resource in the manifests",
+                                    hint.empty() ? "`cairn graph` shows the addresses" : hint,
+                                    {}});
+    }
+  }
+
   std::set<std::string> desired_addresses;
   for (const ResourceConfig& rc : config.resources) {
     const std::string addr = rc.address.ToString();
@@ -252,6 +274,28 @@ PlanResult MakePlan(const StackConfig& config, const StateSnapshot& state, const
       auto status = current->find("status");
       if (status != current->end() && *status == "failed") {
         ch.replace_reason = "failed: the API reports its status as failed";
+      }
+    }
+    if (ch.replace_fields.empty() && ch.replace_reason.empty() && forced.count(addr)) {
+      ch.replace_reason = "replacement requested with --replace";
+    }
+    // A grow-only field (a volume's size) the API refuses to lower: an error
+    // now rather than at apply, unless the resource is replaced anyway.
+    if (ch.replace_fields.empty() && ch.replace_reason.empty()) {
+      for (const AttributeChange& ac : ch.changes) {
+        if (!info.grow_only.count(ac.field) || !ac.before.is_number() || !ac.after.is_number() ||
+            !(ac.after < ac.before)) {
+          continue;
+        }
+        result.diagnostics.push_back(
+            {Severity::kError, "cannot_shrink",
+             addr + ": " + ac.field + " cannot shrink from " + ac.before.dump() + " to " +
+                 ac.after.dump() + ": the API only lets it grow",
+             "keep it at " + ac.before.dump() +
+                 " or more; or replace the resource with a new one (whose data starts empty) by "
+                 "planning and applying with --replace '" +
+                 addr + "'",
+             rc.location});
       }
     }
     if (!ch.replace_fields.empty() || !ch.replace_reason.empty()) {

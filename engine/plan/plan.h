@@ -43,6 +43,7 @@ struct KindInfo {
   std::set<std::string> computed;
   // spec field -> kind it refers to (ids compared in canonical form)
   std::map<std::string, std::string> references;
+  std::set<std::string> grow_only;  // numeric fields that may rise, never fall
 };
 using KindCatalog = std::map<std::string, KindInfo>;
 
@@ -121,6 +122,11 @@ struct PlanOptions {
   // its dependents. An address that is invalid or names nothing is an
   // error diagnostic (invalid_target, unknown_target).
   std::vector<std::string> targets;
+  // Addresses (a base address: all its instances) to replace whatever their
+  // fields say (--replace): a resource that is broken in ways the API does
+  // not report, or a grow-only field to lower. An address that names
+  // nothing in the manifests is an error (unknown_target).
+  std::vector<std::string> replace;
   ReferenceResolver resolve;
   // Maps an id to its canonical form for comparison (inst_<hex> == UUID).
   std::function<std::string(const std::string&)> canonical_id;

@@ -32,6 +32,7 @@ struct SchemaRegistry::KindInfo {
   Value computed = Value::object();
   std::vector<std::string> computed_names;
   std::vector<std::string> immutable;
+  std::vector<std::string> grow_only;
   std::map<std::string, std::string> references;
   Value wire = Value::object();
   std::vector<std::string> attributes;
@@ -457,6 +458,9 @@ Result<std::shared_ptr<const SchemaRegistry>> SchemaRegistry::FromDocuments(
       info->computed_names.push_back(it.key());
     }
     info->immutable = StringList(x["immutable"]);
+    if (x.contains("grow_only") && !x["grow_only"].is_array())
+      return bad("x-cairn.grow_only must be a list");
+    info->grow_only = StringList(x.value("grow_only", Value::array()));
     for (auto it = x["references"].begin(); it != x["references"].end(); ++it) {
       if (!it->is_string()) return bad("x-cairn.references values must be kind names");
       info->references[it.key()] = it->get<std::string>();
@@ -533,6 +537,11 @@ std::vector<std::string> SchemaRegistry::ComputedNames(std::string_view kind) co
 const std::vector<std::string>& SchemaRegistry::Immutable(std::string_view kind) const {
   const KindInfo* k = Find(kind);
   return k ? k->immutable : Empty<std::vector<std::string>>();
+}
+
+const std::vector<std::string>& SchemaRegistry::GrowOnly(std::string_view kind) const {
+  const KindInfo* k = Find(kind);
+  return k ? k->grow_only : Empty<std::vector<std::string>>();
 }
 
 std::vector<std::string> SchemaRegistry::Editable(std::string_view kind) const {

@@ -102,6 +102,9 @@ class SchemaRegistry {
   const Value& Computed(std::string_view kind) const;
   std::vector<std::string> ComputedNames(std::string_view kind) const;
   const std::vector<std::string>& Immutable(std::string_view kind) const;
+  // Numeric fields an update may raise but never lower (x-cairn.grow_only,
+  // optional): a volume's size_gb.
+  const std::vector<std::string>& GrowOnly(std::string_view kind) const;
   // Fields() minus Immutable(): what an in-place update may change.
   std::vector<std::string> Editable(std::string_view kind) const;
   // x-cairn.references: spec field -> kind.

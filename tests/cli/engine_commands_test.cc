@@ -638,3 +638,30 @@ TEST_CASE(
   CHECK(clean.exit_code == 0);
   CHECK(e.Cairn({"drift", e.stack, "--name-prefix", "x"}).exit_code == 1);
 }
+
+TEST_CASE("shrinking a volume fails at plan, not at apply; --replace makes a new one") {
+  Env e;
+  auto volume = [](int size) {
+    return "kind: volume\nname: data\nspec: {name: data, region: eu-central, size_gb: " +
+           std::to_string(size) + "}\n";
+  };
+  WriteFile(e.stack + "/main.yaml", volume(50));
+  REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve"}).exit_code == 0);
+  std::string id = e.StateId("volume.data");
+  WriteFile(e.stack + "/main.yaml", volume(20));
+  auto plan = e.Cairn({"plan", e.stack});
+  CHECK(plan.exit_code == 1);
+  CHECK(plan.err.find("size_gb cannot shrink from 50 to 20") != std::string::npos);
+  CHECK(plan.err.find("--replace 'volume.data'") != std::string::npos);
+  auto apply = e.Cairn({"apply", e.stack, "--auto-approve"});
+  CHECK(apply.exit_code == 1);
+  CHECK(e.StateId("volume.data") == id);  // nothing was sent
+
+  auto replace = e.Cairn({"apply", e.stack, "--auto-approve", "--replace", "volume.data"});
+  INFO(replace.out << replace.err);
+  REQUIRE(replace.exit_code == 0);
+  CHECK(replace.out.find("replace (replacement requested with --replace)") != std::string::npos);
+  CHECK(e.StateId("volume.data") != id);
+  auto live = e.server.Client()->Get("/api/v1/storage/" + e.StateId("volume.data")).json();
+  CHECK(live["volume"]["sizeGb"] == 20);
+}

@@ -430,3 +430,39 @@ TEST_CASE("creates and deletes of a count list web[2] before web[10]") {
   CHECK(deletes[2] == "instance.old[2]");
   CHECK(deletes[11] == "instance.old[11]");
 }
+
+TEST_CASE(
+    "lowering a grow-only field is an error at plan time, unless --replace asks for a new one") {
+  KindCatalog kinds = Kinds();
+  kinds["volume"] = {{"region"}, {"id", "status"}, {}, {"size_gb"}};
+  StackConfig cfg;
+  cfg.resources.push_back(Res("volume.data", {{"name", "data"}, {"size_gb", 10}}));
+  StateSnapshot st;
+  st.resources["volume.data"] = St("volume.data", "v1", {{"name", "data"}, {"size_gb", 50}});
+  auto shrink = MakePlan(cfg, st, {}, kinds, Opts());
+  REQUIRE_FALSE(shrink.ok());
+  CHECK(shrink.diagnostics[0].code == "cannot_shrink");
+  CHECK(shrink.diagnostics[0].summary ==
+        "volume.data: size_gb cannot shrink from 50 to 10: the API only lets it grow");
+  CHECK(shrink.diagnostics[0].detail.find("--replace 'volume.data'") != std::string::npos);
+
+  // Growing is an update in place.
+  cfg.resources[0].spec["size_gb"] = 80;
+  auto grow = MakePlan(cfg, st, {}, kinds, Opts());
+  REQUIRE(grow.ok());
+  CHECK(Find(grow.plan, "volume.data").action == Action::kUpdate);
+
+  // Asked for, the shrink is a replace.
+  cfg.resources[0].spec["size_gb"] = 10;
+  auto o = Opts();
+  o.replace = {"volume.data"};
+  auto replaced = MakePlan(cfg, st, {}, kinds, o);
+  REQUIRE(replaced.ok());
+  CHECK(Find(replaced.plan, "volume.data").action == Action::kReplace);
+  CHECK(Find(replaced.plan, "volume.data").replace_reason ==
+        "replacement requested with --replace");
+  o.replace = {"volume.dta"};
+  auto typo = MakePlan(cfg, st, {}, kinds, o);
+  REQUIRE_FALSE(typo.ok());
+  CHECK(typo.diagnostics.front().detail == "did you mean \"volume.data\"?");
+}
