@@ -294,10 +294,10 @@ struct ParsedFile {
 void ParseManifest(const std::string& display, const std::string& content, ParsedFile& out) {
   out.key = FindPrivateKey(content);
   out.redacted = out.key.found() ? RedactPrivateKeys(content) : content;
-  if (out.key.found()) return;  // reported by the caller; nothing more is read from it
+  // A file holding a key is still read, so that all its problems are
+  // reported at once; the caller hides the key from every output.
   out.tree = YamlTree::Parse(content);
   out.key_scalars = ScalarsHoldingKeys(*out.tree);
-  if (!out.key_scalars.empty()) return;  // reported by the caller, like `key`
   if (out.tree->error) {
     SourceLocation l{display, 0, 0, 1};
     if (!out.tree->error->mark.is_null()) {
@@ -641,11 +641,30 @@ class Loader {
     result_.sources.RedactLines(file, first, last);
   }
 
-  // Refuses the scalars of `file` found to hold key material: their text is
-  // hidden from every excerpt, and the first one is reported. True if any.
+  // Hides key material from every output: the scalars' lines from excerpts,
+  // and each line of the key itself (registered with the redactor) from any
+  // message that would quote the value, such as an invalid name's.
+  void HideKeyScalars(const std::string& file, const std::vector<YamlNode>& scalars) {
+    for (const YamlNode& s : scalars) {
+      RedactNode(file, s);
+      std::string_view value = s.Scalar();
+      size_t start = 0;
+      while (start < value.size()) {
+        size_t nl = value.find('\n', start);
+        std::string_view line = value.substr(start, nl == std::string_view::npos ? nl : nl - start);
+        while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+        if (line.size() >= 8) RegisterSecret(line);
+        if (nl == std::string_view::npos) break;
+        start = nl + 1;
+      }
+    }
+  }
+
+  // Refuses the scalars of `file` found to hold key material: hidden (see
+  // HideKeyScalars), and the first one reported. True if any.
   bool RefuseKeyScalars(const std::string& file, const std::vector<YamlNode>& scalars) {
     if (scalars.empty()) return false;
-    for (const YamlNode& s : scalars) RedactNode(file, s);
+    HideKeyScalars(file, scalars);
     Error("private_key_material", "private key material in a manifest", Loc(file, scalars[0]),
           "written with escapes, it is still a private key; only public keys belong in a stack, "
           "and the key is not shown. Remove it, and rotate it if it was ever committed");
@@ -696,11 +715,10 @@ class Loader {
               "only public keys belong in a stack; the key is not shown. Remove it, and rotate it "
               "if it was "
               "ever committed");
-        continue;
-      }
-      if (RefuseKeyScalars(display, p.key_scalars)) {
-        trees_.push_back(std::move(p.tree));
-        continue;
+        HideKeyScalars(display, p.key_scalars);  // reported once, by the text check
+        keyed_files_.insert(display);
+      } else if (RefuseKeyScalars(display, p.key_scalars)) {
+        keyed_files_.insert(display);
       }
       for (auto& d : p.diags) diags_.push_back(std::move(d));
       std::string dir = fs::path(display).parent_path().string();
@@ -1893,7 +1911,10 @@ class Loader {
       return Locate(doc.file, spec_node, pointer, at_key);
     };
     for (auto& d : registry_->Validate(rc.kind, rc.spec, locate)) out.push_back(std::move(d));
-    if (MayHoldKey(rc.spec)) ScanValueForKeys(rc.spec, doc, spec_node, "", out);
+    // A file refused for holding a key was reported once already.
+    if (MayHoldKey(rc.spec) && !keyed_files_.count(doc.file)) {
+      ScanValueForKeys(rc.spec, doc, spec_node, "", out);
+    }
   }
 
   static bool MayHoldKey(const Value& v) {
@@ -2059,6 +2080,7 @@ class Loader {
   std::map<std::string, std::vector<std::pair<ResourceAddress, SourceLocation>>> depends_on_;
   std::vector<ResourceConfig> resources_;
   std::vector<size_t> resource_docs_of_;
+  std::set<std::string> keyed_files_;  // files reported for holding key material
   std::vector<OutputConfig> outputs_;
   std::map<std::string, size_t> output_index_;
   struct Edge {

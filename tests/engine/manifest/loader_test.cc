@@ -429,9 +429,9 @@ TEST_CASE("a private key spelt with YAML escapes is refused and never shown") {
       "\\n\\x2D\\x2D\\x2D\\x2D\\x2DEND OPENSSH PRIVATE KEY\\x2D\\x2D\\x2D\\x2D\\x2D\\n";
   auto r = Load("kind: ssh_key\nname: deploy\nspec:\n  name: deploy\n  public_key: \"" + escaped +
                 "\"\n");
-  REQUIRE(r.diagnostics.size() == 1);
-  CHECK(r.diagnostics[0].code == "private_key_material");
-  CHECK(r.diagnostics[0].location.line == 5);
+  REQUIRE(r.diagnostics.size() == 2);  // and: it is no public key
+  CHECK(r.diagnostics[1].code == "private_key_material");
+  CHECK(r.diagnostics[1].location.line == 5);
   std::string out = Rendered(r);
   CHECK(out.find(kKeyBody) == std::string::npos);
   CHECK(out.find("x2D") == std::string::npos);
@@ -475,4 +475,23 @@ TEST_CASE("a key assembled from variables and for_each values: no excerpt shows 
   CHECK(r.sources.Line("main.yaml", 15) == kRedactedLine);
   CHECK(r.sources.Line("main.yaml", 16) == "spec:");
   CHECK(r.sources.Line("main.yaml", 1) == "kind: variable");
+}
+
+TEST_CASE("a file holding a key still reports its other problems, and no message quotes the key") {
+  std::string key = "-----BEGIN OPENSSH PRIVATE KEY-----\\n" + std::string(kKeyBody) +
+                    "\\n-----END OPENSSH PRIVATE KEY-----";
+  auto r = Load(
+      "kind: network\nname: n\nspec: {region: eu-central, cidr: 10.0.0.0/16, colour: 1}\n"
+      "---\nkind: ssh_key\nname: deploy\nspec:\n  name: \"" +
+      key +
+      "\"\n"
+      "  public_key: \"ssh-ed25519 AAAA\"\n");
+  INFO(Codes(r));
+  CHECK(Codes(r).find("private_key_material") != std::string::npos);
+  CHECK(Codes(r).find("unknown field \"colour\"") != std::string::npos);  // not hidden by the key
+  CHECK(r.diagnostics.size() >= 3);  // the key, colour, and the name it is not
+  std::string out = Rendered(r);
+  CHECK(out.find(kKeyBody) == std::string::npos);
+  // Reported once, not again as "a value".
+  CHECK(Codes(r).find("private key material in a value") == std::string::npos);
 }
