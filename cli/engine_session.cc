@@ -101,7 +101,7 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   InfraProvider::Options po;
   po.endpoint = endpoint;
   po.token = token;
-  po.connect_timeout = std::chrono::seconds(TimeoutSeconds(p, "connect", 10));
+  po.connect_timeout = std::chrono::seconds(TimeoutSeconds(p, "connect", 5));
   po.request_timeout = std::chrono::seconds(TimeoutSeconds(p, "request", 30));
   po.operation_deadline = std::chrono::seconds(TimeoutSeconds(p, "operation", 600));
   po.read_deadline = std::chrono::seconds(TimeoutSeconds(p, "read", 60));

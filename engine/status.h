@@ -24,6 +24,9 @@ enum class StatusCode {
   kCancelled,
   kIOError,
   kInternal,
+  // The request never reached the server (name not resolved, connection
+  // refused or not made in time): nothing was sent, nothing happened.
+  kUnreachable,
 };
 
 const char* StatusCodeName(StatusCode code);
@@ -43,6 +46,7 @@ class [[nodiscard]] Status {
     return {StatusCode::kFailedPrecondition, std::move(m)};
   }
   static Status Unavailable(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
+  static Status Unreachable(std::string m) { return {StatusCode::kUnreachable, std::move(m)}; }
   static Status DeadlineExceeded(std::string m) {
     return {StatusCode::kDeadlineExceeded, std::move(m)};
   }

@@ -21,7 +21,7 @@ struct HttpRequest {
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
   std::chrono::milliseconds timeout{30'000};          // whole exchange
-  std::chrono::milliseconds connect_timeout{10'000};  // TCP + TLS handshake
+  std::chrono::milliseconds connect_timeout{5'000};   // TCP + TLS handshake
 };
 
 struct HttpResponse {
@@ -33,8 +33,10 @@ struct HttpResponse {
   std::string Header(const std::string& name) const;
 };
 
-// Thread-safe. A network failure (refused, reset, timeout, TLS) is a
-// non-OK Status (Unavailable or DeadlineExceeded); any HTTP answer is OK.
+// Thread-safe. A network failure is a non-OK Status: Unreachable when the
+// request was never sent (name not resolved, connection refused or not made
+// within connect_timeout), else Unavailable or DeadlineExceeded (reset,
+// timeout, TLS: it may have been received). Any HTTP answer is OK.
 class HttpTransport {
  public:
   virtual ~HttpTransport() = default;

@@ -172,6 +172,14 @@ Result<HttpResponse> CurlTransport::Send(const HttpRequest& req, std::stop_token
     std::string detail = errbuf[0] != '\0' ? errbuf : curl_easy_strerror(rc);
     std::string what = req.method + " " + req.url + ": " + detail;
     if (rc == CURLE_ABORTED_BY_CALLBACK) return Status::Cancelled("request cancelled: " + what);
+    // Nothing sent: the name did not resolve, or no connection was made
+    // (refused, or not within the connect timeout).
+    long sent = 0;
+    curl_easy_getinfo(h, CURLINFO_REQUEST_SIZE, &sent);
+    if (sent == 0 && (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST ||
+                      rc == CURLE_COULDNT_RESOLVE_PROXY || rc == CURLE_OPERATION_TIMEDOUT)) {
+      return Status::Unreachable("cannot connect: " + what);
+    }
     if (rc == CURLE_OPERATION_TIMEDOUT) return Status::DeadlineExceeded("timed out: " + what);
     return Status::Unavailable(what);
   }

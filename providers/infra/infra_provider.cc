@@ -199,6 +199,7 @@ InfraProvider::Outcome InfraProvider::Exchange(
   std::string last_problem;
   std::string last_code;
   bool outcome_unknown = false;  // an attempt may have taken effect: stays set
+  int unreachable = 0;           // attempts that could not connect
   for (int retry = 0;; ++retry) {
     if (stop.stop_requested()) {
       out.status = Status::Cancelled(method + " " + path + " cancelled");
@@ -249,7 +250,20 @@ InfraProvider::Outcome InfraProvider::Exchange(
       }
       last_code = "network_error";
       last_problem = Redact(answer.status().message());
-      outcome_unknown = true;
+      if (answer.status().code() != StatusCode::kUnreachable) {
+        outcome_unknown = true;
+      } else if (++unreachable >= options_.max_unreachable_attempts) {
+        std::string summary = "cannot reach the API at " + options_.endpoint + " (" +
+                              std::to_string(unreachable) + " attempts)";
+        std::string hint =
+            "check CAIRN_ENDPOINT (or the provider document's endpoint) and that the server runs";
+        // Nothing of this call was sent, unless an earlier attempt was.
+        out.status = outcome_unknown ? Status::Unavailable(Redact(summary + ": " + last_problem))
+                                     : Status::Unreachable(Redact(summary + ": " + last_problem));
+        out.diagnostics.push_back(
+            MakeDiagnostic("unreachable", summary, last_problem + "; " + hint));
+        return out;
+      }
     } else {
       const HttpResponse& resp = *answer;
       spdlog::debug("infra: {} {} -> {} in {} ms (request {}, attempt {})", method, path,

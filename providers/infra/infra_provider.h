@@ -79,7 +79,11 @@ class InfraProvider final : public Provider {
   struct Options {
     std::string endpoint;  // base URL without /v1, e.g. "http://127.0.0.1:8080"
     std::string token;     // bearer token (from CAIRN_TOKEN, never a manifest)
-    std::chrono::milliseconds connect_timeout{10'000};
+    std::chrono::milliseconds connect_timeout{5'000};
+    // Attempts that could not connect before a call gives up with
+    // Unreachable: an API that is not there fails a command in seconds, not
+    // after the whole retry deadline. Other failures retry until it.
+    int max_unreachable_attempts = 3;
     std::chrono::milliseconds request_timeout{30'000};  // one HTTP attempt
     std::chrono::seconds operation_deadline{600};       // all attempts of one call
     // All attempts of one Read or List (refresh): an unreachable API fails a

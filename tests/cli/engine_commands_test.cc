@@ -1,6 +1,10 @@
 // The engine commands as users run them: the real `cairn` binary against a
 // real `cairn serve` on loopback, state in a real SQLite file.
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <fstream>
@@ -664,4 +668,35 @@ TEST_CASE("shrinking a volume fails at plan, not at apply; --replace makes a new
   CHECK(e.StateId("volume.data") != id);
   auto live = e.server.Client()->Get("/api/v1/storage/" + e.StateId("volume.data")).json();
   CHECK(live["volume"]["sizeGb"] == 20);
+}
+
+TEST_CASE("an endpoint nobody listens on fails plan and apply at once, naming it") {
+  Env e;
+  REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve"}).exit_code == 0);
+  // A port that is bound but never listening refuses every connection.
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  std::string dead = "http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
+  e.env["CAIRN_ENDPOINT"] = dead;
+  auto plan = e.Cairn({"plan", e.stack});
+  CHECK(plan.exit_code == 1);
+  CHECK(plan.err.find("cannot reach the API at " + dead + " (3 attempts)") != std::string::npos);
+  CHECK(plan.err.find("CAIRN_ENDPOINT") != std::string::npos);
+  WriteFile(e.stack + "/main.yaml", Stack(3));
+  auto apply = e.Cairn({"apply", e.stack, "--auto-approve", "--refresh=false"});
+  CHECK(apply.exit_code == 1);
+  CHECK(apply.err.find("cannot reach the API") != std::string::npos);
+  ::close(fd);
+  // Nothing was sent, so nothing is left to recover: the journal is empty.
+  e.env["CAIRN_ENDPOINT"] = e.server.base();
+  auto again = e.Cairn({"apply", e.stack, "--auto-approve"});
+  INFO(again.out << again.err);
+  CHECK(again.exit_code == 0);
+  CHECK(again.out.find("recovered") == std::string::npos);
+  CHECK(e.Names("/api/v1/compute") == std::vector<std::string>{"web-0", "web-1", "web-2"});
 }

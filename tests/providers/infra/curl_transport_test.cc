@@ -230,7 +230,7 @@ TEST_CASE("curl transport reuses one connection for many requests") {
   CHECK(seen[0].headers.find("User-Agent: cairn") != std::string::npos);
 }
 
-TEST_CASE("curl transport reports HTTP errors as answers and refused connections as Unavailable") {
+TEST_CASE("curl transport reports HTTP errors as answers and refused connections as Unreachable") {
   LoopbackServer server([](const SeenRequest&) {
     CannedResponse r;
     r.status = 503;
@@ -256,7 +256,9 @@ TEST_CASE("curl transport reports HTTP errors as answers and refused connections
       transport.Send(Get("http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)) + "/"), {});
   ::close(fd);
   REQUIRE_FALSE(refused.ok());
-  CHECK(refused.status().code() == StatusCode::kUnavailable);
+  // Nothing was sent: the caller knows nothing happened.
+  CHECK(refused.status().code() == StatusCode::kUnreachable);
+  CHECK(refused.status().message().rfind("cannot connect: ", 0) == 0);
 }
 
 TEST_CASE("curl transport times out a slow answer") {

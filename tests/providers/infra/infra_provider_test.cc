@@ -363,6 +363,33 @@ TEST_CASE("reads and listings give up at the read deadline, well before the muta
   CHECK(f.clock.total_slept() - before > seconds(60));
 }
 
+TEST_CASE("an API that cannot be connected to fails a call after 3 attempts, in seconds") {
+  auto o = Fixture::DefaultOptions();
+  o.operation_deadline = seconds(600);
+  Fixture f(o);
+  f.transport.SetHandler([](const HttpRequest&) -> Result<HttpResponse> {
+    return Status::Unreachable("cannot connect: Connection refused");
+  });
+  auto list = f.provider.List({"instance"}, {});
+  CHECK(list.status.code() == StatusCode::kUnreachable);
+  CHECK(list.status.message().find("cannot reach the API at http://api.test") != std::string::npos);
+  CHECK(f.transport.count() == 3);
+  CHECK(f.clock.total_slept() < seconds(2));
+  // A mutation none of whose attempts was sent failed definitely: Unreachable.
+  auto m = InstanceCreate(f.provider);
+  CHECK(f.provider.Create({m, "key-1"}, {}).status.code() == StatusCode::kUnreachable);
+
+  // One attempt that may have reached the API makes the outcome unknown.
+  Fixture g(o);
+  int n = 0;
+  g.transport.SetHandler([&](const HttpRequest&) -> Result<HttpResponse> {
+    if (n++ == 0) return Dropped();
+    return Status::Unreachable("cannot connect: Connection refused");
+  });
+  auto m2 = InstanceCreate(g.provider);
+  CHECK(g.provider.Create({m2, "key-2"}, {}).status.code() == StatusCode::kUnavailable);
+}
+
 TEST_CASE("the per-operation deadline bounds retries") {
   Fixture f;
   f.transport.SetHandler(
