@@ -87,8 +87,9 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
   };
   auto f = std::make_shared<Flags>();
   AddStackFlags(sub, f->stack, /*multiple_paths=*/false);
-  sub.add_flag("--json", f->json, "Print the plan as JSON (docs/plan-format.md)");
-  sub.add_flag("--markdown", f->markdown, "Print the plan as Markdown (for pull request comments)");
+  auto* json = sub.add_flag("--json", f->json, "Print the plan as JSON (docs/plan-format.md)");
+  sub.add_flag("--markdown", f->markdown, "Print the plan as Markdown (for pull request comments)")
+      ->excludes(json);
   sub.add_option("--out", f->out, "Save the plan to FILE for 'cairn apply FILE'")->type_name("FILE");
   sub.add_flag("--detailed-exitcode", f->detailed, "Exit 0 with no changes, 2 with changes, 1 on error");
   sub.add_option("--refresh", f->refresh, "Read live resources first (default true; --refresh=false uses the state)")
@@ -170,7 +171,13 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
       }
     }
     if (f->json) {
-      std::cout << Redact(PlanToJson(*plan).dump(2)) << "\n";
+      // For reading: a sensitive output's value is not shown (a saved plan,
+      // which apply reads, keeps it).
+      Plan shown = *plan;
+      for (auto& o : shown.outputs) {
+        if (o.sensitive) o.value = "(sensitive)";
+      }
+      std::cout << Redact(PlanToJson(shown).dump(2)) << "\n";
     } else if (f->markdown) {
       std::cout << RenderPlanMarkdown(*plan);
     } else {

@@ -39,6 +39,19 @@ Value PlannedNew(const Value& resolved, const KindInfo& info) {
   return v;
 }
 
+// The fields a create sets, for the plan to show: each spec field (not the
+// computed ones) from nothing to its value, "(known after apply)" where it
+// depends on something not made yet.
+std::vector<AttributeChange> CreatedFields(const Value& resolved, const KindInfo& info) {
+  std::vector<AttributeChange> out;
+  if (!resolved.is_object()) return out;
+  for (const auto& [field, after] : resolved.items()) {
+    if (info.computed.count(field)) continue;
+    out.push_back({field, nullptr, ContainsUnknown(after) ? UnknownValue() : after, false});
+  }
+  return out;
+}
+
 // The changes `targets` select, as users of every IaC tool expect:
 //   - a target without an index selects every instance of the resource;
 //   - a create, update or replace brings in what it depends on (it cannot
@@ -147,7 +160,8 @@ Plan::Counts Plan::counts() const {
 }
 
 bool Plan::has_changes() const {
-  return std::any_of(changes.begin(), changes.end(),
+  return !output_changes.empty() ||
+         std::any_of(changes.begin(), changes.end(),
                      [](const PlannedChange& c) { return c.action != Action::kNoOp; });
 }
 
@@ -229,6 +243,7 @@ PlanResult MakePlan(const StackConfig& config, const StateSnapshot& state, const
     }
     if (st == state.resources.end()) {
       ch.action = Action::kCreate;
+      ch.changes = CreatedFields(resolved, info);
       planned[addr] = PlannedNew(resolved, info);
       plan.changes.push_back(std::move(ch));
       continue;
@@ -243,6 +258,7 @@ PlanResult MakePlan(const StackConfig& config, const StateSnapshot& state, const
           ch.action = Action::kCreate;
           ch.note = "deleted outside Cairn; it will be created again";
           ch.remote_id.clear();
+          ch.changes = CreatedFields(resolved, info);
           planned[addr] = PlannedNew(resolved, info);
           plan.changes.push_back(std::move(ch));
           continue;
@@ -412,6 +428,27 @@ PlanResult MakePlan(const StackConfig& config, const StateSnapshot& state, const
       plan.outputs.push_back({out.name, out.value, out.sensitive});
     }
   }
+  // Outputs as the apply will record them, against what the state holds.
+  // One that depends on a value known only after apply counts as changing
+  // ("(known after apply)"): the plan cannot tell it will not.
+  std::set<std::string> declared;
+  for (const auto& out : plan.outputs) {
+    declared.insert(out.name);
+    Value after = resolve(out.value, lookup);
+    if (ContainsUnknown(after)) after = UnknownValue();
+    auto recorded = state.outputs.find(out.name);
+    if (recorded == state.outputs.end()) {
+      plan.output_changes.push_back({out.name, Action::kCreate, nullptr, after, out.sensitive});
+    } else if (IsUnknown(after) || recorded->second != after) {
+      plan.output_changes.push_back(
+          {out.name, Action::kUpdate, recorded->second, after, out.sensitive});
+    }
+  }
+  for (const auto& [name, value] : state.outputs) {
+    if (!declared.count(name)) {
+      plan.output_changes.push_back({name, Action::kDelete, value, nullptr, false});
+    }
+  }
   for (const auto& name : config.sensitive_variables) {
     auto it = config.variables.find(name);
     if (it != config.variables.end() && it->second.is_string()) {
@@ -449,20 +486,32 @@ Value PlanToJson(const Plan& plan) {
   for (const auto& o : plan.outputs) {
     outputs.push_back({{"name", o.name}, {"value", o.value}, {"sensitive", o.sensitive}});
   }
+  Value output_changes = Value::array();
+  for (const auto& o : plan.output_changes) {
+    auto shown = [&](const Value& v) {
+      return o.sensitive && !v.is_null() ? Value("(sensitive)") : v;
+    };
+    output_changes.push_back({{"name", o.name},
+                              {"action", ActionName(o.action)},
+                              {"before", shown(o.before)},
+                              {"after", shown(o.after)},
+                              {"sensitive", o.sensitive}});
+  }
   auto counts = plan.counts();
   Value out = {{"format_version", Plan::kFormatVersion},
-          {"stack", plan.stack},
-          {"lineage", plan.lineage},
-          {"serial", plan.serial},
-          {"destroy", plan.destroy},
-          {"summary",
-           {{"add", counts.add},
-            {"change", counts.change},
-            {"replace", counts.replace},
-            {"destroy", counts.destroy},
-            {"no_op", counts.noop}}},
-          {"changes", changes},
-          {"outputs", outputs}};
+               {"stack", plan.stack},
+               {"lineage", plan.lineage},
+               {"serial", plan.serial},
+               {"destroy", plan.destroy},
+               {"summary",
+                {{"add", counts.add},
+                 {"change", counts.change},
+                 {"replace", counts.replace},
+                 {"destroy", counts.destroy},
+                 {"no_op", counts.noop}}},
+               {"changes", changes},
+               {"outputs", outputs},
+               {"output_changes", output_changes}};
   if (plan.saved) out["saved"] = true;
   if (!plan.variables.empty()) out["variables"] = plan.variables;
   return out;
@@ -510,6 +559,13 @@ Result<Plan> PlanFromJson(const Value& j) {
     for (const auto& o : j.value("outputs", Value::array())) {
       plan.outputs.push_back(
           {o.at("name").get<std::string>(), o.value("value", Value()), o.value("sensitive", false)});
+    }
+    for (const auto& o : j.value("output_changes", Value::array())) {
+      auto action = ParseAction(o.at("action").get<std::string>());
+      if (!action) return Status::InvalidArgument("unknown action in plan for output");
+      plan.output_changes.push_back({o.at("name").get<std::string>(), *action,
+                                     o.value("before", Value()), o.value("after", Value()),
+                                     o.value("sensitive", false)});
     }
     if (auto vars = j.find("variables"); vars != j.end()) {
       if (!vars->is_object()) {

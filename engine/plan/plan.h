@@ -80,6 +80,17 @@ struct OutputPlan {
   bool sensitive = false;
 };
 
+// An output whose recorded value (in the state) the apply will change:
+// create (new output), update, or delete (gone from the manifests, or a
+// destroy). `after` may be UnknownValue(); a sensitive one is shown masked.
+struct OutputChange {
+  std::string name;
+  Action action = Action::kCreate;
+  Value before;  // null for a create
+  Value after;   // null for a delete
+  bool sensitive = false;
+};
+
 struct Plan {
   static constexpr int kFormatVersion = 1;
   std::string stack;    // absolute path of the stack directory the plan is for
@@ -88,6 +99,7 @@ struct Plan {
   bool destroy = false;
   std::vector<PlannedChange> changes;  // every address, no-ops included, in apply order
   std::vector<OutputPlan> outputs;
+  std::vector<OutputChange> output_changes;   // outputs whose recorded value changes
   std::vector<std::string> sensitive_values;  // values to mask in reports
   // Written by `cairn plan --out`, for `cairn apply FILE`. The output of
   // `cairn plan --json` is for reading: its sensitive values are redacted,
@@ -102,6 +114,7 @@ struct Plan {
     int add = 0, change = 0, replace = 0, destroy = 0, noop = 0;
   };
   Counts counts() const;
+  // A resource change, or an output whose recorded value changes.
   bool has_changes() const;
 };
 

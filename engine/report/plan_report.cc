@@ -95,6 +95,13 @@ std::string RenderPlanText(const Plan& plan, const ReportOptions& opts) {
     out += " " + c.address + std::string(width - c.address.size() + 3, ' ') + verb + "\n";
     for (const auto& d : c.changes) {
       out += "      ";
+      if (c.action == Action::kCreate) {
+        out += opts.color ? "\033[32m" : "";
+        out += "+";
+        out += reset;
+        out += " " + d.field + ": " + RenderValue(d.after, plan.sensitive_values) + "\n";
+        continue;
+      }
       out += opts.color ? "\033[33m" : "";
       out += "~";
       out += reset;
@@ -105,9 +112,28 @@ std::string RenderPlanText(const Plan& plan, const ReportOptions& opts) {
     }
     if (!c.note.empty()) out += "      # " + c.note + "\n";
   }
+  if (!plan.output_changes.empty()) {
+    out += "Changes to outputs:\n";
+    for (const auto& o : plan.output_changes) {
+      auto shown = [&](const Value& v) {
+        return o.sensitive ? std::string("(sensitive)") : RenderValue(v, plan.sensitive_values);
+      };
+      switch (o.action) {
+        case Action::kCreate:
+          out += "  + " + o.name + " = " + shown(o.after) + "\n";
+          break;
+        case Action::kDelete:
+          out += "  - " + o.name + "\n";
+          break;
+        default:
+          out += "  ~ " + o.name + ": " + shown(o.before) + " -> " + shown(o.after) + "\n";
+      }
+    }
+  }
   auto n = plan.counts();
   if (!plan.has_changes()) {
-    out += "No changes. The infrastructure matches the manifests.\n";
+    out += plan.destroy ? "No changes. Nothing to destroy: the state tracks no resources.\n"
+                        : "No changes. The infrastructure matches the manifests.\n";
   } else {
     out += "Plan: " + std::to_string(n.add) + " to add, " + std::to_string(n.change) +
            " to change, " + std::to_string(n.replace) + " to replace, " +
@@ -115,6 +141,29 @@ std::string RenderPlanText(const Plan& plan, const ReportOptions& opts) {
   }
   return Redact(out);
 }
+
+namespace {
+
+// `text` as Markdown code inside a table cell: a `|` would end the cell
+// (escaped as \|, which GitHub reads inside code spans in tables too), and
+// a backtick the code span (a longer fence is used, padded with spaces).
+std::string CodeCell(const std::string& text) {
+  std::string escaped;
+  for (char ch : text) {
+    if (ch == '|') escaped += '\\';
+    escaped += ch == '\n' ? ' ' : ch;
+  }
+  size_t longest = 0, run = 0;
+  for (char ch : escaped) {
+    run = ch == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  if (longest == 0) return "`" + escaped + "`";
+  std::string fence(longest + 1, '`');
+  return fence + " " + escaped + " " + fence;
+}
+
+}  // namespace
 
 std::string RenderPlanMarkdown(const Plan& plan) {
   auto n = plan.counts();
@@ -128,10 +177,29 @@ std::string RenderPlanMarkdown(const Plan& plan) {
     std::string details;
     for (const auto& d : c.changes) {
       if (!details.empty()) details += "<br>";
-      details += "`" + d.field + "`: `" + RenderValue(d.before, plan.sensitive_values) + "` → `" +
-                 RenderValue(d.after, plan.sensitive_values) + "`";
+      details += CodeCell(d.field) + ": ";
+      if (c.action != Action::kCreate) {
+        details += CodeCell(RenderValue(d.before, plan.sensitive_values)) + " → ";
+      }
+      details += CodeCell(RenderValue(d.after, plan.sensitive_values));
     }
-    out += std::string("| ") + ActionName(c.action) + " | `" + c.address + "` | " + details + " |\n";
+    if (c.action == Action::kReplace && !c.replace_reason.empty()) {
+      details += (details.empty() ? "" : "<br>") + CodeCell(c.replace_reason);
+    }
+    out += std::string("| ") + ActionName(c.action) + " | " + CodeCell(c.address) + " | " +
+           details + " |\n";
+  }
+  if (!plan.output_changes.empty()) {
+    out += "\n| output | change |\n|---|---|\n";
+    for (const auto& o : plan.output_changes) {
+      auto shown = [&](const Value& v) {
+        return CodeCell(o.sensitive ? "(sensitive)" : RenderValue(v, plan.sensitive_values));
+      };
+      std::string change = o.action == Action::kCreate   ? "added: " + shown(o.after)
+                           : o.action == Action::kDelete ? std::string("removed")
+                                                         : shown(o.before) + " → " + shown(o.after);
+      out += "| " + CodeCell(o.name) + " | " + change + " |\n";
+    }
   }
   return Redact(out);
 }

@@ -700,3 +700,33 @@ TEST_CASE("an endpoint nobody listens on fails plan and apply at once, naming it
   CHECK(again.out.find("recovered") == std::string::npos);
   CHECK(e.Names("/api/v1/compute") == std::vector<std::string>{"web-0", "web-1", "web-2"});
 }
+
+TEST_CASE("an output change alone is a change; --json and --markdown cannot both be asked for") {
+  Env e;
+  REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve"}).exit_code == 0);
+  WriteFile(e.stack + "/main.yaml",
+            Stack() +
+                "---\nkind: output\nname: greeting\nvalue: hello\n---\n"
+                "kind: output\nname: hidden\nsensitive: true\nvalue: s3cr3t-output\n");
+  auto plan = e.Cairn({"plan", e.stack, "--detailed-exitcode"});
+  INFO(plan.out << plan.err);
+  CHECK(plan.exit_code == 2);
+  CHECK(
+      plan.out.find("Changes to outputs:\n  + greeting = \"hello\"\n  + hidden = (sensitive)\n") !=
+      std::string::npos);
+  CHECK(plan.out.find("No changes") == std::string::npos);
+  auto json = e.Cairn({"plan", e.stack, "--json"});
+  CHECK(json.out.find("s3cr3t-output") == std::string::npos);
+  REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve"}).exit_code == 0);
+  CHECK(e.Cairn({"plan", e.stack, "--detailed-exitcode"}).exit_code == 0);
+
+  auto both = e.Cairn({"plan", e.stack, "--json", "--markdown"});
+  CHECK(both.exit_code != 0);
+  CHECK(both.err.find("excludes") != std::string::npos);
+
+  // A destroy of a state that tracks nothing says so.
+  REQUIRE(e.Cairn({"destroy", e.stack, "--auto-approve"}).exit_code == 0);
+  auto empty = e.Cairn({"destroy", e.stack, "--auto-approve"});
+  CHECK(empty.out.find("Nothing to destroy: the state tracks no resources.") != std::string::npos);
+  CHECK(empty.out.find("matches the manifests") == std::string::npos);
+}

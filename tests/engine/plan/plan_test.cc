@@ -466,3 +466,84 @@ TEST_CASE(
   REQUIRE_FALSE(typo.ok());
   CHECK(typo.diagnostics.front().detail == "did you mean \"volume.data\"?");
 }
+
+TEST_CASE("a create shows the fields it sets, unknown ones as (known after apply)") {
+  StackConfig cfg;
+  cfg.resources.push_back(Res("network.core", {{"name", "core"}, {"cidr", "10.0.0.0/16"}}));
+  cfg.resources.push_back(
+      Res("instance.web", {{"name", "web"}, {"network", "${network.core.id}"}}, {"network.core"}));
+  auto r = MakePlan(cfg, {}, {}, Kinds(), Opts());
+  std::string text = RenderPlanText(r.plan);
+  CHECK(text.find(
+            "  + network.core   create\n      + cidr: \"10.0.0.0/16\"\n      + name: \"core\"\n") !=
+        std::string::npos);
+  CHECK(text.find("      + network: (known after apply)\n") != std::string::npos);
+  std::string md = RenderPlanMarkdown(r.plan);
+  CHECK(md.find("`cidr`: `\"10.0.0.0/16\"`") != std::string::npos);
+}
+
+TEST_CASE("output changes are changes: added, changed, known after apply, removed") {
+  StackConfig cfg;
+  cfg.resources.push_back(Res("network.core", {{"name", "core"}}));
+  cfg.outputs.push_back({"net", Value("${network.core.id}"), false, {}});
+  cfg.outputs.push_back({"greeting", Value("hello"), false, {}});
+  cfg.outputs.push_back({"secret", Value("s3cr3t-value"), true, {}});
+  StateSnapshot st;
+  st.resources["network.core"] = St("network.core", "n1", {{"name", "core"}});
+  st.outputs = {{"net", "n1"}, {"greeting", "hi"}, {"secret", "s3cr3t-value"}, {"gone", 1}};
+  auto r = MakePlan(cfg, st, {}, Kinds(), Opts());
+  REQUIRE(r.ok());
+  CHECK(r.plan.has_changes());  // no resource changes, yet not "No changes"
+  REQUIRE(r.plan.output_changes.size() == 2);
+  CHECK(r.plan.output_changes[0].name == "greeting");
+  CHECK(r.plan.output_changes[0].action == Action::kUpdate);
+  CHECK(r.plan.output_changes[1].name == "gone");
+  CHECK(r.plan.output_changes[1].action == Action::kDelete);
+  std::string text = RenderPlanText(r.plan);
+  CHECK(text.find("Changes to outputs:\n  ~ greeting: \"hi\" -> \"hello\"\n  - gone\n") !=
+        std::string::npos);
+  CHECK(text.find("No changes") == std::string::npos);
+  // A survivor of the JSON form.
+  auto back = PlanFromJson(PlanToJson(r.plan));
+  REQUIRE(back.ok());
+  CHECK(back->output_changes.size() == 2);
+  // A changed sensitive output never shows its value.
+  st.outputs["secret"] = "old-value-xyz";
+  auto masked = MakePlan(cfg, st, {}, Kinds(), Opts());
+  std::string shown =
+      RenderPlanText(masked.plan) + PlanToJson(masked.plan)["output_changes"].dump();
+  CHECK(shown.find("s3cr3t-value") == std::string::npos);
+  CHECK(shown.find("old-value-xyz") == std::string::npos);
+  CHECK(RenderPlanText(masked.plan).find("~ secret: (sensitive) -> (sensitive)") !=
+        std::string::npos);
+}
+
+TEST_CASE("a destroy with nothing in the state says so") {
+  auto o = Opts();
+  o.destroy = true;
+  auto r = MakePlan({}, {}, {}, Kinds(), o);
+  CHECK(RenderPlanText(r.plan) ==
+        "No changes. Nothing to destroy: the state tracks no resources.\n");
+}
+
+TEST_CASE("Markdown plans escape | and backticks in cells") {
+  Plan p;
+  PlannedChange c;
+  c.address = "instance.web[\"a|b\"]";
+  c.kind = "instance";
+  c.action = Action::kUpdate;
+  c.changes.push_back({"name", "x`y", "p|q", false});
+  p.changes.push_back(c);
+  std::string md = RenderPlanMarkdown(p);
+  INFO(md);
+  std::string row = md.substr(md.find("| update |"));
+  row = row.substr(0, row.find('\n'));
+  // Cells: action, address, details; every | inside them is escaped.
+  size_t unescaped = 0;
+  for (size_t i = 0; i < row.size(); ++i) {
+    if (row[i] == '|' && (i == 0 || row[i - 1] != '\\')) ++unescaped;
+  }
+  CHECK(unescaped == 4);
+  CHECK(row.find("`` \"x`y\" ``") != std::string::npos);
+  CHECK(row.find("`instance.web[\"a\\|b\"]`") != std::string::npos);
+}
