@@ -643,7 +643,7 @@ TEST_CASE(
   CHECK(e.Cairn({"drift", e.stack, "--name-prefix", "x"}).exit_code == 1);
 }
 
-TEST_CASE("shrinking a volume fails at plan, not at apply; --replace makes a new one") {
+TEST_CASE("shrinking a volume fails at plan, not at apply, and --replace makes a new one") {
   Env e;
   auto volume = [](int size) {
     return "kind: volume\nname: data\nspec: {name: data, region: eu-central, size_gb: " +
@@ -701,7 +701,7 @@ TEST_CASE("an endpoint nobody listens on fails plan and apply at once, naming it
   CHECK(e.Names("/api/v1/compute") == std::vector<std::string>{"web-0", "web-1", "web-2"});
 }
 
-TEST_CASE("an output change alone is a change; --json and --markdown cannot both be asked for") {
+TEST_CASE("an output change alone is a change, and --json and --markdown cannot both be asked for") {
   Env e;
   REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve"}).exit_code == 0);
   WriteFile(e.stack + "/main.yaml",

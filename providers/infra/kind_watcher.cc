@@ -1,0 +1,271 @@
+#include "providers/infra/kind_watcher.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+
+#include "engine/redact.h"
+#include "providers/infra/ids.h"
+
+namespace cairn {
+namespace {
+
+using std::chrono::duration_cast;
+using std::chrono::microseconds;
+using std::chrono::milliseconds;
+
+// A look due sooner than this is taken now: putting the thread to sleep and
+// waking it would cost more than the wait.
+constexpr microseconds kShortestSleep{50};
+
+double Jitter() {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  return std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+}
+
+std::string SecondsText(Clock::duration d) {
+  return std::to_string(std::chrono::duration_cast<std::chrono::seconds>(d).count()) + "s";
+}
+
+// A look that failed for good: waiting longer cannot help.
+bool Permanent(const Status& st) {
+  return st.code() == StatusCode::kInvalidArgument || st.code() == StatusCode::kInternal ||
+         st.code() == StatusCode::kFailedPrecondition;
+}
+
+}  // namespace
+
+InfraProvider::KindWatcher::KindWatcher(InfraProvider& provider, const KindWire& wire)
+    : provider_(provider),
+      wire_(wire),
+      clock_(provider.clock_),
+      sleeping_until_(Clock::time_point::max()),
+      thread_([this](std::stop_token stop) { Run(stop); }) {}
+
+InfraProvider::KindWatcher::~KindWatcher() {
+  thread_.request_stop();
+  {
+    std::lock_guard lock(mu_);
+    wake_.request_stop();
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+void InfraProvider::KindWatcher::Add(const WaitRequest& req,
+                                     std::function<void(WaitResponse)> done) {
+  Waiter w;
+  w.req = req;
+  w.canonical_id = CanonicalId(req.id);
+  w.done = std::move(done);
+  const auto now = clock_.Now();
+  const std::chrono::seconds timeout = req.timeout.count() > 0 ? req.timeout : wire_.ready_timeout;
+  w.deadline = now + timeout;
+  w.due = now;
+  if (req.target == WaitTarget::kReady && req.just_created && wire_.ready_status) {
+    // The create answered a moment ago: if not ready then, not ready now.
+    const Value& attrs = req.just_created->attributes;
+    auto status = attrs.find("status");
+    if (status != attrs.end() && status->is_string() && *status != *wire_.ready_status &&
+        *status != "failed") {
+      microseconds first = provider_.ready_estimate_.FirstPoll(wire_.kind);
+      w.due = now + duration_cast<Clock::duration>(first * (0.75 + 0.25 * Jitter()));
+      w.learning = now;
+    }
+  }
+  std::lock_guard lock(mu_);
+  if (w.due < sleeping_until_) wake_.request_stop();
+  waiters_.push_back(std::move(w));
+  cv_.notify_all();
+}
+
+void InfraProvider::KindWatcher::Run(std::stop_token stop) {
+  const auto listing_gap = duration_cast<Clock::duration>(
+      std::chrono::duration<double>(1.0 / std::max(provider_.options_.max_lists_per_second, 0.01)));
+  std::unique_lock lock(mu_);
+  while (!stop.stop_requested()) {
+    if (waiters_.empty()) {
+      cv_.wait(lock, stop, [&] { return !waiters_.empty(); });
+      continue;
+    }
+    const auto now = clock_.Now();
+    std::vector<Waiter*> due;
+    Clock::time_point next = Clock::time_point::max();
+    for (Waiter& w : waiters_) {
+      Clock::time_point when = std::min(w.due, w.deadline);
+      if (when <= now + kShortestSleep) {
+        due.push_back(&w);
+      } else {
+        next = std::min(next, when);
+      }
+    }
+    // More due than the last listing had pages: one listing answers them
+    // (and settles the others it shows) for fewer requests.
+    const bool list = due.size() > pages_;
+    if (list && listed_once_ && now < last_listing_ + listing_gap) {
+      due.clear();
+      next = std::min(next, last_listing_ + listing_gap);
+    }
+    if (due.empty()) {
+      wake_ = std::stop_source();
+      sleeping_until_ = next;
+      std::stop_token woken = wake_.get_token();
+      lock.unlock();
+      {
+        // Woken by a new waiter due sooner, or by the end of the watcher.
+        std::stop_callback on_stop(stop, [&] { wake_.request_stop(); });
+        clock_.SleepFor(next - now, woken);
+      }
+      lock.lock();
+      sleeping_until_ = Clock::time_point::max();
+      continue;
+    }
+    lock.unlock();
+    Finished finished;
+    Look(due, list, stop, finished);
+    lock.lock();
+    // Only this thread removes waiters: settled ones have no `done` left.
+    waiters_.remove_if([](const Waiter& w) { return !w.done; });
+    lock.unlock();
+    for (auto& [done, response] : finished) done(std::move(response));
+    lock.lock();
+  }
+  // Stopping: every wait still pending ends, cancelled.
+  Finished cancelled;
+  for (Waiter& w : waiters_) {
+    WaitResponse r;
+    r.status = Status::Cancelled("waiting for " + wire_.kind + " " + w.req.id + " cancelled");
+    cancelled.emplace_back(std::move(w.done), std::move(r));
+  }
+  waiters_.clear();
+  lock.unlock();
+  for (auto& [done, response] : cancelled) done(std::move(response));
+}
+
+void InfraProvider::KindWatcher::Look(const std::vector<Waiter*>& due, bool list,
+                                      std::stop_token stop, Finished& finished) {
+  if (!list) {
+    for (Waiter* w : due) LookOne(*w, stop, finished);
+    return;
+  }
+  last_listing_ = clock_.Now();
+  listed_once_ = true;
+  const auto deadline = clock_.Now() + provider_.options_.read_deadline;
+  int pages = 0;
+  std::vector<Diagnostic> diags;
+  auto objects = provider_.ListRaw(wire_, deadline, stop, &pages, &diags);
+  requests_ += pages;
+  if (!objects.ok()) {
+    spdlog::debug("watch {}: listing failed: {}", wire_.kind, objects.status().ToString());
+    for (Waiter* w : due) {
+      w->last_problem = Redact(objects.status().message());
+      Reschedule(*w, finished);
+    }
+    return;
+  }
+  pages_ = std::max(1, pages);
+  std::map<std::string, const Value*> by_id;
+  for (const Value& obj : *objects) {
+    auto mapped = MapResponse(wire_, obj);
+    if (mapped.ok()) by_id.emplace(CanonicalId(mapped->id), &obj);
+  }
+  std::set<const Waiter*> is_due(due.begin(), due.end());
+  std::lock_guard guard(mu_);  // the list only; Add may push meanwhile
+  for (Waiter& w : waiters_) {
+    if (!w.done) continue;
+    auto it = by_id.find(w.canonical_id);
+    if (it != by_id.end()) {
+      // Shown by the listing: settled now, due or not (one not due keeps
+      // its schedule: the first-poll estimate learns from scheduled looks).
+      Consider(w, *it->second, finished, /*reschedule=*/is_due.count(&w) > 0);
+    } else if (is_due.count(&w)) {
+      // Made after the listing began, or gone: one GET tells.
+      mu_.unlock();
+      LookOne(w, stop, finished);
+      mu_.lock();
+    }
+  }
+}
+
+void InfraProvider::KindWatcher::LookOne(Waiter& w, std::stop_token stop, Finished& finished) {
+  const auto deadline = std::min(w.deadline, clock_.Now() + provider_.options_.read_deadline);
+  std::vector<Diagnostic> diags;
+  auto obj = provider_.Fetch(wire_, w.req.id, deadline, stop, &diags);
+  ++requests_;
+  if (!obj.ok()) {
+    if (Permanent(obj.status())) {
+      WaitResponse r;
+      r.status = obj.status();
+      r.diagnostics = std::move(diags);
+      return Finish(w, std::move(r), finished);
+    }
+    w.last_problem = Redact(obj.status().message());
+    return Reschedule(w, finished);
+  }
+  if (!obj->has_value()) {
+    WaitResponse r;
+    provider_.SettleGone(wire_, w.req, &r);
+    return Finish(w, std::move(r), finished);
+  }
+  Consider(w, **obj, finished, /*reschedule=*/true);
+}
+
+bool InfraProvider::KindWatcher::Consider(Waiter& w, const Value& obj, Finished& finished,
+                                          bool reschedule) {
+  WaitResponse r;
+  if (provider_.Settle(wire_, w.req, obj, &r)) {
+    if (w.learning && r.status.ok() && w.req.target == WaitTarget::kReady) {
+      provider_.ready_estimate_.Record(
+          wire_.kind, /*on_first_poll=*/w.looks == 0,
+          duration_cast<microseconds>(clock_.Now() - *w.learning));
+    }
+    Finish(w, std::move(r), finished);
+    return true;
+  }
+  if (r.resource) {
+    const Value& attrs = r.resource->attributes;
+    auto status = attrs.find("status");
+    w.last_status = status != attrs.end() && status->is_string() ? status->get<std::string>() : "";
+    w.last_seen = std::move(r.resource);
+  }
+  w.last_problem.clear();
+  if (reschedule) Reschedule(w, finished);
+  return false;
+}
+
+void InfraProvider::KindWatcher::Reschedule(Waiter& w, Finished& finished) {
+  const auto now = clock_.Now();
+  if (now >= w.deadline) {
+    const bool for_ready = w.req.target == WaitTarget::kReady;
+    std::string summary =
+        wire_.kind + " " + w.req.id +
+        (for_ready ? " not " + wire_.ready_status.value_or("ready") : std::string(" not deleted")) +
+        " after " +
+        SecondsText(w.req.timeout.count() > 0 ? w.req.timeout : wire_.ready_timeout) +
+        (w.last_status.empty() ? "" : " (status " + w.last_status + ")");
+    WaitResponse r;
+    r.diagnostics.push_back({Severity::kError, "wait_timeout", summary,
+                             w.last_problem.empty() ? "" : "last failure: " + w.last_problem,
+                             {}});
+    r.status = Status::DeadlineExceeded(Redact(summary));
+    r.resource = std::move(w.last_seen);
+    return Finish(w, std::move(r), finished);
+  }
+  const auto& options = provider_.options_;
+  milliseconds delay = std::min(BackoffDelay(options.poll_backoff, w.looks, Jitter()),
+                                options.max_poll_interval);
+  ++w.looks;
+  w.due = now + delay;
+}
+
+void InfraProvider::KindWatcher::Finish(Waiter& w, WaitResponse response, Finished& finished) {
+  response.diagnostics.insert(response.diagnostics.begin(), w.diagnostics.begin(),
+                              w.diagnostics.end());
+  finished.emplace_back(std::move(w.done), std::move(response));
+  w.done = nullptr;
+}
+
+}  // namespace cairn

@@ -1,0 +1,95 @@
+// InfraProvider::KindWatcher: every pending wait (Watch, Wait) on one kind,
+// answered by one thread, so that a thousand resources provisioning cost a
+// few listings a second rather than a thread and a poll loop each.
+//
+// Each waiter has a due time: after a create that answered "not ready", the
+// kind's learnt first-poll delay (ReadyEstimate, jittered to 75-100%); else
+// at once; after a look that did not settle it, the provider's poll_backoff
+// from there, capped at max_poll_interval. When waiters are due the watcher
+// looks: one GET each when no more are due than the last listing had pages,
+// else one listing of the collection (all pages), which settles every
+// waiter it shows, due or not; a due waiter missing from the listing (made
+// after the listing began, or gone) is confirmed with a GET, and called gone
+// only on a 404. Listings of the kind are at least 1 / max_lists_per_second
+// apart. A look that fails (the exchange already retried within the read
+// deadline; 429 and Retry-After slow it down) settles nothing: its waiters
+// are due again later, and end DeadlineExceeded at their own deadline with
+// the last problem.
+//
+// Thread-safe. `done` callbacks run on the watcher's thread, without its
+// lock; they must not block. Destruction stops the thread; waits still
+// pending end Cancelled.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <list>
+#include <mutex>
+#include <stop_token>
+#include <string>
+#include <thread>
+
+#include "providers/infra/infra_provider.h"
+
+namespace cairn {
+
+class InfraProvider::KindWatcher {
+ public:
+  KindWatcher(InfraProvider& provider, const KindWire& wire);
+  ~KindWatcher();
+  KindWatcher(const KindWatcher&) = delete;
+  KindWatcher& operator=(const KindWatcher&) = delete;
+
+  void Add(const WaitRequest& req, std::function<void(WaitResponse)> done);
+  // Requests sent so far (listing pages and GETs).
+  int requests() const { return requests_.load(); }
+
+ private:
+  struct Waiter {
+    WaitRequest req;
+    std::string canonical_id;
+    std::function<void(WaitResponse)> done;
+    Clock::time_point due;
+    Clock::time_point deadline;
+    int looks = 0;  // looks that did not settle it
+    // Set after a create that answered not ready: when the wait began, to
+    // teach the ReadyEstimate how long readiness took.
+    std::optional<Clock::time_point> learning;
+    std::optional<RemoteResource> last_seen;  // what a timeout reports
+    std::string last_status;   // for the timeout message
+    std::string last_problem;  // a failed look, for the timeout message
+    std::vector<Diagnostic> diagnostics;
+  };
+  using Finished = std::vector<std::pair<std::function<void(WaitResponse)>, WaitResponse>>;
+
+  void Run(std::stop_token stop);
+  // One round over the due waiters (REQUIRES: mu_ not held; only the
+  // watcher's thread touches waiters' fields after Add).
+  void Look(const std::vector<Waiter*>& due, bool list, std::stop_token stop, Finished& finished);
+  // A waiter's resource as fetched by one GET.
+  void LookOne(Waiter& w, std::stop_token stop, Finished& finished);
+  // Settles `w` with `obj` (the resource as the API shows it) or, if that
+  // does not end it and `reschedule`, schedules its next look. True when
+  // settled.
+  bool Consider(Waiter& w, const Value& obj, Finished& finished, bool reschedule);
+  void Reschedule(Waiter& w, Finished& finished);
+  void Finish(Waiter& w, WaitResponse response, Finished& finished);
+
+  InfraProvider& provider_;
+  const KindWire& wire_;
+  Clock& clock_;
+  std::atomic<int> requests_{0};
+
+  mutable std::mutex mu_;
+  std::condition_variable_any cv_;
+  std::list<Waiter> waiters_;                 // GUARDED_BY(mu_) (the list; see Look)
+  std::stop_source wake_;                     // GUARDED_BY(mu_): ends the current sleep
+  Clock::time_point sleeping_until_;          // GUARDED_BY(mu_)
+  Clock::time_point last_listing_{};          // watcher thread only
+  bool listed_once_ = false;                  // watcher thread only
+  size_t pages_ = 1;                          // pages of the last listing; watcher thread only
+  std::jthread thread_;                       // last: started once the rest exists
+};
+
+}  // namespace cairn
