@@ -17,6 +17,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <stop_token>
 #include <string>
@@ -175,6 +176,14 @@ class Provider {
   virtual UpdateResponse Update(const UpdateRequest& req, std::stop_token stop) = 0;
   virtual DeleteResponse Delete(const DeleteRequest& req, std::stop_token stop) = 0;
   virtual WaitResponse Wait(const WaitRequest& req, std::stop_token stop) = 0;
+  // Starts the same wait without holding the caller: returns at once, and
+  // calls `done` exactly once with what Wait would have returned, from a
+  // thread of the provider's (or, here by default, before returning). The
+  // engine sends the next operation meanwhile: a resource provisioning holds
+  // no --parallelism slot. `done` must not block.
+  virtual void Watch(const WaitRequest& req, std::function<void(WaitResponse)> done) {
+    done(Wait(req, {}));
+  }
 
   // Finds live resources of `kind` whose name equals `name` (recovery of an
   // interrupted create on APIs without idempotency).

@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <charconv>
+#include <condition_variable>
 #include <cstdio>
 #include <optional>
 #include <random>
 
 #include "engine/redact.h"
 #include "providers/infra/ids.h"
+#include "providers/infra/kind_watcher.h"
 
 namespace cairn {
 
@@ -28,11 +30,9 @@ using std::chrono::microseconds;
 using std::chrono::milliseconds;
 
 // The learnt first poll after a create may shrink to nothing: on an API
-// whose creates are ready by the time their answer arrives, the read goes at
-// once. A first-poll delay shorter than kShortestSleep is not slept at all:
-// putting the thread to sleep and waking it would cost more than the wait.
+// whose creates are ready by the time their answer arrives, the look goes at
+// once.
 constexpr microseconds kShortestFirstPoll{0};
-constexpr microseconds kShortestSleep{50};
 
 // A draw in [0, 1) for jitter.
 double UnitRandom() {
@@ -115,10 +115,6 @@ Status ErrorAnswer(const std::string& what, const std::string& method, const std
   if (!e.request_id.empty()) detail += " (request id " + e.request_id + ")";
   diags->push_back(MakeDiagnostic(e.code, what + ": " + e.message, detail));
   return Status(CodeForHttp(resp.status), Redact(what + ": " + e.code + ": " + e.message));
-}
-
-std::string Seconds(Clock::duration d) {
-  return std::to_string(std::chrono::duration_cast<std::chrono::seconds>(d).count()) + "s";
 }
 
 // Looks for private key material in every string of `v`.
@@ -386,45 +382,56 @@ ListResponse InfraProvider::List(const ListRequest& req, std::stop_token stop) {
   const KindWire& wire = **found;
   const auto deadline =
       DeadlineFromNow(std::min(options_.read_deadline, options_.operation_deadline));
+  auto objects = ListRaw(wire, deadline, stop, &out.requests, &out.diagnostics);
+  if (!objects.ok()) {
+    out.status = objects.status();
+    return out;
+  }
+  for (const Value& obj : *objects) {
+    auto mapped = MapResponse(wire, obj);
+    if (!mapped.ok()) {
+      out.status = Status::Internal("list of " + wire.kind + ": " + mapped.status().message());
+      return out;
+    }
+    out.resources.push_back(RemoteResource{wire.kind, mapped->id, std::move(mapped->attributes)});
+  }
+  return out;
+}
+
+Result<std::vector<Value>> InfraProvider::ListRaw(const KindWire& wire, Clock::time_point deadline,
+                                                  std::stop_token stop, int* requests,
+                                                  std::vector<Diagnostic>* diags) {
+  std::vector<Value> out;
   const std::string first = wire.collection + "?limit=" + std::to_string(options_.page_limit);
   std::string path = first;
   std::set<std::string> seen;  // paths requested: a repeated one would loop forever
   for (;;) {
     if (!seen.insert(path).second) {
-      out.status = Status::Internal("list of " + wire.kind + " repeats page " + path);
-      return out;
+      return Status::Internal("list of " + wire.kind + " repeats page " + path);
     }
     Outcome o = Exchange("GET", path, "", "", deadline, stop);
-    ++out.requests;
+    ++*requests;
     if (!o.status.ok()) {
-      out.status = o.status;
-      out.diagnostics = std::move(o.diagnostics);
-      return out;
+      diags->insert(diags->end(), o.diagnostics.begin(), o.diagnostics.end());
+      return o.status;
     }
     if (!IsSuccess(o.response.status)) {
-      out.status = ErrorAnswer("list " + wire.kind, "GET", path, o.response, &out.diagnostics);
-      return out;
+      return ErrorAnswer("list " + wire.kind, "GET", path, o.response, diags);
     }
     auto parsed = ParseJson(o.response.body);
     Value page = parsed.ok() ? std::move(*parsed) : Value();
     auto data = page.is_object() ? page.find("data") : page.end();
     if (!page.is_object() || data == page.end() || !data->is_array()) {
-      out.status = Status::Internal("list of " + wire.kind + " answered without a data array");
-      return out;
+      return Status::Internal("list of " + wire.kind + " answered without a data array");
     }
-    for (const auto& item : *data) {
-      const Value* obj = &item;
+    for (auto& item : *data) {
       // Tolerate enveloped items although lists carry bare objects.
       if (wire.envelope && item.is_object() && item.contains(*wire.envelope) &&
           !item.contains(wire.id_field)) {
-        obj = &item.at(*wire.envelope);
+        out.push_back(std::move(item.at(*wire.envelope)));
+      } else {
+        out.push_back(std::move(item));
       }
-      auto mapped = MapResponse(wire, *obj);
-      if (!mapped.ok()) {
-        out.status = Status::Internal("list of " + wire.kind + ": " + mapped.status().message());
-        return out;
-      }
-      out.resources.push_back(RemoteResource{wire.kind, mapped->id, std::move(mapped->attributes)});
     }
 
     // Where the next page is, if anywhere.
@@ -448,14 +455,10 @@ ListResponse InfraProvider::List(const ListRequest& req, std::stop_token stop) {
       path = cursor.substr(options_.endpoint.size());
     } else if (cursor.rfind("http://", 0) == 0 || cursor.rfind("https://", 0) == 0) {
       // Never send the token to another origin.
-      out.status = Status::Internal("list of " + wire.kind + " links to another origin");
-      return out;
+      return Status::Internal("list of " + wire.kind + " links to another origin");
     } else {
       char* escaped = curl_easy_escape(nullptr, cursor.c_str(), static_cast<int>(cursor.size()));
-      if (escaped == nullptr) {
-        out.status = Status::Internal("cannot escape a list cursor");
-        return out;
-      }
+      if (escaped == nullptr) return Status::Internal("cannot escape a list cursor");
       path = first + "&cursor=" + escaped;
       curl_free(escaped);
     }
@@ -715,126 +718,105 @@ DeleteResponse InfraProvider::Delete(const DeleteRequest& req, std::stop_token s
   return out;
 }
 
-WaitResponse InfraProvider::Wait(const WaitRequest& req, std::stop_token stop) {
-  WaitResponse out;
-  auto found = Lookup(req.kind);
-  if (!found.ok()) {
-    out.status = found.status();
-    return out;
-  }
-  const KindWire& wire = **found;
+bool InfraProvider::Settle(const KindWire& wire, const WaitRequest& req, const Value& obj,
+                           WaitResponse* out) const {
   const bool for_ready = req.target == WaitTarget::kReady;
   const std::string what = wire.kind + " " + req.id;
-
-  if (for_ready && !wire.ready_status) {  // ready as soon as it exists
-    ReadResponse read = Read(ReadRequest{req.kind, req.id}, stop);
-    out.status = read.status;
-    out.diagnostics = std::move(read.diagnostics);
-    out.resource = std::move(read.resource);
-    if (out.status.ok() && !out.resource) {
-      out.diagnostics.push_back(MakeDiagnostic("resource_not_found", what + " does not exist"));
-      out.status = Status::NotFound(what + " does not exist");
-    }
-    return out;
+  auto mapped = MapResponse(wire, obj);
+  if (!mapped.ok()) {
+    out->status = Status::Internal(mapped.status().message());
+    return true;
   }
-
-  const std::chrono::seconds timeout = req.timeout.count() > 0 ? req.timeout : wire.ready_timeout;
-  const auto deadline = DeadlineFromNow(timeout);
-  int attempt = 0;
-  BackoffPolicy poll = options_.poll_backoff;
-  // Set when this wait follows a create: when it began, to teach ready_estimate_.
-  std::optional<Clock::time_point> learning;
-  if (for_ready && req.just_created) {
-    // The create answered a moment ago: not ready then, not ready now.
-    const Value& attrs = req.just_created->attributes;
-    auto status = attrs.find("status");
-    if (status != attrs.end() && status->is_string() && *status != *wire.ready_status &&
-        *status != "failed") {
-      // The first poll when creates of this kind have been getting ready
-      // (with jitter: 75% to 100% of it); later polls double from there.
-      microseconds first = ready_estimate_.FirstPoll(wire.kind);
-      auto delay = std::chrono::duration_cast<microseconds>(first * (0.75 + 0.25 * UnitRandom()));
-      poll.initial = std::max(milliseconds(1), std::chrono::duration_cast<milliseconds>(first));
-      learning = clock_.Now();
-      ++attempt;
-      if (delay >= kShortestSleep && clock_.Now() + delay <= deadline &&
-          !clock_.SleepFor(delay, stop)) {
-        out.status = Status::Cancelled("waiting for " + what + " cancelled");
-        return out;
-      }
-    }
+  out->resource = RemoteResource{wire.kind, mapped->id, std::move(mapped->attributes)};
+  const Value* customer = FindPath(obj, "customerStatus.status");
+  std::string customer_status =
+      customer != nullptr && customer->is_string() ? customer->get<std::string>() : "";
+  const Value& attrs = out->resource->attributes;
+  auto status_it = attrs.find("status");
+  std::string status =
+      status_it != attrs.end() && status_it->is_string() ? status_it->get<std::string>() : "";
+  if (!for_ready) {
+    if (customer_status != "deleted") return false;
+    out->resource.reset();
+    return true;
   }
-  for (;; ++attempt) {
-    auto obj = Fetch(wire, req.id, deadline, stop, &out.diagnostics);
-    if (!obj.ok()) {
-      out.status = obj.status();
-      return out;
-    }
-    if (!obj->has_value()) {
-      if (!for_ready) {  // gone: done
-        out.resource.reset();
-        return out;
-      }
-      out.diagnostics.push_back(
-          MakeDiagnostic("resource_not_found", what + " disappeared while waiting for it"));
-      out.status = Status::NotFound(what + " disappeared while waiting for it");
-      return out;
-    }
-    auto mapped = MapResponse(wire, **obj);
-    if (!mapped.ok()) {
-      out.status = Status::Internal(mapped.status().message());
-      return out;
-    }
-    out.resource = RemoteResource{wire.kind, mapped->id, std::move(mapped->attributes)};
-
-    const Value* customer = FindPath(**obj, "customerStatus.status");
-    std::string customer_status =
-        customer != nullptr && customer->is_string() ? customer->get<std::string>() : "";
-    const Value& status_attr =
-        out.resource->attributes.contains("status") ? out.resource->attributes["status"] : Value();
-    std::string status = status_attr.is_string() ? status_attr.get<std::string>() : "";
-
-    if (for_ready) {
-      if (status == *wire.ready_status) {
-        if (learning) {
-          ready_estimate_.Record(
-              wire.kind, /*on_first_poll=*/attempt == 1,
-              std::chrono::duration_cast<microseconds>(clock_.Now() - *learning));
-        }
-        return out;
-      }
-      if (customer_status == "failed" || status == "failed") {
-        const Value* reason = FindPath(**obj, "customerStatus.reasonCode");
-        const Value* guidance = FindPath(**obj, "customerStatus.guidance");
-        std::string code = reason != nullptr && reason->is_string() ? reason->get<std::string>()
-                                                                    : "resource_failed";
-        std::string summary = what + " failed: " + code;
-        out.diagnostics.push_back(MakeDiagnostic(
-            code, summary,
-            guidance != nullptr && guidance->is_string() ? guidance->get<std::string>() : ""));
-        out.status = Status::FailedPrecondition(Redact(summary));
-        out.failed_reason = Redact(code);
-        return out;
-      }
-    } else if (customer_status == "deleted") {
-      out.resource.reset();
-      return out;
-    }
-
-    milliseconds delay = BackoffDelay(poll, attempt, UnitRandom());
-    if (clock_.Now() + delay > deadline) {
-      std::string summary = what + (for_ready ? " not " + *wire.ready_status : " not deleted") +
-                            " after " + Seconds(timeout) +
-                            (status.empty() ? "" : " (status " + status + ")");
-      out.diagnostics.push_back(MakeDiagnostic("wait_timeout", summary));
-      out.status = Status::DeadlineExceeded(Redact(summary));
-      return out;
-    }
-    if (!clock_.SleepFor(delay, stop)) {
-      out.status = Status::Cancelled("waiting for " + what + " cancelled");
-      return out;
-    }
+  if (!wire.ready_status || status == *wire.ready_status) return true;
+  if (customer_status == "failed" || status == "failed") {
+    const Value* reason = FindPath(obj, "customerStatus.reasonCode");
+    const Value* guidance = FindPath(obj, "customerStatus.guidance");
+    std::string code =
+        reason != nullptr && reason->is_string() ? reason->get<std::string>() : "resource_failed";
+    std::string summary = what + " failed: " + code;
+    out->diagnostics.push_back(MakeDiagnostic(
+        code, summary,
+        guidance != nullptr && guidance->is_string() ? guidance->get<std::string>() : ""));
+    out->status = Status::FailedPrecondition(Redact(summary));
+    out->failed_reason = Redact(code);
+    return true;
   }
+  return false;
+}
+
+void InfraProvider::SettleGone(const KindWire& wire, const WaitRequest& req,
+                               WaitResponse* out) const {
+  out->resource.reset();
+  if (req.target == WaitTarget::kDeleted) return;
+  const std::string what = wire.kind + " " + req.id;
+  std::string summary =
+      what + (req.just_created ? " disappeared while waiting for it" : " does not exist");
+  out->diagnostics.push_back(MakeDiagnostic("resource_not_found", summary));
+  out->status = Status::NotFound(summary);
+}
+
+WaitResponse InfraProvider::Wait(const WaitRequest& req, std::stop_token stop) {
+  // The watcher answers; this thread only sleeps until it has.
+  struct Shared {
+    std::mutex mu;
+    std::condition_variable_any cv;
+    std::optional<WaitResponse> response;
+  };
+  auto shared = std::make_shared<Shared>();
+  Watch(req, [shared](WaitResponse r) {
+    std::lock_guard lock(shared->mu);
+    shared->response = std::move(r);
+    shared->cv.notify_all();
+  });
+  std::unique_lock lock(shared->mu);
+  if (!shared->cv.wait(lock, stop, [&] { return shared->response.has_value(); })) {
+    WaitResponse out;
+    out.status = Status::Cancelled("waiting for " + req.kind + " " + req.id + " cancelled");
+    return out;  // the watcher's answer, when it comes, goes to `shared` alone
+  }
+  return std::move(*shared->response);
+}
+
+void InfraProvider::Watch(const WaitRequest& req, std::function<void(WaitResponse)> done) {
+  auto found = Lookup(req.kind);
+  if (!found.ok()) {
+    WaitResponse out;
+    out.status = found.status();
+    return done(std::move(out));
+  }
+  KindWatcher* watcher;
+  {
+    std::lock_guard lock(watchers_mu_);
+    auto& slot = watchers_[req.kind];
+    if (!slot) slot = std::make_unique<KindWatcher>(*this, **found);
+    watcher = slot.get();
+  }
+  watcher->Add(req, std::move(done));
+}
+
+int InfraProvider::watcher_requests() const {
+  std::lock_guard lock(watchers_mu_);
+  int n = 0;
+  for (const auto& [kind, w] : watchers_) n += w->requests();
+  return n;
+}
+
+InfraProvider::~InfraProvider() {
+  std::lock_guard lock(watchers_mu_);
+  watchers_.clear();  // each stops its thread
 }
 
 ListResponse InfraProvider::FindByName(const std::string& kind, const std::string& name,

@@ -32,18 +32,22 @@
 //     read again with backoff until the deadline, instead of sending a request
 //     the server would refuse; a 409 action_not_allowed answer (the flag
 //     changed in between) goes back to that waiting.
-//   - Wait(kReady) polls until attribute "status" equals the kind's
-//     ready.status; customer status "failed" ends it with FailedPrecondition
-//     and a Diagnostic (code: the reasonCode, detail: the guidance); the
-//     timeout is DeadlineExceeded. WaitRequest::timeout <= 0 means the
-//     kind's ready.timeout_seconds. Kinds without `ready` are ready at once.
-//     With WaitRequest::just_created showing a status that is neither ready
-//     nor "failed", the first read waits the kind's learnt first-poll delay
-//     (providers/ready_estimate.h), and each such wait teaches it. On a slow
-//     API a read at once would only see what the create answered; on one
-//     whose creates keep being ready at the first read, the delay shrinks to
-//     nothing and the read goes at once, without a sleep.
-//     Wait(kDeleted) polls until 404 (or customer status "deleted").
+//   - Watch(kReady) (and Wait, which blocks on it) ends when attribute
+//     "status" equals the kind's ready.status; customer status "failed" ends
+//     it with FailedPrecondition and a Diagnostic (code: the reasonCode,
+//     detail: the guidance); the timeout is DeadlineExceeded.
+//     WaitRequest::timeout <= 0 means the kind's ready.timeout_seconds.
+//     Kinds without `ready` are ready once they exist. Watch(kDeleted) ends
+//     at 404 (or customer status "deleted").
+//     Waits hold no thread of the caller's: one watcher per kind
+//     (kind_watcher.h) answers all of them, from one paginated listing
+//     (the pages refresh reads) when several are due, or one GET each when
+//     fewer are due than the listing has pages. A resource missing from the
+//     listing is confirmed with a GET before it is called gone. After a
+//     create, the first look comes after the kind's learnt first-poll
+//     delay (providers/ready_estimate.h), which each such wait teaches;
+//     later ones back off from poll_backoff up to max_poll_interval, and
+//     listings of a kind never come closer than 1 / max_lists_per_second.
 //   - Reads and lists retry like mutations (they are safe to repeat).
 //   - Reference attributes (x-cairn.references) are canonicalised with
 //     CanonicalId (providers/infra/ids.h).
@@ -62,6 +66,8 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -100,6 +106,10 @@ class InfraProvider final : public Provider {
     // double from there.
     BackoffPolicy poll_backoff{std::chrono::milliseconds(5), std::chrono::milliseconds(10'000),
                                2.0};
+    // While waits are pending, a resource is looked at again at least this
+    // often, and a kind is listed at most this many times a second.
+    std::chrono::milliseconds max_poll_interval{2'000};
+    double max_lists_per_second = 10;
     std::string user_agent = "cairn";
     int page_limit = 200;  // `limit` of list requests
   };
@@ -110,6 +120,8 @@ class InfraProvider final : public Provider {
   // `transport` and `clock` must outlive the provider.
   InfraProvider(Options options, const std::map<std::string, Value>& kinds,
                 HttpTransport& transport, Clock& clock);
+  // Stops the watchers; waits still pending end Cancelled.
+  ~InfraProvider() override;
 
   // OK when every descriptor parsed.
   const Status& descriptor_status() const { return descriptor_status_; }
@@ -123,11 +135,18 @@ class InfraProvider final : public Provider {
   UpdateResponse Update(const UpdateRequest& req, std::stop_token stop) override;
   DeleteResponse Delete(const DeleteRequest& req, std::stop_token stop) override;
   WaitResponse Wait(const WaitRequest& req, std::stop_token stop) override;
+  void Watch(const WaitRequest& req, std::function<void(WaitResponse)> done) override;
   ListResponse FindByName(const std::string& kind, const std::string& name,
                           std::stop_token stop) override;
 
+  // The requests the watchers have sent (listing pages and GETs), for
+  // benchmarks and tests.
+  int watcher_requests() const;
+
  private:
-  struct Outcome;  // one finished exchange (after retries); infra_provider.cc
+  struct Outcome;     // one finished exchange (after retries); infra_provider.cc
+  class KindWatcher;  // kind_watcher.h
+  friend class KindWatcher;
 
   Result<const KindWire*> Lookup(const std::string& kind) const;
   // One request, retried as the class comment says until a final answer
@@ -157,6 +176,18 @@ class InfraProvider final : public Provider {
   // resource was found missing before anything was sent.
   Outcome SendGated(const KindWire& wire, const PreparedMutation& m, const std::string& key,
                     const char* flag, Clock::time_point deadline, std::stop_token stop, bool* gone);
+  // Every object of the collection (all pages), unwrapped, as the API shows
+  // them; `*requests` counts the pages read.
+  Result<std::vector<Value>> ListRaw(const KindWire& wire, Clock::time_point deadline,
+                                     std::stop_token stop, int* requests,
+                                     std::vector<Diagnostic>* diags);
+  // What the resource `obj` (as the API shows it) means for `req`: true when
+  // it ends the wait, with `out` filled (ready, failed or deleted).
+  bool Settle(const KindWire& wire, const WaitRequest& req, const Value& obj,
+              WaitResponse* out) const;
+  // The wait's end when its resource is gone (404): done for kDeleted,
+  // NotFound for kReady.
+  void SettleGone(const KindWire& wire, const WaitRequest& req, WaitResponse* out) const;
   Result<Value> Unwrap(const KindWire& wire, const HttpResponse& resp) const;
   // The RemoteResource of an enveloped single-resource answer.
   Result<RemoteResource> ToResource(const KindWire& wire, const HttpResponse& resp) const;
@@ -171,6 +202,8 @@ class InfraProvider final : public Provider {
   std::map<std::string, Status> broken_;  // kind -> why its descriptor was refused
   Status descriptor_status_;
   ReadyEstimate ready_estimate_;
+  mutable std::mutex watchers_mu_;
+  std::map<std::string, std::unique_ptr<KindWatcher>> watchers_;  // GUARDED_BY(watchers_mu_)
 };
 
 // True when `text` contains private key material (PEM "PRIVATE KEY" blocks of

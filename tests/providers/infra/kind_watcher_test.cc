@@ -1,0 +1,237 @@
+// The readiness watcher (providers/infra/kind_watcher.h) through
+// InfraProvider::Watch, over a scripted API and a manual clock: many waits
+// answered by one listing, a missing resource confirmed before it is called
+// gone, a failure that ends only its own wait, a 429 that slows the watcher.
+#include <catch2/catch.hpp>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+
+#include "engine/clock.h"
+#include "providers/infra/infra_provider.h"
+#include "tests/providers/fake_transport.h"
+#include "tests/providers/test_descriptors.h"
+
+using namespace cairn;
+using namespace cairn::testing;
+using std::chrono::seconds;
+
+namespace {
+
+std::string Id(int i) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "00000000-0000-4000-8000-%012d", i);
+  return buf;
+}
+
+Value Instance(const std::string& id, const std::string& status) {
+  return {{"publicId", id},
+          {"name", "web"},
+          {"regionKey", "eu-central"},
+          {"planKey", "s-1"},
+          {"imageKey", "debian-12"},
+          {"sshKeys", Value::array()},
+          {"networkId", nullptr},
+          {"status", status},
+          {"createdAt", "2026-01-01T00:00:00Z"},
+          {"customerStatus",
+           {{"status", status},
+            {"reasonCode", status == "failed" ? "capacity_unavailable" : "ok"},
+            {"guidance", status == "failed" ? "try another region" : "wait"},
+            {"actions", {{"edit", true}, {"delete", true}}}}}};
+}
+
+// A scripted control-plane API: instances by id, each with the number of
+// looks (listings or GETs that show it) before it is ready, or a fixed
+// status. Lists and GETs are counted; one listing page holds everything.
+class ScriptedApi {
+ public:
+  struct Entry {
+    int looks_until_ready = 0;
+    std::string fixed;  // "failed", "gone": no progress
+    bool hidden_from_list = false;
+  };
+  explicit ScriptedApi(FakeTransport& t) {
+    t.SetHandler([this](const HttpRequest& req) { return Answer(req); });
+  }
+  void Put(const std::string& id, Entry e) {
+    std::lock_guard lock(mu_);
+    entries_[id] = e;
+  }
+  int lists() {
+    std::lock_guard lock(mu_);
+    return lists_;
+  }
+  int gets() {
+    std::lock_guard lock(mu_);
+    return gets_;
+  }
+  std::vector<HttpResponse> before_list;  // answered to the first listings, in order
+
+ private:
+  std::string StatusOf(Entry& e) {
+    if (!e.fixed.empty()) return e.fixed;
+    if (e.looks_until_ready-- > 0) return "provisioning";
+    return "running";
+  }
+  Result<HttpResponse> Answer(const HttpRequest& req) {
+    std::lock_guard lock(mu_);
+    const std::string base = "http://api.test/api/v1/compute";
+    if (req.url.rfind(base + "?", 0) == 0) {
+      if (!before_list.empty()) {
+        HttpResponse r = before_list.front();
+        before_list.erase(before_list.begin());
+        return r;
+      }
+      ++lists_;
+      Value data = Value::array();
+      for (auto& [id, e] : entries_) {
+        if (e.hidden_from_list || e.fixed == "gone") continue;
+        data.push_back(Instance(id, StatusOf(e)));
+      }
+      return JsonAnswer(
+          200, Value{{"data", data}, {"pagination", {{"limit", 200}, {"next", nullptr}}}}.dump());
+    }
+    ++gets_;
+    std::string id = req.url.substr(base.size() + 1);
+    auto it = entries_.find(id);
+    if (it == entries_.end() || it->second.fixed == "gone") {
+      return ErrorAnswer(404, "resource_not_found", "no such resource");
+    }
+    return JsonAnswer(200, Value{{"instance", Instance(id, StatusOf(it->second))}}.dump());
+  }
+  std::mutex mu_;
+  std::map<std::string, Entry> entries_;
+  int lists_ = 0, gets_ = 0;
+};
+
+// Collects the responses of Watch calls; Await blocks (real time, bounded)
+// until `n` have come.
+struct Responses {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::map<std::string, WaitResponse> by_id;
+  std::function<void(WaitResponse)> For(const std::string& id) {
+    return [this, id](WaitResponse r) {
+      std::lock_guard lock(mu);
+      by_id[id] = std::move(r);
+      cv.notify_all();
+    };
+  }
+  bool Await(size_t n) {
+    std::unique_lock lock(mu);
+    return cv.wait_for(lock, std::chrono::seconds(30), [&] { return by_id.size() >= n; });
+  }
+};
+
+InfraProvider::Options Options() {
+  InfraProvider::Options o;
+  o.endpoint = "http://api.test";
+  o.token = "cairn_TESTtokenTESTtokenTESTtoken0123";
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("fifty waits are answered by a few listings, not a poll loop each") {
+  FakeTransport transport;
+  ManualClock clock;
+  ScriptedApi api(transport);
+  InfraProvider provider(Options(), TestKinds(), transport, clock);
+  Responses got;
+  for (int i = 0; i < 50; ++i) api.Put(Id(i), {.looks_until_ready = 3});
+  for (int i = 0; i < 50; ++i) {
+    provider.Watch({"instance", Id(i), WaitTarget::kReady, seconds(600)}, got.For(Id(i)));
+  }
+  REQUIRE(got.Await(50));
+  for (auto& [id, r] : got.by_id) {
+    INFO(id << ": " << r.status.ToString());
+    CHECK(r.status.ok());
+    REQUIRE(r.resource);
+    CHECK(r.resource->attributes["status"] == "running");
+  }
+  // Each instance is ready at its fourth look: a handful of listings (the
+  // first waits may be looked at alone, by GET, before the rest arrive).
+  CHECK(api.lists() <= 8);
+  CHECK(api.lists() + api.gets() < 50);
+  CHECK(provider.watcher_requests() == api.lists() + api.gets());
+}
+
+TEST_CASE("a resource missing from the listing is confirmed with one GET before it is gone") {
+  FakeTransport transport;
+  ManualClock clock;
+  ScriptedApi api(transport);
+  InfraProvider provider(Options(), TestKinds(), transport, clock);
+  Responses got;
+  for (int i = 0; i < 5; ++i) api.Put(Id(i), {.looks_until_ready = 0});
+  // Made after the listing began: not listed, yet there.
+  api.Put(Id(5), {.hidden_from_list = true});
+  // Deleted: neither listed nor found.
+  api.Put(Id(6), {.fixed = "gone"});
+  for (int i = 0; i < 6; ++i) {
+    provider.Watch({"instance", Id(i), WaitTarget::kReady, seconds(600)}, got.For(Id(i)));
+  }
+  provider.Watch({"instance", Id(6), WaitTarget::kDeleted, seconds(600)}, got.For(Id(6)));
+  REQUIRE(got.Await(7));
+  CHECK(got.by_id[Id(5)].status.ok());  // found by its GET, not called gone
+  CHECK(got.by_id[Id(5)].resource->attributes["status"] == "running");
+  CHECK(got.by_id[Id(6)].status.ok());  // a delete's wait ends at the 404
+  CHECK_FALSE(got.by_id[Id(6)].resource);
+  CHECK(api.gets() <= 3);  // the two missing, and perhaps a first waiter looked at alone
+}
+
+TEST_CASE("a failed resource ends only its own wait") {
+  FakeTransport transport;
+  ManualClock clock;
+  ScriptedApi api(transport);
+  InfraProvider provider(Options(), TestKinds(), transport, clock);
+  Responses got;
+  for (int i = 0; i < 4; ++i) api.Put(Id(i), {.looks_until_ready = 2});
+  api.Put(Id(4), {.fixed = "failed"});
+  for (int i = 0; i < 5; ++i) {
+    provider.Watch({"instance", Id(i), WaitTarget::kReady, seconds(600)}, got.For(Id(i)));
+  }
+  REQUIRE(got.Await(5));
+  const WaitResponse& failed = got.by_id[Id(4)];
+  CHECK(failed.status.code() == StatusCode::kFailedPrecondition);
+  CHECK(failed.failed_reason == "capacity_unavailable");
+  REQUIRE(failed.diagnostics.size() == 1);
+  CHECK(failed.diagnostics[0].detail == "try another region");
+  for (int i = 0; i < 4; ++i) CHECK(got.by_id[Id(i)].status.ok());
+}
+
+TEST_CASE("a 429 on a listing slows the watcher down and loses no wait") {
+  FakeTransport transport;
+  ManualClock clock;
+  ScriptedApi api(transport);
+  api.before_list = {RateLimited(7), RateLimited(7)};
+  InfraProvider provider(Options(), TestKinds(), transport, clock);
+  Responses got;
+  for (int i = 0; i < 10; ++i) api.Put(Id(i), {.looks_until_ready = 1});
+  for (int i = 0; i < 10; ++i) {
+    provider.Watch({"instance", Id(i), WaitTarget::kReady, seconds(600)}, got.For(Id(i)));
+  }
+  REQUIRE(got.Await(10));
+  for (auto& [id, r] : got.by_id) CHECK(r.status.ok());
+  // Retry-After was honoured: the clock moved at least 2 x 7 s.
+  CHECK(clock.total_slept() >= seconds(14));
+}
+
+TEST_CASE("a wait past its deadline ends with the last status seen") {
+  FakeTransport transport;
+  ManualClock clock;
+  ScriptedApi api(transport);
+  InfraProvider provider(Options(), TestKinds(), transport, clock);
+  Responses got;
+  api.Put(Id(0), {.fixed = "provisioning"});
+  provider.Watch({"instance", Id(0), WaitTarget::kReady, seconds(30)}, got.For(Id(0)));
+  REQUIRE(got.Await(1));
+  const WaitResponse& r = got.by_id[Id(0)];
+  CHECK(r.status.code() == StatusCode::kDeadlineExceeded);
+  CHECK(r.status.message().find("not running after 30s (status provisioning)") !=
+        std::string::npos);
+  // Looked at no less often than max_poll_interval (2 s) allows, but not
+  // in a storm either.
+  CHECK(api.gets() >= 15);
+  CHECK(api.gets() <= 40);
+}
