@@ -32,8 +32,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -41,6 +41,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/support/local_server.h"
 #include "providers/infra/curl_transport.h"
 #include "tests/support/process.h"
 
@@ -53,7 +54,11 @@ using cairn::testing::RunCommand;
 using cairn::testing::TempDir;
 using cairn::testing::WriteFile;
 
-constexpr const char* kToken = "cairn_bench_token_0123456789abcdef";
+using cairn::bench::BenchFailure;
+using cairn::bench::Die;
+using cairn::bench::kToken;
+using cairn::bench::LocalServer;
+using cairn::bench::RequestCounter;
 constexpr const char* kCommandTimeout = "900";  // seconds, per child command
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
@@ -82,89 +87,6 @@ std::string Runs(const std::vector<double>& v, int precision) {
   for (size_t i = 0; i < v.size(); ++i) out << (i ? ", " : "") << v[i];
   return out.str();
 }
-
-// Thrown by Die(): unwinding stops the servers started so far (a plain exit
-// would leave them running) and removes the temporary directory.
-struct BenchFailure : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-[[noreturn]] void Die(const std::string& what) { throw BenchFailure(what); }
-
-// A `cairn serve` on 127.0.0.1 with a fresh data directory, no provisioning
-// delay and no rate limit.
-class LocalServer {
- public:
-  LocalServer(const std::string& cairn, const std::string& data_dir) {
-    process_ = std::make_unique<ChildProcess>(std::vector<std::string>{
-        cairn, "serve", "--listen", "127.0.0.1:0", "--data-dir", data_dir, "--dev-token", kToken,
-        "--provision-delay", "0", "--rate-limit", "0"});
-    for (;;) {
-      auto line = process_->ReadLine(std::chrono::seconds(30));
-      if (!line) Die("cairn serve did not start: " + process_->Stderr());
-      if (line->rfind("listening on ", 0) == 0) {
-        endpoint_ = line->substr(13);
-        break;
-      }
-    }
-  }
-  ~LocalServer() {
-    process_->Signal(SIGTERM);
-    process_->Wait(std::chrono::seconds(30));
-  }
-  const std::string& endpoint() const { return endpoint_; }
-
-  // CPU time (user + system) the server process has used so far, in seconds.
-  double CpuSeconds() const {
-    std::ifstream in("/proc/" + std::to_string(process_->pid()) + "/stat");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    // Fields after the command name (which may hold spaces): state is field
-    // 3, utime and stime are fields 14 and 15.
-    std::istringstream rest(text.substr(text.rfind(')') + 2));
-    std::string field;
-    double ticks = 0;
-    for (int i = 3; i <= 15 && rest >> field; ++i) {
-      if (i >= 14) ticks += std::stod(field);
-    }
-    return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
-  }
-
-  // Sum of cairn_http_responses_total: every response the server has sent
-  // (the scrape itself is counted after it is answered).
-  long ResponsesSoFar() { return MetricSum("cairn_http_responses_total{"); }
-  // cairn_store_commits_total: the writer's committed (synced) batches.
-  long StoreCommitsSoFar() { return MetricSum("cairn_store_commits_total "); }
-
- private:
-  // The sum of the /metrics samples whose line starts with `prefix`.
-  long MetricSum(const std::string& prefix) {
-    cairn::HttpRequest req{
-        "GET", endpoint_ + "/metrics",   {{"Authorization", std::string("Bearer ") + kToken}},
-        "",    std::chrono::seconds(10), std::chrono::seconds(10)};
-    auto resp = transport_.Send(req, {});
-    if (!resp.ok() || resp->status != 200) Die("GET /metrics failed");
-    long total = 0;
-    std::istringstream in(resp->body);
-    std::string line;
-    while (std::getline(in, line)) {
-      if (line.rfind(prefix, 0) != 0) continue;
-      total += std::stol(line.substr(line.rfind(' ') + 1));
-    }
-    return total;
-  }
-
-  std::unique_ptr<ChildProcess> process_;
-  std::string endpoint_;
-  cairn::CurlTransport transport_;
-};
-
-// Requests a command made, from the server's counters: the delta minus the
-// scrape taken before it.
-struct RequestCounter {
-  LocalServer& server;
-  long before = server.ResponsesSoFar();
-  long Made() { return server.ResponsesSoFar() - before - 1; }
-};
 
 CommandResult RunCairn(const std::string& cairn, const LocalServer& server,
                        std::vector<std::string> args) {

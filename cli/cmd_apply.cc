@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -24,6 +25,8 @@ struct ApplyFlags {
   std::string lock_timeout = "0s";
   std::vector<std::string> targets;
   std::vector<std::string> replace;
+  int max_pending = 0;
+  bool json = false;
 };
 
 // A saved plan file, if `path` is one.
@@ -89,7 +92,14 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
   HeldStateLock held(*session, *lock);
 
   ApplyOptions options = session->apply_options(f.parallelism);
-  options.progress = ProgressPrinter(color);
+  if (f.max_pending > 0) options.max_pending = f.max_pending;
+  const auto mode = f.json                       ? ApplyProgress::Mode::kJson
+                    : isatty(STDOUT_FILENO) == 1 ? ApplyProgress::Mode::kLive
+                                                 : ApplyProgress::Mode::kLines;
+  // Until the plan is known (recovery), a line per event.
+  auto recovery_progress = std::make_shared<ApplyProgress>(
+      mode == ApplyProgress::Mode::kJson ? mode : ApplyProgress::Mode::kLines, color, 0, "");
+  options.progress = [recovery_progress](const ProgressEvent& e) { recovery_progress->Handle(e); };
   options.stop = interrupts.token();
 
   // Operations an interrupted run left in flight are finished first.
@@ -114,7 +124,12 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
     auto built = BuildPlan(*session, f.refresh, destroy, f.targets, f.replace, interrupts.token());
     if (!built) return 1;
     plan = std::move(*built);
-    std::cout << RenderPlanText(plan, {.color = color});
+    if (!f.json) std::cout << RenderPlanText(plan, {.color = color});
+    if (plan.has_changes() && !f.auto_approve && f.json) {
+      std::cerr << "cairn: error: --json prints events, not a plan to confirm: pass "
+                   "--auto-approve, or apply a plan saved with 'cairn plan --out'\n";
+      return 1;
+    }
     if (plan.has_changes() && !f.auto_approve) {
       if (!Confirm(destroy ? "Do you really want to destroy these resources?"
                            : "Do you want to perform these actions?",
@@ -122,23 +137,41 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
         return 1;
       }
     }
-    if (plan.has_changes()) std::cout << "\n";
+    if (plan.has_changes() && !f.json) std::cout << "\n";
   }
   if (interrupts.token().stop_requested()) {
     std::cout << "Interrupted before any change was made.\n";
     return 1;
   }
+  std::string verb = destroy ? "destroying" : "applying";
+  bool creates_only = std::all_of(plan.changes.begin(), plan.changes.end(), [](const auto& c) {
+    return c.action == Action::kCreate || c.action == Action::kNoOp;
+  });
+  if (!destroy && creates_only) verb = "creating";
+  auto progress =
+      std::make_shared<ApplyProgress>(mode, color, ApplyProgress::Operations(plan), verb);
+  options.progress = [progress](const ProgressEvent& e) { progress->Handle(e); };
   ApplyResult result = Apply(plan, session->provider(), session->store(), options);
-  return ReportApply(result, destroy, *session, color);
+  progress->Finish();
+  return ReportApply(result, destroy, *session, color, f.json);
 }
 
 void AddApplyFlags(CLI::App& sub, ApplyFlags& f, bool destroy) {
   sub.add_flag("--auto-approve", f.auto_approve, "Skip the confirmation prompt");
-  sub.add_option("--parallelism", f.parallelism, "Operations at once (default: provider document, else 10)")
+  sub.add_option("--parallelism", f.parallelism,
+                 "Requests in flight at once (default: provider document, else 10); a resource "
+                 "waiting to be ready holds none")
       ->check(CLI::Range(1, 256));
   sub.add_option("--refresh", f.refresh, "Read live resources before planning (default true)")->default_val(true);
   sub.add_option("--lock-timeout", f.lock_timeout, "Wait this long for the state lock (e.g. 30s; default 0)")
       ->type_name("DURATION");
+  sub.add_option("--max-pending", f.max_pending,
+                 "Operations waiting at once for their resource to be ready or gone (default "
+                 "1000); they hold none of the --parallelism requests in flight")
+      ->check(CLI::Range(1, 1000000));
+  sub.add_flag("--json", f.json,
+               "Print progress as one JSON object per event, then a summary object (needs "
+               "--auto-approve or a saved plan)");
   sub.add_option("--target", f.targets,
                  destroy
                      ? "Destroy only ADDRESS (KIND.NAME: all its instances) and everything that "

@@ -290,48 +290,147 @@ std::optional<std::chrono::milliseconds> ParseDuration(const std::string& text) 
   return std::chrono::milliseconds(static_cast<int64_t>(ms));
 }
 
-std::function<void(const ProgressEvent&)> ProgressPrinter(bool color) {
-  return [color](const ProgressEvent& e) {
-    // "0.6s" under ten seconds, "42s" above.
-    auto tenths = std::chrono::duration_cast<std::chrono::milliseconds>(e.elapsed).count() / 100;
-    std::string secs = tenths < 100 ? std::to_string(tenths / 10) + "." + std::to_string(tenths % 10)
-                                    : std::to_string(tenths / 10);
-    std::string ing = e.operation == "create"   ? "creating"
-                      : e.operation == "update" ? "updating"
-                                                : "destroying";
-    std::string noun = e.operation == "create"   ? "creation"
-                       : e.operation == "update" ? "update"
-                                                 : "destruction";
-    const char* bold = color ? "\033[1m" : "";
-    const char* reset = color ? "\033[0m" : "";
-    std::string line = std::string(bold) + e.address + ":" + reset + " ";
-    switch (e.phase) {
-      case ProgressEvent::Phase::kStart: line += ing + "..."; break;
-      case ProgressEvent::Phase::kStillRunning:
-        if (!e.message.empty()) return;  // internal milestones stay quiet
-        line += "still " + ing + "... [" + secs + "s elapsed]";
-        break;
-      case ProgressEvent::Phase::kDone:
-        line += noun + " complete after " + secs + "s" +
-                (e.id.empty() ? "" : " [id=" + e.id + "]");
-        break;
-      case ProgressEvent::Phase::kFailed:
-        line += std::string(color ? "\033[31m" : "") + e.operation + " failed" + reset + " after " +
-                secs + "s: " + e.message;
-        break;
-      case ProgressEvent::Phase::kSkipped: line += "skipped: " + e.message; break;
-      case ProgressEvent::Phase::kRecovered:
-        line += "recovered the interrupted " + e.operation + " (" + e.message + ")" +
-                (e.id.empty() ? "" : " [id=" + e.id + "]");
-        break;
-    }
-    std::cout << Redact(line) << std::endl;
-  };
+ApplyProgress::ApplyProgress(Mode mode, bool color, int total, std::string verb)
+    : mode_(mode), color_(color), total_(total), verb_(std::move(verb)) {}
+
+int ApplyProgress::Operations(const Plan& plan) {
+  int n = 0;
+  for (const auto& c : plan.changes) {
+    if (c.action == Action::kReplace)
+      n += 2;
+    else if (c.action != Action::kNoOp)
+      n += 1;
+  }
+  return n;
 }
 
-int ReportApply(const ApplyResult& result, bool destroy, const EngineSession& session, bool color) {
+void ApplyProgress::Handle(const ProgressEvent& e) {
+  const std::string key = e.operation + " " + e.address;
+  switch (e.phase) {
+    case ProgressEvent::Phase::kWaiting:
+      waiting_.insert(key);
+      break;
+    case ProgressEvent::Phase::kDone:
+      waiting_.erase(key);
+      ++done_;
+      break;
+    case ProgressEvent::Phase::kFailed:
+      waiting_.erase(key);
+      ++failed_;
+      break;
+    case ProgressEvent::Phase::kSkipped:
+      ++skipped_;
+      break;
+    default:
+      break;
+  }
+  if (mode_ == Mode::kJson) {
+    static const char* kNames[] = {"start",  "waiting", "still_running", "done",
+                                   "failed", "skipped", "recovered"};
+    Value j = {{"event", kNames[static_cast<int>(e.phase)]},
+               {"address", e.address},
+               {"operation", e.operation},
+               {"elapsed_ms", e.elapsed.count()}};
+    if (!e.id.empty()) j["id"] = e.id;
+    if (!e.message.empty()) j["message"] = e.message;
+    std::cout << Redact(j.dump()) << std::endl;
+    return;
+  }
+  if (mode_ == Mode::kLines) return Line(e);
+  // Live: what a user must read stays; the rest is the counter line.
+  if (e.phase == ProgressEvent::Phase::kFailed || e.phase == ProgressEvent::Phase::kSkipped ||
+      e.phase == ProgressEvent::Phase::kRecovered) {
+    if (live_shown_) std::cout << "\r\033[K";
+    Line(e);
+    live_shown_ = false;
+  }
+  DrawLive(e.phase != ProgressEvent::Phase::kStart);
+}
+
+void ApplyProgress::DrawLive(bool force) {
+  auto now = std::chrono::steady_clock::now();
+  // At most ten redraws a second; every one that changes a count shows.
+  if (!force && now - drawn_ < std::chrono::milliseconds(100)) return;
+  drawn_ = now;
+  auto secs = std::chrono::duration_cast<std::chrono::seconds>(now - started_).count();
+  std::string line = verb_ + " " + std::to_string(done_) + "/" + std::to_string(total_) + ", " +
+                     std::to_string(waiting_.size()) + " waiting for provisioning, " +
+                     std::to_string(failed_) + " failed" +
+                     (skipped_ ? ", " + std::to_string(skipped_) + " skipped" : "") + ", " +
+                     std::to_string(secs) + "s";
+  std::cout << "\r\033[K" << line << std::flush;
+  live_shown_ = true;
+}
+
+void ApplyProgress::Finish() {
+  if (mode_ != Mode::kLive) return;
+  DrawLive(true);
+  std::cout << "\n" << std::flush;
+  live_shown_ = false;
+}
+
+void ApplyProgress::Line(const ProgressEvent& e) {
+  // "0.6s" under ten seconds, "42s" above.
+  auto tenths = std::chrono::duration_cast<std::chrono::milliseconds>(e.elapsed).count() / 100;
+  std::string secs = tenths < 100 ? std::to_string(tenths / 10) + "." + std::to_string(tenths % 10)
+                                  : std::to_string(tenths / 10);
+  std::string ing = e.operation == "create"   ? "creating"
+                    : e.operation == "update" ? "updating"
+                                              : "destroying";
+  std::string noun = e.operation == "create"   ? "creation"
+                     : e.operation == "update" ? "update"
+                                               : "destruction";
+  const char* bold = color_ ? "\033[1m" : "";
+  const char* reset = color_ ? "\033[0m" : "";
+  std::string line = std::string(bold) + e.address + ":" + reset + " ";
+  switch (e.phase) {
+    case ProgressEvent::Phase::kStart:
+      line += ing + "...";
+      break;
+    case ProgressEvent::Phase::kWaiting:
+      return;  // the done line follows
+    case ProgressEvent::Phase::kStillRunning:
+      if (!e.message.empty()) return;  // internal milestones stay quiet
+      line += "still " + ing + "... [" + secs + "s elapsed]";
+      break;
+    case ProgressEvent::Phase::kDone:
+      line += noun + " complete after " + secs + "s" + (e.id.empty() ? "" : " [id=" + e.id + "]");
+      break;
+    case ProgressEvent::Phase::kFailed:
+      line += std::string(color_ ? "\033[31m" : "") + e.operation + " failed" + reset + " after " +
+              secs + "s: " + e.message;
+      break;
+    case ProgressEvent::Phase::kSkipped:
+      line += "skipped: " + e.message;
+      break;
+    case ProgressEvent::Phase::kRecovered:
+      line += "recovered the interrupted " + e.operation + " (" + e.message + ")" +
+              (e.id.empty() ? "" : " [id=" + e.id + "]");
+      break;
+  }
+  std::cout << Redact(line) << std::endl;
+}
+
+int ReportApply(const ApplyResult& result, bool destroy, const EngineSession& session, bool color,
+                bool json) {
   if (!result.diagnostics.empty()) session.PrintDiagnostics(result.diagnostics);
   const auto& s = result.summary;
+  std::set<std::string> sensitive;
+  for (const auto& o : session.config().outputs) {
+    if (o.sensitive) sensitive.insert(o.name);
+  }
+  if (json) {
+    Value outputs = Value::object();
+    for (const auto& [name, value] : result.outputs) {
+      outputs[name] = sensitive.count(name) ? Value("(sensitive)") : value;
+    }
+    Value j = {{"event", "summary"},   {"ok", result.ok()},      {"added", s.created},
+               {"changed", s.updated}, {"replaced", s.replaced}, {"destroyed", s.deleted},
+               {"failed", s.failed},   {"skipped", s.skipped},   {"interrupted", s.interrupted},
+               {"outputs", outputs}};
+    std::cout << Redact(j.dump()) << std::endl;
+    return result.ok() ? 0 : 1;
+  }
   std::string counts = std::to_string(s.created) + " added, " + std::to_string(s.updated) +
                        " changed, " + std::to_string(s.replaced) + " replaced, " +
                        std::to_string(s.deleted) + " destroyed";
@@ -347,10 +446,6 @@ int ReportApply(const ApplyResult& result, bool destroy, const EngineSession& se
   }
   if (!result.outputs.empty()) {
     std::cout << "\nOutputs:\n";
-    std::set<std::string> sensitive;
-    for (const auto& o : session.config().outputs) {
-      if (o.sensitive) sensitive.insert(o.name);
-    }
     for (const auto& [name, value] : result.outputs) {
       std::cout << "  " << name << " = "
                 << (sensitive.count(name) ? "(sensitive)" : Redact(value.dump())) << "\n";

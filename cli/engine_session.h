@@ -138,11 +138,42 @@ std::optional<Plan> BuildPlan(EngineSession& session, bool refresh, bool destroy
 // Parses durations like "30s", "5m", "1500ms", "0"; nullopt when malformed.
 std::optional<std::chrono::milliseconds> ParseDuration(const std::string& text);
 
-// Prints apply progress events as lines on stdout.
-std::function<void(const ProgressEvent&)> ProgressPrinter(bool color);
+// How apply and destroy show progress on stdout:
+//   kLines  a line per operation step (not a terminal: logs, CI);
+//   kLive   on a terminal, one line rewritten in place ("creating 143/200,
+//           57 waiting for provisioning, 0 failed, 12s"), with failures and
+//           skips printed above it;
+//   kJson   one JSON object per event (--json), for machines.
+class ApplyProgress {
+ public:
+  enum class Mode { kLines, kLive, kJson };
+  // `total`: the operations the plan makes (a replace is two).
+  ApplyProgress(Mode mode, bool color, int total, std::string verb);
+  void Handle(const ProgressEvent& e);
+  // Ends the live line; call once the apply has returned.
+  void Finish();
+  // The operations the plan's changes make.
+  static int Operations(const Plan& plan);
 
-// Prints an apply summary and outputs; returns the exit code.
-int ReportApply(const ApplyResult& result, bool destroy, const EngineSession& session, bool color);
+ private:
+  void Line(const ProgressEvent& e);
+  void DrawLive(bool force);
+
+  Mode mode_;
+  bool color_;
+  int total_;
+  std::string verb_;  // "creating", "destroying", "applying"
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point drawn_{};
+  int done_ = 0, failed_ = 0, skipped_ = 0;
+  std::set<std::string> waiting_;  // "operation address" of operations provisioning
+  bool live_shown_ = false;
+};
+
+// Prints an apply summary and outputs (a JSON summary event with `json`);
+// returns the exit code.
+int ReportApply(const ApplyResult& result, bool destroy, const EngineSession& session, bool color,
+                bool json = false);
 
 // Asks "Do you want to perform these actions?" on a TTY; refuses without one.
 // A stop request (Ctrl-C) cancels the prompt.

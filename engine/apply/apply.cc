@@ -81,7 +81,12 @@ struct Node {
   // Set by JournalAhead, before the node is offered to the workers.
   std::optional<PreparedMutation> prepared;  // the request, exactly as journaled
   JournalEntry entry;
-  // Set by Execute when a create or update has taken effect: what the
+  // Set by Send: the resource as the create or update answered.
+  std::optional<RemoteResource> sent;
+  // Set by the provider's watcher when the wait is over.
+  std::optional<WaitResponse> wait;
+  std::vector<Diagnostic> diagnostics;  // gathered while sending, for the outcome
+  // Set by AfterWait when a create or update has taken effect: what the
   // recorder thread commits to the state before the node completes.
   struct Outcome {
     StateCommit commit;  // commit.put[0]: the resource as it now is
@@ -267,65 +272,102 @@ class ApplyRun {
     }
   }
 
-  // Each worker runs journaled nodes, and journals the next ready ones ahead
-  // (JournalAhead) when few are left: one synced write for many operations
-  // instead of one each, off the path of the others.
+  // Each worker finishes operations whose wait is over (settled_, first:
+  // that frees their dependents), sends journaled ones while fewer than
+  // max_pending wait, and journals the next ready ones ahead (JournalAhead)
+  // when few are left: one synced write for many operations instead of one
+  // each, off the path of the others. A worker holds an operation only while
+  // its request is in flight or its result is being recorded, never while
+  // the resource provisions: --parallelism bounds the requests in flight.
   void Worker() {
+    const size_t max_pending = static_cast<size_t>(std::max(1, options_.max_pending));
     for (;;) {
-      std::optional<size_t> index;
+      std::optional<size_t> index;    // to send
+      std::optional<size_t> settled;  // to finish
       std::vector<size_t> chunk;
       {
         std::unique_lock lock(mu_);
         cv_.wait(lock, [&] {
-          return Stopping() || !journaled_.empty() || (!ready_.empty() && !journaling_) ||
-                 Finished();
+          // Stopping, nothing new starts, but what was sent is finished.
+          return !settled_.empty() || Finished() || (Stopping() && pending_ == 0) ||
+                 (!Stopping() &&
+                  ((!journaled_.empty() && static_cast<size_t>(pending_) < max_pending) ||
+                   (!ready_.empty() && !journaling_)));
         });
-        if (Stopping() || Finished()) {
+        if (!settled_.empty()) {
+          settled = settled_.front();
+          settled_.pop_front();
+          ++running_;
+        } else if (Finished() || Stopping()) {
           cv_.notify_all();
           return;
-        }
-        if (!journaled_.empty()) {
-          index = journaled_.front();
-          journaled_.pop_front();
-          nodes_[*index].state = Node::State::kRunning;
-          nodes_[*index].started = Steady::now();
-          ++running_;
-        }
-        // Nothing to run, or few journaled operations left for the others.
-        if (!journaling_ && !ready_.empty() && (!index || journaled_.size() < low_water_)) {
-          while (journaled_.size() + chunk.size() < journal_target_ && !ready_.empty()) {
-            chunk.push_back(*ready_.begin());
-            ready_.erase(ready_.begin());
+        } else {
+          if (!journaled_.empty() && static_cast<size_t>(pending_) < max_pending) {
+            index = journaled_.front();
+            journaled_.pop_front();
+            nodes_[*index].state = Node::State::kRunning;
+            nodes_[*index].started = Steady::now();
+            ++running_;
+            ++pending_;  // reserved before sending, so max_pending holds
           }
-          journaling_ = true;
+          // Nothing to run, or few journaled operations left for the others.
+          if (!journaling_ && !ready_.empty() && (!index || journaled_.size() < low_water_)) {
+            while (journaled_.size() + chunk.size() < journal_target_ && !ready_.empty()) {
+              chunk.push_back(*ready_.begin());
+              ready_.erase(ready_.begin());
+            }
+            journaling_ = true;
+          }
         }
       }
       if (!chunk.empty()) JournalAhead(chunk);
+      if (settled) {
+        bool ok = AfterWait(nodes_[*settled]);
+        FinishNode(*settled, ok);
+        continue;
+      }
       if (!index) continue;
       Node& node = nodes_[*index];
       Emit({ProgressEvent::Phase::kStart, node.change->address, OpName(node.op), node.change->remote_id});
-      bool ok = Execute(node);
-      std::unique_lock lock(mu_);
-      if (node.outcome) {
-        // A deferred commit (no sync) goes to the recorder, and this worker
-        // on to the next operation, unless the recorder is a worker's worth
-        // behind. A synced one stays here, where the state's group commit
-        // can share one sync among the workers.
-        if (node.outcome->commit.durability == Durability::kDeferred &&
-            to_record_.size() < static_cast<size_t>(workers_)) {
-          --running_;
-          ++recording_;
-          to_record_.push_back(*index);
-          record_cv_.notify_one();
-          continue;
-        }
-        lock.unlock();
-        ok = Record(node);
-        lock.lock();
+      Sent sent = Send(node);
+      if (sent == Sent::kWatching) {
+        std::lock_guard lock(mu_);
+        --running_;        // pending_ holds it now
+        cv_.notify_one();  // a slot is free
+        continue;
       }
-      --running_;
-      Complete(lock, *index, ok);
+      {
+        std::lock_guard lock(mu_);
+        --pending_;  // it did not wait after all
+      }
+      FinishNode(*index, sent == Sent::kDone);
     }
+  }
+
+  // The end of node `index` on a worker: a create's or update's outcome goes
+  // to the recorder (or is recorded here), then the node completes.
+  void FinishNode(size_t index, bool ok) {
+    Node& node = nodes_[index];
+    std::unique_lock lock(mu_);
+    if (node.outcome) {
+      // A deferred commit (no sync) goes to the recorder, and this worker
+      // on to the next operation, unless the recorder is a worker's worth
+      // behind. A synced one stays here, where the state's group commit
+      // can share one sync among the workers.
+      if (node.outcome->commit.durability == Durability::kDeferred &&
+          to_record_.size() < static_cast<size_t>(workers_)) {
+        --running_;
+        ++recording_;
+        to_record_.push_back(index);
+        record_cv_.notify_one();
+        return;
+      }
+      lock.unlock();
+      ok = Record(node);
+      lock.lock();
+    }
+    --running_;
+    Complete(lock, index, ok);
   }
 
   // Commits the outcomes of the creates and updates that took effect, in
@@ -353,7 +395,7 @@ class ApplyRun {
   // may go.
   bool Finished() const {
     return ready_.empty() && journaled_.empty() && !journaling_ && running_ == 0 &&
-           recording_ == 0;
+           recording_ == 0 && pending_ == 0 && settled_.empty();
   }
 
   // REQUIRES: `lock` holds mu_; releases it. Records the end of node `index`
@@ -576,100 +618,97 @@ class ApplyRun {
     return true;
   }
 
-  // Sends the node's journaled request and waits until it took effect. A
-  // delete, or a failure to take effect, is recorded here; a create's or
-  // update's outcome is left in node.outcome for Record.
-  bool Execute(Node& node) {
+  // Sends the node's journaled request. A refusal is recorded here (kFailed);
+  // a delete of something already gone is committed at once (kDone);
+  // anything else is left to the provider's watcher until it has taken
+  // effect (kWatching): AfterWait finishes it, on whichever worker takes it
+  // from settled_. The worker meanwhile sends the next operation.
+  enum class Sent { kFailed, kDone, kWatching };
+  Sent Send(Node& node) {
     const PlannedChange& c = *node.change;
     size_t index = &node - nodes_.data();
     const JournalEntry& entry = node.entry;
     const auto& prepared = node.prepared;
-
-    // Send, wait; then commit (a delete here, a create or update by Record).
     std::stop_token none;  // in-flight operations always finish
-    StateCommit commit;
-    commit.journal_done = entry.seq;
-    std::vector<Diagnostic> diags;
-    bool ok = true;
-    std::string message;
+    StateCommit refused;
+    refused.journal_done = entry.seq;
+    WaitRequest wait{c.kind, "", WaitTarget::kReady, Timeout(node.op)};
     if (node.op == Op::kDelete) {
       auto resp = provider_.Delete({*prepared, entry.idempotency_key}, none);
       CrashPoint("apply.sent");
-      Append(diags, resp.diagnostics);
       if (!resp.status.ok()) {
-        if (OutcomeUnknown(resp.status)) commit.journal_done.reset();
-        Fail(index, diags, c.address, node.op, resp.status.message());
-        FinishJournal(commit);
-        return false;
+        if (OutcomeUnknown(resp.status)) refused.journal_done.reset();
+        Fail(index, resp.diagnostics, c.address, node.op, resp.status.message());
+        FinishJournal(refused);
+        return Sent::kFailed;
       }
-      if (!resp.already_gone) {
-        auto wait = provider_.Wait({c.kind, c.remote_id, WaitTarget::kDeleted, Timeout(node.op)}, none);
-        Append(diags, wait.diagnostics);
-        if (!wait.status.ok()) {
-          // The API accepted the delete; the resource is on its way out. Keep
-          // the journal so the next run confirms it.
-          commit.journal_done.reset();
-          Fail(index, diags, c.address, node.op, wait.status.message());
-          return false;
-        }
-      }
-      if (node.deposed) {
-        commit.remove.push_back(c.address + kDeposedSuffix);
-      } else if (c.action == Action::kDelete || c.action == Action::kReplace) {
-        commit.remove.push_back(c.address);
-      }
-      auto serial = store_.Commit(commit);
-      if (!serial.ok()) {
-        Fail(index, {}, c.address, node.op, "could not record the delete: " + serial.status().ToString());
-        return false;
-      }
-      CrashPoint("apply.committed");
-      std::lock_guard lock(mu_);
-      if (!node.deposed) values_.erase(c.address);
-      if (c.action == Action::kDelete) ++result_.summary.deleted;
-      done_ids_[index] = c.remote_id;
-      return true;
-    }
-
-    std::optional<RemoteResource> remote;
-    if (node.op == Op::kCreate) {
-      auto resp = provider_.Create({*prepared, entry.idempotency_key}, none);
-      CrashPoint("apply.sent");
-      Append(diags, resp.diagnostics);
-      if (!resp.status.ok() || !resp.resource) {
-        if (OutcomeUnknown(resp.status)) commit.journal_done.reset();
-        Fail(index, diags, c.address, node.op,
-             resp.status.ok() ? "the API answered without a resource" : resp.status.message());
-        FinishJournal(commit);
-        return false;
-      }
-      remote = resp.resource;
+      Append(node.diagnostics, resp.diagnostics);
+      if (resp.already_gone) return CommitDelete(node) ? Sent::kDone : Sent::kFailed;
+      wait.id = c.remote_id;
+      wait.target = WaitTarget::kDeleted;
     } else {
-      auto resp = provider_.Update({*prepared, entry.idempotency_key}, none);
-      CrashPoint("apply.sent");
-      Append(diags, resp.diagnostics);
-      if (!resp.status.ok()) {
-        if (OutcomeUnknown(resp.status)) commit.journal_done.reset();
-        Fail(index, diags, c.address, node.op, resp.status.message());
-        FinishJournal(commit);
+      Status status;
+      std::vector<Diagnostic> diags;
+      if (node.op == Op::kCreate) {
+        auto resp = provider_.Create({*prepared, entry.idempotency_key}, none);
+        CrashPoint("apply.sent");
+        status = resp.status.ok() && !resp.resource
+                     ? Status::Internal("the API answered without a resource")
+                     : resp.status;
+        diags = std::move(resp.diagnostics);
+        node.sent = std::move(resp.resource);
+        if (node.sent) wait.just_created = node.sent;
+      } else {
+        auto resp = provider_.Update({*prepared, entry.idempotency_key}, none);
+        CrashPoint("apply.sent");
+        status = resp.status;
+        diags = std::move(resp.diagnostics);
+        node.sent = resp.resource ? resp.resource : RemoteResource{c.kind, c.remote_id, c.before};
+      }
+      if (!status.ok()) {
+        if (OutcomeUnknown(status)) refused.journal_done.reset();
+        Fail(index, diags, c.address, node.op, status.message());
+        FinishJournal(refused);
+        return Sent::kFailed;
+      }
+      Append(node.diagnostics, diags);
+      wait.id = node.sent->id;
+    }
+    Emit({ProgressEvent::Phase::kWaiting, c.address, OpName(node.op),
+          node.op == Op::kDelete ? c.remote_id : node.sent->id,
+          std::chrono::duration_cast<std::chrono::milliseconds>(Steady::now() - node.started),
+          node.op == Op::kDelete ? "waiting until deleted" : "waiting until ready"});
+    provider_.Watch(wait, [this, index](WaitResponse r) {
+      std::lock_guard lock(mu_);
+      nodes_[index].wait = std::move(r);
+      --pending_;
+      settled_.push_back(index);
+      cv_.notify_one();
+    });
+    return Sent::kWatching;
+  }
+
+  // The rest of an operation once its wait is over: a delete is committed
+  // here; a create's or update's outcome is left in node.outcome for Record.
+  bool AfterWait(Node& node) {
+    const PlannedChange& c = *node.change;
+    size_t index = &node - nodes_.data();
+    WaitResponse wait = std::move(*node.wait);
+    node.wait.reset();
+    Append(node.diagnostics, wait.diagnostics);
+    if (node.op == Op::kDelete) {
+      if (!wait.status.ok()) {
+        // The API accepted the delete; the resource is on its way out. Keep
+        // the journal so the next run confirms it.
+        Fail(index, node.diagnostics, c.address, node.op, wait.status.message());
         return false;
       }
-      remote = resp.resource ? resp.resource : RemoteResource{c.kind, c.remote_id, c.before};
+      return CommitDelete(node);
     }
-    Emit({ProgressEvent::Phase::kStillRunning, c.address, OpName(node.op), remote->id,
-          std::chrono::duration_cast<std::chrono::milliseconds>(Steady::now() - node.started),
-          "waiting until ready"});
-    WaitRequest ready{c.kind, remote->id, WaitTarget::kReady, Timeout(node.op)};
-    if (node.op == Op::kCreate) ready.just_created = remote;
-    auto wait = provider_.Wait(ready, none);
-    Append(diags, wait.diagnostics);
-    if (wait.resource) remote = wait.resource;
     CrashPoint("apply.ready");
-    if (!wait.status.ok()) {
-      ok = false;
-      message = wait.status.message();
-    }
-
+    std::optional<RemoteResource> remote = wait.resource ? std::move(wait.resource) : node.sent;
+    StateCommit commit;
+    commit.journal_done = node.entry.seq;
     // The resource exists whatever the wait said: record it.
     ResourceState rs;
     rs.address = c.address;
@@ -700,8 +739,35 @@ class ApplyRun {
                                                                    : Durability::kDeferred;
     // The recorder commits it (Record). Until then the journal entry stands
     // for the operation, as it did while the request was in flight.
-    node.outcome = Node::Outcome{std::move(commit), ok, std::move(message), std::move(diags)};
+    bool ok = wait.status.ok();
+    node.outcome =
+        Node::Outcome{std::move(commit), ok, wait.status.message(), std::move(node.diagnostics)};
     return ok;
+  }
+
+  // Records a delete that took effect (or found nothing to delete).
+  bool CommitDelete(Node& node) {
+    const PlannedChange& c = *node.change;
+    size_t index = &node - nodes_.data();
+    StateCommit commit;
+    commit.journal_done = node.entry.seq;
+    if (node.deposed) {
+      commit.remove.push_back(c.address + kDeposedSuffix);
+    } else if (c.action == Action::kDelete || c.action == Action::kReplace) {
+      commit.remove.push_back(c.address);
+    }
+    auto serial = store_.Commit(commit);
+    if (!serial.ok()) {
+      Fail(index, {}, c.address, node.op,
+           "could not record the delete: " + serial.status().ToString());
+      return false;
+    }
+    CrashPoint("apply.committed");
+    std::lock_guard lock(mu_);
+    if (!node.deposed) values_.erase(c.address);
+    if (c.action == Action::kDelete) ++result_.summary.deleted;
+    done_ids_[index] = c.remote_id;
+    return true;
   }
 
   // Commits a create's or update's outcome (Execute) and records the new
@@ -783,6 +849,11 @@ class ApplyRun {
   // Journaled, not yet started, in journal order.
   std::deque<size_t> journaled_;            // GUARDED_BY(mu_)
   bool journaling_ = false;                 // GUARDED_BY(mu_): a JournalAhead is writing
+  // Sent (or being sent) and waiting for the provider's watcher, which no
+  // worker holds; and waits that are over, for a worker to finish
+  // (AfterWait), in order.
+  int pending_ = 0;             // GUARDED_BY(mu_)
+  std::deque<size_t> settled_;  // GUARDED_BY(mu_)
   // Nodes whose outcome waits for the recorder, in the order they took effect.
   std::deque<size_t> to_record_;            // GUARDED_BY(mu_)
   int recording_ = 0;                       // GUARDED_BY(mu_): handed over, not yet complete

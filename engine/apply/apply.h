@@ -39,7 +39,9 @@
 namespace cairn {
 
 struct ProgressEvent {
-  enum class Phase { kStart, kStillRunning, kDone, kFailed, kSkipped, kRecovered };
+  // kWaiting: the request was answered; the resource is provisioning (or
+  // being deleted) and the operation holds no worker until it is over.
+  enum class Phase { kStart, kWaiting, kStillRunning, kDone, kFailed, kSkipped, kRecovered };
   Phase phase = Phase::kStart;
   std::string address;
   std::string operation;  // "create", "update", "delete"
@@ -49,7 +51,12 @@ struct ProgressEvent {
 };
 
 struct ApplyOptions {
+  // Requests in flight at once (sent and not yet answered). An operation
+  // waiting for its resource to be ready holds none of these.
   int parallelism = 10;
+  // Operations waiting at once for their resource to be ready (or gone);
+  // a further one is sent only when one of them is over.
+  int max_pending = 1000;
   std::chrono::seconds create_timeout{600};
   std::chrono::seconds update_timeout{600};
   std::chrono::seconds delete_timeout{600};

@@ -345,6 +345,7 @@ Result<std::optional<Value>> InfraProvider::Fetch(const KindWire& wire, const st
   }
   auto obj = Unwrap(wire, o.response);
   if (!obj.ok()) return obj.status();
+  RememberActions(wire, *obj);
   return std::optional<Value>(std::move(obj).value());
 }
 
@@ -432,6 +433,7 @@ Result<std::vector<Value>> InfraProvider::ListRaw(const KindWire& wire, Clock::t
       } else {
         out.push_back(std::move(item));
       }
+      RememberActions(wire, out.back());
     }
 
     // Where the next page is, if anywhere.
@@ -550,10 +552,32 @@ Status InfraProvider::CheckMutation(const PreparedMutation& m, MutationAction ac
   return Status::Ok();
 }
 
+void InfraProvider::RememberActions(const KindWire& wire, const Value& obj) {
+  if (!wire.has_customer_status || !obj.is_object()) return;
+  const Value* actions = FindPath(obj, "customerStatus.actions");
+  const Value* id = FindPath(obj, wire.id_field);
+  if (actions == nullptr || !actions->is_object() || id == nullptr || !id->is_string()) return;
+  std::lock_guard lock(seen_mu_);
+  seen_[CanonicalId(id->get<std::string>())] = {clock_.Now(), *actions};
+}
+
+std::optional<bool> InfraProvider::OfferedRecently(const std::string& id, const char* flag) {
+  constexpr std::chrono::seconds kFresh{10};
+  std::lock_guard lock(seen_mu_);
+  auto it = seen_.find(CanonicalId(id));
+  if (it == seen_.end() || clock_.Now() - it->second.at > kFresh) return std::nullopt;
+  auto offered = it->second.actions.find(flag);
+  if (offered == it->second.actions.end() || !offered->is_boolean()) return std::nullopt;
+  return offered->get<bool>();
+}
+
 Status InfraProvider::AwaitAction(const KindWire& wire, const std::string& id, const char* flag,
                                   Clock::time_point deadline, std::stop_token stop, bool* gone,
                                   std::vector<Diagnostic>* diags) {
   *gone = false;
+  // Seen offered a moment ago: the server's answer decides (a 409 comes
+  // back here through SendGated, and then the resource is read).
+  if (OfferedRecently(id, flag) == true) return Status::Ok();
   for (int attempt = 0;; ++attempt) {
     auto obj = Fetch(wire, id, deadline, stop, diags);
     if (!obj.ok()) return obj.status();
@@ -597,6 +621,12 @@ InfraProvider::Outcome InfraProvider::SendGated(const KindWire& wire, const Prep
       if (!o.status.ok() || *gone) return o;
     }
     o = Exchange(m.method, m.path, m.body, key, deadline, stop);
+    {
+      // What was seen is stale now: the mutation changes it, or the server
+      // refused it on grounds the cache did not show.
+      std::lock_guard lock(seen_mu_);
+      seen_.erase(CanonicalId(m.id));
+    }
     if (!o.status.ok() || !wire.has_customer_status || o.response.status != 409 ||
         ParseError(o.response).code != "action_not_allowed") {
       return o;

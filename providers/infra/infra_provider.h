@@ -31,7 +31,9 @@
 //     customerStatus.actions.edit (update) / .delete (delete) flag is false,
 //     read again with backoff until the deadline, instead of sending a request
 //     the server would refuse; a 409 action_not_allowed answer (the flag
-//     changed in between) goes back to that waiting.
+//     changed in between) goes back to that waiting. The read is skipped when
+//     a listing or read of the last 10 s showed the flag offered (a destroy
+//     right after its refresh costs one request per resource, not two).
 //   - Watch(kReady) (and Wait, which blocks on it) ends when attribute
 //     "status" equals the kind's ready.status; customer status "failed" ends
 //     it with FailedPrecondition and a Diagnostic (code: the reasonCode,
@@ -46,8 +48,9 @@
 //     listing is confirmed with a GET before it is called gone. After a
 //     create, the first look comes after the kind's learnt first-poll
 //     delay (providers/ready_estimate.h), which each such wait teaches;
-//     later ones back off from poll_backoff up to max_poll_interval, and
-//     listings of a kind never come closer than 1 / max_lists_per_second.
+//     later ones every tenth of the time waited (within min_poll_interval
+//     and max_poll_interval), and listings of a kind never come closer than
+//     1 / max_lists_per_second.
 //   - Reads and lists retry like mutations (they are safe to repeat).
 //   - Reference attributes (x-cairn.references) are canonicalised with
 //     CanonicalId (providers/infra/ids.h).
@@ -70,6 +73,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "engine/clock.h"
 #include "providers/backoff.h"
@@ -106,8 +110,10 @@ class InfraProvider final : public Provider {
     // double from there.
     BackoffPolicy poll_backoff{std::chrono::milliseconds(5), std::chrono::milliseconds(10'000),
                                2.0};
-    // While waits are pending, a resource is looked at again at least this
-    // often, and a kind is listed at most this many times a second.
+    // While waits are pending, a resource is looked at again every tenth of
+    // the time it has waited, within these bounds; a kind is listed at most
+    // max_lists_per_second times a second.
+    std::chrono::milliseconds min_poll_interval{50};
     std::chrono::milliseconds max_poll_interval{2'000};
     double max_lists_per_second = 10;
     std::string user_agent = "cairn";
@@ -202,6 +208,18 @@ class InfraProvider final : public Provider {
   std::map<std::string, Status> broken_;  // kind -> why its descriptor was refused
   Status descriptor_status_;
   ReadyEstimate ready_estimate_;
+  // The customerStatus.actions each resource showed last, and when (from a
+  // listing: refresh or a watcher; or a read). An update or delete shortly
+  // after needs no read of its own to know the server will not refuse it.
+  void RememberActions(const KindWire& wire, const Value& obj);
+  std::optional<bool> OfferedRecently(const std::string& id, const char* flag);
+  struct SeenActions {
+    Clock::time_point at;
+    Value actions;
+  };
+  std::mutex seen_mu_;
+  std::unordered_map<std::string, SeenActions> seen_;  // GUARDED_BY(seen_mu_), by canonical id
+
   mutable std::mutex watchers_mu_;
   std::map<std::string, std::unique_ptr<KindWatcher>> watchers_;  // GUARDED_BY(watchers_mu_)
 };

@@ -21,6 +21,11 @@ using std::chrono::milliseconds;
 // waking it would cost more than the wait.
 constexpr microseconds kShortestSleep{50};
 
+// The ReadyEstimate a wait learns from: creates per kind, deletes apart.
+std::string EstimateKey(const WaitRequest& req) {
+  return req.target == WaitTarget::kDeleted ? req.kind + " (delete)" : req.kind;
+}
+
 double Jitter() {
   thread_local std::mt19937_64 rng{std::random_device{}()};
   return std::uniform_real_distribution<double>(0.0, 1.0)(rng);
@@ -64,17 +69,25 @@ void InfraProvider::KindWatcher::Add(const WaitRequest& req,
   const auto now = clock_.Now();
   const std::chrono::seconds timeout = req.timeout.count() > 0 ? req.timeout : wire_.ready_timeout;
   w.deadline = now + timeout;
+  w.started = now;
   w.due = now;
+  // After a create that answered "not ready", or a delete the API accepted
+  // (it takes its lifecycle step too), the first look comes when such waits
+  // of this kind have been ending, and each teaches the estimate.
+  bool learnable = false;
   if (req.target == WaitTarget::kReady && req.just_created && wire_.ready_status) {
     // The create answered a moment ago: if not ready then, not ready now.
     const Value& attrs = req.just_created->attributes;
     auto status = attrs.find("status");
-    if (status != attrs.end() && status->is_string() && *status != *wire_.ready_status &&
-        *status != "failed") {
-      microseconds first = provider_.ready_estimate_.FirstPoll(wire_.kind);
-      w.due = now + duration_cast<Clock::duration>(first * (0.75 + 0.25 * Jitter()));
-      w.learning = now;
-    }
+    learnable = status != attrs.end() && status->is_string() && *status != *wire_.ready_status &&
+                *status != "failed";
+  } else if (req.target == WaitTarget::kDeleted && wire_.ready_status) {
+    learnable = true;
+  }
+  if (learnable) {
+    microseconds first = provider_.ready_estimate_.FirstPoll(EstimateKey(req));
+    w.due = now + duration_cast<Clock::duration>(first * (0.75 + 0.25 * Jitter()));
+    w.learning = now;
   }
   std::lock_guard lock(mu_);
   if (w.due < sleeping_until_) wake_.request_stop();
@@ -94,9 +107,16 @@ void InfraProvider::KindWatcher::Run(std::stop_token stop) {
     const auto now = clock_.Now();
     std::vector<Waiter*> due;
     Clock::time_point next = Clock::time_point::max();
+    // Once one waiter is due, those due within the listing gap come along:
+    // jittered first looks would otherwise come due one at a time, a GET
+    // each, where one listing answers them all.
+    Clock::time_point earliest = Clock::time_point::max();
+    for (const Waiter& w : waiters_) earliest = std::min({earliest, w.due, w.deadline});
+    const Clock::time_point horizon =
+        earliest <= now + kShortestSleep ? now + listing_gap : now + kShortestSleep;
     for (Waiter& w : waiters_) {
       Clock::time_point when = std::min(w.due, w.deadline);
-      if (when <= now + kShortestSleep) {
+      if (when <= horizon) {
         due.push_back(&w);
       } else {
         next = std::min(next, when);
@@ -104,7 +124,7 @@ void InfraProvider::KindWatcher::Run(std::stop_token stop) {
     }
     // More due than the last listing had pages: one listing answers them
     // (and settles the others it shows) for fewer requests.
-    const bool list = due.size() > pages_;
+    const bool list = list_usable_ && due.size() > pages_;
     if (list && listed_once_ && now < last_listing_ + listing_gap) {
       due.clear();
       next = std::min(next, last_listing_ + listing_gap);
@@ -151,7 +171,8 @@ void InfraProvider::KindWatcher::Look(const std::vector<Waiter*>& due, bool list
     for (Waiter* w : due) LookOne(*w, stop, finished);
     return;
   }
-  last_listing_ = clock_.Now();
+  const Clock::time_point listing_began = clock_.Now();
+  last_listing_ = listing_began;
   listed_once_ = true;
   const auto deadline = clock_.Now() + provider_.options_.read_deadline;
   int pages = 0;
@@ -160,6 +181,13 @@ void InfraProvider::KindWatcher::Look(const std::vector<Waiter*>& due, bool list
   requests_ += pages;
   if (!objects.ok()) {
     spdlog::debug("watch {}: listing failed: {}", wire_.kind, objects.status().ToString());
+    if (Permanent(objects.status())) {
+      // A listing that cannot answer (malformed, refused) will not: one
+      // GET per wait from now on.
+      list_usable_ = false;
+      for (Waiter* w : due) LookOne(*w, stop, finished);
+      return;
+    }
     for (Waiter* w : due) {
       w->last_problem = Redact(objects.status().message());
       Reschedule(*w, finished);
@@ -181,6 +209,13 @@ void InfraProvider::KindWatcher::Look(const std::vector<Waiter*>& due, bool list
       // Shown by the listing: settled now, due or not (one not due keeps
       // its schedule: the first-poll estimate learns from scheduled looks).
       Consider(w, *it->second, finished, /*reschedule=*/is_due.count(&w) > 0);
+    } else if (w.req.target == WaitTarget::kDeleted && w.started < listing_began) {
+      // Deleted: keyset pages show every record that exists throughout a
+      // listing, and this one existed when its wait began, before the
+      // listing did. Gone is what its wait is for.
+      WaitResponse r;
+      provider_.SettleGone(wire_, w.req, &r);
+      Finish(w, std::move(r), finished);
     } else if (is_due.count(&w)) {
       // Made after the listing began, or gone: one GET tells.
       mu_.unlock();
@@ -217,10 +252,9 @@ bool InfraProvider::KindWatcher::Consider(Waiter& w, const Value& obj, Finished&
                                           bool reschedule) {
   WaitResponse r;
   if (provider_.Settle(wire_, w.req, obj, &r)) {
-    if (w.learning && r.status.ok() && w.req.target == WaitTarget::kReady) {
-      provider_.ready_estimate_.Record(
-          wire_.kind, /*on_first_poll=*/w.looks == 0,
-          duration_cast<microseconds>(clock_.Now() - *w.learning));
+    if (w.learning && r.status.ok()) {
+      provider_.ready_estimate_.Record(EstimateKey(w.req), /*on_first_poll=*/w.looks == 0,
+                                       duration_cast<microseconds>(clock_.Now() - *w.learning));
     }
     Finish(w, std::move(r), finished);
     return true;
@@ -254,9 +288,13 @@ void InfraProvider::KindWatcher::Reschedule(Waiter& w, Finished& finished) {
     r.resource = std::move(w.last_seen);
     return Finish(w, std::move(r), finished);
   }
+  // Looks every tenth of the time waited so far: a wait overshoots the
+  // moment its resource is ready by about a tenth, whatever the API's pace,
+  // while a long one costs few looks (and never fewer than one per
+  // max_poll_interval). Never sooner than min_poll_interval.
   const auto& options = provider_.options_;
-  milliseconds delay = std::min(BackoffDelay(options.poll_backoff, w.looks, Jitter()),
-                                options.max_poll_interval);
+  auto delay = std::clamp(duration_cast<milliseconds>((now - w.started) / 10),
+                          options.min_poll_interval, options.max_poll_interval);
   ++w.looks;
   w.due = now + delay;
 }

@@ -2,19 +2,23 @@
 // answered by one thread, so that a thousand resources provisioning cost a
 // few listings a second rather than a thread and a poll loop each.
 //
-// Each waiter has a due time: after a create that answered "not ready", the
-// kind's learnt first-poll delay (ReadyEstimate, jittered to 75-100%); else
-// at once; after a look that did not settle it, the provider's poll_backoff
-// from there, capped at max_poll_interval. When waiters are due the watcher
+// Each waiter has a due time: after a create that answered "not ready" (or a
+// delete), the kind's learnt first-poll delay (ReadyEstimate, jittered to
+// 75-100%); else at once; after a look that did not settle it, a tenth of
+// the time it has waited so far, within [min_poll_interval,
+// max_poll_interval]: it overshoots readiness by about a tenth, and a long
+// wait costs few looks. When waiters are due the watcher
 // looks: one GET each when no more are due than the last listing had pages,
 // else one listing of the collection (all pages), which settles every
-// waiter it shows, due or not; a due waiter missing from the listing (made
-// after the listing began, or gone) is confirmed with a GET, and called gone
-// only on a 404. Listings of the kind are at least 1 / max_lists_per_second
-// apart. A look that fails (the exchange already retried within the read
-// deadline; 429 and Retry-After slow it down) settles nothing: its waiters
-// are due again later, and end DeadlineExceeded at their own deadline with
-// the last problem.
+// waiter it shows, due or not. A waiter for a deletion missing from a
+// listing that began after its wait did is done: keyset pages show every
+// record that exists throughout. A due waiter for readiness missing from the
+// listing (made after it began, or gone) is confirmed with a GET, and called
+// gone only on a 404. Listings of the kind are at least 1 / max_lists_per_second
+// apart; a kind whose listing fails for good (a malformed answer) is
+// watched by GETs alone from then on. A look that fails (the exchange already retried within the
+// read deadline; 429 and Retry-After slow it down) settles nothing: its waiters are due again
+// later, and end DeadlineExceeded at their own deadline with the last problem.
 //
 // Thread-safe. `done` callbacks run on the watcher's thread, without its
 // lock; they must not block. Destruction stops the thread; waits still
@@ -50,6 +54,7 @@ class InfraProvider::KindWatcher {
     WaitRequest req;
     std::string canonical_id;
     std::function<void(WaitResponse)> done;
+    Clock::time_point started;
     Clock::time_point due;
     Clock::time_point deadline;
     int looks = 0;  // looks that did not settle it
@@ -89,6 +94,7 @@ class InfraProvider::KindWatcher {
   Clock::time_point last_listing_{};          // watcher thread only
   bool listed_once_ = false;                  // watcher thread only
   size_t pages_ = 1;                          // pages of the last listing; watcher thread only
+  bool list_usable_ = true;                   // false once a listing failed for good
   std::jthread thread_;                       // last: started once the rest exists
 };
 

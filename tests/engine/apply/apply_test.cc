@@ -644,3 +644,113 @@ TEST_CASE("a result that cannot be recorded fails its operation and skips its de
   // Their journal entries stay: the next run re-sends them with their keys.
   CHECK(f.store.PendingJournal()->size() == 2);
 }
+
+namespace {
+
+// `n` independent instances.
+StackConfig ManyInstances(int n) {
+  StackConfig cfg;
+  for (int i = 0; i < n; ++i) {
+    cfg.resources.push_back(Res("instance.web[" + std::to_string(i) + "]",
+                                {{"name", "web-" + std::to_string(i)}, {"region", "eu"}}));
+  }
+  return cfg;
+}
+
+// Polls `done` in real time for up to 20 s: the apply runs on its own
+// threads (no timing is asserted; the bound only ends a hung test).
+template <typename Done>
+bool Eventually(Done done) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("a resource provisioning holds no slot: 50 creates are all sent before one is ready") {
+  Fixture f;
+  f.options.parallelism = 10;
+  f.provider.HoldReadiness(true);
+  Plan plan = f.PlanFor(ManyInstances(50));
+  ApplyResult r;
+  std::thread apply([&] { r = Apply(plan, f.provider, f.store, f.options); });
+  // With a slot held per wait, only 10 would ever be sent.
+  CHECK(Eventually([&] { return f.provider.waiting() == 50; }));
+  CHECK(f.provider.mutations_sent() == 50);
+  CHECK(f.provider.max_in_flight() <= 10);
+  f.provider.Release();
+  apply.join();
+  REQUIRE(r.ok());
+  CHECK(r.summary.created == 50);
+  CHECK(f.State().resources.size() == 50);
+  CHECK(f.store.PendingJournal()->empty());
+}
+
+TEST_CASE("with parallelism 1 one mutation is sent at a time, and waits pile up") {
+  Fixture f;
+  f.options.parallelism = 1;
+  f.provider.HoldReadiness(true);
+  // A send that takes a moment: two in flight at once would show.
+  f.provider.on_send = [](const std::string&) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  };
+  Plan plan = f.PlanFor(ManyInstances(20));
+  ApplyResult r;
+  std::thread apply([&] { r = Apply(plan, f.provider, f.store, f.options); });
+  CHECK(Eventually([&] { return f.provider.waiting() == 20; }));
+  f.provider.Release();
+  apply.join();
+  REQUIRE(r.ok());
+  CHECK(f.provider.max_in_flight() == 1);
+}
+
+TEST_CASE("max_pending caps the operations waiting at once") {
+  Fixture f;
+  f.options.parallelism = 10;
+  f.options.max_pending = 5;
+  f.provider.HoldReadiness(true);
+  Plan plan = f.PlanFor(ManyInstances(20));
+  ApplyResult r;
+  std::thread apply([&] { r = Apply(plan, f.provider, f.store, f.options); });
+  REQUIRE(Eventually([&] { return f.provider.waiting() == 5; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  CHECK(f.provider.mutations_sent() == 5);  // no sixth while five wait
+  // Released five at a time, the rest follow, never more than five waiting.
+  for (int round = 1; round < 4; ++round) {
+    f.provider.Release();
+    REQUIRE(Eventually([&] { return f.provider.mutations_sent() == 5 * (round + 1); }));
+    REQUIRE(Eventually([&] { return f.provider.waiting() == 5; }));
+  }
+  f.provider.Release();
+  apply.join();
+  REQUIRE(r.ok());
+  CHECK(r.summary.created == 20);
+  CHECK(f.provider.max_waiting() == 5);
+}
+
+TEST_CASE("a dependent is sent as soon as its dependency is ready, not before") {
+  Fixture f;
+  f.provider.HoldReadiness(true);
+  Plan plan = f.PlanFor(WebStack());
+  ApplyResult r;
+  std::thread apply([&] { r = Apply(plan, f.provider, f.store, f.options); });
+  // The network and the key are sent; the instance needs the network.
+  REQUIRE(Eventually([&] { return f.provider.waiting() == 2; }));
+  auto calls = f.provider.calls();
+  CHECK(std::find(calls.begin(), calls.end(), "create instance web") == calls.end());
+  std::string network_id = f.provider.resources("network").begin()->first;
+  f.provider.Release({network_id});
+  // Ready: its dependent goes at once, while the key still provisions.
+  REQUIRE(Eventually([&] { return f.provider.waiting() == 2; }));
+  calls = f.provider.calls();
+  CHECK(std::find(calls.begin(), calls.end(), "create instance web") != calls.end());
+  f.provider.HoldReadiness(false);
+  f.provider.Release();
+  apply.join();
+  REQUIRE(r.ok());
+  CHECK(r.summary.created == 3);
+}

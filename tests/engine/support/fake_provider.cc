@@ -1,5 +1,9 @@
 #include "tests/engine/support/fake_provider.h"
 
+#include <algorithm>
+#include <condition_variable>
+#include <optional>
+
 namespace cairn::testing {
 
 ReadResponse FakeProvider::Read(const ReadRequest& req, std::stop_token) {
@@ -37,6 +41,7 @@ Result<PreparedMutation> FakeProvider::Prepare(const PrepareRequest& req) {
 }
 
 CreateResponse FakeProvider::Create(const CreateRequest& req, std::stop_token) {
+  InFlight counted(*this);
   if (on_send) on_send(req.idempotency_key);
   std::lock_guard lock(mu_);
   ++sent_;
@@ -78,6 +83,7 @@ CreateResponse FakeProvider::Create(const CreateRequest& req, std::stop_token) {
 }
 
 UpdateResponse FakeProvider::Update(const UpdateRequest& req, std::stop_token) {
+  InFlight counted(*this);
   if (on_send) on_send(req.idempotency_key);
   std::lock_guard lock(mu_);
   ++sent_;
@@ -110,6 +116,7 @@ UpdateResponse FakeProvider::Update(const UpdateRequest& req, std::stop_token) {
 }
 
 DeleteResponse FakeProvider::Delete(const DeleteRequest& req, std::stop_token) {
+  InFlight counted(*this);
   if (on_send) on_send(req.idempotency_key);
   std::lock_guard lock(mu_);
   ++sent_;
@@ -128,8 +135,83 @@ DeleteResponse FakeProvider::Delete(const DeleteRequest& req, std::stop_token) {
   return r;
 }
 
+FakeProvider::InFlight::InFlight(FakeProvider& provider) : p(provider) {
+  std::lock_guard lock(p.mu_);
+  p.max_in_flight_ = std::max(p.max_in_flight_, ++p.in_flight_);
+}
+FakeProvider::InFlight::~InFlight() {
+  std::lock_guard lock(p.mu_);
+  --p.in_flight_;
+}
+
 WaitResponse FakeProvider::Wait(const WaitRequest& req, std::stop_token) {
+  // Through Watch, so that held readiness holds a blocking wait too.
+  std::mutex m;
+  std::condition_variable cv;
+  std::optional<WaitResponse> got;
+  Watch(req, [&](WaitResponse r) {
+    std::lock_guard lock(m);
+    got = std::move(r);
+    cv.notify_all();
+  });
+  std::unique_lock lock(m);
+  cv.wait(lock, [&] { return got.has_value(); });
+  return std::move(*got);
+}
+
+void FakeProvider::Watch(const WaitRequest& req, std::function<void(WaitResponse)> done) {
+  std::unique_lock lock(mu_);
+  if (hold_) {
+    held_.emplace_back(req, std::move(done));
+    max_waiting_ = std::max(max_waiting_, static_cast<int>(held_.size()));
+    return;
+  }
+  WaitResponse r = Answer(req);
+  lock.unlock();
+  done(std::move(r));
+}
+
+void FakeProvider::HoldReadiness(bool hold) {
   std::lock_guard lock(mu_);
+  hold_ = hold;
+}
+
+void FakeProvider::Release(const std::vector<std::string>& ids) {
+  std::vector<std::pair<std::function<void(WaitResponse)>, WaitResponse>> ready;
+  {
+    std::lock_guard lock(mu_);
+    std::erase_if(held_, [&](auto& w) {
+      if (!ids.empty() && std::find(ids.begin(), ids.end(), w.first.id) == ids.end()) return false;
+      ready.emplace_back(std::move(w.second), Answer(w.first));
+      return true;
+    });
+  }
+  for (auto& [done, r] : ready) done(std::move(r));
+}
+
+int FakeProvider::waiting() {
+  std::lock_guard lock(mu_);
+  return static_cast<int>(held_.size());
+}
+
+std::vector<std::string> FakeProvider::waiting_ids() {
+  std::lock_guard lock(mu_);
+  std::vector<std::string> out;
+  for (const auto& w : held_) out.push_back(w.first.id);
+  return out;
+}
+
+int FakeProvider::max_waiting() {
+  std::lock_guard lock(mu_);
+  return max_waiting_;
+}
+
+int FakeProvider::max_in_flight() {
+  std::lock_guard lock(mu_);
+  return max_in_flight_;
+}
+
+WaitResponse FakeProvider::Answer(const WaitRequest& req) {
   WaitResponse r;
   auto& m = live_[req.kind];
   auto it = m.find(req.id);

@@ -25,6 +25,21 @@ class FakeProvider final : public Provider {
   UpdateResponse Update(const UpdateRequest& req, std::stop_token stop) override;
   DeleteResponse Delete(const DeleteRequest& req, std::stop_token stop) override;
   WaitResponse Wait(const WaitRequest& req, std::stop_token stop) override;
+  // Like the real provider: a wait never holds the caller. Unless readiness
+  // is held (HoldReadiness), `done` is called before it returns.
+  void Watch(const WaitRequest& req, std::function<void(WaitResponse)> done) override;
+
+  // While held, resources do not become ready (nor gone) until Release:
+  // waits pile up, as on an API that provisions slowly.
+  void HoldReadiness(bool hold);
+  // Ends the held waits for these ids (all when empty) as they stand now.
+  void Release(const std::vector<std::string>& ids = {});
+  // Waits held right now, their ids, and the most ever held at once.
+  int waiting();
+  std::vector<std::string> waiting_ids();
+  int max_waiting();
+  // The most Create/Update/Delete calls ever in flight at once.
+  int max_in_flight();
 
   // Creates/updates of a resource with this spec name fail with a 400-like refusal.
   void RefuseName(const std::string& name);
@@ -70,6 +85,17 @@ class FakeProvider final : public Provider {
   int drop_ = 0;
   int next_id_ = 1;
   int sent_ = 0;
+  bool hold_ = false;
+  std::vector<std::pair<WaitRequest, std::function<void(WaitResponse)>>> held_;
+  int max_waiting_ = 0;
+  int in_flight_ = 0, max_in_flight_ = 0;
+  // Counts a mutation in flight for its lifetime.
+  struct InFlight {
+    FakeProvider& p;
+    explicit InFlight(FakeProvider& provider);
+    ~InFlight();
+  };
+  WaitResponse Answer(const WaitRequest& req);  // REQUIRES: mu_ held
 };
 
 }  // namespace cairn::testing

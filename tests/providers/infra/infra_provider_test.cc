@@ -860,3 +860,37 @@ TEST_CASE("a zero wait timeout means the kind's ready timeout") {
   CHECK(f.clock.total_slept() > seconds(500));
   CHECK(f.clock.total_slept() <= seconds(600));
 }
+
+TEST_CASE("a delete right after a listing that showed it offered sends no read first") {
+  Fixture f;
+  f.transport.Push(
+      JsonAnswer(200, Value{{"data", {Value::parse(InstanceJson(kUuid, "running"))["instance"]}},
+                            {"pagination", {{"limit", 200}, {"next", nullptr}}}}
+                          .dump()));
+  REQUIRE(f.provider.List({"instance"}, {}).status.ok());
+  f.transport.Push(JsonAnswer(202, InstanceJson(kUuid, "deleting", false, false)));
+  auto m = PrepareOrDie(f.provider, {"instance", MutationAction::kDelete, kUuid, {}});
+  REQUIRE(f.provider.Delete({m, "key-d"}, {}).status.ok());
+  auto sent = f.transport.sent();
+  REQUIRE(sent.size() == 2);  // the listing, then the DELETE
+  CHECK(sent[1].method == "DELETE");
+
+  // Refused after all (the flag changed since): the resource is read, and
+  // the delete waits for the flag as usual; the seen flags are not trusted
+  // again.
+  f.transport.Push(
+      JsonAnswer(200, Value{{"data", {Value::parse(InstanceJson(kUuid2, "running"))["instance"]}},
+                            {"pagination", {{"limit", 200}, {"next", nullptr}}}}
+                          .dump()));
+  REQUIRE(f.provider.List({"instance"}, {}).status.ok());
+  f.transport.Push(ErrorAnswer(409, "action_not_allowed", "delete is not allowed"));
+  f.transport.Push(JsonAnswer(200, InstanceJson(kUuid2, "running", true, true)));
+  f.transport.Push(JsonAnswer(202, InstanceJson(kUuid2, "deleting", false, false)));
+  auto m2 = PrepareOrDie(f.provider, {"instance", MutationAction::kDelete, kUuid2, {}});
+  REQUIRE(f.provider.Delete({m2, "key-d2"}, {}).status.ok());
+  sent = f.transport.sent();
+  REQUIRE(sent.size() == 6);
+  CHECK(sent[3].method == "DELETE");
+  CHECK(sent[4].method == "GET");
+  CHECK(sent[5].method == "DELETE");
+}
