@@ -54,7 +54,6 @@ using cairn::testing::RunCommand;
 using cairn::testing::TempDir;
 using cairn::testing::WriteFile;
 
-using cairn::bench::BenchFailure;
 using cairn::bench::Die;
 using cairn::bench::kToken;
 using cairn::bench::LocalServer;

@@ -24,4 +24,10 @@ void ReadyEstimate::Record(const std::string& kind, bool on_first_poll, Duration
   d = std::clamp(next, floor_, ceiling_);
 }
 
+void ReadyEstimate::NotYet(const std::string& kind, Duration seen) {
+  std::lock_guard lock(mu_);
+  auto [it, inserted] = by_kind_.try_emplace(kind, initial_);
+  it->second = std::clamp(std::max(it->second, 2 * seen), floor_, ceiling_);
+}
+
 }  // namespace cairn

@@ -36,6 +36,10 @@ class ReadyEstimate {
   // A wait that began right after a create of `kind` saw the resource ready
   // `took` after it began; `on_first_poll`: at the first poll.
   void Record(const std::string& kind, bool on_first_poll, Duration took);
+  // A first poll `seen` after the create found it not ready yet: the next
+  // waits at least twice that long before theirs (until one that settles
+  // says how long readiness really takes).
+  void NotYet(const std::string& kind, Duration seen);
 
  private:
   const Duration initial_, floor_, ceiling_;

@@ -148,8 +148,7 @@ InfraProvider::InfraProvider(Options options, const std::map<std::string, Value>
     : options_(std::move(options)),
       transport_(transport),
       clock_(clock),
-      ready_estimate_(options_.poll_backoff.initial, kShortestFirstPoll,
-                      options_.poll_backoff.max) {
+      ready_estimate_(options_.first_look_initial, kShortestFirstPoll, options_.poll_backoff.max) {
   while (!options_.endpoint.empty() && options_.endpoint.back() == '/') {
     options_.endpoint.pop_back();
   }

@@ -110,6 +110,10 @@ class InfraProvider final : public Provider {
     // double from there.
     BackoffPolicy poll_backoff{std::chrono::milliseconds(5), std::chrono::milliseconds(10'000),
                                2.0};
+    // The first-poll estimate of a kind before any wait has taught it: none,
+    // so the first wait of a kind looks at once (on an API that provisions at
+    // once, every later one too; on a slow one, one look that misses).
+    std::chrono::microseconds first_look_initial{0};
     // While waits are pending, a resource is looked at again every tenth of
     // the time it has waited, within these bounds; a kind is listed at most
     // max_lists_per_second times a second.

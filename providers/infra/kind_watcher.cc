@@ -21,6 +21,10 @@ using std::chrono::milliseconds;
 // waking it would cost more than the wait.
 constexpr microseconds kShortestSleep{50};
 
+// What reading one listing page costs, in GETs (a round trip each against
+// the parsing of a page of 200 objects), measured on loopback.
+constexpr size_t kGetsPerPage = 8;
+
 // The ReadyEstimate a wait learns from: creates per kind, deletes apart.
 std::string EstimateKey(const WaitRequest& req) {
   return req.target == WaitTarget::kDeleted ? req.kind + " (delete)" : req.kind;
@@ -88,6 +92,20 @@ void InfraProvider::KindWatcher::Add(const WaitRequest& req,
     microseconds first = provider_.ready_estimate_.FirstPoll(EstimateKey(req));
     w.due = now + duration_cast<Clock::duration>(first * (0.75 + 0.25 * Jitter()));
     w.learning = now;
+    if (first < kShortestSleep) {
+      // Such waits have been over by the time their request was answered
+      // (an API that provisions at once): one GET on the caller's thread,
+      // as quick as handing it over, settles it; a miss goes to the
+      // watcher and teaches the estimate to wait.
+      Finished finished;
+      LookOne(w, {}, finished);
+      if (!w.done) {
+        for (auto& [done, response] : finished) done(std::move(response));
+        return;
+      }
+      provider_.ready_estimate_.NotYet(EstimateKey(req),
+                                       duration_cast<microseconds>(clock_.Now() - now));
+    }
   }
   std::lock_guard lock(mu_);
   if (w.due < sleeping_until_) wake_.request_stop();
@@ -122,9 +140,10 @@ void InfraProvider::KindWatcher::Run(std::stop_token stop) {
         next = std::min(next, when);
       }
     }
-    // More due than the last listing had pages: one listing answers them
-    // (and settles the others it shows) for fewer requests.
-    const bool list = list_usable_ && due.size() > pages_;
+    // A listing reads every object of the collection (up to 200 a page); a
+    // GET one. Listing pays once the due waiters outnumber what its pages
+    // cost to read: about eight GETs' worth of objects a page.
+    const bool list = list_usable_ && due.size() > kGetsPerPage * pages_;
     if (list && listed_once_ && now < last_listing_ + listing_gap) {
       due.clear();
       next = std::min(next, last_listing_ + listing_gap);

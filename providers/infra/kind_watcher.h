@@ -4,7 +4,9 @@
 //
 // Each waiter has a due time: after a create that answered "not ready" (or a
 // delete), the kind's learnt first-poll delay (ReadyEstimate, jittered to
-// 75-100%); else at once; after a look that did not settle it, a tenth of
+// 75-100%) -- when that has shrunk to nothing (an API that provisions at
+// once), Add itself takes the first look, one GET on the caller's thread,
+// and hands over only a miss; else at once; after a look that did not settle it, a tenth of
 // the time it has waited so far, within [min_poll_interval,
 // max_poll_interval]: it overshoots readiness by about a tenth, and a long
 // wait costs few looks. When waiters are due the watcher

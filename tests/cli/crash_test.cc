@@ -343,3 +343,66 @@ TEST_CASE("crash: recovery by name never adopts another stack's object of the sa
     CHECK(plan.exit_code == 0);
   }
 }
+
+namespace {
+
+// 40 instances on one network, provisioning slowly: an apply killed at the
+// 30th request sent has ~29 operations waiting for provisioning (sent,
+// answered, not yet recorded), each a journal entry the next apply re-sends.
+void KilledWithManyWaiting(const std::string& command) {
+  INFO(command);
+  ServeFixture server({"--provision-delay", "300ms"});
+  TempDir dir;
+  WriteFile(dir.path() + "/main.yaml",
+            "kind: network\nname: net\nspec: {region: eu-central, cidr: 10.30.0.0/16}\n---\n"
+            "kind: instance\nname: web\ncount: 40\nspec:\n  name: web-${count.index}\n"
+            "  region: eu-central\n  plan: s-1vcpu-1gb\n  image: debian-12\n"
+            "  network: ${network.net.id}\n");
+  std::map<std::string, std::string> env = {
+      {"CAIRN_ENDPOINT", server.base()}, {"CAIRN_TOKEN", kDevToken}, {"NO_COLOR", "1"}};
+  auto names = [&] {
+    auto client = server.Client();
+    std::vector<std::string> out;
+    for (const std::string route : {"/api/v1/compute", "/api/v1/networking"}) {
+      auto r = client->Get(route + "?limit=200").json();
+      for (const auto& item : r["data"]) out.push_back(item["name"]);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  if (command == "destroy") {
+    REQUIRE(RunCairn({"apply", dir.path(), "--auto-approve"}, env).exit_code == 0);
+  }
+  env["CAIRN_CRASH_AT"] = "apply.sent:30";
+  auto crashed = RunCairn({command, dir.path(), "--auto-approve"}, env);
+  INFO("killed run: " << Output(crashed));
+  REQUIRE(crashed.signal == SIGKILL);
+  env["CAIRN_CRASH_AT"] = "";
+  auto finish = RunCairn({command, dir.path(), "--auto-approve"}, env);
+  INFO("finishing run: " << Output(finish));
+  REQUIRE(finish.exit_code == 0);
+  std::vector<std::string> expected;
+  if (command == "apply") {
+    for (int i = 0; i < 40; ++i) expected.push_back("web-" + std::to_string(i));
+    expected.push_back("net");
+    std::sort(expected.begin(), expected.end());
+  }
+  CHECK(names() == expected);  // each exactly once, nothing else
+  if (command == "apply") {
+    auto plan = RunCairn({"plan", dir.path(), "--detailed-exitcode"}, env);
+    CHECK(plan.exit_code == 0);
+  } else {
+    CHECK(RunCairn({"state", "list", dir.path()}, env).out.empty());
+  }
+}
+
+}  // namespace
+
+TEST_CASE(
+    "crash: apply killed with many operations waiting for provisioning finishes exactly once") {
+  KilledWithManyWaiting("apply");
+}
+
+TEST_CASE("crash: destroy killed with many deletions waiting finishes, leaving nothing") {
+  KilledWithManyWaiting("destroy");
+}

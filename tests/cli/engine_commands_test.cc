@@ -730,3 +730,49 @@ TEST_CASE("an output change alone is a change, and --json and --markdown cannot 
   CHECK(empty.out.find("Nothing to destroy: the state tracks no resources.") != std::string::npos);
   CHECK(empty.out.find("matches the manifests") == std::string::npos);
 }
+
+TEST_CASE("apply on a terminal shows one live line; --json prints one event per line") {
+  Env e({"--provision-delay", "200ms"});
+  WriteFile(e.stack + "/main.yaml", Stack(6));
+  // A pseudo-terminal (script(1)) makes stdout a terminal.
+  std::string command = "NO_COLOR=1 CAIRN_ENDPOINT=" + e.server.base() +
+                        " CAIRN_TOKEN=" + kDevToken + " " + CairnBinary() + " apply " + e.stack +
+                        " --auto-approve";
+  auto tty = RunCommand({"/usr/bin/script", "-qec", command, "/dev/null"});
+  INFO(tty.out << tty.err);
+  REQUIRE(tty.exit_code == 0);
+  CHECK(tty.out.find("\r\x1b[K") != std::string::npos);  // the line is rewritten
+  CHECK(tty.out.find("creating 8/8, 0 waiting for provisioning, 0 failed") != std::string::npos);
+  CHECK(tty.out.find("waiting for provisioning") != std::string::npos);
+  CHECK(tty.out.find("creation complete after") == std::string::npos);  // no line per step
+  CHECK(tty.out.find("Apply complete! Resources: 8 added") != std::string::npos);
+
+  // Without a terminal: a line per step, as before.
+  auto plain = e.Cairn({"destroy", e.stack, "--auto-approve"});
+  REQUIRE(plain.exit_code == 0);
+  CHECK(plain.out.find("destruction complete after") != std::string::npos);
+  CHECK(plain.out.find('\r') == std::string::npos);
+
+  // --json: every line is one JSON object; the last is the summary.
+  auto j = e.Cairn({"apply", e.stack, "--auto-approve", "--json"});
+  INFO(j.out << j.err);
+  REQUIRE(j.exit_code == 0);
+  std::istringstream lines(j.out);
+  int waiting = 0, done = 0;
+  json last;
+  for (std::string line; std::getline(lines, line);) {
+    last = json::parse(line);
+    if (last["event"] == "waiting") ++waiting;
+    if (last["event"] == "done") ++done;
+  }
+  CHECK(done == 8);
+  CHECK(waiting >= 7);  // the network and the instances provision; the key does not
+  CHECK(last["event"] == "summary");
+  CHECK(last["added"] == 8);
+  CHECK(last["ok"] == true);
+  // Without --auto-approve there is no plan to confirm: refused.
+  WriteFile(e.stack + "/main.yaml", Stack(7));
+  auto refused = e.Cairn({"apply", e.stack, "--json"});
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.err.find("--auto-approve") != std::string::npos);
+}

@@ -36,6 +36,9 @@ struct Fixture {
     o.endpoint = "http://api.test/";
     o.token = kToken;
     o.operation_deadline = seconds(60);
+    // These tests teach the first-poll estimate from 5 ms (see the tests of
+    // waits after creates); the default starts at nothing.
+    o.first_look_initial = std::chrono::milliseconds(5);
     return o;
   }
 };

@@ -142,6 +142,9 @@ InfraProvider::Options Options() {
   InfraProvider::Options o;
   o.endpoint = "http://api.test";
   o.token = "cairn_TESTtokenTESTtokenTESTtoken0123";
+  // The watcher's own looks, not the first one a fresh estimate takes on
+  // the caller's thread (tested apart).
+  o.first_look_initial = std::chrono::milliseconds(5);
   return o;
 }
 
@@ -177,21 +180,25 @@ TEST_CASE("a resource missing from the listing is confirmed with one GET before 
   ScriptedApi api(transport);
   InfraProvider provider(Options(), TestKinds(), transport, clock);
   Responses got;
-  for (int i = 0; i < 5; ++i) api.Put(Id(i), {.looks_until_ready = 0});
+  // Enough waits that one listing is cheaper than a GET each.
+  for (int i = 0; i < 20; ++i) api.Put(Id(i), {.looks_until_ready = 0});
   // Made after the listing began: not listed, yet there.
-  api.Put(Id(5), {.hidden_from_list = true});
-  // Deleted: neither listed nor found.
-  api.Put(Id(6), {.fixed = "gone"});
-  for (int i = 0; i < 6; ++i) {
+  api.Put(Id(20), {.hidden_from_list = true});
+  // Gone: neither listed nor found.
+  api.Put(Id(21), {.fixed = "gone"});
+  api.CloseGate();
+  for (int i = 0; i < 22; ++i) {
     provider.Watch({"instance", Id(i), WaitTarget::kReady, seconds(600)}, got.For(Id(i)));
   }
-  provider.Watch({"instance", Id(6), WaitTarget::kDeleted, seconds(600)}, got.For(Id(6)));
-  REQUIRE(got.Await(7));
-  CHECK(got.by_id[Id(5)].status.ok());  // found by its GET, not called gone
-  CHECK(got.by_id[Id(5)].resource->attributes["status"] == "running");
-  CHECK(got.by_id[Id(6)].status.ok());  // a delete's wait ends at the 404
-  CHECK_FALSE(got.by_id[Id(6)].resource);
-  CHECK(api.gets() <= 3);  // the two missing, and perhaps a first waiter looked at alone
+  api.OpenGate();
+  REQUIRE(got.Await(22));
+  CHECK(got.by_id[Id(20)].status.ok());  // found by its GET, not called gone
+  CHECK(got.by_id[Id(20)].resource->attributes["status"] == "running");
+  // A wait for readiness whose resource is gone ends NotFound, after its GET.
+  CHECK(got.by_id[Id(21)].status.code() == StatusCode::kNotFound);
+  CHECK(api.lists() >= 1);
+  // The two missing, and perhaps the first waiter looked at alone.
+  CHECK(api.gets() <= 3);
 }
 
 TEST_CASE("a failed resource ends only its own wait") {
@@ -272,4 +279,49 @@ TEST_CASE(
   // Not one per wait: the first waits may be looked at alone, before the
   // rest are due.
   CHECK(api.gets() < 5);
+}
+
+TEST_CASE("on an API that provisions at once, the first look is taken by the caller, one GET") {
+  FakeTransport transport;
+  ManualClock clock;
+  ScriptedApi api(transport);
+  InfraProvider::Options o = Options();
+  o.first_look_initial = std::chrono::microseconds(0);  // the default
+  InfraProvider provider(o, TestKinds(), transport, clock);
+  Responses got;
+  WaitRequest req{"instance", Id(0), WaitTarget::kReady, seconds(600)};
+  req.just_created = RemoteResource{"instance", Id(0), {{"status", "queued"}}};
+  api.Put(Id(0), {.looks_until_ready = 0});
+  api.CloseGate();  // the watcher thread would wait here; the caller does not
+  std::thread open([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    api.OpenGate();
+  });
+  provider.Watch(req, got.For(Id(0)));
+  open.join();
+  {
+    std::lock_guard lock(got.mu);
+    // Answered before Watch returned: the look was on this thread.
+    REQUIRE(got.by_id.count(Id(0)) == 1);
+    CHECK(got.by_id[Id(0)].status.ok());
+  }
+  CHECK(api.gets() == 1);
+
+  // A slow API: the first look misses and the wait goes to the watcher;
+  // the next create of the kind waits before its first look.
+  api.Put(Id(1), {.looks_until_ready = 3});
+  req.id = Id(1);
+  req.just_created->id = Id(1);
+  provider.Watch(req, got.For(Id(1)));
+  REQUIRE(got.Await(2));
+  CHECK(got.by_id[Id(1)].status.ok());
+  const int gets = api.gets();
+  api.Put(Id(2), {.looks_until_ready = 0});
+  req.id = Id(2);
+  req.just_created->id = Id(2);
+  auto before = clock.total_slept();
+  provider.Watch(req, got.For(Id(2)));
+  REQUIRE(got.Await(3));
+  CHECK(clock.total_slept() > before);  // not looked at inline: it slept first
+  CHECK(api.gets() == gets + 1);
 }
