@@ -731,7 +731,7 @@ TEST_CASE("an output change alone is a change, and --json and --markdown cannot 
   CHECK(empty.out.find("matches the manifests") == std::string::npos);
 }
 
-TEST_CASE("apply on a terminal shows one live line; --json prints one event per line") {
+TEST_CASE("apply on a terminal shows one live line, and --json prints one event per line") {
   Env e({"--provision-delay", "200ms"});
   WriteFile(e.stack + "/main.yaml", Stack(6));
   // A pseudo-terminal (script(1)) makes stdout a terminal.
