@@ -546,7 +546,6 @@ struct Api::Impl {
   FaultInjector* faults;
   RateLimiter* limiter;
   ApiOptions options;
-  InFlightKeys in_flight;
   // The accepted tokens, replaced whole by SetTokens (a SIGHUP reload) while
   // requests read it.
   using TokenTable = std::unordered_map<std::string, std::string>;
@@ -624,7 +623,7 @@ struct Api::Impl {
 
 Api::Api(Store* store, Metrics* metrics, FaultInjector* faults, RateLimiter* limiter,
          ApiOptions options)
-    : impl_(new Impl{store, metrics, faults, limiter, std::move(options), {}, {}}) {
+    : impl_(new Impl{store, metrics, faults, limiter, std::move(options), {}}) {
   SetTokens(std::move(impl_->options.tokens));
 }
 Api::~Api() = default;
@@ -705,7 +704,16 @@ void Api::Impl::Pipeline(std::shared_ptr<Call> c) {
 
   // Rate limiting.
   if (limiter->enabled()) {
-    RateLimitDecision d = limiter->Acquire(c->project, RateLimiter::Clock::now());
+    // A store shared by several servers keeps one bucket per project for
+    // all of them; else this server's own.
+    auto shared = store->TakeToken(c->project, limiter->rate(), limiter->burst());
+    if (!shared.ok()) {
+      spdlog::warn("rate limit: the shared bucket could not be read ({}); request allowed",
+                   shared.status().message());
+    }
+    RateLimitDecision d = shared.ok() && shared->has_value()
+                              ? limiter->Decide((*shared)->allowed, (*shared)->tokens)
+                              : limiter->Acquire(c->project, RateLimiter::Clock::now());
     c->extra_headers.emplace_back("RateLimit-Limit", std::to_string(d.limit));
     c->extra_headers.emplace_back("RateLimit-Remaining", std::to_string(d.remaining));
     c->extra_headers.emplace_back("RateLimit-Reset", std::to_string(d.reset_secs));
@@ -880,19 +888,23 @@ void Api::Impl::HandleMutation(std::shared_ptr<Call> c) {
   if (c->req.idempotency_key) {
     c->scope = IdempotencyScope(c->project, method, c->path, *c->req.idempotency_key);
     c->request_sha = Sha256Hex(body_blank ? std::string() : Dump(body));
-    if (!in_flight.TryAcquire(c->scope)) {
+    // Held here, or by another server sharing the store, until the request
+    // has executed (and its response is stored, in the same transaction).
+    auto claimed = store->ClaimKey(c->scope);
+    if (!claimed.ok() || !*claimed) {
       c->scope.clear();  // not ours to release
+      if (!claimed.ok()) return Fail(*c, 500, "internal_error", "the store failed; retry later");
       return Fail(*c, 409, "idempotency_key_in_use",
                   "a request with this Idempotency-Key is still executing; retry later");
     }
     auto stored = store->GetResponse(c->scope);
     if (!stored.ok()) {
-      in_flight.Release(c->scope);
+      store->ReleaseKey(c->scope);
       return Fail(*c, 500, "internal_error", "the store failed; retry later");
     }
     int64_t horizon = NowMs() - options.idempotency_retention.count();
     if (*stored && (*stored)->created_ms >= horizon) {
-      in_flight.Release(c->scope);
+      store->ReleaseKey(c->scope);
       const StoredResponse& s = **stored;
       if (s.request_sha256 != c->request_sha) {
         return Fail(*c, 409, "idempotency_conflict",
@@ -912,7 +924,7 @@ void Api::Impl::HandleMutation(std::shared_ptr<Call> c) {
     }
   }
   auto release_and_fail = [&](int status, std::string_view code, const std::string& msg) {
-    if (!c->scope.empty()) in_flight.Release(c->scope);
+    if (!c->scope.empty()) store->ReleaseKey(c->scope);
     Fail(*c, status, code, msg);
   };
 
@@ -1179,7 +1191,7 @@ void Api::Impl::Submit(std::shared_ptr<Call> c, std::function<void(WriteTxn&, Ca
         return true;
       },
       [this, c](const Status& st) {
-        if (!c->scope.empty()) in_flight.Release(c->scope);
+        if (!c->scope.empty()) store->ReleaseKey(c->scope);
         metrics->mutations_in_flight--;
         if (!st.ok()) {
           return Fail(*c, 503, "service_unavailable", "the write was not committed; retry later");

@@ -25,7 +25,6 @@ namespace cairn::server {
 class Store;
 class FaultInjector;
 class RateLimiter;
-class InFlightKeys;
 struct Metrics;
 
 struct ApiRequest {

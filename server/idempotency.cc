@@ -33,14 +33,4 @@ std::string IdempotencyScope(std::string_view project, std::string_view method,
   return s;
 }
 
-bool InFlightKeys::TryAcquire(const std::string& scope) {
-  std::lock_guard<std::mutex> lock(mu_);
-  return scopes_.insert(scope).second;
-}
-
-void InFlightKeys::Release(const std::string& scope) {
-  std::lock_guard<std::mutex> lock(mu_);
-  scopes_.erase(scope);
-}
-
 }  // namespace cairn::server

@@ -4,14 +4,12 @@
 // identity is the SHA-256 of its canonical JSON body: parsed and dumped
 // again, so key order and whitespace do not matter. Stored responses live
 // in the store's idempotency table (written in the same transaction as the
-// mutation); keys whose first request is still executing are held in an
-// in-memory InFlightKeys set.
+// mutation); keys whose first request is still executing are claimed in the
+// store (Store::ClaimKey), so that servers sharing one store see them too.
 #pragma once
 
-#include <mutex>
 #include <string>
 #include <string_view>
-#include <unordered_set>
 
 #include "engine/status.h"
 
@@ -29,17 +27,5 @@ bool IsValidIdempotencyKey(std::string_view key);
 
 std::string IdempotencyScope(std::string_view project, std::string_view method,
                              std::string_view path, std::string_view key);
-
-// Keys whose first request is executing. Thread-safe.
-class InFlightKeys {
- public:
-  // False when `scope` is already in flight.
-  bool TryAcquire(const std::string& scope);
-  void Release(const std::string& scope);
-
- private:
-  std::mutex mu_;
-  std::unordered_set<std::string> scopes_;  // GUARDED_BY(mu_)
-};
 
 }  // namespace cairn::server

@@ -23,15 +23,20 @@ RateLimitDecision RateLimiter::Acquire(std::string_view project, Clock::time_poi
     b.tokens = std::min(static_cast<double>(burst_), b.tokens + elapsed * rate_);
     b.last = now;
   }
-  if (b.tokens >= 1.0) {
-    b.tokens -= 1.0;
-    d.allowed = true;
-  } else {
-    d.allowed = false;
-    d.retry_after = std::max<int64_t>(1, static_cast<int64_t>(std::ceil((1.0 - b.tokens) / rate_)));
+  bool allowed = b.tokens >= 1.0;
+  if (allowed) b.tokens -= 1.0;
+  return Decide(allowed, b.tokens);
+}
+
+RateLimitDecision RateLimiter::Decide(bool allowed, double tokens) const {
+  RateLimitDecision d;
+  d.limit = burst_;
+  d.allowed = allowed;
+  if (!allowed) {
+    d.retry_after = std::max<int64_t>(1, static_cast<int64_t>(std::ceil((1.0 - tokens) / rate_)));
   }
-  d.remaining = static_cast<int64_t>(std::floor(b.tokens));
-  d.reset_secs = static_cast<int64_t>(std::ceil((burst_ - b.tokens) / rate_));
+  d.remaining = static_cast<int64_t>(std::floor(tokens));
+  d.reset_secs = static_cast<int64_t>(std::ceil((burst_ - tokens) / rate_));
   return d;
 }
 

@@ -27,7 +27,12 @@ class RateLimiter {
   // rate <= 0 disables limiting (every request is allowed).
   RateLimiter(double rate, int64_t burst) : rate_(rate), burst_(burst < 1 ? 1 : burst) {}
   bool enabled() const { return rate_ > 0; }
+  double rate() const { return rate_; }
+  int64_t burst() const { return burst_; }
   RateLimitDecision Acquire(std::string_view project, Clock::time_point now);
+  // The decision for a request that found `tokens` left in its bucket after
+  // taking one (allowed), or not enough (refused): the headers' figures.
+  RateLimitDecision Decide(bool allowed, double tokens) const;
 
  private:
   struct Bucket {

@@ -29,6 +29,7 @@
 #include "server/lifecycle.h"
 #include "server/metrics.h"
 #include "server/rate_limiter.h"
+#include "server/sqlite_store.h"
 #include "server/store.h"
 
 namespace cairn::server {
@@ -388,7 +389,7 @@ Status Server::Start() {
   }
   StoreOptions so;
   so.batch_delay = s.opt.faults.mutation_delay;
-  auto store = Store::Open(s.opt.data_dir, so);
+  auto store = SqliteStore::Open(s.opt.data_dir, so);
   if (!store.ok()) return store.status();
   s.store = std::move(store).value();
   ApiOptions ao;

@@ -1,32 +1,8 @@
-// The durable store of `cairn serve`: one SQLite database (WAL,
-// synchronous=FULL) under --data-dir, with versioned schema migrations
-// (PRAGMA user_version; the list is in store.cc).
-//
-// Writes go through a single writer thread with group commit: Submit()
-// queues a Mutation; the writer takes every queued mutation (up to a batch
-// limit), runs each in its own SAVEPOINT inside one transaction, commits
-// once (one fsync for the whole batch) and only then calls each mutation's
-// completion. When fewer mutations are queued than went into the previous
-// batch, the writer waits up to 400 us for the rest (clients answered by
-// the previous commit are sending their next request), so batches stay
-// full instead of splitting into alternating halves. WAL checkpoints run
-// on their own thread and connection, never inside a commit. A completion therefore only ever
-// reports state that is on disk: an acknowledged write survives kill -9.
-//
-// Reads use a pool of read connections (WAL lets them run beside the
-// writer); any thread may read. Thread-safe.
-//
-// One server per data directory: Open() takes an exclusive flock on
-// DATA_DIR/LOCK (released by the kernel even on kill -9).
-//
-// On-disk format (schema version 1):
-//   tokens(sha256 PK, project)                 SHA-256 of API tokens, never tokens
-//   resources(seq PK AUTOINCREMENT, id UNIQUE, project, kind, status, last_op,
-//             fate, next_step_ms, created_at, attrs JSON)
-//             seq orders lists and backs keyset cursors; deleted records
-//             stay as tombstones (status 'deleted') so seq is never reused
-//   idempotency(scope PK, request_sha256, status, headers JSON, body, created_ms)
-//   ipv4_pool(region PK, next_host)
+// The store of `cairn serve`: what it records (Record, StoredResponse), the
+// statements a mutation runs (WriteTxn) and the store itself (Store, with
+// its group-commit writer), whatever the database. Two databases implement
+// it: SQLite (sqlite_store.h, the default, one server per data directory)
+// and PostgreSQL (postgres_store.h, one database for several servers).
 #pragma once
 
 #include <atomic>
@@ -41,12 +17,11 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "engine/status.h"
-
-struct sqlite3;
-struct sqlite3_stmt;
 
 namespace cairn::server {
 
@@ -72,52 +47,34 @@ struct StoredResponse {
   int64_t created_ms = 0;
 };
 
-// One SQLite connection and its prepared statements. Not thread-safe: used
-// by one thread at a time (the writer, or a reader holding a lease).
-class Db {
- public:
-  static Result<std::unique_ptr<Db>> Open(const std::string& path, bool writer);
-  ~Db();
-  Status Exec(const char* sql);
-  // Exec through a cached prepared statement (for statements run per mutation).
-  Status ExecCached(const char* sql);
-  // A cached prepared statement keyed by the (static) SQL text, reset and
-  // with bindings cleared.
-  Result<sqlite3_stmt*> Prepare(const char* sql);
-  sqlite3* handle() { return db_; }
-  Status Error(const char* what);
-
- private:
-  sqlite3* db_ = nullptr;
-  std::vector<std::pair<const char*, sqlite3_stmt*>> stmts_;
-};
-
-// The statements a mutation may run. Only valid inside the writer thread
-// while its mutation runs.
+// The statements a mutation may run, inside the transaction of its batch.
+// Only valid on the store's writer thread while its mutation runs.
 class WriteTxn {
  public:
-  explicit WriteTxn(Db* db) : db_(db) {}
-  Result<std::optional<Record>> Get(const std::string& project, const std::string& id);
+  virtual ~WriteTxn() = default;
+  virtual Result<std::optional<Record>> Get(const std::string& project, const std::string& id) = 0;
   // Assigns r->seq.
-  Status Insert(Record* r);
-  Status Update(const Record& r);
+  virtual Status Insert(Record* r) = 0;
+  virtual Status Update(const Record& r) = 0;
   // Live (not deleted) records of `kind` in `project` whose attrs.<field>
   // equals `value` (a string) or, for array fields, contains it.
-  Result<std::vector<Record>> FindReferencing(const std::string& project, const char* kind,
-                                              const char* field, const std::string& value);
-  Result<std::optional<StoredResponse>> GetResponse(const std::string& scope);
-  Status PutResponse(const std::string& scope, const StoredResponse& r);
-  // Records whose next lifecycle step is due at `now_ms`, oldest first.
-  Result<std::vector<Record>> Due(int64_t now_ms, int limit);
+  virtual Result<std::vector<Record>> FindReferencing(const std::string& project, const char* kind,
+                                                      const char* field,
+                                                      const std::string& value) = 0;
+  virtual Result<std::optional<StoredResponse>> GetResponse(const std::string& scope) = 0;
+  virtual Status PutResponse(const std::string& scope, const StoredResponse& r) = 0;
+  // Records whose next lifecycle step is due at `now_ms`, oldest first; on
+  // a store shared by several servers, only records no other server is
+  // stepping (claimed for the rest of this transaction).
+  virtual Result<std::vector<Record>> Due(int64_t now_ms, int limit) = 0;
   // The next free address of the region's pool, or NotFound when exhausted.
-  Result<std::string> AllocateIpv4(const std::string& region);
-  Status PurgeResponses(int64_t older_than_ms);
+  virtual Result<std::string> AllocateIpv4(const std::string& region) = 0;
+  virtual Status PurgeResponses(int64_t older_than_ms) = 0;
   // Brings every pending step due later than `latest_ms` forward to it (a
   // restart with a shorter --provision-delay).
-  Status CapSchedule(int64_t latest_ms);
-
- private:
-  Db* db_;
+  virtual Status CapSchedule(int64_t latest_ms) = 0;
+  // Makes `tokens` (sha256, project) the whole token table.
+  virtual Status ReplaceTokens(const std::vector<std::pair<std::string, std::string>>& tokens) = 0;
 };
 
 struct StoreOptions {
@@ -126,6 +83,16 @@ struct StoreOptions {
   std::chrono::milliseconds batch_delay{0};
 };
 
+// The durable store of `cairn serve` (SQLite: sqlite_store.h; PostgreSQL,
+// shared by several servers: postgres_store.h). Writes go through a single
+// writer thread with group commit: Submit() queues a Mutation; the writer
+// takes every queued mutation (up to a batch limit), runs each in its own
+// savepoint inside one transaction, commits once and only then calls each
+// mutation's completion, so a completion only ever reports durable state.
+// When fewer mutations are queued than went into the previous batch, the
+// writer waits up to 400 us for the rest (clients answered by the previous
+// commit are sending their next request), so batches stay full. Reads may
+// come from any thread. Thread-safe.
 class Store {
  public:
   // A mutation returns true to keep its changes, false to roll back its own
@@ -135,8 +102,7 @@ class Store {
   // durable; otherwise nothing of the mutation was kept.
   using Completion = std::function<void(const Status&)>;
 
-  static Result<std::unique_ptr<Store>> Open(const std::string& dir, StoreOptions options);
-  ~Store();
+  virtual ~Store();
 
   void Submit(Mutation m, Completion done);
   // Runs after each committed batch (on the writer thread).
@@ -145,50 +111,66 @@ class Store {
   void Close();
 
   // Reads (any thread).
-  Result<std::optional<Record>> Get(const std::string& project, const std::string& id);
+  virtual Result<std::optional<Record>> Get(const std::string& project, const std::string& id) = 0;
   // Live records of `kind` with seq > after_seq, ascending, at most `limit`.
-  Result<std::vector<Record>> List(const std::string& project, const std::string& kind,
-                                   int64_t after_seq, int limit);
-  Result<std::optional<StoredResponse>> GetResponse(const std::string& scope);
+  virtual Result<std::vector<Record>> List(const std::string& project, const std::string& kind,
+                                           int64_t after_seq, int limit) = 0;
+  virtual Result<std::optional<StoredResponse>> GetResponse(const std::string& scope) = 0;
   // Wall-clock ms of the earliest pending lifecycle step, or 0.
-  Result<int64_t> NextDueMs();
-  Result<std::vector<std::pair<std::string, std::string>>> LoadTokens();  // (sha256, project)
+  virtual Result<int64_t> NextDueMs() = 0;
+  virtual Result<std::vector<std::pair<std::string, std::string>>>
+  LoadTokens() = 0;  // (sha256, project)
   // Makes `tokens` (sha256, project) the whole table, in one transaction:
   // a token missing from it stops working.
   Status ReplaceTokens(const std::vector<std::pair<std::string, std::string>>& tokens);
 
+  // An idempotency key in flight: true when this server now holds `scope`
+  // (until ReleaseKey), false when a request with it is executing, here or
+  // (a shared store) on another server. Here: a set in memory.
+  virtual Result<bool> ClaimKey(const std::string& scope);
+  virtual void ReleaseKey(const std::string& scope);
+  // A store shared by several servers keeps the rate-limit buckets too:
+  // takes a token from `project`'s bucket (refilled at `rate` per second up
+  // to `burst`) and returns whether one was there and the tokens left.
+  // nullopt: not shared; the server's own limiter decides.
+  struct Bucket {
+    bool allowed = false;
+    double tokens = 0;
+  };
+  virtual Result<std::optional<Bucket>> TakeToken(const std::string& project, double rate,
+                                                  int64_t burst);
+
   uint64_t commits() const { return commits_; }
   uint64_t committed_mutations() const { return committed_mutations_; }
 
- private:
-  Store() = default;
-  class ReadLease;
-  ReadLease Lease();
-  void WriterLoop();
-  void CheckpointLoop();
-
-  std::string path_;
-  int lock_fd_ = -1;  // flock on DATA_DIR/LOCK: one server per data directory
-  StoreOptions options_;
-  std::unique_ptr<Db> writer_db_;
-
-  std::mutex read_mu_;
-  std::vector<std::unique_ptr<Db>> idle_readers_;  // GUARDED_BY(read_mu_)
-
+ protected:
   struct Pending {
     Mutation m;
     Completion done;
   };
+  explicit Store(StoreOptions options) : options_(options) {}
+  // Starts the writer; the store's derived part must be complete.
+  void StartWriter();
+  // Runs `batch` in one transaction, each mutation in its own savepoint;
+  // `*kept` counts those kept. Not OK: nothing of the batch was committed.
+  virtual Status RunBatch(std::vector<Pending>& batch, size_t* kept) = 0;
+  // Calls the mutation, turning an exception into a rollback.
+  static bool RunMutation(const Mutation& m, WriteTxn& txn);
+
+  StoreOptions options_;
+
+ private:
+  void WriterLoop();
+
   std::mutex mu_;
-  std::condition_variable cv_;             // the writer waits here
-  std::condition_variable checkpoint_cv_;  // the checkpointer waits here
-  std::deque<Pending> queue_;              // GUARDED_BY(mu_)
-  bool closing_ = false;                   // GUARDED_BY(mu_)
+  std::condition_variable cv_;  // the writer waits here
+  std::deque<Pending> queue_;   // GUARDED_BY(mu_)
+  bool closing_ = false;        // GUARDED_BY(mu_)
   std::function<void()> on_commit_;
   std::thread writer_;
-  std::thread checkpointer_;  // WAL checkpoints off the writer's commit path
-  std::unique_ptr<Db> checkpoint_db_;
   std::atomic<uint64_t> commits_{0}, committed_mutations_{0};
+  std::mutex keys_mu_;
+  std::unordered_set<std::string> keys_;  // GUARDED_BY(keys_mu_): claimed here
 };
 
 // Current wall-clock time in ms since the epoch, and as ISO 8601 UTC.

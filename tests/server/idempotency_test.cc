@@ -31,14 +31,6 @@ TEST_CASE("idempotency keys: printable ASCII, at most 255 characters") {
   CHECK(IdempotencyScope("p", "POST", "/a", "k") != IdempotencyScope("p", "PATCH", "/a", "k"));
 }
 
-TEST_CASE("in-flight keys are exclusive until released") {
-  InFlightKeys keys;
-  CHECK(keys.TryAcquire("s"));
-  CHECK_FALSE(keys.TryAcquire("s"));
-  keys.Release("s");
-  CHECK(keys.TryAcquire("s"));
-}
-
 TEST_CASE("resource ids: both forms parse to the same hex") {
   std::string hex = NewResourceHex();
   CHECK(hex.size() == 32);
