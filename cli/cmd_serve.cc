@@ -3,9 +3,11 @@
 // listening line, and waits for shutdown.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include "cli/command.h"
+#include "engine/pg_support.h"
 #include "engine/redact.h"
 #include "server/duration.h"
 #include "server/faults.h"
@@ -18,6 +20,8 @@ namespace {
 struct ServeFlags {
   std::string listen = "127.0.0.1:8080";
   std::string data_dir = ".cairn/serve";
+  std::string store = "sqlite";
+  std::string store_url_env = "CAIRN_SERVE_PG_URL";
   bool dev = false;
   std::string dev_token;
   std::string tokens_file;
@@ -50,6 +54,19 @@ int RunServe(const ServeFlags& f) {
     return fail("--listen: invalid port in '" + f.listen + "'");
   }
   opt.data_dir = f.data_dir;
+  if (f.store == "postgres") {
+    const char* url = std::getenv(f.store_url_env.c_str());
+    if (url == nullptr || *url == '\0') {
+      return fail("--store postgres: environment variable " + f.store_url_env +
+                  " is not set; it must hold the PostgreSQL connection URL");
+    }
+    opt.store_url = url;
+  } else if (f.store.rfind("postgres://", 0) == 0 || f.store.rfind("postgresql://", 0) == 0) {
+    opt.store_url = f.store;  // shown by ps: prefer --store postgres and the variable
+  } else if (f.store != "sqlite") {
+    return fail("--store: expected sqlite, postgres or a postgres:// URL");
+  }
+  if (!opt.store_url.empty()) RegisterUrlSecrets(opt.store_url);
   auto delay = server::ParseDuration(f.provision_delay);
   if (!delay.ok()) return fail("--provision-delay: " + delay.status().message());
   opt.provision_delay = *delay;
@@ -114,6 +131,13 @@ std::function<int()> SetupServe(CLI::App& sub, const GlobalOptions&) {
       ->capture_default_str();
   sub.add_option("--data-dir", flags->data_dir, "Directory of the SQLite database")
       ->capture_default_str();
+  sub.add_option("--store", flags->store,
+                 "sqlite (the default, in --data-dir), or postgres: a PostgreSQL database whose "
+                 "URL is in --store-url-env, shared by every server given it (replicas)")
+      ->capture_default_str();
+  sub.add_option("--store-url-env", flags->store_url_env,
+                 "The environment variable holding the PostgreSQL URL (never printed)")
+      ->capture_default_str();
   sub.add_flag("--dev", flags->dev,
                "Create project 'dev' and print a fresh token for it once ('token: cairn_...')");
   sub.add_option("--dev-token", flags->dev_token,
@@ -142,7 +166,11 @@ std::function<int()> SetupServe(CLI::App& sub, const GlobalOptions&) {
       "Tokens: each start accepts only the tokens of --tokens-file and of this start's\n"
       "--dev/--dev-token; those of earlier starts stop working. To revoke a token of a\n"
       "running server, delete its line from the tokens file and send SIGHUP:\n"
-      "  kill -HUP $(pidof cairn)   # tokens reloaded; the removed one gets 401");
+      "  kill -HUP $(pidof cairn)   # tokens reloaded; the removed one gets 401\n"
+      "Several replicas on one PostgreSQL database behave as one server:\n"
+      "  export CAIRN_SERVE_PG_URL=postgresql://cairn@db/cairn\n"
+      "  cairn serve --store postgres --listen 127.0.0.1:8081 --tokens-file tokens &\n"
+      "  cairn serve --store postgres --listen 127.0.0.1:8082 --tokens-file tokens &");
   return [flags] { return RunServe(*flags); };
 }
 

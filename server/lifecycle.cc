@@ -195,13 +195,17 @@ void LifecycleWorker::Loop() {
     }
     auto next = store_->NextDueMs();
     int64_t now = NowMs();
-    int64_t wait_ms = 60'000;
+    // Other servers sharing the store schedule steps this one is not told
+    // of (and this one finishes those of a server that died): look again
+    // at least once a second.
+    const int64_t longest = store_->shared() ? 1'000 : 60'000;
+    int64_t wait_ms = longest;
     if (next.ok() && *next > 0) {
       if (*next <= now) {
         if (RunDue() > 0) continue;
         wait_ms = 50;  // due but nothing moved (store trouble): back off briefly
       } else {
-        wait_ms = std::min<int64_t>(*next - now, 60'000);
+        wait_ms = std::min<int64_t>(*next - now, longest);
       }
     } else if (!next.ok()) {
       spdlog::error("lifecycle: {}", next.status().message());

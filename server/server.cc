@@ -28,6 +28,7 @@
 #include "server/ids.h"
 #include "server/lifecycle.h"
 #include "server/metrics.h"
+#include "server/postgres_store.h"
 #include "server/rate_limiter.h"
 #include "server/sqlite_store.h"
 #include "server/store.h"
@@ -389,7 +390,8 @@ Status Server::Start() {
   }
   StoreOptions so;
   so.batch_delay = s.opt.faults.mutation_delay;
-  auto store = SqliteStore::Open(s.opt.data_dir, so);
+  auto store = s.opt.store_url.empty() ? SqliteStore::Open(s.opt.data_dir, so)
+                                       : PostgresStore::Open(s.opt.store_url, so);
   if (!store.ok()) return store.status();
   s.store = std::move(store).value();
   ApiOptions ao;

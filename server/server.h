@@ -24,6 +24,10 @@ struct ServerOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 8080;  // 0: any free port
   std::string data_dir = ".cairn/serve";
+  // A PostgreSQL URL: the store is that database, shared with any other
+  // server given the same (data_dir is then unused). Empty: SQLite in
+  // data_dir.
+  std::string store_url;
   // (project, SHA-256 hex of a token): the tokens accepted, all of them.
   // At start they replace whatever an earlier run stored: a token not
   // listed stops working.

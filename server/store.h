@@ -140,6 +140,10 @@ class Store {
   virtual Result<std::optional<Bucket>> TakeToken(const std::string& project, double rate,
                                                   int64_t burst);
 
+  // True when other servers may share this store (their commits, and
+  // their lifecycle steps, are not announced to this one).
+  virtual bool shared() const { return false; }
+
   uint64_t commits() const { return commits_; }
   uint64_t committed_mutations() const { return committed_mutations_; }
 

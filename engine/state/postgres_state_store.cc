@@ -1,7 +1,9 @@
 #include "engine/state/postgres_state_store.h"
 
 #include <pqxx/pqxx>
+#include <utility>
 
+#include "engine/pg_support.h"
 #include "engine/redact.h"
 #include "engine/state/commit_check.h"
 #include "engine/state/state_lock.h"
@@ -58,45 +60,9 @@ Result<Value> ParseStoredJson(const std::string& text, const std::string& what) 
   return v;
 }
 
-// The password inside a libpq URL ("postgresql://user:pw@host/db",
-// "...?password=pw") or keyword string ("password=pw host=..."), or "".
-std::string PasswordIn(const std::string& url) {
-  if (size_t scheme = url.find("://"); scheme != std::string::npos) {
-    size_t start = scheme + 3;
-    size_t at = url.find('@', start);
-    size_t slash = url.find('/', start);
-    if (at != std::string::npos && (slash == std::string::npos || at < slash)) {
-      size_t colon = url.find(':', start);
-      if (colon != std::string::npos && colon < at) return url.substr(colon + 1, at - colon - 1);
-    }
-  }
-  if (size_t p = url.find("password="); p != std::string::npos) {
-    size_t start = p + 9;
-    size_t end = url.find_first_of(" &", start);
-    return url.substr(start, end == std::string::npos ? std::string::npos : end - start);
-  }
-  return "";
-}
-
-// Runs `body`, turning every exception into a Status: pqxx stays here.
 template <typename F>
 auto Guarded(const char* what, F&& body) -> decltype(body()) {
-  try {
-    return body();
-  } catch (const pqxx::broken_connection& e) {
-    return Status::Unavailable(std::string("state database (PostgreSQL): ") + what +
-                               ": connection failed: " + Redact(e.what()));
-  } catch (const pqxx::in_doubt_error& e) {
-    return Status::Unavailable(
-        std::string("state database (PostgreSQL): ") + what +
-        ": the connection broke during commit; outcome unknown: " + Redact(e.what()));
-  } catch (const pqxx::sql_error& e) {
-    return Status::IOError(std::string("state database (PostgreSQL): ") + what + ": " +
-                           Redact(e.what()));
-  } catch (const std::exception& e) {
-    return Status::IOError(std::string("state database (PostgreSQL): ") + what + ": " +
-                           Redact(e.what()));
-  }
+  return GuardPostgres("state database (PostgreSQL)", what, std::forward<F>(body));
 }
 
 // Takes the stack's meta row for the rest of the transaction.
@@ -134,8 +100,7 @@ Result<std::unique_ptr<PostgresStateStore>> PostgresStateStore::OpenStack(const 
                                                                           const std::string& stack,
                                                                           Clock* clock,
                                                                           bool create) {
-  RegisterSecret(url);
-  RegisterSecret(PasswordIn(url));
+  RegisterUrlSecrets(url);
   if (stack.empty()) return Status::InvalidArgument("PostgreSQL state backend needs a stack name");
   return Guarded("open", [&]() -> Result<std::unique_ptr<PostgresStateStore>> {
     auto conn = std::make_unique<Connection>(url);

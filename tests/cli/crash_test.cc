@@ -44,15 +44,22 @@ std::string DescribeCase(const CrashCase& c) {
 
 class Stack {
  public:
-  explicit Stack(const ServeFixture& server) : base_(server.base()) {
-    WriteFile(dir_.path() + "/main.yaml", CrashStackYaml());
+  explicit Stack(const ServeFixture& server)
+      : dir_(std::make_shared<TempDir>()), base_(server.base()) {
+    WriteFile(dir_->path() + "/main.yaml", CrashStackYaml());
   }
-  const std::string& dir() const { return dir_.path(); }
-  void Change() { WriteFile(dir_.path() + "/main.yaml", CrashStackYaml("", /*changed=*/true)); }
+  // The same stack (directory and state), through another server.
+  Stack Using(const ServeFixture& server) const {
+    Stack other = *this;
+    other.base_ = server.base();
+    return other;
+  }
+  const std::string& dir() const { return dir_->path(); }
+  void Change() { WriteFile(dir_->path() + "/main.yaml", CrashStackYaml("", /*changed=*/true)); }
 
   CommandResult Run(const std::string& command, const std::string& crash_at = "",
                     int parallelism = 0) const {
-    std::vector<std::string> args = {command, dir_.path()};
+    std::vector<std::string> args = {command, dir_->path()};
     if (command == "apply" || command == "destroy") args.push_back("--auto-approve");
     if (parallelism > 0) args.insert(args.end(), {"--parallelism", std::to_string(parallelism)});
     if (command == "plan") args.push_back("--detailed-exitcode");
@@ -68,7 +75,7 @@ class Stack {
   }
 
  private:
-  TempDir dir_;
+  std::shared_ptr<TempDir> dir_;
   std::string base_;
 };
 
@@ -405,4 +412,32 @@ TEST_CASE(
 
 TEST_CASE("crash: destroy killed with many deletions waiting finishes, leaving nothing") {
   KilledWithManyWaiting("destroy");
+}
+
+// The crash cases against a pair of `cairn serve` replicas on one
+// PostgreSQL database: the killed apply talked to one, the finishing apply
+// talks to the other, which must replay what the first executed. Hidden
+// ([.][replicas]); the ctest entry "cli: crash on replicas" runs them under
+// tests/engine/state/pg_harness.sh.
+TEST_CASE("crash: apply killed against one replica finishes against the other", "[.][replicas]") {
+  auto c = GENERATE(values<CrashCase>({
+      {"apply.sent:1", 1, "", "0", "network POST answered by the first replica"},
+      {"apply.sent:4", 0, "", "0", "parallel instance POSTs answered"},
+      {"apply.ready:5", 0, "", "50ms", "instances provisioning"},
+      {"apply.committed:4", 0, "", "0", "mid instance wave"},
+  }));
+  INFO(DescribeCase(c));
+  setenv("CAIRN_TEST_SERVE_STORE", "postgres", 1);
+  TempDir shared;
+  ServeFixture first({"--provision-delay", c.provision_delay}, shared.path() + "/db");
+  ServeFixture second({"--provision-delay", c.provision_delay}, shared.path() + "/db");
+  Stack stack(first);
+  auto crashed = stack.Run("apply", c.crash_at, c.parallelism);
+  INFO("first run: " << Output(crashed));
+  REQUIRE(crashed.signal == SIGKILL);
+  Stack via_second = stack.Using(second);
+  auto finish = via_second.Run("apply");
+  INFO("final run: " << Output(finish));
+  REQUIRE(finish.exit_code == 0);
+  CheckConverged(second, via_second);
 }

@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "server/token.h"
+#include "tests/support/pg_database.h"
 #include "tests/support/process.h"
 
 namespace cairn::testing {
@@ -133,8 +135,22 @@ class HttpClient {
 
 // `cairn serve` on 127.0.0.1:0 with project "dev" (kDevToken) and project
 // "other" (kOtherToken), provision delay 0 unless `args` says otherwise.
+// With CAIRN_TEST_SERVE_STORE=postgres (the ctest entry "server: on
+// PostgreSQL" sets it, under pg_harness.sh), the server's store is a
+// PostgreSQL database of its own, named after the data directory: a
+// fixture given the same data_dir again finds the same data.
 class ServeFixture {
  public:
+  static bool OnPostgres() {
+    const char* store = std::getenv("CAIRN_TEST_SERVE_STORE");
+    return store != nullptr && std::string(store) == "postgres";
+  }
+  // The database a server of `data_dir` uses on PostgreSQL.
+  static std::string DatabaseFor(const std::string& data_dir) {
+    std::string name = "serve_" + server::Sha256Hex(data_dir).substr(0, 24);
+    return TestDatabaseUrl(name);
+  }
+
   explicit ServeFixture(std::vector<std::string> args = {}, const std::string& data_dir = "")
       : data_dir_(data_dir.empty() ? own_dir_.path() + "/data" : data_dir) {
     std::string tokens = own_dir_.path() + "/tokens";
@@ -146,7 +162,12 @@ class ServeFixture {
     for (const auto& a : args) has_delay = has_delay || a == "--provision-delay";
     if (!has_delay) args.insert(args.end(), {"--provision-delay", "0"});
     argv.insert(argv.end(), args.begin(), args.end());
-    proc_ = std::make_unique<ChildProcess>(argv);
+    std::map<std::string, std::string> env;
+    if (OnPostgres()) {
+      argv.insert(argv.end(), {"--store", "postgres"});
+      env["CAIRN_SERVE_PG_URL"] = DatabaseFor(data_dir_);
+    }
+    proc_ = std::make_unique<ChildProcess>(argv, env);
     auto line = proc_->ReadLine(std::chrono::seconds(30));
     INFO("stderr: " << proc_->Stderr());
     REQUIRE(line.has_value());

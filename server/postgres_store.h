@@ -1,0 +1,73 @@
+// PostgresStore: the store of `cairn serve` on PostgreSQL, shared by any
+// number of servers (replicas) on one database, which then behave as one:
+//
+//   - Everything durable is in the database: resources (and their
+//     tombstones; `seq` is a BIGSERIAL, never reused), idempotency records,
+//     token hashes, the IPv4 pools, the lifecycle schedule
+//     (resources.next_step_ms), idempotency keys in flight and rate-limit
+//     buckets.
+//   - Writes: the group-commit writer of Store, one transaction per batch,
+//     each mutation in a subtransaction (SAVEPOINT); synchronous_commit on,
+//     so an acknowledged write survives the server's kill -9 (and the
+//     database's crash).
+//   - An idempotency key is claimed (cairn_serve_claims, a row with this
+//     server's random owner id and a 60 s lease) before its request
+//     executes; another server finding it claimed answers 409
+//     idempotency_key_in_use. The response is stored in the mutation's
+//     transaction, and the claim released after the commit, so the replay
+//     is there when the key is free again; a claim whose server died lapses
+//     with its lease.
+//   - Rate limits: one bucket row per project, refilled and taken in one
+//     UPDATE, whichever server answers.
+//   - Lifecycle steps: WriteTxn::Due takes the due records FOR UPDATE SKIP
+//     LOCKED, so each step runs once however many servers are up; a server
+//     killed mid-step rolls back and releases them to the others.
+//   - Schema: versioned migrations (cairn_serve_schema), run under an
+//     advisory lock, so servers starting together migrate once.
+// The URL's password is registered with the redactor; libpqxx stays inside
+// postgres_store.cc. Thread-safe.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "server/store.h"
+
+namespace cairn::server {
+
+class PostgresStore final : public Store {
+ public:
+  static Result<std::unique_ptr<Store>> Open(const std::string& url, StoreOptions options);
+  ~PostgresStore() override;
+
+  Result<std::optional<Record>> Get(const std::string& project, const std::string& id) override;
+  Result<std::vector<Record>> List(const std::string& project, const std::string& kind,
+                                   int64_t after_seq, int limit) override;
+  Result<std::optional<StoredResponse>> GetResponse(const std::string& scope) override;
+  Result<int64_t> NextDueMs() override;
+  Result<std::vector<std::pair<std::string, std::string>>> LoadTokens() override;
+  Result<bool> ClaimKey(const std::string& scope) override;
+  void ReleaseKey(const std::string& scope) override;
+  Result<std::optional<Bucket>> TakeToken(const std::string& project, double rate,
+                                          int64_t burst) override;
+  bool shared() const override { return true; }
+
+ protected:
+  Status RunBatch(std::vector<Pending>& batch, size_t* kept) override;
+
+ private:
+  struct Connection;  // postgres_store.cc
+  class Lease;
+  explicit PostgresStore(std::string url, StoreOptions options);
+  Lease Borrow();
+
+  const std::string url_;
+  const std::string owner_;  // this server's id in claims: random, per process
+  std::unique_ptr<Connection> writer_;
+  std::mutex pool_mu_;
+  std::vector<std::unique_ptr<Connection>> idle_;  // GUARDED_BY(pool_mu_)
+};
+
+}  // namespace cairn::server
