@@ -11,8 +11,11 @@
 // at 16 and 64 connections, then get-one over 1,000 concurrent connections.
 // Prints requests/s and p50/p99 latency per run, and the error count.
 //
+// With --target (a comma-separated list: several replicas of one server),
+// it drives running servers instead, the connections spread over them.
+//
 //   server_load [--duration SECONDS] [--max-requests N] [--data-dir DIR]
-//               [--target HOST:PORT --token TOKEN] [--provision-delay D]
+//               [--target HOST:PORT[,HOST:PORT...] --token TOKEN] [--provision-delay D]
 //               [--only get-one,list,create,get-one@16,create@64,get-one@1000,...]
 //               [--io-threads N]
 #include <spdlog/spdlog.h>
@@ -50,6 +53,8 @@ namespace {
 struct Config {
   std::string host = "127.0.0.1";
   std::string port;
+  // More servers to spread the connections over (host, port), after the first.
+  std::vector<std::pair<std::string, std::string>> more;
   std::string token;
   double duration_s = 3.0;
   long max_requests = 200000;
@@ -144,7 +149,8 @@ class Conn : public std::enable_shared_from_this<Conn> {
 RunStats Run(const Config& cfg, int connections, const MakeRequest& make, long max_requests) {
   net::io_context ioc;
   tcp::resolver resolver(ioc);
-  auto ep = *resolver.resolve(cfg.host, cfg.port).begin();
+  std::vector<tcp::endpoint> eps = {*resolver.resolve(cfg.host, cfg.port).begin()};
+  for (const auto& [host, port] : cfg.more) eps.push_back(*resolver.resolve(host, port).begin());
   RunStats stats;
   stats.latencies_us.reserve(std::min<long>(max_requests, 2'000'000));
   long issued = 0;
@@ -155,7 +161,7 @@ RunStats Run(const Config& cfg, int connections, const MakeRequest& make, long m
   for (int i = 0; i < connections; ++i) {
     conns.push_back(
         std::make_shared<Conn>(ioc, &stats, &make, &issued, max_requests, deadline, &live));
-    conns.back()->Start(ep);
+    conns.back()->Start(eps[i % eps.size()]);
   }
   ioc.run();
   stats.seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -249,9 +255,20 @@ int main(int argc, char** argv) {
         "threads\n",
         cfg.port.c_str(), data_dir.c_str(), delay.c_str(), std::thread::hardware_concurrency());
   } else {
-    size_t colon = target.rfind(':');
-    cfg.host = target.substr(0, colon);
-    cfg.port = target.substr(colon + 1);
+    size_t start = 0;
+    for (;;) {
+      size_t comma = target.find(',', start);
+      std::string one = target.substr(start, comma == std::string::npos ? comma : comma - start);
+      size_t colon = one.rfind(':');
+      if (cfg.port.empty()) {
+        cfg.host = one.substr(0, colon);
+        cfg.port = one.substr(colon + 1);
+      } else {
+        cfg.more.emplace_back(one.substr(0, colon), one.substr(colon + 1));
+      }
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
     std::printf("target http://%s\n", target.c_str());
   }
   const std::string auth = "Bearer " + cfg.token;

@@ -54,7 +54,7 @@ CREATE TABLE cairn_serve_ipv4_pool(region TEXT PRIMARY KEY, next_host BIGINT NOT
 CREATE TABLE cairn_serve_claims(scope TEXT PRIMARY KEY, owner TEXT NOT NULL,
                                 expires_ms BIGINT NOT NULL);
 CREATE TABLE cairn_serve_buckets(project TEXT PRIMARY KEY, tokens DOUBLE PRECISION NOT NULL,
-                                 updated_ms BIGINT NOT NULL);
+                                 updated_ms BIGINT NOT NULL, allowed BOOLEAN NOT NULL);
 )sql",
 };
 
@@ -116,7 +116,7 @@ std::string NewOwner() {
   return out;
 }
 
-// The statements of a mutation, inside its subtransaction.
+// The statements of a mutation, inside its batch's transaction.
 class PgWriteTxn final : public WriteTxn {
  public:
   explicit PgWriteTxn(pqxx::transaction_base& t) : t_(t) {}
@@ -133,6 +133,7 @@ class PgWriteTxn final : public WriteTxn {
   }
 
   Status Insert(Record* rec) override {
+    wrote_ = true;
     return Guarded("inserting a resource", [&]() -> Status {
       pqxx::result r = t_.exec_params(
           "INSERT INTO cairn_serve_resources(id, project, kind, status, last_op, fate, "
@@ -146,6 +147,7 @@ class PgWriteTxn final : public WriteTxn {
   }
 
   Status Update(const Record& rec) override {
+    wrote_ = true;
     return Guarded("updating a resource", [&]() -> Status {
       t_.exec_params(
           "UPDATE cairn_serve_resources SET status = $2, last_op = $3, fate = $4, "
@@ -185,6 +187,7 @@ class PgWriteTxn final : public WriteTxn {
   }
 
   Status PutResponse(const std::string& scope, const StoredResponse& s) override {
+    wrote_ = true;
     return Guarded("storing an idempotency record", [&]() -> Status {
       t_.exec_params(
           "INSERT INTO cairn_serve_idempotency(scope, request_sha256, status, headers, body, "
@@ -218,6 +221,7 @@ class PgWriteTxn final : public WriteTxn {
       if (kRegions[i].key == region) second = 64 + static_cast<int>(i);
     }
     if (second < 0 || second > 127) return Status::NotFound("no address pool for region " + region);
+    wrote_ = true;
     return Guarded("allocating an address", [&]() -> Result<std::string> {
       t_.exec_params(
           "INSERT INTO cairn_serve_ipv4_pool(region, next_host) VALUES($1, 1) ON CONFLICT DO "
@@ -237,6 +241,7 @@ class PgWriteTxn final : public WriteTxn {
   }
 
   Status PurgeResponses(int64_t older_than_ms) override {
+    wrote_ = true;
     return Guarded("purging idempotency records", [&]() -> Status {
       t_.exec_params("DELETE FROM cairn_serve_idempotency WHERE created_ms < $1", older_than_ms);
       return Status::Ok();
@@ -244,6 +249,7 @@ class PgWriteTxn final : public WriteTxn {
   }
 
   Status CapSchedule(int64_t latest_ms) override {
+    wrote_ = true;
     return Guarded("rescheduling lifecycle steps", [&]() -> Status {
       t_.exec_params(
           "UPDATE cairn_serve_resources SET next_step_ms = $1 WHERE next_step_ms IS NOT NULL "
@@ -254,6 +260,7 @@ class PgWriteTxn final : public WriteTxn {
   }
 
   Status ReplaceTokens(const std::vector<std::pair<std::string, std::string>>& tokens) override {
+    wrote_ = true;
     return Guarded("storing token hashes", [&]() -> Status {
       t_.exec("DELETE FROM cairn_serve_tokens");
       for (const auto& [sha256, project] : tokens) {
@@ -266,14 +273,24 @@ class PgWriteTxn final : public WriteTxn {
     });
   }
 
+  // Something was written: a mutation that then asks for its rollback
+  // cannot have it without a savepoint (see RunBatch).
+  bool wrote() const { return wrote_; }
+
  private:
   pqxx::transaction_base& t_;
+  bool wrote_ = false;
 };
 
 }  // namespace
 
 struct PostgresStore::Connection {
-  explicit Connection(const std::string& url) : c(url) {}
+  explicit Connection(const std::string& url, bool durable = false) : c(url) {
+    // The pool's writes (claims, rate-limit buckets) need not survive a
+    // crash of the database: the mutation a claim guards commits, or not,
+    // in the writer's own synchronous transaction.
+    if (!durable) pqxx::nontransaction(c).exec("SET synchronous_commit TO OFF");
+  }
   pqxx::connection c;
 };
 
@@ -298,7 +315,15 @@ class PostgresStore::Lease {
 PostgresStore::PostgresStore(std::string url, StoreOptions options)
     : Store(options), url_(std::move(url)), owner_(NewOwner()) {}
 
-PostgresStore::~PostgresStore() { Close(); }
+PostgresStore::~PostgresStore() {
+  Close();
+  {
+    std::lock_guard<std::mutex> lock(release_mu_);
+    release_stop_ = true;
+  }
+  release_cv_.notify_all();
+  if (releaser_.joinable()) releaser_.join();
+}
 
 PostgresStore::Lease PostgresStore::Borrow() {
   {
@@ -316,7 +341,7 @@ Result<std::unique_ptr<Store>> PostgresStore::Open(const std::string& url, Store
   RegisterUrlSecrets(url);
   return Guarded("open", [&]() -> Result<std::unique_ptr<Store>> {
     auto store = std::unique_ptr<PostgresStore>(new PostgresStore(url, options));
-    store->writer_ = std::make_unique<Connection>(url);
+    store->writer_ = std::make_unique<Connection>(url, /*durable=*/true);
     {
       pqxx::work w(store->writer_->c);
       w.exec_params("SELECT pg_advisory_xact_lock($1)", kMigrationLock);
@@ -339,22 +364,29 @@ Result<std::unique_ptr<Store>> PostgresStore::Open(const std::string& url, Store
       w.commit();
     }
     store->StartWriter();
+    store->releaser_ = std::thread([s = store.get()] { s->ReleaseLoop(); });
     return std::unique_ptr<Store>(std::move(store));
   });
 }
 
 Status PostgresStore::RunBatch(std::vector<Pending>& batch, size_t* kept) {
   return Guarded("committing a batch", [&]() -> Status {
-    if (!writer_ || !writer_->c.is_open()) writer_ = std::make_unique<Connection>(url_);
+    if (!writer_ || !writer_->c.is_open()) {
+      writer_ = std::make_unique<Connection>(url_, /*durable=*/true);
+    }
     pqxx::work w(writer_->c);
+    // No savepoint per mutation (two round trips each): a mutation that
+    // rolls back decides so before writing (a refused request reads, then
+    // returns), and one that fails after writing can only have met a
+    // database error, which dooms the transaction anyway: the whole batch
+    // is then refused, and its requests are answered 503 (retry).
     for (Pending& p : batch) {
-      pqxx::subtransaction sub(w, "m");
-      PgWriteTxn txn(sub);
+      PgWriteTxn txn(w);
       if (RunMutation(p.m, txn)) {
-        sub.commit();
         ++*kept;
-      } else {
-        sub.abort();
+      } else if (txn.wrote()) {
+        return Status::Unavailable(std::string(kWhere) +
+                                   ": a mutation failed after writing; the batch is not committed");
       }
     }
     w.commit();
@@ -420,58 +452,81 @@ Result<std::vector<std::pair<std::string, std::string>>> PostgresStore::LoadToke
 }
 
 Result<bool> PostgresStore::ClaimKey(const std::string& scope) {
-  return Guarded("claiming an idempotency key", [&]() -> Result<bool> {
+  // Requests of this server first, in memory: then the row, which a claim
+  // of this server's released but not yet deleted (see ReleaseKey) still
+  // holds, and which it may take again.
+  auto local = Store::ClaimKey(scope);
+  if (!local.ok() || !*local) return local;
+  auto claimed = Guarded("claiming an idempotency key", [&]() -> Result<bool> {
     Lease lease = Borrow();
-    // A claim need not survive a crash of the database: the mutation it
-    // guards commits (or not) in its own, synchronous transaction.
-    pqxx::work w(lease.c());
-    w.exec("SET LOCAL synchronous_commit TO OFF");
+    pqxx::nontransaction w(lease.c());
     const int64_t now = NowMs();
     pqxx::result r = w.exec_params(
         "INSERT INTO cairn_serve_claims(scope, owner, expires_ms) VALUES($1, $2, $3) "
         "ON CONFLICT (scope) DO UPDATE SET owner = EXCLUDED.owner, expires_ms = "
-        "EXCLUDED.expires_ms WHERE cairn_serve_claims.expires_ms < $4 RETURNING 1",
+        "EXCLUDED.expires_ms WHERE cairn_serve_claims.expires_ms < $4 OR "
+        "cairn_serve_claims.owner = $2 RETURNING 1",
         scope, owner_, now + kClaimLeaseMs, now);
-    w.commit();
     return !r.empty();
   });
+  if (!claimed.ok() || !*claimed) Store::ReleaseKey(scope);
+  return claimed;
 }
 
 void PostgresStore::ReleaseKey(const std::string& scope) {
-  Status st = Guarded("releasing an idempotency key", [&]() -> Status {
-    Lease lease = Borrow();
-    pqxx::work w(lease.c());
-    w.exec("SET LOCAL synchronous_commit TO OFF");
-    w.exec_params("DELETE FROM cairn_serve_claims WHERE scope = $1 AND owner = $2", scope, owner_);
-    w.commit();
-    return Status::Ok();
-  });
-  // Not released: it lapses with its lease.
-  if (!st.ok()) spdlog::warn("{}", st.message());
+  // Free here at once; the row goes in the releaser's next batch (another
+  // server meanwhile answers 409 idempotency_key_in_use a moment longer).
+  Store::ReleaseKey(scope);
+  std::lock_guard<std::mutex> lock(release_mu_);
+  to_release_.push_back(scope);
+  release_cv_.notify_one();
+}
+
+void PostgresStore::ReleaseLoop() {
+  std::unique_lock<std::mutex> lock(release_mu_);
+  for (;;) {
+    release_cv_.wait(lock, [&] { return release_stop_ || !to_release_.empty(); });
+    if (to_release_.empty()) return;  // stopping, and nothing left
+    std::vector<std::string> scopes;
+    while (!to_release_.empty() && scopes.size() < 500) {
+      scopes.push_back(std::move(to_release_.front()));
+      to_release_.pop_front();
+    }
+    lock.unlock();
+    Status st = Guarded("releasing idempotency keys", [&]() -> Status {
+      std::string sql = "DELETE FROM cairn_serve_claims WHERE owner = $1 AND scope IN (";
+      for (size_t i = 0; i < scopes.size(); ++i) sql += (i ? ", $" : "$") + std::to_string(i + 2);
+      sql += ")";
+      Lease lease = Borrow();
+      pqxx::nontransaction w(lease.c());
+      w.exec_params(sql, owner_, pqxx::prepare::make_dynamic_params(scopes));
+      return Status::Ok();
+    });
+    // Not released: the claims lapse with their lease.
+    if (!st.ok()) spdlog::warn("{}", st.message());
+    lock.lock();
+  }
 }
 
 Result<std::optional<Store::Bucket>> PostgresStore::TakeToken(const std::string& project,
                                                               double rate, int64_t burst) {
   return Guarded("taking a rate-limit token", [&]() -> Result<std::optional<Bucket>> {
     Lease lease = Borrow();
-    pqxx::work w(lease.c());
-    w.exec("SET LOCAL synchronous_commit TO OFF");
-    const int64_t now = NowMs();
-    w.exec_params(
-        "INSERT INTO cairn_serve_buckets(project, tokens, updated_ms) VALUES($1, $2, $3) "
-        "ON CONFLICT DO NOTHING",
-        project, static_cast<double>(burst), now);
-    // Refilled for the time since the last request, then one taken if
-    // there is one; the row lock orders servers taking at once.
+    pqxx::nontransaction w(lease.c());
+    // One statement: a new bucket starts full; an existing one is refilled
+    // for the time since its last request, then one token taken if there is
+    // one. The row's lock orders servers taking at once.
     pqxx::result r = w.exec_params(
-        "WITH refill AS (SELECT LEAST($2::float8, tokens + GREATEST(0, $3::bigint - updated_ms) * "
-        "$4::float8 / 1000.0) AS t FROM cairn_serve_buckets WHERE project = $1 FOR UPDATE) "
-        "UPDATE cairn_serve_buckets SET tokens = CASE WHEN refill.t >= 1 THEN refill.t - 1 "
-        "ELSE refill.t END, updated_ms = GREATEST(updated_ms, $3::bigint) FROM refill "
-        "WHERE project = $1 "
-        "RETURNING refill.t >= 1, cairn_serve_buckets.tokens",
-        project, static_cast<double>(burst), now, rate);
-    w.commit();
+        "INSERT INTO cairn_serve_buckets AS b(project, tokens, updated_ms, allowed) "
+        "VALUES($1, $2::float8 - 1, $3::bigint, true) ON CONFLICT (project) DO UPDATE SET "
+        "tokens = CASE WHEN LEAST($2::float8, b.tokens + GREATEST(0, $3::bigint - b.updated_ms) "
+        "* $4::float8 / 1000.0) >= 1 THEN LEAST($2::float8, b.tokens + GREATEST(0, $3::bigint - "
+        "b.updated_ms) * $4::float8 / 1000.0) - 1 ELSE LEAST($2::float8, b.tokens + "
+        "GREATEST(0, $3::bigint - b.updated_ms) * $4::float8 / 1000.0) END, "
+        "allowed = LEAST($2::float8, b.tokens + GREATEST(0, $3::bigint - b.updated_ms) * "
+        "$4::float8 / 1000.0) >= 1, updated_ms = GREATEST(b.updated_ms, $3::bigint) "
+        "RETURNING allowed, tokens",
+        project, static_cast<double>(burst), NowMs(), rate);
     return std::optional<Bucket>(Bucket{r[0][0].as<bool>(), r[0][1].as<double>()});
   });
 }

@@ -6,17 +6,20 @@
 //     token hashes, the IPv4 pools, the lifecycle schedule
 //     (resources.next_step_ms), idempotency keys in flight and rate-limit
 //     buckets.
-//   - Writes: the group-commit writer of Store, one transaction per batch,
-//     each mutation in a subtransaction (SAVEPOINT); synchronous_commit on,
-//     so an acknowledged write survives the server's kill -9 (and the
-//     database's crash).
+//   - Writes: the group-commit writer of Store, one transaction per batch
+//     (no savepoint per mutation: one that rolls back decides so before it
+//     writes, and a database error fails the whole batch, answered 503);
+//     synchronous_commit on, so an acknowledged write survives the
+//     server's kill -9 (and the database's crash). Claims and buckets are
+//     single autocommit statements without a synchronous commit.
 //   - An idempotency key is claimed (cairn_serve_claims, a row with this
 //     server's random owner id and a 60 s lease) before its request
 //     executes; another server finding it claimed answers 409
 //     idempotency_key_in_use. The response is stored in the mutation's
-//     transaction, and the claim released after the commit, so the replay
-//     is there when the key is free again; a claim whose server died lapses
-//     with its lease.
+//     transaction, and the claim released after the commit (freed in this
+//     server's memory at once, the row deleted in batches off the request
+//     path), so the replay is there when the key is free again; a claim
+//     whose server died lapses with its lease.
 //   - Rate limits: one bucket row per project, refilled and taken in one
 //     UPDATE, whichever server answers.
 //   - Lifecycle steps: WriteTxn::Due takes the due records FOR UPDATE SKIP
@@ -28,9 +31,12 @@
 // postgres_store.cc. Thread-safe.
 #pragma once
 
+#include <condition_variable>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "server/store.h"
@@ -62,12 +68,19 @@ class PostgresStore final : public Store {
   class Lease;
   explicit PostgresStore(std::string url, StoreOptions options);
   Lease Borrow();
+  // Deletes released claims, many per statement, off the request path.
+  void ReleaseLoop();
 
   const std::string url_;
   const std::string owner_;  // this server's id in claims: random, per process
   std::unique_ptr<Connection> writer_;
   std::mutex pool_mu_;
   std::vector<std::unique_ptr<Connection>> idle_;  // GUARDED_BY(pool_mu_)
+  std::mutex release_mu_;
+  std::condition_variable release_cv_;
+  std::deque<std::string> to_release_;  // GUARDED_BY(release_mu_)
+  bool release_stop_ = false;           // GUARDED_BY(release_mu_)
+  std::thread releaser_;
 };
 
 }  // namespace cairn::server
