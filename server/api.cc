@@ -890,22 +890,25 @@ void Api::Impl::HandleMutation(std::shared_ptr<Call> c) {
     c->request_sha = Sha256Hex(body_blank ? std::string() : Dump(body));
     // Held here, or by another server sharing the store, until the request
     // has executed (and its response is stored, in the same transaction).
-    auto claimed = store->ClaimKey(c->scope);
-    if (!claimed.ok() || !*claimed) {
+    // A stored response (read after the claim was decided) means the
+    // request has executed: replayed, whoever holds the key; otherwise the
+    // key held elsewhere means it is executing.
+    auto claim = store->ClaimKey(c->scope);
+    if (!claim.ok()) {
       c->scope.clear();  // not ours to release
-      if (!claimed.ok()) return Fail(*c, 500, "internal_error", "the store failed; retry later");
+      return Fail(*c, 500, "internal_error", "the store failed; retry later");
+    }
+    const int64_t horizon = NowMs() - options.idempotency_retention.count();
+    const bool replay = claim->stored && claim->stored->created_ms >= horizon;
+    if (!replay && !claim->claimed) {
+      c->scope.clear();
       return Fail(*c, 409, "idempotency_key_in_use",
                   "a request with this Idempotency-Key is still executing; retry later");
     }
-    auto stored = store->GetResponse(c->scope);
-    if (!stored.ok()) {
-      store->ReleaseKey(c->scope);
-      return Fail(*c, 500, "internal_error", "the store failed; retry later");
-    }
-    int64_t horizon = NowMs() - options.idempotency_retention.count();
-    if (*stored && (*stored)->created_ms >= horizon) {
-      store->ReleaseKey(c->scope);
-      const StoredResponse& s = **stored;
+    if (replay) {
+      if (claim->claimed) store->ReleaseKey(c->scope);
+      c->scope.clear();
+      const StoredResponse& s = *claim->stored;
       if (s.request_sha256 != c->request_sha) {
         return Fail(*c, 409, "idempotency_conflict",
                     "this Idempotency-Key was used with a different request body");

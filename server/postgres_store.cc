@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <iterator>
 #include <pqxx/pqxx>
+#include <stdexcept>
+#include <unordered_set>
 #include <utility>
 
 #include "engine/pg_support.h"
@@ -56,6 +58,28 @@ CREATE TABLE cairn_serve_claims(scope TEXT PRIMARY KEY, owner TEXT NOT NULL,
 CREATE TABLE cairn_serve_buckets(project TEXT PRIMARY KEY, tokens DOUBLE PRECISION NOT NULL,
                                  updated_ms BIGINT NOT NULL, allowed BOOLEAN NOT NULL);
 )sql",
+    // 2: claiming a key and reading its stored response in one round trip.
+    // Two statements, each with its own snapshot (a VOLATILE function, READ
+    // COMMITTED): the response is read after the claim is decided, so a
+    // server that released its claim (which it does after committing the
+    // response) is seen to have finished, never to have not begun.
+    R"sql(
+CREATE FUNCTION cairn_serve_claim(p_scope TEXT, p_owner TEXT, p_expires BIGINT, p_now BIGINT,
+    OUT claimed BOOLEAN, OUT request_sha256 TEXT, OUT status INT, OUT headers TEXT,
+    OUT body BYTEA, OUT created_ms BIGINT)
+LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+  INSERT INTO cairn_serve_claims AS c(scope, owner, expires_ms)
+    VALUES(p_scope, p_owner, p_expires)
+    ON CONFLICT (scope) DO UPDATE SET owner = EXCLUDED.owner, expires_ms = EXCLUDED.expires_ms
+    WHERE c.expires_ms < p_now OR c.owner = p_owner;
+  claimed := FOUND;
+  SELECT i.request_sha256, i.status, i.headers, i.body, i.created_ms
+    INTO request_sha256, status, headers, body, created_ms
+    FROM cairn_serve_idempotency i WHERE i.scope = p_scope;
+END
+$$;
+)sql",
 };
 
 constexpr const char* kRecordColumns =
@@ -77,31 +101,23 @@ Record ReadRecord(const pqxx::row& row) {
   return r;
 }
 
-// NULL for "no step".
-std::optional<int64_t> NextStep(int64_t ms) {
-  return ms > 0 ? std::optional<int64_t>(ms) : std::nullopt;
-}
-
 template <typename F>
 auto Guarded(const char* what, F&& body) -> decltype(body()) {
   return GuardPostgres(kWhere, what, std::forward<F>(body));
 }
 
-Result<std::optional<StoredResponse>> ReadStored(pqxx::transaction_base& t,
-                                                 const std::string& scope) {
-  pqxx::result r = t.exec_params(
-      "SELECT request_sha256, status, headers, body, created_ms FROM cairn_serve_idempotency "
-      "WHERE scope = $1",
-      scope);
-  if (r.empty()) return std::optional<StoredResponse>();
+// The columns kResponseColumns, from `row[first]` on.
+StoredResponse ReadStored(const pqxx::row& row, int first = 0) {
   StoredResponse s;
-  s.request_sha256 = r[0][0].as<std::string>();
-  s.status = r[0][1].as<int>();
-  s.headers_json = r[0][2].as<std::string>();
-  s.body = pqxx::binarystring(r[0][3]).str();
-  s.created_ms = r[0][4].as<int64_t>();
-  return std::optional<StoredResponse>(std::move(s));
+  s.request_sha256 = row[first].as<std::string>();
+  s.status = row[first + 1].as<int>();
+  s.headers_json = row[first + 2].as<std::string>();
+  s.body = pqxx::binarystring(row[first + 3]).str();
+  s.created_ms = row[first + 4].as<int64_t>();
+  return s;
 }
+
+constexpr const char* kResponseColumns = "request_sha256, status, headers, body, created_ms";
 
 // A random id for this server's claims.
 std::string NewOwner() {
@@ -116,56 +132,60 @@ std::string NewOwner() {
   return out;
 }
 
-// The statements of a mutation, inside its batch's transaction.
-class PgWriteTxn final : public WriteTxn {
+// The statements of a batch's mutations, on the writer's connection. Writes
+// are not sent one by one: they wait, as SQL text with quoted values, until
+// the next read or the commit, and then go in the same round trip as it
+// (the simple query protocol runs several statements per message); the
+// batch's consecutive inserts of resources (and of idempotency records)
+// become one multi-row INSERT each. A batch of creates is then one round
+// trip: BEGIN, two INSERTs, COMMIT. Reads see every write before them. A
+// write's error surfaces at the next round trip and fails the whole batch,
+// as any database error does (see RunBatch).
+class PgBatchTxn final : public WriteTxn {
  public:
-  explicit PgWriteTxn(pqxx::transaction_base& t) : t_(t) {}
+  PgBatchTxn(pqxx::connection& c, pqxx::transaction_base& t) : c_(c), t_(t) {}
 
+  // The row stays locked until the batch ends: another server's mutation
+  // of the same resource (or of one referring to it) waits, then reads
+  // what this one wrote, so no update is lost and no reference dangles.
   Result<std::optional<Record>> Get(const std::string& project, const std::string& id) override {
     return Guarded("reading a resource", [&]() -> Result<std::optional<Record>> {
-      pqxx::result r = t_.exec_params(std::string("SELECT ") + kRecordColumns +
-                                          " FROM cairn_serve_resources WHERE id = $1 AND "
-                                          "project = $2",
-                                      id, project);
+      pqxx::result r = Query(std::string("SELECT ") + kRecordColumns +
+                             " FROM cairn_serve_resources WHERE id = " + Q(id) +
+                             " AND project = " + Q(project) + " FOR UPDATE");
       if (r.empty()) return std::optional<Record>();
       return std::optional<Record>(ReadRecord(r[0]));
     });
   }
 
+  // The record's seq is the database's, assigned when the batch is sent.
   Status Insert(Record* rec) override {
-    wrote_ = true;
-    return Guarded("inserting a resource", [&]() -> Status {
-      pqxx::result r = t_.exec_params(
-          "INSERT INTO cairn_serve_resources(id, project, kind, status, last_op, fate, "
-          "next_step_ms, created_at, attrs) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9) "
-          "RETURNING seq",
-          rec->id, rec->project, rec->kind, rec->status, rec->last_op, rec->fate,
-          NextStep(rec->next_step_ms), rec->created_at, rec->attrs.dump());
-      rec->seq = r[0][0].as<int64_t>();
-      return Status::Ok();
-    });
+    std::string row = "(" + Q(rec->id) + ", " + Q(rec->project) + ", " + Q(rec->kind) + ", " +
+                      Q(rec->status) + ", " + Q(rec->last_op) + ", " + Q(rec->fate) + ", " +
+                      Step(rec->next_step_ms) + ", " + Q(rec->created_at) + ", " +
+                      Q(rec->attrs.dump()) + ")";
+    if (!inserts_.empty()) inserts_ += ", ";
+    inserts_ += row;
+    ++writes_;
+    return Status::Ok();
   }
 
   Status Update(const Record& rec) override {
-    wrote_ = true;
-    return Guarded("updating a resource", [&]() -> Status {
-      t_.exec_params(
-          "UPDATE cairn_serve_resources SET status = $2, last_op = $3, fate = $4, "
-          "next_step_ms = $5, attrs = $6 WHERE id = $1",
-          rec.id, rec.status, rec.last_op, rec.fate, NextStep(rec.next_step_ms), rec.attrs.dump());
-      return Status::Ok();
-    });
+    Statement("UPDATE cairn_serve_resources SET status = " + Q(rec.status) +
+              ", last_op = " + Q(rec.last_op) + ", fate = " + Q(rec.fate) +
+              ", next_step_ms = " + Step(rec.next_step_ms) + ", attrs = " + Q(rec.attrs.dump()) +
+              " WHERE id = " + Q(rec.id));
+    return Status::Ok();
   }
 
   Result<std::vector<Record>> FindReferencing(const std::string& project, const char* kind,
                                               const char* field,
                                               const std::string& value) override {
     return Guarded("finding references", [&]() -> Result<std::vector<Record>> {
-      pqxx::result rows = t_.exec_params(
+      pqxx::result rows = Query(
           std::string("SELECT ") + kRecordColumns +
-              " FROM cairn_serve_resources WHERE project = $1 AND kind = $2 AND status <> "
-              "'deleted' AND strpos(attrs, $3) > 0 ORDER BY seq",
-          project, std::string(kind), value);
+          " FROM cairn_serve_resources WHERE project = " + Q(project) + " AND kind = " + Q(kind) +
+          " AND status <> 'deleted' AND strpos(attrs, " + Q(value) + ") > 0 ORDER BY seq");
       std::vector<Record> out;
       for (const pqxx::row& row : rows) {
         Record r = ReadRecord(row);
@@ -183,32 +203,38 @@ class PgWriteTxn final : public WriteTxn {
   }
 
   Result<std::optional<StoredResponse>> GetResponse(const std::string& scope) override {
-    return Guarded("reading an idempotency record", [&] { return ReadStored(t_, scope); });
+    return Guarded("reading an idempotency record", [&]() -> Result<std::optional<StoredResponse>> {
+      pqxx::result r = Query(std::string("SELECT ") + kResponseColumns +
+                             " FROM cairn_serve_idempotency WHERE scope = " + Q(scope));
+      if (r.empty()) return std::optional<StoredResponse>();
+      return std::optional<StoredResponse>(ReadStored(r[0]));
+    });
   }
 
   Status PutResponse(const std::string& scope, const StoredResponse& s) override {
-    wrote_ = true;
-    return Guarded("storing an idempotency record", [&]() -> Status {
-      t_.exec_params(
-          "INSERT INTO cairn_serve_idempotency(scope, request_sha256, status, headers, body, "
-          "created_ms) VALUES($1, $2, $3, $4, $5, $6) ON CONFLICT (scope) DO UPDATE SET "
-          "request_sha256 = EXCLUDED.request_sha256, status = EXCLUDED.status, headers = "
-          "EXCLUDED.headers, body = EXCLUDED.body, created_ms = EXCLUDED.created_ms",
-          scope, s.request_sha256, s.status, s.headers_json, pqxx::binarystring(s.body),
-          s.created_ms);
-      return Status::Ok();
-    });
+    // One multi-row statement may not touch a row twice: a scope already in
+    // the open one starts another.
+    if (response_scopes_.count(scope)) Close();
+    response_scopes_.insert(scope);
+    if (!responses_.empty()) responses_ += ", ";
+    responses_ +=
+        "(" + Q(scope) + ", " + Q(s.request_sha256) + ", " + std::to_string(s.status) + ", " +
+        Q(s.headers_json) + ", " +
+        c_.quote_raw(reinterpret_cast<const unsigned char*>(s.body.data()), s.body.size()) + ", " +
+        std::to_string(s.created_ms) + ")";
+    ++writes_;
+    return Status::Ok();
   }
 
   Result<std::vector<Record>> Due(int64_t now_ms, int limit) override {
     return Guarded("reading due records", [&]() -> Result<std::vector<Record>> {
       // Another server stepping a record holds its row: skipped, so each
       // step runs once; rows stay locked until this batch commits.
-      pqxx::result rows = t_.exec_params(
-          std::string("SELECT ") + kRecordColumns +
-              " FROM cairn_serve_resources WHERE next_step_ms IS NOT NULL AND next_step_ms <= "
-              "$1 ORDER BY next_step_ms LIMIT $2 FOR UPDATE SKIP LOCKED",
-          now_ms, limit);
+      pqxx::result rows = Query(std::string("SELECT ") + kRecordColumns +
+                                " FROM cairn_serve_resources WHERE next_step_ms IS NOT NULL AND "
+                                "next_step_ms <= " +
+                                std::to_string(now_ms) + " ORDER BY next_step_ms LIMIT " +
+                                std::to_string(limit) + " FOR UPDATE SKIP LOCKED");
       std::vector<Record> out;
       for (const pqxx::row& row : rows) out.push_back(ReadRecord(row));
       return out;
@@ -221,75 +247,154 @@ class PgWriteTxn final : public WriteTxn {
       if (kRegions[i].key == region) second = 64 + static_cast<int>(i);
     }
     if (second < 0 || second > 127) return Status::NotFound("no address pool for region " + region);
-    wrote_ = true;
+    ++writes_;
     return Guarded("allocating an address", [&]() -> Result<std::string> {
-      t_.exec_params(
-          "INSERT INTO cairn_serve_ipv4_pool(region, next_host) VALUES($1, 1) ON CONFLICT DO "
-          "NOTHING",
-          region);
-      pqxx::result r = t_.exec_params(
-          "SELECT next_host FROM cairn_serve_ipv4_pool WHERE region = $1 FOR UPDATE", region);
-      int64_t host = r[0][0].as<int64_t>();
-      // Skip network (.0) and broadcast-looking (.255) last octets.
-      while ((host & 0xff) == 0 || (host & 0xff) == 255) ++host;
-      if (host >= 65535) return Status::NotFound("address pool of " + region + " exhausted");
-      t_.exec_params("UPDATE cairn_serve_ipv4_pool SET next_host = $2 WHERE region = $1", region,
-                     host + 1);
-      return "100." + std::to_string(second) + "." + std::to_string(host >> 8) + "." +
-             std::to_string(host & 0xff);
+      // Takes the pool's next host (the row's lock orders servers); network
+      // (.0) and broadcast-looking (.255) last octets are skipped.
+      for (;;) {
+        pqxx::result r =
+            Query("INSERT INTO cairn_serve_ipv4_pool AS p(region, next_host) VALUES(" + Q(region) +
+                  ", 2) ON CONFLICT (region) DO UPDATE SET next_host = p.next_host + 1 RETURNING "
+                  "next_host - 1");
+        int64_t host = r[0][0].as<int64_t>();
+        if (host >= 65535) return Status::NotFound("address pool of " + region + " exhausted");
+        if ((host & 0xff) == 0 || (host & 0xff) == 255) continue;
+        return "100." + std::to_string(second) + "." + std::to_string(host >> 8) + "." +
+               std::to_string(host & 0xff);
+      }
     });
   }
 
   Status PurgeResponses(int64_t older_than_ms) override {
-    wrote_ = true;
-    return Guarded("purging idempotency records", [&]() -> Status {
-      t_.exec_params("DELETE FROM cairn_serve_idempotency WHERE created_ms < $1", older_than_ms);
-      return Status::Ok();
-    });
+    Statement("DELETE FROM cairn_serve_idempotency WHERE created_ms < " +
+              std::to_string(older_than_ms));
+    return Status::Ok();
   }
 
   Status CapSchedule(int64_t latest_ms) override {
-    wrote_ = true;
-    return Guarded("rescheduling lifecycle steps", [&]() -> Status {
-      t_.exec_params(
-          "UPDATE cairn_serve_resources SET next_step_ms = $1 WHERE next_step_ms IS NOT NULL "
-          "AND next_step_ms > $1",
-          latest_ms);
-      return Status::Ok();
-    });
+    const std::string latest = std::to_string(latest_ms);
+    Statement("UPDATE cairn_serve_resources SET next_step_ms = " + latest +
+              " WHERE next_step_ms IS NOT NULL AND next_step_ms > " + latest);
+    return Status::Ok();
   }
 
   Status ReplaceTokens(const std::vector<std::pair<std::string, std::string>>& tokens) override {
-    wrote_ = true;
-    return Guarded("storing token hashes", [&]() -> Status {
-      t_.exec("DELETE FROM cairn_serve_tokens");
-      for (const auto& [sha256, project] : tokens) {
-        t_.exec_params(
-            "INSERT INTO cairn_serve_tokens(sha256, project) VALUES($1, $2) ON CONFLICT "
-            "(sha256) DO UPDATE SET project = EXCLUDED.project",
-            sha256, project);
-      }
-      return Status::Ok();
-    });
+    Statement("DELETE FROM cairn_serve_tokens");
+    for (const auto& [sha256, project] : tokens) {
+      Statement("INSERT INTO cairn_serve_tokens(sha256, project) VALUES(" + Q(sha256) + ", " +
+                Q(project) + ") ON CONFLICT (sha256) DO UPDATE SET project = EXCLUDED.project");
+    }
+    return Status::Ok();
   }
 
-  // Something was written: a mutation that then asks for its rollback
+  // Sends what is left, and COMMIT; a batch that did nothing sends nothing.
+  void Commit() {
+    Close();
+    if (!begun_ && pending_.empty()) return;
+    t_.exec((begun_ ? "" : "BEGIN;\n") + pending_ + "COMMIT");
+    pending_.clear();
+  }
+
+  // Writes so far: a mutation that writes and then asks for its rollback
   // cannot have it without a savepoint (see RunBatch).
-  bool wrote() const { return wrote_; }
+  size_t writes() const { return writes_; }
+  // The transaction was begun on the server (a failure must roll it back).
+  bool begun() const { return begun_; }
 
  private:
+  std::string Q(const std::string& s) { return c_.quote(s); }
+  static std::string Step(int64_t ms) { return ms > 0 ? std::to_string(ms) : "NULL"; }
+
+  // Ends the open multi-row statements, if any (their order does not
+  // matter: different tables).
+  void Close() {
+    if (!inserts_.empty()) {
+      pending_ +=
+          "INSERT INTO cairn_serve_resources(id, project, kind, status, last_op, fate, "
+          "next_step_ms, created_at, attrs) VALUES " +
+          inserts_ + ";\n";
+      inserts_.clear();
+    }
+    if (!responses_.empty()) {
+      pending_ +=
+          "INSERT INTO cairn_serve_idempotency(scope, request_sha256, status, headers, body, "
+          "created_ms) VALUES " +
+          responses_ +
+          " ON CONFLICT (scope) DO UPDATE SET request_sha256 = EXCLUDED.request_sha256, status "
+          "= EXCLUDED.status, headers = EXCLUDED.headers, body = EXCLUDED.body, created_ms = "
+          "EXCLUDED.created_ms;\n";
+      responses_.clear();
+      response_scopes_.clear();
+    }
+  }
+
+  void Statement(const std::string& sql) {
+    Close();
+    pending_ += sql + ";\n";
+    ++writes_;
+  }
+
+  // Runs the writes waiting and then `select`, in one round trip; the
+  // result is the select's.
+  pqxx::result Query(const std::string& select) {
+    Close();
+    std::string sql = (begun_ ? "" : "BEGIN;\n") + pending_ + select;
+    begun_ = true;
+    pending_.clear();
+    return t_.exec(sql);
+  }
+
+  pqxx::connection& c_;
   pqxx::transaction_base& t_;
-  bool wrote_ = false;
+  std::string pending_;    // complete statements, each ending ";\n"
+  std::string inserts_;    // rows of the open INSERT of resources
+  std::string responses_;  // rows of the open INSERT of idempotency records
+  std::unordered_set<std::string> response_scopes_;  // their scopes
+  bool begun_ = false;
+  size_t writes_ = 0;
 };
+
+// Statements of the pooled connections, prepared once per connection.
+void PrepareReads(pqxx::connection& c) {
+  const std::string records =
+      std::string("SELECT ") + kRecordColumns + " FROM cairn_serve_resources ";
+  c.prepare("get", records + "WHERE id = $1 AND project = $2");
+  c.prepare("list", records +
+                        "WHERE project = $1 AND kind = $2 AND seq > $3 AND status <> 'deleted' "
+                        "ORDER BY seq LIMIT $4");
+  c.prepare("response", std::string("SELECT ") + kResponseColumns +
+                            " FROM cairn_serve_idempotency WHERE scope = $1");
+  c.prepare("next_due",
+            "SELECT MIN(next_step_ms) FROM cairn_serve_resources WHERE next_step_ms IS NOT NULL");
+  c.prepare("tokens", "SELECT sha256, project FROM cairn_serve_tokens");
+  c.prepare("claim", std::string("SELECT claimed, ") + kResponseColumns +
+                         " FROM cairn_serve_claim($1, $2, $3, $4)");
+  // One statement: a new bucket starts full; an existing one is refilled
+  // for the time since its last request, then one token taken if there is
+  // one. The row's lock orders servers taking at once.
+  c.prepare("take_token",
+            "INSERT INTO cairn_serve_buckets AS b(project, tokens, updated_ms, allowed) "
+            "VALUES($1, $2::float8 - 1, $3::bigint, true) ON CONFLICT (project) DO UPDATE SET "
+            "tokens = CASE WHEN LEAST($2::float8, b.tokens + GREATEST(0, $3::bigint - "
+            "b.updated_ms) * $4::float8 / 1000.0) >= 1 THEN LEAST($2::float8, b.tokens + "
+            "GREATEST(0, $3::bigint - b.updated_ms) * $4::float8 / 1000.0) - 1 ELSE "
+            "LEAST($2::float8, b.tokens + GREATEST(0, $3::bigint - b.updated_ms) * $4::float8 / "
+            "1000.0) END, allowed = LEAST($2::float8, b.tokens + GREATEST(0, $3::bigint - "
+            "b.updated_ms) * $4::float8 / 1000.0) >= 1, updated_ms = GREATEST(b.updated_ms, "
+            "$3::bigint) RETURNING allowed, tokens");
+}
 
 }  // namespace
 
 struct PostgresStore::Connection {
+  // The writer's connection (durable) and the pool's, whose writes
+  // (claims, rate-limit buckets) need not survive a crash of the database:
+  // the mutation a claim guards commits, or not, in the writer's own
+  // synchronous transaction.
   explicit Connection(const std::string& url, bool durable = false) : c(url) {
-    // The pool's writes (claims, rate-limit buckets) need not survive a
-    // crash of the database: the mutation a claim guards commits, or not,
-    // in the writer's own synchronous transaction.
-    if (!durable) pqxx::nontransaction(c).exec("SET synchronous_commit TO OFF");
+    if (durable) return;
+    pqxx::nontransaction(c).exec("SET synchronous_commit TO OFF");
+    PrepareReads(c);
   }
   pqxx::connection c;
 };
@@ -374,22 +479,33 @@ Status PostgresStore::RunBatch(std::vector<Pending>& batch, size_t* kept) {
     if (!writer_ || !writer_->c.is_open()) {
       writer_ = std::make_unique<Connection>(url_, /*durable=*/true);
     }
-    pqxx::work w(writer_->c);
+    pqxx::nontransaction t(writer_->c);
+    PgBatchTxn txn(writer_->c, t);
     // No savepoint per mutation (two round trips each): a mutation that
     // rolls back decides so before writing (a refused request reads, then
     // returns), and one that fails after writing can only have met a
     // database error, which dooms the transaction anyway: the whole batch
     // is then refused, and its requests are answered 503 (retry).
-    for (Pending& p : batch) {
-      PgWriteTxn txn(w);
-      if (RunMutation(p.m, txn)) {
-        ++*kept;
-      } else if (txn.wrote()) {
-        return Status::Unavailable(std::string(kWhere) +
-                                   ": a mutation failed after writing; the batch is not committed");
+    try {
+      for (Pending& p : batch) {
+        const size_t writes_before = txn.writes();
+        if (RunMutation(p.m, txn)) {
+          ++*kept;
+        } else if (txn.writes() != writes_before) {
+          throw std::runtime_error("a mutation failed after writing; the batch is not committed");
+        }
       }
+      txn.Commit();
+    } catch (...) {
+      if (txn.begun() && writer_->c.is_open()) {
+        try {
+          t.exec("ROLLBACK");
+        } catch (const std::exception&) {  // the connection is replaced next batch
+          writer_->c.disconnect();
+        }
+      }
+      throw;
     }
-    w.commit();
     return Status::Ok();
   });
 }
@@ -399,8 +515,9 @@ Result<std::optional<Record>> PostgresStore::Get(const std::string& project,
   return Guarded("reading a resource", [&]() -> Result<std::optional<Record>> {
     Lease lease = Borrow();
     pqxx::nontransaction t(lease.c());
-    PgWriteTxn reads(t);
-    return reads.Get(project, id);
+    pqxx::result r = t.exec_prepared("get", id, project);
+    if (r.empty()) return std::optional<Record>();
+    return std::optional<Record>(ReadRecord(r[0]));
   });
 }
 
@@ -409,13 +526,10 @@ Result<std::vector<Record>> PostgresStore::List(const std::string& project, cons
   return Guarded("listing resources", [&]() -> Result<std::vector<Record>> {
     Lease lease = Borrow();
     pqxx::nontransaction t(lease.c());
-    pqxx::result rows = t.exec_params(
-        std::string("SELECT ") + kRecordColumns +
-            " FROM cairn_serve_resources WHERE project = $1 AND kind = $2 AND seq > $3 AND "
-            "status <> 'deleted' ORDER BY seq LIMIT $4",
-        project, kind, after_seq, limit);
     std::vector<Record> out;
-    for (const pqxx::row& row : rows) out.push_back(ReadRecord(row));
+    for (const pqxx::row& row : t.exec_prepared("list", project, kind, after_seq, limit)) {
+      out.push_back(ReadRecord(row));
+    }
     return out;
   });
 }
@@ -424,7 +538,9 @@ Result<std::optional<StoredResponse>> PostgresStore::GetResponse(const std::stri
   return Guarded("reading an idempotency record", [&]() -> Result<std::optional<StoredResponse>> {
     Lease lease = Borrow();
     pqxx::nontransaction t(lease.c());
-    return ReadStored(t, scope);
+    pqxx::result r = t.exec_prepared("response", scope);
+    if (r.empty()) return std::optional<StoredResponse>();
+    return std::optional<StoredResponse>(ReadStored(r[0]));
   });
 }
 
@@ -432,8 +548,7 @@ Result<int64_t> PostgresStore::NextDueMs() {
   return Guarded("reading the schedule", [&]() -> Result<int64_t> {
     Lease lease = Borrow();
     pqxx::nontransaction t(lease.c());
-    pqxx::result r = t.exec(
-        "SELECT MIN(next_step_ms) FROM cairn_serve_resources WHERE next_step_ms IS NOT NULL");
+    pqxx::result r = t.exec_prepared("next_due");
     return r[0][0].is_null() ? int64_t{0} : r[0][0].as<int64_t>();
   });
 }
@@ -444,33 +559,30 @@ Result<std::vector<std::pair<std::string, std::string>>> PostgresStore::LoadToke
         Lease lease = Borrow();
         pqxx::nontransaction t(lease.c());
         std::vector<std::pair<std::string, std::string>> out;
-        for (const pqxx::row& row : t.exec("SELECT sha256, project FROM cairn_serve_tokens")) {
+        for (const pqxx::row& row : t.exec_prepared("tokens")) {
           out.emplace_back(row[0].as<std::string>(), row[1].as<std::string>());
         }
         return out;
       });
 }
 
-Result<bool> PostgresStore::ClaimKey(const std::string& scope) {
-  // Requests of this server first, in memory: then the row, which a claim
-  // of this server's released but not yet deleted (see ReleaseKey) still
-  // holds, and which it may take again.
-  auto local = Store::ClaimKey(scope);
-  if (!local.ok() || !*local) return local;
-  auto claimed = Guarded("claiming an idempotency key", [&]() -> Result<bool> {
+Result<Store::KeyClaim> PostgresStore::ClaimKey(const std::string& scope) {
+  // Requests of this server first, in memory: a key held here is not asked
+  // for again. Then the row, which a claim of this server's released but not
+  // yet deleted (see ReleaseKey) still holds, and which it may take again.
+  if (!ClaimLocally(scope)) return Store::ClaimKey(scope);
+  auto claim = Guarded("claiming an idempotency key", [&]() -> Result<KeyClaim> {
     Lease lease = Borrow();
     pqxx::nontransaction w(lease.c());
     const int64_t now = NowMs();
-    pqxx::result r = w.exec_params(
-        "INSERT INTO cairn_serve_claims(scope, owner, expires_ms) VALUES($1, $2, $3) "
-        "ON CONFLICT (scope) DO UPDATE SET owner = EXCLUDED.owner, expires_ms = "
-        "EXCLUDED.expires_ms WHERE cairn_serve_claims.expires_ms < $4 OR "
-        "cairn_serve_claims.owner = $2 RETURNING 1",
-        scope, owner_, now + kClaimLeaseMs, now);
-    return !r.empty();
+    pqxx::result r = w.exec_prepared("claim", scope, owner_, now + kClaimLeaseMs, now);
+    KeyClaim out;
+    out.claimed = r[0][0].as<bool>();
+    if (!r[0][1].is_null()) out.stored = ReadStored(r[0], 1);
+    return out;
   });
-  if (!claimed.ok() || !*claimed) Store::ReleaseKey(scope);
-  return claimed;
+  if (!claim.ok() || !claim->claimed) ReleaseLocally(scope);
+  return claim;
 }
 
 void PostgresStore::ReleaseKey(const std::string& scope) {
@@ -513,20 +625,8 @@ Result<std::optional<Store::Bucket>> PostgresStore::TakeToken(const std::string&
   return Guarded("taking a rate-limit token", [&]() -> Result<std::optional<Bucket>> {
     Lease lease = Borrow();
     pqxx::nontransaction w(lease.c());
-    // One statement: a new bucket starts full; an existing one is refilled
-    // for the time since its last request, then one token taken if there is
-    // one. The row's lock orders servers taking at once.
-    pqxx::result r = w.exec_params(
-        "INSERT INTO cairn_serve_buckets AS b(project, tokens, updated_ms, allowed) "
-        "VALUES($1, $2::float8 - 1, $3::bigint, true) ON CONFLICT (project) DO UPDATE SET "
-        "tokens = CASE WHEN LEAST($2::float8, b.tokens + GREATEST(0, $3::bigint - b.updated_ms) "
-        "* $4::float8 / 1000.0) >= 1 THEN LEAST($2::float8, b.tokens + GREATEST(0, $3::bigint - "
-        "b.updated_ms) * $4::float8 / 1000.0) - 1 ELSE LEAST($2::float8, b.tokens + "
-        "GREATEST(0, $3::bigint - b.updated_ms) * $4::float8 / 1000.0) END, "
-        "allowed = LEAST($2::float8, b.tokens + GREATEST(0, $3::bigint - b.updated_ms) * "
-        "$4::float8 / 1000.0) >= 1, updated_ms = GREATEST(b.updated_ms, $3::bigint) "
-        "RETURNING allowed, tokens",
-        project, static_cast<double>(burst), NowMs(), rate);
+    pqxx::result r =
+        w.exec_prepared("take_token", project, static_cast<double>(burst), NowMs(), rate);
     return std::optional<Bucket>(Bucket{r[0][0].as<bool>(), r[0][1].as<double>()});
   });
 }

@@ -9,17 +9,25 @@
 //   - Writes: the group-commit writer of Store, one transaction per batch
 //     (no savepoint per mutation: one that rolls back decides so before it
 //     writes, and a database error fails the whole batch, answered 503);
-//     synchronous_commit on, so an acknowledged write survives the
-//     server's kill -9 (and the database's crash). Claims and buckets are
-//     single autocommit statements without a synchronous commit.
+//     the batch's writes travel as SQL text with the next read or the
+//     COMMIT, consecutive inserts merged into multi-row INSERTs, so a batch
+//     of creates is one round trip. A mutation reads its resource FOR
+//     UPDATE: another server's edit of it (or of one referring to it) waits
+//     for the commit and reads the result, so no update is lost (two
+//     batches that lock rows in opposite orders: PostgreSQL ends one as a
+//     deadlock, and its requests are answered 503, to retry).
+//     synchronous_commit on, so an acknowledged write survives the server's
+//     kill -9 (and the database's crash). Claims and buckets are single
+//     autocommit statements without a synchronous commit.
 //   - An idempotency key is claimed (cairn_serve_claims, a row with this
 //     server's random owner id and a 60 s lease) before its request
-//     executes; another server finding it claimed answers 409
+//     executes, by cairn_serve_claim(), which then reads the key's stored
+//     response in a fresh snapshot (one round trip): a stored response is
+//     replayed; a key claimed elsewhere without one answers 409
 //     idempotency_key_in_use. The response is stored in the mutation's
-//     transaction, and the claim released after the commit (freed in this
+//     transaction and the claim released after the commit (freed in this
 //     server's memory at once, the row deleted in batches off the request
-//     path), so the replay is there when the key is free again; a claim
-//     whose server died lapses with its lease.
+//     path); a claim whose server died lapses with its lease.
 //   - Rate limits: one bucket row per project, refilled and taken in one
 //     UPDATE, whichever server answers.
 //   - Lifecycle steps: WriteTxn::Due takes the due records FOR UPDATE SKIP
@@ -54,7 +62,7 @@ class PostgresStore final : public Store {
   Result<std::optional<StoredResponse>> GetResponse(const std::string& scope) override;
   Result<int64_t> NextDueMs() override;
   Result<std::vector<std::pair<std::string, std::string>>> LoadTokens() override;
-  Result<bool> ClaimKey(const std::string& scope) override;
+  Result<KeyClaim> ClaimKey(const std::string& scope) override;
   void ReleaseKey(const std::string& scope) override;
   Result<std::optional<Bucket>> TakeToken(const std::string& project, double rate,
                                           int64_t burst) override;

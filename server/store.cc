@@ -126,15 +126,29 @@ Status Store::ReplaceTokens(const std::vector<std::pair<std::string, std::string
   return result;
 }
 
-Result<bool> Store::ClaimKey(const std::string& scope) {
+bool Store::ClaimLocally(const std::string& scope) {
   std::lock_guard<std::mutex> lock(keys_mu_);
   return keys_.insert(scope).second;
 }
 
-void Store::ReleaseKey(const std::string& scope) {
+void Store::ReleaseLocally(const std::string& scope) {
   std::lock_guard<std::mutex> lock(keys_mu_);
   keys_.erase(scope);
 }
+
+Result<Store::KeyClaim> Store::ClaimKey(const std::string& scope) {
+  KeyClaim claim;
+  claim.claimed = ClaimLocally(scope);
+  auto stored = GetResponse(scope);
+  if (!stored.ok()) {
+    if (claim.claimed) ReleaseLocally(scope);
+    return stored.status();
+  }
+  claim.stored = std::move(*stored);
+  return claim;
+}
+
+void Store::ReleaseKey(const std::string& scope) { ReleaseLocally(scope); }
 
 Result<std::optional<Store::Bucket>> Store::TakeToken(const std::string&, double, int64_t) {
   return std::optional<Bucket>();

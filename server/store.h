@@ -53,7 +53,7 @@ class WriteTxn {
  public:
   virtual ~WriteTxn() = default;
   virtual Result<std::optional<Record>> Get(const std::string& project, const std::string& id) = 0;
-  // Assigns r->seq.
+  // The store assigns r->seq (at once, or when the batch is sent).
   virtual Status Insert(Record* r) = 0;
   virtual Status Update(const Record& r) = 0;
   // Live (not deleted) records of `kind` in `project` whose attrs.<field>
@@ -124,10 +124,16 @@ class Store {
   // a token missing from it stops working.
   Status ReplaceTokens(const std::vector<std::pair<std::string, std::string>>& tokens);
 
-  // An idempotency key in flight: true when this server now holds `scope`
-  // (until ReleaseKey), false when a request with it is executing, here or
-  // (a shared store) on another server. Here: a set in memory.
-  virtual Result<bool> ClaimKey(const std::string& scope);
+  // An idempotency key in flight: `claimed` when this server now holds
+  // `scope` (until ReleaseKey), not when a request with it is executing,
+  // here or (a shared store) on another server. `stored` is the response
+  // recorded for the key, read after the claim was decided: when there is
+  // one, its request has executed, whoever still holds the key.
+  struct KeyClaim {
+    bool claimed = false;
+    std::optional<StoredResponse> stored;
+  };
+  virtual Result<KeyClaim> ClaimKey(const std::string& scope);
   virtual void ReleaseKey(const std::string& scope);
   // A store shared by several servers keeps the rate-limit buckets too:
   // takes a token from `project`'s bucket (refilled at `rate` per second up
@@ -155,11 +161,16 @@ class Store {
   explicit Store(StoreOptions options) : options_(options) {}
   // Starts the writer; the store's derived part must be complete.
   void StartWriter();
-  // Runs `batch` in one transaction, each mutation in its own savepoint;
-  // `*kept` counts those kept. Not OK: nothing of the batch was committed.
+  // Runs `batch` in one transaction, keeping the mutations that succeed
+  // (a mutation that fails leaves nothing); `*kept` counts them. Not OK:
+  // nothing of the batch was committed.
   virtual Status RunBatch(std::vector<Pending>& batch, size_t* kept) = 0;
   // Calls the mutation, turning an exception into a rollback.
   static bool RunMutation(const Mutation& m, WriteTxn& txn);
+  // Claims `scope` among this server's requests (in memory): false when
+  // one of them holds it.
+  bool ClaimLocally(const std::string& scope);
+  void ReleaseLocally(const std::string& scope);
 
   StoreOptions options_;
 
