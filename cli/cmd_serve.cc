@@ -29,6 +29,7 @@ struct ServeFlags {
   std::string rate_limit = "0";
   std::string faults;
   std::string retention = "24h";
+  size_t io_threads = 0;
 };
 
 int RunServe(const ServeFlags& f) {
@@ -76,6 +77,7 @@ int RunServe(const ServeFlags& f) {
     return fail("--idempotency-retention: must be at least 24h (spec 4.3)");
   }
   opt.idempotency_retention = *retention;
+  opt.io_threads = f.io_threads;
   if (Status st = server::ParseRateLimit(f.rate_limit, &opt.rate, &opt.burst); !st.ok()) {
     return fail(st.message());
   }
@@ -156,6 +158,11 @@ std::function<int()> SetupServe(CLI::App& sub, const GlobalOptions&) {
                  "(see docs/api.md)");
   sub.add_option("--idempotency-retention", flags->retention,
                  "How long idempotency keys are kept (at least 24h)")
+      ->capture_default_str();
+  sub.add_option("--io-threads", flags->io_threads,
+                 "Threads serving requests (default 0: one per core; on PostgreSQL, whose "
+                 "requests wait for the database, four per core and at least 8)")
+      ->check(CLI::Range(0, 1024))
       ->capture_default_str();
   sub.footer(
       "Example:\n"

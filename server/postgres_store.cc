@@ -58,12 +58,15 @@ CREATE TABLE cairn_serve_claims(scope TEXT PRIMARY KEY, owner TEXT NOT NULL,
 CREATE TABLE cairn_serve_buckets(project TEXT PRIMARY KEY, tokens DOUBLE PRECISION NOT NULL,
                                  updated_ms BIGINT NOT NULL, allowed BOOLEAN NOT NULL);
 )sql",
-    // 2: claiming a key and reading its stored response in one round trip.
+    // 2: claims are leases, which a crash of the database may forget (their
+    // requests' transactions end with it): no WAL for them. Claiming a key
+    // and reading its stored response take one round trip.
     // Two statements, each with its own snapshot (a VOLATILE function, READ
     // COMMITTED): the response is read after the claim is decided, so a
     // server that released its claim (which it does after committing the
     // response) is seen to have finished, never to have not begun.
     R"sql(
+ALTER TABLE cairn_serve_claims SET UNLOGGED;
 CREATE FUNCTION cairn_serve_claim(p_scope TEXT, p_owner TEXT, p_expires BIGINT, p_now BIGINT,
     OUT claimed BOOLEAN, OUT request_sha256 TEXT, OUT status INT, OUT headers TEXT,
     OUT body BYTEA, OUT created_ms BIGINT)

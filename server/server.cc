@@ -418,8 +418,12 @@ Status Server::Start() {
   auto addr = net::ip::make_address(s.opt.host, ec);
   if (ec) return Status::InvalidArgument("--listen: invalid address '" + s.opt.host + "'");
   tcp::endpoint ep(addr, s.opt.port);
-  size_t n =
-      s.opt.io_threads ? s.opt.io_threads : std::max(1u, std::thread::hardware_concurrency());
+  // A request on a shared store blocks its thread for the database's round
+  // trips, during which the thread uses no CPU: more threads than cores
+  // keep the cores busy.
+  const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  size_t n = s.opt.io_threads ? s.opt.io_threads
+                              : (s.store->shared() ? std::max<size_t>(8, 4 * cores) : cores);
   for (size_t i = 0; i < n; ++i) s.iocs.push_back(std::make_unique<net::io_context>(1));
   s.acceptor.emplace(s.ioc());
   s.acceptor->open(ep.protocol(), ec);

@@ -41,7 +41,9 @@ struct ServerOptions {
   FaultSpec faults;
   std::chrono::milliseconds idle_timeout{std::chrono::seconds(60)};
   std::chrono::milliseconds shutdown_grace{std::chrono::seconds(20)};
-  size_t io_threads = 0;       // 0: std::thread::hardware_concurrency()
+  // 0: one per core, or four per core (at least 8) on a shared store,
+  // whose requests wait for the database.
+  size_t io_threads = 0;
   bool handle_signals = true;  // SIGTERM/SIGINT start a graceful shutdown
 };
 

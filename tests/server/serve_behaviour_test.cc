@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <regex>
 #include <set>
 #include <thread>
@@ -325,4 +326,24 @@ TEST_CASE("cairn serve: --dev prints the token once, bad flags exit 1") {
   auto help = RunCairn({"serve", "--help"});
   CHECK(help.exit_code == 0);
   CHECK(help.out.find("Example") != std::string::npos);
+}
+
+TEST_CASE("serve: --io-threads sets how many threads serve requests") {
+  // Counted in /proc: the other threads (writer, lifecycle worker, ...) are
+  // the same in both servers, so the difference is the serving threads'.
+  auto threads = [](pid_t pid) {
+    size_t n = 0;
+    for (const auto& e :
+         std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task")) {
+      n += e.is_directory();
+    }
+    return n;
+  };
+  ServeFixture one({"--io-threads", "1"});
+  ServeFixture seven({"--io-threads", "7"});
+  CHECK(threads(seven.process().pid()) - threads(one.process().pid()) == 6);
+  // Both serve.
+  CHECK(one.Client()->Get("/v1/instances").status == 200);
+  CHECK(seven.Client()->Get("/v1/instances").status == 200);
+  CHECK(RunCairn({"serve", "--io-threads", "5000"}).exit_code == 1);
 }
