@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-scripts/build.sh build Release
+scripts/build.sh build Release cairn   # only what this script runs
 CAIRN="$PWD/build/cli/cairn"
 
 work=$(mktemp -d)
