@@ -10,7 +10,9 @@
 //    "resources": [{"address", "kind", "id", "attributes": {...},
 //                   "depends_on": [addresses], "schema_version": N,
 //                   "tainted": "why" (only when tainted)}],   -- in address order
-//    "outputs": {"name": value}}
+//    "outputs": {"name": value},
+//    "sensitive_outputs": ["name"]}     -- those declared sensitive (absent in a file
+//                                          pulled before it was added: all of them)
 // Printed exactly as recorded, never redacted: it is the user's own state and
 // a backup must restore it. It holds what the state file holds, sensitive
 // values included, and no credential (tokens are never in the state).
@@ -30,6 +32,7 @@
 #include "cli/engine_session.h"
 #include "engine/address.h"
 #include "engine/redact.h"
+#include "engine/schema/suggest.h"
 #include "engine/state/state_lock.h"
 
 namespace cairn::cli {
@@ -293,7 +296,8 @@ int Pull(const StateFlags& f, const GlobalOptions& g) {
              {"serial", st->serial},
              {"sequence", st->sequence},
              {"resources", resources},
-             {"outputs", st->outputs}};
+             {"outputs", st->outputs},
+             {"sensitive_outputs", st->sensitive_outputs}};
   // Not through the redactor: see the format comment at the top.
   std::cout << j.dump(2, ' ', false, Value::error_handler_t::replace) << "\n";
   return 0;
@@ -306,6 +310,7 @@ struct PulledState {
   int64_t sequence = 0;
   std::vector<ResourceState> resources;
   std::map<std::string, Value> outputs;
+  std::set<std::string> sensitive_outputs;
 };
 
 std::optional<PulledState> ParsePulledState(const std::string& text, std::string& why) {
@@ -383,6 +388,21 @@ std::optional<PulledState> ParsePulledState(const std::string& text, std::string
     out.resources.push_back(std::move(rs));
   }
   for (const auto& [name, v] : j["outputs"].items()) out.outputs[name] = v;
+  if (!j.contains("sensitive_outputs")) {
+    for (const auto& [name, v] : out.outputs) out.sensitive_outputs.insert(name);
+  } else {
+    if (!j["sensitive_outputs"].is_array()) {
+      why = "sensitive_outputs is not a list of names";
+      return std::nullopt;
+    }
+    for (const Value& n : j["sensitive_outputs"]) {
+      if (!n.is_string()) {
+        why = "sensitive_outputs holds something that is not a name";
+        return std::nullopt;
+      }
+      out.sensitive_outputs.insert(n.get<std::string>());
+    }
+  }
   return out;
 }
 
@@ -462,6 +482,7 @@ int Push(const StateFlags& f, const GlobalOptions& g) {
     if (!kept.count(addr)) commit.remove.push_back(addr);
   }
   commit.outputs = pulled->outputs;
+  commit.sensitive_outputs = pulled->sensitive_outputs;
   commit.restore = StateRestore{pulled->lineage, pulled->serial + 1, pulled->sequence};
   auto serial = s->store().Commit(commit);
   if (!serial.ok()) {
@@ -581,6 +602,94 @@ int ForceUnlock(const StateFlags& f, const GlobalOptions& g) {
   return 0;
 }
 
+// cairn output: the outputs recorded by the last apply.
+struct OutputFlags {
+  StateFlags state;
+  std::string name;
+  bool json = false;
+  bool show_sensitive = false;
+};
+
+int Output(OutputFlags f, const GlobalOptions& g) {
+  // Output names have neither '/' nor '.': a lone argument with one is the
+  // stack directory.
+  if (f.state.stack.paths.empty() && f.name.find_first_of("/.") != std::string::npos) {
+    f.state.stack.paths.push_back(f.name);
+    f.name.clear();
+  }
+  auto s = OpenForState(f.state, g);
+  if (!s) return 1;
+  StateSnapshot st;
+  if (s->has_state()) {
+    auto loaded = s->LoadState();
+    if (!loaded) return 1;
+    st = std::move(*loaded);
+  }
+  auto shown = [&](const std::string& name, const Value& v) -> std::string {
+    if (st.sensitive_outputs.count(name) && !f.show_sensitive) return "(sensitive)";
+    return v.dump();
+  };
+  if (!f.name.empty()) {
+    auto it = st.outputs.find(f.name);
+    if (it == st.outputs.end()) {
+      std::vector<std::string> names;
+      for (const auto& [name, v] : st.outputs) names.push_back(name);
+      std::string hint = DidYouMean(f.name, names);
+      std::cerr << "cairn: error: no output named " << f.name << " in the state"
+                << (hint.empty() ? "" : "; " + hint)
+                << (st.outputs.empty() ? " (it records none: run 'cairn apply')" : "") << "\n";
+      return 1;
+    }
+    if (f.json) {
+      std::cout << it->second.dump() << "\n";
+    } else if (st.sensitive_outputs.count(f.name) && !f.show_sensitive) {
+      std::cerr << "cairn: error: output " << f.name
+                << " is sensitive: pass --show-sensitive (or --json) to print it\n";
+      return 1;
+    } else if (it->second.is_string()) {
+      std::cout << it->second.get<std::string>() << "\n";  // raw, for $(cairn output NAME)
+    } else {
+      std::cout << it->second.dump() << "\n";
+    }
+    return 0;
+  }
+  if (f.json) {
+    Value all = Value::object();
+    for (const auto& [name, v] : st.outputs) {
+      all[name] = {{"value", v}, {"sensitive", st.sensitive_outputs.count(name) > 0}};
+    }
+    std::cout << all.dump(2) << "\n";
+    return 0;
+  }
+  if (st.outputs.empty()) {
+    std::cerr << "cairn: no outputs recorded" << (s->has_state() ? "" : ": " + NoState(*s)) << "\n";
+    return 0;
+  }
+  for (const auto& [name, v] : st.outputs) std::cout << name << " = " << shown(name, v) << "\n";
+  return 0;
+}
+
+std::function<int()> SetupOutput(CLI::App& sub, const GlobalOptions& global) {
+  auto f = std::make_shared<OutputFlags>();
+  sub.add_option("NAME", f->name, "Print only this output (a string without quotes)");
+  AddStack(sub, f->state);
+  sub.add_flag("--json", f->json,
+               "Print as JSON: {NAME: {value, sensitive}}, or NAME's value; sensitive values "
+               "included");
+  sub.add_flag("--show-sensitive", f->show_sensitive,
+               "Print sensitive values instead of masking them");
+  sub.footer(
+      "The outputs the last apply recorded in the state (no API call). Sensitive outputs\n"
+      "are shown as (sensitive) unless --show-sensitive; --json includes them, for tools.\n\n"
+      "Examples:\n"
+      "  cairn output                          # every output: name = value\n"
+      "  cairn output examples/web             # of another stack directory\n"
+      "  ssh admin@$(cairn output web_ip)      # one, raw\n"
+      "  cairn output db_password --show-sensitive\n"
+      "  cairn output --json | jq -r .web_ip.value");
+  return [f, &global] { return Output(*f, global); };
+}
+
 std::function<int()> SetupState(CLI::App& sub, const GlobalOptions& global) {
   auto f = std::make_shared<StateFlags>();
   auto which = std::make_shared<std::function<int()>>();
@@ -694,5 +803,6 @@ std::function<int()> SetupForceUnlock(CLI::App& sub, const GlobalOptions& global
 CAIRN_COMMAND("import", "Adopt an existing resource into the state", 60, SetupImport);
 CAIRN_COMMAND("state", "Inspect and edit the recorded state", 70, SetupState);
 CAIRN_COMMAND("force-unlock", "Release a stale state lock", 80, SetupForceUnlock);
+CAIRN_COMMAND("output", "Print the outputs recorded by the last apply", 55, SetupOutput);
 
 }  // namespace cairn::cli

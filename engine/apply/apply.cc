@@ -808,14 +808,17 @@ class ApplyRun {
   // deferred commits before it.
   void EvaluateOutputs() {
     std::map<std::string, Value> outputs;
+    std::set<std::string> sensitive;
     if (!plan_.destroy) {
       for (const auto& o : plan_.outputs) {
         Value v = options_.resolve ? options_.resolve(o.value, Lookup()) : o.value;
         outputs[o.name] = ContainsUnknown(v) ? Value(nullptr) : v;
+        if (o.sensitive) sensitive.insert(o.name);
       }
       result_.outputs = outputs;
     }
-    auto serial = store_.Commit(StateCommit{.outputs = std::move(outputs)});
+    auto serial = store_.Commit(
+        StateCommit{.outputs = std::move(outputs), .sensitive_outputs = std::move(sensitive)});
     if (!serial.ok()) {
       result_.diagnostics.push_back({Severity::kError, "state_error",
                                      "could not record the outputs in the state: " +

@@ -123,7 +123,10 @@ Result<int64_t> MemoryStateStore::Commit(const StateCommit& commit) {
   }
   state_.resources = std::move(resources);
   if (commit.journal_done) journal_.erase(*commit.journal_done);
-  if (commit.outputs) state_.outputs = *commit.outputs;
+  if (commit.outputs) {
+    state_.outputs = *commit.outputs;
+    state_.sensitive_outputs = commit.sensitive_outputs;
+  }
   if (commit.restore) {
     state_.lineage = commit.restore->lineage;
     state_.serial = std::max(state_.serial + 1, commit.restore->min_serial);

@@ -47,6 +47,10 @@ const char* const kMigrations[] = {
     R"sql(
       ALTER TABLE cairn_state_resources ADD COLUMN IF NOT EXISTS tainted TEXT NOT NULL DEFAULT '';
     )sql",
+    // 3: which outputs are sensitive (NULL: recorded before, taken as sensitive).
+    R"sql(
+      ALTER TABLE cairn_state_outputs ADD COLUMN IF NOT EXISTS sensitive BOOLEAN;
+    )sql",
 };
 static_assert(std::size(kMigrations) == kPostgresStateFormatVersion);
 
@@ -187,10 +191,13 @@ Result<StateSnapshot> PostgresStateStore::Load() {
       snap.resources.emplace(r.address, std::move(r));
     }
     for (const pqxx::row& row :
-         w.exec_params("SELECT name, value FROM cairn_state_outputs WHERE stack = $1", stack_)) {
+         w.exec_params("SELECT name, value, coalesce(sensitive, true) FROM cairn_state_outputs "
+                       "WHERE stack = $1",
+                       stack_)) {
       std::string name = row[0].as<std::string>();
       Result<Value> v = ParseStoredJson(row[1].as<std::string>(), "output " + name);
       if (!v.ok()) return v.status();
+      if (row[2].as<bool>()) snap.sensitive_outputs.insert(name);
       snap.outputs.emplace(std::move(name), std::move(*v));
     }
     w.commit();
@@ -398,8 +405,10 @@ Result<int64_t> PostgresStateStore::Commit(const StateCommit& c) {
     if (c.outputs) {
       w.exec_params("DELETE FROM cairn_state_outputs WHERE stack = $1", stack_);
       for (const auto& [name, v] : *c.outputs) {
-        w.exec_params("INSERT INTO cairn_state_outputs (stack, name, value) VALUES ($1, $2, $3)",
-                      stack_, name, DumpJson(v));
+        w.exec_params(
+            "INSERT INTO cairn_state_outputs (stack, name, value, sensitive) VALUES ($1, $2, $3, "
+            "$4)",
+            stack_, name, DumpJson(v), c.sensitive_outputs.count(name) > 0);
       }
     }
     pqxx::result serial =

@@ -8,7 +8,8 @@
 //   cairn_state_resources (stack, address PK, kind, id, attributes TEXT JSON,
 //                          depends_on TEXT JSON, schema_version,
 //                          tainted TEXT, '' = healthy)             [v2]
-//   cairn_state_outputs   (stack, name PK, value TEXT JSON)
+//   cairn_state_outputs   (stack, name PK, value TEXT JSON,
+//                          sensitive BOOLEAN, NULL = sensitive)     [v3]
 //   cairn_state_journal   (stack, seq PK, address, action, kind, remote_id,
 //                          method, path, body BYTEA, idempotency_key,
 //                          started_at, context TEXT JSON)
@@ -35,7 +36,7 @@
 
 namespace cairn {
 
-inline constexpr int kPostgresStateFormatVersion = 2;
+inline constexpr int kPostgresStateFormatVersion = 3;
 
 class PostgresStateStore final : public StateStore {
  public:

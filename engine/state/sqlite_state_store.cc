@@ -48,6 +48,10 @@ const char* const kMigrations[] = {
     R"sql(
       ALTER TABLE resources ADD COLUMN tainted TEXT NOT NULL DEFAULT '';
     )sql",
+    // 4: which outputs are sensitive (NULL: recorded before, taken as sensitive).
+    R"sql(
+      ALTER TABLE outputs ADD COLUMN sensitive INTEGER;
+    )sql",
 };
 static_assert(std::size(kMigrations) == kSqliteStateFormatVersion);
 
@@ -401,11 +405,12 @@ Result<StateSnapshot> SqliteStateStore::Load() {
     CAIRN_RETURN_IF_ERROR(q.status());
   }
   {
-    Stmt q(db_, "SELECT name, value FROM outputs");
+    Stmt q(db_, "SELECT name, value, coalesce(sensitive, 1) FROM outputs");
     while (q.Step()) {
       std::string name = q.ColText(0);
       Result<Value> v = ParseStoredJson(q.ColText(1), "output " + name);
       if (!v.ok()) return v.status();
+      if (q.ColInt(2) != 0) snap.sensitive_outputs.insert(name);
       snap.outputs.emplace(std::move(name), std::move(*v));
     }
     CAIRN_RETURN_IF_ERROR(q.status());
@@ -708,8 +713,9 @@ Status SqliteStateStore::ApplyCommit(const StateCommit& c) {
   if (c.outputs) {
     CAIRN_RETURN_IF_ERROR(Exec(db_, "DELETE FROM outputs"));
     for (const auto& [name, v] : *c.outputs) {
-      Stmt ins(db_, "INSERT INTO outputs (name, value) VALUES (?, ?)");
-      CAIRN_RETURN_IF_ERROR(ins.Text(1, name).Text(2, DumpJson(v)).Run());
+      Stmt ins(db_, "INSERT INTO outputs (name, value, sensitive) VALUES (?, ?, ?)");
+      CAIRN_RETURN_IF_ERROR(
+          ins.Text(1, name).Text(2, DumpJson(v)).Int(3, c.sensitive_outputs.count(name)).Run());
     }
   }
   if (c.restore) {

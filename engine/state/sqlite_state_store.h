@@ -44,7 +44,8 @@
 //              depends_on TEXT NOT NULL,       -- JSON array of addresses
 //              schema_version INTEGER NOT NULL,
 //              tainted TEXT NOT NULL DEFAULT '')  -- why it must be replaced; '' = healthy  [v3]
-//   outputs   (name TEXT PRIMARY KEY, value TEXT NOT NULL)  -- JSON    [v2]
+//   outputs   (name TEXT PRIMARY KEY, value TEXT NOT NULL,  -- JSON    [v2]
+//              sensitive INTEGER)              -- 1, 0; NULL (before v4) = sensitive  [v4]
 //   journal   (seq INTEGER PRIMARY KEY, address TEXT NOT NULL,
 //              action TEXT NOT NULL, kind TEXT NOT NULL,
 //              remote_id TEXT NOT NULL, method TEXT NOT NULL,
@@ -57,8 +58,8 @@
 //              holder TEXT NOT NULL, operation TEXT NOT NULL,
 //              created_at INTEGER NOT NULL)    -- unix seconds; no row = unlocked
 // Versions: 0 = empty file; 1 = the first layout (no outputs table, no
-// journal context); 2 = no taint; 3 = current. Open() upgrades an older file in one
-// transaction and refuses a newer one.
+// journal context); 2 = no taint; 3 = no output sensitivity; 4 = current.
+// Open() upgrades an older file in one transaction and refuses a newer one.
 #pragma once
 
 #include <functional>
@@ -77,7 +78,7 @@ struct sqlite3_stmt;
 
 namespace cairn {
 
-inline constexpr int kSqliteStateFormatVersion = 3;
+inline constexpr int kSqliteStateFormatVersion = 4;
 
 class SqliteStateStore final : public StateStore {
  public:

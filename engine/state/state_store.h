@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -53,6 +54,9 @@ struct StateSnapshot {
   int64_t sequence = 0;
   std::map<std::string, ResourceState> resources;  // by address
   std::map<std::string, Value> outputs;
+  // Outputs declared sensitive, which `cairn output` masks. An output
+  // recorded before this was kept is in it too, until the next apply.
+  std::set<std::string> sensitive_outputs;
 };
 
 struct JournalEntry {
@@ -107,6 +111,7 @@ struct StateCommit {
   std::vector<std::string> remove;           // addresses
   std::optional<int64_t> journal_done;       // seq of the entry this completes
   std::optional<std::map<std::string, Value>> outputs;
+  std::set<std::string> sensitive_outputs;  // with `outputs`: which of them are sensitive
   // Rename: {from, to}; applied before put/remove.
   std::vector<std::pair<std::string, std::string>> moves;
   // Applied last, in place of the plain serial + 1.

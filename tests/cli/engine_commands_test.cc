@@ -731,6 +731,61 @@ TEST_CASE("an output change alone is a change, and --json and --markdown cannot 
   CHECK(empty.out.find("matches the manifests") == std::string::npos);
 }
 
+TEST_CASE("cairn output prints the recorded outputs, sensitive ones only when asked") {
+  Env e;
+  auto none = e.Cairn({"output", e.stack});
+  CHECK(none.exit_code == 0);
+  CHECK(none.out.empty());
+  CHECK(none.err.find("no outputs recorded") != std::string::npos);
+
+  WriteFile(e.stack + "/main.yaml",
+            Stack() +
+                "---\nkind: output\nname: greeting\nvalue: hello\n---\n"
+                "kind: output\nname: hidden\nsensitive: true\nvalue: s3cr3t-output\n");
+  REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve"}).exit_code == 0);
+
+  auto all = e.Cairn({"output", e.stack});
+  INFO(all.out << all.err);
+  REQUIRE(all.exit_code == 0);
+  CHECK(all.out.find("greeting = \"hello\"\n") != std::string::npos);
+  CHECK(all.out.find("hidden = (sensitive)\n") != std::string::npos);
+  CHECK(all.out.find("ips = [\"") != std::string::npos);
+  CHECK(all.out.find("s3cr3t") == std::string::npos);
+  CHECK(e.Cairn({"output", e.stack, "--show-sensitive"}).out.find("hidden = \"s3cr3t-output\"") !=
+        std::string::npos);
+
+  // One output: a string raw, for $(cairn output NAME).
+  auto one = e.Cairn({"output", "greeting", e.stack});
+  CHECK(one.exit_code == 0);
+  CHECK(one.out == "hello\n");
+  auto masked = e.Cairn({"output", "hidden", e.stack});
+  CHECK(masked.exit_code == 1);
+  CHECK(masked.err.find("--show-sensitive") != std::string::npos);
+  CHECK((masked.out + masked.err).find("s3cr3t") == std::string::npos);
+  CHECK(e.Cairn({"output", "hidden", e.stack, "--show-sensitive"}).out == "s3cr3t-output\n");
+  auto typo = e.Cairn({"output", "greting", e.stack});
+  CHECK(typo.exit_code == 1);
+  CHECK(typo.err.find("did you mean \"greeting\"") != std::string::npos);
+
+  // --json: for tools, sensitive values included and marked.
+  auto j = e.Cairn({"output", e.stack, "--json"});
+  REQUIRE(j.exit_code == 0);
+  json parsed = json::parse(j.out);
+  CHECK(parsed["hidden"] == json({{"value", "s3cr3t-output"}, {"sensitive", true}}));
+  CHECK(parsed["greeting"] == json({{"value", "hello"}, {"sensitive", false}}));
+  REQUIRE(parsed["ips"]["value"].size() == 2);
+  CHECK(parsed["ips"]["value"][0].is_string());
+  CHECK(json::parse(e.Cairn({"output", "ips", e.stack, "--json"}).out) == parsed["ips"]["value"]);
+
+  // A backup keeps which outputs are sensitive.
+  auto pulled = e.Cairn({"state", "pull", e.stack});
+  REQUIRE(pulled.exit_code == 0);
+  CHECK(json::parse(pulled.out)["sensitive_outputs"] == json::array({"hidden"}));
+  WriteFile(e.dir.path() + "/backup.json", pulled.out);
+  REQUIRE(e.Cairn({"state", "push", e.dir.path() + "/backup.json", e.stack}).exit_code == 0);
+  CHECK(e.Cairn({"output", "hidden", e.stack}).exit_code == 1);
+}
+
 TEST_CASE("apply on a terminal shows one live line, and --json prints one event per line") {
   Env e({"--provision-delay", "200ms"});
   WriteFile(e.stack + "/main.yaml", Stack(6));

@@ -453,6 +453,11 @@ TEST_CASE("sqlite state: a format 1 file is upgraded, keeping its contents", "[s
   CHECK(*store->Commit(c) == 8);
   store.reset();
   CHECK(MustOpen(path)->Load()->outputs.at("net") == "net-1");
+  CHECK(MustOpen(path)->Load()->sensitive_outputs.empty());
+  // An output recorded before its sensitivity was (NULL) is taken as
+  // sensitive: `cairn output` masks it until the next apply records it.
+  WithRawDb(path, [](sqlite3* db) { ExecSql(db, "UPDATE outputs SET sensitive = NULL"); });
+  CHECK(MustOpen(path)->Load()->sensitive_outputs == std::set<std::string>{"net"});
 }
 
 TEST_CASE("sqlite state: a file from a newer Cairn is refused, untouched", "[state]") {

@@ -3,6 +3,7 @@
 // run and executed by the CTest entry "engine: state on PostgreSQL", which
 // wraps the test binary in pg_harness.sh (a throwaway server).
 #include <catch2/catch.hpp>
+#include <set>
 #include <thread>
 
 #include "tests/engine/state/state_test_support.h"
@@ -95,6 +96,7 @@ STATE_CONTRACT_TEST(CommitAtomic, "commit puts, removes and moves atomically, se
   second.put = {Resource("instance.web[0]", "i-1", {{"plan", "s-2vcpu-4gb"}})};
   second.remove = {"ssh_key.old"};
   second.outputs = std::map<std::string, Value>{{"ip", "10.0.0.5"}, {"n", 2}};
+  second.sensitive_outputs = {"ip"};
   serial = s.Commit(second);
   REQUIRE(serial.ok());
   CHECK(*serial == 2);
@@ -111,6 +113,7 @@ STATE_CONTRACT_TEST(CommitAtomic, "commit puts, removes and moves atomically, se
   CHECK(snap.resources.at("network.core").attributes["cidr"] == "10.0.0.0/16");
   CHECK(snap.outputs.at("ip") == "10.0.0.5");
   CHECK(snap.outputs.at("n") == 2);
+  CHECK(snap.sensitive_outputs == std::set<std::string>{"ip"});
 
   // A move that cannot apply refuses the whole commit: nothing changes.
   StateCommit bad;
