@@ -30,6 +30,7 @@ struct ServeFlags {
   std::string faults;
   std::string retention = "24h";
   size_t io_threads = 0;
+  std::string read_timeout = "60s";
 };
 
 int RunServe(const ServeFlags& f) {
@@ -78,6 +79,12 @@ int RunServe(const ServeFlags& f) {
   }
   opt.idempotency_retention = *retention;
   opt.io_threads = f.io_threads;
+  auto read_timeout = server::ParseDuration(f.read_timeout);
+  if (!read_timeout.ok() || read_timeout->count() <= 0) {
+    return fail("--read-timeout: expected a positive duration like 30s, got '" + f.read_timeout +
+                "'");
+  }
+  opt.idle_timeout = *read_timeout;
   if (Status st = server::ParseRateLimit(f.rate_limit, &opt.rate, &opt.burst); !st.ok()) {
     return fail(st.message());
   }
@@ -158,6 +165,10 @@ std::function<int()> SetupServe(CLI::App& sub, const GlobalOptions&) {
                  "(see docs/api.md)");
   sub.add_option("--idempotency-retention", flags->retention,
                  "How long idempotency keys are kept (at least 24h)")
+      ->capture_default_str();
+  sub.add_option("--read-timeout", flags->read_timeout,
+                 "How long a client may take to send a whole request (headers and body), or "
+                 "to start the next one on a kept-alive connection; then it is closed")
       ->capture_default_str();
   sub.add_option("--io-threads", flags->io_threads,
                  "Threads serving requests (default 0: one per core; on PostgreSQL, whose "

@@ -521,6 +521,18 @@ std::optional<std::string> QueryParam(std::string_view query, std::string_view n
   return std::nullopt;
 }
 
+// How many times `name` is given in `query` (name=value or a bare name).
+int CountParam(std::string_view query, std::string_view name) {
+  int n = 0;
+  for (size_t pos = 0; pos <= query.size();) {
+    size_t amp = std::min(query.find('&', pos), query.size());
+    std::string_view kv = query.substr(pos, amp - pos);
+    n += kv.substr(0, kv.find('=')) == name;
+    pos = amp + 1;
+  }
+  return n;
+}
+
 bool IsJsonContentType(std::string_view ct) {
   size_t semi = ct.find(';');
   std::string_view media = ct.substr(0, semi);
@@ -805,6 +817,11 @@ void Api::Impl::HandleRead(std::shared_ptr<Call> c) {
     return Finish(*c, Json(200, Wrap(coll, **rec)));
   }
   // List.
+  for (const char* param : {"limit", "cursor"}) {
+    if (CountParam(c->query, param) > 1) {
+      return Fail(*c, 400, "validation_error", std::string(param) + ": given more than once");
+    }
+  }
   bool bad = false;
   int limit = 50;
   if (auto l = QueryParam(c->query, "limit", &bad)) {

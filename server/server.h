@@ -39,6 +39,9 @@ struct ServerOptions {
   double rate = 0;  // requests per second per project; 0: no limit
   int64_t burst = 0;
   FaultSpec faults;
+  // A connection's next request, headers and body, must have arrived
+  // within it, counted from the connection's start or the previous answer;
+  // else the connection is closed (--read-timeout).
   std::chrono::milliseconds idle_timeout{std::chrono::seconds(60)};
   std::chrono::milliseconds shutdown_grace{std::chrono::seconds(20)};
   // 0: one per core, or four per core (at least 8) on a shared store,
