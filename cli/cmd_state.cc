@@ -33,6 +33,7 @@
 #include "engine/address.h"
 #include "engine/redact.h"
 #include "engine/schema/suggest.h"
+#include "engine/state/moves.h"
 #include "engine/state/state_lock.h"
 
 namespace cairn::cli {
@@ -156,41 +157,6 @@ int Remove(const StateFlags& f, const GlobalOptions& g) {
   return 0;
 }
 
-// What `state mv FROM TO` moves: FROM itself and, when FROM has no index,
-// every instance of it (FROM[0], FROM["k"]), each to the same index under TO.
-// Empty `error` when the move is well formed.
-struct MovePlan {
-  std::vector<std::pair<std::string, std::string>> moves;  // {from, to}, in address order
-  std::string error;
-};
-
-MovePlan PlanMove(const StateSnapshot& st, const ResourceAddress& from, const ResourceAddress& to) {
-  MovePlan plan;
-  std::vector<std::string> instances;  // FROM[i] moved as part of a whole resource
-  for (const auto& [text, rs] : st.resources) {
-    auto a = ResourceAddress::Parse(text);
-    if (!a || a->kind != from.kind || a->name != from.name) continue;
-    if (a->index == from.index) {
-      plan.moves.emplace_back(text, to.ToString());
-    } else if (std::holds_alternative<std::monostate>(from.index)) {
-      instances.push_back(text);
-      plan.moves.emplace_back(text, ResourceAddress{to.kind, to.name, a->index}.ToString());
-    }
-  }
-  std::sort(plan.moves.begin(), plan.moves.end(),
-            [](const auto& a, const auto& b) { return AddressTextLess(a.first, b.first); });
-  if (plan.moves.empty()) {
-    plan.error = from.ToString() + " is not in the state (see 'cairn state list')";
-  } else if (!instances.empty() && !std::holds_alternative<std::monostate>(to.index)) {
-    // FROM[i] would go to TO[j][i], which is no address.
-    plan.error = from.ToString() + " has " + std::to_string(instances.size()) + " instance(s) (" +
-                 instances.front() + (instances.size() > 1 ? ", ..." : "") +
-                 "): move them all to an address without an index (" + to.BaseString() +
-                 "), or one instance at a time";
-  }
-  return plan;
-}
-
 int Move(const StateFlags& f, const GlobalOptions& g) {
   const char* kForms = " is not a resource address (kind.name, kind.name[0], kind.name[\"key\"])\n";
   auto from = ResourceAddress::Parse(f.address);
@@ -240,24 +206,8 @@ int Move(const StateFlags& f, const GlobalOptions& g) {
     return 1;
   }
   // Whatever recorded a dependency on a moved address now names its new one:
-  // destroy orders deletes by these, and a plan that changes nothing keeps
-  // them as they are.
-  std::map<std::string, std::string> renamed(plan.moves.begin(), plan.moves.end());
-  StateCommit commit{.moves = plan.moves};
-  for (const auto& [text, rs] : st->resources) {
-    ResourceState updated = rs;
-    bool changed = false;
-    for (std::string& dep : updated.depends_on) {
-      if (auto it = renamed.find(dep); it != renamed.end()) {
-        dep = it->second;
-        changed = true;
-      }
-    }
-    if (!changed) continue;
-    if (auto it = renamed.find(text); it != renamed.end()) updated.address = it->second;
-    commit.put.push_back(std::move(updated));
-  }
-  if (auto c = s->store().Commit(commit); !c.ok()) {
+  // destroy orders deletes by these.
+  if (auto c = s->store().Commit(MoveCommit(*st, plan.moves)); !c.ok()) {
     std::cerr << "cairn: error: " << c.status().message() << "\n";
     return 1;
   }

@@ -11,6 +11,7 @@
 
 #include "engine/clock.h"
 #include "engine/crash_point.h"
+#include "engine/state/moves.h"
 
 namespace cairn {
 namespace {
@@ -898,6 +899,21 @@ ApplyResult Apply(const Plan& plan, Provider& provider, StateStore& store,
     ApplyResult r;
     r.diagnostics.push_back({Severity::kError, "state_error", state.status().ToString(), "", {}});
     return r;
+  }
+  // Moves first, in one commit: the changes name the new addresses.
+  if (!plan.moves.empty()) {
+    auto moved = store.Commit(MoveCommit(*state, NetMoves(plan.moves)));
+    if (moved.ok()) state = store.Load();
+    if (!moved.ok() || !state.ok()) {
+      ApplyResult r;
+      r.diagnostics.push_back({Severity::kError,
+                               "state_error",
+                               "could not move addresses in the state: " +
+                                   (moved.ok() ? state.status() : moved.status()).ToString(),
+                               "",
+                               {}});
+      return r;
+    }
   }
   ApplyRun run(plan, provider, store, options, std::move(*state));
   ApplyResult r = run.Run();

@@ -55,6 +55,13 @@ struct OutputConfig {
   SourceLocation location;
 };
 
+// A `kind: moved` document: the resource (or instance) recorded at `from`
+// is the one the manifests now declare at `to` (see engine/state/moves.h).
+struct MovedConfig {
+  ResourceAddress from, to;
+  SourceLocation location;
+};
+
 struct ProviderConfig {
   std::string endpoint;                   // empty: use CAIRN_ENDPOINT
   std::string token_env = "CAIRN_TOKEN";  // name of the environment variable holding the token
@@ -78,6 +85,7 @@ struct StackConfig {
   std::string root;  // the stack directory
   std::vector<ResourceConfig> resources;
   std::vector<OutputConfig> outputs;
+  std::vector<MovedConfig> moved;  // in document order
   ProviderConfig provider;
   BackendConfig backend;
   std::map<std::string, Value> variables;  // resolved values

@@ -156,17 +156,22 @@ Plan::Counts Plan::counts() const {
       case Action::kNoOp: ++c.noop; break;
     }
   }
+  c.move = static_cast<int>(moves.size());
   return c;
 }
 
 bool Plan::has_changes() const {
-  return !output_changes.empty() ||
+  return !output_changes.empty() || !moves.empty() ||
          std::any_of(changes.begin(), changes.end(),
                      [](const PlannedChange& c) { return c.action != Action::kNoOp; });
 }
 
-PlanResult MakePlan(const StackConfig& config, const StateSnapshot& state, const LiveView& live,
-                    const KindCatalog& kinds, const PlanOptions& options) {
+namespace {
+
+// The plan of `config` against a state whose addresses are the manifests'
+// (moves made).
+PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, const LiveView& live,
+                     const KindCatalog& kinds, const PlanOptions& options) {
   PlanResult result;
   Plan& plan = result.plan;
   plan.lineage = state.lineage;
@@ -458,6 +463,60 @@ PlanResult MakePlan(const StackConfig& config, const StateSnapshot& state, const
   return result;
 }
 
+}  // namespace
+
+PlanResult MakePlan(const StackConfig& config, const StateSnapshot& state, const LiveView& live,
+                    const KindCatalog& kinds, const PlanOptions& options) {
+  AddressMoves moves;
+  std::vector<Diagnostic> diagnostics;
+  std::set<std::string> destinations;
+  StateSnapshot moved = state;
+  for (const MovedConfig& m : config.moved) {
+    MovePlan mp = PlanMove(moved, m.from, m.to);
+    if (mp.moves.empty()) continue;  // moved already (or never applied)
+    if (!mp.error.empty()) {
+      diagnostics.push_back({Severity::kError, "invalid_move", mp.error, "", m.location});
+      continue;
+    }
+    std::vector<std::string> taken;
+    for (const auto& [src, dst] : mp.moves) {
+      if (moved.resources.count(dst) || !destinations.insert(dst).second) taken.push_back(dst);
+    }
+    if (!taken.empty()) {
+      diagnostics.push_back({Severity::kError, "moved_target_exists",
+                             "cannot move " + m.from.ToString() + " to " + m.to.ToString() + ": " +
+                                 taken.front() + " is already in the state",
+                             "remove the move, or the resource at " + taken.front() +
+                                 " ('cairn state rm') if it is the stale one",
+                             m.location});
+      continue;
+    }
+    moved = ApplyMoves(moved, mp.moves);
+    moves.insert(moves.end(), mp.moves.begin(), mp.moves.end());
+  }
+  if (moves.empty() && diagnostics.empty()) return PlanMoved(config, state, live, kinds, options);
+  moves = NetMoves(moves);
+  std::map<std::string, std::string> origin, now_at;  // new <-> recorded address
+  for (const auto& [was, now] : moves) {
+    origin[now] = was;
+    now_at[was] = now;
+  }
+  LiveView moved_live;
+  for (const auto& [addr, v] : live) {
+    auto it = now_at.find(addr);
+    moved_live.emplace(it == now_at.end() ? addr : it->second, v);
+  }
+  PlanResult result = PlanMoved(config, moved, moved_live, kinds, options);
+  result.plan.lineage = state.lineage;
+  result.plan.serial = state.serial;
+  result.plan.moves = moves;
+  for (PlannedChange& c : result.plan.changes) {
+    if (auto it = origin.find(c.address); it != origin.end()) c.moved_from = it->second;
+  }
+  result.diagnostics.insert(result.diagnostics.begin(), diagnostics.begin(), diagnostics.end());
+  return result;
+}
+
 Value PlanToJson(const Plan& plan) {
   Value changes = Value::array();
   for (const auto& c : plan.changes) {
@@ -481,6 +540,7 @@ Value PlanToJson(const Plan& plan) {
                        {"depends_on", c.depends_on},
                        {"prior_depends_on", c.prior_depends_on},
                        {"note", c.note}});
+    if (!c.moved_from.empty()) changes.back()["moved_from"] = c.moved_from;
   }
   Value outputs = Value::array();
   for (const auto& o : plan.outputs) {
@@ -508,10 +568,16 @@ Value PlanToJson(const Plan& plan) {
                  {"change", counts.change},
                  {"replace", counts.replace},
                  {"destroy", counts.destroy},
-                 {"no_op", counts.noop}}},
+                 {"no_op", counts.noop},
+                 {"move", counts.move}}},
                {"changes", changes},
                {"outputs", outputs},
                {"output_changes", output_changes}};
+  if (!plan.moves.empty()) {
+    Value moves = Value::array();
+    for (const auto& [from, to] : plan.moves) moves.push_back({{"from", from}, {"to", to}});
+    out["moves"] = moves;
+  }
   if (plan.saved) out["saved"] = true;
   if (!plan.variables.empty()) out["variables"] = plan.variables;
   return out;
@@ -554,6 +620,7 @@ Result<Plan> PlanFromJson(const Value& j) {
       ch.depends_on = c.value("depends_on", std::vector<std::string>{});
       ch.prior_depends_on = c.value("prior_depends_on", std::vector<std::string>{});
       ch.note = c.value("note", "");
+      ch.moved_from = c.value("moved_from", "");
       plan.changes.push_back(std::move(ch));
     }
     for (const auto& o : j.value("outputs", Value::array())) {
@@ -566,6 +633,9 @@ Result<Plan> PlanFromJson(const Value& j) {
       plan.output_changes.push_back({o.at("name").get<std::string>(), *action,
                                      o.value("before", Value()), o.value("after", Value()),
                                      o.value("sensitive", false)});
+    }
+    for (const auto& m : j.value("moves", Value::array())) {
+      plan.moves.emplace_back(m.at("from").get<std::string>(), m.at("to").get<std::string>());
     }
     if (auto vars = j.find("variables"); vars != j.end()) {
       if (!vars->is_object()) {

@@ -12,6 +12,10 @@
 //            lifecycle.create_before_destroy
 //   delete   in state, no longer desired
 //   no-op    nothing differs
+// Addresses moved by `kind: moved` documents are moved in the state first:
+// a moved resource is compared at its new address, and the move alone is a
+// change (the plan's `moves`). A move whose FROM is not in the state is
+// done already and skipped; one whose TO is taken is an error.
 // Only fields the manifest sets are compared: computed attributes and fields
 // the API defaults never show as changes; lifecycle.ignore_changes fields are
 // skipped; a value that depends on something not yet created is unknown and
@@ -28,6 +32,7 @@
 
 #include "engine/diagnostic.h"
 #include "engine/manifest/config.h"
+#include "engine/state/moves.h"
 #include "engine/state/state_store.h"
 #include "engine/value.h"
 
@@ -72,6 +77,9 @@ struct PlannedChange {
   std::vector<std::string> depends_on;      // desired dependencies (addresses)
   std::vector<std::string> prior_depends_on;  // from state: dependencies of the old resource
   std::string note;  // e.g. "deleted outside Cairn"
+  // The address the state recorded it at, when a `kind: moved` document
+  // moves it here (the plan's `moves`).
+  std::string moved_from;
 };
 
 struct OutputPlan {
@@ -100,6 +108,9 @@ struct Plan {
   std::vector<PlannedChange> changes;  // every address, no-ops included, in apply order
   std::vector<OutputPlan> outputs;
   std::vector<OutputChange> output_changes;   // outputs whose recorded value changes
+  // State addresses the apply moves first ({from, to}, from `kind: moved`
+  // documents); `changes` already name the new addresses.
+  AddressMoves moves;
   std::vector<std::string> sensitive_values;  // values to mask in reports
   // Written by `cairn plan --out`, for `cairn apply FILE`. The output of
   // `cairn plan --json` is for reading: its sensitive values are redacted,
@@ -111,10 +122,10 @@ struct Plan {
   std::map<std::string, Value> variables;
 
   struct Counts {
-    int add = 0, change = 0, replace = 0, destroy = 0, noop = 0;
+    int add = 0, change = 0, replace = 0, destroy = 0, noop = 0, move = 0;
   };
   Counts counts() const;
-  // A resource change, or an output whose recorded value changes.
+  // A resource change, a move, or an output whose recorded value changes.
   bool has_changes() const;
 };
 

@@ -71,10 +71,17 @@ std::string RenderPlanText(const Plan& plan, const ReportOptions& opts) {
   const char* reset = opts.color ? "\033[0m" : "";
   size_t width = 0;
   for (const auto& c : plan.changes) {
-    if (c.action != Action::kNoOp) width = std::max(width, c.address.size());
+    if (c.action != Action::kNoOp || !c.moved_from.empty()) {
+      width = std::max(width, c.address.size());
+    }
   }
   std::string out;
   for (const auto& c : plan.changes) {
+    if (c.action == Action::kNoOp && !c.moved_from.empty()) {
+      out += "  > " + c.address + std::string(width - c.address.size() + 3, ' ') + "moved from " +
+             c.moved_from + "\n";
+      continue;
+    }
     if (c.action == Action::kNoOp) continue;
     Style s = StyleFor(c);
     std::string verb = s.verb;
@@ -89,6 +96,7 @@ std::string RenderPlanText(const Plan& plan, const ReportOptions& opts) {
               " replacement)";
     }
     if (c.action == Action::kReplace && c.create_before_destroy) verb += ", create before destroy";
+    if (!c.moved_from.empty()) verb += ", moved from " + c.moved_from;
     out += opts.color ? s.color : "";
     out += s.symbol;
     out += reset;
@@ -137,7 +145,8 @@ std::string RenderPlanText(const Plan& plan, const ReportOptions& opts) {
   } else {
     out += "Plan: " + std::to_string(n.add) + " to add, " + std::to_string(n.change) +
            " to change, " + std::to_string(n.replace) + " to replace, " +
-           std::to_string(n.destroy) + " to destroy.\n";
+           std::to_string(n.destroy) + " to destroy" +
+           (n.move ? ", " + std::to_string(n.move) + " to move" : "") + ".\n";
   }
   return Redact(out);
 }
@@ -171,10 +180,13 @@ std::string RenderPlanMarkdown(const Plan& plan) {
   if (!plan.has_changes()) return Redact(out + "No changes.\n");
   out += "**" + std::to_string(n.add) + "** to add, **" + std::to_string(n.change) +
          "** to change, **" + std::to_string(n.replace) + "** to replace, **" +
-         std::to_string(n.destroy) + "** to destroy.\n\n| action | address | details |\n|---|---|---|\n";
+         std::to_string(n.destroy) + "** to destroy" +
+         (n.move ? ", **" + std::to_string(n.move) + "** to move" : "") +
+         ".\n\n| action | address | details |\n|---|---|---|\n";
   for (const auto& c : plan.changes) {
-    if (c.action == Action::kNoOp) continue;
+    if (c.action == Action::kNoOp && c.moved_from.empty()) continue;
     std::string details;
+    if (!c.moved_from.empty()) details = "moved from " + CodeCell(c.moved_from);
     for (const auto& d : c.changes) {
       if (!details.empty()) details += "<br>";
       details += CodeCell(d.field) + ": ";
@@ -186,8 +198,8 @@ std::string RenderPlanMarkdown(const Plan& plan) {
     if (c.action == Action::kReplace && !c.replace_reason.empty()) {
       details += (details.empty() ? "" : "<br>") + CodeCell(c.replace_reason);
     }
-    out += std::string("| ") + ActionName(c.action) + " | " + CodeCell(c.address) + " | " +
-           details + " |\n";
+    const char* action = c.action == Action::kNoOp ? "move" : ActionName(c.action);
+    out += std::string("| ") + action + " | " + CodeCell(c.address) + " | " + details + " |\n";
   }
   if (!plan.output_changes.empty()) {
     out += "\n| output | change |\n|---|---|\n";

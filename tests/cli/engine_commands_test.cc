@@ -786,6 +786,67 @@ TEST_CASE("cairn output prints the recorded outputs, sensitive ones only when as
   CHECK(e.Cairn({"output", "hidden", e.stack}).exit_code == 1);
 }
 
+TEST_CASE("kind: moved renames resources in the state without touching the API") {
+  Env e;
+  REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve"}).exit_code == 0);
+  const std::string net_id = e.StateId("network.app");
+  const std::string web1_id = e.StateId("instance.web[1]");
+  const auto instances = e.Names("/api/v1/compute");
+
+  std::string text = Stack();
+  auto rename = [&](const std::string& from, const std::string& to) {
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + 1)) {
+      text.replace(at, from.size(), to);
+    }
+  };
+  rename("name: app\nspec: {", "name: core\nspec: {name: app, ");  // the API name stays
+  rename("${network.app.id}", "${network.core.id}");
+  rename("kind: instance\nname: web\n", "kind: instance\nname: frontend\n");
+  rename("${instance.web[*].ipv4}", "${instance.frontend[*].ipv4}");
+  text +=
+      "---\nkind: moved\nfrom: network.app\nto: network.core\n"
+      "---\nkind: moved\nfrom: instance.web\nto: instance.frontend\n";
+  WriteFile(e.stack + "/main.yaml", text);
+
+  auto plan = e.Cairn({"plan", e.stack, "--detailed-exitcode"});
+  INFO(plan.out << plan.err);
+  CHECK(plan.exit_code == 2);
+  CHECK(plan.out.find("> network.core") != std::string::npos);
+  CHECK(plan.out.find("moved from network.app") != std::string::npos);
+  CHECK(plan.out.find("moved from instance.web[1]") != std::string::npos);
+  CHECK(plan.out.find("0 to add, 0 to change, 0 to replace, 0 to destroy, 3 to move.") !=
+        std::string::npos);
+  CHECK(plan.out.find("update") == std::string::npos);
+  auto json_plan = json::parse(e.Cairn({"plan", e.stack, "--json"}).out);
+  CHECK(json_plan["summary"]["move"] == 3);
+  CHECK(json_plan["moves"].size() == 3);
+
+  auto applied = e.Cairn({"apply", e.stack, "--auto-approve"});
+  INFO(applied.out << applied.err);
+  REQUIRE(applied.exit_code == 0);
+  // The same objects, now at the new addresses; nothing created or deleted.
+  CHECK(e.StateId("network.core") == net_id);
+  CHECK(e.StateId("instance.frontend[1]") == web1_id);
+  CHECK(e.Cairn({"state", "show", "network.app", e.stack}).exit_code == 1);
+  CHECK(e.Names("/api/v1/compute") == instances);
+  CHECK(e.Names("/api/v1/networking") == std::vector<std::string>{"app"});
+  // Done: the moves stay in the manifests and have nothing left to do.
+  CHECK(e.Cairn({"plan", e.stack, "--detailed-exitcode"}).exit_code == 0);
+  // Destroy orders by the moved dependencies: instances before their network.
+  auto destroyed = e.Cairn({"destroy", e.stack, "--auto-approve"});
+  INFO(destroyed.out << destroyed.err);
+  CHECK(destroyed.exit_code == 0);
+  CHECK(e.Names("/api/v1/networking").empty());
+
+  // A move from an address still declared is refused before any API call.
+  WriteFile(e.stack + "/main.yaml",
+            Stack() + "---\nkind: moved\nfrom: network.app\nto: network.app2\n");
+  auto bad = e.Cairn({"validate", e.stack});
+  CHECK(bad.exit_code == 1);
+  CHECK(bad.err.find("main.yaml:") != std::string::npos);
+  CHECK(bad.err.find("moved_from_declared") != std::string::npos);
+}
+
 TEST_CASE("apply on a terminal shows one live line, and --json prints one event per line") {
   Env e({"--provision-delay", "200ms"});
   WriteFile(e.stack + "/main.yaml", Stack(6));

@@ -547,3 +547,88 @@ TEST_CASE("Markdown plans escape | and backticks in cells") {
   CHECK(row.find("`` \"x`y\" ``") != std::string::npos);
   CHECK(row.find("`instance.web[\"a\\|b\"]`") != std::string::npos);
 }
+
+TEST_CASE("moved: a renamed resource is compared at its new address, and the move is the change") {
+  StackConfig cfg;
+  Value core = {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}};
+  cfg.resources.push_back(Res("network.main", core));
+  cfg.resources.push_back(Res("instance.app[0]", {{"name", "w0"}, {"region", "eu"}}));
+  cfg.resources.push_back(Res("instance.app[1]", {{"name", "w1-new"}, {"region", "eu"}}));
+  cfg.moved.push_back({*ResourceAddress::Parse("network.core"),
+                       *ResourceAddress::Parse("network.main"),
+                       {"main.yaml", 9, 1, 1}});
+  cfg.moved.push_back({*ResourceAddress::Parse("instance.web"),
+                       *ResourceAddress::Parse("instance.app"),
+                       {"main.yaml", 12, 1, 1}});
+  StateSnapshot st;
+  st.resources["network.core"] = St("network.core", "n1", core);
+  st.resources["instance.web[0]"] =
+      St("instance.web[0]", "i0", {{"name", "w0"}, {"region", "eu"}}, {"network.core"});
+  st.resources["instance.web[1]"] = St("instance.web[1]", "i1", {{"name", "w1"}, {"region", "eu"}});
+  // Refreshed at the recorded addresses.
+  LiveView live;
+  live["instance.web[1]"] = Value{{"id", "i1"}, {"name", "w1"}, {"region", "eu"}};
+  auto r = MakePlan(cfg, st, live, Kinds(), Opts());
+  REQUIRE(r.ok());
+  CHECK(r.plan.moves == AddressMoves{{"network.core", "network.main"},
+                                     {"instance.web[0]", "instance.app[0]"},
+                                     {"instance.web[1]", "instance.app[1]"}});
+  const auto& net = Find(r.plan, "network.main");
+  CHECK(net.action == Action::kNoOp);
+  CHECK(net.moved_from == "network.core");
+  CHECK(net.remote_id == "n1");
+  CHECK(Find(r.plan, "instance.app[0]").action == Action::kNoOp);
+  const auto& w1 = Find(r.plan, "instance.app[1]");
+  CHECK(w1.action == Action::kUpdate);  // compared with the live view, moved along
+  CHECK(w1.remote_id == "i1");
+  CHECK(w1.moved_from == "instance.web[1]");
+  auto n = r.plan.counts();
+  CHECK((n.add == 0 && n.destroy == 0 && n.change == 1 && n.move == 3));
+  CHECK(r.plan.has_changes());
+  std::string text = RenderPlanText(r.plan, {});
+  INFO(text);
+  CHECK(text.find("  > network.main      moved from network.core\n") != std::string::npos);
+  CHECK(text.find("update in-place, moved from instance.web[1]") != std::string::npos);
+  CHECK(text.find("1 to change, 0 to replace, 0 to destroy, 3 to move.") != std::string::npos);
+
+  // Saved and read back, the moves and their origins survive.
+  auto back = PlanFromJson(PlanToJson(r.plan));
+  REQUIRE(back.ok());
+  CHECK(back->moves == r.plan.moves);
+  CHECK(Find(*back, "network.main").moved_from == "network.core");
+
+  // Once moved (the state has the new addresses), the move is done: nothing to do.
+  StateSnapshot after = ApplyMoves(st, r.plan.moves);
+  CHECK(after.resources.at("instance.app[0]").depends_on ==
+        std::vector<std::string>{"network.main"});
+  after.resources.at("instance.app[1]").attributes["name"] = "w1-new";
+  auto again = MakePlan(cfg, after, {}, Kinds(), Opts());
+  REQUIRE(again.ok());
+  CHECK(again.plan.moves.empty());
+  CHECK_FALSE(again.plan.has_changes());
+}
+
+TEST_CASE("moved: chains are followed, and a move onto a recorded address is an error") {
+  StackConfig cfg;
+  Value spec = {{"name", "k"}, {"public_key", "ssh-ed25519 AAAA"}};
+  cfg.resources.push_back(Res("ssh_key.c", spec));
+  cfg.moved.push_back({*ResourceAddress::Parse("ssh_key.a"),
+                       *ResourceAddress::Parse("ssh_key.b"),
+                       {"main.yaml", 1, 1, 1}});
+  cfg.moved.push_back({*ResourceAddress::Parse("ssh_key.b"),
+                       *ResourceAddress::Parse("ssh_key.c"),
+                       {"main.yaml", 5, 1, 1}});
+  StateSnapshot st;
+  st.resources["ssh_key.a"] = St("ssh_key.a", "k1", spec);
+  auto r = MakePlan(cfg, st, {}, Kinds(), Opts());
+  REQUIRE(r.ok());
+  CHECK(r.plan.moves == AddressMoves{{"ssh_key.a", "ssh_key.c"}});
+  CHECK(Find(r.plan, "ssh_key.c").moved_from == "ssh_key.a");
+  CHECK(r.plan.counts().add == 0);
+
+  st.resources["ssh_key.c"] = St("ssh_key.c", "k2", spec);
+  auto taken = MakePlan(cfg, st, {}, Kinds(), Opts());
+  REQUIRE_FALSE(taken.ok());
+  CHECK(taken.diagnostics[0].code == "moved_target_exists");
+  CHECK(taken.diagnostics[0].location.line == 5);
+}

@@ -1,0 +1,91 @@
+#include "engine/state/moves.h"
+
+#include <algorithm>
+#include <map>
+#include <variant>
+
+namespace cairn {
+
+MovePlan PlanMove(const StateSnapshot& state, const ResourceAddress& from,
+                  const ResourceAddress& to) {
+  MovePlan plan;
+  std::vector<std::string> instances;  // FROM[i] moved as part of a whole resource
+  for (const auto& [text, rs] : state.resources) {
+    auto a = ResourceAddress::Parse(text);
+    if (!a || a->kind != from.kind || a->name != from.name) continue;
+    if (a->index == from.index) {
+      plan.moves.emplace_back(text, to.ToString());
+    } else if (std::holds_alternative<std::monostate>(from.index)) {
+      instances.push_back(text);
+      plan.moves.emplace_back(text, ResourceAddress{to.kind, to.name, a->index}.ToString());
+    }
+  }
+  std::sort(plan.moves.begin(), plan.moves.end(),
+            [](const auto& a, const auto& b) { return AddressTextLess(a.first, b.first); });
+  if (plan.moves.empty()) {
+    plan.error = from.ToString() + " is not in the state (see 'cairn state list')";
+  } else if (!instances.empty() && !std::holds_alternative<std::monostate>(to.index)) {
+    // FROM[i] would go to TO[j][i], which is no address.
+    plan.error = from.ToString() + " has " + std::to_string(instances.size()) + " instance(s) (" +
+                 instances.front() + (instances.size() > 1 ? ", ..." : "") +
+                 "): move them all to an address without an index (" + to.BaseString() +
+                 "), or one instance at a time";
+  }
+  return plan;
+}
+
+namespace {
+
+// Renames the dependencies of `rs` that moved; true if any did.
+bool RenameDependencies(ResourceState& rs, const std::map<std::string, std::string>& renamed) {
+  bool changed = false;
+  for (std::string& dep : rs.depends_on) {
+    if (auto it = renamed.find(dep); it != renamed.end()) {
+      dep = it->second;
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+}  // namespace
+
+AddressMoves NetMoves(const AddressMoves& moves) {
+  AddressMoves out;
+  for (const auto& [from, to] : moves) {
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& m) { return m.second == from; });
+    if (it != out.end()) {
+      it->second = to;
+    } else {
+      out.emplace_back(from, to);
+    }
+  }
+  return out;
+}
+
+StateSnapshot ApplyMoves(const StateSnapshot& state, const AddressMoves& moves) {
+  std::map<std::string, std::string> renamed(moves.begin(), moves.end());
+  StateSnapshot out = state;
+  out.resources.clear();
+  for (const auto& [text, rs] : state.resources) {
+    ResourceState moved = rs;
+    RenameDependencies(moved, renamed);
+    if (auto it = renamed.find(text); it != renamed.end()) moved.address = it->second;
+    out.resources.emplace(moved.address, std::move(moved));
+  }
+  return out;
+}
+
+StateCommit MoveCommit(const StateSnapshot& state, const AddressMoves& moves) {
+  std::map<std::string, std::string> renamed(moves.begin(), moves.end());
+  StateCommit commit{.moves = moves};
+  for (const auto& [text, rs] : state.resources) {
+    ResourceState updated = rs;
+    if (!RenameDependencies(updated, renamed)) continue;
+    if (auto it = renamed.find(text); it != renamed.end()) updated.address = it->second;
+    commit.put.push_back(std::move(updated));
+  }
+  return commit;
+}
+
+}  // namespace cairn
