@@ -10,6 +10,7 @@
 #include "cli/engine_session.h"
 #include "engine/plan/refresh.h"
 #include "engine/redact.h"
+#include "engine/report/plan_html.h"
 #include "engine/report/plan_report.h"
 #include "engine/state/state_lock.h"
 
@@ -79,7 +80,7 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
   struct Flags {
     StackFlags stack;
     bool json = false, markdown = false, detailed = false, refresh = true, destroy = false;
-    std::string out;
+    std::string out, html;
     std::vector<std::string> targets;
     std::vector<std::string> replace;
     bool lock = true;
@@ -91,6 +92,10 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
   sub.add_flag("--markdown", f->markdown, "Print the plan as Markdown (for pull request comments)")
       ->excludes(json);
   sub.add_option("--out", f->out, "Save the plan to FILE for 'cairn apply FILE'")->type_name("FILE");
+  sub.add_option("--html", f->html,
+                 "Also write the plan as a self-contained HTML page to FILE (for reviews and CI "
+                 "artifacts: summary, attribute diffs, the dependency graph; nothing fetched)")
+      ->type_name("FILE");
   sub.add_flag("--detailed-exitcode", f->detailed, "Exit 0 with no changes, 2 with changes, 1 on error");
   sub.add_option("--refresh", f->refresh, "Read live resources first (default true; --refresh=false uses the state)")
       ->default_val(true);
@@ -120,7 +125,8 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
       "Examples:\n"
       "  cairn plan examples/quickstart\n"
       "  cairn plan --out web.plan --detailed-exitcode   # in CI: 2 means changes\n"
-      "  cairn plan --json | jq .summary");
+      "  cairn plan --json | jq .summary\n"
+      "  cairn plan --html plan.html                     # open it in a browser");
   return [f, &global]() {
     auto lock_wait = ParseDuration(f->lock_timeout);
     if (!lock_wait) {
@@ -166,6 +172,13 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
       saved.variables = session->config().variables;
       std::string error;
       if (!WriteFileAtomically(f->out, PlanToJson(saved).dump(2) + "\n", error)) {
+        std::cerr << "cairn: error: " << error << "\n";
+        return 1;
+      }
+    }
+    if (!f->html.empty()) {
+      std::string error;
+      if (!WriteFileAtomically(f->html, RenderPlanHtml(*plan), error)) {
         std::cerr << "cairn: error: " << error << "\n";
         return 1;
       }

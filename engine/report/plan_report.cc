@@ -67,6 +67,17 @@ std::string RenderValue(const Value& v, const std::vector<std::string>& sensitiv
   return Dump(Mask(v, sensitive_values));
 }
 
+std::string PlanSummaryLine(const Plan& plan) {
+  auto n = plan.counts();
+  if (!plan.has_changes()) {
+    return plan.destroy ? "No changes. Nothing to destroy: the state tracks no resources."
+                        : "No changes. The infrastructure matches the manifests.";
+  }
+  return "Plan: " + std::to_string(n.add) + " to add, " + std::to_string(n.change) +
+         " to change, " + std::to_string(n.replace) + " to replace, " + std::to_string(n.destroy) +
+         " to destroy" + (n.move ? ", " + std::to_string(n.move) + " to move" : "") + ".";
+}
+
 std::string RenderPlanText(const Plan& plan, const ReportOptions& opts) {
   const char* reset = opts.color ? "\033[0m" : "";
   size_t width = 0;
@@ -138,16 +149,7 @@ std::string RenderPlanText(const Plan& plan, const ReportOptions& opts) {
       }
     }
   }
-  auto n = plan.counts();
-  if (!plan.has_changes()) {
-    out += plan.destroy ? "No changes. Nothing to destroy: the state tracks no resources.\n"
-                        : "No changes. The infrastructure matches the manifests.\n";
-  } else {
-    out += "Plan: " + std::to_string(n.add) + " to add, " + std::to_string(n.change) +
-           " to change, " + std::to_string(n.replace) + " to replace, " +
-           std::to_string(n.destroy) + " to destroy" +
-           (n.move ? ", " + std::to_string(n.move) + " to move" : "") + ".\n";
-  }
+  out += PlanSummaryLine(plan) + "\n";
   return Redact(out);
 }
 

@@ -25,6 +25,10 @@ std::string RenderPlanText(const Plan& plan, const ReportOptions& opts = {});
 // One value as shown in reports: JSON text, unknowns and sensitive values masked.
 std::string RenderValue(const Value& v, const std::vector<std::string>& sensitive_values);
 
+// "Plan: 1 to add, 0 to change, 0 to replace, 0 to destroy." (", 2 to
+// move" when there are moves), or the "No changes." sentence.
+std::string PlanSummaryLine(const Plan& plan);
+
 // Markdown for CI comments: a summary line and a table of changes.
 std::string RenderPlanMarkdown(const Plan& plan);
 

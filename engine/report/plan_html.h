@@ -1,0 +1,20 @@
+// `cairn plan --html FILE`: the plan as one self-contained HTML page for
+// people reviewing a change (a CI artifact): the summary, every change with
+// its attribute diff, the outputs that change, and the dependency graph as
+// inline SVG, colored by action. No script, no stylesheet, image or font is
+// fetched: the page renders offline. Values are masked as in the text
+// report, and the page passes through the redactor.
+#pragma once
+
+#include <string>
+
+#include "engine/plan/plan.h"
+
+namespace cairn {
+
+std::string RenderPlanHtml(const Plan& plan);
+
+// Text with &, <, >, " and ' escaped for HTML content and attributes.
+std::string HtmlEscape(const std::string& text);
+
+}  // namespace cairn
