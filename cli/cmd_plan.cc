@@ -1,5 +1,4 @@
 // cairn plan: what apply would change, without changing anything.
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -47,34 +46,6 @@ std::optional<Plan> BuildPlan(EngineSession& session, bool refresh, bool destroy
 }
 
 namespace {
-
-// Writes `content` to `path` through a temporary file, fsync and a rename,
-// so that neither a crash nor a power loss leaves a half-written plan; 0600.
-bool WriteFileAtomically(const std::string& path, const std::string& content, std::string& error) {
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    error = "cannot write " + tmp + ": " + std::strerror(errno);
-    return false;
-  }
-  size_t off = 0;
-  while (off < content.size()) {
-    ssize_t n = write(fd, content.data() + off, content.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    off += static_cast<size_t>(n);
-  }
-  bool ok = off == content.size() && fsync(fd) == 0;
-  if (!ok) error = "cannot write " + tmp + ": " + std::strerror(errno);
-  close(fd);
-  if (ok && rename(tmp.c_str(), path.c_str()) != 0) {
-    error = "cannot rename " + tmp + " to " + path + ": " + std::strerror(errno);
-    ok = false;
-  }
-  if (!ok) unlink(tmp.c_str());
-  return ok;
-}
-
 
 std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
   struct Flags {

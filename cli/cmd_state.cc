@@ -31,6 +31,7 @@
 
 #include "cli/engine_session.h"
 #include "engine/address.h"
+#include "engine/manifest/generate.h"
 #include "engine/redact.h"
 #include "engine/schema/suggest.h"
 #include "engine/state/moves.h"
@@ -45,6 +46,8 @@ struct StateFlags {
   std::string to;
   std::string id;
   std::string file;  // state push
+  std::vector<std::string> args;  // import: ADDRESS ID [DIR], or ADDRESS=ID... [DIR]
+  std::string generate;           // import --generate FILE
   bool force = false;
   std::string lock_timeout = "0s";
 };
@@ -446,56 +449,195 @@ int Push(const StateFlags& f, const GlobalOptions& g) {
   return 0;
 }
 
+// One resource to import: where the manifests (will) declare it, and its id.
+struct ImportItem {
+  ResourceAddress address;
+  std::string id;
+};
+
+// ADDRESS ID [DIR], or ADDRESS=ID... [DIR]; false (with `error`) otherwise.
+bool ParseImportArgs(const std::vector<std::string>& args, std::vector<ImportItem>& items,
+                     std::vector<std::string>& dir, std::string& error) {
+  auto address = [&](const std::string& text) -> std::optional<ResourceAddress> {
+    auto a = ResourceAddress::Parse(text);
+    if (!a) error = "\"" + text + "\" is not a resource address (kind.name, kind.name[0])";
+    return a;
+  };
+  bool pairs = std::any_of(args.begin(), args.end(),
+                           [](const std::string& a) { return a.find('=') != std::string::npos; });
+  if (!pairs) {
+    if (args.size() < 2 || args.size() > 3) {
+      error = "expected ADDRESS ID [DIR], or ADDRESS=ID... [DIR]";
+      return false;
+    }
+    auto a = address(args[0]);
+    if (!a) return false;
+    items.push_back({*a, args[1]});
+    if (args.size() == 3) dir.push_back(args[2]);
+    return true;
+  }
+  for (const std::string& arg : args) {
+    size_t eq = arg.rfind('=');  // ids hold no '='; a for_each key may
+    if (eq == std::string::npos) {
+      if (!dir.empty()) {
+        error = "\"" + arg + "\" is neither ADDRESS=ID nor the only stack directory";
+        return false;
+      }
+      dir.push_back(arg);
+      continue;
+    }
+    auto a = address(arg.substr(0, eq));
+    if (!a) return false;
+    if (eq + 1 == arg.size()) {
+      error = arg + ": no id after '='";
+      return false;
+    }
+    items.push_back({*a, arg.substr(eq + 1)});
+  }
+  return true;
+}
+
 int Import(const StateFlags& f, const GlobalOptions& g) {
-  auto addr = ResourceAddress::Parse(f.address);
-  if (!addr) {
-    std::cerr << "cairn: error: \"" << f.address << "\" is not a resource address\n";
+  std::vector<ImportItem> items;
+  StateFlags flags = f;
+  std::string error;
+  if (!ParseImportArgs(f.args, items, flags.stack.paths, error)) {
+    std::cerr << "cairn: error: " << error << "\n";
     return 1;
   }
-  // The state is keyed by the canonical text ("web[00]" is "web[0]").
-  const std::string address = addr->ToString();
-  auto s = EngineSession::Open(f.stack, g, {.needs_api = true});
+  std::set<std::string> seen;
+  for (const ImportItem& it : items) {
+    if (!seen.insert(it.address.ToString()).second) {
+      std::cerr << "cairn: error: " << it.address.ToString() << " is given twice\n";
+      return 1;
+    }
+  }
+  const bool generate = !f.generate.empty();
+  auto s = EngineSession::Open(flags.stack, g, {.needs_api = true, .allow_no_manifests = generate});
   if (!s) return 1;
-  const ResourceConfig* rc = s->config().Find(*addr);
-  if (!rc) {
-    std::cerr << "cairn: error: " << address << " is not in the manifests; add it first so that "
-              << "the next plan can compare it\n";
+
+  // The ones the manifests do not declare: written by --generate, or refused.
+  std::vector<const ImportItem*> undeclared;
+  for (const ImportItem& it : items) {
+    if (!s->config().Find(it.address)) undeclared.push_back(&it);
+  }
+  if (!undeclared.empty() && !generate) {
+    std::cerr << "cairn: error: " << undeclared.front()->address.ToString()
+              << (undeclared.size() > 1
+                      ? " (and " + std::to_string(undeclared.size() - 1) + " more)"
+                      : "")
+              << " not in the manifests: add it first so that the next plan can compare it, or "
+                 "pass --generate FILE to write its manifest from the live object\n";
     return 1;
   }
-  auto lock = LockFor(*s, f, "import");
+  for (const ImportItem* it : undeclared) {
+    if (!std::holds_alternative<std::monostate>(it->address.index)) {
+      std::cerr << "cairn: error: --generate writes one document per resource: "
+                << it->address.ToString()
+                << " has an index; declare the count or for_each resource first, or import it "
+                   "at an address without one\n";
+      return 1;
+    }
+  }
+
+  // A bare file name goes into the stack directory, where the loader reads it.
+  std::filesystem::path path = f.generate;
+  if (!path.has_parent_path()) path = std::filesystem::path(s->stack_root()) / path;
+  if (!undeclared.empty() && std::filesystem::exists(path)) {
+    std::cerr << "cairn: error: " << path.string() << " exists; --generate writes a new file\n";
+    return 1;
+  }
+
+  auto lock = LockFor(*s, flags, "import");
   if (!lock) return 1;
   HeldStateLock held(*s, *lock);
   auto st = s->LoadState();
   if (!st) return 1;
-  if (auto it = st->resources.find(address); it != st->resources.end()) {
-    std::cerr << "cairn: error: " << address << " is already managed (id " << it->second.id
-              << ")\n";
-    return 1;
+  for (const ImportItem& it : items) {
+    if (auto m = st->resources.find(it.address.ToString()); m != st->resources.end()) {
+      std::cerr << "cairn: error: " << m->first << " is already managed (id " << m->second.id
+                << "); nothing was imported\n";
+      return 1;
+    }
   }
-  ReadResponse read = s->provider().Read({addr->kind, f.id}, {});
-  if (!read.status.ok()) {
-    s->PrintDiagnostics(read.diagnostics);
-    std::cerr << "cairn: error: could not read " << addr->kind << " " << f.id << ": "
-              << read.status.message() << "\n";
-    return 1;
+  // Every object read before anything is written: one missing, nothing done.
+  std::vector<ResourceState> records;
+  for (const ImportItem& it : items) {
+    ReadResponse read = s->provider().Read({it.address.kind, it.id}, {});
+    if (!read.status.ok()) {
+      s->PrintDiagnostics(read.diagnostics);
+      std::cerr << "cairn: error: could not read " << it.address.kind << " " << it.id << ": "
+                << read.status.message() << "; nothing was imported\n";
+      return 1;
+    }
+    if (!read.resource) {
+      std::cerr << "cairn: error: there is no " << it.address.kind << " with id " << it.id
+                << "; nothing was imported\n";
+      return 1;
+    }
+    ResourceState rs;
+    rs.address = it.address.ToString();
+    rs.kind = it.address.kind;
+    rs.id = read.resource->id;
+    rs.attributes = read.resource->attributes;
+    rs.attributes["id"] = rs.id;
+    records.push_back(std::move(rs));
   }
-  if (!read.resource) {
-    std::cerr << "cairn: error: there is no " << addr->kind << " with id " << f.id << "\n";
-    return 1;
+
+  std::string written;
+  if (!undeclared.empty()) {
+    std::map<std::string, std::string> known_ids;  // canonical id -> address
+    auto canonical = s->canonical_id();
+    for (const auto& [addr, rs] : st->resources) known_ids[canonical(rs.id)] = addr;
+    for (const ResourceState& rs : records) known_ids[canonical(rs.id)] = rs.address;
+    std::vector<ExistingResource> docs;
+    for (const ImportItem* it : undeclared) {
+      for (const ResourceState& rs : records) {
+        if (rs.address == it->address.ToString()) docs.push_back({it->address, rs.attributes});
+      }
+    }
+    std::string text =
+        "# Written by cairn import --generate from the live objects; edit freely.\n" +
+        GenerateManifests(docs, *s->load().registry, known_ids, canonical);
+    std::string werror;
+    if (!WriteFileAtomically(path.string(), text, werror, 0644)) {
+      std::cerr << "cairn: error: " << werror << "\n";
+      return 1;
+    }
+    // The manifests as they now are must load, or the file is taken back.
+    auto reloaded =
+        EngineSession::Open(flags.stack, g, {.needs_api = false, .create_state = false});
+    if (!reloaded) {
+      std::filesystem::remove(path);
+      std::cerr << "cairn: error: the generated manifests do not load (above); " << path.string()
+                << " was removed and nothing was imported\n";
+      return 1;
+    }
+    for (ResourceState& rs : records) {
+      if (const ResourceConfig* rc = reloaded->config().Find(*ResourceAddress::Parse(rs.address))) {
+        for (const auto& d : rc->depends_on) rs.depends_on.push_back(d.ToString());
+      }
+    }
+    written = path.string();
   }
-  ResourceState rs;
-  rs.address = address;
-  rs.kind = addr->kind;
-  rs.id = read.resource->id;
-  rs.attributes = read.resource->attributes;
-  rs.attributes["id"] = rs.id;
-  for (const auto& d : rc->depends_on) rs.depends_on.push_back(d.ToString());
-  if (auto c = s->store().Commit({.put = {rs}}); !c.ok()) {
+  for (ResourceState& rs : records) {
+    if (!rs.depends_on.empty()) continue;
+    if (const ResourceConfig* rc = s->config().Find(*ResourceAddress::Parse(rs.address))) {
+      for (const auto& d : rc->depends_on) rs.depends_on.push_back(d.ToString());
+    }
+  }
+  if (auto c = s->store().Commit({.put = records}); !c.ok()) {
     std::cerr << "cairn: error: " << c.status().message() << "\n";
     return 1;
   }
-  std::cout << "Imported " << address << " (id " << rs.id << "). Run 'cairn plan' to see how it "
-            << "differs from the manifests.\n";
+  for (const ResourceState& rs : records) {
+    std::cout << "Imported " << rs.address << " (id " << rs.id << ").\n";
+  }
+  if (!written.empty()) {
+    std::cout << "Wrote " << undeclared.size() << " manifest" << (undeclared.size() == 1 ? "" : "s")
+              << " to " << written << ".\n";
+  }
+  std::cout << "Run 'cairn plan' to see how the live objects differ from the manifests.\n";
   return 0;
 }
 
@@ -719,17 +861,27 @@ std::function<int()> SetupState(CLI::App& sub, const GlobalOptions& global) {
 
 std::function<int()> SetupImport(CLI::App& sub, const GlobalOptions& global) {
   auto f = std::make_shared<StateFlags>();
-  sub.add_option("ADDRESS", f->address, "Address in the manifests, e.g. instance.web")->required();
-  sub.add_option("ID", f->id, "Id of the existing resource")->required();
-  AddStack(sub, *f);
+  sub.add_option("ARGS", f->args,
+                 "ADDRESS ID [DIR] (one resource), or ADDRESS=ID... [DIR] (several at once)")
+      ->required();
+  AddStackFlags(sub, f->stack, /*multiple_paths=*/false, /*positional_dir=*/false);
+  sub.add_option("--generate", f->generate,
+                 "Write the manifests of the resources the stack does not declare yet to FILE "
+                 "(a new file; a bare name goes in the stack directory)")
+      ->type_name("FILE");
   sub.add_option("--lock-timeout", f->lock_timeout, "Wait this long for the state lock")->type_name("DURATION");
   sub.footer(
-      "Adopts an existing resource into the state; the next plan shows how it differs from\n"
+      "Adopts existing resources into the state, in one commit: every object is read first,\n"
+      "and if one is missing nothing is imported. The next plan shows how they differ from\n"
       "the manifests. The manifests are loaded as by plan, so give the variables they need\n"
-      "(--var, --var-file or CAIRN_VAR_NAME).\n\n"
+      "(--var, --var-file or CAIRN_VAR_NAME). With --generate, resources the manifests do\n"
+      "not declare get a document each, written from the live object (references to the\n"
+      "other resources the stack knows become ${kind.name.id}); it works in an empty\n"
+      "directory too.\n\n"
       "Examples:\n"
       "  cairn import instance.web 3f2c1d4e-...  examples/quickstart\n"
-      "  cairn import 'volume.data[\"db\"]' 9b1e...  examples/web --var region=eu-central");
+      "  cairn import 'volume.data[\"db\"]' 9b1e...  examples/web --var region=eu-central\n"
+      "  cairn import network.core=6c1f... instance.api=inst_8d2e... --generate imported.yaml");
   return [f, &global] { return Import(*f, global); };
 }
 

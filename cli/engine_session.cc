@@ -1,5 +1,6 @@
 #include "cli/engine_session.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sys/eventfd.h>
@@ -48,6 +49,12 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   load_options.plan_vars = options.plan_vars;
   load_options.settings_only = options.settings_only;
   s->load_ = LoadStack(load_options);
+  if (options.allow_no_manifests) {
+    auto& d = s->load_.diagnostics;
+    d.erase(std::remove_if(d.begin(), d.end(),
+                           [](const Diagnostic& x) { return x.code == "no_manifests"; }),
+            d.end());
+  }
   if (!s->load_.diagnostics.empty()) s->PrintDiagnostics(s->load_.diagnostics);
   if (!s->load_.ok() || !s->load_.registry) return nullptr;
 
@@ -481,6 +488,34 @@ bool Confirm(const std::string& question, std::stop_token stop) {
     return false;
   }
   return true;
+}
+
+// Writes `content` to `path` through a temporary file, fsync and a rename,
+// so that neither a crash nor a power loss leaves a half-written file.
+bool WriteFileAtomically(const std::string& path, const std::string& content, std::string& error,
+                         mode_t mode) {
+  std::string tmp = path + ".tmp." + std::to_string(getpid());
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  if (fd < 0) {
+    error = "cannot write " + tmp + ": " + std::strerror(errno);
+    return false;
+  }
+  size_t off = 0;
+  while (off < content.size()) {
+    ssize_t n = write(fd, content.data() + off, content.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    off += static_cast<size_t>(n);
+  }
+  bool ok = off == content.size() && fsync(fd) == 0;
+  if (!ok) error = "cannot write " + tmp + ": " + std::strerror(errno);
+  close(fd);
+  if (ok && rename(tmp.c_str(), path.c_str()) != 0) {
+    error = "cannot rename " + tmp + " to " + path + ": " + std::strerror(errno);
+    ok = false;
+  }
+  if (!ok) unlink(tmp.c_str());
+  return ok;
 }
 
 }  // namespace cairn::cli

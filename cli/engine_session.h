@@ -5,14 +5,16 @@
 // environment. Problems are printed to stderr as diagnostics.
 #pragma once
 
+#include <sys/types.h>
+
 #include <csignal>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <stop_token>
-#include <thread>
 #include <string>
+#include <thread>
 
 #include "cli/command.h"
 #include "cli/stack_options.h"
@@ -36,6 +38,9 @@ struct SessionOptions {
   // False for commands that only read the state: a stack without one opens
   // with no store (has_state() is false) and nothing is created.
   bool create_state = true;
+  // A directory without manifests opens with an empty stack (import
+  // --generate, which writes the first ones).
+  bool allow_no_manifests = false;
 };
 
 class EngineSession {
@@ -178,5 +183,11 @@ int ReportApply(const ApplyResult& result, bool destroy, const EngineSession& se
 // Asks "Do you want to perform these actions?" on a TTY; refuses without one.
 // A stop request (Ctrl-C) cancels the prompt.
 bool Confirm(const std::string& question, std::stop_token stop);
+
+// Writes `content` to `path` through a temporary file, fsync and a rename:
+// a crash or a power loss leaves the old file or the new one, never half of
+// it. False with `error` set (and no temporary file left) on failure.
+bool WriteFileAtomically(const std::string& path, const std::string& content, std::string& error,
+                         mode_t mode = 0600);
 
 }  // namespace cairn::cli

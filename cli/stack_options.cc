@@ -4,8 +4,10 @@
 
 namespace cairn::cli {
 
-void AddStackFlags(CLI::App& app, StackFlags& flags, bool multiple_paths) {
-  if (multiple_paths) {
+void AddStackFlags(CLI::App& app, StackFlags& flags, bool multiple_paths, bool positional_dir) {
+  if (!positional_dir) {
+    // DIR is the caller's.
+  } else if (multiple_paths) {
     app.add_option("DIR", flags.paths, "Stack directories or manifest files (default: .)");
   } else {
     app.add_option("DIR", flags.paths, "Stack directory or manifest file (default: .)")

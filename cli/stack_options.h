@@ -22,8 +22,11 @@ struct StackFlags {
   std::vector<std::string> var_files;
 };
 
-// `multiple_paths`: whether DIR takes several directories or files.
-void AddStackFlags(CLI::App& app, StackFlags& flags, bool multiple_paths = true);
+// `multiple_paths`: whether DIR takes several directories or files;
+// `positional_dir`: false for a command that reads DIR among its own
+// positional arguments (it fills flags.paths itself).
+void AddStackFlags(CLI::App& app, StackFlags& flags, bool multiple_paths = true,
+                   bool positional_dir = true);
 
 // False (with `error` set) when a --var is not NAME=VALUE.
 bool ToLoadOptions(const StackFlags& flags, LoadOptions& options, std::string& error);

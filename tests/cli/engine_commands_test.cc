@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -315,6 +316,59 @@ TEST_CASE("import adopts an existing resource and the next plan shows the differ
   auto missing = e.Cairn({"import", "ssh_key.deploy", "key_00000000000000000000000000000000", e.stack});
   CHECK(missing.exit_code == 1);
   CHECK(missing.err.find("no ssh_key with id") != std::string::npos);
+}
+
+TEST_CASE("import --generate adopts several resources into an empty directory, all or none") {
+  Env e;
+  auto client = e.server.Client();
+  auto net = client->Post("/api/v1/networking",
+                          {{"name", "shared"}, {"region", "eu-central"}, {"cidr", "10.40.0.0/16"}},
+                          "gen-net");
+  REQUIRE(net.status == 201);
+  std::string net_id = net.json()["network"]["publicId"];
+  json body = InstanceBody("api");
+  body["networkId"] = net_id;
+  auto inst = client->Post("/api/v1/compute", body, "gen-inst");
+  REQUIRE(inst.status == 201);
+  std::string inst_id = inst.json()["instance"]["publicId"];
+  const std::string empty = e.dir.path() + "/adopted";
+  std::filesystem::create_directories(empty);
+
+  // Undeclared, without --generate: refused, naming the way out.
+  auto refused = e.Cairn({"import", "network.core=" + net_id, e.stack});
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.err.find("--generate") != std::string::npos);
+  // One missing object: nothing imported, no file written.
+  auto partial = e.Cairn({"import", "network.core=" + net_id,
+                          "instance.api=00000000-0000-4000-8000-000000000000", empty, "--generate",
+                          "imported.yaml"});
+  CHECK(partial.exit_code == 1);
+  CHECK(partial.err.find("nothing was imported") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(empty + "/imported.yaml"));
+
+  auto r = e.Cairn({"import", "network.core=" + net_id, "instance.api=" + inst_id, empty,
+                    "--generate", "imported.yaml"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("Wrote 2 manifests to") != std::string::npos);
+  std::ifstream in(empty + "/imported.yaml");
+  std::string yaml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(yaml.find("kind: network\nname: core\n") != std::string::npos);
+  CHECK(yaml.find("network: \"${network.core.id}\"") != std::string::npos);  // a reference
+  CHECK(yaml.find("status") == std::string::npos);                           // nothing computed
+  // The manifests and the state now describe the live objects exactly.
+  auto plan = e.Cairn({"plan", empty, "--detailed-exitcode"});
+  INFO(plan.out << plan.err);
+  CHECK(plan.exit_code == 0);
+  auto list = e.Cairn({"state", "list", empty});
+  CHECK(list.out.find("instance.api  " + inst_id) != std::string::npos);
+  CHECK(list.out.find("network.core  " + net_id) != std::string::npos);
+  auto shown = json::parse(e.Cairn({"state", "show", "instance.api", empty}).out);
+  CHECK(shown["depends_on"] == json::array({"network.core"}));
+  // A second --generate never overwrites a file.
+  auto again = e.Cairn({"import", "network.again=" + net_id, empty, "--generate", "imported.yaml"});
+  CHECK(again.exit_code == 1);
+  CHECK(again.err.find("imported.yaml exists") != std::string::npos);
 }
 
 TEST_CASE("state list, show, mv, rm and pull") {

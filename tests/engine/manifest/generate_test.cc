@@ -1,0 +1,61 @@
+#include "engine/manifest/generate.h"
+
+#include <catch2/catch.hpp>
+
+#include "engine/manifest/expr.h"
+#include "engine/manifest/loader.h"
+#include "tests/support/process.h"
+
+using namespace cairn;
+using namespace cairn::testing;
+
+TEST_CASE("generated manifests load back as the values they were written from") {
+  auto registry = SchemaRegistry::Load(CAIRN_SOURCE_SCHEMA_DIR);
+  REQUIRE(registry.ok());
+  std::vector<ExistingResource> docs;
+  docs.push_back({*ResourceAddress::Parse("network.core"),
+                  {{"id", "n-1"},
+                   {"name", "odd ${name} \"quoted\" true"},
+                   {"region", "eu-central"},
+                   {"cidr", "10.0.0.0/16"},
+                   {"status", "active"}}});
+  docs.push_back({*ResourceAddress::Parse("instance.api"),
+                  {{"name", "123"},
+                   {"region", "eu-central"},
+                   {"image", "debian-12"},
+                   {"plan", "s-1vcpu-1gb"},
+                   {"network", "N-1"},
+                   {"ssh_keys", Value::array({"key_0123456789abcdef0123456789abcdef"})},
+                   {"ipv4", "100.64.0.1"}}});
+  auto lower = [](const std::string& id) {
+    std::string out = id;
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  };
+  std::string text = GenerateManifests(docs, **registry, {{"n-1", "network.core"}}, lower);
+  CHECK(text.find("status") == std::string::npos);  // computed
+  CHECK(text.find("ipv4") == std::string::npos);
+  CHECK(text.find("id:") == std::string::npos);
+
+  TempDir dir;
+  WriteFile(dir.path() + "/gen.yaml", text);
+  LoadOptions options;
+  options.paths = {dir.path()};
+  LoadResult r = LoadStack(options);
+  INFO(text);
+  std::string diagnostics;
+  for (const auto& d : r.diagnostics) diagnostics += d.code + ": " + d.summary + "\n";
+  INFO(diagnostics);
+  REQUIRE(r.ok());
+  const ResourceConfig* net = r.config.Find(*ResourceAddress::Parse("network.core"));
+  REQUIRE(net != nullptr);
+  CHECK(ResolveReferences(net->spec, nullptr)["name"] == "odd ${name} \"quoted\" true");
+  const ResourceConfig* api = r.config.Find(*ResourceAddress::Parse("instance.api"));
+  REQUIRE(api != nullptr);
+  CHECK(api->spec["name"] == "123");                    // still a string
+  CHECK(api->spec["network"] == "${network.core.id}");  // a known id, as a reference
+  CHECK(api->spec["ssh_keys"] ==
+        Value::array({"key_0123456789abcdef0123456789abcdef"}));  // an unknown one, as it is
+  REQUIRE(api->depends_on.size() == 1);
+  CHECK(api->depends_on[0].ToString() == "network.core");
+}
