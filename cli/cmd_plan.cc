@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/engine_session.h"
+#include "engine/plan/data_sources.h"
 #include "engine/plan/refresh.h"
 #include "engine/redact.h"
 #include "engine/report/plan_html.h"
@@ -34,6 +35,16 @@ std::optional<Plan> BuildPlan(EngineSession& session, bool refresh, bool destroy
     live = std::move(r.live);
   }
   PlanOptions po = session.plan_options();
+  // Data sources are read whatever --refresh says: the plan resolves
+  // references to them (a destroy resolves nothing).
+  if (!destroy && !session.config().data.empty()) {
+    DataSourcesResult d = ReadDataSources(session.config().data, session.provider(), stop);
+    if (!d.ok()) {
+      session.PrintDiagnostics(d.diagnostics);
+      return std::nullopt;
+    }
+    po.data = std::move(d.values);
+  }
   po.refresh = refresh;
   po.destroy = destroy;
   po.targets = targets;
@@ -107,6 +118,11 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
     }
     auto session = EngineSession::Open(f->stack, global, {.needs_api = f->refresh});
     if (!session) return 1;
+    if (!f->refresh && !session->config().data.empty() && !f->destroy) {
+      // Data sources are read from the API even without a refresh.
+      session = EngineSession::Open(f->stack, global, {.needs_api = true});
+      if (!session) return 1;
+    }
     // An apply holding the lock is changing the state: a plan made now would
     // be of a state about to move, and its unfinished operations are not an
     // interrupted apply's. Wait for it (a lock whose holder is gone is no

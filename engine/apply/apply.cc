@@ -106,6 +106,8 @@ class ApplyRun {
       : plan_(plan), provider_(provider), store_(store), options_(options),
         lineage_(initial.lineage) {
     for (auto& [addr, rs] : initial.resources) values_[addr] = rs.attributes;
+    // Data sources, as the plan read them ("data.KIND.NAME").
+    for (const auto& [addr, attrs] : plan.data) values_[addr] = attrs;
   }
 
   ApplyResult Run() {

@@ -62,6 +62,19 @@ struct MovedConfig {
   SourceLocation location;
 };
 
+// A `kind: data` document: an existing resource the stack reads but does
+// not manage, by id or by a filter on its name and region; referred to as
+// ${data.KIND.NAME.ATTR}. Read at plan time (engine/plan/data_sources.h).
+struct DataConfig {
+  std::string kind;  // the resource kind read ("network")
+  std::string name;
+  std::string id;                             // by id, or
+  std::map<std::string, std::string> filter;  // name and/or region
+  SourceLocation location;
+  // "data.KIND.NAME": the key of its attributes in PlanOptions::data.
+  std::string Address() const { return "data." + kind + "." + name; }
+};
+
 struct ProviderConfig {
   std::string endpoint;                   // empty: use CAIRN_ENDPOINT
   std::string token_env = "CAIRN_TOKEN";  // name of the environment variable holding the token
@@ -86,6 +99,7 @@ struct StackConfig {
   std::vector<ResourceConfig> resources;
   std::vector<OutputConfig> outputs;
   std::vector<MovedConfig> moved;  // in document order
+  std::vector<DataConfig> data;
   ProviderConfig provider;
   BackendConfig backend;
   std::map<std::string, Value> variables;  // resolved values

@@ -75,9 +75,17 @@ class BodyParser {
       }
       return End();
     }
-    // KIND.NAME[INDEX].ATTR
+    // KIND.NAME[INDEX].ATTR, or data.KIND.NAME.ATTR (a data source's
+    // address has the kind "data.KIND").
     e.type = Expression::Type::kResource;
     e.target.kind = first;
+    if (first == "data") {
+      if (!Eat('.'))
+        return Fail(pos_, "expected data.KIND.NAME.ATTRIBUTE, e.g. data.network.shared.id");
+      std::string kind = Ident();
+      if (kind.empty()) return Fail(pos_, "expected data.KIND.NAME.ATTRIBUTE");
+      e.target.kind = "data." + kind;
+    }
     if (!Eat('.')) return Fail(pos_, "expected KIND.NAME.ATTRIBUTE, e.g. instance.web.id");
     e.target.name = Ident();
     if (e.target.name.empty())

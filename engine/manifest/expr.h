@@ -8,6 +8,9 @@
 //   ${file("relative/path")}    a file's content (relative to the manifest)
 //   ${KIND.NAME.ATTR}           an attribute of another resource; also
 //   ${KIND.NAME[2].ATTR} ${KIND.NAME["key"].ATTR} ${KIND.NAME[*].ATTR}
+//   ${data.KIND.NAME.ATTR}      an attribute of a data source (an existing
+//                               resource read at plan time; its target's
+//                               kind is "data.KIND")
 // `$${` is a literal `${`. A string that is exactly one expression takes the
 // value's type (a list stays a list); otherwise the string is interpolated.
 //

@@ -49,6 +49,7 @@ const std::map<std::string, std::vector<std::string>> kLanguageKinds = {
     {"provider", {"kind", "name", "endpoint", "token_env", "parallelism", "timeouts"}},
     {"backend", {"kind", "name", "type", "path", "url_env"}},
     {"moved", {"kind", "from", "to"}},
+    {"data", {"kind", "name", "type", "id", "filter"}},
 };
 const std::vector<std::string> kVariableTypes = {"string", "number", "bool", "list", "map", "any"};
 const std::vector<std::string> kLifecycleKeys = {"ignore_changes", "prevent_destroy",
@@ -382,6 +383,7 @@ class Loader {
       Finish();
       return;
     }
+    LoadData();
     ExpandResources();
     LoadOutputs();
     LoadMoved();
@@ -776,7 +778,8 @@ class Loader {
         doc.kind.clear();
         continue;
       }
-      bool needs_name = resource || doc.kind == "variable" || doc.kind == "output";
+      bool needs_name =
+          resource || doc.kind == "variable" || doc.kind == "output" || doc.kind == "data";
       if (doc.value.contains("name")) {
         const Value& n = doc.value["name"];
         if (!n.is_string()) {
@@ -809,6 +812,7 @@ class Loader {
         if (doc.kind == "provider") provider_docs_.push_back(i);
         if (doc.kind == "backend") backend_docs_.push_back(i);
         if (doc.kind == "moved") moved_docs_.push_back(i);
+        if (doc.kind == "data") data_docs_.push_back(i);
       }
     }
   }
@@ -1706,6 +1710,119 @@ class Loader {
     }
   }
 
+  // ---- data sources --------------------------------------------------------
+  void LoadData() {
+    std::map<std::string, SourceLocation> first;
+    for (size_t di : data_docs_) {
+      const Doc& doc = docs_[di];
+      SourceLocation name_loc = Loc(doc.file, Child(doc.node, "name"));
+      if (!doc.value.contains("type") || !doc.value["type"].is_string()) {
+        Error(doc.value.contains("type") ? "wrong_type" : "missing_field",
+              "a data document needs type: the kind of resource it reads", doc.location,
+              "one of " + Join(registry_->kinds()));
+        continue;
+      }
+      DataConfig d;
+      d.kind = doc.value["type"].get<std::string>();
+      d.name = doc.name;
+      d.location = doc.location;
+      SourceLocation type_loc = Loc(doc.file, Child(doc.node, "type"));
+      if (!registry_->HasKind(d.kind)) {
+        Error("unknown_kind", "unknown kind \"" + d.kind + "\" in a data document", type_loc,
+              DidYouMean(d.kind, registry_->kinds()));
+        continue;
+      }
+      if (auto [it, inserted] = first.emplace(d.Address(), name_loc); !inserted) {
+        Error("duplicate_data", d.Address() + " is declared twice", name_loc,
+              "first declared at " + LocationText(it->second));
+        continue;
+      }
+      data_addresses_.insert(d.Address());
+      const bool by_id = doc.value.contains("id"), by_filter = doc.value.contains("filter");
+      if (by_id == by_filter) {
+        Error(by_id ? "invalid_value" : "missing_field",
+              "a data document reads by id or by filter, " +
+                  std::string(by_id ? "not both" : "and has neither"),
+              doc.location, "id: THE_ID, or filter: {name: NAME, region: REGION}");
+        continue;
+      }
+      if (by_id) {
+        Value v = EvalPlain(doc, "id", "a data document");
+        if (!v.is_string() || v.get<std::string>().empty()) {
+          Error("wrong_type", "id must be a non-empty string",
+                Loc(doc.file, Child(doc.node, "id")));
+          continue;
+        }
+        d.id = v.get<std::string>();
+      } else {
+        Value f = EvalPlain(doc, "filter", "a data document");
+        SourceLocation at = Loc(doc.file, Child(doc.node, "filter"));
+        bool ok = f.is_object() && !f.empty();
+        for (auto it = f.begin(); ok && it != f.end(); ++it) {
+          if ((it.key() != "name" && it.key() != "region") || !it->is_string()) {
+            Error("invalid_value",
+                  "filter \"" + it.key() + "\": a data filter matches name and region, as strings",
+                  at);
+            ok = false;
+            break;
+          }
+          d.filter[it.key()] = it->get<std::string>();
+        }
+        if (!ok) {
+          if (!f.is_object() || f.empty()) {
+            Error("wrong_type", "filter must be a mapping of name and/or region", at);
+          }
+          continue;
+        }
+      }
+      result_.config.data.push_back(std::move(d));
+    }
+  }
+
+  // A reference to a data source: declared, without an index, to an
+  // attribute its kind has, of the kind the field refers to.
+  void CheckDataReference(const RefUse& use) {
+    const Expression& e = use.expr;
+    const ResourceAddress& t = e.target;
+    const std::string kind = t.kind.substr(5);
+    if (!registry_->HasKind(kind)) {
+      Error("unknown_reference", "reference to unknown kind \"" + kind + "\" in " + e.ToString(),
+            use.location, DidYouMean(kind, registry_->kinds()));
+      return;
+    }
+    if (!data_addresses_.count(t.BaseString())) {
+      std::vector<std::string> names;
+      for (const auto& a : data_addresses_) {
+        if (a.rfind(t.kind + ".", 0) == 0) names.push_back(a.substr(t.kind.size() + 1));
+      }
+      Error("unknown_reference", "reference to undeclared data source " + t.BaseString(),
+            use.location, DidYouMean(t.name, names));
+      return;
+    }
+    if (e.splat || !std::holds_alternative<std::monostate>(t.index)) {
+      Error("invalid_index", "a data source has no instances: refer to it without an index",
+            use.location);
+      return;
+    }
+    if (!registry_->HasAttribute(kind, e.attr)) {
+      std::string hint = DidYouMean(e.attr, registry_->Attributes(kind));
+      Error("unknown_attribute", kind + " has no attribute \"" + e.attr + "\"", use.location,
+            (hint.empty() ? "" : hint + "\n") + "attributes of " + kind + ": " +
+                Join(registry_->Attributes(kind)));
+      return;
+    }
+    if (use.resource >= 0 && use.exact) {
+      const std::string field = use.pointer.substr(1, use.pointer.find('/', 1) - 1);
+      const auto& refs = registry_->References(resources_[use.resource].kind);
+      auto want = refs.find(field);
+      if (want != refs.end() && want->second != kind) {
+        Error("reference_kind_mismatch",
+              "field \"" + field + "\" must refer to " + want->second + ", not to " + kind,
+              use.location, "use an id such as ${data." + want->second + ".NAME.id}");
+      }
+    }
+  }
+
   // ---- moved ---------------------------------------------------------------
   // Whether the manifests declare exactly `addr` (an instance address, or a
   // resource without count or for_each when it has no index).
@@ -1881,6 +1998,10 @@ class Loader {
     for (const RefUse& use : pending_refs_) {
       const Expression& e = use.expr;
       const ResourceAddress& t = e.target;
+      if (t.kind.rfind("data.", 0) == 0) {
+        CheckDataReference(use);  // read at plan time: no edge in the graph
+        continue;
+      }
       std::string from_kind = use.resource >= 0 ? resources_[use.resource].kind : "";
       if (!registry_->HasKind(t.kind)) {
         std::string hint = DidYouMean(t.kind, registry_->kinds());
@@ -2162,7 +2283,8 @@ class Loader {
   std::vector<std::unique_ptr<YamlTree>> trees_;
   std::vector<Doc> docs_;
   std::vector<size_t> resource_docs_, variable_docs_, output_docs_, provider_docs_, backend_docs_,
-      moved_docs_;
+      moved_docs_, data_docs_;
+  std::set<std::string> data_addresses_;  // "data.KIND.NAME" of every data document
   std::map<std::string, VariableInfo> variables_;
   std::map<std::string, std::optional<std::string>> file_cache_;
   std::vector<RefUse> pending_refs_;

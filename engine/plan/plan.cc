@@ -179,8 +179,10 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
   plan.destroy = options.destroy;
 
   // Attributes of every resource as they will be once the plan is applied,
-  // so that references from later resources see unknowns where they must.
-  std::map<std::string, Value> planned;
+  // so that references from later resources see unknowns where they must;
+  // and of the data sources, as read.
+  std::map<std::string, Value> planned = options.data;
+  plan.data = options.data;
   AttributeLookup lookup = [&](const ResourceAddress& addr,
                                const std::string& attr) -> std::optional<Value> {
     auto it = planned.find(addr.ToString());
@@ -573,6 +575,7 @@ Value PlanToJson(const Plan& plan) {
                {"changes", changes},
                {"outputs", outputs},
                {"output_changes", output_changes}};
+  if (!plan.data.empty()) out["data"] = plan.data;
   if (!plan.moves.empty()) {
     Value moves = Value::array();
     for (const auto& [from, to] : plan.moves) moves.push_back({{"from", from}, {"to", to}});
@@ -633,6 +636,11 @@ Result<Plan> PlanFromJson(const Value& j) {
       plan.output_changes.push_back({o.at("name").get<std::string>(), *action,
                                      o.value("before", Value()), o.value("after", Value()),
                                      o.value("sensitive", false)});
+    }
+    if (auto data = j.find("data"); data != j.end()) {
+      if (!data->is_object())
+        return Status::InvalidArgument("malformed plan: data is not an object");
+      for (const auto& [addr, attrs] : data->items()) plan.data[addr] = attrs;
     }
     for (const auto& m : j.value("moves", Value::array())) {
       plan.moves.emplace_back(m.at("from").get<std::string>(), m.at("to").get<std::string>());

@@ -108,6 +108,9 @@ struct Plan {
   std::vector<PlannedChange> changes;  // every address, no-ops included, in apply order
   std::vector<OutputPlan> outputs;
   std::vector<OutputChange> output_changes;   // outputs whose recorded value changes
+  // Data sources as read at plan time, "data.KIND.NAME" -> attributes:
+  // apply resolves references to them from these, not from a new read.
+  std::map<std::string, Value> data;
   // State addresses the apply moves first ({from, to}, from `kind: moved`
   // documents); `changes` already name the new addresses.
   AddressMoves moves;
@@ -152,6 +155,9 @@ struct PlanOptions {
   // nothing in the manifests is an error (unknown_target).
   std::vector<std::string> replace;
   ReferenceResolver resolve;
+  // Data sources read for this plan (engine/plan/data_sources.h), by
+  // "data.KIND.NAME"; references to them resolve from these.
+  std::map<std::string, Value> data;
   // Maps an id to its canonical form for comparison (inst_<hex> == UUID).
   std::function<std::string(const std::string&)> canonical_id;
 };

@@ -371,6 +371,59 @@ TEST_CASE("import --generate adopts several resources into an empty directory, a
   CHECK(again.err.find("imported.yaml exists") != std::string::npos);
 }
 
+TEST_CASE("kind: data reads a resource the stack does not manage, by filter or id") {
+  Env e;
+  auto client = e.server.Client();
+  auto net = client->Post(
+      "/api/v1/networking",
+      {{"name", "shared-net"}, {"region", "eu-central"}, {"cidr", "10.50.0.0/16"}}, "data-net");
+  REQUIRE(net.status == 201);
+  const std::string net_id = net.json()["network"]["publicId"];
+  auto stack = [&](const std::string& selector) {
+    return "kind: data\nname: shared\ntype: network\n" + selector +
+           "\n---\nkind: instance\nname: app\nspec:\n  name: on-${data.network.shared.name}\n"
+           "  region: ${data.network.shared.region}\n  plan: s-1vcpu-1gb\n  image: debian-12\n"
+           "  network: ${data.network.shared.id}\n---\n"
+           "kind: output\nname: cidr\nvalue: ${data.network.shared.cidr}\n";
+  };
+  WriteFile(e.stack + "/main.yaml", stack("filter: {name: shared-net}"));
+  auto applied = e.Cairn({"apply", e.stack, "--auto-approve"});
+  INFO(applied.out << applied.err);
+  REQUIRE(applied.exit_code == 0);
+  // The instance is on the network read, which the stack does not manage.
+  auto state = json::parse(e.Cairn({"state", "show", "instance.app", e.stack}).out);
+  CHECK(state["attributes"]["network"] == net_id);
+  CHECK(state["attributes"]["name"] == "on-shared-net");
+  CHECK(e.Cairn({"state", "list", e.stack}).out.find("network") == std::string::npos);
+  CHECK(e.Cairn({"output", "cidr", e.stack}).out == "10.50.0.0/16\n");
+  CHECK(e.Cairn({"plan", e.stack, "--detailed-exitcode"}).exit_code == 0);
+  // By id, the same; --refresh=false still reads it.
+  WriteFile(e.stack + "/main.yaml", stack("id: " + net_id));
+  CHECK(e.Cairn({"plan", e.stack, "--detailed-exitcode", "--refresh=false"}).exit_code == 0);
+  // Destroy leaves the data source's resource alone.
+  REQUIRE(e.Cairn({"destroy", e.stack, "--auto-approve"}).exit_code == 0);
+  CHECK(e.Names("/api/v1/networking") == std::vector<std::string>{"shared-net"});
+  CHECK(e.Names("/api/v1/compute").empty());
+
+  // No match, or several: a clear error at the data document, nothing sent.
+  WriteFile(e.stack + "/main.yaml", stack("filter: {name: nowhere}"));
+  auto none = e.Cairn({"plan", e.stack});
+  CHECK(none.exit_code == 1);
+  CHECK(none.err.find("main.yaml:1:7") != std::string::npos);
+  CHECK(none.err.find("data_not_found") != std::string::npos);
+  REQUIRE(client
+              ->Post("/api/v1/networking",
+                     {{"name", "shared-net"}, {"region", "eu-central"}, {"cidr", "10.60.0.0/16"}},
+                     "data-net-2")
+              .status == 201);
+  WriteFile(e.stack + "/main.yaml", stack("filter: {name: shared-net, region: eu-central}"));
+  auto two = e.Cairn({"apply", e.stack, "--auto-approve"});
+  CHECK(two.exit_code == 1);
+  CHECK(two.err.find("data_ambiguous") != std::string::npos);
+  CHECK(two.err.find(net_id) != std::string::npos);
+  CHECK(e.Names("/api/v1/compute").empty());
+}
+
 TEST_CASE("state list, show, mv, rm and pull") {
   Env e;
   REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve"}).exit_code == 0);

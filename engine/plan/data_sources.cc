@@ -1,0 +1,69 @@
+#include "engine/plan/data_sources.h"
+
+namespace cairn {
+
+DataSourcesResult ReadDataSources(const std::vector<DataConfig>& data, Provider& provider,
+                                  std::stop_token stop) {
+  DataSourcesResult out;
+  std::map<std::string, ListResponse> listings;  // by kind, read once
+  auto fail = [&](const DataConfig& d, const std::string& code, const std::string& summary,
+                  const std::string& detail = "") {
+    out.diagnostics.push_back({Severity::kError, code, summary, detail, d.location});
+  };
+  for (const DataConfig& d : data) {
+    std::optional<RemoteResource> found;
+    if (!d.id.empty()) {
+      ReadResponse r = provider.Read({d.kind, d.id}, stop);
+      if (!r.status.ok()) {
+        fail(d, "data_read_failed", "could not read " + d.Address() + ": " + r.status.message());
+        continue;
+      }
+      if (!r.resource) {
+        fail(d, "data_not_found", d.Address() + ": there is no " + d.kind + " with id " + d.id);
+        continue;
+      }
+      found = std::move(r.resource);
+    } else {
+      auto it = listings.find(d.kind);
+      if (it == listings.end()) it = listings.emplace(d.kind, provider.List({d.kind}, stop)).first;
+      const ListResponse& all = it->second;
+      if (!all.status.ok()) {
+        fail(d, "data_read_failed", "could not list " + d.kind + ": " + all.status.message());
+        continue;
+      }
+      std::vector<const RemoteResource*> matches;
+      for (const RemoteResource& r : all.resources) {
+        bool match = true;
+        for (const auto& [field, want] : d.filter) {
+          match = match && r.attributes.value(field, "") == want;
+        }
+        if (match) matches.push_back(&r);
+      }
+      std::string filter;
+      for (const auto& [field, want] : d.filter) {
+        filter += (filter.empty() ? "" : ", ") + field + " = \"" + want + "\"";
+      }
+      if (matches.empty()) {
+        fail(d, "data_not_found", d.Address() + ": no " + d.kind + " has " + filter,
+             "the filter matches the live " + d.kind + "s' name and region exactly");
+        continue;
+      }
+      if (matches.size() > 1) {
+        std::string ids;
+        for (const auto* m : matches) ids += (ids.empty() ? "" : ", ") + m->id;
+        fail(d, "data_ambiguous",
+             d.Address() + ": " + std::to_string(matches.size()) + " " + d.kind + "s have " +
+                 filter + " (" + ids + ")",
+             "narrow the filter (add region), or read it by id");
+        continue;
+      }
+      found = *matches.front();
+    }
+    Value attrs = found->attributes;
+    attrs["id"] = found->id;
+    out.values[d.Address()] = std::move(attrs);
+  }
+  return out;
+}
+
+}  // namespace cairn
