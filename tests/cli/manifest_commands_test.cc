@@ -1,5 +1,7 @@
 // cairn validate, graph and schema through the real binary.
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <iterator>
 
 #include "tests/support/process.h"
 
@@ -192,4 +194,37 @@ TEST_CASE("cairn validate of a manifest with a million interpolations is linear,
   auto r = RunCairn({"validate", dir.path()}, Env());
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("must be at most") != std::string::npos);
+}
+
+TEST_CASE("cairn fmt rewrites manifests in place, --check lists them and exits 1") {
+  TempDir dir;
+  const std::string file = dir.path() + "/main.yaml";
+  const std::string messy =
+      "kind:   network   \nname: app\nspec:\n    region: eu-central   # where\n"
+      "    cidr:  10.0.0.0/16\n\n\n";
+  WriteFile(file, messy);
+  WriteFile(dir.path() + "/other.yml", "kind: ssh_key\nname: k\n");  // already canonical
+  auto check = RunCairn({"fmt", "--check", dir.path()});
+  CHECK(check.exit_code == 1);
+  CHECK(check.out == file + "\n");
+  std::ifstream before(file);
+  CHECK(std::string((std::istreambuf_iterator<char>(before)), std::istreambuf_iterator<char>()) ==
+        messy);  // --check changes nothing
+
+  auto fmt = RunCairn({"fmt", dir.path()});
+  CHECK(fmt.exit_code == 0);
+  CHECK(fmt.out == "formatted " + file + "\n");
+  std::ifstream after(file);
+  CHECK(std::string((std::istreambuf_iterator<char>(after)), std::istreambuf_iterator<char>()) ==
+        "kind: network\nname: app\nspec:\n  region: eu-central   # where\n  cidr: 10.0.0.0/16\n");
+  CHECK(RunCairn({"fmt", "--check", dir.path()}).exit_code == 0);
+
+  // Invalid YAML: an error naming the file, which is left alone.
+  WriteFile(file, "kind: [oops\n");
+  auto bad = RunCairn({"fmt", file});
+  CHECK(bad.exit_code == 1);
+  CHECK(bad.err.find(file) != std::string::npos);
+  // The repository's own examples are canonical.
+  CHECK(RunCairn({"fmt", "--check", "-r", std::string(CAIRN_SOURCE_DIR) + "/examples"}).exit_code ==
+        0);
 }
