@@ -53,7 +53,7 @@ TEST_CASE("fmt: indentation, spacing and blank lines become canonical, comments 
   CHECK(*again == *got);
 }
 
-TEST_CASE("fmt: invalid YAML is an error; a plain scalar's continuation lines move with it") {
+TEST_CASE("fmt: invalid YAML is an error, and a plain scalar's continuation lines move with it") {
   auto bad = FormatManifest("kind: [unclosed\n");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.status().message().find("not valid YAML") != std::string::npos);
