@@ -4,8 +4,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # What only the tests need besides the build: chromium, headless, to render
-# the HTML plan report (tests/cli/plan_html_test.cc).
-CAIRN_EXTRA_PACKAGES="${CAIRN_EXTRA_PACKAGES:-} chromium" scripts/install-deps.sh
+# the HTML plan report (tests/cli/plan_html_test.cc); npm, to install
+# Spectral for the OpenAPI lint (tests/openapi/spectral_lint.sh), unless
+# Node.js is there already (from another source than Debian's).
+extra="chromium"
+command -v npm >/dev/null || extra+=" npm"
+CAIRN_EXTRA_PACKAGES="${CAIRN_EXTRA_PACKAGES:-} $extra" scripts/install-deps.sh
 scripts/build.sh build Release
 cd build
 ctest --output-on-failure -j"$(nproc)" "$@"
