@@ -31,17 +31,4 @@ Result<SshPublicKey> ParseSshPublicKey(std::string_view line) {
   return key;
 }
 
-bool ContainsPrivateKeyMaterial(std::string_view text) {
-  if (text.find("PuTTY-User-Key-File") != std::string_view::npos) return true;
-  size_t pos = 0;
-  while ((pos = text.find("-----BEGIN", pos)) != std::string_view::npos) {
-    size_t end = text.find("-----", pos + 10);
-    if (end == std::string_view::npos) return false;
-    std::string_view label = text.substr(pos + 10, end - pos - 10);
-    if (label.find("PRIVATE KEY") != std::string_view::npos) return true;
-    pos = end;
-  }
-  return false;
-}
-
 }  // namespace cairn::server

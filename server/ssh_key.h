@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "engine/private_key.h"
 #include "engine/status.h"
 
 namespace cairn::server {
@@ -22,8 +23,7 @@ struct SshPublicKey {
 // type. Errors are InvalidArgument with a message fit for a client.
 Result<SshPublicKey> ParseSshPublicKey(std::string_view line);
 
-// True when `text` holds a PEM/OpenSSH private key marker
-// ("-----BEGIN ... PRIVATE KEY-----") or a PuTTY private key file header.
-bool ContainsPrivateKeyMaterial(std::string_view text);
+// Private key material: the engine's one detector (engine/private_key.h).
+using ::cairn::ContainsPrivateKeyMaterial;
 
 }  // namespace cairn::server

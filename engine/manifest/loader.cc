@@ -21,8 +21,8 @@
 
 #include "engine/graph/dependency_graph.h"
 #include "engine/manifest/expr.h"
-#include "engine/manifest/private_key.h"
 #include "engine/manifest/yaml_tree.h"
+#include "engine/private_key.h"
 #include "engine/redact.h"
 #include "engine/schema/formats.h"
 #include "engine/schema/schema_registry.h"

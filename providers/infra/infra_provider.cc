@@ -117,27 +117,15 @@ Status ErrorAnswer(const std::string& what, const std::string& method, const std
   return Status(CodeForHttp(resp.status), Redact(what + ": " + e.code + ": " + e.message));
 }
 
-// Looks for private key material in every string of `v`.
-bool TextHasPrivateKey(std::string_view s) {
-  if (s.find("PuTTY-User-Key-File") != std::string_view::npos) return true;
-  for (size_t begin = s.find("-----BEGIN"); begin != std::string_view::npos;
-       begin = s.find("-----BEGIN", begin + 1)) {
-    size_t line_end = s.find("-----", begin + 10);
-    if (line_end == std::string_view::npos) return false;
-    if (s.substr(begin, line_end - begin).find("PRIVATE KEY") != std::string_view::npos) {
-      return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
-bool ContainsPrivateKeyMaterial(const Value& v) {
-  if (v.is_string()) return TextHasPrivateKey(v.get_ref<const std::string&>());
+bool ValueHasPrivateKey(const Value& v) {
+  if (v.is_string())
+    return ContainsPrivateKeyMaterial(std::string_view(v.get_ref<const std::string&>()));
   if (v.is_structured()) {
     for (const auto& [key, item] : v.items()) {
-      if (TextHasPrivateKey(key) || ContainsPrivateKeyMaterial(item)) return true;
+      if (ContainsPrivateKeyMaterial(std::string_view(key)) || ValueHasPrivateKey(item))
+        return true;
     }
   }
   return false;
@@ -477,7 +465,7 @@ Result<PreparedMutation> InfraProvider::Prepare(const PrepareRequest& req) {
 
   if (req.action != MutationAction::kDelete) {
     // Before anything else: private keys never go further than this.
-    if (ContainsPrivateKeyMaterial(req.spec)) {
+    if (ValueHasPrivateKey(req.spec)) {
       return Status::InvalidArgument(
           what + ": the spec contains private key material; only public keys may be sent");
     }
@@ -544,7 +532,7 @@ Status InfraProvider::CheckMutation(const PreparedMutation& m, MutationAction ac
   if (action == MutationAction::kDelete && !m.body.empty()) {
     return Status::InvalidArgument(what + ": a delete has no body");
   }
-  if (TextHasPrivateKey(m.body)) {
+  if (ContainsPrivateKeyMaterial(std::string_view(m.body))) {
     return Status::InvalidArgument(what +
                                    ": the body contains private key material; refusing to send");
   }

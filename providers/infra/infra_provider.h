@@ -76,6 +76,7 @@
 #include <unordered_map>
 
 #include "engine/clock.h"
+#include "engine/private_key.h"
 #include "providers/backoff.h"
 #include "providers/http_transport.h"
 #include "providers/infra/kind_wire.h"
@@ -228,8 +229,8 @@ class InfraProvider final : public Provider {
   std::map<std::string, std::unique_ptr<KindWatcher>> watchers_;  // GUARDED_BY(watchers_mu_)
 };
 
-// True when `text` contains private key material (PEM "PRIVATE KEY" blocks of
-// any algorithm, OpenSSH private keys, PuTTY key files).
-bool ContainsPrivateKeyMaterial(const Value& v);
+// True when any string of `v` (keys included) holds private key material,
+// by the engine's one rule (engine/private_key.h).
+bool ValueHasPrivateKey(const Value& v);
 
 }  // namespace cairn

@@ -1,6 +1,10 @@
-#include "engine/manifest/private_key.h"
+#include "engine/private_key.h"
 
 #include <catch2/catch.hpp>
+#include <vector>
+
+#include "providers/infra/infra_provider.h"
+#include "server/ssh_key.h"
 
 using namespace cairn;
 
@@ -36,4 +40,30 @@ TEST_CASE("redaction keeps the marker line and hides every line of key material"
   CHECK(r.find("after: 1") != std::string::npos);
   // Lines are kept one for one, so positions stay right.
   CHECK(std::count(r.begin(), r.end(), '\n') == std::count(text.begin(), text.end(), '\n'));
+}
+
+TEST_CASE("one private key rule for the loader, the provider and the server") {
+  // Every spelling of an armour line whose label names a private key, and
+  // PuTTY files; not public keys, certificates, nor the words alone.
+  const std::vector<std::pair<std::string, bool>> cases = {
+      {"-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn\n-----END OPENSSH PRIVATE KEY-----", true},
+      {"x -----BEGIN RSA PRIVATE KEY----- y", true},
+      {"-----BEGIN ENCRYPTED PRIVATE KEY-----", true},
+      {"-----BEGIN PRIVATE KEY-----", true},
+      {"-----BEGINPRIVATE KEY-----", true},
+      {"-----BEGIN EC PRIVATE KEY BLOCK-----", true},
+      {"PuTTY-User-Key-File-3: ssh-ed25519", true},
+      {"PuTTY-User-Key-File: x", true},
+      {"-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----", false},
+      {"-----BEGIN CERTIFICATE-----", false},
+      {"my PRIVATE KEY is elsewhere", false},
+      {"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8g c", false},
+  };
+  for (const auto& [text, key] : cases) {
+    INFO(text);
+    CHECK(FindPrivateKey(text).found() == key);                        // the loader's
+    CHECK(cairn::server::ContainsPrivateKeyMaterial(text) == key);     // the server's
+    CHECK(ValueHasPrivateKey(Value{{"spec", {{"k", text}}}}) == key);  // the provider's
+    CHECK(ValueHasPrivateKey(Value{{text, 1}}) == key);                // keys too
+  }
 }

@@ -1,13 +1,13 @@
-#include "engine/manifest/private_key.h"
+#include "engine/private_key.h"
 
 #include <vector>
 
 namespace cairn {
 namespace {
 
-constexpr std::string_view kBegin = "-----BEGIN ";
-constexpr std::string_view kPrivateEnd = "PRIVATE KEY-----";
-constexpr std::string_view kPutty = "PuTTY-User-Key-File-";
+constexpr std::string_view kBegin = "-----BEGIN";
+constexpr std::string_view kPrivate = "PRIVATE KEY";
+constexpr std::string_view kPutty = "PuTTY-User-Key-File";
 
 // Column (0-based) of a private key marker in `line`, with its width.
 std::pair<size_t, size_t> MarkerIn(std::string_view line) {
@@ -15,11 +15,8 @@ std::pair<size_t, size_t> MarkerIn(std::string_view line) {
   while ((pos = line.find(kBegin, pos)) != std::string_view::npos) {
     size_t end = line.find("-----", pos + kBegin.size());
     if (end == std::string_view::npos) break;
-    std::string_view label = line.substr(pos, end + 5 - pos);
-    if (label.size() >= kBegin.size() + kPrivateEnd.size() &&
-        label.substr(label.size() - kPrivateEnd.size()) == kPrivateEnd) {
-      return {pos, label.size()};
-    }
+    std::string_view label = line.substr(pos + kBegin.size(), end - pos - kBegin.size());
+    if (label.find(kPrivate) != std::string_view::npos) return {pos, end + 5 - pos};
     pos = end;
   }
   if (size_t p = line.find(kPutty); p != std::string_view::npos) return {p, kPutty.size()};
@@ -31,7 +28,7 @@ std::pair<size_t, size_t> MarkerIn(std::string_view line) {
 PrivateKeyMatch FindPrivateKey(std::string_view text) {
   PrivateKeyMatch m;
   // Fast path: most text holds no marker at all.
-  if (text.find("PRIVATE KEY-----") == std::string_view::npos &&
+  if (text.find(kPrivate) == std::string_view::npos &&
       text.find(kPutty) == std::string_view::npos) {
     return m;
   }
