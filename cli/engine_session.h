@@ -21,9 +21,9 @@
 #include "engine/apply/apply.h"
 #include "engine/manifest/loader.h"
 #include "engine/plan/plan.h"
+#include "engine/provider/provider.h"
 #include "engine/state/state_store.h"
 #include "providers/http_transport.h"
-#include "providers/provider.h"
 
 namespace cairn::cli {
 

@@ -33,8 +33,8 @@
 
 #include "engine/diagnostic.h"
 #include "engine/plan/plan.h"
+#include "engine/provider/provider.h"
 #include "engine/state/state_store.h"
-#include "providers/provider.h"
 
 namespace cairn {
 

@@ -13,8 +13,8 @@
 
 #include "engine/diagnostic.h"
 #include "engine/manifest/config.h"
+#include "engine/provider/provider.h"
 #include "engine/value.h"
-#include "providers/provider.h"
 
 namespace cairn {
 

@@ -77,10 +77,10 @@
 
 #include "engine/clock.h"
 #include "engine/private_key.h"
+#include "engine/provider/provider.h"
 #include "providers/backoff.h"
 #include "providers/http_transport.h"
 #include "providers/infra/kind_wire.h"
-#include "providers/provider.h"
 #include "providers/ready_estimate.h"
 
 namespace cairn {

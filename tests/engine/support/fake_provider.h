@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "providers/provider.h"
+#include "engine/provider/provider.h"
 
 namespace cairn::testing {
 

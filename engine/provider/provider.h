@@ -67,7 +67,9 @@ inline std::optional<RemoteResource> SoleResultOf(std::vector<RemoteResource> ca
 enum class MutationAction { kCreate, kUpdate, kDelete };
 // "create", "update", "delete"
 inline const char* MutationActionName(MutationAction a) {
-  return a == MutationAction::kCreate ? "create" : a == MutationAction::kUpdate ? "update" : "delete";
+  return a == MutationAction::kCreate   ? "create"
+         : a == MutationAction::kUpdate ? "update"
+                                        : "delete";
 }
 
 // Everything needed to send a mutation, and to send it again byte for byte.
@@ -85,8 +87,8 @@ struct ReadRequest {
   std::string id;
 };
 struct ReadResponse {
-  Status status;                            // not OK: the read itself failed
-  std::optional<RemoteResource> resource;   // nullopt with OK status: it does not exist
+  Status status;                           // not OK: the read itself failed
+  std::optional<RemoteResource> resource;  // nullopt with OK status: it does not exist
   std::vector<Diagnostic> diagnostics;
 };
 
