@@ -16,8 +16,6 @@
 namespace cairn {
 namespace {
 
-using Steady = std::chrono::steady_clock;
-
 std::string ShortHash(const std::string& s) {
   unsigned char digest[SHA256_DIGEST_LENGTH];
   SHA256(reinterpret_cast<const unsigned char*>(s.data()), s.size(), digest);
@@ -77,7 +75,7 @@ struct Node {
   std::vector<size_t> successors;
   int pending = 0;
   enum class State { kWaiting, kRunning, kDone, kFailed, kSkipped } state = State::kWaiting;
-  Steady::time_point started;
+  Clock::time_point started;
   std::chrono::milliseconds last_report{0};
   // Set by JournalAhead, before the node is offered to the workers.
   std::optional<PreparedMutation> prepared;  // the request, exactly as journaled
@@ -103,7 +101,11 @@ class ApplyRun {
  public:
   ApplyRun(const Plan& plan, Provider& provider, StateStore& store, const ApplyOptions& options,
            StateSnapshot initial)
-      : plan_(plan), provider_(provider), store_(store), options_(options),
+      : plan_(plan),
+        provider_(provider),
+        store_(store),
+        options_(options),
+        clock_(options.clock ? *options.clock : SystemClock()),
         lineage_(initial.lineage) {
     for (auto& [addr, rs] : initial.resources) values_[addr] = rs.attributes;
     // Data sources, as the plan read them ("data.KIND.NAME").
@@ -309,7 +311,7 @@ class ApplyRun {
             index = journaled_.front();
             journaled_.pop_front();
             nodes_[*index].state = Node::State::kRunning;
-            nodes_[*index].started = Steady::now();
+            nodes_[*index].started = clock_.Now();
             ++running_;
             ++pending_;  // reserved before sending, so max_pending holds
           }
@@ -406,10 +408,10 @@ class ApplyRun {
   // skips them, wakes the workers this concerns and reports.
   void Complete(std::unique_lock<std::mutex>& lock, size_t index, bool ok) {
     Node& node = nodes_[index];
-    auto elapsed = node.state == Node::State::kRunning
-                       ? std::chrono::duration_cast<std::chrono::milliseconds>(Steady::now() -
-                                                                                node.started)
-                       : std::chrono::milliseconds{0};
+    auto elapsed =
+        node.state == Node::State::kRunning
+            ? std::chrono::duration_cast<std::chrono::milliseconds>(clock_.Now() - node.started)
+            : std::chrono::milliseconds{0};
     std::vector<ProgressEvent> events;
     size_t now_ready = 0;
     if (ok) {
@@ -504,7 +506,7 @@ class ApplyRun {
     constexpr std::chrono::milliseconds kSyncInterval{1000};
     std::unique_lock lock(mu_);
     std::condition_variable_any tick;
-    auto last_report = Steady::now();
+    auto last_report = clock_.Now();
     while (!st.stop_requested()) {
       const auto period = std::min<std::chrono::milliseconds>(kSyncInterval, options_.progress_interval);
       tick.wait_for(lock, st, period, [] { return false; });
@@ -512,7 +514,7 @@ class ApplyRun {
       lock.unlock();
       (void)store_.Sync();  // a failure shows again in the run's last, synced commit
       lock.lock();
-      auto now = Steady::now();
+      auto now = clock_.Now();
       if (now - last_report < options_.progress_interval) continue;
       last_report = now;
       std::vector<ProgressEvent> events;
@@ -615,7 +617,7 @@ class ApplyRun {
     entry.path = prepared->path;
     entry.body = prepared->body;
     entry.idempotency_key = IdempotencyKey(lineage_, entry.seq, entry.action, c.address);
-    entry.started_at = SystemClock().UnixSeconds();
+    entry.started_at = clock_.UnixSeconds();
     entry.context = {{"depends_on", c.depends_on}};
     node.prepared = std::move(*prepared);
     return true;
@@ -679,7 +681,7 @@ class ApplyRun {
     }
     Emit({ProgressEvent::Phase::kWaiting, c.address, OpName(node.op),
           node.op == Op::kDelete ? c.remote_id : node.sent->id,
-          std::chrono::duration_cast<std::chrono::milliseconds>(Steady::now() - node.started),
+          std::chrono::duration_cast<std::chrono::milliseconds>(clock_.Now() - node.started),
           node.op == Op::kDelete ? "waiting until deleted" : "waiting until ready"});
     provider_.Watch(wait, [this, index](WaitResponse r) {
       std::lock_guard lock(mu_);
@@ -834,6 +836,7 @@ class ApplyRun {
   Provider& provider_;
   StateStore& store_;
   const ApplyOptions& options_;
+  Clock& clock_;
   const std::string lineage_;
   int64_t first_seq_ = 0;  // node i's journal sequence number is first_seq_ + i
 

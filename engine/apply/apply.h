@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/clock.h"
 #include "engine/diagnostic.h"
 #include "engine/plan/plan.h"
 #include "engine/provider/provider.h"
@@ -62,6 +63,9 @@ struct ApplyOptions {
   std::chrono::seconds delete_timeout{600};
   // Period of kStillRunning events for long operations.
   std::chrono::milliseconds progress_interval{10'000};
+  // The run's time: operation durations, journal timestamps (the real clock
+  // when null). Waits on the API are the provider's, on its own clock.
+  Clock* clock = nullptr;
   std::function<void(const ProgressEvent&)> progress;  // called from worker threads, serialised
   // Graceful stop (SIGINT): no new operations start; running ones finish and
   // are recorded.

@@ -754,3 +754,26 @@ TEST_CASE("a dependent is sent as soon as its dependency is ready, not before") 
   REQUIRE(r.ok());
   CHECK(r.summary.created == 3);
 }
+
+TEST_CASE("apply takes its time from the injected clock: durations and journal times") {
+  Fixture f;
+  ManualClock clock;
+  f.options.clock = &clock;
+  const int64_t start = clock.UnixSeconds();
+  int64_t journaled_at = 0;
+  f.provider.on_send = [&](const std::string&) {
+    auto pending = f.store.PendingJournal();
+    if (pending.ok() && !pending->empty()) journaled_at = pending->front().started_at;
+    clock.Advance(std::chrono::seconds(42));  // the API takes 42 s to answer
+  };
+  auto r = f.Run(IndependentInstances(1));
+  REQUIRE(r.ok());
+  CHECK(journaled_at == start);
+  bool done = false;
+  for (const auto& e : f.events) {
+    if (e.phase != ProgressEvent::Phase::kDone) continue;
+    done = true;
+    CHECK(e.elapsed == std::chrono::seconds(42));  // at once, on the injected clock
+  }
+  CHECK(done);
+}
