@@ -387,7 +387,11 @@ TEST_CASE("kind: data reads a resource the stack does not manage, by filter or i
            "kind: output\nname: cidr\nvalue: ${data.network.shared.cidr}\n";
   };
   WriteFile(e.stack + "/main.yaml", stack("filter: {name: shared-net}"));
-  auto applied = e.Cairn({"apply", e.stack, "--auto-approve"});
+  // Through a saved plan: apply uses what the plan read.
+  const std::string planfile = e.dir.path() + "/data.plan";
+  REQUIRE(e.Cairn({"plan", e.stack, "--out", planfile}).exit_code == 0);
+  CHECK(json::parse(ReadFile(planfile))["data"]["data.network.shared"]["id"] == net_id);
+  auto applied = e.Cairn({"apply", planfile});
   INFO(applied.out << applied.err);
   REQUIRE(applied.exit_code == 0);
   // The instance is on the network read, which the stack does not manage.
