@@ -1183,7 +1183,7 @@ std::optional<ApiResponse> Api::Impl::CheckRefs(WriteTxn& txn, Call& c,
 void Api::Impl::Submit(std::shared_ptr<Call> c, std::function<void(WriteTxn&, Call&)> body) {
   metrics->mutations_in_flight++;
   store->Submit(
-      [this, c, body = std::move(body)](WriteTxn& txn) {
+      [c, body = std::move(body)](WriteTxn& txn) {
         try {
           body(txn, *c);
         } catch (const std::exception& e) {

@@ -52,12 +52,13 @@ bool RenameDependencies(ResourceState& rs, const std::map<std::string, std::stri
 
 AddressMoves NetMoves(const AddressMoves& moves) {
   AddressMoves out;
-  for (const auto& [from, to] : moves) {
-    auto it = std::find_if(out.begin(), out.end(), [&](const auto& m) { return m.second == from; });
+  for (const auto& move : moves) {
+    auto it =
+        std::find_if(out.begin(), out.end(), [&](const auto& m) { return m.second == move.first; });
     if (it != out.end()) {
-      it->second = to;
+      it->second = move.second;
     } else {
-      out.emplace_back(from, to);
+      out.push_back(move);
     }
   }
   return out;
