@@ -486,6 +486,33 @@ int MatchRoute(std::string_view method, std::string_view path, Route* route, std
   return 404;
 }
 
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> Api::Routes() {
+  std::vector<std::string> candidates = {"/healthz", "/metrics", "/v1/regions", "/v1/plans",
+                                         "/v1/images"};
+  for (const Collection& c : Collections()) {
+    const std::string base = (c.view == View::kPreview ? "/v1/" : "/api/v1/") + std::string(c.name);
+    for (const char* rest : {"", "/{id}", "/{id}/actions/{action}"})
+      candidates.push_back(base + rest);
+  }
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string& pattern : candidates) {
+    std::string path = pattern;
+    for (auto [from, to] :
+         {std::pair<std::string, std::string>{"{id}", "x"}, {"{action}", "reboot"}}) {
+      if (size_t at = path.find(from); at != std::string::npos) path.replace(at, from.size(), to);
+    }
+    Route route;
+    std::string allow;
+    // A method no route takes: 405 with the route's methods, or 404.
+    if (MatchRoute("TRACE", path, &route, &allow) == 405) out.emplace_back(pattern, allow);
+  }
+  return out;
+}
+
+namespace {
+
 // Query string "a=1&b=2" (values percent-decoded).
 std::optional<std::string> QueryParam(std::string_view query, std::string_view name, bool* bad) {
   size_t pos = 0;

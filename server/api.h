@@ -71,6 +71,10 @@ class Api {
 
   // An error response in the standard envelope (used by the HTTP layer for
   // errors found before a request is complete: 400, 413, 431).
+  // Every route the router answers, as {pattern, methods}:
+  // {"/api/v1/compute/{id}", "GET, HEAD, PATCH, DELETE"}, ... (found by
+  // asking the router itself, so a new route shows here).
+  static std::vector<std::pair<std::string, std::string>> Routes();
   static ApiResponse Error(int status, std::string_view code, std::string_view message,
                            const std::string& request_id);
 

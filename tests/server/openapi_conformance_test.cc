@@ -16,6 +16,7 @@
 #include <valijson/validator.hpp>
 
 #include "engine/manifest/yaml_tree.h"
+#include "server/api.h"
 #include "tests/server/serve_fixture.h"
 
 using namespace cairn::testing;
@@ -255,4 +256,25 @@ TEST_CASE("openapi.yaml: every operation answers only documented statuses and sc
   CHECK_FALSE(ck.Validate("GET", "/v1/instances", wrong).empty());
   wrong.body = R"({"data": [], "pagination": {"next_cursor": null, "has_more": false}})";
   CHECK(ck.Validate("GET", "/v1/instances", wrong).empty());
+}
+
+TEST_CASE("openapi.yaml: every route the router answers is in the document, with its methods") {
+  const json doc = LoadOpenApi();
+  const auto routes = cairn::server::Api::Routes();
+  REQUIRE(routes.size() >= 20);
+  for (const auto& [pattern, allow] : routes) {
+    INFO(pattern << " answers " << allow);
+    REQUIRE(doc["paths"].contains(pattern));
+    std::set<std::string> answered, documented;
+    std::stringstream methods(allow);
+    for (std::string m; std::getline(methods, m, ',');) {
+      m.erase(0, m.find_first_not_of(' '));
+      for (char& ch : m) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      if (m != "head") answered.insert(m);  // HEAD is GET without a body
+    }
+    for (const auto& [key, op] : doc["paths"][pattern].items()) {
+      if (key != "parameters") documented.insert(key);
+    }
+    CHECK(answered == documented);
+  }
 }
