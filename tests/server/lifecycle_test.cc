@@ -125,34 +125,12 @@ TEST_CASE("lifecycle: actions and deletion settle") {
   CHECK(Walk(settled, {}).empty());
 }
 
-TEST_CASE("schemas/openapi.yaml describes every route cairn serve answers") {
+TEST_CASE("schemas/openapi.yaml names every error code cairn serve answers") {
+  // (Routes and methods: tests/server/openapi_conformance_test.cc.)
   std::ifstream in(std::string(CAIRN_SOURCE_DIR) + "/schemas/openapi.yaml");
   std::stringstream ss;
   ss << in.rdbuf();
   std::string doc = ss.str();
-  for (const char* path : {"/healthz:",
-                           "/metrics:",
-                           "/v1/regions:",
-                           "/v1/plans:",
-                           "/v1/images:",
-                           "/v1/instances:",
-                           "/v1/instances/{id}:",
-                           "/v1/networks:",
-                           "/v1/networks/{id}:",
-                           "/v1/firewalls:",
-                           "/v1/firewalls/{id}:",
-                           "/v1/ssh_keys:",
-                           "/v1/ssh_keys/{id}:",
-                           "/api/v1/compute:",
-                           "/api/v1/compute/{id}:",
-                           "/api/v1/compute/{id}/actions/{action}:",
-                           "/api/v1/networking:",
-                           "/api/v1/networking/{id}:",
-                           "/api/v1/storage:",
-                           "/api/v1/storage/{id}:"}) {
-    INFO(path);
-    CHECK(doc.find(std::string("\n  ") + path + "\n") != std::string::npos);
-  }
   for (const char* code : {"idempotency_key_in_use", "resource_in_use", "action_not_allowed",
                            "payload_too_large", "unsupported_media_type", "rate_limited"}) {
     CHECK(doc.find(code) != std::string::npos);
