@@ -125,7 +125,7 @@ TEST_CASE("lifecycle: actions and deletion settle") {
   CHECK(Walk(settled, {}).empty());
 }
 
-TEST_CASE("schemas/openapi.yaml names every error code cairn serve answers") {
+TEST_CASE("schemas/openapi.yaml names the error codes of conflicts and limits") {
   // (Routes and methods: tests/server/openapi_conformance_test.cc.)
   std::ifstream in(std::string(CAIRN_SOURCE_DIR) + "/schemas/openapi.yaml");
   std::stringstream ss;
