@@ -102,6 +102,9 @@ Result<std::string> FormatManifest(const std::string& input) {
   std::vector<std::string> out;
   Levels levels;
   bool in_block = false;
+  size_t seq_at = std::string::npos;  // indentation of a sequence at its key's
+  bool key_open = false;              // the last content line was "key:" alone
+  size_t key_indent = 0;
   size_t block_parent_old = 0, block_parent_new = 0;
   for (const std::string& raw : lines) {
     if (in_block) {
@@ -131,11 +134,27 @@ Result<std::string> FormatManifest(const std::string& input) {
       while (!out.empty() && out.back().empty()) out.pop_back();
       if (!out.empty() || line != "---") out.push_back(line);
       levels.Reset();
+      seq_at = std::string::npos;
+      key_open = false;
       continue;
     }
     size_t old = IndentOf(line);
     std::string content = line.substr(old);
-    size_t now = content[0] == '#' ? levels.Peek(old) : levels.Place(old);
+    // A block sequence written at its key's indentation ("key:\n- a") is
+    // placed one level in, like any value: its items count one column deeper.
+    size_t level_at = old;
+    if (content[0] != '#') {
+      const bool item = content == "-" || content.rfind("- ", 0) == 0;
+      if (item && (old == seq_at || (key_open && key_indent == old))) {
+        seq_at = old;
+        level_at = old + 1;
+      } else if (seq_at != std::string::npos && old <= seq_at) {
+        seq_at = std::string::npos;
+      }
+      key_open = content.back() == ':' && content[0] != '-';
+      key_indent = old;
+    }
+    size_t now = content[0] == '#' ? levels.Peek(level_at) : levels.Place(level_at);
     if (content[0] != '#') content = std::regex_replace(content, kKeySpaces, "$1: $2");
     out.push_back(std::string(now, ' ') + content);
     if (content[0] != '#' && std::regex_search(content, kBlockStart)) {

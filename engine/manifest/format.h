@@ -1,7 +1,8 @@
 // `cairn fmt`: the canonical layout of a manifest file, comments kept.
 //
-// Line by line: two spaces per nesting level (a block sequence written at
-// its key's indentation stays there), one space after a mapping key's colon, no trailing
+// Line by line: two spaces per nesting level (a block sequence under a key
+// one level in, even when written at the key's indentation), one space after
+// a mapping key's colon, no trailing
 // whitespace, no blank lines at the start or end of the file or of a
 // document, at most one blank line in a row, LF line endings and a final
 // newline. Block scalars (`|`, `>`) move with their key and keep their

@@ -63,3 +63,14 @@ TEST_CASE("fmt: invalid YAML is an error, and a plain scalar's continuation line
   REQUIRE(folded.ok());
   CHECK(*folded == "a: one\n  two\nb: 1\n");
 }
+
+TEST_CASE("fmt: a sequence written at its key's indentation moves one level in") {
+  auto got = FormatManifest(
+      "spec:\n  rules:\n  - direction: inbound\n    port: \"22\"\n  - port: \"443\"\n"
+      "  name: edge\nlist:\n- a\n- b\n");
+  REQUIRE(got.ok());
+  CHECK(*got ==
+        "spec:\n  rules:\n    - direction: inbound\n      port: \"22\"\n    - port: \"443\"\n"
+        "  name: edge\nlist:\n  - a\n  - b\n");
+  CHECK(*FormatManifest(*got) == *got);
+}
