@@ -5,7 +5,7 @@
 #       builds every fuzz target (cairn_fuzzers)
 #   run_fuzz.sh run SOURCE_DIR BUILD_DIR NAME
 #       replays every input in tests/fuzz/regressions/NAME/, then fuzzes
-#       NAME_fuzz for CAIRN_FUZZ_SECONDS (default 30) from the seeds in
+#       NAME_fuzz for CAIRN_FUZZ_SECONDS (default 60) from the seeds in
 #       tests/fuzz/seeds/NAME/ (for manifest_loader also the example and
 #       invalid-catalog manifests) and what earlier runs kept in
 #       BUILD_DIR/corpus/NAME/
@@ -34,7 +34,7 @@ if [ "$mode" = build ]; then
 fi
 
 name=$4
-seconds=${CAIRN_FUZZ_SECONDS:-30}
+seconds=${CAIRN_FUZZ_SECONDS:-60}
 fuzzer=$out/tests/fuzz/${name}_fuzz
 if [ ! -x "$fuzzer" ]; then
   echo "$fuzzer is missing: the test \"fuzz: build\" builds it"
