@@ -227,6 +227,9 @@ std::string RenderDiagnostic(const Diagnostic& d, SourceFiles& sources, const Re
       // those are looked at, however long the line.
       std::string_view text = *line;
       size_t at = static_cast<size_t>(std::max(1, d.location.column) - 1);  // a byte of the line
+      // A column past the line's end (a position from a parser that counts
+      // differently) points just after its last byte.
+      at = std::min(at, text.size());
       size_t until = at + static_cast<size_t>(std::max(1, d.location.length));
       size_t lo = at > 4 * kMaxExcerptWidth ? at - 4 * kMaxExcerptWidth : 0;
       size_t hi = std::min(text.size(), std::max(until, at + 1) + 4 * kMaxExcerptWidth);

@@ -58,4 +58,10 @@ std::string ValueTypeNoun(const Value& v) {
   }
 }
 
+std::string StringMember(const Value& v, std::string_view key) {
+  if (!v.is_object()) return "";
+  auto it = v.find(key);
+  return it != v.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 }  // namespace cairn

@@ -26,6 +26,12 @@ bool ContainsUnknown(const Value& v);
 // "a number", "a boolean", "a list", "a mapping" or "null".
 std::string ValueTypeNoun(const Value& v);
 
+// The string member `key` of mapping `v`; "" when `v` is not a mapping or
+// the member is missing or not a string. Never throws, unlike
+// Value::value(key, ""): for values read from outside (a journaled request
+// body, an API's answer), which may hold anything.
+std::string StringMember(const Value& v, std::string_view key);
+
 // The deepest nesting of lists and mappings Cairn accepts in JSON it reads (a
 // request body, a saved plan, a state row, an API response) and in manifests.
 // Every walk over a value (dumping, canonical forms, secret scans, unknown

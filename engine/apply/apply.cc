@@ -956,7 +956,14 @@ RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const Apply
     m.id = e.remote_id;
     StateCommit commit;
     commit.journal_done = e.seq;
-    std::vector<std::string> deps = e.context.value("depends_on", std::vector<std::string>{});
+    // The context is what an apply wrote, but a damaged state file may hold
+    // any JSON there: like Load, take only a list's strings as dependencies.
+    std::vector<std::string> deps;
+    if (auto it = e.context.find("depends_on"); it != e.context.end() && it->is_array()) {
+      for (const Value& d : *it) {
+        if (d.is_string()) deps.push_back(d.get<std::string>());
+      }
+    }
 
     if (m.action == MutationAction::kDelete) {
       auto resp = provider.Delete({m, e.idempotency_key}, none);
@@ -988,7 +995,8 @@ RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const Apply
     if (m.action == MutationAction::kCreate && options.find_by_name_kinds.count(e.kind)) {
       auto parsed = ParseJson(e.body);
       Value body = parsed.ok() ? std::move(*parsed) : Value();
-      std::string name = body.is_object() ? body.value("name", "") : "";
+      // A damaged state file may journal any JSON as the body.
+      std::string name = StringMember(body, "name");
       if (!name.empty()) {
         auto found = provider.FindByName(e.kind, name, none);
         // Another stack or a person may use the same name: only an object

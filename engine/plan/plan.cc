@@ -591,16 +591,26 @@ Result<Plan> PlanFromJson(const Value& j) {
     if (!j.is_object() || !j.contains("format_version")) {
       return Status::InvalidArgument("not a Cairn plan (no format_version)");
     }
-    int version = j.at("format_version").get<int>();
-    if (version != Plan::kFormatVersion) {
-      return Status::InvalidArgument("plan format version " + std::to_string(version) +
+    // Numbers are compared as JSON before any conversion: get<int>() of a
+    // float out of int's range is undefined behaviour.
+    const Value& version = j.at("format_version");
+    if (!version.is_number_integer() || version != Plan::kFormatVersion) {
+      return Status::InvalidArgument("plan format version " +
+                                     version.dump(-1, ' ', false, Value::error_handler_t::replace) +
                                      " is not supported (this cairn reads version " +
                                      std::to_string(Plan::kFormatVersion) + ")");
     }
     Plan plan;
     plan.stack = j.value("stack", "");
     plan.lineage = j.at("lineage").get<std::string>();
-    plan.serial = j.at("serial").get<int64_t>();
+    const Value& serial = j.at("serial");
+    // An unsigned value past int64_t's range converts to a negative one.
+    if (!serial.is_number_integer() || serial.get<int64_t>() < 0) {
+      return Status::InvalidArgument("malformed plan: serial " +
+                                     serial.dump(-1, ' ', false, Value::error_handler_t::replace) +
+                                     " is not a non-negative integer");
+    }
+    plan.serial = serial.get<int64_t>();
     plan.destroy = j.value("destroy", false);
     plan.saved = j.value("saved", false);
     for (const auto& c : j.at("changes")) {

@@ -196,7 +196,7 @@ class Provider {
     ListResponse out;
     out.requests = all.requests;
     for (auto& r : all.resources) {
-      if (r.attributes.value("name", "") == name) out.resources.push_back(std::move(r));
+      if (StringMember(r.attributes, "name") == name) out.resources.push_back(std::move(r));
     }
     return out;
   }

@@ -126,6 +126,10 @@ Result<std::unique_ptr<PostgresStateStore>> PostgresStateStore::OpenStack(const 
           "slot INT PRIMARY KEY CHECK (slot = 1), version INT NOT NULL)");
       pqxx::result r = w.exec("SELECT version FROM cairn_state_format WHERE slot = 1");
       int version = r.empty() ? 0 : r[0][0].as<int>();
+      if (version < 0) {
+        return Status::FailedPrecondition("PostgreSQL state tables have format version " +
+                                          std::to_string(version) + ": not Cairn's");
+      }
       if (version > kPostgresStateFormatVersion) {
         return Status::FailedPrecondition(
             "PostgreSQL state tables have format version " + std::to_string(version) +

@@ -243,6 +243,10 @@ Status Migrate(sqlite3* db) {
     return Status::FailedPrecondition("not a Cairn state file (application_id " +
                                       std::to_string(*app) + ")");
   }
+  if (*version < 0) {
+    return Status::FailedPrecondition("not a Cairn state file (format version " +
+                                      std::to_string(*version) + ")");
+  }
   if (*version > kSqliteStateFormatVersion) {
     return Status::FailedPrecondition(
         "state file has format version " + std::to_string(*version) +

@@ -639,7 +639,7 @@ CreateResponse InfraProvider::Create(const CreateRequest& req, std::stop_token s
     // failed may still have made the resource, so look before sending again.
     auto parsed = ParseJson(m.body);
     Value body = parsed.ok() ? std::move(*parsed) : Value();
-    std::string name = body.is_object() ? body.value("name", "") : "";
+    std::string name = StringMember(body, "name");  // a journaled body may hold anything
     before_resend = [&, body, name]() -> Result<std::optional<RemoteResource>> {
       if (name.empty()) return Status::FailedPrecondition("the request names no resource");
       ListResponse listed = FindByName(m.kind, name, stop);

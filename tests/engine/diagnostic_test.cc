@@ -37,6 +37,16 @@ TEST_CASE("a diagnostic whose line is missing renders without a source excerpt")
   CHECK(RenderDiagnostic(d, sources) == "a.yaml:7:1: error: beyond the end [c]\n");
 }
 
+TEST_CASE("a column past the end of its line puts the caret just after the last byte") {
+  // A position from a parser that counts differently (found by
+  // manifest_loader_fuzz: tests/fuzz/regressions/manifest_loader/).
+  SourceFiles sources;
+  sources.Add("a.yaml", "kin\nname: x\n");
+  Diagnostic d{Severity::kError, "c", "past the end", "", {"a.yaml", 1, 40, 3}};
+  CHECK(RenderDiagnostic(d, sources) ==
+        "a.yaml:1:40: error: past the end [c]\n    kin\n       ^\n");
+}
+
 TEST_CASE("color wraps severity and caret only when asked") {
   SourceFiles sources;
   sources.Add("a.yaml", "x\n");

@@ -1,39 +1,77 @@
 #!/bin/sh
-# Bounded fuzzing of the manifest loader (see tests/fuzz/CMakeLists.txt).
-#   run_fuzz.sh SOURCE_DIR BUILD_DIR
-# Builds the libFuzzer target with clang++ and ASan/UBSan in BUILD_DIR,
-# replays every saved regression input, then fuzzes for CAIRN_FUZZ_SECONDS
-# (default 30) from a seed corpus of the example and test manifests.
-# Exit 77 (skipped) when clang++ is absent; 1 on a crash, whose input is
-# left in BUILD_DIR/artifacts/ (copy it to tests/fuzz/regressions/).
+# Bounded fuzzing (see tests/fuzz/CMakeLists.txt and docs/testing.md).
+#   run_fuzz.sh build SOURCE_DIR BUILD_DIR
+#       configures BUILD_DIR with clang++, CAIRN_FUZZ=ON and ASan/UBSan and
+#       builds every fuzz target (cairn_fuzzers)
+#   run_fuzz.sh run SOURCE_DIR BUILD_DIR NAME
+#       replays every input in tests/fuzz/regressions/NAME/, then fuzzes
+#       NAME_fuzz for CAIRN_FUZZ_SECONDS (default 60) from the seeds in
+#       tests/fuzz/seeds/NAME/ (for manifest_loader also the example and
+#       invalid-catalog manifests) and what earlier runs kept in
+#       BUILD_DIR/corpus/NAME/
+# Exit 77 (skipped) when clang++ is absent; non-zero on any crash, leak,
+# timeout (an input running over 10 s) or out-of-memory, whose input is left
+# in BUILD_DIR/artifacts/NAME/ (copy it to tests/fuzz/regressions/NAME/).
 set -eu
-src=$1
-out=$2
-seconds=${CAIRN_FUZZ_SECONDS:-30}
+mode=$1
+src=$2
+out=$3
 if ! command -v clang++ >/dev/null 2>&1; then
-  echo "clang++ not found: skipping the fuzz run"
+  echo "clang++ not found: skipping (scripts/install-deps.sh installs clang)"
   exit 77
 fi
-cmake -S "$src" -B "$out" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=None \
-  -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only" \
-  -DCAIRN_FUZZ=ON -DCAIRN_SANITIZE=address,undefined -DCAIRN_BUILD_BENCH=OFF >"$out.configure.log" 2>&1 ||
-  { cat "$out.configure.log"; exit 1; }
-cmake --build "$out" --target manifest_loader_fuzz -j2 >"$out.build.log" 2>&1 ||
-  { tail -50 "$out.build.log"; exit 1; }
-fuzzer=$out/tests/fuzz/manifest_loader_fuzz
-seeds=$out/seeds
+
+if [ "$mode" = build ]; then
+  mkdir -p "$out"
+  cmake -S "$src" -B "$out" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=None \
+    -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only" \
+    -DCAIRN_FUZZ=ON -DCAIRN_SANITIZE=address,undefined -DCAIRN_BUILD_BENCH=OFF -DCAIRN_WERROR=OFF \
+    >"$out.configure.log" 2>&1 || { cat "$out.configure.log"; exit 1; }
+  cmake --build "$out" --target cairn_fuzzers -j"$(nproc)" >"$out.build.log" 2>&1 ||
+    { tail -50 "$out.build.log"; exit 1; }
+  echo "built the fuzz targets in $out"
+  exit 0
+fi
+
+name=$4
+seconds=${CAIRN_FUZZ_SECONDS:-60}
+fuzzer=$out/tests/fuzz/${name}_fuzz
+if [ ! -x "$fuzzer" ]; then
+  echo "$fuzzer is missing: the test \"fuzz: build\" builds it"
+  exit 1
+fi
+seeds=$out/seeds/$name
 rm -rf "$seeds"
-mkdir -p "$seeds" "$out/corpus" "$out/artifacts"
-i=0
-for f in $(find "$src/examples" "$src/tests/engine/manifest/invalid" -name '*.yaml' | sort); do
-  i=$((i + 1))
-  cp "$f" "$seeds/seed$i.yaml"
+mkdir -p "$seeds" "$out/corpus/$name" "$out/artifacts/$name"
+if [ -d "$src/tests/fuzz/seeds/$name" ]; then
+  cp "$src/tests/fuzz/seeds/$name"/* "$seeds/"
+fi
+if [ "$name" = manifest_loader ]; then
+  i=0
+  for f in $(find "$src/examples" "$src/tests/engine/manifest/invalid" -name '*.yaml' | sort); do
+    i=$((i + 1))
+    cp "$f" "$seeds/seed$i.yaml"
+  done
+fi
+
+# The largest seed must fit whole (the server's nesting seed is 110 KB):
+# libFuzzer cuts corpus inputs to -max_len.
+max_len=4096
+for f in "$seeds"/*; do
+  [ -f "$f" ] || continue
+  n=$(wc -c <"$f")
+  if [ "$n" -gt "$max_len" ]; then max_len=$n; fi
 done
-regressions=$(find "$src/tests/fuzz/regressions" -type f ! -name README.md | sort)
+
+# libFuzzer's own exit code for a crash is 77, which ctest would take for
+# "skipped": every failure exits 1 instead.
+limits="-timeout=10 -rss_limit_mb=2048 -error_exitcode=1 -timeout_exitcode=1"
+regressions=$(find "$src/tests/fuzz/regressions/$name" -type f 2>/dev/null | sort)
 if [ -n "$regressions" ]; then
   echo "replaying $(echo "$regressions" | wc -l) regression inputs"
   # shellcheck disable=SC2086
-  "$fuzzer" -runs=0 $regressions
+  "$fuzzer" -runs=0 $limits $regressions
 fi
-exec "$fuzzer" -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
-  -artifact_prefix="$out/artifacts/" -print_final_stats=1 "$out/corpus" "$seeds"
+# shellcheck disable=SC2086
+exec "$fuzzer" -max_total_time="$seconds" -max_len="$max_len" $limits \
+  -artifact_prefix="$out/artifacts/$name/" -print_final_stats=1 "$out/corpus/$name" "$seeds"

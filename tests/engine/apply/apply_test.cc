@@ -347,6 +347,43 @@ TEST_CASE("find-by-name recovery leaves a same-named object that differs alone")
   CHECK(keys.at(ours)["public_key"] == "ssh-ed25519 AAAA");
 }
 
+TEST_CASE("recovery re-sends journal entries whose context or body a damaged state mangled") {
+  // A corrupted state file may hold any JSON in a journal entry's context
+  // and body (tests/fuzz/regressions/state_reader/): each is still re-sent,
+  // taking only a list's strings as dependencies, and nothing throws.
+  Fixture f;
+  f.options.find_by_name_kinds = {"network"};
+  int64_t seq = *f.store.ReserveSequences(4);
+  auto entry = [&](int64_t n, const std::string& name, const std::string& body, Value context) {
+    return JournalEntry{
+        seq + n, "network." + name, "create",   "network",         "", "POST", "/v1/networks",
+        body,    "key-" + name,     1700000000, std::move(context)};
+  };
+  std::vector<JournalEntry> entries = {
+      entry(0, "a", R"({"name":"a","region":"eu","cidr":"10.0.0.0/16"})", Value::array({1, 2})),
+      entry(1, "b", R"({"name":"b","region":"eu","cidr":"10.1.0.0/16"})",
+            Value{{"depends_on", "network.a"}}),
+      entry(2, "c", R"({"name":"c","region":"eu","cidr":"10.2.0.0/16"})",
+            Value{{"depends_on", Value::array({7, "network.a", nullptr})}}),
+      // find-by-name with a name that is not a string: nothing to find by.
+      entry(3, "d", R"({"name":5,"region":"eu","cidr":"10.3.0.0/16"})", "not an object"),
+  };
+  REQUIRE(f.store.JournalBeginAll(entries).ok());
+  auto rec = RecoverJournal(f.provider, f.store, f.options);
+  SourceFiles sources;
+  INFO(RenderDiagnostics(rec.diagnostics, sources));
+  CHECK(rec.ok());
+  CHECK(rec.recovered == 4);
+  CHECK(f.provider.resources("network").size() == 4);
+  auto st = f.State();
+  REQUIRE(st.resources.size() == 4);
+  CHECK(st.resources.at("network.a").depends_on.empty());
+  CHECK(st.resources.at("network.b").depends_on.empty());
+  CHECK(st.resources.at("network.c").depends_on == std::vector<std::string>{"network.a"});
+  CHECK(st.resources.at("network.d").depends_on.empty());
+  CHECK(f.store.PendingJournal()->empty());
+}
+
 TEST_CASE("replace deletes the old object before creating the new one") {
   Fixture f;
   REQUIRE(f.Run(WebStack()).ok());

@@ -396,6 +396,29 @@ TEST_CASE("a plan survives its JSON form, and a foreign format version is refuse
   CHECK_FALSE(PlanFromJson(Value{{"x", 1}}).ok());
 }
 
+TEST_CASE("a saved plan's format_version and serial must be integers in range") {
+  // Found by saved_plan_fuzz (tests/fuzz/regressions/saved_plan/): a float
+  // format_version out of int's range was converted regardless.
+  Value j = PlanToJson(Plan{});
+  REQUIRE(PlanFromJson(j).ok());
+  for (const char* version : {"1.3e124", "1.0", "-1e30", "\"1\"", "null", "18446744073709551617"}) {
+    Value bad = j;
+    bad["format_version"] = Value::parse(version);
+    auto r = PlanFromJson(bad);
+    INFO(version);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().message().find("is not supported") != std::string::npos);
+  }
+  for (const char* serial : {"1e30", "-1", "18446744073709551615", "2.5", "\"7\""}) {
+    Value bad = j;
+    bad["serial"] = Value::parse(serial);
+    auto r = PlanFromJson(bad);
+    INFO(serial);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().message().find("malformed plan") != std::string::npos);
+  }
+}
+
 TEST_CASE("sensitive variable values are masked in the text report") {
   StackConfig cfg;
   cfg.resources.push_back(Res("instance.api", {{"name", "api-hush-hush"}, {"region", "eu"}}));

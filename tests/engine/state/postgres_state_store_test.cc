@@ -91,3 +91,22 @@ TEST_CASE("postgres state: tables from a newer Cairn are refused", "[.][postgres
   CHECK(Contains(refused.status().message(), "format version 99"));
   CHECK(Contains(refused.status().message(), "newer Cairn"));
 }
+
+TEST_CASE("postgres state: a negative format version is refused as not Cairn's", "[.][postgres]") {
+  MustOpen(UniqueStackName());  // the tables exist
+  pqxx::connection conn(TestPostgresUrl());
+  {
+    pqxx::work w(conn);
+    w.exec("UPDATE cairn_state_format SET version = -3");
+    w.commit();
+  }
+  auto refused = PostgresStateStore::Open(TestPostgresUrl(), UniqueStackName());
+  {
+    pqxx::work w(conn);
+    w.exec_params("UPDATE cairn_state_format SET version = $1", kPostgresStateFormatVersion);
+    w.commit();
+  }
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.status().code() == StatusCode::kFailedPrecondition);
+  CHECK(Contains(refused.status().message(), "format version -3: not Cairn's"));
+}

@@ -490,6 +490,63 @@ TEST_CASE("sqlite state: a database that is not a state file is refused", "[stat
   CHECK(Contains(bad.status().message(), garbage));
 }
 
+TEST_CASE("sqlite state: a negative format version is refused as not a state file", "[state]") {
+  // Found by state_reader_fuzz (tests/fuzz/regressions/state_reader/): the
+  // migrations were indexed by it.
+  TempDir dir;
+  const std::string path = dir.path() + "/state.db";
+  MustOpen(path);
+  WithRawDb(path, [](sqlite3* db) { ExecSql(db, "PRAGMA user_version = -3"); });
+  for (bool existing : {false, true}) {
+    auto store = existing ? SqliteStateStore::OpenExisting(path) : SqliteStateStore::Open(path);
+    REQUIRE_FALSE(store.ok());
+    CHECK(store.status().code() == StatusCode::kFailedPrecondition);
+    CHECK(Contains(store.status().message(), path));
+    CHECK(Contains(store.status().message(), "not a Cairn state file (format version -3)"));
+  }
+}
+
+TEST_CASE("sqlite state: corrupted rows and journal entries are clear errors", "[state]") {
+  TempDir dir;
+  const std::string path = dir.path() + "/state.db";
+  {
+    auto store = MustOpen(path);
+    StateCommit c;
+    c.put.push_back({"network.core", "network", "net-1", Value{{"id", "net-1"}}, {}});
+    REQUIRE(store->Commit(c).ok());
+    int64_t seq = *store->ReserveSequences(1);
+    JournalEntry e{seq,  "network.other", "create",   "network",      "", "POST", "/v1/networks",
+                   "{}", "key-1",         1700000000, Value::object()};
+    REQUIRE(store->JournalBeginAll(std::vector<JournalEntry>{e}).ok());
+  }
+  SECTION("attributes that are not JSON") {
+    WithRawDb(path,
+              [](sqlite3* db) { ExecSql(db, "UPDATE resources SET attributes = '{\"id\":'"); });
+    auto loaded = MustOpen(path)->Load();
+    REQUIRE_FALSE(loaded.ok());
+    CHECK(Contains(loaded.status().message(), "attributes of network.core"));
+  }
+  SECTION("depends_on that is not a list") {
+    WithRawDb(path, [](sqlite3* db) { ExecSql(db, "UPDATE resources SET depends_on = '{}'"); });
+    auto loaded = MustOpen(path)->Load();
+    REQUIRE_FALSE(loaded.ok());
+    CHECK(Contains(loaded.status().message(), "depends_on of network.core is not an array"));
+  }
+  SECTION("a journal context that is not JSON") {
+    WithRawDb(path, [](sqlite3* db) { ExecSql(db, "UPDATE journal SET context = X'FF00'"); });
+    auto pending = MustOpen(path)->PendingJournal();
+    REQUIRE_FALSE(pending.ok());
+    CHECK(Contains(pending.status().message(), "context of journal entry"));
+  }
+  SECTION("a journal context that is JSON but not a mapping reads, for recovery to handle") {
+    WithRawDb(path, [](sqlite3* db) { ExecSql(db, "UPDATE journal SET context = '[1,2]'"); });
+    auto pending = MustOpen(path)->PendingJournal();
+    REQUIRE(pending.ok());
+    REQUIRE(pending->size() == 1);
+    CHECK((*pending)[0].context == Value::array({1, 2}));
+  }
+}
+
 TEST_CASE("sqlite state: concurrent writers are group-committed, each with its own outcome",
           "[state]") {
   // What a parallel apply does: many threads each take a sequence number,

@@ -47,7 +47,7 @@ CreateResponse FakeProvider::Create(const CreateRequest& req, std::stop_token) {
   ++sent_;
   CreateResponse r;
   Value spec = Value::parse(req.mutation.body);
-  calls_.push_back("create " + req.mutation.kind + " " + spec.value("name", ""));
+  calls_.push_back("create " + req.mutation.kind + " " + StringMember(spec, "name"));
   if (drop_ > 0) {
     --drop_;
     r.status = Status::Unavailable("connection reset (injected)");
@@ -62,7 +62,7 @@ CreateResponse FakeProvider::Create(const CreateRequest& req, std::stop_token) {
     r.replayed = true;
     return r;
   }
-  if (refused_.count(spec.value("name", ""))) {
+  if (refused_.count(StringMember(spec, "name"))) {
     r.status = Status::InvalidArgument("validation_error: refused by the fake");
     return r;
   }
@@ -223,7 +223,7 @@ WaitResponse FakeProvider::Answer(const WaitRequest& req) {
     r.status = Status::NotFound("gone while waiting");
     return r;
   }
-  if (it->second.is_object() && failing_.count(it->second.value("name", ""))) {
+  if (it->second.is_object() && failing_.count(StringMember(it->second, "name"))) {
     it->second["status"] = "failed";
     r.status = Status::FailedPrecondition(req.kind + " " + req.id + " failed: provisioning_failed");
     r.failed_reason = "provisioning_failed";
