@@ -9,10 +9,6 @@ PACKAGES=(
   nlohmann-json3-dev libyaml-cpp-dev libboost-graph-dev libspdlog-dev catch2
   libcli11-dev libcurl4-openssl-dev libsqlite3-dev libpqxx-dev libvalijson-dev libssl-dev
   postgresql curl
-  # Fuzzing and the sanitizer runs (docs/testing.md): clang with libFuzzer
-  # and the sanitizer runtimes (libclang-rt, which clang only recommends),
-  # and llvm-symbolizer for readable reports.
-  clang libclang-rt-14-dev llvm-14
 )
 # Extra packages a caller needs (e.g. CAIRN_EXTRA_PACKAGES="postgresql clang").
 read -r -a EXTRA <<<"${CAIRN_EXTRA_PACKAGES:-}"

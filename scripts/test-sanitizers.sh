@@ -26,7 +26,8 @@ parts=("$@")
 [ ${#parts[@]} -eq 0 ] && parts=(asan tsan)
 jobs=$(nproc)
 
-scripts/install-deps.sh
+CAIRN_EXTRA_PACKAGES="${CAIRN_EXTRA_PACKAGES:-} clang libclang-rt-14-dev llvm-14" \
+  scripts/install-deps.sh
 
 # Prints how long a step took, for docs/testing.md's table.
 step() {

@@ -17,7 +17,7 @@ mode=$1
 src=$2
 out=$3
 if ! command -v clang++ >/dev/null 2>&1; then
-  echo "clang++ not found: skipping (scripts/install-deps.sh installs clang)"
+  echo "clang++ not found: skipping (scripts/test.sh installs clang)"
   exit 77
 fi
 
