@@ -11,7 +11,7 @@
 #include <string>
 
 #include "engine/value.h"
-#include "providers/provider.h"
+#include "engine/provider/provider.h"
 
 namespace cairn::fuzz {
 
