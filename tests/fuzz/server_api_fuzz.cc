@@ -49,6 +49,7 @@
 #include "server/faults.h"
 #include "server/metrics.h"
 #include "server/rate_limiter.h"
+#include "server/sqlite_store.h"
 #include "server/store.h"
 #include "server/token.h"
 
@@ -87,7 +88,7 @@ struct Harness {
     std::string templ = base + "/cairn-server-fuzz-XXXXXX";
     if (!mkdtemp(templ.data())) std::abort();
     dir = templ;
-    auto s = cairn::server::Store::Open(dir + "/data", {});
+    auto s = cairn::server::SqliteStore::Open(dir + "/data", {});
     if (!s.ok()) {
       std::fprintf(stderr, "store: %s\n", s.status().ToString().c_str());
       std::abort();
