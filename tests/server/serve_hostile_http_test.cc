@@ -23,13 +23,23 @@ std::string Get(const std::string& target, const std::string& version = "HTTP/1.
          std::string(kDevToken) + "\r\n" + extra + "\r\n";
 }
 
-// The status codes of the HTTP responses in `stream`, in order.
+// The status codes of the HTTP responses in `stream`, in order (each read
+// to the end of its Content-Length body).
 std::vector<int> Statuses(const std::string& stream) {
   std::vector<int> out;
-  for (size_t at = stream.find("HTTP/1."); at != std::string::npos;
-       at = stream.find("HTTP/1.", at + 1)) {
-    if (at != 0 && stream.compare(at - 2, 2, "\r\n") != 0 && stream[at - 1] != '}') continue;
+  size_t at = 0;
+  while (at < stream.size()) {
+    if (stream.compare(at, 7, "HTTP/1.") != 0) break;
     out.push_back(std::stoi(stream.substr(at + 9, 3)));
+    size_t head_end = stream.find("\r\n\r\n", at);
+    if (head_end == std::string::npos) break;
+    std::string head = stream.substr(at, head_end - at);
+    for (char& c : head) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    size_t length = 0;
+    if (size_t cl = head.find("\r\ncontent-length:"); cl != std::string::npos) {
+      length = std::stoul(head.substr(cl + 17));
+    }
+    at = head_end + 4 + length;
   }
   return out;
 }
