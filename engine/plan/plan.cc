@@ -469,6 +469,8 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
 
 PlanResult MakePlan(const StackConfig& config, const StateSnapshot& state, const LiveView& live,
                     const KindCatalog& kinds, const PlanOptions& options) {
+  // No copy of the state (nor of the live view) unless there is a move.
+  if (config.moved.empty()) return PlanMoved(config, state, live, kinds, options);
   AddressMoves moves;
   std::vector<Diagnostic> diagnostics;
   std::set<std::string> destinations;
