@@ -1,5 +1,6 @@
 #include "engine/address.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 
@@ -14,10 +15,46 @@ bool IsIdentifier(std::string_view s) {
   return true;
 }
 
+// Reads NAME[INDEX] at the start of `text`: the name, then an optional
+// count index or quoted for_each key. Advances `text` past what it read.
+bool ParseNameAndIndex(std::string_view& text, std::string& name, AddressIndex& index) {
+  size_t end = 0;
+  while (end < text.size() && text[end] != '.' && text[end] != '[') ++end;
+  name = std::string(text.substr(0, end));
+  if (!IsIdentifier(name)) return false;
+  text.remove_prefix(end);
+  if (text.empty() || text[0] != '[') return true;
+  if (text.size() >= 2 && text[1] == '"') {
+    std::string key;
+    size_t i = 2;
+    for (; i < text.size() && text[i] != '"'; ++i) {
+      if (text[i] == '\\' && i + 1 < text.size()) ++i;
+      key += text[i];
+    }
+    if (i + 1 >= text.size() || text[i + 1] != ']') return false;
+    index = std::move(key);
+    text.remove_prefix(i + 2);
+    return true;
+  }
+  size_t close = text.find(']');
+  if (close == std::string_view::npos) return false;
+  int n = 0;
+  auto [ptr, ec] = std::from_chars(text.data() + 1, text.data() + close, n);
+  if (close == 1 || ec != std::errc() || ptr != text.data() + close || n < 0) return false;
+  index = n;
+  text.remove_prefix(close + 1);
+  return true;
+}
+
+bool IndexLess(const AddressIndex& a, const AddressIndex& b) {
+  // monostate < int < string: the variant's own order, ints compared as ints.
+  return a < b;
+}
+
 }  // namespace
 
-std::string ResourceAddress::ToString() const {
-  std::string out = kind + "." + name;
+std::string IndexText(const AddressIndex& index) {
+  std::string out;
   if (const int* i = std::get_if<int>(&index)) {
     out += '[';
     out += std::to_string(*i);
@@ -33,40 +70,44 @@ std::string ResourceAddress::ToString() const {
   return out;
 }
 
+std::string ModulePathPrefix(const std::vector<ModuleStep>& path) {
+  std::string out;
+  for (const ModuleStep& step : path) out += "module." + step.name + IndexText(step.index) + ".";
+  return out;
+}
+
+std::string ResourceAddress::ToString() const { return BaseString() + IndexText(index); }
+
 std::optional<ResourceAddress> ResourceAddress::Parse(std::string_view text) {
+  ResourceAddress addr;
+  while (text.substr(0, 7) == "module.") {
+    text.remove_prefix(7);
+    ModuleStep step;
+    if (!ParseNameAndIndex(text, step.name, step.index)) return std::nullopt;
+    if (text.empty() || text[0] != '.') return std::nullopt;
+    text.remove_prefix(1);
+    addr.module.push_back(std::move(step));
+  }
   size_t dot = text.find('.');
   if (dot == std::string_view::npos) return std::nullopt;
-  ResourceAddress addr;
   addr.kind = std::string(text.substr(0, dot));
-  std::string_view rest = text.substr(dot + 1);
-  size_t bracket = rest.find('[');
-  addr.name = std::string(rest.substr(0, bracket));
-  if (!IsIdentifier(addr.kind) || !IsIdentifier(addr.name)) return std::nullopt;
-  if (bracket == std::string_view::npos) return addr;
-  std::string_view idx = rest.substr(bracket + 1);
-  if (idx.empty() || idx.back() != ']') return std::nullopt;
-  idx.remove_suffix(1);
-  if (idx.size() >= 2 && idx.front() == '"' && idx.back() == '"') {
-    std::string key;
-    for (size_t i = 1; i + 1 < idx.size(); ++i) {
-      if (idx[i] == '\\' && i + 2 < idx.size()) ++i;
-      key += idx[i];
-    }
-    addr.index = std::move(key);
-    return addr;
-  }
-  int n = 0;
-  auto [ptr, ec] = std::from_chars(idx.data(), idx.data() + idx.size(), n);
-  if (ec != std::errc() || ptr != idx.data() + idx.size() || n < 0) return std::nullopt;
-  addr.index = n;
+  if (!IsIdentifier(addr.kind)) return std::nullopt;
+  text.remove_prefix(dot + 1);
+  if (!ParseNameAndIndex(text, addr.name, addr.index) || !text.empty()) return std::nullopt;
   return addr;
 }
 
 bool operator<(const ResourceAddress& a, const ResourceAddress& b) {
+  if (a.module != b.module) {
+    return std::lexicographical_compare(
+        a.module.begin(), a.module.end(), b.module.begin(), b.module.end(),
+        [](const ModuleStep& x, const ModuleStep& y) {
+          return x.name != y.name ? x.name < y.name : IndexLess(x.index, y.index);
+        });
+  }
   if (a.kind != b.kind) return a.kind < b.kind;
   if (a.name != b.name) return a.name < b.name;
-  // monostate < int < string: the variant's own order, ints compared as ints.
-  return a.index < b.index;
+  return IndexLess(a.index, b.index);
 }
 
 bool AddressTextLess(std::string_view a, std::string_view b) {

@@ -2,6 +2,9 @@
 //   kind.name          a single resource
 //   kind.name[2]       one instance of a `count` resource
 //   kind.name["key"]   one instance of a `for_each` resource
+//   module.app.kind.name, module.app[0].module.db.kind.name["k"]
+//                      a resource declared in a module instance (`kind:
+//                      module`), its path of module instances first
 // Addresses are the keys of the state, the plan and the graph; ToString() is
 // their canonical, stable text form and ordering uses it.
 #pragma once
@@ -11,25 +14,46 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 namespace cairn {
+
+// monostate: no index; int: count index; string: for_each key.
+using AddressIndex = std::variant<std::monostate, int, std::string>;
+
+// "[2]", "[\"key\"]" or "" (quotes and backslashes in a key escaped).
+std::string IndexText(const AddressIndex& index);
+
+// One module instance on the way to a resource: module.NAME[INDEX].
+struct ModuleStep {
+  std::string name;
+  AddressIndex index;
+  friend bool operator==(const ModuleStep&, const ModuleStep&) = default;
+};
+
+// "module.app[0].module.db." for that path, "" for the root.
+std::string ModulePathPrefix(const std::vector<ModuleStep>& path);
 
 struct ResourceAddress {
   std::string kind;
   std::string name;
-  // monostate: no index; int: count index; string: for_each key.
-  std::variant<std::monostate, int, std::string> index;
+  AddressIndex index;
+  // The module instances it is declared in, outermost first; empty for a
+  // resource of the stack itself.
+  std::vector<ModuleStep> module;
 
   std::string ToString() const;
-  // The address without its index ("instance.web" for "instance.web[2]").
-  std::string BaseString() const { return kind + "." + name; }
+  // The address without its own index ("module.a.instance.web" for
+  // "module.a.instance.web[2]").
+  std::string BaseString() const { return ModulePathPrefix(module) + kind + "." + name; }
 
   // Parses the canonical form; nullopt when `text` is not an address.
   static std::optional<ResourceAddress> Parse(std::string_view text);
 
   friend bool operator==(const ResourceAddress&, const ResourceAddress&) = default;
-  // Natural order: kind, name, then the index, counts numerically
-  // (web[2] before web[10]) and keys as text; no index first.
+  // Natural order: the stack's own resources first, then by module path;
+  // then kind, name and index, counts numerically (web[2] before web[10])
+  // and keys as text; no index first.
   friend bool operator<(const ResourceAddress& a, const ResourceAddress& b);
 };
 

@@ -75,6 +75,31 @@ class BodyParser {
       }
       return End();
     }
+    // module.NAME[INDEX]. steps: a module's output, or (as the loader
+    // writes them) a resource inside a module instance.
+    while (first == "module") {
+      if (!Eat('.')) return Fail(pos_, "expected module.NAME.OUTPUT, e.g. module.app.network_id");
+      ModuleStep step;
+      step.name = Ident();
+      if (step.name.empty()) return Fail(pos_, "expected a module name after \"module.\"");
+      if (Eat('[')) {
+        bool splat = false;
+        if (auto err = Index(step.index, splat)) return err;
+        if (splat) return Fail(pos_ - 2, "a module's outputs are read one instance at a time");
+      }
+      if (!Eat('.'))
+        return Fail(pos_, "expected an output after module." + step.name + ", e.g. module." +
+                              step.name + ".id");
+      e.target.module.push_back(std::move(step));
+      first = Ident();
+      if (first.empty()) return Fail(pos_, "expected an output name");
+      SkipSpace();
+      if (AtEnd()) {
+        e.type = Expression::Type::kModuleOutput;
+        e.attr = first;
+        return std::nullopt;
+      }
+    }
     // KIND.NAME[INDEX].ATTR, or data.KIND.NAME.ATTR (a data source's
     // address has the kind "data.KIND").
     e.type = Expression::Type::kResource;
@@ -91,25 +116,7 @@ class BodyParser {
     if (e.target.name.empty())
       return Fail(pos_, "expected a resource name after \"" + first + ".\"");
     if (Eat('[')) {
-      SkipSpace();
-      if (Eat('*')) {
-        e.splat = true;
-      } else if (!AtEnd() && s_[pos_] == '"') {
-        auto key = StringLiteral();
-        if (!key) return Fail(pos_, "unterminated key string");
-        e.target.index = *key;
-      } else {
-        size_t num_start = pos_;
-        while (!AtEnd() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
-        int n = 0;
-        auto [ptr, ec] = std::from_chars(s_.data() + num_start, s_.data() + pos_, n);
-        if (num_start == pos_ || ec != std::errc() || ptr != s_.data() + pos_) {
-          return Fail(num_start, "expected an index: a number, a quoted key or *");
-        }
-        e.target.index = n;
-      }
-      SkipSpace();
-      if (!Eat(']')) return Fail(pos_, "expected \"]\"");
+      if (auto err = Index(e.target.index, e.splat)) return err;
     }
     if (!Eat('.')) {
       return Fail(pos_, "expected an attribute after " + e.target.ToString() +
@@ -123,6 +130,30 @@ class BodyParser {
   size_t error_offset() const { return error_offset_; }
 
  private:
+  // What follows a "[": a count index, a quoted key or "*", then "]".
+  std::optional<std::string> Index(AddressIndex& index, bool& splat) {
+    SkipSpace();
+    if (Eat('*')) {
+      splat = true;
+    } else if (!AtEnd() && s_[pos_] == '"') {
+      auto key = StringLiteral();
+      if (!key) return Fail(pos_, "unterminated key string");
+      index = *key;
+    } else {
+      size_t num_start = pos_;
+      while (!AtEnd() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+      int n = 0;
+      auto [ptr, ec] = std::from_chars(s_.data() + num_start, s_.data() + pos_, n);
+      if (num_start == pos_ || ec != std::errc() || ptr != s_.data() + pos_) {
+        return Fail(num_start, "expected an index: a number, a quoted key or *");
+      }
+      index = n;
+    }
+    SkipSpace();
+    if (!Eat(']')) return Fail(pos_, "expected \"]\"");
+    return std::nullopt;
+  }
+
   bool AtEnd() const { return pos_ >= s_.size(); }
   void SkipSpace() {
     while (!AtEnd() && (s_[pos_] == ' ' || s_[pos_] == '\t')) ++pos_;
@@ -204,6 +235,8 @@ std::string Expression::ToString() const {
       if (splat) out += "[*]";
       return out + "." + attr;
     }
+    case Type::kModuleOutput:
+      return ModulePathPrefix(target.module) + attr;
   }
   return "";
 }

@@ -11,10 +11,16 @@
 //   ${data.KIND.NAME.ATTR}      an attribute of a data source (an existing
 //                               resource read at plan time; its target's
 //                               kind is "data.KIND")
+//   ${module.NAME.OUTPUT}       an output of a module (`kind: module`); also
+//   ${module.NAME[0].OUTPUT} ${module.NAME["key"].OUTPUT}
+// The loader writes a reference made inside a module with the module's
+// path in front (${module.app.instance.web.id}); a resource target's
+// `module` holds that path.
 // `$${` is a literal `${`. A string that is exactly one expression takes the
 // value's type (a list stays a list); otherwise the string is interpolated.
 //
-// LoadStack (loader.h) substitutes everything except resource references,
+// LoadStack (loader.h) substitutes everything except resource references
+// (a module's outputs too: they become the references they stand for),
 // and expands an exact `[*]` reference into a list of per-instance
 // references. Strings left in a StackConfig are in "expression form": `$${`
 // escapes are kept, so pass every spec and output value through
@@ -34,12 +40,22 @@
 namespace cairn {
 
 struct Expression {
-  enum class Type { kVar, kEnv, kCountIndex, kEachKey, kEachValue, kFile, kResource };
+  enum class Type {
+    kVar,
+    kEnv,
+    kCountIndex,
+    kEachKey,
+    kEachValue,
+    kFile,
+    kResource,
+    kModuleOutput
+  };
   Type type = Type::kVar;
   // kVar, kEnv: the name; kFile: the path; kEachValue: dotted field path or "".
   std::string name;
   // kResource: the target (its index: none, count index or for_each key)
-  // and attribute; `splat` for [*].
+  // and attribute; `splat` for [*]. kModuleOutput: target.module is the
+  // module instance and attr the output's name.
   ResourceAddress target;
   bool splat = false;
   std::string attr;

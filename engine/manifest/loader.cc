@@ -50,11 +50,19 @@ const std::map<std::string, std::vector<std::string>> kLanguageKinds = {
     {"backend", {"kind", "name", "type", "path", "url_env"}},
     {"moved", {"kind", "from", "to"}},
     {"data", {"kind", "name", "type", "id", "filter"}},
+    {"module", {"kind", "name", "source", "inputs", "count", "for_each", "description"}},
 };
+// What a module may not declare: the stack's provider and backend serve it,
+// and data sources and moves belong to the stack (they may name addresses
+// inside modules).
+const std::vector<std::string> kStackOnlyKinds = {"provider", "backend", "data", "moved"};
+// Guards against a module tree that would never end or explode.
+constexpr size_t kMaxModuleDepth = 16;
+constexpr size_t kMaxModuleInstances = 10000;
 const std::vector<std::string> kVariableTypes = {"string", "number", "bool", "list", "map", "any"};
 const std::vector<std::string> kLifecycleKeys = {"ignore_changes", "prevent_destroy",
                                                  "create_before_destroy"};
-const std::vector<std::string> kTimeoutKeys = {"create",  "update",  "delete", "request",
+const std::vector<std::string> kTimeoutKeys = {"create",  "update",    "delete", "request",
                                                "connect", "operation", "read"};
 
 bool IsName(std::string_view s) {
@@ -324,12 +332,13 @@ void ParseManifest(const std::string& display, const std::string& content, Parse
 
 struct Doc {
   std::string file;  // display name
-  std::string dir;   // directory for file()
+  std::string dir;   // directory for file() and a module's source
   YamlNode node;
   Value value;
   std::string kind;
   std::string name;
   SourceLocation location;  // the `kind:` value node
+  size_t scope = 0;         // index into Loader::scopes_: 0 is the stack itself
 };
 
 // A resource reference written in a spec or an output value.
@@ -338,14 +347,22 @@ struct RefUse {
   size_t doc = 0;
   std::string pointer;  // into the spec (resources) or the value (outputs)
   int resource = -1;    // index into resources_, or -1 for an output
-  std::string output;   // output name when resource == -1
+  std::string output;   // output key when resource == -1 (see OutputKey)
   bool exact = false;   // the whole string is this one expression
   SourceLocation location;
+  // Written in a module's inputs: checked where it is written, but it joins
+  // the graph where the module uses the input (a `derived` use).
+  bool check_only = false;
+  // Found in a value that came from a module input or output: errors were
+  // reported where it was written, so it only adds edges and expands [*].
+  bool derived = false;
 };
 
 // Per base address (kind.name): how it expands.
 struct ResourceGroup {
   std::string kind;
+  std::string name;
+  std::vector<ModuleStep> module;  // the module instance it is declared in
   size_t doc = 0;
   enum class Mode { kSingle, kCount, kForEach } mode = Mode::kSingle;
   std::vector<size_t> instances;  // indexes into resources_, index/key order
@@ -355,6 +372,7 @@ struct EvalContext {
   const Doc* doc = nullptr;
   const char* where = nullptr;  // "count", "provider", ...: resource references not allowed
   bool resource_refs = false;
+  bool module_inputs = false;  // a module's inputs: references are check_only
   const std::optional<int>* count_index = nullptr;
   const std::string* each_key = nullptr;
   const Value* each_value = nullptr;
@@ -371,6 +389,9 @@ class Loader {
       Finish();
       return;
     }
+    std::error_code ec;
+    scopes_.emplace_back();
+    scopes_[0].dir = fs::weakly_canonical(result_.config.root, ec).string();
     ParseFiles(files);
     if (docs_.empty() && !HasErrors(diags_)) {
       Error("no_manifests", "no manifest files (*.yaml, *.yml) found", {});
@@ -383,9 +404,11 @@ class Loader {
       Finish();
       return;
     }
+    InstantiateModules();
     LoadData();
     ExpandResources();
     LoadOutputs();
+    ResolveModuleOutputs();
     LoadMoved();
     ResolveDependsOn();
     CheckReferences();
@@ -404,25 +427,7 @@ class Loader {
       std::error_code ec;
       if (fs::is_directory(p, ec)) {
         if (result_.config.root.empty()) result_.config.root = p;
-        std::vector<fs::path> found;
-        auto add = [&](const fs::directory_entry& entry) {
-          auto ext = entry.path().extension().string();
-          if ((ext == ".yaml" || ext == ".yml") && entry.is_regular_file(ec))
-            found.push_back(entry.path());
-        };
-        if (options_.recursive) {
-          for (auto it = fs::recursive_directory_iterator(
-                   p, fs::directory_options::skip_permission_denied, ec);
-               it != fs::recursive_directory_iterator(); it.increment(ec)) {
-            if (ec) break;
-            add(*it);
-          }
-        } else {
-          for (const auto& entry : fs::directory_iterator(p, ec)) add(entry);
-        }
-        std::sort(found.begin(), found.end());
-        for (const auto& f : found) {
-          std::string display = f.lexically_normal().string();
+        for (const auto& display : ManifestFilesIn(p, options_.recursive)) {
           if (seen.insert(display).second) files.emplace_back(display, "");
         }
       } else if (fs::exists(p, ec)) {
@@ -436,6 +441,39 @@ class Loader {
         Error("path_not_found", "no such file or directory: " + p, {});
       }
     }
+    ReadContents(files);
+    if (result_.config.root.empty()) result_.config.root = ".";
+    return files;
+  }
+
+  // The *.yaml and *.yml files in `dir` (display names), in name order.
+  static std::vector<std::string> ManifestFilesIn(const std::string& dir, bool recursive) {
+    std::error_code ec;
+    std::vector<fs::path> found;
+    auto add = [&](const fs::directory_entry& entry) {
+      auto ext = entry.path().extension().string();
+      if ((ext == ".yaml" || ext == ".yml") && entry.is_regular_file(ec))
+        found.push_back(entry.path());
+    };
+    if (recursive) {
+      for (auto it = fs::recursive_directory_iterator(
+               dir, fs::directory_options::skip_permission_denied, ec);
+           it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        if (ec) break;
+        add(*it);
+      }
+    } else {
+      for (const auto& entry : fs::directory_iterator(dir, ec)) add(entry);
+    }
+    std::sort(found.begin(), found.end());
+    std::vector<std::string> out;
+    for (const auto& f : found) out.push_back(f.lexically_normal().string());
+    return out;
+  }
+
+  // Fills in each file's content; a file that cannot be read is reported
+  // and left empty.
+  void ReadContents(std::vector<std::pair<std::string, std::string>>& files) {
     for (auto& [display, content] : files) {
       auto text = ReadRegularFile(display, kMaxManifestFileBytes);
       if (text.ok()) {
@@ -444,8 +482,6 @@ class Loader {
         ReportUnreadable("cannot read " + display, text.status(), {}, "");
       }
     }
-    if (result_.config.root.empty()) result_.config.root = ".";
-    return files;
   }
 
   std::vector<Diagnostic>& diags() { return diags_; }
@@ -750,11 +786,13 @@ class Loader {
     }
   }
 
-  void ClassifyDocuments() {
+  // Classifies docs_[begin, end), all of one scope, and enlists each one
+  // that is valid so far.
+  void ClassifyDocuments(size_t begin = 0) {
     std::vector<std::string> all_kinds = registry_->kinds();
     for (const auto& [k, keys] : kLanguageKinds) all_kinds.push_back(k);
     std::sort(all_kinds.begin(), all_kinds.end());
-    for (size_t i = 0; i < docs_.size(); ++i) {
+    for (size_t i = begin; i < docs_.size(); ++i) {
       Doc& doc = docs_[i];
       YamlNode kind_node = Child(doc.node, "kind");
       doc.location = kind_node.IsDefined() ? Loc(doc.file, kind_node) : Loc(doc.file, doc.node);
@@ -778,8 +816,18 @@ class Loader {
         doc.kind.clear();
         continue;
       }
-      bool needs_name =
-          resource || doc.kind == "variable" || doc.kind == "output" || doc.kind == "data";
+      if (doc.scope != 0 && std::find(kStackOnlyKinds.begin(), kStackOnlyKinds.end(), doc.kind) !=
+                                kStackOnlyKinds.end()) {
+        Error("not_in_module", "a module cannot declare a " + doc.kind + " document", doc.location,
+              doc.kind == "provider" || doc.kind == "backend"
+                  ? "the stack's " + doc.kind + " serves its modules too"
+                  : "declare it in the stack; it may name addresses inside modules, and a module "
+                    "takes what it needs as inputs");
+        doc.kind.clear();
+        continue;
+      }
+      bool needs_name = resource || doc.kind == "variable" || doc.kind == "output" ||
+                        doc.kind == "data" || doc.kind == "module";
       if (doc.value.contains("name")) {
         const Value& n = doc.value["name"];
         if (!n.is_string()) {
@@ -802,19 +850,22 @@ class Loader {
         doc.kind.clear();
         continue;
       }
-      if (resource) {
-        CheckKeys(doc, kResourceKeys, doc.kind + " document");
-        resource_docs_.push_back(i);
-      } else {
-        CheckKeys(doc, lang->second, doc.kind + " document");
-        if (doc.kind == "variable") variable_docs_.push_back(i);
-        if (doc.kind == "output") output_docs_.push_back(i);
-        if (doc.kind == "provider") provider_docs_.push_back(i);
-        if (doc.kind == "backend") backend_docs_.push_back(i);
-        if (doc.kind == "moved") moved_docs_.push_back(i);
-        if (doc.kind == "data") data_docs_.push_back(i);
-      }
+      CheckKeys(doc, resource ? kResourceKeys : lang->second, doc.kind + " document");
+      Enlist(i);
     }
+  }
+
+  // Adds a classified document to the list of its kind.
+  void Enlist(size_t i) {
+    const Doc& doc = docs_[i];
+    if (registry_->HasKind(doc.kind)) resource_docs_.push_back(i);
+    if (doc.kind == "variable") scopes_[doc.scope].variable_docs.push_back(i);
+    if (doc.kind == "module") scopes_[doc.scope].module_docs.push_back(i);
+    if (doc.kind == "output") output_docs_.push_back(i);
+    if (doc.kind == "provider") provider_docs_.push_back(i);
+    if (doc.kind == "backend") backend_docs_.push_back(i);
+    if (doc.kind == "moved") moved_docs_.push_back(i);
+    if (doc.kind == "data") data_docs_.push_back(i);
   }
 
   static std::string Join(const std::vector<std::string>& v, const std::string& sep = ", ") {
@@ -829,6 +880,39 @@ class Loader {
     std::string type = "any";
     bool sensitive = false;
     std::optional<Value> value;
+  };
+
+  // A `kind: module` document of a scope, and the scopes of its instances.
+  struct ModuleCall {
+    size_t doc = 0;
+    ResourceGroup::Mode mode = ResourceGroup::Mode::kSingle;
+    std::vector<std::pair<AddressIndex, size_t>> instances;  // index -> scope
+    bool broken = false;                                     // reported where it is declared
+  };
+
+  // Where documents live: the stack itself (scope 0), or one instance of a
+  // module, whose resources take its path in front of their addresses and
+  // whose variables take its inputs.
+  struct Scope {
+    std::vector<ModuleStep> path;  // empty for the stack
+    std::string prefix;            // ModulePathPrefix(path)
+    std::string dir;               // canonical directory of its manifests
+    size_t parent = 0;
+    size_t call_doc = 0;  // the module document that made it
+    std::vector<size_t> variable_docs, module_docs;
+    // Modules only (the stack's are variables_ and config.variables): the
+    // declared variables, and their values in expression form.
+    std::map<std::string, VariableInfo> variables;
+    std::map<std::string, Value> values;
+    std::map<std::string, ModuleCall> calls;
+    std::map<std::string, size_t> outputs;  // name -> index in outputs_
+  };
+
+  // A ${module.NAME.OUTPUT} written in a document, its path made whole.
+  struct ModuleUse {
+    Expression expr;
+    SourceLocation location;
+    bool exact = false;
   };
 
   std::optional<Value> ParseVariableText(const std::string& text, const std::string& type) {
@@ -857,59 +941,67 @@ class Loader {
     }
   }
 
+  // A variable document: its type, sensitivity and default, or nullopt
+  // when it repeats a name already in `first`.
+  std::optional<VariableInfo> ReadVariableDoc(size_t i,
+                                              std::map<std::string, SourceLocation>& first) {
+    const Doc& doc = docs_[i];
+    SourceLocation name_loc = Loc(doc.file, Child(doc.node, "name"));
+    if (auto [it, inserted] = first.emplace(doc.name, name_loc); !inserted) {
+      Error("duplicate_variable", "variable \"" + doc.name + "\" is declared twice", name_loc,
+            "first declared at " + LocationText(it->second));
+      return std::nullopt;
+    }
+    VariableInfo info;
+    info.doc = i;
+    bool ok = true;
+    if (doc.value.contains("type")) {
+      const Value& t = doc.value["type"];
+      if (!t.is_string() || std::find(kVariableTypes.begin(), kVariableTypes.end(),
+                                      t.get<std::string>()) == kVariableTypes.end()) {
+        Error("invalid_value", "variable type must be one of " + Join(kVariableTypes),
+              Loc(doc.file, Child(doc.node, "type")));
+        ok = false;
+      } else {
+        info.type = t.get<std::string>();
+      }
+    }
+    if (doc.value.contains("sensitive")) {
+      if (!doc.value["sensitive"].is_boolean()) {
+        Error("wrong_type",
+              "sensitive must be true or false, not " + ValueTypeNoun(doc.value["sensitive"]),
+              Loc(doc.file, Child(doc.node, "sensitive")));
+      } else {
+        info.sensitive = doc.value["sensitive"].get<bool>();
+      }
+    }
+    if (doc.value.contains("description") && !doc.value["description"].is_string()) {
+      Error("wrong_type",
+            "description must be a string, not " + ValueTypeNoun(doc.value["description"]),
+            Loc(doc.file, Child(doc.node, "description")));
+    }
+    if (doc.value.contains("default")) {
+      const Value& d = doc.value["default"];
+      if (!ok) {
+        info.value = Value();  // reported above; do not report a missing value too
+      } else if (!TypeMatches(d, info.type)) {
+        info.value = Value();
+        Error("wrong_type",
+              "default of variable \"" + doc.name + "\" must be " + VariableTypeNoun(info.type) +
+                  ", not " + ValueTypeNoun(d),
+              Loc(doc.file, Child(doc.node, "default")));
+      } else {
+        info.value = d;
+      }
+    }
+    return info;
+  }
+
   void ResolveVariables() {
     std::map<std::string, SourceLocation> first;
-    for (size_t i : variable_docs_) {
-      const Doc& doc = docs_[i];
-      SourceLocation name_loc = Loc(doc.file, Child(doc.node, "name"));
-      if (auto [it, inserted] = first.emplace(doc.name, name_loc); !inserted) {
-        Error("duplicate_variable", "variable \"" + doc.name + "\" is declared twice", name_loc,
-              "first declared at " + LocationText(it->second));
-        continue;
-      }
-      VariableInfo info;
-      info.doc = i;
-      bool ok = true;
-      if (doc.value.contains("type")) {
-        const Value& t = doc.value["type"];
-        if (!t.is_string() || std::find(kVariableTypes.begin(), kVariableTypes.end(),
-                                        t.get<std::string>()) == kVariableTypes.end()) {
-          Error("invalid_value", "variable type must be one of " + Join(kVariableTypes),
-                Loc(doc.file, Child(doc.node, "type")));
-          ok = false;
-        } else {
-          info.type = t.get<std::string>();
-        }
-      }
-      if (doc.value.contains("sensitive")) {
-        if (!doc.value["sensitive"].is_boolean()) {
-          Error("wrong_type",
-                "sensitive must be true or false, not " + ValueTypeNoun(doc.value["sensitive"]),
-                Loc(doc.file, Child(doc.node, "sensitive")));
-        } else {
-          info.sensitive = doc.value["sensitive"].get<bool>();
-        }
-      }
-      if (doc.value.contains("description") && !doc.value["description"].is_string()) {
-        Error("wrong_type",
-              "description must be a string, not " + ValueTypeNoun(doc.value["description"]),
-              Loc(doc.file, Child(doc.node, "description")));
-      }
-      if (doc.value.contains("default")) {
-        const Value& d = doc.value["default"];
-        if (!ok) {
-          info.value = Value();  // reported above; do not report a missing value too
-        } else if (!TypeMatches(d, info.type)) {
-          info.value = Value();
-          Error("wrong_type",
-                "default of variable \"" + doc.name + "\" must be " + VariableTypeNoun(info.type) +
-                    ", not " + ValueTypeNoun(d),
-                Loc(doc.file, Child(doc.node, "default")));
-        } else {
-          info.value = d;
-        }
-      }
-      variables_.emplace(doc.name, std::move(info));
+    for (size_t i : scopes_[0].variable_docs) {
+      if (auto info = ReadVariableDoc(i, first))
+        variables_.emplace(docs_[i].name, std::move(*info));
     }
     std::vector<std::string> names;
     for (const auto& [name, info] : variables_) names.push_back(name);
@@ -993,8 +1085,10 @@ class Loader {
         auto env = from_env.find(name);
         if (env != from_env.end() && env->second != v) {
           Warn("variable_not_used",
-               "CAIRN_VAR_" + name + " is not used: the saved plan is applied with the value of "
-               "variable \"" + name + "\" it was made with",
+               "CAIRN_VAR_" + name +
+                   " is not used: the saved plan is applied with the value of "
+                   "variable \"" +
+                   name + "\" it was made with",
                {}, "make a new plan to use the environment's value");
         }
       } else {
@@ -1019,6 +1113,424 @@ class Loader {
         result_.config.sensitive_variables.push_back(name);
         if (info.value->is_string()) RegisterSecret(info.value->get<std::string>());
       }
+    }
+  }
+
+  // ---- modules ------------------------------------------------------------
+  // Creates a scope for every instance of every module document, breadth
+  // first (scopes_ grows as nested modules are found), with its documents
+  // and its variables' values. Nothing is expanded yet: resources and
+  // outputs of every scope are loaded together afterwards.
+  void InstantiateModules() {
+    for (size_t s = 0; s < scopes_.size(); ++s) {
+      std::map<std::string, SourceLocation> first;
+      const std::vector<size_t> calls = scopes_[s].module_docs;
+      for (size_t di : calls) InstantiateModule(s, di, first);
+    }
+  }
+
+  void InstantiateModule(size_t s, size_t di, std::map<std::string, SourceLocation>& first) {
+    const Doc doc = docs_[di];  // a copy: docs_ grows below
+    SourceLocation name_loc = Loc(doc.file, Child(doc.node, "name"));
+    if (auto [it, inserted] = first.emplace(doc.name, name_loc); !inserted) {
+      Error("duplicate_module", "module \"" + doc.name + "\" is declared twice", name_loc,
+            "first declared at " + LocationText(it->second));
+      return;
+    }
+    ModuleCall& call = scopes_[s].calls[doc.name];
+    call.doc = di;
+    call.broken = true;  // until it is complete
+    const Value& source = doc.value.contains("source") ? doc.value["source"] : Value();
+    SourceLocation source_loc = Loc(doc.file, Child(doc.node, "source"));
+    if (!source.is_string() || source.get_ref<const std::string&>().empty()) {
+      Error(source.is_null() ? "missing_field" : "wrong_type",
+            "a module document needs source: the directory of the module's manifests",
+            source.is_null() ? doc.location : source_loc,
+            "source: ./modules/app (relative to the directory of this file)");
+      return;
+    }
+    const std::string& rel = source.get_ref<const std::string&>();
+    const std::string dir = (fs::path(doc.dir) / rel).lexically_normal().string();
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) {
+      Error("module_not_found", "module source \"" + rel + "\" is not a directory", source_loc,
+            "a module's source is relative to the directory of the manifest that declares it: " +
+                dir);
+      return;
+    }
+    const std::string canonical = fs::weakly_canonical(dir, ec).string();
+    for (size_t a = s;; a = scopes_[a].parent) {
+      if (scopes_[a].dir == canonical) {
+        Error("module_cycle",
+              "module \"" + doc.name + "\" uses itself: " + dir + " is " +
+                  (a == 0 ? "the stack" : "module " + ScopeName(a)) + ", which declares it",
+              source_loc, "a module cannot use itself, directly or through other modules");
+        return;
+      }
+      if (a == 0) break;
+    }
+    if (scopes_[s].path.size() >= kMaxModuleDepth) {
+      Error("too_many_modules",
+            "modules nest more than " + std::to_string(kMaxModuleDepth) + " levels deep",
+            source_loc);
+      return;
+    }
+    std::vector<AddressIndex> indexes;
+    std::vector<Value> each_values;
+    if (!ExpandIndexes(docs_[di], "module", call.mode, indexes, each_values)) return;
+    if (scopes_.size() + indexes.size() > kMaxModuleInstances) {
+      Error("too_many_modules",
+            "more than " + std::to_string(kMaxModuleInstances) + " module instances", doc.location);
+      return;
+    }
+    const Value& inputs = doc.value.contains("inputs") ? doc.value["inputs"] : Value();
+    YamlNode inputs_node = Child(doc.node, "inputs");
+    if (!inputs.is_null() && !inputs.is_object()) {
+      Error("wrong_type",
+            "inputs must be a mapping of the module's variables to values, not " +
+                ValueTypeNoun(inputs),
+            Loc(doc.file, inputs_node));
+      return;
+    }
+    // Every instance's inputs first, while docs_ does not move.
+    std::vector<Value> values;
+    for (size_t k = 0; k < indexes.size(); ++k) {
+      std::optional<int> count_index;
+      std::string each_key;
+      EvalContext ctx;
+      ctx.doc = &docs_[di];
+      ctx.resource_refs = true;
+      ctx.module_inputs = true;
+      ctx.count_index = &count_index;
+      if (const int* i = std::get_if<int>(&indexes[k])) count_index = *i;
+      if (const std::string* key = std::get_if<std::string>(&indexes[k])) {
+        each_key = *key;
+        ctx.each_key = &each_key;
+        ctx.each_value = &each_values[k];
+      }
+      values.push_back(inputs.is_null() ? Value::object() : Eval(inputs, inputs_node, "", ctx));
+    }
+    std::vector<std::pair<AddressIndex, size_t>> instances;
+    for (size_t k = 0; k < indexes.size(); ++k) {
+      Scope child;
+      child.path = scopes_[s].path;
+      child.path.push_back({doc.name, indexes[k]});
+      child.prefix = ModulePathPrefix(child.path);
+      child.dir = canonical;
+      child.parent = s;
+      child.call_doc = di;
+      scopes_.push_back(std::move(child));
+      instances.emplace_back(indexes[k], scopes_.size() - 1);
+      AddModuleDocuments(scopes_.size() - 1, dir, source_loc);
+      ResolveModuleVariables(scopes_.size() - 1, values[k]);
+    }
+    ModuleCall& done = scopes_[s].calls[doc.name];  // scopes_ moved
+    done.instances = std::move(instances);
+    done.broken = false;
+  }
+
+  // "app[0].db" for scope module.app[0].module.db: how messages name it.
+  std::string ScopeName(size_t s) const {
+    std::string out;
+    for (const ModuleStep& step : scopes_[s].path)
+      out += (out.empty() ? "" : ".") + step.name + IndexText(step.index);
+    return out;
+  }
+
+  // The documents of module scope `s`: its directory is read and checked
+  // once, then its valid documents are copied for every further instance.
+  void AddModuleDocuments(size_t s, const std::string& dir, const SourceLocation& source_loc) {
+    auto cached = module_docs_.find(scopes_[s].dir);
+    if (cached == module_docs_.end()) {
+      std::vector<std::pair<std::string, std::string>> files;
+      for (auto& f : ManifestFilesIn(dir, false)) files.emplace_back(std::move(f), "");
+      if (files.empty()) {
+        Error("module_not_found", "module source " + dir + " holds no manifest files", source_loc,
+              "a module is a directory of *.yaml or *.yml files");
+      }
+      ReadContents(files);
+      size_t begin = docs_.size();
+      ParseFiles(files);
+      for (size_t i = begin; i < docs_.size(); ++i) docs_[i].scope = s;
+      ClassifyDocuments(begin);
+      module_docs_.emplace(scopes_[s].dir, std::make_pair(begin, docs_.size()));
+      return;
+    }
+    auto [begin, end] = cached->second;
+    for (size_t i = begin; i < end; ++i) {
+      if (docs_[i].kind.empty()) continue;  // refused when first read
+      Doc copy = docs_[i];
+      copy.scope = s;
+      docs_.push_back(std::move(copy));
+      Enlist(docs_.size() - 1);
+    }
+  }
+
+  // Whether `v` holds an expression (in expression form: a reference left
+  // for apply, or one that could not be evaluated).
+  static bool HasExpressions(const Value& v) {
+    if (v.is_string()) {
+      const auto& s = v.get_ref<const std::string&>();
+      if (!HasTemplateSyntax(s)) return false;
+      auto parsed = ParseTemplate(s);
+      const auto* t = std::get_if<Template>(&parsed);
+      return !t || t->has_expressions();
+    }
+    if (v.is_structured()) return std::any_of(v.begin(), v.end(), HasExpressions);
+    return false;
+  }
+
+  // A module instance's variables, checked like a stack's: each takes its
+  // input (evaluated where the module is declared) or its default.
+  void ResolveModuleVariables(size_t s, const Value& inputs) {
+    std::map<std::string, SourceLocation> first;
+    std::map<std::string, VariableInfo> vars;
+    for (size_t i : scopes_[s].variable_docs) {
+      if (auto info = ReadVariableDoc(i, first)) vars.emplace(docs_[i].name, std::move(*info));
+    }
+    std::vector<std::string> names;
+    for (const auto& [name, info] : vars) names.push_back(name);
+    const Doc& call = docs_[scopes_[s].call_doc];
+    YamlNode inputs_node = Child(call.node, "inputs");
+    std::map<std::string, Value> values;
+    std::set<std::string> given;
+    for (auto it = inputs.begin(); it != inputs.end(); ++it) {
+      given.insert(it.key());
+      auto var = vars.find(it.key());
+      if (var == vars.end()) {
+        std::string hint = DidYouMean(it.key(), names);
+        Error("unknown_input", "module \"" + call.name + "\" has no variable \"" + it.key() + "\"",
+              KeyLoc(call.file, inputs_node, it.key()),
+              hint.empty() ? "its variables: " + (names.empty() ? "none" : Join(names)) : hint);
+        continue;
+      }
+      if (!HasExpressions(*it) && !TypeMatches(*it, var->second.type)) {
+        Error("wrong_type",
+              "input \"" + it.key() + "\" of module \"" + call.name + "\" must be " +
+                  VariableTypeNoun(var->second.type) + ", not " + ValueTypeNoun(*it),
+              Loc(call.file, Child(inputs_node, it.key())));
+        continue;
+      }
+      if (var->second.sensitive && it->is_string() && !HasExpressions(*it))
+        RegisterSecret(it->get<std::string>());
+      values[it.key()] = *it;
+    }
+    for (const auto& [name, info] : vars) {
+      if (given.count(name)) continue;
+      if (info.value) {
+        values[name] = EscapeDeep(*info.value);
+        continue;
+      }
+      const Doc& var_doc = docs_[info.doc];
+      Error("missing_input", "module \"" + call.name + "\" needs input \"" + name + "\"",
+            call.location,
+            "its variable \"" + name + "\" (" +
+                LocationText(Loc(var_doc.file, Child(var_doc.node, "name"))) +
+                ") has no default; set it under inputs:");
+    }
+    scopes_[s].variables = std::move(vars);
+    scopes_[s].values = std::move(values);
+  }
+
+  // The scope a module path names, from the stack down; a message when a
+  // step does not exist ("" when that was reported already).
+  std::variant<size_t, std::string> FindScope(const std::vector<ModuleStep>& path) const {
+    size_t s = 0;
+    for (const ModuleStep& step : path) {
+      const Scope& sc = scopes_[s];
+      auto found = sc.calls.find(step.name);
+      std::string base = sc.prefix + "module." + step.name;
+      if (found == sc.calls.end()) {
+        std::vector<std::string> names;
+        for (const auto& [name, c] : sc.calls) names.push_back(name);
+        std::string hint = DidYouMean(step.name, names);
+        return "reference to undeclared module " + base + (hint.empty() ? "" : "; " + hint);
+      }
+      const ModuleCall& c = found->second;
+      if (c.broken) return std::string();
+      const bool no_index = std::holds_alternative<std::monostate>(step.index);
+      if (c.mode == ResourceGroup::Mode::kSingle && !no_index)
+        return base + " has neither count nor for_each; refer to it without an index";
+      if (c.mode != ResourceGroup::Mode::kSingle && no_index)
+        return base + " has " +
+               (c.mode == ResourceGroup::Mode::kCount
+                    ? "count; name one instance (" + base + "[0].OUTPUT)"
+                    : "for_each; name one instance (" + base + "[\"KEY\"].OUTPUT)");
+      auto inst = std::find_if(c.instances.begin(), c.instances.end(),
+                               [&](const auto& i) { return i.first == step.index; });
+      if (inst == c.instances.end())
+        return base + IndexText(step.index) + " does not exist: " + base + " has " +
+               std::to_string(c.instances.size()) +
+               (c.instances.size() == 1 ? " instance" : " instances");
+      s = inst->second;
+    }
+    return s;
+  }
+
+  // The value of output `name` of module scope `s`, module outputs in it
+  // substituted; null inside a cycle of outputs (reported).
+  const Value* ModuleOutputValue(size_t s, const std::string& name) {
+    const std::string key = scopes_[s].prefix + name;
+    if (auto done = module_output_values_.find(key); done != module_output_values_.end())
+      return &done->second;
+    const OutputConfig& out = outputs_[scopes_[s].outputs.at(name)];
+    auto on_path = std::find(resolving_.begin(), resolving_.end(), key);
+    if (on_path != resolving_.end()) {
+      std::string cycle;
+      for (auto it = on_path; it != resolving_.end(); ++it) cycle += *it + " -> ";
+      Error("dependency_cycle", "dependency cycle: " + cycle + key, out.location,
+            "module outputs refer to each other; break the cycle by removing one of these "
+            "references");
+      return nullptr;
+    }
+    resolving_.push_back(key);
+    bool changed = false;
+    Value v = SubstituteModuleOutputs(out.value, changed);
+    resolving_.pop_back();
+    return &(module_output_values_[key] = std::move(v));
+  }
+
+  std::optional<Value> LookupModuleOutput(const Expression& e) {
+    auto found = FindScope(e.target.module);
+    const size_t* s = std::get_if<size_t>(&found);
+    if (!s || !scopes_[*s].outputs.count(e.attr)) return std::nullopt;
+    const Value* v = ModuleOutputValue(*s, e.attr);
+    if (!v) return std::nullopt;
+    return *v;
+  }
+
+  // `v` with every ${module...OUTPUT} replaced by the output's value (both
+  // in expression form); `changed` when one was.
+  Value SubstituteModuleOutputs(const Value& v, bool& changed) {
+    if (v.is_array()) {
+      Value out = Value::array();
+      for (const auto& item : v) out.push_back(SubstituteModuleOutputs(item, changed));
+      return out;
+    }
+    if (v.is_object()) {
+      Value out = Value::object();
+      for (auto it = v.begin(); it != v.end(); ++it)
+        out[it.key()] = SubstituteModuleOutputs(*it, changed);
+      return out;
+    }
+    if (!v.is_string() || v.get_ref<const std::string&>().find("${module.") == std::string::npos)
+      return v;
+    auto parsed = ParseTemplate(v.get_ref<const std::string&>());
+    const auto* t = std::get_if<Template>(&parsed);
+    if (!t) return v;
+    if (t->exact()) {
+      const auto& e = std::get<Expression>(t->parts[0]);
+      if (e.type != Expression::Type::kModuleOutput) return v;
+      auto r = LookupModuleOutput(e);
+      if (!r) return v;
+      changed = true;
+      return *r;
+    }
+    std::string out;
+    bool any = false;
+    for (const auto& part : t->parts) {
+      if (const auto* lit = std::get_if<std::string>(&part)) {
+        out += EscapeTemplateLiteral(*lit);
+        continue;
+      }
+      const auto& e = std::get<Expression>(part);
+      std::optional<Value> r;
+      if (e.type == Expression::Type::kModuleOutput) r = LookupModuleOutput(e);
+      if (r && !r->is_structured()) {
+        out += InterpolationText(*r);
+        any = true;
+      } else {
+        out += "${" + e.ToString() + "}";
+      }
+    }
+    if (!any) return v;
+    changed = true;
+    return out;
+  }
+
+  // Checks every ${module...OUTPUT} where it is written, then puts the
+  // outputs' values in their place. The resource references that arrive in
+  // a resource this way, or through a module's inputs, join the graph as
+  // derived uses.
+  void ResolveModuleOutputs() {
+    if (scopes_.size() == 1 && module_uses_.empty()) return;
+    for (const ModuleUse& use : module_uses_) {
+      auto found = FindScope(use.expr.target.module);
+      if (const auto* msg = std::get_if<std::string>(&found)) {
+        if (!msg->empty()) Error("unknown_module", *msg, use.location);
+        continue;
+      }
+      const Scope& sc = scopes_[std::get<size_t>(found)];
+      if (!sc.outputs.count(use.expr.attr)) {
+        std::vector<std::string> names;
+        for (const auto& [name, i] : sc.outputs) names.push_back(name);
+        std::string hint = DidYouMean(use.expr.attr, names);
+        Error("unknown_output",
+              "module " + ScopeName(std::get<size_t>(found)) + " has no output \"" + use.expr.attr +
+                  "\"",
+              use.location,
+              hint.empty() ? "its outputs: " + (names.empty() ? "none" : Join(names)) : hint);
+        continue;
+      }
+      const Value* v = ModuleOutputValue(std::get<size_t>(found), use.expr.attr);
+      if (v && !use.exact && v->is_structured()) {
+        Error("invalid_interpolation",
+              "cannot interpolate " + use.expr.ToString() + ", " + ValueTypeNoun(*v) +
+                  ", into a string",
+              use.location, "use it as the whole value: \"${" + use.expr.ToString() + "}\"");
+      }
+    }
+    for (size_t i = 0; i < resources_.size(); ++i) {
+      bool changed = false;
+      resources_[i].spec = SubstituteModuleOutputs(resources_[i].spec, changed);
+      const Doc& doc = docs_[resource_docs_of_[i]];
+      if (!changed && doc.scope == 0) continue;
+      auto node = spec_nodes_.find(resources_[i].address.BaseString());
+      YamlNode spec_node = node == spec_nodes_.end() ? doc.node : node->second;
+      DeriveReferences(resources_[i].spec, static_cast<int>(i), "", "", doc, spec_node);
+    }
+    for (size_t i = 0; i < outputs_.size(); ++i) {
+      if (output_scope_[i] != 0) continue;
+      bool changed = false;
+      outputs_[i].value = SubstituteModuleOutputs(outputs_[i].value, changed);
+      if (!changed) continue;
+      const Doc& doc = docs_[output_docs_of_[i]];
+      DeriveReferences(outputs_[i].value, -1, outputs_[i].name, "", doc, Child(doc.node, "value"));
+    }
+  }
+
+  void DeriveReferences(const Value& v, int resource, const std::string& output,
+                        const std::string& pointer, const Doc& doc, const YamlNode& base) {
+    if (v.is_array()) {
+      for (size_t i = 0; i < v.size(); ++i)
+        DeriveReferences(v[i], resource, output, pointer + "/" + std::to_string(i), doc, base);
+      return;
+    }
+    if (v.is_object()) {
+      for (auto it = v.begin(); it != v.end(); ++it) {
+        std::string key;
+        for (char c : it.key()) key += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+        DeriveReferences(*it, resource, output, pointer + "/" + key, doc, base);
+      }
+      return;
+    }
+    if (!v.is_string() || !HasTemplateSyntax(v.get_ref<const std::string&>())) return;
+    auto parsed = ParseTemplate(v.get_ref<const std::string&>());
+    const auto* t = std::get_if<Template>(&parsed);
+    if (!t) return;
+    for (const auto& part : t->parts) {
+      const auto* e = std::get_if<Expression>(&part);
+      if (!e || e->type != Expression::Type::kResource) continue;
+      SourceLocation at = Locate(doc.file, base, pointer, false);
+      if (e->splat && !t->exact()) {
+        Error("splat_in_string", "cannot interpolate " + e->ToString() + ", a list, into a string",
+              at, "it came from a module's input or output; use it as the whole value");
+        continue;
+      }
+      RefUse use{
+          *e, static_cast<size_t>(&doc - docs_.data()), pointer, resource, output, t->exact(), at};
+      use.derived = true;
+      pending_refs_.push_back(std::move(use));
     }
   }
 
@@ -1090,6 +1602,20 @@ class Loader {
       std::optional<Value> v;
       switch (e.type) {
         case Expression::Type::kVar: {
+          if (doc.scope != 0) {
+            const Scope& sc = scopes_[doc.scope];
+            if (auto it = sc.values.find(e.name); it != sc.values.end()) {
+              v = it->second;  // already in expression form
+            } else if (!sc.variables.count(e.name)) {
+              std::vector<std::string> names;
+              for (const auto& [n, info] : sc.variables) names.push_back(n);
+              Error("unknown_variable",
+                    "reference to undeclared variable \"" + e.name + "\" in module " +
+                        ScopeName(doc.scope),
+                    at, DidYouMean(e.name, names));
+            }  // else: without a value, reported once already
+            break;
+          }
           auto it = result_.config.variables.find(e.name);
           if (it != result_.config.variables.end()) {
             v = EscapeDeep(it->second);
@@ -1164,11 +1690,21 @@ class Loader {
             v = Value(EscapeTemplateLiteral(*content));
           break;
         case Expression::Type::kResource:
+        case Expression::Type::kModuleOutput: {
           if (!ctx.resource_refs) {
             Error("reference_not_allowed",
                   std::string(ctx.where) + " cannot refer to " + e.ToString() +
-                      ": resource attributes are known only during apply",
+                      (e.type == Expression::Type::kModuleOutput
+                           ? ": a module's outputs are known only when the stack is loaded"
+                           : ": resource attributes are known only during apply"),
                   at, "use a variable or a literal value here");
+            failed = true;
+            break;
+          }
+          if (e.type == Expression::Type::kResource && !e.target.module.empty()) {
+            Error("module_internal_reference",
+                  "cannot refer to " + e.ToString() + ": a module's resources are its own", at,
+                  "refer to one of the module's outputs: ${module.NAME.OUTPUT}");
             failed = true;
             break;
           }
@@ -1179,11 +1715,24 @@ class Loader {
             failed = true;
             break;
           }
+          // Inside a module, names are the module's own: its path goes in front.
+          Expression whole = e;
+          const auto& path = scopes_[doc.scope].path;
+          whole.target.module.insert(whole.target.module.begin(), path.begin(), path.end());
           keeps_refs = true;
-          pending_refs_.push_back({e, static_cast<size_t>(&doc - docs_.data()), pointer,
-                                   ctx.resource, ctx.output, exact, at});
-          out += "${" + e.ToString() + "}";
+          if (e.type == Expression::Type::kModuleOutput) {
+            module_uses_.push_back({whole, at, exact});
+          } else {
+            RefUse use{whole,      static_cast<size_t>(&doc - docs_.data()),
+                       pointer,    ctx.resource,
+                       ctx.output, exact,
+                       at};
+            use.check_only = ctx.module_inputs;
+            pending_refs_.push_back(std::move(use));
+          }
+          out += "${" + whole.ToString() + "}";
           continue;
+        }
       }
       if (!v) {
         failed = true;
@@ -1193,8 +1742,8 @@ class Loader {
         exact_value = std::move(*v);
       } else if (v->is_structured()) {
         Error("invalid_interpolation",
-              "cannot interpolate " + e.ToString() + ", " + ValueTypeNoun(*v) + ", into a string", at,
-              "use it as the whole value: \"${" + e.ToString() + "}\"");
+              "cannot interpolate " + e.ToString() + ", " + ValueTypeNoun(*v) + ", into a string",
+              at, "use it as the whole value: \"${" + e.ToString() + "}\"");
         failed = true;
       } else {
         out += InterpolationText(*v);
@@ -1321,7 +1870,8 @@ class Loader {
         const Value& t = doc.value["timeouts"];
         YamlNode tn = Child(doc.node, "timeouts");
         if (!t.is_object()) {
-          Error("wrong_type", "timeouts must be a mapping, not " + ValueTypeNoun(t), Loc(doc.file, tn));
+          Error("wrong_type", "timeouts must be a mapping, not " + ValueTypeNoun(t),
+                Loc(doc.file, tn));
         } else {
           for (auto it = t.begin(); it != t.end(); ++it) {
             if (std::find(kTimeoutKeys.begin(), kTimeoutKeys.end(), it.key()) ==
@@ -1461,8 +2011,8 @@ class Loader {
       for (size_t i = 0; i < v.size(); ++i) {
         SourceLocation at = Loc(doc.file, node.IsSequence() && i < node.size() ? node[i] : node);
         if (!v[i].is_string()) {
-          Error("invalid_for_each", "for_each list items must be strings, not " + ValueTypeNoun(v[i]),
-                at);
+          Error("invalid_for_each",
+                "for_each list items must be strings, not " + ValueTypeNoun(v[i]), at);
           return std::nullopt;
         }
         const std::string& key = v[i].get_ref<const std::string&>();
@@ -1489,7 +2039,8 @@ class Loader {
     YamlNode node = Child(doc.node, "lifecycle");
     const Value& v = doc.value["lifecycle"];
     if (!v.is_object()) {
-      Error("wrong_type", "lifecycle must be a mapping, not " + ValueTypeNoun(v), Loc(doc.file, node));
+      Error("wrong_type", "lifecycle must be a mapping, not " + ValueTypeNoun(v),
+            Loc(doc.file, node));
       return;
     }
     for (auto it = v.begin(); it != v.end(); ++it) {
@@ -1497,7 +2048,8 @@ class Loader {
       YamlNode child = Child(node, key);
       if (key == "prevent_destroy" || key == "create_before_destroy") {
         if (!it->is_boolean()) {
-          Error("wrong_type", "lifecycle." + key + " must be true or false, not " + ValueTypeNoun(*it),
+          Error("wrong_type",
+                "lifecycle." + key + " must be true or false, not " + ValueTypeNoun(*it),
                 Loc(doc.file, child));
         } else {
           (key == "prevent_destroy" ? lc.prevent_destroy : lc.create_before_destroy) =
@@ -1517,7 +2069,8 @@ class Loader {
               Loc(doc.file, child.IsSequence() && i < child.size() ? child[i] : child);
           if (!f.is_string()) {
             Error("invalid_ignore_changes",
-                  "lifecycle.ignore_changes items must be field names, not " + ValueTypeNoun(f), at);
+                  "lifecycle.ignore_changes items must be field names, not " + ValueTypeNoun(f),
+                  at);
           } else if (registry_->IsComputed(doc.kind, f.get<std::string>()) &&
                      std::find(fields.begin(), fields.end(), f.get<std::string>()) ==
                          fields.end()) {
@@ -1545,11 +2098,43 @@ class Loader {
     }
   }
 
+  // The instances a resource or module document declares: one without an
+  // index, or one per count index or for_each key (with its value). False
+  // when count or for_each is wrong (reported).
+  bool ExpandIndexes(const Doc& doc, const std::string& what, ResourceGroup::Mode& mode,
+                     std::vector<AddressIndex>& indexes, std::vector<Value>& each_values) {
+    bool has_count = doc.value.contains("count");
+    bool has_each = doc.value.contains("for_each");
+    if (has_count && has_each) {
+      Error("count_and_for_each", "a " + what + " takes count or for_each, not both",
+            KeyLoc(doc.file, doc.node, "for_each"));
+      return false;
+    }
+    if (has_count) {
+      mode = ResourceGroup::Mode::kCount;
+      auto n = EvalCount(doc);
+      if (!n) return false;
+      for (long long i = 0; i < *n; ++i) indexes.emplace_back(static_cast<int>(i));
+    } else if (has_each) {
+      mode = ResourceGroup::Mode::kForEach;
+      auto items = EvalForEach(doc);
+      if (!items) return false;
+      for (auto& [key, value] : *items) {
+        indexes.emplace_back(key);
+        each_values.push_back(std::move(value));
+      }
+    } else {
+      indexes.emplace_back(std::monostate{});
+    }
+    return true;
+  }
+
   void ExpandResources() {
     std::map<std::string, SourceLocation> first;
     for (size_t di : resource_docs_) {
       const Doc& doc = docs_[di];
-      std::string base = doc.kind + "." + doc.name;
+      const Scope& scope = scopes_[doc.scope];
+      std::string base = scope.prefix + doc.kind + "." + doc.name;
       SourceLocation name_loc = Loc(doc.file, Child(doc.node, "name"));
       if (auto [it, inserted] = first.emplace(base, name_loc); !inserted) {
         Error("duplicate_resource", "resource " + base + " is declared twice", name_loc,
@@ -1558,36 +2143,12 @@ class Loader {
       }
       ResourceGroup group;
       group.kind = doc.kind;
+      group.name = doc.name;
+      group.module = scope.path;
       group.doc = di;
-      std::vector<std::variant<std::monostate, int, std::string>> indexes;
+      std::vector<AddressIndex> indexes;
       std::vector<Value> each_values;
-      bool has_count = doc.value.contains("count");
-      bool has_each = doc.value.contains("for_each");
-      bool broken = false;
-      if (has_count && has_each) {
-        Error("count_and_for_each", "a resource takes count or for_each, not both",
-              KeyLoc(doc.file, doc.node, "for_each"));
-        broken = true;
-      } else if (has_count) {
-        group.mode = ResourceGroup::Mode::kCount;
-        if (auto n = EvalCount(doc)) {
-          for (long long i = 0; i < *n; ++i) indexes.emplace_back(static_cast<int>(i));
-        } else {
-          broken = true;
-        }
-      } else if (has_each) {
-        group.mode = ResourceGroup::Mode::kForEach;
-        if (auto items = EvalForEach(doc)) {
-          for (auto& [key, value] : *items) {
-            indexes.emplace_back(key);
-            each_values.push_back(std::move(value));
-          }
-        } else {
-          broken = true;
-        }
-      } else {
-        indexes.emplace_back(std::monostate{});
-      }
+      bool broken = !ExpandIndexes(doc, "resource", group.mode, indexes, each_values);
       Lifecycle lifecycle;
       if (doc.value.contains("lifecycle")) LoadLifecycle(doc, lifecycle);
       // depends_on entries are resolved once every resource is known.
@@ -1604,11 +2165,20 @@ class Loader {
                 Loc(doc.file, node.IsSequence() && i < node.size() ? node[i] : node);
             std::optional<ResourceAddress> addr;
             if (d[i].is_string()) addr = ResourceAddress::Parse(d[i].get<std::string>());
+            if (addr && !addr->module.empty()) {
+              Error("module_internal_reference",
+                    "depends_on cannot name " + addr->ToString() +
+                        ": a module's resources are its own",
+                    at, "depend on what the module's outputs refer to instead");
+              continue;
+            }
+            if (addr) addr->module = scope.path;
             if (!addr) {
               Error(
                   "invalid_depends_on",
                   "depends_on entry " +
-                      (d[i].is_string() ? "\"" + d[i].get<std::string>() + "\"" : ValueTypeNoun(d[i])) +
+                      (d[i].is_string() ? "\"" + d[i].get<std::string>() + "\""
+                                        : ValueTypeNoun(d[i])) +
                       " is not a resource address",
                   at,
                   "write addresses such as firewall.edge, instance.web[0] or instance.web[\"eu\"]");
@@ -1638,11 +2208,20 @@ class Loader {
       }
       const auto& fields = registry_->Fields(doc.kind);
       bool has_name_field = std::find(fields.begin(), fields.end(), "name") != fields.end();
+      // The API name defaults to the document's name, after the names (and
+      // keys) of the module instances it is in, so that they differ.
+      std::string name_prefix;
+      for (const ModuleStep& step : scope.path) {
+        name_prefix += step.name + "-";
+        if (const int* i = std::get_if<int>(&step.index)) name_prefix += std::to_string(*i) + "-";
+        if (const auto* key = std::get_if<std::string>(&step.index)) name_prefix += *key + "-";
+      }
       for (size_t k = 0; k < indexes.size(); ++k) {
         ResourceConfig rc;
         rc.address.kind = doc.kind;
         rc.address.name = doc.name;
         rc.address.index = indexes[k];
+        rc.address.module = scope.path;
         rc.kind = doc.kind;
         rc.lifecycle = lifecycle;
         rc.location = doc.location;
@@ -1661,7 +2240,7 @@ class Loader {
         }
         rc.spec = Eval(*spec, spec_node, "", ctx);
         if (has_name_field && rc.spec.is_object() && !rc.spec.contains("name")) {
-          std::string name = doc.name;
+          std::string name = name_prefix + doc.name;
           if (count_index) name += "-" + std::to_string(*count_index);
           if (ctx.each_key) name += "-" + each_key;
           rc.spec["name"] = EscapeTemplateLiteral(name);
@@ -1674,12 +2253,15 @@ class Loader {
     }
   }
 
+  // Outputs of the stack and of every module instance; a module's are known
+  // by their key, its path and their name ("module.app.id").
   void LoadOutputs() {
     std::map<std::string, SourceLocation> first;
     for (size_t di : output_docs_) {
       const Doc& doc = docs_[di];
+      const std::string key = scopes_[doc.scope].prefix + doc.name;
       SourceLocation name_loc = Loc(doc.file, Child(doc.node, "name"));
-      if (auto [it, inserted] = first.emplace(doc.name, name_loc); !inserted) {
+      if (auto [it, inserted] = first.emplace(key, name_loc); !inserted) {
         Error("duplicate_output", "output \"" + doc.name + "\" is declared twice", name_loc,
               "first declared at " + LocationText(it->second));
         continue;
@@ -1703,9 +2285,12 @@ class Loader {
       EvalContext ctx;
       ctx.doc = &doc;
       ctx.resource_refs = true;
-      ctx.output = doc.name;
+      ctx.output = key;
       out.value = Eval(doc.value["value"], Child(doc.node, "value"), "", ctx);
-      output_index_[doc.name] = outputs_.size();
+      output_index_[key] = outputs_.size();
+      scopes_[doc.scope].outputs[doc.name] = outputs_.size();
+      output_scope_.push_back(doc.scope);
+      output_docs_of_.push_back(di);
       outputs_.push_back(std::move(out));
     }
   }
@@ -1786,8 +2371,9 @@ class Loader {
     const ResourceAddress& t = e.target;
     const std::string kind = t.kind.substr(5);
     if (!registry_->HasKind(kind)) {
-      Error("unknown_reference", "reference to unknown kind \"" + kind + "\" in " + e.ToString(),
-            use.location, DidYouMean(kind, registry_->kinds()));
+      ReportRef(use, "unknown_reference",
+                "reference to unknown kind \"" + kind + "\" in " + e.ToString(), use.location,
+                DidYouMean(kind, registry_->kinds()));
       return;
     }
     if (!data_addresses_.count(t.BaseString())) {
@@ -1795,20 +2381,21 @@ class Loader {
       for (const auto& a : data_addresses_) {
         if (a.rfind(t.kind + ".", 0) == 0) names.push_back(a.substr(t.kind.size() + 1));
       }
-      Error("unknown_reference", "reference to undeclared data source " + t.BaseString(),
-            use.location, DidYouMean(t.name, names));
+      ReportRef(use, "unknown_reference", "reference to undeclared data source " + t.BaseString(),
+                use.location, DidYouMean(t.name, names));
       return;
     }
     if (e.splat || !std::holds_alternative<std::monostate>(t.index)) {
-      Error("invalid_index", "a data source has no instances: refer to it without an index",
-            use.location);
+      ReportRef(use, "invalid_index",
+                "a data source has no instances: refer to it without an index", use.location);
       return;
     }
     if (!registry_->HasAttribute(kind, e.attr)) {
       std::string hint = DidYouMean(e.attr, registry_->Attributes(kind));
-      Error("unknown_attribute", kind + " has no attribute \"" + e.attr + "\"", use.location,
-            (hint.empty() ? "" : hint + "\n") + "attributes of " + kind + ": " +
-                Join(registry_->Attributes(kind)));
+      ReportRef(use, "unknown_attribute", kind + " has no attribute \"" + e.attr + "\"",
+                use.location,
+                (hint.empty() ? "" : hint + "\n") + "attributes of " + kind + ": " +
+                    Join(registry_->Attributes(kind)));
       return;
     }
     if (use.resource >= 0 && use.exact) {
@@ -1901,7 +2488,7 @@ class Loader {
       const bool to_there =
           from_whole && to_whole ? groups_.count(to.BaseString()) > 0 : Declares(to);
       if (!to_there) {
-        std::string hint = DidYouMean(to.name, DeclaredNames(to.kind));
+        std::string hint = DidYouMean(to.name, DeclaredNames(to.kind, to.module));
         Error("moved_to_undeclared", to.ToString() + " is not declared in the manifests", to_loc,
               hint.empty() ? "a move is to an address the manifests declare" : hint);
         continue;
@@ -1915,10 +2502,13 @@ class Loader {
     edges_.push_back({from, to, why});
   }
 
-  std::vector<std::string> DeclaredNames(const std::string& kind) const {
+  // The names of the resources of `kind` declared where `addr` points (in
+  // the stack or in its module instance): for "did you mean".
+  std::vector<std::string> DeclaredNames(const std::string& kind,
+                                         const std::vector<ModuleStep>& module = {}) const {
     std::vector<std::string> out;
     for (const auto& [base, g] : groups_) {
-      if (g.kind == kind) out.push_back(base.substr(kind.size() + 1));
+      if (g.kind == kind && g.module == module) out.push_back(g.name);
     }
     return out;
   }
@@ -1964,7 +2554,7 @@ class Loader {
         auto g = groups_.find(addr.BaseString());
         if (g == groups_.end()) {
           std::string hint = registry_->HasKind(addr.kind)
-                                 ? DidYouMean(addr.name, DeclaredNames(addr.kind))
+                                 ? DidYouMean(addr.name, DeclaredNames(addr.kind, addr.module))
                                  : DidYouMean(addr.kind, registry_->kinds());
           Error("unknown_depends_on", "depends_on names undeclared resource " + addr.ToString(), at,
                 hint);
@@ -1994,6 +2584,13 @@ class Loader {
     }
   }
 
+  // An error about a reference, unless it is a derived use (reported where
+  // it was written).
+  void ReportRef(const RefUse& use, std::string code, std::string summary, SourceLocation loc,
+                 std::string detail = "") {
+    if (!use.derived) Error(std::move(code), std::move(summary), std::move(loc), std::move(detail));
+  }
+
   void CheckReferences() {
     for (const RefUse& use : pending_refs_) {
       const Expression& e = use.expr;
@@ -2005,37 +2602,38 @@ class Loader {
       std::string from_kind = use.resource >= 0 ? resources_[use.resource].kind : "";
       if (!registry_->HasKind(t.kind)) {
         std::string hint = DidYouMean(t.kind, registry_->kinds());
-        Error("unknown_reference",
-              "reference to unknown kind \"" + t.kind + "\" in " + e.ToString(), use.location,
-              hint);
+        ReportRef(use, "unknown_reference",
+                  "reference to unknown kind \"" + t.kind + "\" in " + e.ToString(), use.location,
+                  hint);
         continue;
       }
       auto g = groups_.find(t.BaseString());
       if (g == groups_.end()) {
-        Error("unknown_reference", "reference to undeclared resource " + t.BaseString(),
-              use.location, DidYouMean(t.name, DeclaredNames(t.kind)));
+        ReportRef(use, "unknown_reference", "reference to undeclared resource " + t.BaseString(),
+                  use.location, DidYouMean(t.name, DeclaredNames(t.kind, t.module)));
         continue;
       }
       auto targets = Targets(t, e.splat, false, g->second);
       if (auto* msg = std::get_if<std::string>(&targets)) {
-        Error("invalid_index", *msg, use.location);
+        ReportRef(use, "invalid_index", *msg, use.location);
         continue;
       }
       const auto& ids = std::get<std::vector<size_t>>(targets);
       if (!registry_->HasAttribute(t.kind, e.attr)) {
         std::string hint = DidYouMean(e.attr, registry_->Attributes(t.kind));
-        Error("unknown_attribute", t.kind + " has no attribute \"" + e.attr + "\"", use.location,
-              (hint.empty() ? "" : hint + "\n") + "attributes of " + t.kind + ": " +
-                  Join(registry_->Attributes(t.kind)));
+        ReportRef(use, "unknown_attribute", t.kind + " has no attribute \"" + e.attr + "\"",
+                  use.location,
+                  (hint.empty() ? "" : hint + "\n") + "attributes of " + t.kind + ": " +
+                      Join(registry_->Attributes(t.kind)));
         continue;
       }
       bool self = use.resource >= 0 &&
                   std::find(ids.begin(), ids.end(), static_cast<size_t>(use.resource)) != ids.end();
       if (self && registry_->IsComputed(t.kind, e.attr)) {
-        Error("self_reference",
-              resources_[use.resource].address.ToString() +
-                  " cannot see its own computed attribute \"" + e.attr + "\"",
-              use.location, "\"" + e.attr + "\" is known only after this resource is created");
+        ReportRef(use, "self_reference",
+                  resources_[use.resource].address.ToString() +
+                      " cannot see its own computed attribute \"" + e.attr + "\"",
+                  use.location, "\"" + e.attr + "\" is known only after this resource is created");
         continue;
       }
       if (!registry_->IsComputed(t.kind, e.attr)) {
@@ -2045,12 +2643,12 @@ class Loader {
           if (!s.is_object() || !s.contains(e.attr)) unset = true;
         }
         if (unset) {
-          Error("unset_attribute",
-                (e.splat ? t.BaseString() + "[*]" : t.ToString()) + " does not set \"" + e.attr +
-                    "\"",
-                use.location,
-                "only fields written in its spec and computed attributes (" +
-                    Join(registry_->ComputedNames(t.kind)) + ") can be referred to");
+          ReportRef(use, "unset_attribute",
+                    (e.splat ? t.BaseString() + "[*]" : t.ToString()) + " does not set \"" +
+                        e.attr + "\"",
+                    use.location,
+                    "only fields written in its spec and computed attributes (" +
+                        Join(registry_->ComputedNames(t.kind)) + ") can be referred to");
           continue;
         }
       }
@@ -2076,6 +2674,7 @@ class Loader {
           }
         }
       }
+      if (use.check_only) continue;  // joins the graph where the module uses it
       if (use.resource >= 0) {
         for (size_t id : ids) AddEdge(static_cast<size_t>(use.resource), id, use.location);
       }
@@ -2259,7 +2858,9 @@ class Loader {
   }
 
   void Finish() {
-    result_.config.outputs = std::move(outputs_);
+    for (size_t i = 0; i < outputs_.size(); ++i) {
+      if (output_scope_[i] == 0) result_.config.outputs.push_back(std::move(outputs_[i]));
+    }
     SortDiagnostics(diags_);
     std::set<std::tuple<std::string, int, int, std::string, std::string, std::string>> seen;
     for (auto& d : diags_) {
@@ -2282,8 +2883,8 @@ class Loader {
   std::vector<Diagnostic> diags_;
   std::vector<std::unique_ptr<YamlTree>> trees_;
   std::vector<Doc> docs_;
-  std::vector<size_t> resource_docs_, variable_docs_, output_docs_, provider_docs_, backend_docs_,
-      moved_docs_, data_docs_;
+  std::vector<size_t> resource_docs_, output_docs_, provider_docs_, backend_docs_, moved_docs_,
+      data_docs_;
   std::set<std::string> data_addresses_;  // "data.KIND.NAME" of every data document
   std::map<std::string, VariableInfo> variables_;
   std::map<std::string, std::optional<std::string>> file_cache_;
@@ -2294,8 +2895,15 @@ class Loader {
   std::vector<ResourceConfig> resources_;
   std::vector<size_t> resource_docs_of_;
   std::set<std::string> keyed_files_;  // files reported for holding key material
-  std::vector<OutputConfig> outputs_;
-  std::map<std::string, size_t> output_index_;
+  std::vector<OutputConfig> outputs_;  // of the stack and of every module instance
+  std::vector<size_t> output_scope_, output_docs_of_;  // per output
+  std::map<std::string, size_t> output_index_;         // by key (see LoadOutputs)
+  std::vector<Scope> scopes_;                          // [0]: the stack
+  // A module directory's documents as first read: [begin, end) in docs_.
+  std::map<std::string, std::pair<size_t, size_t>> module_docs_;
+  std::vector<ModuleUse> module_uses_;
+  std::map<std::string, Value> module_output_values_;  // by key, once substituted
+  std::vector<std::string> resolving_;                 // output keys being substituted
   struct Edge {
     size_t from, to;
     SourceLocation why;
