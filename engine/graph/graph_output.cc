@@ -26,6 +26,43 @@ std::string DotQuote(const std::string& s) {
 
 }  // namespace
 
+namespace {
+
+// Emits the nodes declared at module path `path` and, for each module
+// instance under it, a cluster holding that instance's nodes in turn.
+void DotNodes(const StackConfig& config, const std::vector<std::string>& kinds,
+              const std::vector<ModuleStep>& path, const std::string& indent, std::string& out) {
+  std::vector<std::vector<ModuleStep>> children;
+  for (const auto& r : config.resources) {
+    const auto& m = r.address.module;
+    if (m == path) {
+      auto it = std::find(kinds.begin(), kinds.end(), r.kind);
+      size_t color =
+          it == kinds.end() ? 8 : static_cast<size_t>(it - kinds.begin()) % std::size(kPalette);
+      std::string addr = r.address.ToString();
+      out += indent + DotQuote(addr) + " [label=" + DotQuote(addr) + ", fillcolor=\"" +
+             kPalette[color] + "\"];\n";
+      continue;
+    }
+    if (m.size() <= path.size() || !std::equal(path.begin(), path.end(), m.begin())) continue;
+    std::vector<ModuleStep> child(m.begin(), m.begin() + static_cast<long>(path.size()) + 1);
+    if (std::find(children.begin(), children.end(), child) == children.end())
+      children.push_back(std::move(child));
+  }
+  for (const auto& child : children) {
+    std::string name = ModulePathPrefix(child);
+    name.pop_back();  // the trailing "."
+    out += indent + "subgraph " + DotQuote("cluster_" + name) + " {\n";
+    out += indent + "  label=" + DotQuote(name) + ";\n";
+    out += indent + "  style=\"rounded,dashed\";\n";
+    out += indent + "  color=\"#888888\";\n";
+    DotNodes(config, kinds, child, indent + "  ", out);
+    out += indent + "}\n";
+  }
+}
+
+}  // namespace
+
 std::string GraphToDot(const StackConfig& config, const std::vector<std::string>& kinds) {
   std::string out = "digraph cairn {\n";
   out += "  rankdir=LR;\n";
@@ -33,14 +70,7 @@ std::string GraphToDot(const StackConfig& config, const std::vector<std::string>
       "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", "
       "fillcolor=\"#ffffff\"];\n";
   out += "  edge [color=\"#555555\"];\n";
-  for (const auto& r : config.resources) {
-    auto it = std::find(kinds.begin(), kinds.end(), r.kind);
-    size_t color =
-        it == kinds.end() ? 8 : static_cast<size_t>(it - kinds.begin()) % std::size(kPalette);
-    std::string addr = r.address.ToString();
-    out += "  " + DotQuote(addr) + " [label=" + DotQuote(addr) + ", fillcolor=\"" +
-           kPalette[color] + "\"];\n";
-  }
+  DotNodes(config, kinds, {}, "  ", out);
   for (const auto& r : config.resources) {
     for (const auto& dep : r.depends_on) {
       out += "  " + DotQuote(r.address.ToString()) + " -> " + DotQuote(dep.ToString()) + ";\n";
@@ -58,6 +88,11 @@ std::string GraphToJson(const StackConfig& config) {
     Value n = {{"address", r.address.ToString()}, {"kind", r.kind}, {"name", r.address.name}};
     if (const int* i = std::get_if<int>(&r.address.index)) n["index"] = *i;
     if (const std::string* k = std::get_if<std::string>(&r.address.index)) n["index"] = *k;
+    if (!r.address.module.empty()) {
+      std::string module = ModulePathPrefix(r.address.module);
+      module.pop_back();
+      n["module"] = module;
+    }
     nodes.push_back(std::move(n));
     order.push_back(r.address.ToString());
     for (const auto& dep : r.depends_on) {
