@@ -1162,8 +1162,9 @@ class Loader {
     for (size_t a = s;; a = scopes_[a].parent) {
       if (scopes_[a].dir == canonical) {
         Error("module_cycle",
-              "module \"" + doc.name + "\" uses itself: " + dir + " is " +
-                  (a == 0 ? "the stack" : "module " + ScopeName(a)) + ", which declares it",
+              "module \"" + doc.name + "\" uses itself: source \"" + rel + "\" is " +
+                  (a == 0 ? "the stack" : "module " + ScopeName(a)) +
+                  (a == s ? ", which declares it" : ", which leads here"),
               source_loc, "a module cannot use itself, directly or through other modules");
         return;
       }
