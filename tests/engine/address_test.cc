@@ -48,3 +48,35 @@ TEST_CASE("addresses order naturally: counts as numbers, no index first") {
   CHECK(texts == std::vector<std::string>{"instance.web[1]", "instance.web[2]", "instance.web[10]",
                                           "not an address"});
 }
+
+TEST_CASE("addresses inside modules round-trip, and malformed module paths do not parse") {
+  for (const char* text : {"module.app.instance.web", "module.app[0].network.main",
+                           "module.app[\"eu\"].module.db.volume.data[2]",
+                           "module.a.module.b.instance.x[\"k\\\"q\"]"}) {
+    auto a = ResourceAddress::Parse(text);
+    INFO(text);
+    REQUIRE(a);
+    CHECK(a->ToString() == text);
+  }
+  auto a = *ResourceAddress::Parse("module.app[1].module.db.instance.web[2]");
+  REQUIRE(a.module.size() == 2);
+  CHECK(a.module[0].name == "app");
+  CHECK(std::get<int>(a.module[0].index) == 1);
+  CHECK(a.kind == "instance");
+  CHECK(a.BaseString() == "module.app[1].module.db.instance.web");
+  for (const char* bad :
+       {"module.app", "module.app.instance", "module..instance.web", "module.app[x].instance.web",
+        "module.app[0]instance.web", "module.app[\"k].instance.web", "instance.web.extra"}) {
+    INFO(bad);
+    CHECK_FALSE(ResourceAddress::Parse(bad));
+  }
+}
+
+TEST_CASE("the stack's resources order before modules, modules by name and natural index") {
+  std::vector<std::string> texts = {"module.b.network.n", "module.a[10].network.n", "network.z",
+                                    "module.a[2].network.n", "module.a.network.n"};
+  std::sort(texts.begin(), texts.end(), AddressTextLess);
+  CHECK(texts == std::vector<std::string>{"network.z", "module.a.network.n",
+                                          "module.a[2].network.n", "module.a[10].network.n",
+                                          "module.b.network.n"});
+}

@@ -37,3 +37,34 @@ TEST_CASE("JSON output lists nodes, edges and the order") {
   CHECK(j["nodes"][1]["index"] == "eu \"west\"");
   CHECK(j["edges"][0]["to"] == "network.n");
 }
+
+TEST_CASE("each module instance is a cluster, nested, and JSON names the module") {
+  StackConfig c;
+  auto add = [&](const char* text) {
+    ResourceConfig r;
+    r.address = *ResourceAddress::Parse(text);
+    r.kind = r.address.kind;
+    c.resources.push_back(r);
+  };
+  add("network.top");
+  add("module.app[0].network.main");
+  add("module.app[0].module.db.volume.data");
+  add("module.web.instance.x");
+  std::string dot = GraphToDot(c, {"network", "volume", "instance"});
+  auto at = [&](const std::string& s) { return dot.find(s); };
+  REQUIRE(at("subgraph \"cluster_module.app[0]\" {") != std::string::npos);
+  REQUIRE(at("subgraph \"cluster_module.app[0].module.db\" {") != std::string::npos);
+  REQUIRE(at("subgraph \"cluster_module.web\" {") != std::string::npos);
+  // The nested cluster sits inside its parent's, and each node in its own.
+  CHECK(at("cluster_module.app[0]\"") < at("\"module.app[0].network.main\" [label"));
+  CHECK(at("\"module.app[0].network.main\" [label") < at("cluster_module.app[0].module.db"));
+  CHECK(at("cluster_module.app[0].module.db") <
+        at("\"module.app[0].module.db.volume.data\" [label"));
+  CHECK(at("\"module.app[0].module.db.volume.data\" [label") < at("cluster_module.web"));
+  CHECK(at("\"network.top\" [label") < at("subgraph"));
+  // Braces balance: every cluster is closed.
+  CHECK(std::count(dot.begin(), dot.end(), '{') == std::count(dot.begin(), dot.end(), '}'));
+  auto j = nlohmann::json::parse(GraphToJson(c));
+  CHECK_FALSE(j["nodes"][0].contains("module"));
+  CHECK(j["nodes"][2]["module"] == "module.app[0].module.db");
+}

@@ -79,6 +79,27 @@ TEST_CASE("malformed expressions are errors with a reason") {
   CHECK(ParseError("${file(keys)}").find("quoted path") != std::string::npos);
 }
 
+TEST_CASE("module outputs and resources inside modules parse, and render back") {
+  auto out = ParseOne("${module.app[\"eu\"].network_id}");
+  CHECK(out.type == Expression::Type::kModuleOutput);
+  REQUIRE(out.target.module.size() == 1);
+  CHECK(out.target.module[0].name == "app");
+  CHECK(out.attr == "network_id");
+  CHECK(out.ToString() == "module.app[\"eu\"].network_id");
+  auto nested = ParseOne("${module.a.module.b.ips}");
+  CHECK(nested.type == Expression::Type::kModuleOutput);
+  CHECK(nested.target.module.size() == 2);
+  auto res = ParseOne("${module.a[1].instance.web[*].id}");
+  CHECK(res.type == Expression::Type::kResource);
+  CHECK(res.splat);
+  CHECK(res.target.BaseString() == "module.a[1].instance.web");
+  CHECK(res.ToString() == "module.a[1].instance.web[*].id");
+  CHECK(ParseError("${module.app}").find("expected an output after module.app") !=
+        std::string::npos);
+  CHECK(ParseError("${module.app[*].id}").find("one instance at a time") != std::string::npos);
+  CHECK(ParseError("${module.}").find("module name") != std::string::npos);
+}
+
 TEST_CASE("ResolveReferences keeps the type of an exact reference") {
   AttributeLookup lookup = [](const ResourceAddress& a,
                               const std::string& attr) -> std::optional<Value> {

@@ -1,0 +1,246 @@
+// Modules (`kind: module`): stacks on disk whose module directories are
+// loaded once per instance, with their addresses, inputs, outputs and the
+// graph edges that flow through them. The error cases are in the invalid
+// catalog (invalid/module_*).
+#include <catch2/catch.hpp>
+
+#include "engine/manifest/expr.h"
+#include "engine/manifest/loader.h"
+#include "tests/support/process.h"
+
+using namespace cairn;
+using cairn::testing::TempDir;
+using cairn::testing::WriteFile;
+
+namespace {
+
+LoadResult LoadDir(const std::string& dir) {
+  LoadOptions o;
+  o.schema_dir = CAIRN_SOURCE_SCHEMA_DIR;
+  o.getenv = [](const char*) -> const char* { return nullptr; };
+  o.paths = {dir};
+  return LoadStack(o);
+}
+
+std::string Codes(const LoadResult& r) {
+  std::string out;
+  for (const auto& d : r.diagnostics) out += d.code + ":" + d.summary + "\n";
+  return out;
+}
+
+std::vector<std::string> Addresses(const StackConfig& c) {
+  std::vector<std::string> out;
+  for (const auto& r : c.resources) out.push_back(r.address.ToString());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+const ResourceConfig& Get(const StackConfig& c, const std::string& address) {
+  auto addr = ResourceAddress::Parse(address);
+  REQUIRE(addr);
+  const ResourceConfig* r = c.Find(*addr);
+  INFO(address);
+  REQUIRE(r);
+  return *r;
+}
+
+std::vector<std::string> Deps(const StackConfig& c, const std::string& address) {
+  std::vector<std::string> out;
+  for (const auto& d : Get(c, address).depends_on) out.push_back(d.ToString());
+  return out;
+}
+
+// A module with a network and `size` instances on it, and two outputs.
+void WriteTier(const std::string& dir) {
+  WriteFile(dir + "/vars.yaml",
+            "kind: variable\nname: env\ntype: string\n---\n"
+            "kind: variable\nname: cidr\ntype: string\n---\n"
+            "kind: variable\nname: size\ntype: number\ndefault: 1\n---\n"
+            "kind: variable\nname: key\ntype: string\n");
+  WriteFile(dir + "/main.yaml",
+            "kind: network\nname: main\nspec: {region: eu-central, cidr: \"${var.cidr}\"}\n---\n"
+            "kind: instance\nname: app\ncount: ${var.size}\n"
+            "spec:\n  name: ${var.env}-${count.index}\n  region: eu-central\n"
+            "  plan: s-1vcpu-1gb\n  image: debian-12\n  network: ${network.main.id}\n"
+            "  ssh_keys: [\"${var.key}\"]\n---\n"
+            "kind: output\nname: network_id\nvalue: ${network.main.id}\n---\n"
+            "kind: output\nname: ips\nvalue: ${instance.app[*].ipv4}\n");
+}
+
+const char* kKeyDoc =
+    "kind: ssh_key\nname: deploy\nspec: {public_key: \"ssh-ed25519 "
+    "AAAAC3NzaC1lZDI1NTE5AAAAIAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8g t@cairn\"}\n";
+
+}  // namespace
+
+TEST_CASE("a module used twice: addresses nest, inputs differ, names default per instance") {
+  TempDir tmp;
+  WriteTier(tmp.path() + "/modules/tier");
+  WriteFile(tmp.path() + "/main.yaml",
+            std::string(kKeyDoc) +
+                "---\nkind: module\nname: staging\nsource: modules/tier\n"
+                "inputs: {env: stg, cidr: 10.1.0.0/16, key: \"${ssh_key.deploy.id}\"}\n---\n"
+                "kind: module\nname: prod\nsource: ./modules/tier/\n"
+                "inputs: {env: prd, cidr: 10.2.0.0/16, size: 2, key: \"${ssh_key.deploy.id}\"}\n");
+  auto r = LoadDir(tmp.path());
+  INFO(Codes(r));
+  REQUIRE(r.ok());
+  CHECK(Addresses(r.config) ==
+        std::vector<std::string>{"module.prod.instance.app[0]", "module.prod.instance.app[1]",
+                                 "module.prod.network.main", "module.staging.instance.app[0]",
+                                 "module.staging.network.main", "ssh_key.deploy"});
+  // Each instance takes its own inputs; the module's references get its path.
+  CHECK(Get(r.config, "module.staging.network.main").spec["cidr"] == "10.1.0.0/16");
+  CHECK(Get(r.config, "module.prod.network.main").spec["cidr"] == "10.2.0.0/16");
+  CHECK(Get(r.config, "module.prod.network.main").spec["name"] == "prod-main");
+  const auto& app1 = Get(r.config, "module.prod.instance.app[1]");
+  CHECK(app1.spec["name"] == "prd-1");
+  CHECK(app1.spec["network"] == "${module.prod.network.main.id}");
+  // The input's reference stays the stack's, and is an edge of the graph.
+  CHECK(app1.spec["ssh_keys"] == Value::array({"${ssh_key.deploy.id}"}));
+  CHECK(Deps(r.config, "module.prod.instance.app[1]") ==
+        std::vector<std::string>{"ssh_key.deploy", "module.prod.network.main"});
+  // Dependencies first in the order.
+  std::vector<std::string> order;
+  for (const auto& rc : r.config.resources) order.push_back(rc.address.ToString());
+  auto pos = [&](const std::string& a) { return std::find(order.begin(), order.end(), a); };
+  CHECK(pos("ssh_key.deploy") < pos("module.staging.instance.app[0]"));
+  CHECK(pos("module.staging.network.main") < pos("module.staging.instance.app[0]"));
+}
+
+TEST_CASE("module outputs: in specs, stack outputs and other modules' inputs, [*] expanded") {
+  TempDir tmp;
+  WriteTier(tmp.path() + "/modules/tier");
+  // A second module that takes a network id and puts a volume... on an
+  // instance of the first: an input fed by another module's output.
+  WriteFile(tmp.path() + "/modules/disk/main.yaml",
+            "kind: variable\nname: instance\ntype: string\n---\n"
+            "kind: volume\nname: data\nspec: {region: eu-central, size_gb: 10, instance: "
+            "\"${var.instance}\"}\n---\n"
+            "kind: output\nname: label\nvalue: disk-of-${var.instance}\n");
+  WriteFile(tmp.path() + "/main.yaml",
+            std::string(kKeyDoc) +
+                "---\nkind: module\nname: web\nsource: modules/tier\n"
+                "inputs: {env: web, cidr: 10.1.0.0/16, size: 3, key: \"${ssh_key.deploy.id}\"}\n"
+                "---\nkind: module\nname: disk\nsource: modules/disk\n"
+                "inputs: {instance: \"${module.web.first}\"}\n---\n"
+                "kind: firewall\nname: edge\nspec:\n  rules: [{direction: inbound, protocol: tcp, "
+                "port: \"22\", source: 0.0.0.0/0, action: allow}]\n"
+                "  instances: \"${module.web.ids}\"\n---\n"
+                "kind: output\nname: ips\nvalue: ${module.web.ips}\n---\n"
+                "kind: output\nname: label\nvalue: \"[${module.disk.label}]\"\n");
+  WriteFile(tmp.path() + "/modules/tier/more.yaml",
+            "kind: output\nname: first\nvalue: ${instance.app[0].id}\n---\n"
+            "kind: output\nname: ids\nvalue: ${instance.app[*].id}\n");
+  auto r = LoadDir(tmp.path());
+  INFO(Codes(r));
+  REQUIRE(r.ok());
+  // Another module's output as an input: the volume depends on that instance.
+  const auto& vol = Get(r.config, "module.disk.volume.data");
+  CHECK(vol.spec["instance"] == "${module.web.instance.app[0].id}");
+  CHECK(Deps(r.config, "module.disk.volume.data") ==
+        std::vector<std::string>{"module.web.instance.app[0]"});
+  // A list output in a spec: expanded per instance, an edge to each.
+  const auto& fw = Get(r.config, "firewall.edge");
+  CHECK(fw.spec["instances"] ==
+        Value::array({"${module.web.instance.app[0].id}", "${module.web.instance.app[1].id}",
+                      "${module.web.instance.app[2].id}"}));
+  CHECK(Deps(r.config, "firewall.edge").size() == 3);
+  // Stack outputs see through modules; interpolation keeps the reference.
+  REQUIRE(r.config.outputs.size() == 2);  // the modules' outputs are not the stack's
+  for (const auto& out : r.config.outputs) {
+    if (out.name == "ips") {
+      CHECK(out.value == Value::array({"${module.web.instance.app[0].ipv4}",
+                                       "${module.web.instance.app[1].ipv4}",
+                                       "${module.web.instance.app[2].ipv4}"}));
+    } else {
+      CHECK(out.value == "[disk-of-${module.web.instance.app[0].id}]");
+    }
+  }
+  // At plan time the references resolve like any other.
+  Value resolved = ResolveReferences(vol.spec, [](const ResourceAddress& a, const std::string&) {
+    return std::optional<Value>(a.ToString() == "module.web.instance.app[0]" ? "i-0" : "?");
+  });
+  CHECK(resolved["instance"] == "i-0");
+  CHECK(ReferencedAddresses(fw.spec, r.config).size() == 3);
+}
+
+TEST_CASE("count, for_each and nesting: module instances by index and key") {
+  TempDir tmp;
+  WriteFile(tmp.path() + "/modules/inner/main.yaml",
+            "kind: variable\nname: cidr\n---\n"
+            "kind: network\nname: net\nspec: {region: eu-central, cidr: \"${var.cidr}\"}\n---\n"
+            "kind: output\nname: id\nvalue: ${network.net.id}\n");
+  WriteFile(tmp.path() + "/modules/outer/main.yaml",
+            "kind: variable\nname: base\ntype: number\n---\n"
+            "kind: module\nname: inner\nsource: ../inner\nfor_each: {a: 1, b: 2}\n"
+            "inputs: {cidr: \"10.${var.base}.${each.value}.0/24\"}\n---\n"
+            "kind: output\nname: b_id\nvalue: ${module.inner[\"b\"].id}\n");
+  WriteFile(tmp.path() + "/main.yaml",
+            "kind: module\nname: outer\nsource: modules/outer\ncount: 2\n"
+            "inputs: {base: \"${count.index}\"}\n---\n"
+            "kind: output\nname: id\nvalue: ${module.outer[1].b_id}\n");
+  auto r = LoadDir(tmp.path());
+  INFO(Codes(r));
+  REQUIRE(r.ok());
+  CHECK(Addresses(r.config) ==
+        std::vector<std::string>{"module.outer[0].module.inner[\"a\"].network.net",
+                                 "module.outer[0].module.inner[\"b\"].network.net",
+                                 "module.outer[1].module.inner[\"a\"].network.net",
+                                 "module.outer[1].module.inner[\"b\"].network.net"});
+  const auto& net = Get(r.config, "module.outer[1].module.inner[\"a\"].network.net");
+  CHECK(net.spec["cidr"] == "10.1.1.0/24");
+  CHECK(net.spec["name"] == "outer-1-inner-a-net");
+  REQUIRE(r.config.outputs.size() == 1);
+  CHECK(r.config.outputs[0].value == "${module.outer[1].module.inner[\"b\"].network.net.id}");
+}
+
+TEST_CASE("a module's problems are reported in its own files, once, with the stack's") {
+  TempDir tmp;
+  WriteFile(tmp.path() + "/modules/m/main.yaml",
+            "kind: network\nname: net\nspec: {region: mars, cidr: 10.0.0.0/16}\n");
+  WriteFile(tmp.path() + "/main.yaml",
+            "kind: module\nname: one\nsource: modules/m\n---\n"
+            "kind: module\nname: two\nsource: modules/m\n---\n"
+            "kind: network\nname: own\nspec: {region: eu-central, cidr: nope}\n");
+  auto r = LoadDir(tmp.path());
+  REQUIRE_FALSE(r.ok());
+  std::vector<std::string> where;
+  for (const auto& d : r.diagnostics)
+    where.push_back(d.location.file.substr(tmp.path().size() + 1) + ":" +
+                    std::to_string(d.location.line) + ":" + d.code);
+  // The module's bad region once (both instances point at the same line).
+  CHECK(where == std::vector<std::string>{"main.yaml:11:invalid_format",
+                                          "modules/m/main.yaml:3:invalid_value"});
+}
+
+TEST_CASE("moved: into and out of a module") {
+  TempDir tmp;
+  WriteFile(tmp.path() + "/modules/m/main.yaml",
+            "kind: network\nname: net\nspec: {region: eu-central, cidr: 10.0.0.0/16}\n");
+  WriteFile(tmp.path() + "/main.yaml",
+            "kind: module\nname: m\nsource: modules/m\ncount: 1\n---\n"
+            "kind: network\nname: out\nspec: {region: eu-central, cidr: 10.1.0.0/16}\n---\n"
+            "kind: moved\nfrom: network.net\nto: module.m[0].network.net\n---\n"
+            "kind: moved\nfrom: module.old.network.out\nto: network.out\n---\n"
+            "kind: moved\nfrom: network.x\nto: module.m[1].network.net\n");
+  auto r = LoadDir(tmp.path());
+  REQUIRE(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].code == "moved_to_undeclared");
+  CHECK(r.diagnostics[0].summary.find("module.m[1].network.net") != std::string::npos);
+  REQUIRE(r.config.moved.size() == 2);
+  CHECK(r.config.moved[0].to.ToString() == "module.m[0].network.net");
+  CHECK(r.config.moved[1].from.ToString() == "module.old.network.out");
+}
+
+TEST_CASE("examples/modules is valid: one module twice, a data source and a move") {
+  auto r = LoadDir(std::string(CAIRN_SOURCE_DIR) + "/examples/modules");
+  INFO(Codes(r));
+  REQUIRE(r.ok());
+  CHECK(r.config.resources.size() == 7);
+  CHECK(r.config.data.size() == 1);
+  REQUIRE(r.config.moved.size() == 1);
+  CHECK(r.config.moved[0].to.ToString() == "module.prod.network.main");
+  CHECK(Get(r.config, "module.staging.network.main").spec["cidr"] !=
+        Get(r.config, "module.prod.network.main").spec["cidr"]);
+}
