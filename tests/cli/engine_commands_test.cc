@@ -958,6 +958,75 @@ TEST_CASE("kind: moved renames resources in the state without touching the API")
   CHECK(bad.err.find("moved_from_declared") != std::string::npos);
 }
 
+TEST_CASE("examples/modules end to end: a module twice, a data source, a move into a module") {
+  Env e;
+  namespace fs = std::filesystem;
+  // The network operations run, which the example reads and does not manage.
+  auto client = e.server.Client();
+  auto ops =
+      client->Post("/api/v1/networking",
+                   {{"name", "ops"}, {"region", "us-east"}, {"cidr", "10.9.0.0/16"}}, "ops-net");
+  REQUIRE(ops.status == 201);
+  const std::string ops_id = ops.json()["network"]["publicId"];
+  // Before the module existed, production's network was the stack's own.
+  fs::remove_all(e.stack);
+  WriteFile(e.stack + "/main.yaml",
+            "kind: network\nname: prod\n"
+            "spec: {name: prod-main, region: eu-central, cidr: 10.40.0.0/16}\n");
+  REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve"}).exit_code == 0);
+  const std::string prod_net = e.StateId("network.prod");
+  fs::remove(e.stack + "/main.yaml");
+  fs::copy(std::string(CAIRN_SOURCE_DIR) + "/examples/modules", e.stack,
+           fs::copy_options::recursive);
+
+  auto plan = e.Cairn({"plan", e.stack, "--detailed-exitcode"});
+  INFO(plan.out << plan.err);
+  CHECK(plan.exit_code == 2);
+  CHECK(plan.out.find("> module.prod.network.main") != std::string::npos);
+  CHECK(plan.out.find("moved from network.prod") != std::string::npos);
+  CHECK(plan.out.find("+ module.staging.instance.app[0]") != std::string::npos);
+  CHECK(plan.out.find("6 to add, 0 to change, 0 to replace, 0 to destroy, 1 to move.") !=
+        std::string::npos);
+  auto graph = e.Cairn({"graph", e.stack});
+  CHECK(graph.out.find("subgraph \"cluster_module.prod\"") != std::string::npos);
+
+  auto applied = e.Cairn({"apply", e.stack, "--auto-approve"});
+  INFO(applied.out << applied.err);
+  REQUIRE(applied.exit_code == 0);
+  // The moved network is the same object, now inside the module.
+  CHECK(e.StateId("module.prod.network.main") == prod_net);
+  CHECK(e.Names("/api/v1/networking") ==
+        std::vector<std::string>{"ops", "prod-main", "staging-main"});
+  CHECK(e.Names("/api/v1/compute") ==
+        std::vector<std::string>{"bastion", "prod-app-0", "prod-app-1", "staging-app-0"});
+  // Each instance is on its own tier's network, with the stack's key; the
+  // bastion is on the network read by the data source, in its region.
+  auto attrs = [&](const std::string& address) {
+    auto r = e.Cairn({"state", "show", address, e.stack});
+    REQUIRE(r.exit_code == 0);
+    return json::parse(r.out)["attributes"];
+  };
+  const std::string key = e.StateId("ssh_key.deploy");
+  CHECK(attrs("module.prod.instance.app[1]")["network"] == prod_net);
+  CHECK(attrs("module.prod.instance.app[1]")["ssh_keys"] == json::array({key}));
+  CHECK(attrs("module.staging.instance.app[0]")["network"] ==
+        e.StateId("module.staging.network.main"));
+  CHECK(attrs("instance.bastion")["network"] == ops_id);
+  CHECK(attrs("instance.bastion")["region"] == "us-east");
+  // Outputs through modules: production's two addresses, staging's network.
+  auto outputs = json::parse(e.Cairn({"output", e.stack, "--json"}).out);
+  CHECK(outputs["prod_ips"]["value"].size() == 2);
+  CHECK(outputs["staging_network"]["value"] == e.StateId("module.staging.network.main"));
+  CHECK(e.Cairn({"plan", e.stack, "--detailed-exitcode"}).exit_code == 0);
+
+  // Destroy: everything the stack manages, never the network it only reads.
+  auto destroyed = e.Cairn({"destroy", e.stack, "--auto-approve"});
+  INFO(destroyed.out << destroyed.err);
+  CHECK(destroyed.exit_code == 0);
+  CHECK(e.Names("/api/v1/networking") == std::vector<std::string>{"ops"});
+  CHECK(e.Names("/api/v1/compute").empty());
+}
+
 TEST_CASE("apply on a terminal shows one live line, and --json prints one event per line") {
   Env e({"--provision-delay", "200ms"});
   WriteFile(e.stack + "/main.yaml", Stack(6));
