@@ -51,6 +51,20 @@ bool IndexLess(const AddressIndex& a, const AddressIndex& b) {
   return a < b;
 }
 
+// Reads the "module.NAME[INDEX]." steps at the start of `text` into `path`.
+bool ParseModuleSteps(std::string_view& text, std::vector<ModuleStep>& path, bool trailing_dot) {
+  while (text.substr(0, 7) == "module.") {
+    text.remove_prefix(7);
+    ModuleStep step;
+    if (!ParseNameAndIndex(text, step.name, step.index)) return false;
+    path.push_back(std::move(step));
+    if (!trailing_dot && text.empty()) return true;
+    if (text.empty() || text[0] != '.') return false;
+    text.remove_prefix(1);
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string IndexText(const AddressIndex& index) {
@@ -78,16 +92,26 @@ std::string ModulePathPrefix(const std::vector<ModuleStep>& path) {
 
 std::string ResourceAddress::ToString() const { return BaseString() + IndexText(index); }
 
+std::optional<std::vector<ModuleStep>> ParseModulePath(std::string_view text) {
+  std::vector<ModuleStep> path;
+  if (!ParseModuleSteps(text, path, false) || !text.empty() || path.empty()) return std::nullopt;
+  return path;
+}
+
+bool InModule(const std::vector<ModuleStep>& module, const std::vector<ModuleStep>& within) {
+  if (module.size() < within.size()) return false;
+  for (size_t i = 0; i < within.size(); ++i) {
+    if (module[i].name != within[i].name) return false;
+    if (!std::holds_alternative<std::monostate>(within[i].index) &&
+        module[i].index != within[i].index)
+      return false;
+  }
+  return true;
+}
+
 std::optional<ResourceAddress> ResourceAddress::Parse(std::string_view text) {
   ResourceAddress addr;
-  while (text.substr(0, 7) == "module.") {
-    text.remove_prefix(7);
-    ModuleStep step;
-    if (!ParseNameAndIndex(text, step.name, step.index)) return std::nullopt;
-    if (text.empty() || text[0] != '.') return std::nullopt;
-    text.remove_prefix(1);
-    addr.module.push_back(std::move(step));
-  }
+  if (!ParseModuleSteps(text, addr.module, true)) return std::nullopt;
   size_t dot = text.find('.');
   if (dot == std::string_view::npos) return std::nullopt;
   addr.kind = std::string(text.substr(0, dot));

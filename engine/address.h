@@ -34,6 +34,15 @@ struct ModuleStep {
 // "module.app[0].module.db." for that path, "" for the root.
 std::string ModulePathPrefix(const std::vector<ModuleStep>& path);
 
+// Parses a module instance path alone ("module.app", "module.app[0].module.db");
+// nullopt when `text` is not one.
+std::optional<std::vector<ModuleStep>> ParseModulePath(std::string_view text);
+
+// Whether `module` is inside `within`: each step of `within` matches the
+// same step of `module` by name, and by index when `within` gives one
+// ("module.app" holds module.app[0] and module.app[1]).
+bool InModule(const std::vector<ModuleStep>& module, const std::vector<ModuleStep>& within);
+
 struct ResourceAddress {
   std::string kind;
   std::string name;

@@ -86,12 +86,32 @@ std::set<std::string> SelectTargets(const std::vector<PlannedChange>& changes,
   std::vector<std::string> work;
   for (const auto& t : targets) {
     auto parsed = ResourceAddress::Parse(t);
+    // A module instance, or every instance of a module: all resources in it.
+    if (auto module = ParseModulePath(t); module && !parsed) {
+      size_t before = work.size();
+      for (const auto& c : changes) {
+        auto ca = ResourceAddress::Parse(c.address);
+        if (ca && InModule(ca->module, *module)) work.push_back(c.address);
+      }
+      bool declared =
+          std::any_of(config.resources.begin(), config.resources.end(),
+                      [&](const auto& r) { return InModule(r.address.module, *module); });
+      if (work.size() == before && !declared) {
+        diags.push_back({Severity::kError,
+                         "unknown_target",
+                         "--target \"" + t + "\" matches no resource in the manifests or the state",
+                         "`cairn state list` and `cairn graph` show the addresses",
+                         {}});
+      }
+      continue;
+    }
     if (!parsed) {
       diags.push_back({Severity::kError,
                        "invalid_target",
                        "--target \"" + t + "\" is not a resource address",
-                       "addresses look like KIND.NAME, KIND.NAME[2] or KIND.NAME[\"key\"]; "
-                       "`cairn state list` and `cairn graph` show them",
+                       "addresses look like KIND.NAME, KIND.NAME[2], KIND.NAME[\"key\"] or "
+                       "module.NAME (everything in a module); `cairn state list` and `cairn graph` "
+                       "show them",
                        {}});
       continue;
     }

@@ -12,12 +12,13 @@ MovePlan PlanMove(const StateSnapshot& state, const ResourceAddress& from,
   std::vector<std::string> instances;  // FROM[i] moved as part of a whole resource
   for (const auto& [text, rs] : state.resources) {
     auto a = ResourceAddress::Parse(text);
-    if (!a || a->kind != from.kind || a->name != from.name) continue;
+    if (!a || a->module != from.module || a->kind != from.kind || a->name != from.name) continue;
     if (a->index == from.index) {
       plan.moves.emplace_back(text, to.ToString());
     } else if (std::holds_alternative<std::monostate>(from.index)) {
       instances.push_back(text);
-      plan.moves.emplace_back(text, ResourceAddress{to.kind, to.name, a->index}.ToString());
+      plan.moves.emplace_back(text,
+                              ResourceAddress{to.kind, to.name, a->index, to.module}.ToString());
     }
   }
   std::sort(plan.moves.begin(), plan.moves.end(),

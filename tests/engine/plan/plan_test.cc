@@ -251,6 +251,42 @@ TEST_CASE("a target keeps itself and its dependencies only") {
   CHECK(MakePlan(cfg, {}, {}, Kinds(), opts).plan.changes.size() == 3);
 }
 
+TEST_CASE("a module target keeps every resource in the module and their dependencies") {
+  StackConfig cfg;
+  cfg.resources.push_back(Res("ssh_key.k", {{"name", "k"}, {"public_key", "ssh-ed25519 AAAA"}}));
+  cfg.resources.push_back(
+      Res("network.other", {{"name", "o"}, {"region", "eu"}, {"cidr", "10.9.0.0/16"}}));
+  for (const char* m : {"module.app[0]", "module.app[1]"}) {
+    std::string net = std::string(m) + ".network.main";
+    cfg.resources.push_back(Res(net, {{"name", "n"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+    cfg.resources.push_back(Res(std::string(m) + ".module.db.instance.web",
+                                {{"name", "w"}, {"region", "eu"}}, {net, "ssh_key.k"}));
+  }
+  auto opts = Opts();
+  auto addresses = [&](std::vector<std::string> targets) {
+    opts.targets = std::move(targets);
+    auto r = MakePlan(cfg, {}, {}, Kinds(), opts);
+    INFO(r.diagnostics.size());
+    std::vector<std::string> out;
+    for (const auto& c : r.plan.changes) out.push_back(c.address);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  // One instance: its resources, nested modules included, and the key.
+  CHECK(addresses({"module.app[1]"}) ==
+        std::vector<std::string>{"module.app[1].module.db.instance.web",
+                                 "module.app[1].network.main", "ssh_key.k"});
+  // The module without an index: every instance.
+  CHECK(addresses({"module.app"}).size() == 5);
+  CHECK(addresses({"module.app[0].module.db"}) ==
+        std::vector<std::string>{"module.app[0].module.db.instance.web",
+                                 "module.app[0].network.main", "ssh_key.k"});
+  opts.targets = {"module.nope"};
+  auto bad = MakePlan(cfg, {}, {}, Kinds(), opts);
+  REQUIRE(bad.diagnostics.size() == 1);
+  CHECK(bad.diagnostics[0].code == "unknown_target");
+}
+
 namespace {
 
 // A stack like examples/web: a key and a network, instances using both, a
@@ -629,6 +665,29 @@ TEST_CASE("moved: a renamed resource is compared at its new address, and the mov
   REQUIRE(again.ok());
   CHECK(again.plan.moves.empty());
   CHECK_FALSE(again.plan.has_changes());
+}
+
+TEST_CASE("moved: a counted resource into a module keeps its indexes, and only its own") {
+  StackConfig cfg;
+  cfg.resources.push_back(Res("module.m.instance.web[0]", {{"name", "w0"}, {"region", "eu"}}));
+  cfg.resources.push_back(Res("module.m.instance.web[1]", {{"name", "w1"}, {"region", "eu"}}));
+  cfg.resources.push_back(Res("module.other.instance.web[0]", {{"name", "o0"}, {"region", "eu"}}));
+  cfg.moved.push_back({*ResourceAddress::Parse("instance.web"),
+                       *ResourceAddress::Parse("module.m.instance.web"),
+                       {"main.yaml", 9, 1, 1}});
+  StateSnapshot st;
+  st.resources["instance.web[0]"] = St("instance.web[0]", "i0", {{"name", "w0"}, {"region", "eu"}});
+  st.resources["instance.web[1]"] = St("instance.web[1]", "i1", {{"name", "w1"}, {"region", "eu"}});
+  // Same kind and name in another module: not part of the move.
+  st.resources["module.other.instance.web[0]"] =
+      St("module.other.instance.web[0]", "o0", {{"name", "o0"}, {"region", "eu"}});
+  auto r = MakePlan(cfg, st, {}, Kinds(), Opts());
+  REQUIRE(r.ok());
+  CHECK(r.plan.moves == AddressMoves{{"instance.web[0]", "module.m.instance.web[0]"},
+                                     {"instance.web[1]", "module.m.instance.web[1]"}});
+  CHECK(Find(r.plan, "module.m.instance.web[1]").remote_id == "i1");
+  CHECK(Find(r.plan, "module.other.instance.web[0]").action == Action::kNoOp);
+  CHECK_FALSE(r.plan.counts().add);
 }
 
 TEST_CASE("moved: chains are followed, and a move onto a recorded address is an error") {
