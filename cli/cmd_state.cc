@@ -531,6 +531,13 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
     return 1;
   }
   for (const ImportItem* it : undeclared) {
+    if (!it->address.module.empty()) {
+      std::cerr << "cairn: error: --generate writes documents into the stack, not into a module: "
+                << it->address.ToString()
+                << " is in a module; declare it in the module first, or import it at an address "
+                   "of the stack\n";
+      return 1;
+    }
     if (!std::holds_alternative<std::monostate>(it->address.index)) {
       std::cerr << "cairn: error: --generate writes one document per resource: "
                 << it->address.ToString()

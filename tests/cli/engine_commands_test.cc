@@ -1025,6 +1025,23 @@ TEST_CASE("examples/modules end to end: a module twice, a data source, a move in
   CHECK(destroyed.exit_code == 0);
   CHECK(e.Names("/api/v1/networking") == std::vector<std::string>{"ops"});
   CHECK(e.Names("/api/v1/compute").empty());
+
+  // Import adopts an object at an address inside a module; --generate
+  // writes only the stack's own documents.
+  auto made = client->Post(
+      "/api/v1/networking",
+      {{"name", "staging-main"}, {"region", "eu-central"}, {"cidr", "10.30.0.0/16"}}, "adopt");
+  REQUIRE(made.status == 201);
+  const std::string made_id = made.json()["network"]["publicId"];
+  auto adopted = e.Cairn({"import", "module.staging.network.main=" + made_id, e.stack});
+  INFO(adopted.out << adopted.err);
+  CHECK(adopted.exit_code == 0);
+  CHECK(e.StateId("module.staging.network.main") == made_id);
+  auto gen =
+      e.Cairn({"import", "module.extra.network.x=" + ops_id, e.stack, "--generate", "x.yaml"});
+  CHECK(gen.exit_code == 1);
+  CHECK(gen.err.find("not into a module") != std::string::npos);
+  CHECK_FALSE(fs::exists(e.stack + "/x.yaml"));
 }
 
 TEST_CASE("apply on a terminal shows one live line, and --json prints one event per line") {
