@@ -393,6 +393,7 @@ class Loader {
     scopes_.emplace_back();
     scopes_[0].dir = fs::weakly_canonical(result_.config.root, ec).string();
     ParseFiles(files);
+    if (options_.recursive) DropModuleFiles();
     if (docs_.empty() && !HasErrors(diags_)) {
       Error("no_manifests", "no manifest files (*.yaml, *.yml) found", {});
     }
@@ -444,6 +445,25 @@ class Loader {
     ReadContents(files);
     if (result_.config.root.empty()) result_.config.root = ".";
     return files;
+  }
+
+  // With --recursive, the files of module directories below the stack are
+  // read too; they are the modules', not the stack's: dropped here, before
+  // anything looks at them, and read again as modules.
+  void DropModuleFiles() {
+    std::error_code ec;
+    std::set<std::string> module_dirs;
+    for (const Doc& doc : docs_) {
+      if (!doc.value.is_object() || doc.value.value("kind", Value()) != "module") continue;
+      const Value source = doc.value.value("source", Value());
+      if (!source.is_string()) continue;
+      fs::path dir = fs::path(doc.dir) / source.get<std::string>();
+      if (fs::is_directory(dir, ec)) module_dirs.insert(fs::weakly_canonical(dir, ec).string());
+    }
+    if (module_dirs.empty()) return;
+    std::erase_if(docs_, [&](const Doc& doc) {
+      return module_dirs.count(fs::weakly_canonical(doc.dir, ec).string()) > 0;
+    });
   }
 
   // The *.yaml and *.yml files in `dir` (display names), in name order.

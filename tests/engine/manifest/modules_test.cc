@@ -244,3 +244,25 @@ TEST_CASE("examples/modules is valid: one module twice, a data source and a move
   CHECK(Get(r.config, "module.staging.network.main").spec["cidr"] !=
         Get(r.config, "module.prod.network.main").spec["cidr"]);
 }
+
+TEST_CASE("--recursive leaves a module's files to the module") {
+  TempDir tmp;
+  WriteTier(tmp.path() + "/stack/modules/tier");
+  WriteFile(tmp.path() + "/stack/main.yaml",
+            std::string(kKeyDoc) +
+                "---\nkind: module\nname: one\nsource: modules/tier\n"
+                "inputs: {env: a, cidr: 10.1.0.0/16, key: \"${ssh_key.deploy.id}\"}\n");
+  WriteFile(tmp.path() + "/stack/more/extra.yaml",
+            "kind: network\nname: extra\nspec: {region: eu-central, cidr: 10.5.0.0/16}\n");
+  LoadOptions o;
+  o.schema_dir = CAIRN_SOURCE_SCHEMA_DIR;
+  o.getenv = [](const char*) -> const char* { return nullptr; };
+  o.paths = {tmp.path() + "/stack"};
+  o.recursive = true;
+  auto r = LoadStack(o);
+  INFO(Codes(r));
+  REQUIRE(r.ok());
+  CHECK(Addresses(r.config) == std::vector<std::string>{"module.one.instance.app[0]",
+                                                        "module.one.network.main", "network.extra",
+                                                        "ssh_key.deploy"});
+}
