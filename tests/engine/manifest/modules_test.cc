@@ -245,7 +245,7 @@ TEST_CASE("examples/modules is valid: one module twice, a data source and a move
         Get(r.config, "module.prod.network.main").spec["cidr"]);
 }
 
-TEST_CASE("--recursive leaves a module's files to the module") {
+TEST_CASE("with --recursive, a module directory below the stack is left to its module") {
   TempDir tmp;
   WriteTier(tmp.path() + "/stack/modules/tier");
   WriteFile(tmp.path() + "/stack/main.yaml",
