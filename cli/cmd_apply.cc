@@ -9,8 +9,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "base/redact.h"
 #include "cli/engine_session.h"
-#include "engine/redact.h"
 #include "engine/report/plan_report.h"
 
 namespace cairn::cli {

@@ -4,9 +4,9 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "base/redact.h"
 #include "cli/engine_session.h"
 #include "engine/drift/drift.h"
-#include "engine/redact.h"
 
 namespace cairn::cli {
 namespace {

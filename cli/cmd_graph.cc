@@ -4,11 +4,11 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "base/schema/schema_registry.h"
 #include "cli/command.h"
 #include "cli/stack_options.h"
 #include "engine/graph/graph_output.h"
 #include "engine/manifest/loader.h"
-#include "engine/schema/schema_registry.h"
 
 namespace cairn::cli {
 namespace {

@@ -6,10 +6,10 @@
 #include <cstring>
 #include <iostream>
 
+#include "base/redact.h"
 #include "cli/engine_session.h"
 #include "engine/plan/data_sources.h"
 #include "engine/plan/refresh.h"
-#include "engine/redact.h"
 #include "engine/report/plan_html.h"
 #include "engine/report/plan_report.h"
 #include "engine/state/state_lock.h"

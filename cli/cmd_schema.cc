@@ -2,9 +2,9 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "base/schema/schema_registry.h"
+#include "base/schema/suggest.h"
 #include "cli/command.h"
-#include "engine/schema/schema_registry.h"
-#include "engine/schema/suggest.h"
 
 namespace cairn::cli {
 namespace {

@@ -6,9 +6,9 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "base/pg_support.h"
+#include "base/redact.h"
 #include "cli/command.h"
-#include "engine/pg_support.h"
-#include "engine/redact.h"
 #include "server/duration.h"
 #include "server/faults.h"
 #include "server/server.h"

@@ -29,11 +29,11 @@
 #include <set>
 #include <variant>
 
+#include "base/redact.h"
+#include "base/schema/suggest.h"
 #include "cli/engine_session.h"
 #include "engine/address.h"
 #include "engine/manifest/generate.h"
-#include "engine/redact.h"
-#include "engine/schema/suggest.h"
 #include "engine/state/moves.h"
 #include "engine/state/state_lock.h"
 

@@ -5,11 +5,11 @@
 #include <iostream>
 #include <map>
 
+#include "base/diagnostic.h"
+#include "base/value.h"
 #include "cli/command.h"
 #include "cli/stack_options.h"
-#include "engine/diagnostic.h"
 #include "engine/manifest/loader.h"
-#include "engine/value.h"
 
 namespace cairn::cli {
 namespace {

@@ -14,10 +14,10 @@
 #include <filesystem>
 #include <iostream>
 
-#include "engine/clock.h"
+#include "base/clock.h"
+#include "base/redact.h"
+#include "base/schema/schema_registry.h"
 #include "engine/manifest/expr.h"
-#include "engine/redact.h"
-#include "engine/schema/schema_registry.h"
 #include "engine/state/open_state_store.h"
 #include "engine/state/state_lock.h"
 #include "providers/infra/curl_transport.h"

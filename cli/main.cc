@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "base/log.h"
+#include "base/redact.h"
 #include "cli/command.h"
-#include "engine/log.h"
-#include "engine/redact.h"
 
 namespace cairn::cli {
 

@@ -59,7 +59,7 @@ configure_and_build_tsan() {
     -DCAIRN_BUILD_BENCH=OFF -DCAIRN_WERROR=OFF >"$build/tsan.configure.log" 2>&1 ||
     { cat "$build/tsan.configure.log"; return 1; }
   # Only what the run below needs: the cli tests are the ASan run's.
-  cmake --build "$build/tsan" -j"$jobs" --target cairn engine_tests providers_tests server_tests \
+  cmake --build "$build/tsan" -j"$jobs" --target cairn base_tests engine_tests providers_tests server_tests \
     >"$build/tsan.build.log" 2>&1 || { tail -50 "$build/tsan.build.log"; return 1; }
 }
 
@@ -79,7 +79,7 @@ EOF
   # shadow memory under kernels with 32 bits of mmap randomisation.
   (cd "$build/tsan" &&
     TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$build/tsan/tsan.supp" \
-      setarch "$(uname -m)" -R ctest --output-on-failure -j"$jobs" -R '^(engine|providers|server):')
+      setarch "$(uname -m)" -R ctest --output-on-failure -j"$jobs" -R '^(base|engine|providers|server):')
 }
 
 for part in "${parts[@]}"; do

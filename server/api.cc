@@ -8,8 +8,8 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "engine/schema/schema_registry.h"
-#include "engine/value.h"
+#include "base/schema/schema_registry.h"
+#include "base/value.h"
 #include "server/catalog.h"
 #include "server/cursor.h"
 #include "server/customer_status.h"

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <string_view>
 
-#include "engine/status.h"
+#include "base/status.h"
 
 namespace cairn::server {
 

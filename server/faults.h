@@ -27,7 +27,7 @@
 #include <random>
 #include <string_view>
 
-#include "engine/status.h"
+#include "base/status.h"
 
 namespace cairn::server {
 

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/value.h"
+#include "base/value.h"
 
 namespace cairn::server {
 

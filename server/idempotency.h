@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/status.h"
+#include "base/status.h"
 
 namespace cairn::server {
 

@@ -10,8 +10,8 @@
 #include <unordered_set>
 #include <utility>
 
-#include "engine/pg_support.h"
-#include "engine/value.h"
+#include "base/pg_support.h"
+#include "base/value.h"
 #include "server/catalog.h"
 
 namespace cairn::server {

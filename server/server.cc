@@ -22,7 +22,7 @@
 #include <thread>
 #include <unordered_map>
 
-#include "engine/schema/schema_registry.h"
+#include "base/schema/schema_registry.h"
 #include "server/api.h"
 #include "server/embedded_schemas.h"
 #include "server/ids.h"

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/status.h"
+#include "base/status.h"
 #include "server/faults.h"
 
 namespace cairn::server {

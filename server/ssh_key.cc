@@ -4,12 +4,12 @@
 
 #include <array>
 
-#include "engine/schema/formats.h"
+#include "base/schema/formats.h"
 #include "server/cursor.h"
 
 namespace cairn::server {
 
-// The parsing is the schema format's (engine/schema/formats.h), so the
+// The parsing is the schema format's (base/schema/formats.h), so the
 // server accepts exactly the lines `cairn validate` accepts.
 Result<SshPublicKey> ParseSshPublicKey(std::string_view line) {
   OpenSshPublicKey parts;

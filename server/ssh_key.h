@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "engine/private_key.h"
-#include "engine/status.h"
+#include "base/private_key.h"
+#include "base/status.h"
 
 namespace cairn::server {
 
@@ -23,7 +23,7 @@ struct SshPublicKey {
 // type. Errors are InvalidArgument with a message fit for a client.
 Result<SshPublicKey> ParseSshPublicKey(std::string_view line);
 
-// Private key material: the engine's one detector (engine/private_key.h).
+// Private key material: the engine's one detector (base/private_key.h).
 using ::cairn::ContainsPrivateKeyMaterial;
 
 }  // namespace cairn::server

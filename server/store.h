@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/status.h"
+#include "base/status.h"
 
 namespace cairn::server {
 

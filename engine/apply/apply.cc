@@ -9,7 +9,7 @@
 #include <set>
 #include <thread>
 
-#include "engine/clock.h"
+#include "base/clock.h"
 #include "engine/crash_point.h"
 #include "engine/state/moves.h"
 

@@ -31,8 +31,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/clock.h"
-#include "engine/diagnostic.h"
+#include "base/clock.h"
+#include "base/diagnostic.h"
 #include "engine/plan/plan.h"
 #include "engine/provider/provider.h"
 #include "engine/state/state_store.h"

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "base/diagnostic.h"
 #include "engine/address.h"
-#include "engine/diagnostic.h"
 
 namespace cairn {
 

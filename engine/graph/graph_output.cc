@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/value.h"
+#include "base/value.h"
 
 namespace cairn {
 namespace {

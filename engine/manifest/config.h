@@ -25,9 +25,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/diagnostic.h"
+#include "base/value.h"
 #include "engine/address.h"
-#include "engine/diagnostic.h"
-#include "engine/value.h"
 
 namespace cairn {
 

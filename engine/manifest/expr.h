@@ -33,9 +33,9 @@
 #include <variant>
 #include <vector>
 
+#include "base/value.h"
 #include "engine/address.h"
 #include "engine/manifest/config.h"
-#include "engine/value.h"
 
 namespace cairn {
 

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "base/schema/schema_registry.h"
+#include "base/value.h"
 #include "engine/address.h"
-#include "engine/schema/schema_registry.h"
-#include "engine/value.h"
 
 namespace cairn {
 

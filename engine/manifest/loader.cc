@@ -19,14 +19,14 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "base/private_key.h"
+#include "base/redact.h"
+#include "base/schema/formats.h"
+#include "base/schema/schema_registry.h"
+#include "base/schema/suggest.h"
 #include "engine/graph/dependency_graph.h"
 #include "engine/manifest/expr.h"
 #include "engine/manifest/yaml_tree.h"
-#include "engine/private_key.h"
-#include "engine/redact.h"
-#include "engine/schema/formats.h"
-#include "engine/schema/schema_registry.h"
-#include "engine/schema/suggest.h"
 
 namespace cairn {
 namespace {

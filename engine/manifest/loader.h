@@ -1,7 +1,7 @@
 // LoadStack: reads a stack of YAML manifests into a StackConfig (config.h),
 // doing every check that needs no network call: YAML syntax, document
 // shape, variables, expressions, count/for_each expansion, schema
-// validation (engine/schema), references, private key material, provider
+// validation (base/schema), references, private key material, provider
 // token literals, and the dependency graph (engine/graph) with its cycles.
 //
 // Every problem becomes a Diagnostic with the file:line:col of the offending
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/diagnostic.h"
+#include "base/diagnostic.h"
 #include "engine/manifest/config.h"
 
 namespace cairn {

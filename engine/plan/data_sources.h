@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/diagnostic.h"
+#include "base/diagnostic.h"
+#include "base/value.h"
 #include "engine/manifest/config.h"
 #include "engine/provider/provider.h"
-#include "engine/value.h"
 
 namespace cairn {
 

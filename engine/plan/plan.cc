@@ -4,7 +4,7 @@
 #include <functional>
 #include <variant>
 
-#include "engine/schema/suggest.h"
+#include "base/schema/suggest.h"
 
 namespace cairn {
 namespace {

@@ -30,11 +30,11 @@
 #include <string>
 #include <vector>
 
-#include "engine/diagnostic.h"
+#include "base/diagnostic.h"
+#include "base/value.h"
 #include "engine/manifest/config.h"
 #include "engine/state/moves.h"
 #include "engine/state/state_store.h"
-#include "engine/value.h"
 
 namespace cairn {
 

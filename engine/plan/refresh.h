@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/diagnostic.h"
+#include "base/diagnostic.h"
 #include "engine/plan/plan.h"
 #include "engine/provider/provider.h"
 #include "engine/state/state_store.h"

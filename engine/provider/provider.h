@@ -23,9 +23,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/diagnostic.h"
-#include "engine/status.h"
-#include "engine/value.h"
+#include "base/diagnostic.h"
+#include "base/status.h"
+#include "base/value.h"
 
 namespace cairn {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "engine/redact.h"
+#include "base/redact.h"
 #include "engine/report/plan_report.h"
 
 namespace cairn {

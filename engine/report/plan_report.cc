@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/redact.h"
+#include "base/redact.h"
 
 namespace cairn {
 namespace {

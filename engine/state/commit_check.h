@@ -27,8 +27,8 @@
 //   - a restore has a lineage and no negative number.
 #pragma once
 
+#include "base/status.h"
 #include "engine/state/state_store.h"
-#include "engine/status.h"
 
 namespace cairn {
 

@@ -16,7 +16,7 @@
 #include <mutex>
 #include <optional>
 
-#include "engine/clock.h"
+#include "base/clock.h"
 #include "engine/state/state_store.h"
 
 namespace cairn {

@@ -11,9 +11,9 @@
 #include <memory>
 #include <string>
 
-#include "engine/clock.h"
+#include "base/clock.h"
+#include "base/status.h"
 #include "engine/state/state_store.h"
-#include "engine/status.h"
 
 namespace cairn {
 

@@ -3,8 +3,8 @@
 #include <pqxx/pqxx>
 #include <utility>
 
-#include "engine/pg_support.h"
-#include "engine/redact.h"
+#include "base/pg_support.h"
+#include "base/redact.h"
 #include "engine/state/commit_check.h"
 #include "engine/state/state_lock.h"
 

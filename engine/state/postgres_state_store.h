@@ -31,7 +31,7 @@
 #include <mutex>
 #include <string>
 
-#include "engine/clock.h"
+#include "base/clock.h"
 #include "engine/state/state_store.h"
 
 namespace cairn {

@@ -70,7 +70,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/clock.h"
+#include "base/clock.h"
 #include "engine/state/state_store.h"
 
 struct sqlite3;

@@ -14,9 +14,9 @@
 #include <functional>
 #include <string>
 
-#include "engine/clock.h"
+#include "base/clock.h"
+#include "base/status.h"
 #include "engine/state/state_store.h"
-#include "engine/status.h"
 
 namespace cairn {
 

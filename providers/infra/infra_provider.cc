@@ -10,7 +10,7 @@
 #include <optional>
 #include <random>
 
-#include "engine/redact.h"
+#include "base/redact.h"
 #include "providers/infra/ids.h"
 #include "providers/infra/kind_watcher.h"
 

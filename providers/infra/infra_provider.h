@@ -75,8 +75,8 @@
 #include <string>
 #include <unordered_map>
 
-#include "engine/clock.h"
-#include "engine/private_key.h"
+#include "base/clock.h"
+#include "base/private_key.h"
 #include "engine/provider/provider.h"
 #include "providers/backoff.h"
 #include "providers/http_transport.h"
@@ -230,7 +230,7 @@ class InfraProvider final : public Provider {
 };
 
 // True when any string of `v` (keys included) holds private key material,
-// by the engine's one rule (engine/private_key.h).
+// by the engine's one rule (base/private_key.h).
 bool ValueHasPrivateKey(const Value& v);
 
 }  // namespace cairn

@@ -7,7 +7,7 @@
 #include <random>
 #include <set>
 
-#include "engine/redact.h"
+#include "base/redact.h"
 #include "providers/infra/ids.h"
 
 namespace cairn {

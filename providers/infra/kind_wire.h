@@ -33,8 +33,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/status.h"
-#include "engine/value.h"
+#include "base/status.h"
+#include "base/value.h"
 
 namespace cairn {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
-#include "engine/value.h"
+#include "base/value.h"
 
 using namespace cairn;
 

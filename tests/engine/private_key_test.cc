@@ -1,4 +1,4 @@
-#include "engine/private_key.h"
+#include "base/private_key.h"
 
 #include <catch2/catch.hpp>
 #include <vector>

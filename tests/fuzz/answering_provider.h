@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "engine/value.h"
+#include "base/value.h"
 #include "engine/provider/provider.h"
 
 namespace cairn::fuzz {

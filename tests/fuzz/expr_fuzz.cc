@@ -17,10 +17,10 @@
 #include <string>
 #include <variant>
 
+#include "base/value.h"
 #include "engine/address.h"
 #include "engine/manifest/config.h"
 #include "engine/manifest/expr.h"
-#include "engine/value.h"
 
 namespace {
 

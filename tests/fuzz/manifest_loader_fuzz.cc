@@ -14,10 +14,10 @@
 #include <fstream>
 #include <string>
 
+#include "base/redact.h"
+#include "base/schema/schema_registry.h"
 #include "engine/manifest/expr.h"
 #include "engine/manifest/loader.h"
-#include "engine/redact.h"
-#include "engine/schema/schema_registry.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // libFuzzer target: the saved-plan reader, as `cairn apply PLAN` uses it.
-// The input is a plan file: ParseJson (engine/value.h), then PlanFromJson
+// The input is a plan file: ParseJson (base/value.h), then PlanFromJson
 // (engine/plan/plan.h). A plan that reads is then
 //   - written and read again: PlanToJson of the re-read plan must equal the
 //     first PlanToJson (the format round-trips);
@@ -17,13 +17,13 @@
 #include <cstdlib>
 #include <string>
 
+#include "base/redact.h"
+#include "base/value.h"
 #include "engine/apply/apply.h"
 #include "engine/manifest/expr.h"
 #include "engine/plan/plan.h"
-#include "engine/redact.h"
 #include "engine/report/plan_report.h"
 #include "engine/state/memory_state_store.h"
-#include "engine/value.h"
 #include "tests/fuzz/answering_provider.h"
 
 namespace {

@@ -42,8 +42,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/schema/schema_registry.h"
-#include "engine/value.h"
+#include "base/schema/schema_registry.h"
+#include "base/value.h"
 #include "server/api.h"
 #include "server/embedded_schemas.h"
 #include "server/faults.h"

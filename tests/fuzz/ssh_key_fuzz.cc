@@ -1,5 +1,5 @@
 // libFuzzer target: the SSH public key parser of POST /v1/ssh_keys
-// (server/ssh_key.h, over engine/schema/formats.h's ParseOpenSshPublicKey)
+// (server/ssh_key.h, over base/schema/formats.h's ParseOpenSshPublicKey)
 // and the private key detector every request body goes through. Beyond "no
 // crash, hang or leak" it checks what the headers promise:
 //   - a key that parses is normalised to "TYPE BASE64[ COMMENT]", which
@@ -15,7 +15,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "engine/schema/formats.h"
+#include "base/schema/formats.h"
 #include "server/ssh_key.h"
 
 namespace {

@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include "engine/value.h"
+#include "base/value.h"
 
 namespace cairn::testing {
 

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "engine/schema/schema_registry.h"
+#include "base/schema/schema_registry.h"
 #include "server/embedded_schemas.h"
 
 using namespace cairn;

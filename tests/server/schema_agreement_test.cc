@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/schema/schema_registry.h"
+#include "base/schema/schema_registry.h"
 #include "tests/server/serve_fixture.h"
 
 using namespace cairn::testing;

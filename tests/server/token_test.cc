@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "engine/redact.h"
+#include "base/redact.h"
 
 using namespace cairn::server;
 

@@ -5,8 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "base/redact.h"
 #include "engine/manifest/expr.h"
-#include "engine/redact.h"
 #include "tests/support/process.h"
 
 using namespace cairn;

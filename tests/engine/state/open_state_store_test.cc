@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
-#include "engine/redact.h"
+#include "base/redact.h"
 #include "tests/engine/state/state_test_support.h"
 
 using namespace cairn;

@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/clock.h"
+#include "base/clock.h"
 #include "engine/state/memory_state_store.h"
 #include "engine/state/postgres_state_store.h"
 #include "engine/state/sqlite_state_store.h"

@@ -8,8 +8,8 @@
 #include <sstream>
 #include <thread>
 
-#include "engine/clock.h"
-#include "engine/redact.h"
+#include "base/clock.h"
+#include "base/redact.h"
 #include "tests/providers/fake_transport.h"
 #include "tests/providers/test_descriptors.h"
 

@@ -5,8 +5,8 @@
 #include <memory>
 #include <set>
 
-#include "engine/clock.h"
-#include "engine/redact.h"
+#include "base/clock.h"
+#include "base/redact.h"
 #include "providers/infra/curl_transport.h"
 #include "providers/infra/ids.h"
 #include "providers/infra/infra_provider.h"

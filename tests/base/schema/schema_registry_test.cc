@@ -1,8 +1,8 @@
-#include "engine/schema/schema_registry.h"
+#include "base/schema/schema_registry.h"
 
 #include <catch2/catch.hpp>
 
-#include "engine/schema/formats.h"
+#include "base/schema/formats.h"
 
 using namespace cairn;
 

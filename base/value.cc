@@ -1,4 +1,4 @@
-#include "engine/value.h"
+#include "base/value.h"
 
 namespace cairn {
 
@@ -47,14 +47,21 @@ Result<Value> ParseJson(std::string_view text, int max_depth) {
 
 std::string ValueTypeNoun(const Value& v) {
   switch (v.type()) {
-    case Value::value_t::string: return "a string";
+    case Value::value_t::string:
+      return "a string";
     case Value::value_t::number_integer:
-    case Value::value_t::number_unsigned: return "an integer";
-    case Value::value_t::number_float: return "a number";
-    case Value::value_t::boolean: return "a boolean";
-    case Value::value_t::array: return "a list";
-    case Value::value_t::object: return "a mapping";
-    default: return "null";
+    case Value::value_t::number_unsigned:
+      return "an integer";
+    case Value::value_t::number_float:
+      return "a number";
+    case Value::value_t::boolean:
+      return "a boolean";
+    case Value::value_t::array:
+      return "a list";
+    case Value::value_t::object:
+      return "a mapping";
+    default:
+      return "null";
   }
 }
 

@@ -1,4 +1,4 @@
-#include "engine/pg_support.h"
+#include "base/pg_support.h"
 
 namespace cairn {
 

@@ -1,4 +1,4 @@
-#include "engine/schema/schema_registry.h"
+#include "base/schema/schema_registry.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -13,8 +13,8 @@
 #include <valijson/validation_results.hpp>
 #include <valijson/validator.hpp>
 
-#include "engine/schema/formats.h"
-#include "engine/schema/suggest.h"
+#include "base/schema/formats.h"
+#include "base/schema/suggest.h"
 
 namespace cairn {
 

@@ -1,4 +1,4 @@
-#include "engine/redact.h"
+#include "base/redact.h"
 
 #include <algorithm>
 #include <cctype>

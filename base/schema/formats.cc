@@ -1,4 +1,4 @@
-#include "engine/schema/formats.h"
+#include "base/schema/formats.h"
 
 #include <arpa/inet.h>
 #include <openssl/evp.h>

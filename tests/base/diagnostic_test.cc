@@ -1,9 +1,9 @@
-#include "engine/diagnostic.h"
+#include "base/diagnostic.h"
 
 #include <catch2/catch.hpp>
 #include <limits>
 
-#include "engine/redact.h"
+#include "base/redact.h"
 
 using namespace cairn;
 

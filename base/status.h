@@ -2,7 +2,7 @@
 // invariants) travel across module boundaries. No exception crosses a module
 // boundary; third-party exceptions are caught at the edge and turned into a
 // Status. User-facing problems with a source location are Diagnostics instead
-// (engine/diagnostic.h).
+// (base/diagnostic.h).
 #pragma once
 
 #include <optional>
@@ -38,7 +38,9 @@ class [[nodiscard]] Status {
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
   static Status Ok() { return Status(); }
-  static Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+  static Status InvalidArgument(std::string m) {
+    return {StatusCode::kInvalidArgument, std::move(m)};
+  }
   static Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
   static Status AlreadyExists(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
   static Status Conflict(std::string m) { return {StatusCode::kConflict, std::move(m)}; }
@@ -72,7 +74,7 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}        // NOLINT: implicit by design
   Result(Status status) : v_(std::move(status)) {  // NOLINT: implicit by design
     if (std::get<Status>(v_).ok()) v_ = Status::Internal("Result constructed from OK status");
   }
@@ -96,8 +98,8 @@ class [[nodiscard]] Result {
 
 }  // namespace cairn
 
-#define CAIRN_RETURN_IF_ERROR(expr)     \
-  do {                                  \
-    ::cairn::Status _st = (expr);       \
-    if (!_st.ok()) return _st;          \
+#define CAIRN_RETURN_IF_ERROR(expr) \
+  do {                              \
+    ::cairn::Status _st = (expr);   \
+    if (!_st.ok()) return _st;      \
   } while (0)

@@ -1,7 +1,6 @@
-#include "engine/clock.h"
+#include "base/clock.h"
 
 #include <catch2/catch.hpp>
-
 #include <chrono>
 #include <stop_token>
 #include <thread>

@@ -7,8 +7,8 @@
 #include <pqxx/except>
 #include <string>
 
-#include "engine/redact.h"
-#include "engine/status.h"
+#include "base/redact.h"
+#include "base/status.h"
 
 namespace cairn {
 

@@ -1,4 +1,4 @@
-#include "engine/clock.h"
+#include "base/clock.h"
 
 #include <thread>
 
@@ -41,7 +41,8 @@ bool ManualClock::SleepFor(duration d, std::stop_token stop) {
 
 int64_t ManualClock::UnixSeconds() {
   std::lock_guard lock(mu_);
-  return unix_base_ + std::chrono::duration_cast<std::chrono::seconds>(now_.time_since_epoch()).count();
+  return unix_base_ +
+         std::chrono::duration_cast<std::chrono::seconds>(now_.time_since_epoch()).count();
 }
 
 void ManualClock::Advance(duration d) {

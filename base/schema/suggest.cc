@@ -1,4 +1,4 @@
-#include "engine/schema/suggest.h"
+#include "base/schema/suggest.h"
 
 #include <algorithm>
 

@@ -44,8 +44,8 @@ class ManualClock final : public Clock {
 
  private:
   std::mutex mu_;
-  time_point now_{};          // GUARDED_BY(mu_)
-  duration slept_{};          // GUARDED_BY(mu_)
+  time_point now_{};  // GUARDED_BY(mu_)
+  duration slept_{};  // GUARDED_BY(mu_)
   int64_t unix_base_ = 1'700'000'000;
 };
 

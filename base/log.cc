@@ -1,4 +1,4 @@
-#include "engine/log.h"
+#include "base/log.h"
 
 #include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>
@@ -8,12 +8,12 @@
 #include <cstdlib>
 #include <mutex>
 
-#include "engine/redact.h"
+#include "base/redact.h"
 
 namespace cairn {
 namespace {
 
-constexpr std::array<std::string_view, 7> kLevels = {"trace", "debug", "info",    "warn",
+constexpr std::array<std::string_view, 7> kLevels = {"trace", "debug",    "info", "warn",
                                                      "error", "critical", "off"};
 
 // Formats each record, redacts the whole line, writes it to stderr.

@@ -1,4 +1,4 @@
-#include "engine/redact.h"
+#include "base/redact.h"
 
 #include <catch2/catch.hpp>
 
@@ -21,7 +21,8 @@ TEST_CASE("short values are not treated as secrets") {
 TEST_CASE("a bearer credential is redacted whatever its shape") {
   ClearSecretsForTesting();
   CHECK(Redact("Authorization: Bearer xyz.123-abc") == "Authorization: Bearer [REDACTED]");
-  CHECK(Redact("authorization: bearer   opaque\"rest") == "authorization: bearer   [REDACTED]\"rest");
+  CHECK(Redact("authorization: bearer   opaque\"rest") ==
+        "authorization: bearer   [REDACTED]\"rest");
   CHECK(Redact("a Bearer") == "a Bearer");
 }
 

@@ -1,4 +1,4 @@
-#include "engine/diagnostic.h"
+#include "base/diagnostic.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -8,7 +8,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "engine/redact.h"
+#include "base/redact.h"
 
 namespace cairn {
 namespace {
@@ -125,9 +125,12 @@ std::string BoundedLines(std::string_view text, size_t limit) {
 
 const char* SeverityColor(Severity s) {
   switch (s) {
-    case Severity::kError: return "\033[1;31m";
-    case Severity::kWarning: return "\033[1;35m";
-    case Severity::kNote: return "\033[1;36m";
+    case Severity::kError:
+      return "\033[1;31m";
+    case Severity::kWarning:
+      return "\033[1;35m";
+    case Severity::kNote:
+      return "\033[1;36m";
   }
   return "";
 }
@@ -136,9 +139,12 @@ const char* SeverityColor(Severity s) {
 
 const char* SeverityName(Severity s) {
   switch (s) {
-    case Severity::kError: return "error";
-    case Severity::kWarning: return "warning";
-    case Severity::kNote: return "note";
+    case Severity::kError:
+      return "error";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kNote:
+      return "note";
   }
   return "error";
 }

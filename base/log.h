@@ -1,12 +1,12 @@
 // Logging through spdlog. Every line goes through a sink that applies
-// Redact() (engine/redact.h) before it is written, so no API token reaches a
+// Redact() (base/redact.h) before it is written, so no API token reaches a
 // log. Logs go to stderr; stdout is for command output.
 #pragma once
 
 #include <string>
 #include <string_view>
 
-#include "engine/status.h"
+#include "base/status.h"
 
 namespace cairn {
 

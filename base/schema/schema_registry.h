@@ -16,7 +16,7 @@
 // Invariants: each schema file is parsed once, by Load() or FromDocuments(); a
 // loaded registry is immutable and its const methods are thread-safe.
 // Validation goes through valijson; the custom formats of
-// engine/schema/formats.h are checked after. `cairn serve` validates request
+// base/schema/formats.h are checked after. `cairn serve` validates request
 // bodies with the same registry (built from the schema texts embedded in the
 // binary), so `cairn validate` and the server refuse the same values.
 #pragma once
@@ -29,10 +29,10 @@
 #include <utility>
 #include <vector>
 
-#include "engine/diagnostic.h"
-#include "engine/schema/formats.h"
-#include "engine/status.h"
-#include "engine/value.h"
+#include "base/diagnostic.h"
+#include "base/schema/formats.h"
+#include "base/status.h"
+#include "base/value.h"
 
 namespace cairn {
 

@@ -1,4 +1,4 @@
-#include "engine/value.h"
+#include "base/value.h"
 
 #include <catch2/catch.hpp>
 #include <string>

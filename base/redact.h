@@ -1,5 +1,5 @@
 // Secret redaction. Every log line (through the sink installed by
-// engine/log.h) and every rendered error message passes through Redact(), so
+// base/log.h) and every rendered error message passes through Redact(), so
 // an API token can never be printed, whether it was registered as a secret or
 // merely looks like one.
 //
