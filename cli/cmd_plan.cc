@@ -8,48 +8,26 @@
 
 #include "base/redact.h"
 #include "cli/engine_session.h"
-#include "engine/plan/data_sources.h"
-#include "engine/plan/refresh.h"
+#include "engine/operations/operations.h"
 #include "engine/report/plan_html.h"
 #include "engine/report/plan_report.h"
 #include "engine/state/state_lock.h"
 
 namespace cairn::cli {
 
-// Shared by plan, apply and destroy: refresh (unless disabled) and plan.
+// Shared by plan, apply and destroy: PlanStack, its problems printed.
 std::optional<Plan> BuildPlan(EngineSession& session, bool refresh, bool destroy,
                               const std::vector<std::string>& targets,
                               const std::vector<std::string>& replace, std::stop_token stop) {
   auto state = session.LoadState();
   if (!state) return std::nullopt;
-  LiveView live;
-  if (refresh && !state->resources.empty()) {
-    RefreshOptions ro;
-    ro.canonical_id = session.canonical_id();
-    ro.stop = stop;
-    RefreshResult r = Refresh(*state, session.provider(), ro);
-    if (!r.ok()) {
-      session.PrintDiagnostics(r.diagnostics);
-      return std::nullopt;
-    }
-    live = std::move(r.live);
-  }
   PlanOptions po = session.plan_options();
-  // Data sources are read whatever --refresh says: the plan resolves
-  // references to them (a destroy resolves nothing).
-  if (!destroy && !session.config().data.empty()) {
-    DataSourcesResult d = ReadDataSources(session.config().data, session.provider(), stop);
-    if (!d.ok()) {
-      session.PrintDiagnostics(d.diagnostics);
-      return std::nullopt;
-    }
-    po.data = std::move(d.values);
-  }
   po.refresh = refresh;
   po.destroy = destroy;
   po.targets = targets;
   po.replace = replace;
-  PlanResult pr = MakePlan(session.config(), *state, live, session.kinds(), po);
+  PlanResult pr =
+      PlanStack(session.config(), *state, session.provider(), session.kinds(), po, stop);
   if (!pr.diagnostics.empty()) session.PrintDiagnostics(pr.diagnostics);
   if (!pr.ok()) return std::nullopt;
   pr.plan.stack = session.stack_root();

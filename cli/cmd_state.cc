@@ -34,6 +34,7 @@
 #include "cli/engine_session.h"
 #include "engine/address.h"
 #include "engine/manifest/generate.h"
+#include "engine/operations/operations.h"
 #include "engine/state/moves.h"
 #include "engine/state/state_lock.h"
 
@@ -450,11 +451,6 @@ int Push(const StateFlags& f, const GlobalOptions& g) {
 }
 
 // One resource to import: where the manifests (will) declare it, and its id.
-struct ImportItem {
-  ResourceAddress address;
-  std::string id;
-};
-
 // ADDRESS ID [DIR], or ADDRESS=ID... [DIR]; false (with `error`) otherwise.
 bool ParseImportArgs(const std::vector<std::string>& args, std::vector<ImportItem>& items,
                      std::vector<std::string>& dir, std::string& error) {
@@ -560,36 +556,14 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
   HeldStateLock held(*s, *lock);
   auto st = s->LoadState();
   if (!st) return 1;
-  for (const ImportItem& it : items) {
-    if (auto m = st->resources.find(it.address.ToString()); m != st->resources.end()) {
-      std::cerr << "cairn: error: " << m->first << " is already managed (id " << m->second.id
-                << "); nothing was imported\n";
-      return 1;
-    }
-  }
   // Every object read before anything is written: one missing, nothing done.
-  std::vector<ResourceState> records;
-  for (const ImportItem& it : items) {
-    ReadResponse read = s->provider().Read({it.address.kind, it.id}, {});
-    if (!read.status.ok()) {
-      s->PrintDiagnostics(read.diagnostics);
-      std::cerr << "cairn: error: could not read " << it.address.kind << " " << it.id << ": "
-                << read.status.message() << "; nothing was imported\n";
-      return 1;
-    }
-    if (!read.resource) {
-      std::cerr << "cairn: error: there is no " << it.address.kind << " with id " << it.id
-                << "; nothing was imported\n";
-      return 1;
-    }
-    ResourceState rs;
-    rs.address = it.address.ToString();
-    rs.kind = it.address.kind;
-    rs.id = read.resource->id;
-    rs.attributes = read.resource->attributes;
-    rs.attributes["id"] = rs.id;
-    records.push_back(std::move(rs));
+  ImportRead read = ReadForImport(items, *st, s->provider());
+  if (!read.ok()) {
+    if (!read.diagnostics.empty()) s->PrintDiagnostics(read.diagnostics);
+    std::cerr << "cairn: error: " << read.error << "; nothing was imported\n";
+    return 1;
   }
+  std::vector<ResourceState>& records = read.records;
 
   std::string written;
   if (!undeclared.empty()) {

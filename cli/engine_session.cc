@@ -18,6 +18,7 @@
 #include "base/redact.h"
 #include "base/schema/schema_registry.h"
 #include "engine/manifest/expr.h"
+#include "engine/operations/operations.h"
 #include "engine/state/open_state_store.h"
 #include "engine/state/state_lock.h"
 #include "providers/infra/curl_transport.h"
@@ -59,13 +60,8 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   if (!s->load_.ok() || !s->load_.registry) return nullptr;
 
   const SchemaRegistry& registry = *s->load_.registry;
+  s->kinds_ = KindCatalogFrom(registry);
   for (const auto& kind : registry.kinds()) {
-    KindInfo info;
-    for (const auto& f : registry.Immutable(kind)) info.immutable.insert(f);
-    for (const auto& f : registry.GrowOnly(kind)) info.grow_only.insert(f);
-    for (const auto& f : registry.ComputedNames(kind)) info.computed.insert(f);
-    info.references = registry.References(kind);
-    s->kinds_[kind] = std::move(info);
     s->descriptors_[kind] = registry.Document(kind).value("x-cairn", Value::object());
     if (registry.Wire(kind).value("api", "") == "preview") s->preview_kinds_.insert(kind);
   }

@@ -1,0 +1,56 @@
+// Operations: whole steps of the engine that commands run over a loaded
+// stack, a state snapshot and a provider: the planning facts of the kinds,
+// planning a stack (refresh, data sources, plan), and reading the objects an
+// import adopts. The CLI parses flags, opens what these need and prints what
+// they return; what happens in between is here, tested with the
+// FakeProvider (tests/engine/operations).
+#pragma once
+
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "base/diagnostic.h"
+#include "engine/address.h"
+#include "engine/manifest/config.h"
+#include "engine/plan/plan.h"
+#include "engine/provider/provider.h"
+#include "engine/state/state_store.h"
+
+namespace cairn {
+
+class SchemaRegistry;
+
+// What the planner needs to know of every kind, from its schema: immutable,
+// grow-only and computed fields, and the fields that refer to other kinds.
+KindCatalog KindCatalogFrom(const SchemaRegistry& registry);
+
+// Refreshes the state's resources through `provider` (unless
+// options.refresh is false), reads the stack's data sources (always, unless
+// options.destroy: the plan resolves references to them), and plans. Refresh
+// and data-source problems come back as the result's diagnostics, with no
+// plan made.
+PlanResult PlanStack(const StackConfig& config, const StateSnapshot& state, Provider& provider,
+                     const KindCatalog& kinds, const PlanOptions& options,
+                     std::stop_token stop = {});
+
+// One object an import adopts: the address it takes and its id in the API.
+struct ImportItem {
+  ResourceAddress address;
+  std::string id;
+};
+
+struct ImportRead {
+  std::vector<ResourceState> records;   // one per item, in order, when ok()
+  std::vector<Diagnostic> diagnostics;  // from the provider
+  std::string error;                    // why nothing can be imported; empty when ok()
+  bool ok() const { return error.empty(); }
+};
+
+// Reads every item's object before anything is written: all or none. Refused
+// when an address is already in `state`, an object does not exist or cannot
+// be read. The records carry the live attributes (with "id").
+ImportRead ReadForImport(const std::vector<ImportItem>& items, const StateSnapshot& state,
+                         Provider& provider);
+
+}  // namespace cairn

@@ -1,0 +1,135 @@
+// The engine's operations over the FakeProvider: the kind catalog from the
+// real schemas, planning a stack (refresh, data sources, plan) and reading
+// the objects an import adopts, all or none.
+#include "engine/operations/operations.h"
+
+#include <catch2/catch.hpp>
+
+#include "base/schema/schema_registry.h"
+#include "engine/manifest/expr.h"
+#include "engine/manifest/loader.h"
+#include "tests/engine/support/fake_provider.h"
+
+using namespace cairn;
+using cairn::testing::FakeProvider;
+
+namespace {
+
+LoadResult Load(const std::string& yaml) {
+  LoadOptions o;
+  o.schema_dir = CAIRN_SOURCE_SCHEMA_DIR;
+  o.getenv = [](const char*) -> const char* { return nullptr; };
+  return LoadStackFromText({{"main.yaml", yaml}}, o);
+}
+
+PlanOptions Opts() {
+  PlanOptions o;
+  o.resolve = ResolveReferences;
+  return o;
+}
+
+const char* kStack =
+    "kind: data\nname: shared\ntype: network\nfilter: {name: shared}\n---\n"
+    "kind: network\nname: core\nspec: {region: eu-central, cidr: 10.1.0.0/16}\n---\n"
+    "kind: volume\nname: data\nspec: {region: \"${data.network.shared.region}\", size_gb: 10}\n";
+
+}  // namespace
+
+TEST_CASE("KindCatalogFrom reads the planning facts of every kind from the schemas") {
+  auto reg = SchemaRegistry::Load(CAIRN_SOURCE_SCHEMA_DIR);
+  REQUIRE(reg.ok());
+  KindCatalog kinds = KindCatalogFrom(**reg);
+  CHECK(kinds.size() == (*reg)->kinds().size());
+  CHECK(kinds.at("network").immutable.count("cidr") == 1);
+  CHECK(kinds.at("network").computed.count("id") == 1);
+  CHECK(kinds.at("volume").grow_only.count("size_gb") == 1);
+  CHECK(kinds.at("instance").references.at("network") == "network");
+}
+
+TEST_CASE("PlanStack refreshes, reads the data sources and plans, or says why it could not") {
+  auto loaded = Load(kStack);
+  REQUIRE(loaded.ok());
+  const KindCatalog kinds = KindCatalogFrom(*loaded.registry);
+  FakeProvider api;
+  api.Inject("network", {{"name", "shared"}, {"region", "us-east"}, {"cidr", "10.9.0.0/16"}});
+  // The state holds the network, since changed outside Cairn.
+  StateSnapshot st;
+  ResourceState core;
+  core.address = "network.core";
+  core.kind = "network";
+  core.attributes = {{"name", "core"}, {"region", "eu-central"}, {"cidr", "10.1.0.0/16"}};
+  core.id = api.Inject("network", core.attributes);
+  core.attributes["id"] = core.id;
+  st.resources[core.address] = core;
+  api.Edit("network", core.id, "name", "renamed");
+
+  PlanResult r = PlanStack(loaded.config, st, api, kinds, Opts());
+  INFO(r.diagnostics.size());
+  REQUIRE(r.ok());
+  // The data source's region reached the new volume; the drift is an update.
+  bool saw_volume = false, saw_update = false;
+  for (const auto& c : r.plan.changes) {
+    if (c.address == "volume.data") {
+      saw_volume = true;
+      CHECK(c.action == Action::kCreate);
+      for (const auto& field : c.changes) {
+        if (field.field == "region") CHECK(field.after == "us-east");
+      }
+      CHECK(std::any_of(c.changes.begin(), c.changes.end(),
+                        [](const AttributeChange& f) { return f.field == "region"; }));
+    }
+    if (c.address == "network.core") saw_update = c.action == Action::kUpdate;
+  }
+  CHECK(saw_volume);
+  CHECK(saw_update);
+
+  // Without refresh the recorded state is trusted: no drift, data still read.
+  PlanOptions no_refresh = Opts();
+  no_refresh.refresh = false;
+  PlanResult trusted = PlanStack(loaded.config, st, api, kinds, no_refresh);
+  REQUIRE(trusted.ok());
+  for (const auto& c : trusted.plan.changes) {
+    if (c.address == "network.core") CHECK(c.action == Action::kNoOp);
+  }
+
+  // A data source that matches nothing: no plan, the reason as a diagnostic.
+  auto missing = Load(
+      std::string(kStack).replace(std::string(kStack).find("name: shared}"), 13, "name: nowhere}"));
+  REQUIRE(missing.ok());
+  PlanResult none = PlanStack(missing.config, st, api, kinds, Opts());
+  CHECK_FALSE(none.ok());
+  REQUIRE_FALSE(none.diagnostics.empty());
+  CHECK(none.diagnostics[0].code == "data_not_found");
+  CHECK(none.plan.changes.empty());
+}
+
+TEST_CASE("ReadForImport reads every object first: all or none") {
+  FakeProvider api;
+  const std::string net = api.Inject("network", {{"name", "n"}, {"region", "eu-central"}});
+  const std::string key = api.Inject("ssh_key", {{"name", "k"}, {"public_key", "ssh-ed25519 A"}});
+  StateSnapshot st;
+  std::vector<ImportItem> items = {{*ResourceAddress::Parse("network.core"), net},
+                                   {*ResourceAddress::Parse("module.m.ssh_key.deploy"), key}};
+  ImportRead read = ReadForImport(items, st, api);
+  REQUIRE(read.ok());
+  REQUIRE(read.records.size() == 2);
+  CHECK(read.records[1].address == "module.m.ssh_key.deploy");
+  CHECK(read.records[1].kind == "ssh_key");
+  CHECK(read.records[1].attributes["id"] == key);
+  CHECK(read.records[0].attributes["region"] == "eu-central");
+
+  // One object missing: nothing at all, and the reason names it.
+  items.push_back({*ResourceAddress::Parse("network.gone"), "no-such-id"});
+  ImportRead partial = ReadForImport(items, st, api);
+  CHECK_FALSE(partial.ok());
+  CHECK(partial.records.empty());
+  CHECK(partial.error.find("no-such-id") != std::string::npos);
+
+  // An address already managed is refused before any read.
+  st.resources["network.core"].id = net;
+  const int reads = api.reads();
+  ImportRead managed = ReadForImport({items[0]}, st, api);
+  CHECK_FALSE(managed.ok());
+  CHECK(managed.error.find("already managed") != std::string::npos);
+  CHECK(api.reads() == reads);
+}
