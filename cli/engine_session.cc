@@ -21,8 +21,8 @@
 #include "engine/operations/operations.h"
 #include "engine/state/open_state_store.h"
 #include "engine/state/state_lock.h"
+#include "providers/infra/canonical_id.h"
 #include "providers/infra/curl_transport.h"
-#include "providers/infra/ids.h"
 #include "providers/infra/infra_provider.h"
 #include "providers/infra/kind_wire.h"
 

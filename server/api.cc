@@ -10,17 +10,17 @@
 
 #include "base/schema/schema_registry.h"
 #include "base/value.h"
+#include "server/api_store.h"
 #include "server/catalog.h"
 #include "server/cursor.h"
 #include "server/customer_status.h"
 #include "server/faults.h"
 #include "server/idempotency.h"
-#include "server/ids.h"
 #include "server/lifecycle.h"
 #include "server/metrics.h"
 #include "server/rate_limiter.h"
+#include "server/record_ids.h"
 #include "server/ssh_key.h"
-#include "server/store.h"
 #include "server/token.h"
 
 namespace cairn::server {
@@ -580,7 +580,7 @@ std::string HeadersToJson(const std::vector<std::pair<std::string, std::string>>
 // ----------------------------------------------------------------- Impl --
 
 struct Api::Impl {
-  Store* store;
+  ApiStore* store;
   Metrics* metrics;
   FaultInjector* faults;
   RateLimiter* limiter;
@@ -660,7 +660,7 @@ struct Api::Impl {
   }
 };
 
-Api::Api(Store* store, Metrics* metrics, FaultInjector* faults, RateLimiter* limiter,
+Api::Api(ApiStore* store, Metrics* metrics, FaultInjector* faults, RateLimiter* limiter,
          ApiOptions options)
     : impl_(new Impl{store, metrics, faults, limiter, std::move(options), {}}) {
   SetTokens(std::move(impl_->options.tokens));

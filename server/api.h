@@ -22,7 +22,7 @@ class SchemaRegistry;
 
 namespace cairn::server {
 
-class Store;
+class ApiStore;
 class FaultInjector;
 class RateLimiter;
 struct Metrics;
@@ -60,7 +60,7 @@ struct ApiOptions {
 class Api {
  public:
   using Done = std::function<void(ApiResponse)>;
-  Api(Store* store, Metrics* metrics, FaultInjector* faults, RateLimiter* limiter,
+  Api(ApiStore* store, Metrics* metrics, FaultInjector* faults, RateLimiter* limiter,
       ApiOptions options);
   ~Api();
   // Calls `done` exactly once, on this thread or on the store's writer thread.

@@ -5,7 +5,7 @@
 // again, so key order and whitespace do not matter. Stored responses live
 // in the store's idempotency table (written in the same transaction as the
 // mutation); keys whose first request is still executing are claimed in the
-// store (Store::ClaimKey), so that servers sharing one store see them too.
+// store (ApiStore::ClaimKey), so that servers sharing one store see them too.
 #pragma once
 
 #include <string>

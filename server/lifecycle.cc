@@ -97,7 +97,7 @@ std::vector<std::string> AdvanceDue(
   return entered;
 }
 
-LifecycleWorker::LifecycleWorker(Store* store, FaultInjector* faults, Metrics* metrics,
+LifecycleWorker::LifecycleWorker(ApiStore* store, FaultInjector* faults, Metrics* metrics,
                                  std::chrono::milliseconds step_delay,
                                  std::chrono::milliseconds retention)
     : store_(store),

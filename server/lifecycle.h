@@ -27,8 +27,8 @@
 #include <thread>
 #include <vector>
 
+#include "server/api_store.h"
 #include "server/faults.h"
-#include "server/store.h"
 
 namespace cairn::server {
 
@@ -50,7 +50,7 @@ std::vector<std::string> AdvanceDue(
 
 class LifecycleWorker {
  public:
-  LifecycleWorker(Store* store, FaultInjector* faults, Metrics* metrics,
+  LifecycleWorker(ApiStore* store, FaultInjector* faults, Metrics* metrics,
                   std::chrono::milliseconds step_delay, std::chrono::milliseconds retention);
   ~LifecycleWorker();
   void Start();
@@ -64,7 +64,7 @@ class LifecycleWorker {
   size_t RunDue();
   void Purge();
 
-  Store* store_;
+  ApiStore* store_;
   FaultInjector* faults_;
   Metrics* metrics_;
   const std::chrono::milliseconds delay_, retention_;

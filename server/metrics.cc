@@ -1,7 +1,7 @@
 #include "server/metrics.h"
 
+#include "server/api_store.h"
 #include "server/customer_status.h"
-#include "server/store.h"
 
 namespace cairn::server {
 
@@ -21,7 +21,7 @@ void Metrics::CountTransition(std::string_view raw) {
   }
 }
 
-std::string Metrics::Render(const Store& store) const {
+std::string Metrics::Render(const ApiStore& store) const {
   std::string out;
   out += "# HELP cairn_http_responses_total HTTP responses by status code.\n";
   out += "# TYPE cairn_http_responses_total counter\n";

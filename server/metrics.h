@@ -10,7 +10,7 @@
 
 namespace cairn::server {
 
-class Store;
+class ApiStore;
 
 struct Metrics {
   static constexpr std::array<double, 11> kLatencyBucketsMs = {0.5, 1,   2,   5,   10,  25,
@@ -26,7 +26,7 @@ struct Metrics {
 
   void CountResponse(int status, double latency_ms);
   void CountTransition(std::string_view raw_status);
-  std::string Render(const Store& store) const;
+  std::string Render(const ApiStore& store) const;
 };
 
 }  // namespace cairn::server

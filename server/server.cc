@@ -24,14 +24,14 @@
 
 #include "base/schema/schema_registry.h"
 #include "server/api.h"
+#include "server/api_store.h"
 #include "server/embedded_schemas.h"
-#include "server/ids.h"
 #include "server/lifecycle.h"
 #include "server/metrics.h"
-#include "server/postgres_store.h"
+#include "server/postgres_api_store.h"
 #include "server/rate_limiter.h"
-#include "server/sqlite_store.h"
-#include "server/store.h"
+#include "server/record_ids.h"
+#include "server/sqlite_api_store.h"
 
 namespace cairn::server {
 
@@ -59,7 +59,7 @@ class Session;
 struct Server::Impl {
   explicit Impl(ServerOptions o) : opt(std::move(o)) {}
   ServerOptions opt;
-  std::unique_ptr<Store> store;
+  std::unique_ptr<ApiStore> store;
   Metrics metrics;
   std::unique_ptr<FaultInjector> faults;
   std::unique_ptr<RateLimiter> limiter;
@@ -390,8 +390,8 @@ Status Server::Start() {
   }
   StoreOptions so;
   so.batch_delay = s.opt.faults.mutation_delay;
-  auto store = s.opt.store_url.empty() ? SqliteStore::Open(s.opt.data_dir, so)
-                                       : PostgresStore::Open(s.opt.store_url, so);
+  auto store = s.opt.store_url.empty() ? SqliteApiStore::Open(s.opt.data_dir, so)
+                                       : PostgresApiStore::Open(s.opt.store_url, so);
   if (!store.ok()) return store.status();
   s.store = std::move(store).value();
   ApiOptions ao;

@@ -2,7 +2,7 @@
 // small fixed pool of I/O threads (no thread per connection), keep-alive,
 // TCP_NODELAY on every connection, limits on header size (16 KiB), body
 // size (1 MiB) and idle time; requests go to Api (server/api.h), writes to
-// the Store's group-commit writer, and a LifecycleWorker moves records.
+// the ApiStore's group-commit writer, and a LifecycleWorker moves records.
 // Graceful shutdown (SIGTERM, SIGINT or Shutdown()): stop accepting, close
 // idle connections, finish in-flight requests, flush the store. SIGHUP
 // reloads the tokens (ReloadTokens), which is how a token is revoked.

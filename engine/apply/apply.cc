@@ -55,7 +55,6 @@ void Append(std::vector<Diagnostic>& to, const std::vector<Diagnostic>& from) {
   to.insert(to.end(), from.begin(), from.end());
 }
 
-enum class Op { kCreate, kUpdate, kDelete };
 // Why a resource whose wait saw it fail must be replaced, for the state
 // ("" when it did not fail: a wait that timed out leaves a resource that may
 // still become ready).
@@ -64,13 +63,9 @@ std::string TaintOf(bool create, const WaitResponse& wait) {
   return (create ? "provisioning failed: " : "failed after an update: ") + wait.failed_reason;
 }
 
-const char* OpName(Op op) {
-  return op == Op::kCreate ? "create" : op == Op::kUpdate ? "update" : "delete";
-}
-
 struct Node {
   const PlannedChange* change = nullptr;
-  Op op = Op::kCreate;
+  Action op = Action::kCreate;
   bool deposed = false;  // delete of the old object of a create_before_destroy replace
   std::vector<size_t> successors;
   int pending = 0;
@@ -175,19 +170,25 @@ class ApplyRun {
  private:
   void BuildGraph() {
     std::map<std::string, size_t> create_node, update_node, delete_node;
-    auto add = [&](const PlannedChange& c, Op op, bool deposed) {
+    auto add = [&](const PlannedChange& c, Action op, bool deposed) {
       nodes_.push_back(Node{&c, op, deposed});
       return nodes_.size() - 1;
     };
     for (const auto& c : plan_.changes) {
       switch (c.action) {
         case Action::kNoOp: break;
-        case Action::kCreate: create_node[c.address] = add(c, Op::kCreate, false); break;
-        case Action::kUpdate: update_node[c.address] = add(c, Op::kUpdate, false); break;
-        case Action::kDelete: delete_node[c.address] = add(c, Op::kDelete, false); break;
+        case Action::kCreate:
+          create_node[c.address] = add(c, Action::kCreate, false);
+          break;
+        case Action::kUpdate:
+          update_node[c.address] = add(c, Action::kUpdate, false);
+          break;
+        case Action::kDelete:
+          delete_node[c.address] = add(c, Action::kDelete, false);
+          break;
         case Action::kReplace:
-          delete_node[c.address] = add(c, Op::kDelete, c.create_before_destroy);
-          create_node[c.address] = add(c, Op::kCreate, false);
+          delete_node[c.address] = add(c, Action::kDelete, c.create_before_destroy);
+          create_node[c.address] = add(c, Action::kCreate, false);
           break;
       }
     }
@@ -333,7 +334,8 @@ class ApplyRun {
       }
       if (!index) continue;
       Node& node = nodes_[*index];
-      Emit({ProgressEvent::Phase::kStart, node.change->address, OpName(node.op), node.change->remote_id});
+      Emit({ProgressEvent::Phase::kStart, node.change->address, ActionName(node.op),
+            node.change->remote_id});
       Sent sent = Send(node);
       if (sent == Sent::kWatching) {
         std::lock_guard lock(mu_);
@@ -422,13 +424,13 @@ class ApplyRun {
           ++now_ready;
         }
       }
-      events.push_back({ProgressEvent::Phase::kDone, node.change->address, OpName(node.op),
+      events.push_back({ProgressEvent::Phase::kDone, node.change->address, ActionName(node.op),
                         done_ids_[index], elapsed});
     } else {
       node.state = Node::State::kFailed;
       ++result_.summary.failed;
-      events.push_back({ProgressEvent::Phase::kFailed, node.change->address, OpName(node.op), "",
-                        elapsed, last_error_[index]});
+      events.push_back({ProgressEvent::Phase::kFailed, node.change->address, ActionName(node.op),
+                        "", elapsed, last_error_[index]});
       SkipDependents(index, events);
     }
     // Wake only whom this completion concerns: a waiting worker per new
@@ -468,7 +470,8 @@ class ApplyRun {
       } else {
         const Node& n = nodes_[index];
         last_error_[index] = "could not write the state journal: " + st.ToString();
-        result_.diagnostics.push_back(Failure(n.change->address, OpName(n.op), last_error_[index]));
+        result_.diagnostics.push_back(
+            Failure(n.change->address, ActionName(n.op), last_error_[index]));
       }
     }
     cv_.notify_all();
@@ -491,8 +494,11 @@ class ApplyRun {
       if (nodes_[s].state != Node::State::kWaiting) continue;
       nodes_[s].state = Node::State::kSkipped;
       ++result_.summary.skipped;
-      events.push_back({ProgressEvent::Phase::kSkipped, nodes_[s].change->address,
-                        OpName(nodes_[s].op), "", {},
+      events.push_back({ProgressEvent::Phase::kSkipped,
+                        nodes_[s].change->address,
+                        ActionName(nodes_[s].op),
+                        "",
+                        {},
                         "not attempted because " + nodes_[failed].change->address + " failed"});
       work.insert(work.end(), nodes_[s].successors.begin(), nodes_[s].successors.end());
     }
@@ -524,8 +530,8 @@ class ApplyRun {
         auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(now - n.started);
         if (elapsed - n.last_report >= options_.progress_interval) {
           n.last_report = elapsed;
-          events.push_back(
-              {ProgressEvent::Phase::kStillRunning, n.change->address, OpName(n.op), "", elapsed});
+          events.push_back({ProgressEvent::Phase::kStillRunning, n.change->address,
+                            ActionName(n.op), "", elapsed});
         }
       }
       EmitAfter(lock, events);
@@ -562,18 +568,18 @@ class ApplyRun {
     };
   }
 
-  void Fail(size_t index, std::vector<Diagnostic> diags, const std::string& address, Op op,
+  void Fail(size_t index, std::vector<Diagnostic> diags, const std::string& address, Action op,
             const std::string& message) {
     std::lock_guard lock(mu_);
     last_error_[index] = message;
-    result_.diagnostics.push_back(Failure(address, OpName(op), message));
+    result_.diagnostics.push_back(Failure(address, ActionName(op), message));
     Append(result_.diagnostics, diags);
   }
 
-  std::chrono::seconds Timeout(Op op) const {
-    return op == Op::kCreate ? options_.create_timeout
-           : op == Op::kUpdate ? options_.update_timeout
-                               : options_.delete_timeout;
+  std::chrono::seconds Timeout(Action op) const {
+    return op == Action::kCreate   ? options_.create_timeout
+           : op == Action::kUpdate ? options_.update_timeout
+                                   : options_.delete_timeout;
   }
 
   // The node's request, built before anything is recorded or sent, and its
@@ -581,19 +587,19 @@ class ApplyRun {
   bool PrepareNode(Node& node) {
     const PlannedChange& c = *node.change;
     size_t index = &node - nodes_.data();
-    PrepareRequest prep{c.kind, node.op == Op::kCreate   ? MutationAction::kCreate
-                                : node.op == Op::kUpdate ? MutationAction::kUpdate
-                                                         : MutationAction::kDelete};
-    if (node.op != Op::kCreate) prep.id = c.remote_id;
+    PrepareRequest prep{c.kind, node.op == Action::kCreate   ? Action::kCreate
+                                : node.op == Action::kUpdate ? Action::kUpdate
+                                                             : Action::kDelete};
+    if (node.op != Action::kCreate) prep.id = c.remote_id;
     Value resolved;
-    if (node.op != Op::kDelete) {
+    if (node.op != Action::kDelete) {
       ReferenceResolver resolve = options_.resolve;
       resolved = resolve ? resolve(c.after, Lookup()) : c.after;
       if (ContainsUnknown(resolved)) {
         Fail(index, {}, c.address, node.op, "a value it needs is still unknown after its dependencies were applied");
         return false;
       }
-      if (node.op == Op::kCreate) {
+      if (node.op == Action::kCreate) {
         prep.spec = resolved;
       } else {
         for (const auto& ch : c.changes) {
@@ -610,7 +616,7 @@ class ApplyRun {
     JournalEntry& entry = node.entry;
     entry.seq = first_seq_ + static_cast<int64_t>(index);
     entry.address = node.deposed ? c.address + kDeposedSuffix : c.address;
-    entry.action = OpName(node.op);
+    entry.action = ActionName(node.op);
     entry.kind = c.kind;
     entry.remote_id = prep.id;
     entry.method = prepared->method;
@@ -638,7 +644,7 @@ class ApplyRun {
     StateCommit refused;
     refused.journal_done = entry.seq;
     WaitRequest wait{c.kind, "", WaitTarget::kReady, Timeout(node.op)};
-    if (node.op == Op::kDelete) {
+    if (node.op == Action::kDelete) {
       auto resp = provider_.Delete({*prepared, entry.idempotency_key}, none);
       CrashPoint("apply.sent");
       if (!resp.status.ok()) {
@@ -654,7 +660,7 @@ class ApplyRun {
     } else {
       Status status;
       std::vector<Diagnostic> diags;
-      if (node.op == Op::kCreate) {
+      if (node.op == Action::kCreate) {
         auto resp = provider_.Create({*prepared, entry.idempotency_key}, none);
         CrashPoint("apply.sent");
         status = resp.status.ok() && !resp.resource
@@ -679,10 +685,10 @@ class ApplyRun {
       Append(node.diagnostics, diags);
       wait.id = node.sent->id;
     }
-    Emit({ProgressEvent::Phase::kWaiting, c.address, OpName(node.op),
-          node.op == Op::kDelete ? c.remote_id : node.sent->id,
+    Emit({ProgressEvent::Phase::kWaiting, c.address, ActionName(node.op),
+          node.op == Action::kDelete ? c.remote_id : node.sent->id,
           std::chrono::duration_cast<std::chrono::milliseconds>(clock_.Now() - node.started),
-          node.op == Op::kDelete ? "waiting until deleted" : "waiting until ready"});
+          node.op == Action::kDelete ? "waiting until deleted" : "waiting until ready"});
     provider_.Watch(wait, [this, index](WaitResponse r) {
       std::lock_guard lock(mu_);
       nodes_[index].wait = std::move(r);
@@ -701,7 +707,7 @@ class ApplyRun {
     WaitResponse wait = std::move(*node.wait);
     node.wait.reset();
     Append(node.diagnostics, wait.diagnostics);
-    if (node.op == Op::kDelete) {
+    if (node.op == Action::kDelete) {
       if (!wait.status.ok()) {
         // The API accepted the delete; the resource is on its way out. Keep
         // the journal so the next run confirms it.
@@ -722,7 +728,7 @@ class ApplyRun {
     rs.attributes = std::move(remote->attributes);
     rs.attributes["id"] = rs.id;
     rs.depends_on = c.depends_on;
-    rs.tainted = TaintOf(node.op == Op::kCreate, wait);
+    rs.tainted = TaintOf(node.op == Action::kCreate, wait);
     commit.put.push_back(std::move(rs));  // commit.put[0]
     if (c.action == Action::kReplace && c.create_before_destroy) {
       // The old object stays recorded, as deposed, until its delete commits.
@@ -947,9 +953,7 @@ RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const Apply
     };
     PreparedMutation m;
     m.kind = e.kind;
-    m.action = e.action == "create"   ? MutationAction::kCreate
-               : e.action == "update" ? MutationAction::kUpdate
-                                      : MutationAction::kDelete;
+    m.action = ParseAction(e.action).value_or(Action::kDelete);
     m.method = e.method;
     m.path = e.path;
     m.body = e.body;
@@ -965,7 +969,7 @@ RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const Apply
       }
     }
 
-    if (m.action == MutationAction::kDelete) {
+    if (m.action == Action::kDelete) {
       auto resp = provider.Delete({m, e.idempotency_key}, none);
       CrashPoint("recover.sent");
       if (!resp.status.ok()) {
@@ -992,7 +996,7 @@ RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const Apply
 
     std::optional<RemoteResource> remote;
     std::string how = "re-sent with its original idempotency key";
-    if (m.action == MutationAction::kCreate && options.find_by_name_kinds.count(e.kind)) {
+    if (m.action == Action::kCreate && options.find_by_name_kinds.count(e.kind)) {
       auto parsed = ParseJson(e.body);
       Value body = parsed.ok() ? std::move(*parsed) : Value();
       // A damaged state file may journal any JSON as the body.
@@ -1010,7 +1014,7 @@ RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const Apply
       }
     }
     if (!remote) {
-      if (m.action == MutationAction::kCreate) {
+      if (m.action == Action::kCreate) {
         auto resp = provider.Create({m, e.idempotency_key}, none);
         CrashPoint("recover.sent");
         if (!resp.status.ok() || !resp.resource) {
@@ -1032,7 +1036,7 @@ RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const Apply
         remote = resp.resource ? *resp.resource : RemoteResource{e.kind, e.remote_id, Value::object()};
       }
     }
-    auto timeout = m.action == MutationAction::kCreate ? options.create_timeout : options.update_timeout;
+    auto timeout = m.action == Action::kCreate ? options.create_timeout : options.update_timeout;
     auto wait = provider.Wait({e.kind, remote->id, WaitTarget::kReady, timeout}, none);
     if (wait.resource) remote = wait.resource;
     ResourceState rs;
@@ -1042,7 +1046,7 @@ RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const Apply
     rs.attributes = remote->attributes;
     rs.attributes["id"] = remote->id;
     rs.depends_on = deps;
-    rs.tainted = TaintOf(m.action == MutationAction::kCreate, wait);
+    rs.tainted = TaintOf(m.action == Action::kCreate, wait);
     commit.put.push_back(rs);
     if (auto st = store.Commit(commit); !st.ok()) {
       fail(st.status().ToString());

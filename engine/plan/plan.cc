@@ -9,8 +9,6 @@
 namespace cairn {
 namespace {
 
-constexpr const char* kActionNames[] = {"no-op", "create", "update", "replace", "delete"};
-
 bool Contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
@@ -155,15 +153,6 @@ std::set<std::string> SelectTargets(const std::vector<PlannedChange>& changes,
 }
 
 }  // namespace
-
-const char* ActionName(Action a) { return kActionNames[static_cast<int>(a)]; }
-
-std::optional<Action> ParseAction(const std::string& name) {
-  for (int i = 0; i < 5; ++i) {
-    if (name == kActionNames[i]) return static_cast<Action>(i);
-  }
-  return std::nullopt;
-}
 
 Plan::Counts Plan::counts() const {
   Counts c;

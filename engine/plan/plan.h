@@ -32,15 +32,12 @@
 
 #include "base/diagnostic.h"
 #include "base/value.h"
+#include "engine/action.h"
 #include "engine/manifest/config.h"
 #include "engine/state/moves.h"
 #include "engine/state/state_store.h"
 
 namespace cairn {
-
-enum class Action { kNoOp, kCreate, kUpdate, kReplace, kDelete };
-const char* ActionName(Action a);  // "no-op", "create", "update", "replace", "delete"
-std::optional<Action> ParseAction(const std::string& name);
 
 // What the plan needs to know about a kind (from schemas/<kind>.schema.json).
 struct KindInfo {

@@ -26,6 +26,7 @@
 #include "base/diagnostic.h"
 #include "base/status.h"
 #include "base/value.h"
+#include "engine/action.h"
 
 namespace cairn {
 
@@ -64,18 +65,10 @@ inline std::optional<RemoteResource> SoleResultOf(std::vector<RemoteResource> ca
   return found;
 }
 
-enum class MutationAction { kCreate, kUpdate, kDelete };
-// "create", "update", "delete"
-inline const char* MutationActionName(MutationAction a) {
-  return a == MutationAction::kCreate   ? "create"
-         : a == MutationAction::kUpdate ? "update"
-                                        : "delete";
-}
-
 // Everything needed to send a mutation, and to send it again byte for byte.
 struct PreparedMutation {
   std::string kind;
-  MutationAction action = MutationAction::kCreate;
+  Action action = Action::kCreate;
   std::string method;  // "POST", "PATCH", "DELETE"
   std::string path;    // e.g. "/api/v1/compute" or "/v1/ssh_keys/key_..."
   std::string body;    // exact JSON body; empty for DELETE
@@ -104,7 +97,7 @@ struct ListResponse {
 
 struct PrepareRequest {
   std::string kind;
-  MutationAction action = MutationAction::kCreate;
+  Action action = Action::kCreate;
   std::string id;  // update, delete
   // create: the whole desired spec; update: only the changed fields (merge
   // patch); delete: unused. No unknown values may remain.

@@ -11,7 +11,7 @@
 #include <random>
 
 #include "base/redact.h"
-#include "providers/infra/ids.h"
+#include "providers/infra/canonical_id.h"
 #include "providers/infra/kind_watcher.h"
 
 namespace cairn {
@@ -461,9 +461,9 @@ Result<PreparedMutation> InfraProvider::Prepare(const PrepareRequest& req) {
   PreparedMutation m;
   m.kind = req.kind;
   m.action = req.action;
-  const std::string what = std::string(MutationActionName(req.action)) + " " + req.kind;
+  const std::string what = std::string(ActionName(req.action)) + " " + req.kind;
 
-  if (req.action != MutationAction::kDelete) {
+  if (req.action != Action::kDelete) {
     // Before anything else: private keys never go further than this.
     if (ValueHasPrivateKey(req.spec)) {
       return Status::InvalidArgument(
@@ -480,20 +480,20 @@ Result<PreparedMutation> InfraProvider::Prepare(const PrepareRequest& req) {
         return Status::InvalidArgument(what + ": field \"" + name +
                                        "\" is not known until apply; resolve it first");
       }
-      if (req.action == MutationAction::kUpdate && wire.immutable.count(name)) {
+      if (req.action == Action::kUpdate && wire.immutable.count(name)) {
         return Status::InvalidArgument(what + ": field \"" + name +
                                        "\" cannot change in place (it forces replacement)");
       }
     }
     auto body = MapRequest(wire, req.spec);
     if (!body.ok()) return body.status();
-    if (req.action == MutationAction::kUpdate && body->empty()) {
+    if (req.action == Action::kUpdate && body->empty()) {
       return Status::InvalidArgument(what + ": nothing to update");
     }
     m.body = body->dump();
   }
 
-  if (req.action == MutationAction::kCreate) {
+  if (req.action == Action::kCreate) {
     m.method = "POST";
     m.path = wire.collection;
     return m;
@@ -502,34 +502,33 @@ Result<PreparedMutation> InfraProvider::Prepare(const PrepareRequest& req) {
     return Status::InvalidArgument(what + ": \"" + Redact(req.id) + "\" is not a valid id");
   }
   m.id = req.id;
-  m.method = req.action == MutationAction::kUpdate ? "PATCH" : "DELETE";
+  m.method = req.action == Action::kUpdate ? "PATCH" : "DELETE";
   m.path = wire.collection + "/" + req.id;
   return m;
 }
 
-Status InfraProvider::CheckMutation(const PreparedMutation& m, MutationAction action,
+Status InfraProvider::CheckMutation(const PreparedMutation& m, Action action,
                                     const std::string& key) const {
-  const std::string what = std::string(MutationActionName(action)) + " " + m.kind;
+  const std::string what = std::string(ActionName(action)) + " " + m.kind;
   auto found = Lookup(m.kind);
   if (!found.ok()) return found.status();
   const KindWire& wire = **found;
   if (m.action != action) {
-    return Status::InvalidArgument(what + ": the prepared mutation is a " +
-                                   MutationActionName(m.action));
+    return Status::InvalidArgument(what + ": the prepared mutation is a " + ActionName(m.action));
   }
   if (key.empty()) return Status::InvalidArgument(what + ": no Idempotency-Key");
-  const char* method = action == MutationAction::kCreate   ? "POST"
-                       : action == MutationAction::kUpdate ? "PATCH"
-                                                           : "DELETE";
+  const char* method = action == Action::kCreate   ? "POST"
+                       : action == Action::kUpdate ? "PATCH"
+                                                   : "DELETE";
   std::string path = wire.collection;
-  if (action != MutationAction::kCreate) {
+  if (action != Action::kCreate) {
     if (!IsSafePathId(m.id)) return Status::InvalidArgument(what + ": invalid id");
     path += "/" + m.id;
   }
   if (m.method != method || m.path != path) {
     return Status::InvalidArgument(what + ": the prepared request is not " + method + " " + path);
   }
-  if (action == MutationAction::kDelete && !m.body.empty()) {
+  if (action == Action::kDelete && !m.body.empty()) {
     return Status::InvalidArgument(what + ": a delete has no body");
   }
   if (ContainsPrivateKeyMaterial(std::string_view(m.body))) {
@@ -630,7 +629,7 @@ InfraProvider::Outcome InfraProvider::SendGated(const KindWire& wire, const Prep
 CreateResponse InfraProvider::Create(const CreateRequest& req, std::stop_token stop) {
   CreateResponse out;
   const PreparedMutation& m = req.mutation;
-  out.status = CheckMutation(m, MutationAction::kCreate, req.idempotency_key);
+  out.status = CheckMutation(m, Action::kCreate, req.idempotency_key);
   if (!out.status.ok()) return out;
   const KindWire& wire = **Lookup(m.kind);
   std::function<Result<std::optional<RemoteResource>>()> before_resend;
@@ -678,7 +677,7 @@ CreateResponse InfraProvider::Create(const CreateRequest& req, std::stop_token s
 UpdateResponse InfraProvider::Update(const UpdateRequest& req, std::stop_token stop) {
   UpdateResponse out;
   const PreparedMutation& m = req.mutation;
-  out.status = CheckMutation(m, MutationAction::kUpdate, req.idempotency_key);
+  out.status = CheckMutation(m, Action::kUpdate, req.idempotency_key);
   if (!out.status.ok()) return out;
   const KindWire& wire = **Lookup(m.kind);
   const auto deadline = DeadlineFromNow(options_.operation_deadline);
@@ -709,7 +708,7 @@ UpdateResponse InfraProvider::Update(const UpdateRequest& req, std::stop_token s
 DeleteResponse InfraProvider::Delete(const DeleteRequest& req, std::stop_token stop) {
   DeleteResponse out;
   const PreparedMutation& m = req.mutation;
-  out.status = CheckMutation(m, MutationAction::kDelete, req.idempotency_key);
+  out.status = CheckMutation(m, Action::kDelete, req.idempotency_key);
   if (!out.status.ok()) return out;
   const KindWire& wire = **Lookup(m.kind);
   const auto deadline = DeadlineFromNow(options_.operation_deadline);

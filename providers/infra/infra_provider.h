@@ -53,7 +53,7 @@
 //     1 / max_lists_per_second.
 //   - Reads and lists retry like mutations (they are safe to repeat).
 //   - Reference attributes (x-cairn.references) are canonicalised with
-//     CanonicalId (providers/infra/ids.h).
+//     CanonicalId (providers/infra/canonical_id.h).
 // Every request carries Authorization: Bearer <token>, Accept and (with a
 // body) Content-Type application/json, User-Agent and a fresh X-Request-ID per
 // attempt. The token is registered with the redactor at construction; it is
@@ -202,8 +202,7 @@ class InfraProvider final : public Provider {
   Result<Value> Unwrap(const KindWire& wire, const HttpResponse& resp) const;
   // The RemoteResource of an enveloped single-resource answer.
   Result<RemoteResource> ToResource(const KindWire& wire, const HttpResponse& resp) const;
-  Status CheckMutation(const PreparedMutation& m, MutationAction action,
-                       const std::string& key) const;
+  Status CheckMutation(const PreparedMutation& m, Action action, const std::string& key) const;
   Clock::time_point DeadlineFromNow(std::chrono::seconds d) const;
 
   Options options_;

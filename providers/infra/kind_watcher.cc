@@ -8,7 +8,7 @@
 #include <set>
 
 #include "base/redact.h"
-#include "providers/infra/ids.h"
+#include "providers/infra/canonical_id.h"
 
 namespace cairn {
 namespace {

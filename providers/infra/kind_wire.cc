@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string_view>
 
-#include "providers/infra/ids.h"
+#include "providers/infra/canonical_id.h"
 
 namespace cairn {
 namespace {

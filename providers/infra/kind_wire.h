@@ -83,7 +83,7 @@ void SetPath(Value& obj, const std::string& path, Value v);
 
 // A response object (already unwrapped from its envelope) in manifest names:
 // every field with a response path that is present is copied; references
-// are mapped through CanonicalId (providers/infra/ids.h); "id" is the
+// are mapped through CanonicalId (providers/infra/canonical_id.h); "id" is the
 // id_field's value. InvalidArgument when the id is missing or not a string.
 struct MappedResource {
   std::string id;

@@ -30,11 +30,11 @@ class AnsweringProvider final : public Provider {
     m.kind = req.kind;
     m.action = req.action;
     m.id = req.id;
-    m.method = req.action == MutationAction::kCreate   ? "POST"
-               : req.action == MutationAction::kUpdate ? "PATCH"
-                                                       : "DELETE";
+    m.method = req.action == Action::kCreate   ? "POST"
+               : req.action == Action::kUpdate ? "PATCH"
+                                               : "DELETE";
     m.path = "/" + req.kind + (req.id.empty() ? "" : "/" + req.id);
-    if (req.action != MutationAction::kDelete) {
+    if (req.action != Action::kDelete) {
       if (!req.spec.is_object()) return Status::InvalidArgument("spec must be an object");
       if (ContainsUnknown(req.spec)) return Status::InvalidArgument("unknown value in spec");
       m.body = req.spec.dump(-1, ' ', false, Value::error_handler_t::replace);

@@ -1,6 +1,6 @@
 // libFuzzer target: the whole request path of `cairn serve` below HTTP
 // parsing, server::Api::Handle, wired as server/server.cc wires it (a real
-// Store in a temporary directory, Metrics, a FaultInjector without faults, a
+// ApiStore in a temporary directory, Metrics, a FaultInjector without faults, a
 // RateLimiter that is on but generous) and driven through authentication,
 // rate limiting, content type, idempotency, JSON and private key checks,
 // validation, the handlers and the store's group commit.
@@ -45,12 +45,12 @@
 #include "base/schema/schema_registry.h"
 #include "base/value.h"
 #include "server/api.h"
+#include "server/api_store.h"
 #include "server/embedded_schemas.h"
 #include "server/faults.h"
 #include "server/metrics.h"
 #include "server/rate_limiter.h"
-#include "server/sqlite_store.h"
-#include "server/store.h"
+#include "server/sqlite_api_store.h"
 #include "server/token.h"
 
 namespace {
@@ -75,7 +75,7 @@ constexpr size_t kMaxRequests = 8;
 // keeps them across requests); the data directory is removed at exit.
 struct Harness {
   std::string dir;
-  std::unique_ptr<cairn::server::Store> store;
+  std::unique_ptr<cairn::server::ApiStore> store;
   cairn::server::Metrics metrics;
   std::unique_ptr<cairn::server::FaultInjector> faults;
   std::unique_ptr<cairn::server::RateLimiter> limiter;
@@ -88,7 +88,7 @@ struct Harness {
     std::string templ = base + "/cairn-server-fuzz-XXXXXX";
     if (!mkdtemp(templ.data())) std::abort();
     dir = templ;
-    auto s = cairn::server::SqliteStore::Open(dir + "/data", {});
+    auto s = cairn::server::SqliteApiStore::Open(dir + "/data", {});
     if (!s.ok()) {
       std::fprintf(stderr, "store: %s\n", s.status().ToString().c_str());
       std::abort();

@@ -4,7 +4,7 @@
 
 #include "server/duration.h"
 #include "server/faults.h"
-#include "server/ids.h"
+#include "server/record_ids.h"
 
 using namespace cairn::server;
 

@@ -32,11 +32,11 @@ Result<PreparedMutation> FakeProvider::Prepare(const PrepareRequest& req) {
   m.kind = req.kind;
   m.action = req.action;
   m.id = req.id;
-  m.method = req.action == MutationAction::kCreate   ? "POST"
-             : req.action == MutationAction::kUpdate ? "PATCH"
-                                                     : "DELETE";
+  m.method = req.action == Action::kCreate   ? "POST"
+             : req.action == Action::kUpdate ? "PATCH"
+                                             : "DELETE";
   m.path = "/fake/" + req.kind + (req.id.empty() ? "" : "/" + req.id);
-  m.body = req.action == MutationAction::kDelete ? "" : req.spec.dump();
+  m.body = req.action == Action::kDelete ? "" : req.spec.dump();
   return m;
 }
 

@@ -79,7 +79,7 @@ PreparedMutation PrepareOrDie(InfraProvider& p, const PrepareRequest& req) {
 
 PreparedMutation InstanceCreate(InfraProvider& p) {
   return PrepareOrDie(
-      p, {"instance", MutationAction::kCreate, "",
+      p, {"instance", Action::kCreate, "",
           Value{{"name", "web"}, {"region", "fra1"}, {"plan", "s-1"}, {"image", "debian-12"}}});
 }
 
@@ -95,20 +95,20 @@ TEST_CASE("Prepare builds the exact create, update and delete requests") {
   // Deterministic: the same spec gives the same bytes.
   CHECK(InstanceCreate(f.provider).body == create.body);
 
-  auto update = PrepareOrDie(f.provider,
-                             {"instance", MutationAction::kUpdate, kUuid, Value{{"plan", "s-2"}}});
+  auto update =
+      PrepareOrDie(f.provider, {"instance", Action::kUpdate, kUuid, Value{{"plan", "s-2"}}});
   CHECK(update.method == "PATCH");
   CHECK(update.path == "/api/v1/compute/" + kUuid);
   CHECK(update.body == R"({"plan":"s-2"})");
   CHECK(update.id == kUuid);
 
-  auto del = PrepareOrDie(f.provider, {"ssh_key", MutationAction::kDelete, "key_1", {}});
+  auto del = PrepareOrDie(f.provider, {"ssh_key", Action::kDelete, "key_1", {}});
   CHECK(del.method == "DELETE");
   CHECK(del.path == "/v1/ssh_keys/key_1");
   CHECK(del.body.empty());
 
-  auto rename = PrepareOrDie(f.provider,
-                             {"network", MutationAction::kUpdate, kUuid, Value{{"name", nullptr}}});
+  auto rename =
+      PrepareOrDie(f.provider, {"network", Action::kUpdate, kUuid, Value{{"name", nullptr}}});
   CHECK(rename.body == R"({"name":null})");  // merge patch: null clears
   CHECK(f.transport.count() == 0);
 }
@@ -119,47 +119,44 @@ TEST_CASE("Prepare refuses private keys, unknown values, bad ids and immutable u
       "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE "
       "KEY-----\n";
   auto key = f.provider.Prepare(
-      {"ssh_key", MutationAction::kCreate, "", Value{{"name", "k"}, {"public_key", pem}}});
+      {"ssh_key", Action::kCreate, "", Value{{"name", "k"}, {"public_key", pem}}});
   REQUIRE_FALSE(key.ok());
   CHECK(key.status().code() == StatusCode::kInvalidArgument);
   CHECK(key.status().message().find("private key") != std::string::npos);
   CHECK(key.status().message().find("b3BlbnNza") == std::string::npos);  // never echoed
 
   auto rsa = f.provider.Prepare(
-      {"ssh_key", MutationAction::kCreate, "",
+      {"ssh_key", Action::kCreate, "",
        Value{{"name", "k"}, {"public_key", "-----BEGIN RSA PRIVATE KEY-----\nMII"}}});
   CHECK_FALSE(rsa.ok());
   auto putty =
-      f.provider.Prepare({"ssh_key", MutationAction::kUpdate, "key_1",
+      f.provider.Prepare({"ssh_key", Action::kUpdate, "key_1",
                           Value{{"name", "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none"}}});
   CHECK_FALSE(putty.ok());
   // A public key is fine.
   CHECK(f.provider
-            .Prepare({"ssh_key", MutationAction::kCreate, "",
+            .Prepare({"ssh_key", Action::kCreate, "",
                       Value{{"name", "k"}, {"public_key", "ssh-ed25519 AAAAC3Nza me@host"}}})
             .ok());
 
   auto unknown =
-      f.provider.Prepare({"instance", MutationAction::kCreate, "",
+      f.provider.Prepare({"instance", Action::kCreate, "",
                           Value{{"name", "web"}, {"region", "fra1"}, {"network", UnknownValue()}}});
   REQUIRE_FALSE(unknown.ok());
   CHECK(unknown.status().message().find("network") != std::string::npos);
   auto nested = f.provider.Prepare(
-      {"firewall", MutationAction::kCreate, "",
+      {"firewall", Action::kCreate, "",
        Value{{"name", "fw"}, {"instances", Value::array({"x", UnknownValue()})}}});
   CHECK_FALSE(nested.ok());
 
-  CHECK_FALSE(
-      f.provider.Prepare({"instance", MutationAction::kUpdate, "../x", Value{{"name", "a"}}}).ok());
+  CHECK_FALSE(f.provider.Prepare({"instance", Action::kUpdate, "../x", Value{{"name", "a"}}}).ok());
   auto immutable =
-      f.provider.Prepare({"instance", MutationAction::kUpdate, kUuid, Value{{"region", "ams3"}}});
+      f.provider.Prepare({"instance", Action::kUpdate, kUuid, Value{{"region", "ams3"}}});
   REQUIRE_FALSE(immutable.ok());
   CHECK(immutable.status().message().find("region") != std::string::npos);
-  CHECK_FALSE(
-      f.provider.Prepare({"instance", MutationAction::kUpdate, kUuid, Value::object()}).ok());
-  CHECK_FALSE(f.provider.Prepare({"bucket", MutationAction::kCreate, "", Value::object()}).ok());
-  CHECK_FALSE(
-      f.provider.Prepare({"instance", MutationAction::kCreate, "", Value{{"nmae", "x"}}}).ok());
+  CHECK_FALSE(f.provider.Prepare({"instance", Action::kUpdate, kUuid, Value::object()}).ok());
+  CHECK_FALSE(f.provider.Prepare({"bucket", Action::kCreate, "", Value::object()}).ok());
+  CHECK_FALSE(f.provider.Prepare({"instance", Action::kCreate, "", Value{{"nmae", "x"}}}).ok());
   CHECK(f.transport.count() == 0);
 }
 
@@ -167,7 +164,7 @@ TEST_CASE("a private key in a journaled body is refused with zero requests sent"
   Fixture f;
   PreparedMutation m;
   m.kind = "ssh_key";
-  m.action = MutationAction::kCreate;
+  m.action = Action::kCreate;
   m.method = "POST";
   m.path = "/v1/ssh_keys";
   m.body = R"({"name":"k","public_key":"-----BEGIN PRIVATE KEY-----\nMC4CAQ"})";
@@ -250,7 +247,7 @@ HttpResponse KeyPage(const std::vector<Value>& keys) {
 
 TEST_CASE("a preview create whose answer was lost is found by name, not sent twice") {
   Fixture f;
-  auto m = PrepareOrDie(f.provider, {"ssh_key", MutationAction::kCreate, "",
+  auto m = PrepareOrDie(f.provider, {"ssh_key", Action::kCreate, "",
                                      Value{{"name", "k"}, {"public_key", "ssh-ed25519 AAAA"}}});
   f.transport.Push(Dropped());  // the POST may or may not have been executed
   f.transport.Push(
@@ -269,7 +266,7 @@ TEST_CASE("a preview create whose answer was lost is found by name, not sent twi
 
 TEST_CASE("a preview create is sent again, same key and body, when nothing it made is found") {
   Fixture f;
-  auto m = PrepareOrDie(f.provider, {"ssh_key", MutationAction::kCreate, "",
+  auto m = PrepareOrDie(f.provider, {"ssh_key", Action::kCreate, "",
                                      Value{{"name", "k"}, {"public_key", "ssh-ed25519 AAAA"}}});
   f.transport.Push(ErrorAnswer(503, "service_unavailable", "busy"));
   // Same name, another key: someone else's, not the result of this create.
@@ -541,8 +538,7 @@ TEST_CASE("update waits while the edit action is not offered") {
   f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "provisioning", false)));
   f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "running", true)));
   f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "running", true)));
-  auto m = PrepareOrDie(f.provider,
-                        {"instance", MutationAction::kUpdate, kUuid, Value{{"plan", "s-2"}}});
+  auto m = PrepareOrDie(f.provider, {"instance", Action::kUpdate, kUuid, Value{{"plan", "s-2"}}});
   auto r = f.provider.Update({m, "key-u"}, {});
   REQUIRE(r.status.ok());
   REQUIRE(r.resource);
@@ -561,7 +557,7 @@ TEST_CASE("delete gives up at the deadline while delete is not offered, sending 
   f.transport.SetHandler([](const HttpRequest&) {
     return JsonAnswer(200, InstanceJson(kUuid, "provisioning", true, false));
   });
-  auto m = PrepareOrDie(f.provider, {"instance", MutationAction::kDelete, kUuid, {}});
+  auto m = PrepareOrDie(f.provider, {"instance", Action::kDelete, kUuid, {}});
   auto r = f.provider.Delete({m, "key-d"}, {});
   CHECK(r.status.code() == StatusCode::kDeadlineExceeded);
   for (const auto& req : f.transport.sent()) CHECK(req.method == "GET");
@@ -574,7 +570,7 @@ TEST_CASE("delete of a missing resource is OK and already gone") {
   Fixture f;
   // Preview kinds have no customerStatus: straight to DELETE.
   f.transport.Push(ErrorAnswer(404, "resource_not_found", "gone"));
-  auto m = PrepareOrDie(f.provider, {"ssh_key", MutationAction::kDelete, "key_1", {}});
+  auto m = PrepareOrDie(f.provider, {"ssh_key", Action::kDelete, "key_1", {}});
   auto r = f.provider.Delete({m, "key-d"}, {});
   CHECK(r.status.ok());
   CHECK(r.already_gone);
@@ -586,7 +582,7 @@ TEST_CASE("delete of a missing resource is OK and already gone") {
   // Control-plane kinds find out on the action-flag read.
   Fixture g;
   g.transport.Push(ErrorAnswer(404, "resource_not_found", "gone"));
-  auto cp = PrepareOrDie(g.provider, {"instance", MutationAction::kDelete, kUuid, {}});
+  auto cp = PrepareOrDie(g.provider, {"instance", Action::kDelete, kUuid, {}});
   auto d = g.provider.Delete({cp, "key-d"}, {});
   CHECK(d.status.ok());
   CHECK(d.already_gone);
@@ -833,8 +829,7 @@ TEST_CASE("a 409 action_not_allowed sends update back to waiting for the flag") 
   f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "reconciling", false)));
   f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "running", true)));
   f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "running", true)));
-  auto m = PrepareOrDie(f.provider,
-                        {"instance", MutationAction::kUpdate, kUuid, Value{{"name", "web2"}}});
+  auto m = PrepareOrDie(f.provider, {"instance", Action::kUpdate, kUuid, Value{{"name", "web2"}}});
   auto r = f.provider.Update({m, "key-u"}, {});
   REQUIRE(r.status.ok());
   auto sent = f.transport.sent();
@@ -847,8 +842,7 @@ TEST_CASE("a 409 action_not_allowed sends update back to waiting for the flag") 
   // Preview kinds have no flags to wait for: the 409 is the answer.
   Fixture g;
   g.transport.Push(ErrorAnswer(409, "action_not_allowed", "no"));
-  auto k =
-      PrepareOrDie(g.provider, {"ssh_key", MutationAction::kUpdate, "key_1", Value{{"name", "n"}}});
+  auto k = PrepareOrDie(g.provider, {"ssh_key", Action::kUpdate, "key_1", Value{{"name", "n"}}});
   auto u = g.provider.Update({k, "key-u"}, {});
   CHECK(u.status.code() == StatusCode::kConflict);
   CHECK(g.transport.count() == 1);
@@ -872,7 +866,7 @@ TEST_CASE("a delete right after a listing that showed it offered sends no read f
                           .dump()));
   REQUIRE(f.provider.List({"instance"}, {}).status.ok());
   f.transport.Push(JsonAnswer(202, InstanceJson(kUuid, "deleting", false, false)));
-  auto m = PrepareOrDie(f.provider, {"instance", MutationAction::kDelete, kUuid, {}});
+  auto m = PrepareOrDie(f.provider, {"instance", Action::kDelete, kUuid, {}});
   REQUIRE(f.provider.Delete({m, "key-d"}, {}).status.ok());
   auto sent = f.transport.sent();
   REQUIRE(sent.size() == 2);  // the listing, then the DELETE
@@ -889,7 +883,7 @@ TEST_CASE("a delete right after a listing that showed it offered sends no read f
   f.transport.Push(ErrorAnswer(409, "action_not_allowed", "delete is not allowed"));
   f.transport.Push(JsonAnswer(200, InstanceJson(kUuid2, "running", true, true)));
   f.transport.Push(JsonAnswer(202, InstanceJson(kUuid2, "deleting", false, false)));
-  auto m2 = PrepareOrDie(f.provider, {"instance", MutationAction::kDelete, kUuid2, {}});
+  auto m2 = PrepareOrDie(f.provider, {"instance", Action::kDelete, kUuid2, {}});
   REQUIRE(f.provider.Delete({m2, "key-d2"}, {}).status.ok());
   sent = f.transport.sent();
   REQUIRE(sent.size() == 6);

@@ -7,8 +7,8 @@
 
 #include "base/clock.h"
 #include "base/redact.h"
+#include "providers/infra/canonical_id.h"
 #include "providers/infra/curl_transport.h"
-#include "providers/infra/ids.h"
 #include "providers/infra/infra_provider.h"
 #include "tests/providers/test_descriptors.h"
 #include "tests/support/process.h"
@@ -81,7 +81,7 @@ struct Client {
   }
 
   RemoteResource Create(const std::string& kind, Value spec) {
-    auto m = provider->Prepare({kind, MutationAction::kCreate, "", std::move(spec)});
+    auto m = provider->Prepare({kind, Action::kCreate, "", std::move(spec)});
     REQUIRE(m.ok());
     auto r = provider->Create({*m, NextKey(kind)}, {});
     INFO(r.status.ToString());
@@ -95,7 +95,7 @@ struct Client {
   }
 
   RemoteResource Update(const std::string& kind, const std::string& id, Value changes) {
-    auto m = provider->Prepare({kind, MutationAction::kUpdate, id, std::move(changes)});
+    auto m = provider->Prepare({kind, Action::kUpdate, id, std::move(changes)});
     REQUIRE(m.ok());
     auto r = provider->Update({*m, NextKey(kind)}, {});
     INFO(r.status.ToString());
@@ -107,7 +107,7 @@ struct Client {
   }
 
   void Delete(const std::string& kind, const std::string& id) {
-    auto m = provider->Prepare({kind, MutationAction::kDelete, id, {}});
+    auto m = provider->Prepare({kind, Action::kDelete, id, {}});
     REQUIRE(m.ok());
     auto r = provider->Delete({*m, NextKey(kind)}, {});
     INFO(r.status.ToString());
@@ -211,7 +211,7 @@ TEST_CASE("serve: every kind through create, read, list, update, wait and delete
         Value::array());
 
   // A 4xx carries the server's code.
-  auto shrink = c.provider->Prepare({"volume", MutationAction::kUpdate, vol.id, {{"size_gb", 5}}});
+  auto shrink = c.provider->Prepare({"volume", Action::kUpdate, vol.id, {{"size_gb", 5}}});
   REQUIRE(shrink.ok());
   auto refused = c.provider->Update({*shrink, "itest/shrink"}, {});
   CHECK(refused.status.code() == StatusCode::kInvalidArgument);
@@ -238,7 +238,7 @@ TEST_CASE("serve: a re-sent create is replayed, not repeated") {
     Value spec = std::string(kind) == "network"
                      ? Value{{"name", "n"}, {"region", "us-east"}, {"cidr", "10.0.0.0/24"}}
                      : Value{{"name", "k"}, {"public_key", kPublicKey}};
-    auto m = c.provider->Prepare({kind, MutationAction::kCreate, "", spec});
+    auto m = c.provider->Prepare({kind, Action::kCreate, "", spec});
     REQUIRE(m.ok());
     const std::string key = std::string("itest/replay/") + kind;
     auto first = c.provider->Create({*m, key}, {});

@@ -1,4 +1,4 @@
-// PostgresStore: the store of `cairn serve` on PostgreSQL, shared by any
+// PostgresApiStore: the store of `cairn serve` on PostgreSQL, shared by any
 // number of servers (replicas) on one database, which then behave as one:
 //
 //   - Everything durable is in the database: resources (and their
@@ -6,7 +6,7 @@
 //     token hashes, the IPv4 pools, the lifecycle schedule
 //     (resources.next_step_ms), idempotency keys in flight and rate-limit
 //     buckets.
-//   - Writes: the group-commit writer of Store, one transaction per batch
+//   - Writes: the group-commit writer of ApiStore, one transaction per batch
 //     (no savepoint per mutation: one that rolls back decides so before it
 //     writes, and a database error fails the whole batch, answered 503);
 //     the batch's writes travel as SQL text with the next read or the
@@ -47,14 +47,14 @@
 #include <thread>
 #include <vector>
 
-#include "server/store.h"
+#include "server/api_store.h"
 
 namespace cairn::server {
 
-class PostgresStore final : public Store {
+class PostgresApiStore final : public ApiStore {
  public:
-  static Result<std::unique_ptr<Store>> Open(const std::string& url, StoreOptions options);
-  ~PostgresStore() override;
+  static Result<std::unique_ptr<ApiStore>> Open(const std::string& url, StoreOptions options);
+  ~PostgresApiStore() override;
 
   Result<std::optional<Record>> Get(const std::string& project, const std::string& id) override;
   Result<std::vector<Record>> List(const std::string& project, const std::string& kind,
@@ -74,7 +74,7 @@ class PostgresStore final : public Store {
  private:
   struct Connection;  // postgres_store.cc
   class Lease;
-  explicit PostgresStore(std::string url, StoreOptions options);
+  explicit PostgresApiStore(std::string url, StoreOptions options);
   Lease Borrow();
   // Deletes released claims, many per statement, off the request path.
   void ReleaseLoop();

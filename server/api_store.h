@@ -1,5 +1,5 @@
 // The store of `cairn serve`: what it records (Record, StoredResponse), the
-// statements a mutation runs (WriteTxn) and the store itself (Store, with
+// statements a mutation runs (WriteTxn) and the store itself (ApiStore, with
 // its group-commit writer), whatever the database. Two databases implement
 // it: SQLite (sqlite_store.h, the default, one server per data directory)
 // and PostgreSQL (postgres_store.h, one database for several servers).
@@ -93,7 +93,7 @@ struct StoreOptions {
 // writer waits up to 400 us for the rest (clients answered by the previous
 // commit are sending their next request), so batches stay full. Reads may
 // come from any thread. Thread-safe.
-class Store {
+class ApiStore {
  public:
   // A mutation returns true to keep its changes, false to roll back its own
   // savepoint (the rest of the batch is unaffected).
@@ -102,7 +102,7 @@ class Store {
   // durable; otherwise nothing of the mutation was kept.
   using Completion = std::function<void(const Status&)>;
 
-  virtual ~Store();
+  virtual ~ApiStore();
 
   void Submit(Mutation m, Completion done);
   // Runs after each committed batch (on the writer thread).
@@ -158,7 +158,7 @@ class Store {
     Mutation m;
     Completion done;
   };
-  explicit Store(StoreOptions options) : options_(options) {}
+  explicit ApiStore(StoreOptions options) : options_(options) {}
   // Starts the writer; the store's derived part must be complete.
   void StartWriter();
   // Runs `batch` in one transaction, keeping the mutations that succeed

@@ -1,4 +1,4 @@
-#include "server/ids.h"
+#include "server/record_ids.h"
 
 #include <openssl/rand.h>
 

@@ -1,4 +1,4 @@
-#include "server/postgres_store.h"
+#include "server/postgres_api_store.h"
 
 #include <openssl/rand.h>
 #include <spdlog/spdlog.h>
@@ -389,7 +389,7 @@ void PrepareReads(pqxx::connection& c) {
 
 }  // namespace
 
-struct PostgresStore::Connection {
+struct PostgresApiStore::Connection {
   // The writer's connection (durable) and the pool's, whose writes
   // (claims, rate-limit buckets) need not survive a crash of the database:
   // the mutation a claim guards commits, or not, in the writer's own
@@ -403,9 +403,9 @@ struct PostgresStore::Connection {
 };
 
 // A pooled connection, back to the pool when done (unless it broke).
-class PostgresStore::Lease {
+class PostgresApiStore::Lease {
  public:
-  Lease(PostgresStore* store, std::unique_ptr<Connection> c) : store_(store), c_(std::move(c)) {}
+  Lease(PostgresApiStore* store, std::unique_ptr<Connection> c) : store_(store), c_(std::move(c)) {}
   Lease(Lease&&) = default;
   ~Lease() {
     if (c_ && c_->c.is_open()) {
@@ -416,14 +416,14 @@ class PostgresStore::Lease {
   pqxx::connection& c() { return c_->c; }
 
  private:
-  PostgresStore* store_;
+  PostgresApiStore* store_;
   std::unique_ptr<Connection> c_;
 };
 
-PostgresStore::PostgresStore(std::string url, StoreOptions options)
-    : Store(options), url_(std::move(url)), owner_(NewOwner()) {}
+PostgresApiStore::PostgresApiStore(std::string url, StoreOptions options)
+    : ApiStore(options), url_(std::move(url)), owner_(NewOwner()) {}
 
-PostgresStore::~PostgresStore() {
+PostgresApiStore::~PostgresApiStore() {
   Close();
   {
     std::lock_guard<std::mutex> lock(release_mu_);
@@ -433,7 +433,7 @@ PostgresStore::~PostgresStore() {
   if (releaser_.joinable()) releaser_.join();
 }
 
-PostgresStore::Lease PostgresStore::Borrow() {
+PostgresApiStore::Lease PostgresApiStore::Borrow() {
   {
     std::lock_guard<std::mutex> lock(pool_mu_);
     if (!idle_.empty()) {
@@ -445,10 +445,11 @@ PostgresStore::Lease PostgresStore::Borrow() {
   return Lease(this, std::make_unique<Connection>(url_));  // throws if it cannot connect
 }
 
-Result<std::unique_ptr<Store>> PostgresStore::Open(const std::string& url, StoreOptions options) {
+Result<std::unique_ptr<ApiStore>> PostgresApiStore::Open(const std::string& url,
+                                                         StoreOptions options) {
   RegisterUrlSecrets(url);
-  return Guarded("open", [&]() -> Result<std::unique_ptr<Store>> {
-    auto store = std::unique_ptr<PostgresStore>(new PostgresStore(url, options));
+  return Guarded("open", [&]() -> Result<std::unique_ptr<ApiStore>> {
+    auto store = std::unique_ptr<PostgresApiStore>(new PostgresApiStore(url, options));
     store->writer_ = std::make_unique<Connection>(url, /*durable=*/true);
     {
       pqxx::work w(store->writer_->c);
@@ -473,11 +474,11 @@ Result<std::unique_ptr<Store>> PostgresStore::Open(const std::string& url, Store
     }
     store->StartWriter();
     store->releaser_ = std::thread([s = store.get()] { s->ReleaseLoop(); });
-    return std::unique_ptr<Store>(std::move(store));
+    return std::unique_ptr<ApiStore>(std::move(store));
   });
 }
 
-Status PostgresStore::RunBatch(std::vector<Pending>& batch, size_t* kept) {
+Status PostgresApiStore::RunBatch(std::vector<Pending>& batch, size_t* kept) {
   return Guarded("committing a batch", [&]() -> Status {
     if (!writer_ || !writer_->c.is_open()) {
       writer_ = std::make_unique<Connection>(url_, /*durable=*/true);
@@ -513,8 +514,8 @@ Status PostgresStore::RunBatch(std::vector<Pending>& batch, size_t* kept) {
   });
 }
 
-Result<std::optional<Record>> PostgresStore::Get(const std::string& project,
-                                                 const std::string& id) {
+Result<std::optional<Record>> PostgresApiStore::Get(const std::string& project,
+                                                    const std::string& id) {
   return Guarded("reading a resource", [&]() -> Result<std::optional<Record>> {
     Lease lease = Borrow();
     pqxx::nontransaction t(lease.c());
@@ -524,8 +525,9 @@ Result<std::optional<Record>> PostgresStore::Get(const std::string& project,
   });
 }
 
-Result<std::vector<Record>> PostgresStore::List(const std::string& project, const std::string& kind,
-                                                int64_t after_seq, int limit) {
+Result<std::vector<Record>> PostgresApiStore::List(const std::string& project,
+                                                   const std::string& kind, int64_t after_seq,
+                                                   int limit) {
   return Guarded("listing resources", [&]() -> Result<std::vector<Record>> {
     Lease lease = Borrow();
     pqxx::nontransaction t(lease.c());
@@ -537,7 +539,7 @@ Result<std::vector<Record>> PostgresStore::List(const std::string& project, cons
   });
 }
 
-Result<std::optional<StoredResponse>> PostgresStore::GetResponse(const std::string& scope) {
+Result<std::optional<StoredResponse>> PostgresApiStore::GetResponse(const std::string& scope) {
   return Guarded("reading an idempotency record", [&]() -> Result<std::optional<StoredResponse>> {
     Lease lease = Borrow();
     pqxx::nontransaction t(lease.c());
@@ -547,7 +549,7 @@ Result<std::optional<StoredResponse>> PostgresStore::GetResponse(const std::stri
   });
 }
 
-Result<int64_t> PostgresStore::NextDueMs() {
+Result<int64_t> PostgresApiStore::NextDueMs() {
   return Guarded("reading the schedule", [&]() -> Result<int64_t> {
     Lease lease = Borrow();
     pqxx::nontransaction t(lease.c());
@@ -556,24 +558,24 @@ Result<int64_t> PostgresStore::NextDueMs() {
   });
 }
 
-Result<std::vector<std::pair<std::string, std::string>>> PostgresStore::LoadTokens() {
-  return Guarded(
-      "reading token hashes", [&]() -> Result<std::vector<std::pair<std::string, std::string>>> {
-        Lease lease = Borrow();
-        pqxx::nontransaction t(lease.c());
-        std::vector<std::pair<std::string, std::string>> out;
-        for (const pqxx::row& row : t.exec_prepared("tokens")) {
-          out.emplace_back(row[0].as<std::string>(), row[1].as<std::string>());
-        }
-        return out;
-      });
+Result<std::vector<std::pair<std::string, std::string>>> PostgresApiStore::LoadTokens() {
+  return Guarded("reading token hashes",
+                 [&]() -> Result<std::vector<std::pair<std::string, std::string>>> {
+                   Lease lease = Borrow();
+                   pqxx::nontransaction t(lease.c());
+                   std::vector<std::pair<std::string, std::string>> out;
+                   for (const pqxx::row& row : t.exec_prepared("tokens")) {
+                     out.emplace_back(row[0].as<std::string>(), row[1].as<std::string>());
+                   }
+                   return out;
+                 });
 }
 
-Result<Store::KeyClaim> PostgresStore::ClaimKey(const std::string& scope) {
+Result<ApiStore::KeyClaim> PostgresApiStore::ClaimKey(const std::string& scope) {
   // Requests of this server first, in memory: a key held here is not asked
   // for again. Then the row, which a claim of this server's released but not
   // yet deleted (see ReleaseKey) still holds, and which it may take again.
-  if (!ClaimLocally(scope)) return Store::ClaimKey(scope);
+  if (!ClaimLocally(scope)) return ApiStore::ClaimKey(scope);
   auto claim = Guarded("claiming an idempotency key", [&]() -> Result<KeyClaim> {
     Lease lease = Borrow();
     pqxx::nontransaction w(lease.c());
@@ -588,16 +590,16 @@ Result<Store::KeyClaim> PostgresStore::ClaimKey(const std::string& scope) {
   return claim;
 }
 
-void PostgresStore::ReleaseKey(const std::string& scope) {
+void PostgresApiStore::ReleaseKey(const std::string& scope) {
   // Free here at once; the row goes in the releaser's next batch (another
   // server meanwhile answers 409 idempotency_key_in_use a moment longer).
-  Store::ReleaseKey(scope);
+  ApiStore::ReleaseKey(scope);
   std::lock_guard<std::mutex> lock(release_mu_);
   to_release_.push_back(scope);
   release_cv_.notify_one();
 }
 
-void PostgresStore::ReleaseLoop() {
+void PostgresApiStore::ReleaseLoop() {
   std::unique_lock<std::mutex> lock(release_mu_);
   for (;;) {
     release_cv_.wait(lock, [&] { return release_stop_ || !to_release_.empty(); });
@@ -623,8 +625,8 @@ void PostgresStore::ReleaseLoop() {
   }
 }
 
-Result<std::optional<Store::Bucket>> PostgresStore::TakeToken(const std::string& project,
-                                                              double rate, int64_t burst) {
+Result<std::optional<ApiStore::Bucket>> PostgresApiStore::TakeToken(const std::string& project,
+                                                                    double rate, int64_t burst) {
   return Guarded("taking a rate-limit token", [&]() -> Result<std::optional<Bucket>> {
     Lease lease = Borrow();
     pqxx::nontransaction w(lease.c());

@@ -1,4 +1,4 @@
-#include "providers/infra/ids.h"
+#include "providers/infra/canonical_id.h"
 
 #include <catch2/catch.hpp>
 

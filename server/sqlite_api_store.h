@@ -1,4 +1,4 @@
-// SqliteStore: the default store of `cairn serve`, one SQLite database
+// SqliteApiStore: the default store of `cairn serve`, one SQLite database
 // (WAL, synchronous=FULL) under --data-dir, with versioned schema migrations
 // (PRAGMA user_version; the list is in sqlite_store.cc). A batch commits with
 // one fsync; WAL checkpoints run on their own thread and connection, never
@@ -26,16 +26,16 @@
 #include <thread>
 #include <vector>
 
-#include "server/store.h"
+#include "server/api_store.h"
 
 namespace cairn::server {
 
 class SqliteDb;
 
-class SqliteStore final : public Store {
+class SqliteApiStore final : public ApiStore {
  public:
-  static Result<std::unique_ptr<Store>> Open(const std::string& dir, StoreOptions options);
-  ~SqliteStore() override;
+  static Result<std::unique_ptr<ApiStore>> Open(const std::string& dir, StoreOptions options);
+  ~SqliteApiStore() override;
 
   Result<std::optional<Record>> Get(const std::string& project, const std::string& id) override;
   Result<std::vector<Record>> List(const std::string& project, const std::string& kind,
@@ -48,7 +48,7 @@ class SqliteStore final : public Store {
   Status RunBatch(std::vector<Pending>& batch, size_t* kept) override;
 
  private:
-  explicit SqliteStore(StoreOptions options);
+  explicit SqliteApiStore(StoreOptions options);
   class ReadLease;
   ReadLease Lease();
   void CheckpointLoop();

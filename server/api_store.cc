@@ -1,4 +1,4 @@
-#include "server/store.h"
+#include "server/api_store.h"
 
 #include <spdlog/spdlog.h>
 
@@ -22,18 +22,18 @@ std::string IsoUtcNow() {
   return buf;
 }
 
-Store::~Store() = default;  // derived destructors call Close() first
+ApiStore::~ApiStore() = default;  // derived destructors call Close() first
 
-void Store::StartWriter() {
+void ApiStore::StartWriter() {
   writer_ = std::thread([this] { WriterLoop(); });
 }
 
-void Store::SetCommitListener(std::function<void()> f) {
+void ApiStore::SetCommitListener(std::function<void()> f) {
   std::lock_guard<std::mutex> lock(mu_);
   on_commit_ = std::move(f);
 }
 
-void Store::Submit(Mutation m, Completion done) {
+void ApiStore::Submit(Mutation m, Completion done) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!closing_ && writer_.joinable()) {
@@ -45,7 +45,7 @@ void Store::Submit(Mutation m, Completion done) {
   done(Status::Unavailable("the store is shutting down"));
 }
 
-void Store::Close() {
+void ApiStore::Close() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     closing_ = true;
@@ -54,7 +54,7 @@ void Store::Close() {
   if (writer_.joinable()) writer_.join();
 }
 
-bool Store::RunMutation(const Mutation& m, WriteTxn& txn) {
+bool ApiStore::RunMutation(const Mutation& m, WriteTxn& txn) {
   try {
     return m(txn);
   } catch (const std::exception& e) {
@@ -63,7 +63,7 @@ bool Store::RunMutation(const Mutation& m, WriteTxn& txn) {
   }
 }
 
-void Store::WriterLoop() {
+void ApiStore::WriterLoop() {
   std::vector<Pending> batch;
   size_t last_batch = 0;
   for (;;) {
@@ -105,7 +105,7 @@ void Store::WriterLoop() {
   }
 }
 
-Status Store::ReplaceTokens(const std::vector<std::pair<std::string, std::string>>& tokens) {
+Status ApiStore::ReplaceTokens(const std::vector<std::pair<std::string, std::string>>& tokens) {
   Status result = Status::Ok();
   std::mutex m;
   std::condition_variable cv;
@@ -126,17 +126,17 @@ Status Store::ReplaceTokens(const std::vector<std::pair<std::string, std::string
   return result;
 }
 
-bool Store::ClaimLocally(const std::string& scope) {
+bool ApiStore::ClaimLocally(const std::string& scope) {
   std::lock_guard<std::mutex> lock(keys_mu_);
   return keys_.insert(scope).second;
 }
 
-void Store::ReleaseLocally(const std::string& scope) {
+void ApiStore::ReleaseLocally(const std::string& scope) {
   std::lock_guard<std::mutex> lock(keys_mu_);
   keys_.erase(scope);
 }
 
-Result<Store::KeyClaim> Store::ClaimKey(const std::string& scope) {
+Result<ApiStore::KeyClaim> ApiStore::ClaimKey(const std::string& scope) {
   KeyClaim claim;
   claim.claimed = ClaimLocally(scope);
   auto stored = GetResponse(scope);
@@ -148,9 +148,9 @@ Result<Store::KeyClaim> Store::ClaimKey(const std::string& scope) {
   return claim;
 }
 
-void Store::ReleaseKey(const std::string& scope) { ReleaseLocally(scope); }
+void ApiStore::ReleaseKey(const std::string& scope) { ReleaseLocally(scope); }
 
-Result<std::optional<Store::Bucket>> Store::TakeToken(const std::string&, double, int64_t) {
+Result<std::optional<ApiStore::Bucket>> ApiStore::TakeToken(const std::string&, double, int64_t) {
   return std::optional<Bucket>();
 }
 

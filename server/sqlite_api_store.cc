@@ -1,4 +1,4 @@
-#include "server/sqlite_store.h"
+#include "server/sqlite_api_store.h"
 
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
@@ -398,11 +398,11 @@ Status SqliteWriteTxn::CapSchedule(int64_t latest_ms) {
   return StepDone(db_, *st, "rescheduling lifecycle steps");
 }
 
-// ---- SqliteStore ----
+// ---- SqliteApiStore ----
 
-class SqliteStore::ReadLease {
+class SqliteApiStore::ReadLease {
  public:
-  ReadLease(SqliteStore* store, std::unique_ptr<SqliteDb> db, Status st)
+  ReadLease(SqliteApiStore* store, std::unique_ptr<SqliteDb> db, Status st)
       : store_(store), db_(std::move(db)), status_(std::move(st)) {}
   ReadLease(ReadLease&&) = default;
   ~ReadLease() {
@@ -415,12 +415,12 @@ class SqliteStore::ReadLease {
   const Status& status() const { return status_; }
 
  private:
-  SqliteStore* store_;
+  SqliteApiStore* store_;
   std::unique_ptr<SqliteDb> db_;
   Status status_;
 };
 
-SqliteStore::ReadLease SqliteStore::Lease() {
+SqliteApiStore::ReadLease SqliteApiStore::Lease() {
   {
     std::lock_guard<std::mutex> lock(read_mu_);
     if (!idle_readers_.empty()) {
@@ -434,11 +434,12 @@ SqliteStore::ReadLease SqliteStore::Lease() {
   return ReadLease(this, std::move(db).value(), Status::Ok());
 }
 
-Result<std::unique_ptr<Store>> SqliteStore::Open(const std::string& dir, StoreOptions options) {
+Result<std::unique_ptr<ApiStore>> SqliteApiStore::Open(const std::string& dir,
+                                                       StoreOptions options) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return Status::IOError("cannot create data directory " + dir + ": " + ec.message());
-  auto store = std::unique_ptr<SqliteStore>(new SqliteStore(options));
+  auto store = std::unique_ptr<SqliteApiStore>(new SqliteApiStore(options));
   std::string lock_path = (std::filesystem::path(dir) / "LOCK").string();
   store->lock_fd_ = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (store->lock_fd_ < 0) return Status::IOError("cannot open " + lock_path);
@@ -480,12 +481,12 @@ Result<std::unique_ptr<Store>> SqliteStore::Open(const std::string& dir, StoreOp
   store->checkpoint_db_ = std::move(cdb).value();
   store->StartWriter();
   store->checkpointer_ = std::thread([s = store.get()] { s->CheckpointLoop(); });
-  return std::unique_ptr<Store>(std::move(store));
+  return std::unique_ptr<ApiStore>(std::move(store));
 }
 
-SqliteStore::SqliteStore(StoreOptions options) : Store(options) {}
+SqliteApiStore::SqliteApiStore(StoreOptions options) : ApiStore(options) {}
 
-SqliteStore::~SqliteStore() {
+SqliteApiStore::~SqliteApiStore() {
   Close();
   {
     std::lock_guard<std::mutex> lock(checkpoint_mu_);
@@ -499,7 +500,7 @@ SqliteStore::~SqliteStore() {
   if (lock_fd_ >= 0) close(lock_fd_);
 }
 
-void SqliteStore::CheckpointLoop() {
+void SqliteApiStore::CheckpointLoop() {
   std::unique_lock<std::mutex> lock(checkpoint_mu_);
   while (!checkpoint_stop_) {
     checkpoint_cv_.wait_for(lock, std::chrono::milliseconds(250), [&] { return checkpoint_stop_; });
@@ -516,7 +517,7 @@ void SqliteStore::CheckpointLoop() {
   }
 }
 
-Status SqliteStore::RunBatch(std::vector<Pending>& batch, size_t* kept) {
+Status SqliteApiStore::RunBatch(std::vector<Pending>& batch, size_t* kept) {
   SqliteDb* db = writer_db_.get();
   SqliteWriteTxn txn(db);
   Status st = db->ExecCached("BEGIN IMMEDIATE");
@@ -534,14 +535,16 @@ Status SqliteStore::RunBatch(std::vector<Pending>& batch, size_t* kept) {
   return st;
 }
 
-Result<std::optional<Record>> SqliteStore::Get(const std::string& project, const std::string& id) {
+Result<std::optional<Record>> SqliteApiStore::Get(const std::string& project,
+                                                  const std::string& id) {
   ReadLease lease = Lease();
   if (!lease.status().ok()) return lease.status();
   return GetRecord(lease.db(), project, id);
 }
 
-Result<std::vector<Record>> SqliteStore::List(const std::string& project, const std::string& kind,
-                                              int64_t after_seq, int limit) {
+Result<std::vector<Record>> SqliteApiStore::List(const std::string& project,
+                                                 const std::string& kind, int64_t after_seq,
+                                                 int limit) {
   ReadLease lease = Lease();
   if (!lease.status().ok()) return lease.status();
   SqliteDb* db = lease.db();
@@ -564,14 +567,14 @@ Result<std::vector<Record>> SqliteStore::List(const std::string& project, const 
   return out;
 }
 
-Result<std::optional<StoredResponse>> SqliteStore::GetResponse(const std::string& scope) {
+Result<std::optional<StoredResponse>> SqliteApiStore::GetResponse(const std::string& scope) {
   ReadLease lease = Lease();
   if (!lease.status().ok()) return lease.status();
   auto r = GetStored(lease.db(), scope);
   return r;
 }
 
-Result<int64_t> SqliteStore::NextDueMs() {
+Result<int64_t> SqliteApiStore::NextDueMs() {
   ReadLease lease = Lease();
   if (!lease.status().ok()) return lease.status();
   auto st =
@@ -585,7 +588,7 @@ Result<int64_t> SqliteStore::NextDueMs() {
   return v;
 }
 
-Result<std::vector<std::pair<std::string, std::string>>> SqliteStore::LoadTokens() {
+Result<std::vector<std::pair<std::string, std::string>>> SqliteApiStore::LoadTokens() {
   ReadLease lease = Lease();
   if (!lease.status().ok()) return lease.status();
   auto st = lease.db()->Prepare("SELECT sha256, project FROM tokens");
