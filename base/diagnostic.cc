@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <tuple>
 
 #include "base/redact.h"
@@ -173,13 +171,7 @@ void SourceFiles::Add(std::string name, std::string content) {
 
 std::optional<std::string_view> SourceFiles::Line(const std::string& name, int line) {
   auto it = lines_.find(name);
-  if (it == lines_.end()) {
-    std::ifstream in(name, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::stringstream ss;
-    ss << in.rdbuf();
-    it = lines_.emplace(name, SplitLines(ss.str())).first;
-  }
+  if (it == lines_.end()) return std::nullopt;  // never read here: only what was Add()ed
   if (line < 1 || static_cast<size_t>(line) > it->second.size()) return std::nullopt;
   return it->second[line - 1];
 }

@@ -40,8 +40,9 @@ struct Diagnostic {
 void SortDiagnostics(std::vector<Diagnostic>& diags);
 bool HasErrors(const std::vector<Diagnostic>& diags);
 
-// Source text by file name, for rendering the offending line. Files not added
-// explicitly are read from disk on first use. Not thread-safe.
+// Source text by file name, for rendering the offending line: only what was
+// Add()ed (the loader adds every file it reads); it never reads the disk.
+// Not thread-safe.
 class SourceFiles {
  public:
   void Add(std::string name, std::string content);

@@ -1,9 +1,6 @@
 #include "engine/manifest/loader.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -19,6 +16,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "base/env.h"
 #include "base/private_key.h"
 #include "base/redact.h"
 #include "base/schema/formats.h"
@@ -232,54 +230,6 @@ Value YamlToValue(const std::string& file, const YamlNode& n, int depth, size_t&
   }
 }
 
-// The content of the regular file `path`, at most `limit` bytes. Opened
-// without blocking (a FIFO swapped in after a check would hang a plain
-// open) and checked on the open descriptor; read up to limit + 1 bytes, so
-// a file that grows or lies about its size still cannot exceed the limit.
-// Errors: NotFound (cannot open), InvalidArgument (not a regular file),
-// FailedPrecondition (too large), IOError.
-Result<std::string> ReadRegularFile(const std::string& path, size_t limit) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) return Status::NotFound(std::strerror(errno));
-  struct FdCloser {
-    int fd;
-    ~FdCloser() { ::close(fd); }
-  } closer{fd};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) return Status::IOError(std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) {
-    const char* what = S_ISDIR(st.st_mode)    ? "a directory"
-                       : S_ISFIFO(st.st_mode) ? "a FIFO"
-                       : S_ISCHR(st.st_mode)  ? "a character device"
-                       : S_ISBLK(st.st_mode)  ? "a block device"
-                       : S_ISSOCK(st.st_mode) ? "a socket"
-                                              : "not a regular file";
-    return Status::InvalidArgument(what);
-  }
-  auto too_large = [&] {
-    return Status::FailedPrecondition("larger than the limit of " + std::to_string(limit) +
-                                      " bytes");
-  };
-  if (static_cast<uint64_t>(st.st_size) > limit) return too_large();
-  std::string out;
-  out.resize(std::min<size_t>(static_cast<size_t>(st.st_size), limit) + 1);
-  size_t got = 0;
-  while (true) {
-    if (got == out.size()) {
-      if (out.size() > limit) return too_large();
-      out.resize(std::min(out.size() * 2, limit + 1));
-    }
-    ssize_t n = ::read(fd, out.data() + got, out.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Status::IOError(std::strerror(errno));
-    if (n == 0) break;
-    got += static_cast<size_t>(n);
-  }
-  if (got > limit) return too_large();
-  out.resize(got);
-  return out;
-}
-
 // The scalars of `tree` whose value, escapes undone, holds private key
 // material: the text check misses a key spelt with YAML escapes ("\x2D...").
 std::vector<YamlNode> ScalarsHoldingKeys(const YamlTree& tree) {
@@ -382,16 +332,16 @@ struct EvalContext {
 
 class Loader {
  public:
-  Loader(const LoadOptions& options, LoadResult& result) : options_(options), result_(result) {}
+  Loader(const LoadOptions& options, LoadResult& result)
+      : options_(options), result_(result), env_(options.env ? *options.env : PosixEnv()) {}
 
   void Run(const std::vector<std::pair<std::string, std::string>>& files) {
     if (!LoadRegistry()) {
       Finish();
       return;
     }
-    std::error_code ec;
     scopes_.emplace_back();
-    scopes_[0].dir = fs::weakly_canonical(result_.config.root, ec).string();
+    scopes_[0].dir = env_.Canonical(result_.config.root);
     ParseFiles(files);
     if (options_.recursive) DropModuleFiles();
     if (docs_.empty() && !HasErrors(diags_)) {
@@ -425,13 +375,12 @@ class Loader {
     std::vector<std::pair<std::string, std::string>> files;
     std::set<std::string> seen;
     for (const auto& p : paths) {
-      std::error_code ec;
-      if (fs::is_directory(p, ec)) {
+      if (env_.IsDirectory(p)) {
         if (result_.config.root.empty()) result_.config.root = p;
         for (const auto& display : ManifestFilesIn(p, options_.recursive)) {
           if (seen.insert(display).second) files.emplace_back(display, "");
         }
-      } else if (fs::exists(p, ec)) {
+      } else if (env_.Exists(p)) {
         if (result_.config.root.empty()) {
           std::string parent = fs::path(p).parent_path().string();
           result_.config.root = parent.empty() ? "." : parent;
@@ -451,51 +400,29 @@ class Loader {
   // read too; they are the modules', not the stack's: dropped here, before
   // anything looks at them, and read again as modules.
   void DropModuleFiles() {
-    std::error_code ec;
     std::set<std::string> module_dirs;
     for (const Doc& doc : docs_) {
       if (!doc.value.is_object() || doc.value.value("kind", Value()) != "module") continue;
       const Value source = doc.value.value("source", Value());
       if (!source.is_string()) continue;
       fs::path dir = fs::path(doc.dir) / source.get<std::string>();
-      if (fs::is_directory(dir, ec)) module_dirs.insert(fs::weakly_canonical(dir, ec).string());
+      if (env_.IsDirectory(dir)) module_dirs.insert(env_.Canonical(dir));
     }
     if (module_dirs.empty()) return;
-    std::erase_if(docs_, [&](const Doc& doc) {
-      return module_dirs.count(fs::weakly_canonical(doc.dir, ec).string()) > 0;
-    });
+    std::erase_if(docs_,
+                  [&](const Doc& doc) { return module_dirs.count(env_.Canonical(doc.dir)) > 0; });
   }
 
   // The *.yaml and *.yml files in `dir` (display names), in name order.
-  static std::vector<std::string> ManifestFilesIn(const std::string& dir, bool recursive) {
-    std::error_code ec;
-    std::vector<fs::path> found;
-    auto add = [&](const fs::directory_entry& entry) {
-      auto ext = entry.path().extension().string();
-      if ((ext == ".yaml" || ext == ".yml") && entry.is_regular_file(ec))
-        found.push_back(entry.path());
-    };
-    if (recursive) {
-      for (auto it = fs::recursive_directory_iterator(
-               dir, fs::directory_options::skip_permission_denied, ec);
-           it != fs::recursive_directory_iterator(); it.increment(ec)) {
-        if (ec) break;
-        add(*it);
-      }
-    } else {
-      for (const auto& entry : fs::directory_iterator(dir, ec)) add(entry);
-    }
-    std::sort(found.begin(), found.end());
-    std::vector<std::string> out;
-    for (const auto& f : found) out.push_back(f.lexically_normal().string());
-    return out;
+  std::vector<std::string> ManifestFilesIn(const std::string& dir, bool recursive) const {
+    return env_.ListFiles(dir, recursive, {".yaml", ".yml"});
   }
 
   // Fills in each file's content; a file that cannot be read is reported
   // and left empty.
   void ReadContents(std::vector<std::pair<std::string, std::string>>& files) {
     for (auto& [display, content] : files) {
-      auto text = ReadRegularFile(display, kMaxManifestFileBytes);
+      auto text = env_.ReadFile(display, kMaxManifestFileBytes);
       if (text.ok()) {
         content = std::move(*text);
       } else {
@@ -1044,7 +971,7 @@ class Loader {
     }
     // --var-file, in order.
     for (const auto& path : options_.var_files) {
-      auto text = ReadRegularFile(path, kMaxManifestFileBytes);
+      auto text = env_.ReadFile(path, kMaxManifestFileBytes);
       if (!text.ok()) {
         ReportUnreadable("cannot read variable file " + path, text.status(), {}, "");
         continue;
@@ -1171,14 +1098,13 @@ class Loader {
     }
     const std::string& rel = source.get_ref<const std::string&>();
     const std::string dir = (fs::path(doc.dir) / rel).lexically_normal().string();
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) {
+    if (!env_.IsDirectory(dir)) {
       Error("module_not_found", "module source \"" + rel + "\" is not a directory", source_loc,
             "a module's source is relative to the directory of the manifest that declares it: " +
                 dir);
       return;
     }
-    const std::string canonical = fs::weakly_canonical(dir, ec).string();
+    const std::string canonical = env_.Canonical(dir);
     for (size_t a = s;; a = scopes_[a].parent) {
       if (scopes_[a].dir == canonical) {
         Error("module_cycle",
@@ -1578,7 +1504,7 @@ class Loader {
     auto cached = file_cache_.find(display);
     if (cached != file_cache_.end()) return cached->second;
     std::optional<std::string> content;
-    auto read = ReadRegularFile(display, kMaxFileFunctionBytes);
+    auto read = env_.ReadFile(display, kMaxFileFunctionBytes);
     if (!read.ok()) {
       ReportUnreadable("cannot read file \"" + rel + "\"", read.status(), at,
                        "file() paths are relative to the directory of the manifest: " + display);
@@ -2900,6 +2826,7 @@ class Loader {
 
   const LoadOptions& options_;
   LoadResult& result_;
+  const Env& env_;
   std::shared_ptr<const SchemaRegistry> registry_;
   std::vector<Diagnostic> diags_;
   std::vector<std::unique_ptr<YamlTree>> trees_;

@@ -22,6 +22,7 @@
 
 namespace cairn {
 
+class Env;
 class SchemaRegistry;
 
 // Sizes of what a stack reads (docs/manifests.md): a manifest or variable
@@ -49,6 +50,8 @@ struct LoadOptions {
   // setting uses it.
   bool settings_only = false;
   std::function<const char*(const char*)> getenv = ::getenv;
+  // Where files are read and directories walked; null: PosixEnv(), the disk.
+  const Env* env = nullptr;
   // Empty: SchemaRegistry::FindSchemaDir().
   std::string schema_dir;
   // When set, used instead of loading schema_dir.

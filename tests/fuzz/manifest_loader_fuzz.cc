@@ -1,19 +1,19 @@
 // libFuzzer target: the manifest loader on arbitrary bytes. The input is one
 // manifest file; a line "#--- vars" splits off a variable file given as
-// --var-file text. Every loaded spec and output then goes through
-// ResolveReferences. Nothing may crash, hang or leak; diagnostics are fine.
+// --var-file text, and each line "#--- file PATH" starts another file (a
+// module's manifest, a file() target) at PATH under the stack directory.
+// All of them live in a MemEnv: nothing is read from the host. Every loaded
+// spec and output then goes through ResolveReferences. Nothing may crash,
+// hang or leak; diagnostics are fine.
 //
 // Built only with clang and CAIRN_FUZZ=ON (tests/fuzz/CMakeLists.txt);
 // tests/fuzz/run_fuzz.sh runs it for a bounded time from ctest. Every crash
 // it finds is saved under tests/fuzz/regressions/ and replayed by that run.
-#include <unistd.h>
-
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <fstream>
 #include <string>
 
+#include "base/env.h"
 #include "base/redact.h"
 #include "base/schema/schema_registry.h"
 #include "engine/manifest/expr.h"
@@ -33,30 +33,36 @@ const std::shared_ptr<const cairn::SchemaRegistry>& Registry() {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string dir = "/nonexistent-cairn-fuzz";
   std::string input(reinterpret_cast<const char*>(data), size);
-  std::string manifest = input, vars;
+  cairn::MemEnv env;
+  std::string vars;
   if (size_t split = input.find("\n#--- vars\n"); split != std::string::npos) {
-    manifest = input.substr(0, split);
     vars = input.substr(split + 11);
+    input.resize(split);
+  }
+  // "#--- file PATH" sections, last first, each cut off the end.
+  for (size_t at; (at = input.rfind("\n#--- file ")) != std::string::npos;) {
+    std::string section = input.substr(at + 11);
+    input.resize(at);
+    size_t eol = section.find('\n');
+    std::string path = section.substr(0, eol);
+    env.AddFile(dir + "/" + path, eol == std::string::npos ? "" : section.substr(eol + 1));
   }
   cairn::LoadOptions options;
   options.registry = Registry();
+  options.env = &env;
   options.getenv = [](const char* name) -> const char* {
     if (name[0] == 'N') return "3";
     if (name[0] == 'S') return "eu-central";
     return nullptr;
   };
   options.vars = {{"size", "10"}};
-  std::string var_file;
   if (!vars.empty()) {
-    var_file = "/tmp/cairn-fuzz-vars-" + std::to_string(getpid()) + ".yaml";
-    std::ofstream(var_file, std::ios::binary) << vars;
-    options.var_files = {var_file};
+    env.AddFile(dir + "/vars.yaml", vars);
+    options.var_files = {dir + "/vars.yaml"};
   }
-  // A directory that does not exist, so file() reads nothing from the host.
-  auto result =
-      cairn::LoadStackFromText({{"/nonexistent-cairn-fuzz/stack.yaml", manifest}}, options);
-  if (!var_file.empty()) std::remove(var_file.c_str());
+  auto result = cairn::LoadStackFromText({{dir + "/stack.yaml", input}}, options, dir);
   cairn::AttributeLookup lookup = [](const cairn::ResourceAddress& a,
                                      const std::string& attr) -> std::optional<cairn::Value> {
     if (attr == "id") return cairn::Value(a.ToString());

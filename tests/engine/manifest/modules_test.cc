@@ -4,6 +4,7 @@
 // catalog (invalid/module_*).
 #include <catch2/catch.hpp>
 
+#include "base/env.h"
 #include "engine/manifest/expr.h"
 #include "engine/manifest/loader.h"
 #include "tests/support/process.h"
@@ -265,4 +266,32 @@ TEST_CASE("with --recursive, a module directory below the stack is left to its m
   CHECK(Addresses(r.config) == std::vector<std::string>{"module.one.instance.app[0]",
                                                         "module.one.network.main", "network.extra",
                                                         "ssh_key.deploy"});
+}
+
+TEST_CASE("modules load from files in memory: a MemEnv is all the loader reads") {
+  MemEnv env;
+  env.AddFile("stack/main.yaml",
+              "kind: module\nname: m\nsource: lib/net\ninputs: {cidr: 10.7.0.0/16}\n---\n"
+              "kind: output\nname: id\nvalue: ${module.m.id}\n");
+  env.AddFile("stack/lib/net/net.yaml",
+              "kind: variable\nname: cidr\n---\n"
+              "kind: network\nname: n\nspec: {region: eu-central, cidr: \"${var.cidr}\"}\n---\n"
+              "kind: output\nname: id\nvalue: ${network.n.id}\n");
+  LoadOptions o;
+  o.schema_dir = CAIRN_SOURCE_SCHEMA_DIR;
+  o.getenv = [](const char*) -> const char* { return nullptr; };
+  o.env = &env;
+  o.paths = {"stack"};
+  auto r = LoadStack(o);
+  INFO(Codes(r));
+  REQUIRE(r.ok());
+  CHECK(Get(r.config, "module.m.network.n").spec["cidr"] == "10.7.0.0/16");
+  REQUIRE(r.config.outputs.size() == 1);
+  CHECK(r.config.outputs[0].value == "${module.m.network.n.id}");
+  // A module source that is not there, in memory either: the usual error.
+  env.AddFile("stack/more.yaml", "kind: module\nname: x\nsource: nowhere\n");
+  auto missing = LoadStack(o);
+  REQUIRE(missing.diagnostics.size() == 1);
+  CHECK(missing.diagnostics[0].code == "module_not_found");
+  CHECK(missing.diagnostics[0].location.file == "stack/more.yaml");
 }

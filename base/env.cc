@@ -1,0 +1,172 @@
+#include "base/env.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+namespace cairn {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Normal(const std::string& path) {
+  std::string out = fs::path(path).lexically_normal().string();
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out.empty() ? "." : out;
+}
+
+bool HasExtension(const std::string& path, const std::vector<std::string>& extensions) {
+  const std::string ext = fs::path(path).extension().string();
+  return std::find(extensions.begin(), extensions.end(), ext) != extensions.end();
+}
+
+// Sorted as paths, component by component (as a directory listing reads).
+void SortAsPaths(std::vector<std::string>& paths) {
+  std::sort(paths.begin(), paths.end(),
+            [](const std::string& a, const std::string& b) { return fs::path(a) < fs::path(b); });
+}
+
+Status TooLarge(size_t limit) {
+  return Status::FailedPrecondition("larger than the limit of " + std::to_string(limit) + " bytes");
+}
+
+class Posix final : public Env {
+ public:
+  Result<std::string> ReadFile(const std::string& path, size_t limit) const override {
+    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return Status::NotFound(std::strerror(errno));
+    struct FdCloser {
+      int fd;
+      ~FdCloser() { ::close(fd); }
+    } closer{fd};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return Status::IOError(std::strerror(errno));
+    if (!S_ISREG(st.st_mode)) {
+      const char* what = S_ISDIR(st.st_mode)    ? "a directory"
+                         : S_ISFIFO(st.st_mode) ? "a FIFO"
+                         : S_ISCHR(st.st_mode)  ? "a character device"
+                         : S_ISBLK(st.st_mode)  ? "a block device"
+                         : S_ISSOCK(st.st_mode) ? "a socket"
+                                                : "not a regular file";
+      return Status::InvalidArgument(what);
+    }
+    if (static_cast<uint64_t>(st.st_size) > limit) return TooLarge(limit);
+    std::string out;
+    out.resize(std::min<size_t>(static_cast<size_t>(st.st_size), limit) + 1);
+    size_t got = 0;
+    while (true) {
+      if (got == out.size()) {
+        if (out.size() > limit) return TooLarge(limit);
+        out.resize(std::min(out.size() * 2, limit + 1));
+      }
+      ssize_t n = ::read(fd, out.data() + got, out.size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return Status::IOError(std::strerror(errno));
+      if (n == 0) break;
+      got += static_cast<size_t>(n);
+    }
+    if (got > limit) return TooLarge(limit);
+    out.resize(got);
+    return out;
+  }
+
+  bool IsDirectory(const std::string& path) const override {
+    std::error_code ec;
+    return fs::is_directory(path, ec);
+  }
+
+  bool Exists(const std::string& path) const override {
+    std::error_code ec;
+    return fs::exists(path, ec);
+  }
+
+  std::vector<std::string> ListFiles(const std::string& dir, bool recursive,
+                                     const std::vector<std::string>& extensions) const override {
+    std::error_code ec;
+    std::vector<std::string> found;
+    auto add = [&](const fs::directory_entry& entry) {
+      if (HasExtension(entry.path().string(), extensions) && entry.is_regular_file(ec))
+        found.push_back(entry.path().lexically_normal().string());
+    };
+    if (recursive) {
+      for (auto it = fs::recursive_directory_iterator(
+               dir, fs::directory_options::skip_permission_denied, ec);
+           it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        if (ec) break;
+        add(*it);
+      }
+    } else {
+      for (const auto& entry : fs::directory_iterator(dir, ec)) add(entry);
+    }
+    SortAsPaths(found);
+    return found;
+  }
+
+  std::string Canonical(const std::string& path) const override {
+    std::error_code ec;
+    return fs::weakly_canonical(path, ec).string();
+  }
+};
+
+}  // namespace
+
+const Env& PosixEnv() {
+  static const Posix env;
+  return env;
+}
+
+void MemEnv::AddFile(const std::string& path, std::string content) {
+  files_[Normal(path)] = std::move(content);
+}
+
+Result<std::string> MemEnv::ReadFile(const std::string& path, size_t limit) const {
+  auto it = files_.find(Normal(path));
+  if (it == files_.end()) {
+    if (IsDirectory(path)) return Status::InvalidArgument("a directory");
+    return Status::NotFound(std::strerror(ENOENT));
+  }
+  if (it->second.size() > limit) return TooLarge(limit);
+  return it->second;
+}
+
+bool MemEnv::IsDirectory(const std::string& path) const {
+  const std::string dir = Normal(path);
+  if (dir == ".") return !files_.empty();
+  const std::string prefix = dir == "/" ? dir : dir + "/";
+  auto it = files_.lower_bound(prefix);
+  return it != files_.end() && it->first.compare(0, prefix.size(), prefix) == 0;
+}
+
+bool MemEnv::Exists(const std::string& path) const {
+  return files_.count(Normal(path)) > 0 || IsDirectory(path);
+}
+
+std::vector<std::string> MemEnv::ListFiles(const std::string& dir, bool recursive,
+                                           const std::vector<std::string>& extensions) const {
+  const std::string base = Normal(dir);
+  std::vector<std::string> out;
+  for (const auto& [path, content] : files_) {
+    std::string rest;
+    if (base == ".") {
+      if (path.front() == '/') continue;
+      rest = path;
+    } else {
+      const std::string prefix = base == "/" ? base : base + "/";
+      if (path.compare(0, prefix.size(), prefix) != 0) continue;
+      rest = path.substr(prefix.size());
+    }
+    if (!recursive && rest.find('/') != std::string::npos) continue;
+    if (HasExtension(path, extensions)) out.push_back(path);
+  }
+  SortAsPaths(out);
+  return out;
+}
+
+std::string MemEnv::Canonical(const std::string& path) const { return Normal(path); }
+
+}  // namespace cairn

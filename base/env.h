@@ -1,0 +1,58 @@
+// Env: the file system as the loader sees it. Every manifest, variable file
+// and file() target is read, and every stack or module directory walked,
+// through one, so that the same code runs on the disk (PosixEnv) and on files
+// held in memory (MemEnv: tests, and the fuzzers, which must never read the
+// host's files).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace cairn {
+
+class Env {
+ public:
+  virtual ~Env() = default;
+
+  // The content of the regular file `path`, at most `limit` bytes. Errors:
+  // NotFound (cannot open), InvalidArgument (not a regular file: its message
+  // says what it is), FailedPrecondition (larger than `limit`), IOError.
+  virtual Result<std::string> ReadFile(const std::string& path, size_t limit) const = 0;
+  virtual bool IsDirectory(const std::string& path) const = 0;
+  virtual bool Exists(const std::string& path) const = 0;
+  // The regular files in `dir` (and below it when `recursive`) whose names
+  // end in one of `extensions` (".yaml"), as lexically normal paths under
+  // `dir`, sorted.
+  virtual std::vector<std::string> ListFiles(const std::string& dir, bool recursive,
+                                             const std::vector<std::string>& extensions) const = 0;
+  // One spelling per file or directory, to tell whether two paths are the
+  // same (symbolic links resolved on disk).
+  virtual std::string Canonical(const std::string& path) const = 0;
+};
+
+// The real file system. Files are opened without blocking and checked on the
+// open descriptor: a FIFO swapped in after a check cannot hang a read, and a
+// file that grows or lies about its size still cannot exceed the limit.
+const Env& PosixEnv();
+
+// Files held in memory, by lexically normal path; a directory exists when a
+// file is below it. Relative and absolute paths are kept as given.
+class MemEnv final : public Env {
+ public:
+  void AddFile(const std::string& path, std::string content);
+
+  Result<std::string> ReadFile(const std::string& path, size_t limit) const override;
+  bool IsDirectory(const std::string& path) const override;
+  bool Exists(const std::string& path) const override;
+  std::vector<std::string> ListFiles(const std::string& dir, bool recursive,
+                                     const std::vector<std::string>& extensions) const override;
+  std::string Canonical(const std::string& path) const override;
+
+ private:
+  std::map<std::string, std::string> files_;
+};
+
+}  // namespace cairn

@@ -1,0 +1,50 @@
+// Env: the disk (PosixEnv) and files in memory (MemEnv) answer alike.
+#include "base/env.h"
+
+#include <sys/stat.h>
+
+#include <catch2/catch.hpp>
+
+#include "tests/support/process.h"
+
+using namespace cairn;
+using cairn::testing::TempDir;
+using cairn::testing::WriteFile;
+
+TEST_CASE("PosixEnv and MemEnv list, read and refuse the same way") {
+  TempDir tmp;
+  const std::string d = tmp.path();
+  MemEnv mem;
+  for (const char* rel : {"a.yaml", "b.yml", "notes.txt", "sub/c.yaml", "sub-x/d.yaml"}) {
+    WriteFile(d + "/" + rel, std::string("# ") + rel + "\n");
+    mem.AddFile(d + "/" + rel, std::string("# ") + rel + "\n");
+  }
+  for (const Env* env : {&PosixEnv(), static_cast<const Env*>(&mem)}) {
+    const Env& e = *env;
+    CHECK(e.ListFiles(d, false, {".yaml", ".yml"}) ==
+          std::vector<std::string>{d + "/a.yaml", d + "/b.yml"});
+    // Recursive, in path order: "sub/" before "sub-x/" as a listing reads.
+    CHECK(e.ListFiles(d + "/", true, {".yaml"}) ==
+          std::vector<std::string>{d + "/a.yaml", d + "/sub/c.yaml", d + "/sub-x/d.yaml"});
+    CHECK(e.IsDirectory(d + "/sub"));
+    CHECK_FALSE(e.IsDirectory(d + "/a.yaml"));
+    CHECK(e.Exists(d + "/sub/../a.yaml"));
+    CHECK_FALSE(e.Exists(d + "/missing.yaml"));
+    CHECK(e.Canonical(d + "/sub/..") == e.Canonical(d));
+    auto read = e.ReadFile(d + "/sub/c.yaml", 100);
+    REQUIRE(read.ok());
+    CHECK(*read == "# sub/c.yaml\n");
+    CHECK(e.ReadFile(d + "/missing.yaml", 100).status().code() == StatusCode::kNotFound);
+    CHECK(e.ReadFile(d + "/sub", 100).status().code() == StatusCode::kInvalidArgument);
+    CHECK(e.ReadFile(d + "/a.yaml", 4).status().code() == StatusCode::kFailedPrecondition);
+  }
+}
+
+TEST_CASE("PosixEnv reads a FIFO as what it is, without blocking") {
+  TempDir tmp;
+  const std::string fifo = tmp.path() + "/pipe.yaml";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  auto read = PosixEnv().ReadFile(fifo, 100);
+  CHECK(read.status().code() == StatusCode::kInvalidArgument);
+  CHECK(read.status().message() == "a FIFO");
+}
