@@ -10,7 +10,6 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <thread>
 
 #include "engine/state/commit_check.h"
 #include "engine/state/state_lock.h"
@@ -212,10 +211,9 @@ Result<int64_t> QueryInt(sqlite3* db, const char* sql) {
 // Switches the file to WAL (a no-op when it already is). While another
 // process is switching the same new file, SQLite answers SQLITE_BUSY at once
 // without calling the busy handler, so this waits itself, as the busy handler
-// would: real sleeps, bounded by the busy timeout.
-Status EnableWal(sqlite3* db) {
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+// would: sleeps on `clock`, bounded by the busy timeout.
+Status EnableWal(sqlite3* db, Clock& clock) {
+  const auto deadline = clock.Now() + std::chrono::milliseconds(kBusyTimeoutMs);
   while (true) {
     Stmt wal(db, "PRAGMA journal_mode = WAL");
     if (wal.Step()) {
@@ -225,10 +223,8 @@ Status EnableWal(sqlite3* db) {
     }
     Status s = wal.status();
     if (s.ok()) return Status::IOError("state database: cannot enable WAL");
-    if (s.code() != StatusCode::kUnavailable || std::chrono::steady_clock::now() >= deadline) {
-      return s;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (s.code() != StatusCode::kUnavailable || clock.Now() >= deadline) return s;
+    clock.SleepFor(std::chrono::milliseconds(5), {});
   }
 }
 
@@ -335,7 +331,7 @@ Result<std::unique_ptr<SqliteStateStore>> SqliteStateStore::OpenAndMigrate(const
   std::unique_ptr<SqliteStateStore> store(new SqliteStateStore(path, db, clock));
   sqlite3_busy_timeout(db, kBusyTimeoutMs);
   sqlite3_extended_result_codes(db, 1);
-  CAIRN_RETURN_IF_ERROR(EnableWal(db));
+  CAIRN_RETURN_IF_ERROR(EnableWal(db, *clock));
   CAIRN_RETURN_IF_ERROR(Exec(db, "PRAGMA synchronous = FULL"));
   CAIRN_RETURN_IF_ERROR(Migrate(db));
   return store;
