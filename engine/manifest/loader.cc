@@ -145,6 +145,13 @@ void AddError(std::vector<Diagnostic>& out, std::string code, std::string summar
   out.push_back(std::move(d));
 }
 
+// `key` as one token of a JSON pointer ("~" and "/" escaped).
+std::string PointerToken(const std::string& key) {
+  std::string out;
+  for (char c : key) out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+  return out;
+}
+
 SourceLocation NodeLoc(const std::string& file, const YamlNode& n) {
   SourceLocation l;
   l.file = file;
@@ -1455,9 +1462,7 @@ class Loader {
     }
     if (v.is_object()) {
       for (auto it = v.begin(); it != v.end(); ++it) {
-        std::string key;
-        for (char c : it.key()) key += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
-        DeriveReferences(*it, resource, output, pointer + "/" + key, doc, base);
+        DeriveReferences(*it, resource, output, pointer + "/" + PointerToken(it.key()), doc, base);
       }
       return;
     }
@@ -1721,9 +1726,7 @@ class Loader {
       for (auto it = v.begin(); it != v.end(); ++it) {
         YamlNode child = Child(node, it.key());
         if (!child.IsDefined()) child = node;
-        std::string esc;
-        for (char c : it.key()) esc += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
-        out[it.key()] = Eval(*it, child, pointer + "/" + esc, ctx);
+        out[it.key()] = Eval(*it, child, pointer + "/" + PointerToken(it.key()), ctx);
       }
       return out;
     }
@@ -2697,7 +2700,7 @@ class Loader {
         ScanValueForKeys(v[i], doc, base, pointer + "/" + std::to_string(i), out);
     } else if (v.is_object()) {
       for (auto it = v.begin(); it != v.end(); ++it)
-        ScanValueForKeys(*it, doc, base, pointer + "/" + it.key(), out);
+        ScanValueForKeys(*it, doc, base, pointer + "/" + PointerToken(it.key()), out);
     }
   }
 
@@ -2730,9 +2733,7 @@ class Loader {
         KeyPointers(v[i], pointer + "/" + std::to_string(i), out);
     } else if (v.is_object()) {
       for (auto it = v.begin(); it != v.end(); ++it) {
-        std::string key;
-        for (char c : it.key()) key += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
-        KeyPointers(*it, pointer + "/" + key, out);
+        KeyPointers(*it, pointer + "/" + PointerToken(it.key()), out);
       }
     }
   }
