@@ -651,7 +651,17 @@ struct Api::Impl {
   void Handle(ApiRequest req, Done done);
   void Pipeline(std::shared_ptr<Call> c);
   void HandleRead(std::shared_ptr<Call> c);
+  // A mutation in three steps: the request checked (ReadMutationBody), the
+  // idempotency key claimed or its stored answer replayed (ClaimKey), then
+  // one handler, which releases the key when it refuses before the write
+  // (ReleaseAndFail) or stores its answer with the write (Submit).
   void HandleMutation(std::shared_ptr<Call> c);
+  std::optional<json> ReadMutationBody(Call& c, bool& body_blank);
+  bool ClaimKey(Call& c, bool body_blank, const json& body);
+  void ReleaseAndFail(Call& c, int status, std::string_view code, const std::string& message);
+  void HandleCreate(std::shared_ptr<Call> c, const json& body);
+  void HandleUpdate(std::shared_ptr<Call> c, const std::string& hex, const json& body);
+  void HandleDeleteOrAction(std::shared_ptr<Call> c, const std::string& hex);
   void Submit(std::shared_ptr<Call> c, std::function<void(WriteTxn&, Call&)> body);
   std::optional<ApiResponse> CheckRefs(WriteTxn& txn, Call& c, const std::vector<RefCheck>& refs,
                                        const std::string& region);
@@ -881,81 +891,108 @@ void Api::Impl::HandleRead(std::shared_ptr<Call> c) {
 }
 
 void Api::Impl::HandleMutation(std::shared_ptr<Call> c) {
-  const Route& route = c->route;
-  const Collection& coll = *route.collection;
+  bool body_blank = true;
+  std::optional<json> body = ReadMutationBody(*c, body_blank);
+  if (!body) return;
+  if (!ClaimKey(*c, body_blank, *body)) return;
   const std::string& method = c->req.method;
-  const std::string& body_text = c->req.body;
-  bool body_blank = body_text.find_first_not_of(" \t\r\n") == std::string::npos;
+  if (method == "POST" && c->route.action.empty()) return HandleCreate(std::move(c), *body);
+  auto hex = ParseId(*c);
+  if (!hex) {
+    return ReleaseAndFail(*c, 404, "resource_not_found",
+                          "no such resource " + c->route.id.substr(0, 80));
+  }
+  if (method == "PATCH") return HandleUpdate(std::move(c), *hex, *body);
+  HandleDeleteOrAction(std::move(c), *hex);
+}
+
+// The request's media type, Idempotency-Key and body, checked before
+// anything else: the body (null when blank), or nullopt once answered.
+std::optional<json> Api::Impl::ReadMutationBody(Call& c, bool& body_blank) {
+  const Route& route = c.route;
+  const std::string& method = c.req.method;
+  const std::string& body_text = c.req.body;
+  body_blank = body_text.find_first_not_of(" \t\r\n") == std::string::npos;
+  auto refuse = [&](int status, std::string_view code, const std::string& message) {
+    Fail(c, status, code, message);
+    return std::nullopt;
+  };
 
   // 415 before anything looks at the body.
-  if (!body_blank || c->req.content_type) {
-    if (!c->req.content_type || !IsJsonContentType(*c->req.content_type)) {
-      if (!body_blank || (method != "DELETE" && route.action.empty())) {
-        return Fail(*c, 415, "unsupported_media_type",
-                    "request bodies must be sent with Content-Type: application/json");
-      }
-    }
+  if ((!body_blank || c.req.content_type) &&
+      (!c.req.content_type || !IsJsonContentType(*c.req.content_type)) &&
+      (!body_blank || (method != "DELETE" && route.action.empty()))) {
+    return refuse(415, "unsupported_media_type",
+                  "request bodies must be sent with Content-Type: application/json");
   }
   // Idempotency-Key: required on the control-plane API.
-  if (c->req.idempotency_key) {
-    if (!IsValidIdempotencyKey(*c->req.idempotency_key)) {
-      return Fail(*c, 400, "validation_error",
-                  "Idempotency-Key: must be 1 to 255 printable ASCII characters");
+  if (c.req.idempotency_key) {
+    if (!IsValidIdempotencyKey(*c.req.idempotency_key)) {
+      return refuse(400, "validation_error",
+                    "Idempotency-Key: must be 1 to 255 printable ASCII characters");
     }
-  } else if (coll.view == View::kControl) {
-    return Fail(*c, 400, "idempotency_key_required",
-                "the Idempotency-Key header is required on " + method + " " + route.pattern);
+  } else if (route.collection->view == View::kControl) {
+    return refuse(400, "idempotency_key_required",
+                  "the Idempotency-Key header is required on " + method + " " + route.pattern);
   }
   // Body: JSON; never private key material.
   json body;
   if (!body_blank) {
     // Bounded before anything walks it: every walk below recurses.
     auto parsed = ParseJson(body_text);
-    if (!parsed.ok())
-      return Fail(*c, 400, "validation_error", "body: " + parsed.status().message());
+    if (!parsed.ok()) return refuse(400, "validation_error", "body: " + parsed.status().message());
     body = std::move(*parsed);
     if (auto f = PrivateKeyField(body, body_text)) {
-      return Fail(*c, 400, "validation_error",
-                  *f + ": private key material is never accepted; send only public keys");
+      return refuse(400, "validation_error",
+                    *f + ": private key material is never accepted; send only public keys");
     }
   } else if (ContainsPrivateKeyMaterial(body_text)) {
-    return Fail(*c, 400, "validation_error", "body: private key material is never accepted");
+    return refuse(400, "validation_error", "body: private key material is never accepted");
   }
   bool needs_body = method == "PATCH" || (method == "POST" && route.action.empty());
-  if (needs_body && body_blank)
-    return Fail(*c, 400, "validation_error", "body: a JSON object is required");
-  if (!needs_body && !body_blank && !(body.is_object() && body.empty())) {
-    return Fail(*c, 400, "validation_error", "body: must be empty (or {})");
+  if (needs_body && body_blank) {
+    return refuse(400, "validation_error", "body: a JSON object is required");
   }
+  if (!needs_body && !body_blank && !(body.is_object() && body.empty())) {
+    return refuse(400, "validation_error", "body: must be empty (or {})");
+  }
+  return body;
+}
 
-  // Idempotency: in flight, replay or conflict.
-  if (c->req.idempotency_key) {
-    c->scope = IdempotencyScope(c->project, method, c->path, *c->req.idempotency_key);
-    c->request_sha = Sha256Hex(body_blank ? std::string() : Dump(body));
+// Claims the request's Idempotency-Key (when it has one): true to go on and
+// execute it; false when it was answered here, replayed from the stored
+// response or refused (in use, or used with another body).
+bool Api::Impl::ClaimKey(Call& c, bool body_blank, const json& body) {
+  if (c.req.idempotency_key) {
+    c.scope = IdempotencyScope(c.project, c.req.method, c.path, *c.req.idempotency_key);
+    c.request_sha = Sha256Hex(body_blank ? std::string() : Dump(body));
     // Held here, or by another server sharing the store, until the request
     // has executed (and its response is stored, in the same transaction).
     // A stored response (read after the claim was decided) means the
     // request has executed: replayed, whoever holds the key; otherwise the
     // key held elsewhere means it is executing.
-    auto claim = store->ClaimKey(c->scope);
+    auto claim = store->ClaimKey(c.scope);
     if (!claim.ok()) {
-      c->scope.clear();  // not ours to release
-      return Fail(*c, 500, "internal_error", "the store failed; retry later");
+      c.scope.clear();  // not ours to release
+      Fail(c, 500, "internal_error", "the store failed; retry later");
+      return false;
     }
     const int64_t horizon = NowMs() - options.idempotency_retention.count();
     const bool replay = claim->stored && claim->stored->created_ms >= horizon;
     if (!replay && !claim->claimed) {
-      c->scope.clear();
-      return Fail(*c, 409, "idempotency_key_in_use",
-                  "a request with this Idempotency-Key is still executing; retry later");
+      c.scope.clear();
+      Fail(c, 409, "idempotency_key_in_use",
+           "a request with this Idempotency-Key is still executing; retry later");
+      return false;
     }
     if (replay) {
-      if (claim->claimed) store->ReleaseKey(c->scope);
-      c->scope.clear();
+      if (claim->claimed) store->ReleaseKey(c.scope);
+      c.scope.clear();
       const StoredResponse& s = *claim->stored;
-      if (s.request_sha256 != c->request_sha) {
-        return Fail(*c, 409, "idempotency_conflict",
-                    "this Idempotency-Key was used with a different request body");
+      if (s.request_sha256 != c.request_sha) {
+        Fail(c, 409, "idempotency_conflict",
+             "this Idempotency-Key was used with a different request body");
+        return false;
       }
       ApiResponse r;
       r.status = s.status;
@@ -967,146 +1004,147 @@ void Api::Impl::HandleMutation(std::shared_ptr<Call> c) {
       r.headers.emplace_back("Idempotent-Replayed", "true");
       r.body = s.body;
       metrics->idempotent_replays++;
-      return Finish(*c, std::move(r));
+      Finish(c, std::move(r));
+      return false;
     }
   }
-  auto release_and_fail = [&](int status, std::string_view code, const std::string& msg) {
-    if (!c->scope.empty()) store->ReleaseKey(c->scope);
-    Fail(*c, status, code, msg);
-  };
+  return true;
+}
 
-  // ---- create ----
-  if (method == "POST" && route.action.empty()) {
-    json attrs = json::object();
-    std::vector<RefCheck> refs;
-    if (auto e = ValidateBody(*options.schemas, coll, body, false, &attrs, &refs)) {
-      return release_and_fail(400, "validation_error", e->field + ": " + e->message);
+void Api::Impl::ReleaseAndFail(Call& c, int status, std::string_view code,
+                               const std::string& message) {
+  if (!c.scope.empty()) store->ReleaseKey(c.scope);
+  Fail(c, status, code, message);
+}
+
+void Api::Impl::HandleCreate(std::shared_ptr<Call> c, const json& body) {
+  const Collection& coll = *c->route.collection;
+  json attrs = json::object();
+  std::vector<RefCheck> refs;
+  if (auto e = ValidateBody(*options.schemas, coll, body, false, &attrs, &refs)) {
+    return ReleaseAndFail(*c, 400, "validation_error", e->field + ": " + e->message);
+  }
+  if (std::string_view(coll.kind) == "instance") {
+    if (!attrs.contains("ssh_keys")) attrs["ssh_keys"] = json::array();
+    if (!attrs.contains("network")) attrs["network"] = nullptr;
+  }
+  if (std::string_view(coll.kind) == "firewall" && !attrs.contains("instances")) {
+    attrs["instances"] = json::array();
+  }
+  if (std::string_view(coll.kind) == "volume" && !attrs.contains("instance"))
+    attrs["instance"] = nullptr;
+  auto rec = std::make_shared<Record>();
+  rec->id = NewResourceHex();
+  rec->project = c->project;
+  rec->kind = coll.kind;
+  rec->status = coll.lifecycle ? "queued" : "active";
+  rec->last_op = "create";
+  rec->next_step_ms = coll.lifecycle ? NowMs() + options.provision_delay.count() : 0;
+  rec->created_at = IsoUtcNow();
+  rec->attrs = std::move(attrs);
+  // Rendered here, off the writer thread: the record is complete already.
+  ApiResponse ok = Json(201, Wrap(coll, *rec));
+  std::string location =
+      coll.view == View::kPreview
+          ? "/v1/" + std::string(coll.name) + "/" + PrefixOfKind(coll.kind) + "_" + rec->id
+          : "/api/v1/" + std::string(coll.name) + "/" + HexToUuid(rec->id);
+  ok.headers.emplace_back("Location", location);
+  std::string region = rec->attrs.value("region", "");
+  // With no provisioning delay, the steps the lifecycle worker would take
+  // at once are taken in this same write: the answer still shows the
+  // record as created (queued), and a read right after shows where it got.
+  const bool settle = coll.lifecycle && options.provision_delay.count() == 0;
+  return Submit(c, [this, rec, ok = std::move(ok), refs = std::move(refs), region, settle](
+                       WriteTxn& txn, Call& call) mutable {
+    if (auto err = CheckRefs(txn, call, refs, region)) {
+      call.result = std::move(*err);
+      return;
     }
-    if (std::string_view(coll.kind) == "instance") {
-      if (!attrs.contains("ssh_keys")) attrs["ssh_keys"] = json::array();
-      if (!attrs.contains("network")) attrs["network"] = nullptr;
+    std::vector<std::string> entered;
+    if (settle) {
+      entered = AdvanceDue(
+          rec.get(), rec->next_step_ms, 0, [&] { return faults->PickProvisionFate(); },
+          [&](const std::string& r) { return txn.AllocateIpv4(r); });
     }
-    if (std::string_view(coll.kind) == "firewall" && !attrs.contains("instances")) {
-      attrs["instances"] = json::array();
+    Status st = txn.Insert(rec.get());
+    if (!st.ok()) {
+      call.result =
+          MakeError(500, "internal_error", "the store failed; retry later", call.request_id);
+      return;
     }
-    if (std::string_view(coll.kind) == "volume" && !attrs.contains("instance"))
-      attrs["instance"] = nullptr;
-    auto rec = std::make_shared<Record>();
-    rec->id = NewResourceHex();
-    rec->project = c->project;
-    rec->kind = coll.kind;
-    rec->status = coll.lifecycle ? "queued" : "active";
-    rec->last_op = "create";
-    rec->next_step_ms = coll.lifecycle ? NowMs() + options.provision_delay.count() : 0;
-    rec->created_at = IsoUtcNow();
-    rec->attrs = std::move(attrs);
-    // Rendered here, off the writer thread: the record is complete already.
-    ApiResponse ok = Json(201, Wrap(coll, *rec));
-    std::string location =
-        coll.view == View::kPreview
-            ? "/v1/" + std::string(coll.name) + "/" + PrefixOfKind(coll.kind) + "_" + rec->id
-            : "/api/v1/" + std::string(coll.name) + "/" + HexToUuid(rec->id);
-    ok.headers.emplace_back("Location", location);
-    std::string region = rec->attrs.value("region", "");
-    // With no provisioning delay, the steps the lifecycle worker would take
-    // at once are taken in this same write: the answer still shows the
-    // record as created (queued), and a read right after shows where it got.
-    const bool settle = coll.lifecycle && options.provision_delay.count() == 0;
-    return Submit(c, [this, rec, ok = std::move(ok), refs = std::move(refs), region, settle](
-                         WriteTxn& txn, Call& call) mutable {
-      if (auto err = CheckRefs(txn, call, refs, region)) {
-        call.result = std::move(*err);
-        return;
-      }
-      std::vector<std::string> entered;
-      if (settle) {
-        entered = AdvanceDue(
-            rec.get(), rec->next_step_ms, 0, [&] { return faults->PickProvisionFate(); },
-            [&](const std::string& r) { return txn.AllocateIpv4(r); });
-      }
-      Status st = txn.Insert(rec.get());
-      if (!st.ok()) {
-        call.result =
-            MakeError(500, "internal_error", "the store failed; retry later", call.request_id);
-        return;
-      }
-      call.result = std::move(ok);
+    call.result = std::move(ok);
+    call.store_result = true;
+    call.transitions = std::move(entered);
+  });
+}
+
+void Api::Impl::HandleUpdate(std::shared_ptr<Call> c, const std::string& hex, const json& body) {
+  const Collection& coll = *c->route.collection;
+  json attrs = json::object();
+  std::vector<RefCheck> refs;
+  if (auto e = ValidateBody(*options.schemas, coll, body, true, &attrs, &refs)) {
+    return ReleaseAndFail(*c, 400, "validation_error", e->field + ": " + e->message);
+  }
+  return Submit(c, [this, id = hex, attrs = std::move(attrs), refs = std::move(refs), &coll](
+                       WriteTxn& txn, Call& call) {
+    auto got = txn.Get(call.project, id);
+    if (!got.ok()) {
+      call.result =
+          MakeError(500, "internal_error", "the store failed; retry later", call.request_id);
+      return;
+    }
+    if (!*got || (*got)->kind != coll.kind || (*got)->status == "deleted") {
+      call.result = MakeError(404, "resource_not_found",
+                              "no such resource " + call.route.id.substr(0, 80), call.request_id);
       call.store_result = true;
-      call.transitions = std::move(entered);
-    });
-  }
-
-  auto hex = ParseId(*c);
-  if (!hex)
-    return release_and_fail(404, "resource_not_found",
-                            "no such resource " + route.id.substr(0, 80));
-
-  // ---- update ----
-  if (method == "PATCH") {
-    json attrs = json::object();
-    std::vector<RefCheck> refs;
-    if (auto e = ValidateBody(*options.schemas, coll, body, true, &attrs, &refs)) {
-      return release_and_fail(400, "validation_error", e->field + ": " + e->message);
+      return;
     }
-    return Submit(c, [this, id = *hex, attrs = std::move(attrs), refs = std::move(refs), &coll](
-                         WriteTxn& txn, Call& call) {
-      auto got = txn.Get(call.project, id);
-      if (!got.ok()) {
-        call.result =
-            MakeError(500, "internal_error", "the store failed; retry later", call.request_id);
-        return;
-      }
-      if (!*got || (*got)->kind != coll.kind || (*got)->status == "deleted") {
-        call.result = MakeError(404, "resource_not_found",
-                                "no such resource " + call.route.id.substr(0, 80), call.request_id);
-        call.store_result = true;
-        return;
-      }
-      Record r = std::move(**got);
-      if (coll.lifecycle &&
-          !ProjectCustomerStatus(r.status, r.last_op, r.kind == "instance").actions.edit) {
-        call.result = MakeError(409, "action_not_allowed",
-                                "edit is not allowed while the resource is " +
-                                    ProjectCustomerStatus(r.status, r.last_op, false).status,
-                                call.request_id);
-        call.store_result = true;
-        return;
-      }
-      for (const std::string& field : options.schemas->GrowOnly(coll.kind)) {
-        auto now = r.attrs.find(field);
-        if (!attrs.contains(field) || now == r.attrs.end() || !now->is_number() ||
-            !attrs[field].is_number() || attrs[field] >= *now) {
-          continue;
-        }
-        std::string wire = field;
-        for (const FieldSpec& f : coll.fields) {
-          if (f.attr == field) wire = f.wire;
-        }
-        call.result =
-            MakeError(400, "validation_error",
-                      wire + ": can only grow (currently " + now->dump() + ")", call.request_id);
-        return;
-      }
-      if (auto err = CheckRefs(txn, call, refs, r.attrs.value("region", ""))) {
-        call.result = std::move(*err);
-        return;
-      }
-      for (const auto& [k, v] : attrs.items()) r.attrs[k] = v;
-      Status st = txn.Update(r);
-      if (!st.ok()) {
-        call.result =
-            MakeError(500, "internal_error", "the store failed; retry later", call.request_id);
-        return;
-      }
-      call.result = Json(200, Wrap(coll, r));
+    Record r = std::move(**got);
+    if (coll.lifecycle &&
+        !ProjectCustomerStatus(r.status, r.last_op, r.kind == "instance").actions.edit) {
+      call.result = MakeError(409, "action_not_allowed",
+                              "edit is not allowed while the resource is " +
+                                  ProjectCustomerStatus(r.status, r.last_op, false).status,
+                              call.request_id);
       call.store_result = true;
-    });
-  }
+      return;
+    }
+    for (const std::string& field : options.schemas->GrowOnly(coll.kind)) {
+      auto now = r.attrs.find(field);
+      if (!attrs.contains(field) || now == r.attrs.end() || !now->is_number() ||
+          !attrs[field].is_number() || attrs[field] >= *now) {
+        continue;
+      }
+      std::string wire = field;
+      for (const FieldSpec& f : coll.fields) {
+        if (f.attr == field) wire = f.wire;
+      }
+      call.result =
+          MakeError(400, "validation_error",
+                    wire + ": can only grow (currently " + now->dump() + ")", call.request_id);
+      return;
+    }
+    if (auto err = CheckRefs(txn, call, refs, r.attrs.value("region", ""))) {
+      call.result = std::move(*err);
+      return;
+    }
+    for (const auto& [k, v] : attrs.items()) r.attrs[k] = v;
+    Status st = txn.Update(r);
+    if (!st.ok()) {
+      call.result =
+          MakeError(500, "internal_error", "the store failed; retry later", call.request_id);
+      return;
+    }
+    call.result = Json(200, Wrap(coll, r));
+    call.store_result = true;
+  });
+}
 
-  // ---- delete / actions ----
-  std::string action = method == "DELETE" ? "delete" : route.action;
+void Api::Impl::HandleDeleteOrAction(std::shared_ptr<Call> c, const std::string& hex) {
+  const Collection& coll = *c->route.collection;
+  std::string action = c->req.method == "DELETE" ? "delete" : c->route.action;
   int64_t delay = options.provision_delay.count();
-  Submit(c, [this, id = *hex, action, delay, &coll](WriteTxn& txn, Call& call) {
+  Submit(c, [this, id = hex, action, delay, &coll](WriteTxn& txn, Call& call) {
     auto internal = [&] {
       call.result =
           MakeError(500, "internal_error", "the store failed; retry later", call.request_id);
