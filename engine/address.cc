@@ -67,8 +67,9 @@ bool ParseModuleSteps(std::string_view& text, std::vector<ModuleStep>& path, boo
 
 }  // namespace
 
-std::string IndexText(const AddressIndex& index) {
-  std::string out;
+namespace {
+
+void AppendIndex(std::string& out, const AddressIndex& index) {
   if (const int* i = std::get_if<int>(&index)) {
     out += '[';
     out += std::to_string(*i);
@@ -81,6 +82,13 @@ std::string IndexText(const AddressIndex& index) {
     }
     out += "\"]";
   }
+}
+
+}  // namespace
+
+std::string IndexText(const AddressIndex& index) {
+  std::string out;
+  AppendIndex(out, index);
   return out;
 }
 
@@ -90,7 +98,23 @@ std::string ModulePathPrefix(const std::vector<ModuleStep>& path) {
   return out;
 }
 
-std::string ResourceAddress::ToString() const { return BaseString() + IndexText(index); }
+// Both are on the hot path of loading and planning large stacks: built in
+// one buffer, the module path only when there is one.
+std::string ResourceAddress::BaseString() const {
+  std::string out;
+  if (!module.empty()) out = ModulePathPrefix(module);
+  out.reserve(out.size() + kind.size() + name.size() + 16);
+  out += kind;
+  out += '.';
+  out += name;
+  return out;
+}
+
+std::string ResourceAddress::ToString() const {
+  std::string out = BaseString();
+  AppendIndex(out, index);
+  return out;
+}
 
 std::optional<std::vector<ModuleStep>> ParseModulePath(std::string_view text) {
   std::vector<ModuleStep> path;

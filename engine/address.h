@@ -54,7 +54,7 @@ struct ResourceAddress {
   std::string ToString() const;
   // The address without its own index ("module.a.instance.web" for
   // "module.a.instance.web[2]").
-  std::string BaseString() const { return ModulePathPrefix(module) + kind + "." + name; }
+  std::string BaseString() const;
 
   // Parses the canonical form; nullopt when `text` is not an address.
   static std::optional<ResourceAddress> Parse(std::string_view text);

@@ -1668,9 +1668,14 @@ class Loader {
             break;
           }
           // Inside a module, names are the module's own: its path goes in front.
-          Expression whole = e;
           const auto& path = scopes_[doc.scope].path;
-          whole.target.module.insert(whole.target.module.begin(), path.begin(), path.end());
+          std::optional<Expression> qualified;
+          if (!path.empty()) {
+            qualified = e;
+            qualified->target.module.insert(qualified->target.module.begin(), path.begin(),
+                                            path.end());
+          }
+          const Expression& whole = qualified ? *qualified : e;
           keeps_refs = true;
           if (e.type == Expression::Type::kModuleOutput) {
             module_uses_.push_back({whole, at, exact});
