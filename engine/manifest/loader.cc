@@ -442,7 +442,7 @@ class Loader {
 
  private:
   // ---- diagnostics ------------------------------------------------------
-  // A file ReadRegularFile refused: file_not_found, file_not_regular or
+  // A file Env::ReadFile refused: file_not_found, file_not_regular or
   // file_too_large.
   void ReportUnreadable(const std::string& summary, const Status& why, SourceLocation at,
                         std::string detail) {
