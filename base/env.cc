@@ -111,6 +111,47 @@ class Posix final : public Env {
     std::error_code ec;
     return fs::weakly_canonical(path, ec).string();
   }
+
+  Status WriteFileAtomically(const std::string& path, const std::string& content,
+                             mode_t mode) const override {
+    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    if (fd < 0) return Status::IOError("cannot write " + tmp + ": " + std::strerror(errno));
+    size_t off = 0;
+    int err = 0;
+    while (off < content.size()) {
+      ssize_t n = ::write(fd, content.data() + off, content.size() - off);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        err = n < 0 ? errno : EIO;
+        break;
+      }
+      off += static_cast<size_t>(n);
+    }
+    if (err == 0 && ::fsync(fd) != 0) err = errno;
+    ::close(fd);
+    if (err == 0 && ::rename(tmp.c_str(), path.c_str()) != 0) {
+      err = errno;
+      ::unlink(tmp.c_str());
+      return Status::IOError("cannot rename " + tmp + " to " + path + ": " + std::strerror(err));
+    }
+    if (err != 0) {
+      ::unlink(tmp.c_str());
+      return Status::IOError("cannot write " + tmp + ": " + std::strerror(err));
+    }
+    // The rename is durable once the directory is.
+    std::string dir = fs::path(path).parent_path().string();
+    int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+      int rc = ::fsync(dfd);
+      int sync_err = errno;
+      ::close(dfd);
+      if (rc != 0)
+        return Status::IOError("cannot sync the directory of " + path + ": " +
+                               std::strerror(sync_err));
+    }
+    return Status::Ok();
+  }
 };
 
 }  // namespace
@@ -168,5 +209,15 @@ std::vector<std::string> MemEnv::ListFiles(const std::string& dir, bool recursiv
 }
 
 std::string MemEnv::Canonical(const std::string& path) const { return Normal(path); }
+
+Status MemEnv::WriteFileAtomically(const std::string& path, const std::string& content,
+                                   mode_t) const {
+  if (IsDirectory(path)) return Status::IOError("cannot write " + path + ": a directory");
+  const std::string parent = fs::path(Normal(path)).parent_path().string();
+  if (!parent.empty() && parent != "/" && !IsDirectory(parent))
+    return Status::IOError("cannot write " + path + ": no directory " + parent);
+  files_[Normal(path)] = content;
+  return Status::Ok();
+}
 
 }  // namespace cairn

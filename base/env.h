@@ -1,9 +1,12 @@
-// Env: the file system as the loader sees it. Every manifest, variable file
-// and file() target is read, and every stack or module directory walked,
-// through one, so that the same code runs on the disk (PosixEnv) and on files
-// held in memory (MemEnv: tests, and the fuzzers, which must never read the
-// host's files).
+// Env: the file system as the engine sees it. Every manifest, variable file
+// and file() target is read, every stack or module directory walked, and
+// every file a command writes (saved plans, reports, formatted manifests,
+// generated manifests) written through one, so that the same code runs on
+// the disk (PosixEnv) and on files held in memory (MemEnv: tests, and the
+// fuzzers, which must never read the host's files).
 #pragma once
+
+#include <sys/types.h>
 
 #include <map>
 #include <string>
@@ -31,6 +34,14 @@ class Env {
   // One spelling per file or directory, to tell whether two paths are the
   // same (symbolic links resolved on disk).
   virtual std::string Canonical(const std::string& path) const = 0;
+  // Replaces `path` with `content` so that a crash or a power loss leaves
+  // the old file or the new one, never part of either: on disk, a temporary
+  // file in the same directory, written and synced, renamed over `path`,
+  // then the directory synced. The file gets `mode` (a new file replaces the
+  // old one). On failure nothing is left behind and the old file is
+  // untouched; a missing directory is a failure (MemEnv: one holding no file).
+  virtual Status WriteFileAtomically(const std::string& path, const std::string& content,
+                                     mode_t mode = 0600) const = 0;
 };
 
 // The real file system. Files are opened without blocking and checked on the
@@ -50,9 +61,13 @@ class MemEnv final : public Env {
   std::vector<std::string> ListFiles(const std::string& dir, bool recursive,
                                      const std::vector<std::string>& extensions) const override;
   std::string Canonical(const std::string& path) const override;
+  Status WriteFileAtomically(const std::string& path, const std::string& content,
+                             mode_t mode = 0600) const override;
 
  private:
-  std::map<std::string, std::string> files_;
+  // mutable: a write through a const Env (the interface's methods are const,
+  // as the disk behind PosixEnv is not part of the object).
+  mutable std::map<std::string, std::string> files_;
 };
 
 }  // namespace cairn

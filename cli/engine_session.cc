@@ -15,6 +15,7 @@
 #include <iostream>
 
 #include "base/clock.h"
+#include "base/env.h"
 #include "base/redact.h"
 #include "base/schema/schema_registry.h"
 #include "engine/manifest/expr.h"
@@ -490,28 +491,9 @@ bool Confirm(const std::string& question, std::stop_token stop) {
 // so that neither a crash nor a power loss leaves a half-written file.
 bool WriteFileAtomically(const std::string& path, const std::string& content, std::string& error,
                          mode_t mode) {
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-  if (fd < 0) {
-    error = "cannot write " + tmp + ": " + std::strerror(errno);
-    return false;
-  }
-  size_t off = 0;
-  while (off < content.size()) {
-    ssize_t n = write(fd, content.data() + off, content.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    off += static_cast<size_t>(n);
-  }
-  bool ok = off == content.size() && fsync(fd) == 0;
-  if (!ok) error = "cannot write " + tmp + ": " + std::strerror(errno);
-  close(fd);
-  if (ok && rename(tmp.c_str(), path.c_str()) != 0) {
-    error = "cannot rename " + tmp + " to " + path + ": " + std::strerror(errno);
-    ok = false;
-  }
-  if (!ok) unlink(tmp.c_str());
-  return ok;
+  Status st = PosixEnv().WriteFileAtomically(path, content, mode);
+  if (!st.ok()) error = st.message();
+  return st.ok();
 }
 
 }  // namespace cairn::cli

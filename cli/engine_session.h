@@ -184,9 +184,9 @@ int ReportApply(const ApplyResult& result, bool destroy, const EngineSession& se
 // A stop request (Ctrl-C) cancels the prompt.
 bool Confirm(const std::string& question, std::stop_token stop);
 
-// Writes `content` to `path` through a temporary file, fsync and a rename:
-// a crash or a power loss leaves the old file or the new one, never half of
-// it. False with `error` set (and no temporary file left) on failure.
+// Writes `content` to `path` with PosixEnv().WriteFileAtomically: a crash or
+// a power loss leaves the old file or the new one, never half of it. False
+// with `error` set (and no temporary file left) on failure.
 bool WriteFileAtomically(const std::string& path, const std::string& content, std::string& error,
                          mode_t mode = 0600);
 

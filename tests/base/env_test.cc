@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 
 #include "tests/support/process.h"
 
@@ -47,4 +48,33 @@ TEST_CASE("PosixEnv reads a FIFO as what it is, without blocking") {
   auto read = PosixEnv().ReadFile(fifo, 100);
   CHECK(read.status().code() == StatusCode::kInvalidArgument);
   CHECK(read.status().message() == "a FIFO");
+}
+
+TEST_CASE("WriteFileAtomically replaces a file whole, leaves no temporary, and fails cleanly") {
+  TempDir tmp;
+  const std::string d = tmp.path();
+  MemEnv mem;
+  for (const Env* env : {&PosixEnv(), static_cast<const Env*>(&mem)}) {
+    const Env& e = *env;
+    const std::string file = d + "/plan.json";
+    mem.AddFile(d + "/README", "a file, so that the directory exists in memory too");
+    REQUIRE(e.WriteFileAtomically(file, "first\n").ok());
+    REQUIRE(e.WriteFileAtomically(file, "second, longer\n", 0644).ok());
+    auto read = e.ReadFile(file, 100);
+    REQUIRE(read.ok());
+    CHECK(*read == "second, longer\n");
+    CHECK(e.ListFiles(d, false, {".json", ".0", ".1"}) == std::vector<std::string>{file});
+    // Into a directory that does not exist, or over a directory: an error.
+    CHECK_FALSE(e.WriteFileAtomically(d + "/missing/plan.json", "x").ok());
+    WriteFile(d + "/sub/keep.yaml", "k");
+    mem.AddFile(d + "/sub/keep.yaml", "k");
+    CHECK_FALSE(e.WriteFileAtomically(d + "/sub", "x").ok());
+    CHECK(e.IsDirectory(d + "/sub"));
+  }
+  // On disk: the mode asked for, and not one temporary file left over.
+  struct stat st {};
+  REQUIRE(stat((d + "/plan.json").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0644);
+  for (const auto& entry : std::filesystem::directory_iterator(d))
+    CHECK(entry.path().filename().string().find(".tmp.") == std::string::npos);
 }
