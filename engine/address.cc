@@ -61,6 +61,7 @@ bool ParseModuleSteps(std::string_view& text, std::vector<ModuleStep>& path, boo
     if (!trailing_dot && text.empty()) return true;
     if (text.empty() || text[0] != '.') return false;
     text.remove_prefix(1);
+    if (!trailing_dot && text.empty()) return false;  // "module.app."
   }
   return true;
 }

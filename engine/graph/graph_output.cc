@@ -1,6 +1,7 @@
 #include "engine/graph/graph_output.h"
 
 #include <algorithm>
+#include <map>
 
 #include "base/value.h"
 
@@ -28,26 +29,35 @@ std::string DotQuote(const std::string& s) {
 
 namespace {
 
+// The resources of `config` by the module instance they are declared in
+// (the stack's own under the empty path), each list in the stack's order.
+using ByModule = std::map<std::vector<ModuleStep>, std::vector<const ResourceConfig*>,
+                          bool (*)(const std::vector<ModuleStep>&, const std::vector<ModuleStep>&)>;
+
+bool PathLess(const std::vector<ModuleStep>& a, const std::vector<ModuleStep>& b) {
+  return ModulePathPrefix(a) < ModulePathPrefix(b);
+}
+
 // Emits the nodes declared at module path `path` and, for each module
 // instance under it, a cluster holding that instance's nodes in turn.
-void DotNodes(const StackConfig& config, const std::vector<std::string>& kinds,
+void DotNodes(const ByModule& by_module, const std::vector<std::string>& kinds,
               const std::vector<ModuleStep>& path, const std::string& indent, std::string& out) {
   std::vector<std::vector<ModuleStep>> children;
-  for (const auto& r : config.resources) {
-    const auto& m = r.address.module;
-    if (m == path) {
-      auto it = std::find(kinds.begin(), kinds.end(), r.kind);
-      size_t color =
-          it == kinds.end() ? 8 : static_cast<size_t>(it - kinds.begin()) % std::size(kPalette);
-      std::string addr = r.address.ToString();
-      out += indent + DotQuote(addr) + " [label=" + DotQuote(addr) + ", fillcolor=\"" +
-             kPalette[color] + "\"];\n";
-      continue;
-    }
+  for (const auto& [m, resources] : by_module) {
     if (m.size() <= path.size() || !std::equal(path.begin(), path.end(), m.begin())) continue;
     std::vector<ModuleStep> child(m.begin(), m.begin() + static_cast<long>(path.size()) + 1);
     if (std::find(children.begin(), children.end(), child) == children.end())
       children.push_back(std::move(child));
+  }
+  if (auto own = by_module.find(path); own != by_module.end()) {
+    for (const ResourceConfig* r : own->second) {
+      auto it = std::find(kinds.begin(), kinds.end(), r->kind);
+      size_t color =
+          it == kinds.end() ? 8 : static_cast<size_t>(it - kinds.begin()) % std::size(kPalette);
+      std::string addr = r->address.ToString();
+      out += indent + DotQuote(addr) + " [label=" + DotQuote(addr) + ", fillcolor=\"" +
+             kPalette[color] + "\"];\n";
+    }
   }
   for (const auto& child : children) {
     std::string name = ModulePathPrefix(child);
@@ -56,7 +66,7 @@ void DotNodes(const StackConfig& config, const std::vector<std::string>& kinds,
     out += indent + "  label=" + DotQuote(name) + ";\n";
     out += indent + "  style=\"rounded,dashed\";\n";
     out += indent + "  color=\"#888888\";\n";
-    DotNodes(config, kinds, child, indent + "  ", out);
+    DotNodes(by_module, kinds, child, indent + "  ", out);
     out += indent + "}\n";
   }
 }
@@ -70,7 +80,9 @@ std::string GraphToDot(const StackConfig& config, const std::vector<std::string>
       "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", "
       "fillcolor=\"#ffffff\"];\n";
   out += "  edge [color=\"#555555\"];\n";
-  DotNodes(config, kinds, {}, "  ", out);
+  ByModule by_module(PathLess);
+  for (const auto& r : config.resources) by_module[r.address.module].push_back(&r);
+  DotNodes(by_module, kinds, {}, "  ", out);
   for (const auto& r : config.resources) {
     for (const auto& dep : r.depends_on) {
       out += "  " + DotQuote(r.address.ToString()) + " -> " + DotQuote(dep.ToString()) + ";\n";

@@ -418,6 +418,9 @@ class Loader {
     if (module_dirs.empty()) return;
     std::erase_if(docs_,
                   [&](const Doc& doc) { return module_dirs.count(env_.Canonical(doc.dir)) > 0; });
+    std::erase_if(result_.config.files, [&](const std::string& file) {
+      return module_dirs.count(env_.Canonical(fs::path(file).parent_path().string())) > 0;
+    });
   }
 
   // The *.yaml and *.yml files in `dir` (display names), in name order.
@@ -1272,6 +1275,8 @@ class Loader {
     for (const auto& [name, info] : vars) {
       if (given.count(name)) continue;
       if (info.value) {
+        if (info.sensitive && info.value->is_string())
+          RegisterSecret(info.value->get<std::string>());
         values[name] = EscapeDeep(*info.value);
         continue;
       }
@@ -1434,6 +1439,13 @@ class Loader {
               use.location, "use it as the whole value: \"${" + use.expr.ToString() + "}\"");
       }
     }
+    // The references written where they are used were recorded (and are
+    // checked) already: a derived use is only one that arrived in a value.
+    for (const RefUse& use : pending_refs_) {
+      if (!use.check_only)
+        direct_refs_.insert(
+            DirectRefKey(use.resource, use.output, use.pointer, use.expr.ToString()));
+    }
     for (size_t i = 0; i < resources_.size(); ++i) {
       bool changed = false;
       resources_[i].spec = SubstituteModuleOutputs(resources_[i].spec, changed);
@@ -1453,6 +1465,11 @@ class Loader {
     }
   }
 
+  static std::string DirectRefKey(int resource, const std::string& output,
+                                  const std::string& pointer, const std::string& expr) {
+    return std::to_string(resource) + "\n" + output + "\n" + pointer + "\n" + expr;
+  }
+
   void DeriveReferences(const Value& v, int resource, const std::string& output,
                         const std::string& pointer, const Doc& doc, const YamlNode& base) {
     if (v.is_array()) {
@@ -1467,6 +1484,7 @@ class Loader {
       return;
     }
     if (!v.is_string() || !HasTemplateSyntax(v.get_ref<const std::string&>())) return;
+    if (direct_refs_.count(DirectRefKey(resource, output, pointer, ""))) return;
     auto parsed = ParseTemplate(v.get_ref<const std::string&>());
     const auto* t = std::get_if<Template>(&parsed);
     if (!t) return;
@@ -1479,6 +1497,7 @@ class Loader {
               at, "it came from a module's input or output; use it as the whole value");
         continue;
       }
+      if (direct_refs_.count(DirectRefKey(resource, output, pointer, e->ToString()))) continue;
       RefUse use{
           *e, static_cast<size_t>(&doc - docs_.data()), pointer, resource, output, t->exact(), at};
       use.derived = true;
@@ -1653,6 +1672,15 @@ class Loader {
             failed = true;
             break;
           }
+          if (e.type == Expression::Type::kResource && doc.scope != 0 &&
+              e.target.kind.rfind("data.", 0) == 0) {
+            Error("module_data_reference",
+                  "a module cannot read the stack's data source " + e.target.BaseString(), at,
+                  "data sources belong to the stack: pass ${" + e.ToString() +
+                      "} to the module as an input");
+            failed = true;
+            break;
+          }
           if (e.type == Expression::Type::kResource && !e.target.module.empty()) {
             Error("module_internal_reference",
                   "cannot refer to " + e.ToString() + ": a module's resources are its own", at,
@@ -1706,7 +1734,11 @@ class Loader {
         out += InterpolationText(*v);
       }
     }
-    if (failed) return s;
+    if (failed) {
+      // Left as written (reported): not a value that came from elsewhere.
+      direct_refs_.insert(DirectRefKey(ctx.resource, ctx.output, pointer, ""));
+      return s;
+    }
     if (exact && !keeps_refs) return exact_value;
     return out;
   }
@@ -2760,8 +2792,9 @@ class Loader {
         const Expression* e = std::get_if<Expression>(&part);
         if (!e) continue;
         if (e->type == Expression::Type::kVar) {
-          auto var = variables_.find(e->name);
-          if (var == variables_.end()) continue;
+          const auto& vars = doc.scope == 0 ? variables_ : scopes_[doc.scope].variables;
+          auto var = vars.find(e->name);
+          if (var == vars.end()) continue;
           const Doc& var_doc = docs_[var->second.doc];
           RedactFeeding(var->second.doc, Child(var_doc.node, "default"), depth + 1, done);
         } else if (e->type == Expression::Type::kEachKey ||
@@ -2815,14 +2848,22 @@ class Loader {
       if (output_scope_[i] == 0) result_.config.outputs.push_back(std::move(outputs_[i]));
     }
     SortDiagnostics(diags_);
+    // A module's documents are checked once per instance: a problem in its
+    // files is reported once, for the first instance (the messages differ
+    // only in the instance's path).
+    std::set<std::string> module_files;
+    for (const Doc& doc : docs_) {
+      if (doc.scope != 0) module_files.insert(doc.file);
+    }
     std::set<std::tuple<std::string, int, int, std::string, std::string, std::string>> seen;
     for (auto& d : diags_) {
       // Manifests may hold bytes that are not UTF-8; diagnostics must not,
       // or their JSON form could not be written.
       d.summary = ValidUtf8(d.summary);
       d.detail = ValidUtf8(d.detail);
-      if (seen.insert({d.location.file, d.location.line, d.location.column, d.code, d.summary,
-                       d.detail})
+      const bool in_module = module_files.count(d.location.file) > 0;
+      if (seen.insert({d.location.file, d.location.line, d.location.column, d.code,
+                       in_module ? "" : d.summary, in_module ? "" : d.detail})
               .second) {
         result_.diagnostics.push_back(std::move(d));
       }
@@ -2858,6 +2899,9 @@ class Loader {
   std::vector<ModuleUse> module_uses_;
   std::map<std::string, Value> module_output_values_;  // by key, once substituted
   std::vector<std::string> resolving_;                 // output keys being substituted
+  // DirectRefKey of each reference written where it is used, and (with an
+  // empty expression) of each string that failed to evaluate.
+  std::set<std::string> direct_refs_;
   struct Edge {
     size_t from, to;
     SourceLocation why;

@@ -70,6 +70,13 @@ TEST_CASE("addresses inside modules round-trip, and malformed module paths do no
     INFO(bad);
     CHECK_FALSE(ResourceAddress::Parse(bad));
   }
+  // A module path alone (what --target module.NAME takes).
+  REQUIRE(ParseModulePath("module.app[1].module.db"));
+  CHECK(ParseModulePath("module.app[1].module.db")->size() == 2);
+  for (const char* bad : {"module.app.", "module.", "module.app.instance.web", "app"}) {
+    INFO(bad);
+    CHECK_FALSE(ParseModulePath(bad));
+  }
 }
 
 TEST_CASE("the stack's resources order before modules, modules by name and natural index") {

@@ -266,6 +266,8 @@ TEST_CASE("with --recursive, a module directory below the stack is left to its m
   CHECK(Addresses(r.config) == std::vector<std::string>{"module.one.instance.app[0]",
                                                         "module.one.network.main", "network.extra",
                                                         "ssh_key.deploy"});
+  // Each file read once: the stack's two, the module's two.
+  CHECK(r.config.files.size() == 4);
 }
 
 TEST_CASE("modules load from files in memory: a MemEnv is all the loader reads") {

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 namespace cairn::testing {
@@ -30,13 +31,17 @@ std::string Slurp(const std::string& path) {
 
 // The copy is the durable image: written to a temporary name, then renamed,
 // so that a kill during the copy leaves the previous image.
+// A temporary name per thread: two connections may sync one file at once.
+// No exception may leave this function: it runs inside SQLite's C callbacks.
 void KeepImage(const std::string& path) {
-  const std::string tmp = path + ".synced.tmp";
+  const std::string tmp = path + ".synced.tmp." +
+                          std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     out << Slurp(path);
   }
-  fs::rename(tmp, path + ".synced");
+  std::error_code ec;
+  fs::rename(tmp, path + ".synced", ec);
 }
 
 CrashFile* Self(sqlite3_file* f) { return reinterpret_cast<CrashFile*>(f); }
