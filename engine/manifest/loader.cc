@@ -815,6 +815,7 @@ class Loader {
   // Adds a classified document to the list of its kind.
   void Enlist(size_t i) {
     const Doc& doc = docs_[i];
+    if (scopes_[doc.scope].unused) return;
     if (registry_->HasKind(doc.kind)) resource_docs_.push_back(i);
     if (doc.kind == "variable") scopes_[doc.scope].variable_docs.push_back(i);
     if (doc.kind == "module") scopes_[doc.scope].module_docs.push_back(i);
@@ -856,6 +857,9 @@ class Loader {
     std::string dir;               // canonical directory of its manifests
     size_t parent = 0;
     size_t call_doc = 0;  // the module document that made it
+    // A module with no instances (count 0, an empty for_each): its files are
+    // still read and checked, under a scope whose documents are not loaded.
+    bool unused = false;
     std::vector<size_t> variable_docs, module_docs;
     // Modules only (the stack's are variables_ and config.variables): the
     // declared variables, and their values in expression form.
@@ -1135,6 +1139,18 @@ class Loader {
     std::vector<AddressIndex> indexes;
     std::vector<Value> each_values;
     if (!ExpandIndexes(docs_[di], "module", call.mode, indexes, each_values)) return;
+    if (indexes.empty() && !module_docs_.count(canonical)) {
+      Scope unused;
+      unused.path = scopes_[s].path;
+      unused.path.push_back({doc.name, {}});
+      unused.prefix = ModulePathPrefix(unused.path);
+      unused.dir = canonical;
+      unused.parent = s;
+      unused.call_doc = di;
+      unused.unused = true;
+      scopes_.push_back(std::move(unused));
+      AddModuleDocuments(scopes_.size() - 1, dir, source_loc);
+    }
     if (scopes_.size() + indexes.size() > kMaxModuleInstances) {
       Error("too_many_modules",
             "more than " + std::to_string(kMaxModuleInstances) + " module instances", doc.location);

@@ -297,3 +297,27 @@ TEST_CASE("modules load from files in memory: a MemEnv is all the loader reads")
   CHECK(missing.diagnostics[0].code == "module_not_found");
   CHECK(missing.diagnostics[0].location.file == "stack/more.yaml");
 }
+
+TEST_CASE("a module with no instances still has its files checked, and declares nothing") {
+  MemEnv env;
+  env.AddFile("stack/main.yaml",
+              "kind: module\nname: off\nsource: lib/m\ncount: 0\n---\n"
+              "kind: network\nname: n\nspec: {region: eu-central, cidr: 10.1.0.0/16}\n");
+  env.AddFile("stack/lib/m/m.yaml",
+              "kind: network\nname: inner\nspec: {region: eu-central, cidr: 10.2.0.0/16}\n");
+  LoadOptions o;
+  o.schema_dir = CAIRN_SOURCE_SCHEMA_DIR;
+  o.getenv = [](const char*) -> const char* { return nullptr; };
+  o.env = &env;
+  o.paths = {"stack"};
+  auto r = LoadStack(o);
+  INFO(Codes(r));
+  REQUIRE(r.ok());
+  CHECK(Addresses(r.config) == std::vector<std::string>{"network.n"});
+  // Broken files in it are reported all the same.
+  env.AddFile("stack/lib/m/bad.yaml", "kind: netwrok\nname: x\n---\nkind: provider\n");
+  auto bad = LoadStack(o);
+  std::string codes;
+  for (const auto& d : bad.diagnostics) codes += d.code + " ";
+  CHECK(codes == "unknown_kind not_in_module ");
+}
