@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <iterator>
 
+#include "base/sqlite.h"
 #include "server/catalog.h"
 
 namespace cairn::server {
@@ -184,19 +185,14 @@ SqliteDb::~SqliteDb() {
   if (db_ != nullptr) sqlite3_close(db_);
 }
 
+// Errors mapped as the state store maps them (base/sqlite.h).
+constexpr std::string_view kSubject = "server store";
+
 Status SqliteDb::Error(const char* what) {
-  return Status::IOError(std::string("sqlite: ") + what + ": " + sqlite3_errmsg(db_));
+  return SqliteStatus(db_, sqlite3_extended_errcode(db_), what, kSubject);
 }
 
-Status SqliteDb::Exec(const char* sql) {
-  char* err = nullptr;
-  if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-    std::string msg = err ? err : "unknown error";
-    sqlite3_free(err);
-    return Status::IOError(std::string("sqlite: ") + msg);
-  }
-  return Status::Ok();
-}
+Status SqliteDb::Exec(const char* sql) { return SqliteExec(db_, sql, kSubject); }
 
 Status SqliteDb::ExecCached(const char* sql) {
   auto st = Prepare(sql);

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "base/sqlite.h"
 #include "engine/state/commit_check.h"
 #include "engine/state/state_lock.h"
 
@@ -54,124 +55,24 @@ const char* const kMigrations[] = {
 };
 static_assert(std::size(kMigrations) == kSqliteStateFormatVersion);
 
+// The toolkit of base/sqlite.h, the database named "state database" in
+// every message.
+constexpr std::string_view kSubject = "state database";
+
 Status SqliteError(sqlite3* db, int rc, const std::string& what) {
-  std::string msg =
-      "state database: " + what + ": " + (db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
-  switch (rc & 0xff) {
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-      return Status::Unavailable(msg + " (another process keeps the state database busy)");
-    case SQLITE_NOTADB:
-    case SQLITE_CORRUPT:
-      return Status::FailedPrecondition(msg);
-    default:
-      return Status::IOError(msg);
-  }
+  return SqliteStatus(db, rc, what, kSubject);
 }
 
-// A prepared statement. Errors stick: after the first failure every call is a
-// no-op and status() reports it.
-class Stmt {
- public:
-  // Prepares `sql` for this statement alone.
-  Stmt(sqlite3* db, const char* sql) : db_(db) {
-    int rc = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr);
-    if (rc != SQLITE_OK) status_ = SqliteError(db, rc, "prepare");
-  }
-  // Borrows a statement prepared once (SqliteStateStore::Prepared), and
-  // leaves it reset, with no bindings, for the next use.
-  Stmt(sqlite3* db, const Result<sqlite3_stmt*>& reused) : db_(db), owned_(false) {
-    if (reused.ok()) {
-      stmt_ = *reused;
-    } else {
-      status_ = reused.status();
-    }
-  }
-  ~Stmt() {
-    if (owned_) {
-      sqlite3_finalize(stmt_);
-    } else if (stmt_ != nullptr) {
-      sqlite3_reset(stmt_);
-      sqlite3_clear_bindings(stmt_);
-    }
-  }
-  Stmt(const Stmt&) = delete;
-  Stmt& operator=(const Stmt&) = delete;
+Status Exec(sqlite3* db, const char* sql) { return SqliteExec(db, sql, kSubject); }
 
-  Stmt& Text(int i, const std::string& v) {
-    Check(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
-    return *this;
-  }
-  Stmt& Blob(int i, const std::string& v) {
-    Check(sqlite3_bind_blob(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
-    return *this;
-  }
-  Stmt& Int(int i, int64_t v) {
-    Check(sqlite3_bind_int64(stmt_, i, v));
-    return *this;
-  }
-  // True for a row, false when done or failed (see status()).
-  bool Step() {
-    if (!status_.ok()) return false;
-    int rc = sqlite3_step(stmt_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc != SQLITE_DONE) status_ = SqliteError(db_, rc, sqlite3_sql(stmt_));
-    return false;
-  }
-  Status Run() {
-    while (Step()) {
-    }
-    return status_;
-  }
-  std::string ColText(int c) {
-    const void* p = sqlite3_column_blob(stmt_, c);
-    int n = sqlite3_column_bytes(stmt_, c);
-    return p == nullptr ? std::string() : std::string(static_cast<const char*>(p), n);
-  }
-  int64_t ColInt(int c) { return sqlite3_column_int64(stmt_, c); }
-  const Status& status() const { return status_; }
-
- private:
-  void Check(int rc) {
-    if (rc != SQLITE_OK && status_.ok()) status_ = SqliteError(db_, rc, "bind");
-  }
-  sqlite3* db_;
-  sqlite3_stmt* stmt_ = nullptr;
-  bool owned_ = true;
-  Status status_;
+struct Stmt : SqliteStmt {
+  Stmt(sqlite3* db, const char* sql) : SqliteStmt(db, sql, kSubject) {}
+  // A statement prepared once (SqliteStateStore::Prepared).
+  Stmt(sqlite3* db, const Result<sqlite3_stmt*>& reused) : SqliteStmt(db, reused, kSubject) {}
 };
 
-Status Exec(sqlite3* db, const char* sql) {
-  char* err = nullptr;
-  int rc = sqlite3_exec(db, sql, nullptr, nullptr, &err);
-  if (rc == SQLITE_OK) return Status::Ok();
-  std::string msg = err != nullptr ? err : sqlite3_errstr(rc);
-  sqlite3_free(err);
-  Status s = SqliteError(nullptr, rc, msg);
-  return s;
-}
-
-// A transaction rolled back unless committed.
-class Txn {
- public:
-  explicit Txn(sqlite3* db) : db_(db) {}
-  ~Txn() {
-    if (active_) (void)Exec(db_, "ROLLBACK");
-  }
-  Status Begin(bool write) {
-    CAIRN_RETURN_IF_ERROR(Exec(db_, write ? "BEGIN IMMEDIATE" : "BEGIN"));
-    active_ = true;
-    return Status::Ok();
-  }
-  Status Commit() {
-    Status s = Exec(db_, "COMMIT");
-    if (s.ok()) active_ = false;
-    return s;
-  }
-
- private:
-  sqlite3* db_;
-  bool active_ = false;
+struct Txn : SqliteTxn {
+  explicit Txn(sqlite3* db) : SqliteTxn(db, kSubject) {}
 };
 
 Result<Value> ParseStoredJson(const std::string& text, const std::string& what) {
