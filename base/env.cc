@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -152,6 +153,8 @@ class Posix final : public Env {
     }
     return Status::Ok();
   }
+
+  const char* GetEnv(const char* name) const override { return ::getenv(name); }
 };
 
 }  // namespace
@@ -219,5 +222,16 @@ Status MemEnv::WriteFileAtomically(const std::string& path, const std::string& c
   files_[Normal(path)] = content;
   return Status::Ok();
 }
+
+}  // namespace cairn
+
+namespace cairn {
+
+const char* MemEnv::GetEnv(const char* name) const {
+  auto it = vars_.find(name);
+  return it == vars_.end() ? nullptr : it->second.c_str();
+}
+
+void MemEnv::SetEnv(const std::string& name, std::string value) { vars_[name] = std::move(value); }
 
 }  // namespace cairn

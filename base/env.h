@@ -3,7 +3,7 @@
 // every file a command writes (saved plans, reports, formatted manifests,
 // generated manifests) written through one, so that the same code runs on
 // the disk (PosixEnv) and on files held in memory (MemEnv: tests, and the
-// fuzzers, which must never read the host's files).
+// fuzzers, which must never read the host's files or environment).
 #pragma once
 
 #include <sys/types.h>
@@ -42,6 +42,8 @@ class Env {
   // untouched; a missing directory is a failure (MemEnv: one holding no file).
   virtual Status WriteFileAtomically(const std::string& path, const std::string& content,
                                      mode_t mode = 0600) const = 0;
+  // The environment variable `name`, or null when it is not set.
+  virtual const char* GetEnv(const char* name) const = 0;
 };
 
 // The real file system. Files are opened without blocking and checked on the
@@ -63,8 +65,12 @@ class MemEnv final : public Env {
   std::string Canonical(const std::string& path) const override;
   Status WriteFileAtomically(const std::string& path, const std::string& content,
                              mode_t mode = 0600) const override;
+  // Only what SetEnv set: never the process's environment.
+  const char* GetEnv(const char* name) const override;
+  void SetEnv(const std::string& name, std::string value);
 
  private:
+  std::map<std::string, std::string> vars_;
   // mutable: a write through a const Env (the interface's methods are const,
   // as the disk behind PosixEnv is not part of the object).
   mutable std::map<std::string, std::string> files_;

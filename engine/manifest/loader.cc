@@ -443,6 +443,10 @@ class Loader {
 
   std::vector<Diagnostic>& diags() { return diags_; }
 
+  const char* GetEnv(const char* name) const {
+    return options_.getenv ? options_.getenv(name) : env_.GetEnv(name);
+  }
+
  private:
   // ---- diagnostics ------------------------------------------------------
   // A file Env::ReadFile refused: file_not_found, file_not_regular or
@@ -970,7 +974,7 @@ class Loader {
     // CAIRN_VAR_<name>
     std::map<std::string, Value> from_env;  // to tell when a saved plan's value wins
     for (auto& [name, info] : variables_) {
-      const char* env = options_.getenv ? options_.getenv(("CAIRN_VAR_" + name).c_str()) : nullptr;
+      const char* env = GetEnv(("CAIRN_VAR_" + name).c_str());
       if (!env) continue;
       if (auto v = ParseVariableText(env, info.type)) {
         info.value = *v;
@@ -1618,7 +1622,7 @@ class Loader {
           break;
         }
         case Expression::Type::kEnv: {
-          const char* env = options_.getenv ? options_.getenv(e.name.c_str()) : nullptr;
+          const char* env = GetEnv(e.name.c_str());
           if (!IsEnvName(e.name)) {
             Error("invalid_expression", "\"" + e.name + "\" is not an environment variable name",
                   at);

@@ -10,7 +10,6 @@
 // docs/manifests.md documents the language and every diagnostic code.
 #pragma once
 
-#include <cstdlib>
 #include <functional>
 #include <map>
 #include <memory>
@@ -49,9 +48,12 @@ struct LoadOptions {
   // are not read, and a variable without a value is an error only where a
   // setting uses it.
   bool settings_only = false;
-  std::function<const char*(const char*)> getenv = ::getenv;
-  // Where files are read and directories walked; null: PosixEnv(), the disk.
+  // Where files are read, directories walked and environment variables
+  // (CAIRN_VAR_*, ${env.NAME}) looked up; null: PosixEnv(), the disk and
+  // the process's environment.
   const Env* env = nullptr;
+  // When set, environment variables are looked up here instead of `env`.
+  std::function<const char*(const char*)> getenv;
   // Empty: SchemaRegistry::FindSchemaDir().
   std::string schema_dir;
   // When set, used instead of loading schema_dir.

@@ -78,3 +78,14 @@ TEST_CASE("WriteFileAtomically replaces a file whole, leaves no temporary, and f
   for (const auto& entry : std::filesystem::directory_iterator(d))
     CHECK(entry.path().filename().string().find(".tmp.") == std::string::npos);
 }
+
+TEST_CASE("environment lookups: PosixEnv reads the process's, MemEnv only its own") {
+  setenv("CAIRN_ENV_TEST_VALUE", "from the process", 1);
+  REQUIRE(PosixEnv().GetEnv("CAIRN_ENV_TEST_VALUE") != nullptr);
+  CHECK(std::string(PosixEnv().GetEnv("CAIRN_ENV_TEST_VALUE")) == "from the process");
+  MemEnv mem;
+  CHECK(mem.GetEnv("CAIRN_ENV_TEST_VALUE") == nullptr);
+  mem.SetEnv("CAIRN_ENV_TEST_VALUE", "in memory");
+  CHECK(std::string(mem.GetEnv("CAIRN_ENV_TEST_VALUE")) == "in memory");
+  unsetenv("CAIRN_ENV_TEST_VALUE");
+}

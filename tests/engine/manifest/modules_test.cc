@@ -272,8 +272,10 @@ TEST_CASE("with --recursive, a module directory below the stack is left to its m
 
 TEST_CASE("modules load from files in memory: a MemEnv is all the loader reads") {
   MemEnv env;
+  env.SetEnv("CAIRN_VAR_block", "10.7.0.0/16");
   env.AddFile("stack/main.yaml",
-              "kind: module\nname: m\nsource: lib/net\ninputs: {cidr: 10.7.0.0/16}\n---\n"
+              "kind: variable\nname: block\n---\n"
+              "kind: module\nname: m\nsource: lib/net\ninputs: {cidr: \"${var.block}\"}\n---\n"
               "kind: output\nname: id\nvalue: ${module.m.id}\n");
   env.AddFile("stack/lib/net/net.yaml",
               "kind: variable\nname: cidr\n---\n"
@@ -281,8 +283,7 @@ TEST_CASE("modules load from files in memory: a MemEnv is all the loader reads")
               "kind: output\nname: id\nvalue: ${network.n.id}\n");
   LoadOptions o;
   o.schema_dir = CAIRN_SOURCE_SCHEMA_DIR;
-  o.getenv = [](const char*) -> const char* { return nullptr; };
-  o.env = &env;
+  o.env = &env;  // files and environment both: CAIRN_VAR_block comes from it
   o.paths = {"stack"};
   auto r = LoadStack(o);
   INFO(Codes(r));
