@@ -1,7 +1,8 @@
 // SQLite the one way both stores use it (the engine's state, the server's
 // records): errors mapped to Status the same way, prepared statements whose
 // errors stick, transactions rolled back unless committed. `subject` names
-// the database in messages ("state database", "server store").
+// the database in messages ("state database", "server store"); statements
+// and transactions keep a view of it, so it must outlive them (a literal).
 #pragma once
 
 #include <sqlite3.h>
@@ -51,7 +52,7 @@ class SqliteStmt {
  private:
   void Check(int rc);
   sqlite3* db_;
-  std::string subject_;
+  std::string_view subject_;
   sqlite3_stmt* stmt_ = nullptr;
   bool owned_ = true;
   Status status_;
@@ -70,7 +71,7 @@ class SqliteTxn {
 
  private:
   sqlite3* db_;
-  std::string subject_;
+  std::string_view subject_;
   bool active_ = false;
 };
 
