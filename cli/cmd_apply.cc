@@ -174,11 +174,12 @@ void AddApplyFlags(CLI::App& sub, ApplyFlags& f, bool destroy) {
                "--auto-approve or a saved plan)");
   sub.add_option("--target", f.targets,
                  destroy
-                     ? "Destroy only ADDRESS (KIND.NAME: all its instances) and everything that "
-                       "depends on it, dependents first (repeatable)"
-                     : "Only ADDRESS (KIND.NAME: all its instances) and what it needs: its "
-                       "dependencies when created or updated, its dependents when deleted "
-                       "(repeatable)")
+                     ? "Destroy only ADDRESS (KIND.NAME: all its instances; module.NAME: all "
+                       "in a module) and everything that depends on it, dependents first "
+                       "(repeatable)"
+                     : "Only ADDRESS (KIND.NAME: all its instances; module.NAME: all in a "
+                       "module) and what it needs: its dependencies when created or updated, "
+                       "its dependents when deleted (repeatable)")
       ->type_name("ADDRESS")
       ->expected(1)
       ->allow_extra_args(false);

@@ -60,9 +60,10 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
   sub.add_option("--refresh", f->refresh, "Read live resources first (default true; --refresh=false uses the state)")
       ->default_val(true);
   sub.add_option("--target", f->targets,
-                 "Plan only ADDRESS (KIND.NAME: all its instances) and what it needs: its "
-                 "dependencies when created or updated, its dependents when deleted or with "
-                 "--destroy (repeatable; an address that names nothing is an error)")
+                 "Plan only ADDRESS (KIND.NAME: all its instances; module.NAME: all in a "
+                 "module) and what it needs: its dependencies when created or updated, its "
+                 "dependents when deleted or with --destroy (repeatable; an address that names "
+                 "nothing is an error)")
       ->type_name("ADDRESS")
       ->expected(1)
       ->allow_extra_args(false);
