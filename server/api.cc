@@ -662,6 +662,11 @@ struct Api::Impl {
   void HandleCreate(std::shared_ptr<Call> c, const json& body);
   void HandleUpdate(std::shared_ptr<Call> c, const std::string& hex, const json& body);
   void HandleDeleteOrAction(std::shared_ptr<Call> c, const std::string& hex);
+  // In a mutation's write: record `id` when it is a live one of the route's
+  // kind; else nullopt with the answer set (a 500, or a 404 stored with the
+  // key like any answer).
+  std::optional<Record> LiveRecord(WriteTxn& txn, Call& call, const std::string& id,
+                                   const Collection& coll);
   void Submit(std::shared_ptr<Call> c, std::function<void(WriteTxn&, Call&)> body);
   std::optional<ApiResponse> CheckRefs(WriteTxn& txn, Call& c, const std::vector<RefCheck>& refs,
                                        const std::string& region);
@@ -1087,19 +1092,9 @@ void Api::Impl::HandleUpdate(std::shared_ptr<Call> c, const std::string& hex, co
   }
   return Submit(c, [this, id = hex, attrs = std::move(attrs), refs = std::move(refs), &coll](
                        WriteTxn& txn, Call& call) {
-    auto got = txn.Get(call.project, id);
-    if (!got.ok()) {
-      call.result =
-          MakeError(500, "internal_error", "the store failed; retry later", call.request_id);
-      return;
-    }
-    if (!*got || (*got)->kind != coll.kind || (*got)->status == "deleted") {
-      call.result = MakeError(404, "resource_not_found",
-                              "no such resource " + call.route.id.substr(0, 80), call.request_id);
-      call.store_result = true;
-      return;
-    }
-    Record r = std::move(**got);
+    std::optional<Record> live = LiveRecord(txn, call, id, coll);
+    if (!live) return;
+    Record r = std::move(*live);
     if (coll.lifecycle &&
         !ProjectCustomerStatus(r.status, r.last_op, r.kind == "instance").actions.edit) {
       call.result = MakeError(409, "action_not_allowed",
@@ -1140,6 +1135,23 @@ void Api::Impl::HandleUpdate(std::shared_ptr<Call> c, const std::string& hex, co
   });
 }
 
+std::optional<Record> Api::Impl::LiveRecord(WriteTxn& txn, Call& call, const std::string& id,
+                                            const Collection& coll) {
+  auto got = txn.Get(call.project, id);
+  if (!got.ok()) {
+    call.result =
+        MakeError(500, "internal_error", "the store failed; retry later", call.request_id);
+    return std::nullopt;
+  }
+  if (!*got || (*got)->kind != coll.kind || (*got)->status == "deleted") {
+    call.result = MakeError(404, "resource_not_found",
+                            "no such resource " + call.route.id.substr(0, 80), call.request_id);
+    call.store_result = true;
+    return std::nullopt;
+  }
+  return std::move(**got);
+}
+
 void Api::Impl::HandleDeleteOrAction(std::shared_ptr<Call> c, const std::string& hex) {
   const Collection& coll = *c->route.collection;
   std::string action = c->req.method == "DELETE" ? "delete" : c->route.action;
@@ -1150,15 +1162,9 @@ void Api::Impl::HandleDeleteOrAction(std::shared_ptr<Call> c, const std::string&
           MakeError(500, "internal_error", "the store failed; retry later", call.request_id);
       call.store_result = false;
     };
-    auto got = txn.Get(call.project, id);
-    if (!got.ok()) return internal();
-    if (!*got || (*got)->kind != coll.kind || (*got)->status == "deleted") {
-      call.result = MakeError(404, "resource_not_found",
-                              "no such resource " + call.route.id.substr(0, 80), call.request_id);
-      call.store_result = true;
-      return;
-    }
-    Record r = std::move(**got);
+    std::optional<Record> live = LiveRecord(txn, call, id, coll);
+    if (!live) return;
+    Record r = std::move(*live);
     call.store_result = true;
     if (coll.lifecycle) {
       CustomerStatus cs = ProjectCustomerStatus(r.status, r.last_op, r.kind == "instance");

@@ -181,7 +181,9 @@ class Provider {
   }
 
   // Finds live resources of `kind` whose name equals `name` (recovery of an
-  // interrupted create on APIs without idempotency).
+  // interrupted create on APIs without idempotency): one paginated listing,
+  // as the preview API has no filter by name. A resource without a name
+  // never matches.
   virtual ListResponse FindByName(const std::string& kind, const std::string& name,
                                   std::stop_token stop) {
     ListResponse all = List(ListRequest{kind}, stop);
@@ -189,7 +191,8 @@ class Provider {
     ListResponse out;
     out.requests = all.requests;
     for (auto& r : all.resources) {
-      if (StringMember(r.attributes, "name") == name) out.resources.push_back(std::move(r));
+      if (!name.empty() && StringMember(r.attributes, "name") == name)
+        out.resources.push_back(std::move(r));
     }
     return out;
   }

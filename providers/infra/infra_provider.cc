@@ -835,19 +835,4 @@ InfraProvider::~InfraProvider() {
   watchers_.clear();  // each stops its thread
 }
 
-ListResponse InfraProvider::FindByName(const std::string& kind, const std::string& name,
-                                       std::stop_token stop) {
-  // One paginated list rather than a lookup per candidate: the preview API
-  // has no filter by name.
-  ListResponse all = List(ListRequest{kind}, stop);
-  if (!all.status.ok()) return all;
-  ListResponse out;
-  out.requests = all.requests;
-  for (auto& r : all.resources) {
-    const Value& n = r.attributes.contains("name") ? r.attributes["name"] : Value();
-    if (n.is_string() && n.get<std::string>() == name) out.resources.push_back(std::move(r));
-  }
-  return out;
-}
-
 }  // namespace cairn

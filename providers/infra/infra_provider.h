@@ -147,8 +147,6 @@ class InfraProvider final : public Provider {
   DeleteResponse Delete(const DeleteRequest& req, std::stop_token stop) override;
   WaitResponse Wait(const WaitRequest& req, std::stop_token stop) override;
   void Watch(const WaitRequest& req, std::function<void(WaitResponse)> done) override;
-  ListResponse FindByName(const std::string& kind, const std::string& name,
-                          std::stop_token stop) override;
 
   // The requests the watchers have sent (listing pages and GETs), for
   // benchmarks and tests.

@@ -15,13 +15,18 @@ using cairn::testing::WriteFile;
 
 namespace {
 
-LoadResult LoadDir(const std::string& dir) {
+// Loads the stack at `path`: from `env` (files and environment variables)
+// when given, else from the disk with no environment variable set.
+LoadOptions Options(const std::string& path, const Env* env = nullptr) {
   LoadOptions o;
   o.schema_dir = CAIRN_SOURCE_SCHEMA_DIR;
-  o.getenv = [](const char*) -> const char* { return nullptr; };
-  o.paths = {dir};
-  return LoadStack(o);
+  o.paths = {path};
+  o.env = env;
+  if (!env) o.getenv = [](const char*) -> const char* { return nullptr; };
+  return o;
 }
+
+LoadResult LoadDir(const std::string& dir) { return LoadStack(Options(dir)); }
 
 std::string Codes(const LoadResult& r) {
   std::string out;
@@ -255,10 +260,7 @@ TEST_CASE("with --recursive, a module directory below the stack is left to its m
                 "inputs: {env: a, cidr: 10.1.0.0/16, key: \"${ssh_key.deploy.id}\"}\n");
   WriteFile(tmp.path() + "/stack/more/extra.yaml",
             "kind: network\nname: extra\nspec: {region: eu-central, cidr: 10.5.0.0/16}\n");
-  LoadOptions o;
-  o.schema_dir = CAIRN_SOURCE_SCHEMA_DIR;
-  o.getenv = [](const char*) -> const char* { return nullptr; };
-  o.paths = {tmp.path() + "/stack"};
+  LoadOptions o = Options(tmp.path() + "/stack");
   o.recursive = true;
   auto r = LoadStack(o);
   INFO(Codes(r));
@@ -281,10 +283,7 @@ TEST_CASE("modules load from files in memory: a MemEnv is all the loader reads")
               "kind: variable\nname: cidr\n---\n"
               "kind: network\nname: n\nspec: {region: eu-central, cidr: \"${var.cidr}\"}\n---\n"
               "kind: output\nname: id\nvalue: ${network.n.id}\n");
-  LoadOptions o;
-  o.schema_dir = CAIRN_SOURCE_SCHEMA_DIR;
-  o.env = &env;  // files and environment both: CAIRN_VAR_block comes from it
-  o.paths = {"stack"};
+  LoadOptions o = Options("stack", &env);  // CAIRN_VAR_block comes from the env too
   auto r = LoadStack(o);
   INFO(Codes(r));
   REQUIRE(r.ok());
@@ -306,11 +305,7 @@ TEST_CASE("a module with no instances still has its files checked, and declares 
               "kind: network\nname: n\nspec: {region: eu-central, cidr: 10.1.0.0/16}\n");
   env.AddFile("stack/lib/m/m.yaml",
               "kind: network\nname: inner\nspec: {region: eu-central, cidr: 10.2.0.0/16}\n");
-  LoadOptions o;
-  o.schema_dir = CAIRN_SOURCE_SCHEMA_DIR;
-  o.getenv = [](const char*) -> const char* { return nullptr; };
-  o.env = &env;
-  o.paths = {"stack"};
+  LoadOptions o = Options("stack", &env);
   auto r = LoadStack(o);
   INFO(Codes(r));
   REQUIRE(r.ok());
