@@ -44,10 +44,13 @@ bool OutcomeUnknown(const Status& st) {
   }
 }
 
-Diagnostic Failure(const std::string& address, const std::string& op, const std::string& message) {
+// `recovering`: the operation was an interrupted run's, being completed.
+Diagnostic Failure(const std::string& address, const std::string& op, const std::string& message,
+                   bool recovering = false) {
   Diagnostic d;
   d.code = op + "_failed";
-  d.summary = address + ": " + op + " failed: " + message;
+  d.summary = address + ": " + (recovering ? "recovering the interrupted " : "") + op +
+              " failed: " + message;
   return d;
 }
 
@@ -80,6 +83,9 @@ struct Node {
   // Set by the provider's watcher when the wait is over.
   std::optional<WaitResponse> wait;
   std::vector<Diagnostic> diagnostics;  // gathered while sending, for the outcome
+  // Recovery only: how the interrupted operation was completed, for its
+  // kRecovered event.
+  std::string how;
   // Set by AfterWait when a create or update has taken effect: what the
   // recorder thread commits to the state before the node completes.
   struct Outcome {
@@ -91,28 +97,39 @@ struct Node {
   std::optional<Outcome> outcome;
 };
 
-// Runs one plan. Thread-safe by construction: shared state is guarded by mu_.
+// Runs one plan, or (`recover`) completes the operations an interrupted run
+// left in the journal: the same send, wait and commit path, the same workers
+// and watchers. Thread-safe by construction: shared state is guarded by mu_.
 class ApplyRun {
  public:
+  // `recover`: journal entries to complete, plan.changes[i] describing
+  // entry i (see RecoverJournal); the run journals and reserves nothing, and
+  // records no outputs.
   ApplyRun(const Plan& plan, Provider& provider, StateStore& store, const ApplyOptions& options,
-           StateSnapshot initial)
+           StateSnapshot initial, std::vector<JournalEntry> recover = {})
       : plan_(plan),
         provider_(provider),
         store_(store),
         options_(options),
         clock_(options.clock ? *options.clock : SystemClock()),
-        lineage_(initial.lineage) {
+        lineage_(initial.lineage),
+        recovering_(!recover.empty()),
+        recover_(std::move(recover)) {
     for (auto& [addr, rs] : initial.resources) values_[addr] = rs.attributes;
     // Data sources, as the plan read them ("data.KIND.NAME").
     for (const auto& [addr, attrs] : plan.data) values_[addr] = attrs;
   }
 
   ApplyResult Run() {
-    BuildGraph();
+    if (recovering_) {
+      AdoptJournal();
+    } else {
+      BuildGraph();
+    }
     if (!result_.ok()) return std::move(result_);
     // One sequence number per operation, reserved in one write rather than
     // one per operation: node i's is first_seq_ + i.
-    if (!nodes_.empty()) {
+    if (!nodes_.empty() && !recovering_) {
       auto first = store_.ReserveSequences(static_cast<int64_t>(nodes_.size()));
       if (!first.ok()) {
         result_.diagnostics.push_back({Severity::kError, "state_error",
@@ -123,7 +140,7 @@ class ApplyRun {
       }
       first_seq_ = *first;
     }
-    for (size_t i = 0; i < nodes_.size(); ++i) {
+    for (size_t i = 0; i < nodes_.size() && !recovering_; ++i) {
       if (nodes_[i].pending == 0) ready_.insert(i);
     }
     workers_ = std::max(1, std::min<int>(options_.parallelism, static_cast<int>(nodes_.size())));
@@ -151,7 +168,8 @@ class ApplyRun {
       recorder.join();  // after recording what the workers left, even when stopped
     }  // ~jthread: the monitor is asked to stop, wakes at once and is joined
     // Journaled ahead but never sent (the run was stopped): nothing happened.
-    for (size_t index : journaled_) {
+    // A recovered entry stays: the interrupted run may have sent it.
+    for (size_t index : recovering_ ? std::deque<size_t>() : journaled_) {
       if (auto st = store_.Commit(StateCommit{.journal_done = nodes_[index].entry.seq}); !st.ok()) {
         result_.diagnostics.push_back(
             {Severity::kWarning, "state_error",
@@ -163,11 +181,39 @@ class ApplyRun {
     for (const auto& n : nodes_) {
       if (n.state == Node::State::kWaiting) result_.summary.interrupted = true;
     }
-    EvaluateOutputs();
+    if (recovering_) {
+      // The run's last write, as EvaluateOutputs is an apply's: the
+      // deferred commits made durable.
+      if (Status st = store_.Sync(); !st.ok()) {
+        result_.diagnostics.push_back({Severity::kError,
+                                       "state_error",
+                                       "could not sync the state: " + st.ToString(),
+                                       "",
+                                       {}});
+      }
+    } else {
+      EvaluateOutputs();
+    }
     return std::move(result_);
   }
 
  private:
+  // Recovery: a node per journal entry, journaled already, independent of
+  // the others (an operation is journaled only once what it depends on is
+  // recorded, and a journal write syncs the commits before it), offered to
+  // the workers in journal order.
+  void AdoptJournal() {
+    for (size_t i = 0; i < recover_.size(); ++i) {
+      const JournalEntry& e = recover_[i];
+      const PlannedChange& c = plan_.changes[i];
+      Node node{&c, ParseAction(e.action).value_or(Action::kDelete), false};
+      node.entry = e;
+      node.prepared = PreparedMutation{e.kind, node.op, e.method, e.path, e.body, e.remote_id};
+      nodes_.push_back(std::move(node));
+      journaled_.push_back(i);
+    }
+  }
+
   void BuildGraph() {
     std::map<std::string, size_t> create_node, update_node, delete_node;
     auto add = [&](const PlannedChange& c, Action op, bool deposed) {
@@ -334,8 +380,10 @@ class ApplyRun {
       }
       if (!index) continue;
       Node& node = nodes_[*index];
-      Emit({ProgressEvent::Phase::kStart, node.change->address, ActionName(node.op),
-            node.change->remote_id});
+      if (!recovering_) {
+        Emit({ProgressEvent::Phase::kStart, node.change->address, ActionName(node.op),
+              node.change->remote_id});
+      }
       Sent sent = Send(node);
       if (sent == Sent::kWatching) {
         std::lock_guard lock(mu_);
@@ -424,8 +472,13 @@ class ApplyRun {
           ++now_ready;
         }
       }
-      events.push_back({ProgressEvent::Phase::kDone, node.change->address, ActionName(node.op),
-                        done_ids_[index], elapsed});
+      if (recovering_) {
+        events.push_back({ProgressEvent::Phase::kRecovered, node.change->address,
+                          ActionName(node.op), done_ids_[index], elapsed, node.how});
+      } else {
+        events.push_back({ProgressEvent::Phase::kDone, node.change->address, ActionName(node.op),
+                          done_ids_[index], elapsed});
+      }
     } else {
       node.state = Node::State::kFailed;
       ++result_.summary.failed;
@@ -572,7 +625,7 @@ class ApplyRun {
             const std::string& message) {
     std::lock_guard lock(mu_);
     last_error_[index] = message;
-    result_.diagnostics.push_back(Failure(address, ActionName(op), message));
+    result_.diagnostics.push_back(Failure(address, ActionName(op), message, recovering_));
     Append(result_.diagnostics, diags);
   }
 
@@ -625,6 +678,11 @@ class ApplyRun {
     entry.idempotency_key = IdempotencyKey(lineage_, entry.seq, entry.action, c.address);
     entry.started_at = clock_.UnixSeconds();
     entry.context = {{"depends_on", c.depends_on}};
+    // The object a create_before_destroy replace deposes: recovery records
+    // it as deposed, as this run would, rather than losing track of it.
+    if (node.op == Action::kCreate && c.action == Action::kReplace && c.create_before_destroy) {
+      entry.context["deposes"] = c.remote_id;
+    }
     node.prepared = std::move(*prepared);
     return true;
   }
@@ -633,7 +691,9 @@ class ApplyRun {
   // a delete of something already gone is committed at once (kDone);
   // anything else is left to the provider's watcher until it has taken
   // effect (kWatching): AfterWait finishes it, on whichever worker takes it
-  // from settled_. The worker meanwhile sends the next operation.
+  // from settled_. The worker meanwhile sends the next operation. An
+  // interrupted create of a kind the API cannot deduplicate is first looked
+  // for by name (FindOwnCreate), and adopted instead of sent when found.
   enum class Sent { kFailed, kDone, kWatching };
   Sent Send(Node& node) {
     const PlannedChange& c = *node.change;
@@ -641,12 +701,14 @@ class ApplyRun {
     const JournalEntry& entry = node.entry;
     const auto& prepared = node.prepared;
     std::stop_token none;  // in-flight operations always finish
+    const char* sent_point = recovering_ ? "recover.sent" : "apply.sent";
     StateCommit refused;
     refused.journal_done = entry.seq;
     WaitRequest wait{c.kind, "", WaitTarget::kReady, Timeout(node.op)};
     if (node.op == Action::kDelete) {
+      node.how = "delete completed";
       auto resp = provider_.Delete({*prepared, entry.idempotency_key}, none);
-      CrashPoint("apply.sent");
+      CrashPoint(sent_point);
       if (!resp.status.ok()) {
         if (OutcomeUnknown(resp.status)) refused.journal_done.reset();
         Fail(index, resp.diagnostics, c.address, node.op, resp.status.message());
@@ -660,18 +722,26 @@ class ApplyRun {
     } else {
       Status status;
       std::vector<Diagnostic> diags;
-      if (node.op == Action::kCreate) {
+      node.how = "re-sent with its original idempotency key";
+      if (node.op == Action::kCreate && recovering_) {
+        node.sent = FindOwnCreate(node);
+        if (node.sent) node.how = "found by name";
+      }
+      if (node.sent) {
+        // Adopted: nothing sent.
+      } else if (node.op == Action::kCreate) {
         auto resp = provider_.Create({*prepared, entry.idempotency_key}, none);
-        CrashPoint("apply.sent");
+        CrashPoint(sent_point);
         status = resp.status.ok() && !resp.resource
                      ? Status::Internal("the API answered without a resource")
                      : resp.status;
         diags = std::move(resp.diagnostics);
         node.sent = std::move(resp.resource);
         if (node.sent) wait.just_created = node.sent;
+        if (resp.replayed) node.how = "adopted the API's replayed response";
       } else {
         auto resp = provider_.Update({*prepared, entry.idempotency_key}, none);
-        CrashPoint("apply.sent");
+        CrashPoint(sent_point);
         status = resp.status;
         diags = std::move(resp.diagnostics);
         node.sent = resp.resource ? resp.resource : RemoteResource{c.kind, c.remote_id, c.before};
@@ -685,10 +755,12 @@ class ApplyRun {
       Append(node.diagnostics, diags);
       wait.id = node.sent->id;
     }
-    Emit({ProgressEvent::Phase::kWaiting, c.address, ActionName(node.op),
-          node.op == Action::kDelete ? c.remote_id : node.sent->id,
-          std::chrono::duration_cast<std::chrono::milliseconds>(clock_.Now() - node.started),
-          node.op == Action::kDelete ? "waiting until deleted" : "waiting until ready"});
+    if (!recovering_) {
+      Emit({ProgressEvent::Phase::kWaiting, c.address, ActionName(node.op),
+            node.op == Action::kDelete ? c.remote_id : node.sent->id,
+            std::chrono::duration_cast<std::chrono::milliseconds>(clock_.Now() - node.started),
+            node.op == Action::kDelete ? "waiting until deleted" : "waiting until ready"});
+    }
     provider_.Watch(wait, [this, index](WaitResponse r) {
       std::lock_guard lock(mu_);
       nodes_[index].wait = std::move(r);
@@ -697,6 +769,22 @@ class ApplyRun {
       cv_.notify_one();
     });
     return Sent::kWatching;
+  }
+
+  // Recovery of a create of a kind the API cannot deduplicate
+  // (find_by_name_kinds): the object of the journaled request's name, if
+  // there is exactly one and it is what the request asked for. Another
+  // stack or a person may use the same name: an object that differs is not
+  // ours. A damaged state file may journal any JSON as the body.
+  std::optional<RemoteResource> FindOwnCreate(const Node& node) {
+    if (!options_.find_by_name_kinds.count(node.change->kind)) return std::nullopt;
+    auto parsed = ParseJson(node.entry.body);
+    Value body = parsed.ok() ? std::move(*parsed) : Value();
+    std::string name = StringMember(body, "name");
+    if (name.empty()) return std::nullopt;
+    auto found = provider_.FindByName(node.change->kind, name, std::stop_token());
+    if (!found.status.ok()) return std::nullopt;
+    return SoleResultOf(std::move(found.resources), body);
   }
 
   // The rest of an operation once its wait is over: a delete is committed
@@ -716,7 +804,7 @@ class ApplyRun {
       }
       return CommitDelete(node);
     }
-    CrashPoint("apply.ready");
+    CrashPoint(recovering_ ? "recover.ready" : "apply.ready");
     std::optional<RemoteResource> remote = wait.resource ? std::move(wait.resource) : node.sent;
     StateCommit commit;
     commit.journal_done = node.entry.seq;
@@ -773,7 +861,7 @@ class ApplyRun {
            "could not record the delete: " + serial.status().ToString());
       return false;
     }
-    CrashPoint("apply.committed");
+    CrashPoint(recovering_ ? "recover.committed" : "apply.committed");
     std::lock_guard lock(mu_);
     if (!node.deposed) values_.erase(c.address);
     if (c.action == Action::kDelete) ++result_.summary.deleted;
@@ -795,7 +883,7 @@ class ApplyRun {
            "could not record the result: " + serial.status().ToString());
       return false;
     }
-    CrashPoint("apply.committed");
+    CrashPoint(recovering_ ? "recover.committed" : "apply.committed");
     {
       std::lock_guard lock(mu_);
       done_ids_[index] = outcome.commit.put[0].id;
@@ -844,6 +932,8 @@ class ApplyRun {
   const ApplyOptions& options_;
   Clock& clock_;
   const std::string lineage_;
+  const bool recovering_;
+  const std::vector<JournalEntry> recover_;  // recovery: the entries, one per node
   int64_t first_seq_ = 0;  // node i's journal sequence number is first_seq_ + i
 
   std::mutex mu_;
@@ -932,131 +1022,57 @@ ApplyResult Apply(const Plan& plan, Provider& provider, StateStore& store,
   return r;
 }
 
+namespace {
+
+// Describes journal entry `e` as the change it was part of, from what the
+// entry and the state hold (the plan is gone): its address, its dependencies
+// (from the context, which a damaged state file may fill with any JSON: only
+// a list's strings are taken), the state's record as `before`, and, for the
+// create of a create_before_destroy replace, the old object it deposes.
+PlannedChange RecoveredChange(const JournalEntry& e, const StateSnapshot& state) {
+  PlannedChange c;
+  c.address = e.address;
+  c.kind = e.kind;
+  c.action = ParseAction(e.action).value_or(Action::kDelete);
+  c.remote_id = e.remote_id;
+  auto recorded = state.resources.find(e.address);
+  c.before = recorded != state.resources.end() ? recorded->second.attributes : Value::object();
+  if (auto it = e.context.find("depends_on"); it != e.context.end() && it->is_array()) {
+    for (const Value& d : *it) {
+      if (d.is_string()) c.depends_on.push_back(d.get<std::string>());
+    }
+  }
+  if (auto it = e.context.find("deposes"); c.action == Action::kCreate && it != e.context.end() &&
+                                           it->is_string() && recorded != state.resources.end() &&
+                                           recorded->second.id == it->get<std::string>()) {
+    c.action = Action::kReplace;
+    c.create_before_destroy = true;
+    c.remote_id = recorded->second.id;
+    c.prior_depends_on = recorded->second.depends_on;
+  }
+  return c;
+}
+
+}  // namespace
+
 RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const ApplyOptions& options) {
   RecoveryResult result;
   auto pending = store.PendingJournal();
-  if (!pending.ok()) {
-    result.diagnostics.push_back({Severity::kError, "state_error", pending.status().ToString(), "", {}});
+  auto state = pending.ok() ? store.Load() : Result<StateSnapshot>(pending.status());
+  if (!state.ok()) {
+    result.diagnostics.push_back(
+        {Severity::kError, "state_error", state.status().ToString(), "", {}});
     return result;
   }
-  auto emit = [&](const JournalEntry& e, const std::string& id, const std::string& msg) {
-    if (options.progress) {
-      options.progress({ProgressEvent::Phase::kRecovered, e.address, e.action, id, {}, msg});
-    }
-  };
-  std::stop_token none;
-  for (const JournalEntry& e : *pending) {
-    auto fail = [&](const std::string& msg, const std::vector<Diagnostic>& diags = {}) {
-      result.diagnostics.push_back(
-          Failure(e.address, "recovering the interrupted " + e.action, msg));
-      Append(result.diagnostics, diags);
-    };
-    PreparedMutation m;
-    m.kind = e.kind;
-    m.action = ParseAction(e.action).value_or(Action::kDelete);
-    m.method = e.method;
-    m.path = e.path;
-    m.body = e.body;
-    m.id = e.remote_id;
-    StateCommit commit;
-    commit.journal_done = e.seq;
-    // The context is what an apply wrote, but a damaged state file may hold
-    // any JSON there: like Load, take only a list's strings as dependencies.
-    std::vector<std::string> deps;
-    if (auto it = e.context.find("depends_on"); it != e.context.end() && it->is_array()) {
-      for (const Value& d : *it) {
-        if (d.is_string()) deps.push_back(d.get<std::string>());
-      }
-    }
-
-    if (m.action == Action::kDelete) {
-      auto resp = provider.Delete({m, e.idempotency_key}, none);
-      CrashPoint("recover.sent");
-      if (!resp.status.ok()) {
-        fail(resp.status.message(), resp.diagnostics);
-        continue;
-      }
-      if (!resp.already_gone) {
-        auto wait = provider.Wait({e.kind, e.remote_id, WaitTarget::kDeleted, options.delete_timeout}, none);
-        if (!wait.status.ok()) {
-          fail(wait.status.message(), wait.diagnostics);
-          continue;
-        }
-      }
-      commit.remove.push_back(e.address);
-      if (auto st = store.Commit(commit); !st.ok()) {
-        fail(st.status().ToString());
-        continue;
-      }
-      CrashPoint("recover.committed");
-      ++result.recovered;
-      emit(e, e.remote_id, "delete completed");
-      continue;
-    }
-
-    std::optional<RemoteResource> remote;
-    std::string how = "re-sent with its original idempotency key";
-    if (m.action == Action::kCreate && options.find_by_name_kinds.count(e.kind)) {
-      auto parsed = ParseJson(e.body);
-      Value body = parsed.ok() ? std::move(*parsed) : Value();
-      // A damaged state file may journal any JSON as the body.
-      std::string name = StringMember(body, "name");
-      if (!name.empty()) {
-        auto found = provider.FindByName(e.kind, name, none);
-        // Another stack or a person may use the same name: only an object
-        // that is what the journaled request asked for can be ours.
-        if (found.status.ok()) {
-          if (auto ours = SoleResultOf(std::move(found.resources), body)) {
-            remote = std::move(ours);
-            how = "found by name";
-          }
-        }
-      }
-    }
-    if (!remote) {
-      if (m.action == Action::kCreate) {
-        auto resp = provider.Create({m, e.idempotency_key}, none);
-        CrashPoint("recover.sent");
-        if (!resp.status.ok() || !resp.resource) {
-          fail(resp.status.ok() ? "the API answered without a resource" : resp.status.message(),
-               resp.diagnostics);
-          if (!OutcomeUnknown(resp.status)) (void)store.Commit(StateCommit{.journal_done = e.seq});
-          continue;
-        }
-        remote = resp.resource;
-        if (resp.replayed) how = "adopted the API's replayed response";
-      } else {
-        auto resp = provider.Update({m, e.idempotency_key}, none);
-        CrashPoint("recover.sent");
-        if (!resp.status.ok()) {
-          fail(resp.status.message(), resp.diagnostics);
-          if (!OutcomeUnknown(resp.status)) (void)store.Commit(StateCommit{.journal_done = e.seq});
-          continue;
-        }
-        remote = resp.resource ? *resp.resource : RemoteResource{e.kind, e.remote_id, Value::object()};
-      }
-    }
-    auto timeout = m.action == Action::kCreate ? options.create_timeout : options.update_timeout;
-    auto wait = provider.Wait({e.kind, remote->id, WaitTarget::kReady, timeout}, none);
-    if (wait.resource) remote = wait.resource;
-    ResourceState rs;
-    rs.address = e.address;
-    rs.kind = e.kind;
-    rs.id = remote->id;
-    rs.attributes = remote->attributes;
-    rs.attributes["id"] = remote->id;
-    rs.depends_on = deps;
-    rs.tainted = TaintOf(m.action == Action::kCreate, wait);
-    commit.put.push_back(rs);
-    if (auto st = store.Commit(commit); !st.ok()) {
-      fail(st.status().ToString());
-      continue;
-    }
-    CrashPoint("recover.committed");
-    if (!wait.status.ok()) fail(wait.status.message(), wait.diagnostics);
-    ++result.recovered;
-    emit(e, rs.id, how);
-  }
+  if (pending->empty()) return result;
+  Plan described;
+  for (const JournalEntry& e : *pending) described.changes.push_back(RecoveredChange(e, *state));
+  ApplyRun run(described, provider, store, options, std::move(*state), std::move(*pending));
+  ApplyResult r = run.Run();
+  const ApplySummary& s = r.summary;
+  result.recovered = s.created + s.updated + s.replaced + s.deleted;
+  result.interrupted = s.interrupted;
+  result.diagnostics = std::move(r.diagnostics);
   return result;
 }
 

@@ -94,16 +94,22 @@ Status CheckPlanIsCurrent(const Plan& plan, const StateSnapshot& state);
 ApplyResult Apply(const Plan& plan, Provider& provider, StateStore& store,
                   const ApplyOptions& options);
 
-// Completes operations left in the journal by an interrupted run: each is
-// re-sent with its original key and body and the response adopted (for
-// find_by_name_kinds, a create whose resource already exists by name, with
-// the values the journaled request asked for, is adopted without re-sending;
-// a same-named object that differs belongs to someone else and is left alone). Returns what it recovered, as progress events
-// and diagnostics.
+// Completes operations left in the journal by an interrupted run, through
+// the same send, wait and commit path as Apply (its workers, watchers and
+// crash points, named "recover.*"): each is re-sent with its original key
+// and body and the response adopted (for find_by_name_kinds, a create whose
+// resource already exists by name, with the values the journaled request
+// asked for, is adopted without re-sending; a same-named object that differs
+// belongs to someone else and is left alone). The entries are independent
+// (an operation is journaled only once what it depends on is recorded) and
+// run up to `parallelism` at once. A definite refusal clears its entry; an
+// unknown outcome leaves it for the next run. Reports each completed one as
+// a kRecovered event.
 struct RecoveryResult {
   int recovered = 0;
+  bool interrupted = false;  // stopped with entries left in the journal
   std::vector<Diagnostic> diagnostics;
-  bool ok() const { return !HasErrors(diagnostics); }
+  bool ok() const { return !HasErrors(diagnostics) && !interrupted; }
 };
 RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const ApplyOptions& options);
 

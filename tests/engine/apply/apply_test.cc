@@ -814,3 +814,106 @@ TEST_CASE("apply takes its time from the injected clock: durations and journal t
   }
   CHECK(done);
 }
+
+TEST_CASE("recovery holds no slot while its operations provision, as apply does") {
+  Fixture f;
+  f.provider.DropRequests(6);  // six creates journaled, none reached the API
+  CHECK_FALSE(f.Run(IndependentInstances(6)).ok());
+  REQUIRE(f.store.PendingJournal()->size() == 6);
+  f.options.parallelism = 1;
+  f.events.clear();
+  f.provider.HoldReadiness(true);
+  RecoveryResult rec;
+  std::thread recover([&] { rec = RecoverJournal(f.provider, f.store, f.options); });
+  // One wait at a time would never have more than one pending.
+  CHECK(Eventually([&] { return f.provider.waiting() == 6; }));
+  CHECK(f.provider.max_in_flight() == 1);
+  f.provider.Release();
+  recover.join();
+  REQUIRE(rec.ok());
+  CHECK(rec.recovered == 6);
+  CHECK(f.State().resources.size() == 6);
+  CHECK(f.store.PendingJournal()->empty());
+  // One kRecovered event each, naming how; no start lines.
+  REQUIRE(f.events.size() == 6);
+  for (const auto& e : f.events) {
+    CHECK(e.phase == ProgressEvent::Phase::kRecovered);
+    CHECK(e.message == "re-sent with its original idempotency key");
+    CHECK_FALSE(e.id.empty());
+  }
+}
+
+TEST_CASE("an interrupted create_before_destroy create is recovered with the old object deposed") {
+  Fixture f;
+  StackConfig cfg;
+  cfg.resources.push_back(
+      Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+  REQUIRE(f.Run(cfg).ok());
+  std::string old_id = f.State().resources.at("network.core").id;
+  cfg.resources[0].spec["cidr"] = "10.1.0.0/16";
+  cfg.resources[0].lifecycle.create_before_destroy = true;
+  f.provider.LoseResponses(1);  // the new network is made, its answer lost
+  CHECK_FALSE(f.Run(cfg).ok());
+  REQUIRE(f.provider.resources("network").size() == 2);
+
+  auto rec = RecoverJournal(f.provider, f.store, f.options);
+  REQUIRE(rec.ok());
+  CHECK(rec.recovered == 1);
+  auto st = f.State();
+  REQUIRE(st.resources.count("network.core") == 1);
+  CHECK(st.resources.at("network.core").id != old_id);
+  CHECK(st.resources.at("network.core").attributes["cidr"] == "10.1.0.0/16");
+  // Still tracked, so the next apply deletes it rather than leaking it.
+  REQUIRE(st.resources.count(std::string("network.core") + kDeposedSuffix) == 1);
+  CHECK(st.resources.at(std::string("network.core") + kDeposedSuffix).id == old_id);
+
+  REQUIRE(f.Run(cfg).ok());
+  auto networks = f.provider.resources("network");
+  CHECK(networks.size() == 1);
+  CHECK(networks.count(old_id) == 0);
+  CHECK(f.State().resources.size() == 1);
+}
+
+TEST_CASE("a definite refusal at recovery clears its journal entry") {
+  Fixture f;
+  StackConfig cfg;
+  cfg.resources.push_back(
+      Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+  f.provider.DropRequests(1);
+  CHECK_FALSE(f.Run(cfg).ok());
+  REQUIRE(f.store.PendingJournal()->size() == 1);
+  f.provider.RefuseName("core");
+  auto rec = RecoverJournal(f.provider, f.store, f.options);
+  CHECK_FALSE(rec.ok());
+  CHECK(rec.recovered == 0);
+  REQUIRE_FALSE(rec.diagnostics.empty());
+  CHECK(rec.diagnostics[0].summary.find("network.core: recovering the interrupted create failed") ==
+        0);
+  // Nothing happened, and nothing will: the next plan starts afresh.
+  CHECK(f.store.PendingJournal()->empty());
+  CHECK(f.provider.resources("network").empty());
+}
+
+TEST_CASE("a stop during recovery finishes what was sent and leaves the rest for the next run") {
+  Fixture f;
+  f.provider.DropRequests(5);
+  CHECK_FALSE(f.Run(IndependentInstances(5)).ok());
+  REQUIRE(f.store.PendingJournal()->size() == 5);
+  f.options.parallelism = 1;
+  std::stop_source stop;
+  f.options.stop = stop.get_token();
+  f.provider.on_send = [&](const std::string&) { stop.request_stop(); };
+  auto rec = RecoverJournal(f.provider, f.store, f.options);
+  CHECK(rec.interrupted);
+  CHECK_FALSE(rec.ok());
+  CHECK(rec.recovered == 1);
+  CHECK(f.store.PendingJournal()->size() == 4);
+  CHECK(f.State().resources.size() == 1);
+
+  f.provider.on_send = nullptr;
+  f.options.stop = std::stop_token();
+  auto rest = RecoverJournal(f.provider, f.store, f.options);
+  REQUIRE(rest.ok());
+  CHECK(rest.recovered == 4);
+  CHECK(f.State().resources.size() == 5);
+}
