@@ -24,16 +24,16 @@
 #include "base/schema/suggest.h"
 #include "engine/graph/dependency_graph.h"
 #include "engine/manifest/expr.h"
+#include "engine/manifest/variables.h"
 #include "engine/manifest/yaml_tree.h"
+#include "engine/manifest/yaml_value.h"
 
 namespace cairn {
 namespace {
 
 namespace fs = std::filesystem;
 
-// Guards against hostile YAML (deep nesting, alias bombs).
-constexpr int kMaxDepth = 64;
-constexpr size_t kMaxNodesPerDocument = 100000;
+constexpr int kMaxDepth = kMaxYamlDepth;
 constexpr long long kMaxCount = 100000;
 
 // The manifest language's own document kinds and their top-level keys. The
@@ -57,7 +57,6 @@ const std::vector<std::string> kStackOnlyKinds = {"provider", "backend", "data",
 // Guards against a module tree that would never end or explode.
 constexpr size_t kMaxModuleDepth = 16;
 constexpr size_t kMaxModuleInstances = 10000;
-const std::vector<std::string> kVariableTypes = {"string", "number", "bool", "list", "map", "any"};
 const std::vector<std::string> kLifecycleKeys = {"ignore_changes", "prevent_destroy",
                                                  "create_before_destroy"};
 const std::vector<std::string> kTimeoutKeys = {"create",  "update",    "delete", "request",
@@ -78,61 +77,10 @@ bool IsEnvName(std::string_view s) {
   });
 }
 
-std::string VariableTypeNoun(const std::string& type) {
-  if (type == "string") return "a string";
-  if (type == "number") return "a number";
-  if (type == "bool") return "a boolean";
-  if (type == "list") return "a list";
-  if (type == "map") return "a mapping";
-  return "any value";
-}
-
-bool TypeMatches(const Value& v, const std::string& type) {
-  if (type == "string") return v.is_string();
-  if (type == "number") return v.is_number();
-  if (type == "bool") return v.is_boolean();
-  if (type == "list") return v.is_array();
-  if (type == "map") return v.is_object();
-  return true;
-}
-
 std::string LocationText(const SourceLocation& l) {
   std::string out = l.file;
   if (l.has_position()) out += ":" + std::to_string(l.line) + ":" + std::to_string(l.column);
   return out;
-}
-
-// Plain (unquoted) YAML scalars take YAML 1.2 core schema types.
-Value PlainScalar(const std::string& s) {
-  if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
-  if (s == "true" || s == "True" || s == "TRUE") return true;
-  if (s == "false" || s == "False" || s == "FALSE") return false;
-  const char* b = s.data();
-  const char* e = s.data() + s.size();
-  char c0 = s[0];
-  if (std::isdigit(static_cast<unsigned char>(c0)) || c0 == '-' || c0 == '+' || c0 == '.') {
-    const char* p = (c0 == '+') ? b + 1 : b;
-    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'o')) {
-      long long n = 0;
-      auto [ptr, ec] = std::from_chars(b + 2, e, n, s[1] == 'x' ? 16 : 8);
-      if (ec == std::errc() && ptr == e) return n;
-      return s;
-    }
-    long long n = 0;
-    auto [ptr, ec] = std::from_chars(p, e, n);
-    if (ec == std::errc() && ptr == e) return n;
-    bool numeric_shape = std::all_of(p, e, [](char c) {
-      return std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' || c == 'E' ||
-             c == '-' || c == '+';
-    });
-    if (numeric_shape &&
-        std::any_of(p, e, [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
-      double d = 0;
-      auto [dptr, dec] = std::from_chars(p, e, d);
-      if (dec == std::errc() && dptr == e && std::isfinite(d)) return d;
-    }
-  }
-  return s;
 }
 
 void AddError(std::vector<Diagnostic>& out, std::string code, std::string summary,
@@ -150,91 +98,6 @@ std::string PointerToken(const std::string& key) {
   std::string out;
   for (char c : key) out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
   return out;
-}
-
-SourceLocation NodeLoc(const std::string& file, const YamlNode& n) {
-  SourceLocation l;
-  l.file = file;
-  if (!n.IsDefined()) return l;
-  YamlMark m = n.Mark();
-  if (m.is_null() || m.line < 0) return l;
-  l.line = m.line + 1;
-  l.column = m.column + 1;
-  if (n.IsScalar()) {
-    const std::string& s = n.Scalar();
-    if (!s.empty() && s.find('\n') == std::string::npos && s.size() < 200) {
-      l.length = static_cast<int>(s.size()) + (n.quoted() ? 2 : 0);
-    }
-  }
-  return l;
-}
-
-std::string ValidUtf8(const std::string& s) {
-  if (std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; }))
-    return s;
-  return Value::parse(Value(s).dump(-1, ' ', false, Value::error_handler_t::replace))
-      .get<std::string>();
-}
-
-Value YamlToValue(const std::string& file, const YamlNode& n, int depth, size_t& budget,
-                  std::vector<Diagnostic>& out) {
-  if (++budget > kMaxNodesPerDocument) {
-    if (budget == kMaxNodesPerDocument + 1) {
-      AddError(out, "document_too_large",
-               "document has more than " + std::to_string(kMaxNodesPerDocument) + " nodes",
-               NodeLoc(file, n),
-               "aliases may expand it; write the values out or split the document");
-    }
-    return nullptr;
-  }
-  if (depth > kMaxDepth) {
-    AddError(out, "document_too_deep",
-             "document nests deeper than " + std::to_string(kMaxDepth) + " levels",
-             NodeLoc(file, n));
-    budget = kMaxNodesPerDocument + 2;
-    return nullptr;
-  }
-  switch (n.type()) {
-    case YamlNode::Type::kScalar:
-      if (!IsValidUtf8(n.Scalar())) {
-        AddError(out, "invalid_utf8", "text is not valid UTF-8", NodeLoc(file, n),
-                 "manifests are UTF-8; save the file in that encoding");
-        return ValidUtf8(n.Scalar());
-      }
-      if (n.quoted()) return n.Scalar();
-      return PlainScalar(n.Scalar());
-    case YamlNode::Type::kSequence: {
-      Value arr = Value::array();
-      for (const auto& item : n.items())
-        arr.push_back(YamlToValue(file, item, depth + 1, budget, out));
-      return arr;
-    }
-    case YamlNode::Type::kMap: {
-      Value obj = Value::object();
-      for (const auto& [key_node, value_node] : n.pairs()) {
-        if (!key_node.IsScalar()) {
-          AddError(out, "invalid_key", "mapping keys must be plain strings",
-                   NodeLoc(file, key_node));
-          continue;
-        }
-        if (!IsValidUtf8(key_node.Scalar())) {
-          AddError(out, "invalid_utf8", "text is not valid UTF-8", NodeLoc(file, key_node),
-                   "manifests are UTF-8; save the file in that encoding");
-          continue;
-        }
-        const std::string& key = key_node.Scalar();
-        if (obj.contains(key)) {
-          AddError(out, "duplicate_key", "key \"" + key + "\" appears twice in the same mapping",
-                   NodeLoc(file, key_node));
-          continue;
-        }
-        obj[key] = YamlToValue(file, value_node, depth + 1, budget, out);
-      }
-      return obj;
-    }
-    default:
-      return nullptr;
-  }
 }
 
 // The scalars of `tree` whose value, escapes undone, holds private key
@@ -837,11 +700,9 @@ class Loader {
   }
 
   // ---- variables ---------------------------------------------------------
-  struct VariableInfo {
+  // A declared variable (variables.h) and the document declaring it.
+  struct VariableInfo : VariableDecl {
     size_t doc = 0;
-    std::string type = "any";
-    bool sensitive = false;
-    std::optional<Value> value;
   };
 
   // A `kind: module` document of a scope, and the scopes of its instances.
@@ -880,34 +741,8 @@ class Loader {
     bool exact = false;
   };
 
-  std::optional<Value> ParseVariableText(const std::string& text, const std::string& type) {
-    if (type == "string" || type == "any") return Value(text);
-    if (type == "number") {
-      Value v = PlainScalar(text);
-      if (v.is_number()) return v;
-      return std::nullopt;
-    }
-    if (type == "bool") {
-      if (text == "true") return Value(true);
-      if (text == "false") return Value(false);
-      return std::nullopt;
-    }
-    try {
-      auto tree = YamlTree::Parse(text);
-      if (tree->error || tree->documents.size() != 1) return std::nullopt;
-      YamlNode n = tree->documents[0];
-      size_t budget = 0;
-      std::vector<Diagnostic> problems;
-      Value v = YamlToValue("", n, 0, budget, problems);
-      if (!problems.empty() || !TypeMatches(v, type)) return std::nullopt;
-      return v;
-    } catch (const std::exception&) {
-      return std::nullopt;
-    }
-  }
-
-  // A variable document: its type, sensitivity and default, or nullopt
-  // when it repeats a name already in `first`.
+  // A variable document's declaration, or nullopt when it repeats a name
+  // already in `first`.
   std::optional<VariableInfo> ReadVariableDoc(size_t i,
                                               std::map<std::string, SourceLocation>& first) {
     const Doc& doc = docs_[i];
@@ -918,165 +753,61 @@ class Loader {
       return std::nullopt;
     }
     VariableInfo info;
+    static_cast<VariableDecl&>(info) = ParseVariableDecl(
+        doc.name, doc.value,
+        [&](const std::string& key) { return Loc(doc.file, Child(doc.node, key)); }, diags_);
     info.doc = i;
-    bool ok = true;
-    if (doc.value.contains("type")) {
-      const Value& t = doc.value["type"];
-      if (!t.is_string() || std::find(kVariableTypes.begin(), kVariableTypes.end(),
-                                      t.get<std::string>()) == kVariableTypes.end()) {
-        Error("invalid_value", "variable type must be one of " + Join(kVariableTypes),
-              Loc(doc.file, Child(doc.node, "type")));
-        ok = false;
-      } else {
-        info.type = t.get<std::string>();
-      }
-    }
-    if (doc.value.contains("sensitive")) {
-      if (!doc.value["sensitive"].is_boolean()) {
-        Error("wrong_type",
-              "sensitive must be true or false, not " + ValueTypeNoun(doc.value["sensitive"]),
-              Loc(doc.file, Child(doc.node, "sensitive")));
-      } else {
-        info.sensitive = doc.value["sensitive"].get<bool>();
-      }
-    }
-    if (doc.value.contains("description") && !doc.value["description"].is_string()) {
-      Error("wrong_type",
-            "description must be a string, not " + ValueTypeNoun(doc.value["description"]),
-            Loc(doc.file, Child(doc.node, "description")));
-    }
-    if (doc.value.contains("default")) {
-      const Value& d = doc.value["default"];
-      if (!ok) {
-        info.value = Value();  // reported above; do not report a missing value too
-      } else if (!TypeMatches(d, info.type)) {
-        info.value = Value();
-        Error("wrong_type",
-              "default of variable \"" + doc.name + "\" must be " + VariableTypeNoun(info.type) +
-                  ", not " + ValueTypeNoun(d),
-              Loc(doc.file, Child(doc.node, "default")));
-      } else {
-        info.value = d;
-      }
-    }
     return info;
   }
 
+  // The stack's variables: declarations, then the values of the sources
+  // (the variable files read here), resolved by the variables stage.
   void ResolveVariables() {
     std::map<std::string, SourceLocation> first;
+    std::map<std::string, VariableDecl> decls;
     for (size_t i : scopes_[0].variable_docs) {
-      if (auto info = ReadVariableDoc(i, first))
+      if (auto info = ReadVariableDoc(i, first)) {
+        decls.emplace(docs_[i].name, *info);
         variables_.emplace(docs_[i].name, std::move(*info));
+      }
     }
-    std::vector<std::string> names;
-    for (const auto& [name, info] : variables_) names.push_back(name);
+    VariableSources sources;
+    sources.getenv = [this](const char* name) { return GetEnv(name); };
+    sources.vars = options_.vars;
+    sources.plan_vars = options_.plan_vars;
+    sources.settings_only = options_.settings_only;
+    for (const auto& path : options_.var_files) ReadVariableFile(path, sources.file_entries);
+    VariableValues resolved = ResolveVariableValues(decls, sources);
+    diags_.insert(diags_.end(), resolved.diagnostics.begin(), resolved.diagnostics.end());
+    result_.config.variables = std::move(resolved.values);
+    for (const std::string& name : resolved.sensitive) {
+      result_.config.sensitive_variables.push_back(name);
+      const Value& v = result_.config.variables[name];
+      if (v.is_string()) RegisterSecret(v.get<std::string>());
+    }
+  }
 
-    // CAIRN_VAR_<name>
-    std::map<std::string, Value> from_env;  // to tell when a saved plan's value wins
-    for (auto& [name, info] : variables_) {
-      const char* env = GetEnv(("CAIRN_VAR_" + name).c_str());
-      if (!env) continue;
-      if (auto v = ParseVariableText(env, info.type)) {
-        info.value = *v;
-        from_env.emplace(name, *v);
-      } else {
-        const Doc& doc = docs_[info.doc];
-        Error("invalid_variable_value",
-              "CAIRN_VAR_" + name + " is not " + VariableTypeNoun(info.type) + " as variable \"" +
-                  name + "\" requires",
-              Loc(doc.file, Child(doc.node, "name")));
-      }
+  // The `name: value` entries of a --var-file.
+  void ReadVariableFile(const std::string& path, std::vector<VariableFileEntry>& out) {
+    auto text = env_.ReadFile(path, kMaxManifestFileBytes);
+    if (!text.ok()) {
+      ReportUnreadable("cannot read variable file " + path, text.status(), {}, "");
+      return;
     }
-    // --var-file, in order.
-    for (const auto& path : options_.var_files) {
-      auto text = env_.ReadFile(path, kMaxManifestFileBytes);
-      if (!text.ok()) {
-        ReportUnreadable("cannot read variable file " + path, text.status(), {}, "");
+    std::string display = fs::path(path).lexically_normal().string();
+    if (!AddSource(display, *text, nullptr)) return;
+    for (const auto& node : ParseYaml(display, *text)) {
+      if (node.IsNull()) continue;
+      if (!node.IsMap()) {
+        Error("invalid_document", "a variable file must be a mapping of variable names to values",
+              Loc(display, node));
         continue;
       }
-      std::string display = fs::path(path).lexically_normal().string();
-      if (!AddSource(display, *text, nullptr)) continue;
-      for (const auto& node : ParseYaml(display, *text)) {
-        if (node.IsNull()) continue;
-        if (!node.IsMap()) {
-          Error("invalid_document", "a variable file must be a mapping of variable names to values",
-                Loc(display, node));
-          continue;
-        }
-        for (auto it = node.pairs().begin(); it != node.pairs().end(); ++it) {
-          std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
-          auto var = variables_.find(key);
-          if (var == variables_.end()) {
-            Warn("unknown_variable", "variable file sets undeclared variable \"" + key + "\"",
-                 Loc(display, it->first), DidYouMean(key, names));
-            continue;
-          }
-          size_t budget = 0;
-          Value v = ToValue(display, it->second, 0, budget);
-          if (!TypeMatches(v, var->second.type)) {
-            Error("invalid_variable_value",
-                  "value of variable \"" + key + "\" must be " +
-                      VariableTypeNoun(var->second.type) + ", not " + ValueTypeNoun(v),
-                  Loc(display, it->second));
-            continue;
-          }
-          var->second.value = std::move(v);
-        }
-      }
-    }
-    // --var name=value
-    for (const auto& [name, text] : options_.vars) {
-      auto var = variables_.find(name);
-      if (var == variables_.end()) {
-        Error("unknown_variable", "--var sets undeclared variable \"" + name + "\"", {},
-              DidYouMean(name, names));
-        continue;
-      }
-      if (auto v = ParseVariableText(text, var->second.type)) {
-        var->second.value = *v;
-      } else {
-        Error("invalid_variable_value",
-              "--var " + name + " is not " + VariableTypeNoun(var->second.type) +
-                  " as variable \"" + name + "\" requires",
-              {});
-      }
-    }
-    for (const auto& [name, v] : options_.plan_vars) {
-      auto var = variables_.find(name);
-      if (var != variables_.end() && TypeMatches(v, var->second.type)) {
-        var->second.value = v;
-        // The environment is not refused like --var (it may be set for
-        // every command), but a value it would have changed is named.
-        auto env = from_env.find(name);
-        if (env != from_env.end() && env->second != v) {
-          Warn("variable_not_used",
-               "CAIRN_VAR_" + name +
-                   " is not used: the saved plan is applied with the value of "
-                   "variable \"" +
-                   name + "\" it was made with",
-               {}, "make a new plan to use the environment's value");
-        }
-      } else {
-        Warn("unknown_variable",
-             "the saved plan's value for variable \"" + name +
-                 "\" is not used: the stack no longer declares it, or not with that type",
-             {});
-      }
-    }
-    for (auto& [name, info] : variables_) {
-      const Doc& doc = docs_[info.doc];
-      if (!info.value) {
-        if (options_.settings_only) continue;  // an error only where it is used
-        Error("missing_variable", "variable \"" + name + "\" has no value",
-              Loc(doc.file, Child(doc.node, "name")),
-              "give it a default, or set it with --var " + name +
-                  "=VALUE, a --var-file or CAIRN_VAR_" + name);
-        continue;
-      }
-      result_.config.variables[name] = *info.value;
-      if (info.sensitive) {
-        result_.config.sensitive_variables.push_back(name);
-        if (info.value->is_string()) RegisterSecret(info.value->get<std::string>());
+      for (auto it = node.pairs().begin(); it != node.pairs().end(); ++it) {
+        size_t budget = 0;
+        out.push_back({it->first.IsScalar() ? it->first.Scalar() : "",
+                       ToValue(display, it->second, 0, budget), Loc(display, it->first),
+                       Loc(display, it->second)});
       }
     }
   }

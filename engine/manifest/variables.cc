@@ -1,0 +1,222 @@
+#include "engine/manifest/variables.h"
+
+#include <algorithm>
+
+#include "base/schema/suggest.h"
+#include "engine/manifest/yaml_tree.h"
+#include "engine/manifest/yaml_value.h"
+
+namespace cairn {
+
+const std::vector<std::string> kVariableTypes = {"string", "number", "bool", "list", "map", "any"};
+
+std::string VariableTypeNoun(const std::string& type) {
+  if (type == "string") return "a string";
+  if (type == "number") return "a number";
+  if (type == "bool") return "a boolean";
+  if (type == "list") return "a list";
+  if (type == "map") return "a mapping";
+  return "any value";
+}
+
+bool TypeMatches(const Value& v, const std::string& type) {
+  if (type == "string") return v.is_string();
+  if (type == "number") return v.is_number();
+  if (type == "bool") return v.is_boolean();
+  if (type == "list") return v.is_array();
+  if (type == "map") return v.is_object();
+  return true;
+}
+
+std::optional<Value> ParseVariableText(const std::string& text, const std::string& type) {
+  if (type == "string" || type == "any") return Value(text);
+  if (type == "number") {
+    Value v = PlainScalar(text);
+    if (v.is_number()) return v;
+    return std::nullopt;
+  }
+  if (type == "bool") {
+    if (text == "true") return Value(true);
+    if (text == "false") return Value(false);
+    return std::nullopt;
+  }
+  try {
+    auto tree = YamlTree::Parse(text);
+    if (tree->error || tree->documents.size() != 1) return std::nullopt;
+    size_t budget = 0;
+    std::vector<Diagnostic> problems;
+    Value v = YamlToValue("", tree->documents[0], 0, budget, problems);
+    if (!problems.empty() || !TypeMatches(v, type)) return std::nullopt;
+    return v;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+namespace {
+
+void Error(std::vector<Diagnostic>& out, std::string code, std::string summary, SourceLocation loc,
+           std::string detail = "") {
+  out.push_back(
+      {Severity::kError, std::move(code), std::move(summary), std::move(detail), std::move(loc)});
+}
+
+void Warn(std::vector<Diagnostic>& out, std::string code, std::string summary, SourceLocation loc,
+          std::string detail = "") {
+  out.push_back(
+      {Severity::kWarning, std::move(code), std::move(summary), std::move(detail), std::move(loc)});
+}
+
+std::string TypeList() {
+  std::string out;
+  for (const auto& t : kVariableTypes) out += (out.empty() ? "" : ", ") + t;
+  return out;
+}
+
+}  // namespace
+
+VariableDecl ParseVariableDecl(const std::string& name, const Value& doc, const KeyLocator& at,
+                               std::vector<Diagnostic>& diags) {
+  VariableDecl decl;
+  decl.name = name;
+  decl.location = at("name");
+  bool ok = true;
+  if (doc.contains("type")) {
+    const Value& t = doc["type"];
+    if (!t.is_string() || std::find(kVariableTypes.begin(), kVariableTypes.end(),
+                                    t.get<std::string>()) == kVariableTypes.end()) {
+      Error(diags, "invalid_value", "variable type must be one of " + TypeList(), at("type"));
+      ok = false;
+    } else {
+      decl.type = t.get<std::string>();
+    }
+  }
+  if (doc.contains("sensitive")) {
+    if (!doc["sensitive"].is_boolean()) {
+      Error(diags, "wrong_type",
+            "sensitive must be true or false, not " + ValueTypeNoun(doc["sensitive"]),
+            at("sensitive"));
+    } else {
+      decl.sensitive = doc["sensitive"].get<bool>();
+    }
+  }
+  if (doc.contains("description") && !doc["description"].is_string()) {
+    Error(diags, "wrong_type",
+          "description must be a string, not " + ValueTypeNoun(doc["description"]),
+          at("description"));
+  }
+  if (doc.contains("default")) {
+    const Value& d = doc["default"];
+    if (!ok) {
+      decl.value = Value();  // reported above; do not report a missing value too
+    } else if (!TypeMatches(d, decl.type)) {
+      decl.value = Value();
+      Error(diags, "wrong_type",
+            "default of variable \"" + name + "\" must be " + VariableTypeNoun(decl.type) +
+                ", not " + ValueTypeNoun(d),
+            at("default"));
+    } else {
+      decl.value = d;
+    }
+  }
+  return decl;
+}
+
+VariableValues ResolveVariableValues(const std::map<std::string, VariableDecl>& decls,
+                                     const VariableSources& sources) {
+  VariableValues out;
+  std::vector<Diagnostic>& diags = out.diagnostics;
+  std::map<std::string, std::optional<Value>> value;
+  std::vector<std::string> names;
+  for (const auto& [name, decl] : decls) {
+    value[name] = decl.value;
+    names.push_back(name);
+  }
+
+  // CAIRN_VAR_<name>
+  std::map<std::string, Value> from_env;  // to tell when a saved plan's value wins
+  for (const auto& [name, decl] : decls) {
+    const char* env = sources.getenv ? sources.getenv(("CAIRN_VAR_" + name).c_str()) : nullptr;
+    if (!env) continue;
+    if (auto v = ParseVariableText(env, decl.type)) {
+      value[name] = *v;
+      from_env.emplace(name, *v);
+    } else {
+      Error(diags, "invalid_variable_value",
+            "CAIRN_VAR_" + name + " is not " + VariableTypeNoun(decl.type) + " as variable \"" +
+                name + "\" requires",
+            decl.location);
+    }
+  }
+  // --var-file, in order.
+  for (const VariableFileEntry& e : sources.file_entries) {
+    auto decl = decls.find(e.name);
+    if (decl == decls.end()) {
+      Warn(diags, "unknown_variable", "variable file sets undeclared variable \"" + e.name + "\"",
+           e.name_location, DidYouMean(e.name, names));
+      continue;
+    }
+    if (!TypeMatches(e.value, decl->second.type)) {
+      Error(diags, "invalid_variable_value",
+            "value of variable \"" + e.name + "\" must be " + VariableTypeNoun(decl->second.type) +
+                ", not " + ValueTypeNoun(e.value),
+            e.value_location);
+      continue;
+    }
+    value[e.name] = e.value;
+  }
+  // --var name=value
+  for (const auto& [name, text] : sources.vars) {
+    auto decl = decls.find(name);
+    if (decl == decls.end()) {
+      Error(diags, "unknown_variable", "--var sets undeclared variable \"" + name + "\"", {},
+            DidYouMean(name, names));
+      continue;
+    }
+    if (auto v = ParseVariableText(text, decl->second.type)) {
+      value[name] = *v;
+    } else {
+      Error(diags, "invalid_variable_value",
+            "--var " + name + " is not " + VariableTypeNoun(decl->second.type) + " as variable \"" +
+                name + "\" requires",
+            {});
+    }
+  }
+  for (const auto& [name, v] : sources.plan_vars) {
+    auto decl = decls.find(name);
+    if (decl != decls.end() && TypeMatches(v, decl->second.type)) {
+      value[name] = v;
+      // The environment is not refused like --var (it may be set for
+      // every command), but a value it would have changed is named.
+      auto env = from_env.find(name);
+      if (env != from_env.end() && env->second != v) {
+        Warn(diags, "variable_not_used",
+             "CAIRN_VAR_" + name +
+                 " is not used: the saved plan is applied with the value of "
+                 "variable \"" +
+                 name + "\" it was made with",
+             {}, "make a new plan to use the environment's value");
+      }
+    } else {
+      Warn(diags, "unknown_variable",
+           "the saved plan's value for variable \"" + name +
+               "\" is not used: the stack no longer declares it, or not with that type",
+           {});
+    }
+  }
+  for (const auto& [name, decl] : decls) {
+    const std::optional<Value>& v = value[name];
+    if (!v) {
+      if (sources.settings_only) continue;  // an error only where it is used
+      Error(diags, "missing_variable", "variable \"" + name + "\" has no value", decl.location,
+            "give it a default, or set it with --var " + name +
+                "=VALUE, a --var-file or CAIRN_VAR_" + name);
+      continue;
+    }
+    out.values[name] = *v;
+    if (decl.sensitive) out.sensitive.push_back(name);
+  }
+  return out;
+}
+
+}  // namespace cairn
