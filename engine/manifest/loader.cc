@@ -23,6 +23,7 @@
 #include "base/schema/schema_registry.h"
 #include "base/schema/suggest.h"
 #include "engine/graph/dependency_graph.h"
+#include "engine/manifest/expand.h"
 #include "engine/manifest/expr.h"
 #include "engine/manifest/variables.h"
 #include "engine/manifest/yaml_tree.h"
@@ -34,7 +35,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int kMaxDepth = kMaxYamlDepth;
-constexpr long long kMaxCount = 100000;
 
 // The manifest language's own document kinds and their top-level keys. The
 // resource kinds come from the schema registry; their specs are described by
@@ -184,7 +184,8 @@ struct ResourceGroup {
   std::string name;
   std::vector<ModuleStep> module;  // the module instance it is declared in
   size_t doc = 0;
-  enum class Mode { kSingle, kCount, kForEach } mode = Mode::kSingle;
+  using Mode = Instances::Mode;
+  Mode mode = Mode::kSingle;
   std::vector<size_t> instances;  // indexes into resources_, index/key order
 };
 
@@ -871,9 +872,12 @@ class Loader {
             source_loc);
       return;
     }
-    std::vector<AddressIndex> indexes;
-    std::vector<Value> each_values;
-    if (!ExpandIndexes(docs_[di], "module", call.mode, indexes, each_values)) return;
+    Instances declared;
+    bool expanded = EvalInstances(docs_[di], "module", declared);
+    call.mode = declared.mode;
+    if (!expanded) return;
+    const std::vector<AddressIndex>& indexes = declared.indexes;
+    const std::vector<Value>& each_values = declared.each_values;
     if (indexes.empty() && !module_docs_.count(canonical)) {
       Scope unused;
       unused.path = scopes_[s].path;
@@ -1702,75 +1706,42 @@ class Loader {
   }
 
   // ---- resources -----------------------------------------------------------
-  // count: a whole number, or a string expression of variables giving one.
-  std::optional<long long> EvalCount(const Doc& doc) {
-    YamlNode node = Child(doc.node, "count");
-    Value v = doc.value["count"];
-    if (v.is_string()) {
-      EvalContext ctx;
-      ctx.doc = &doc;
-      ctx.where = "count";
-      size_t before = diags_.size();
-      v = Eval(v, node, "", ctx);
-      if (diags_.size() != before) return std::nullopt;
-      if (v.is_string()) v = PlainScalar(v.get<std::string>());
-    }
-    if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>() &&
-        std::fabs(v.get<double>()) < 1e9) {
-      v = static_cast<long long>(v.get<double>());
-    }
-    if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() > kMaxCount) {
-      std::string got = v.is_string()
-                            ? "\"" + v.get<std::string>().substr(0, 40) + "\""
-                            : v.dump(-1, ' ', false, Value::error_handler_t::replace).substr(0, 40);
-      Error("invalid_count",
-            "count must be a whole number from 0 to " + std::to_string(kMaxCount) + ", not " + got,
-            Loc(doc.file, node));
-      return std::nullopt;
-    }
-    return v.get<long long>();
-  }
-
-  // for_each: a list of unique strings, or a mapping; keys in sorted order.
-  std::optional<std::vector<std::pair<std::string, Value>>> EvalForEach(const Doc& doc) {
-    YamlNode node = Child(doc.node, "for_each");
-    Value v = doc.value["for_each"];
-    if (v.is_string()) {
-      EvalContext ctx;
-      ctx.doc = &doc;
-      ctx.where = "for_each";
-      size_t before = diags_.size();
-      v = Eval(v, node, "", ctx);
-      if (diags_.size() != before) return std::nullopt;
-    }
-    std::vector<std::pair<std::string, Value>> out;
-    if (v.is_array()) {
-      std::set<std::string> seen;
-      for (size_t i = 0; i < v.size(); ++i) {
-        SourceLocation at = Loc(doc.file, node.IsSequence() && i < node.size() ? node[i] : node);
-        if (!v[i].is_string()) {
-          Error("invalid_for_each",
-                "for_each list items must be strings, not " + ValueTypeNoun(v[i]), at);
-          return std::nullopt;
-        }
-        const std::string& key = v[i].get_ref<const std::string&>();
-        if (!seen.insert(key).second) {
-          Error("invalid_for_each", "for_each lists \"" + key + "\" twice", at);
-          return std::nullopt;
-        }
-        out.emplace_back(key, v[i]);
+  // The instances a resource or module document declares: count and
+  // for_each evaluated (variables only, no resources), then expanded.
+  bool EvalInstances(const Doc& doc, const std::string& what, Instances& out) {
+    std::optional<Value> count, for_each;
+    const bool both = doc.value.contains("count") && doc.value.contains("for_each");
+    bool failed = false;
+    for (const char* key : {"count", "for_each"}) {
+      if (!doc.value.contains(key)) continue;
+      Value v = doc.value[key];
+      if (v.is_string() && !both) {
+        EvalContext ctx;
+        ctx.doc = &doc;
+        ctx.where = key;
+        size_t before = diags_.size();
+        v = Eval(v, Child(doc.node, key), "", ctx);
+        failed = failed || diags_.size() != before;
       }
-    } else if (v.is_object()) {
-      for (auto it = v.begin(); it != v.end(); ++it) out.emplace_back(it.key(), *it);
-    } else {
-      Error("invalid_for_each",
-            "for_each must be a list of strings or a mapping, not " + ValueTypeNoun(v),
-            Loc(doc.file, node));
-      return std::nullopt;
+      (key == std::string("count") ? count : for_each) = std::move(v);
     }
-    std::sort(out.begin(), out.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
-    return out;
+    YamlNode each_node = Child(doc.node, "for_each");
+    ExpansionLocations at;
+    at.count = Loc(doc.file, Child(doc.node, "count"));
+    at.for_each = Loc(doc.file, each_node);
+    at.for_each_key = KeyLoc(doc.file, doc.node, "for_each");
+    at.for_each_item = [&](size_t i) {
+      return Loc(doc.file,
+                 each_node.IsSequence() && i < each_node.size() ? each_node[i] : each_node);
+    };
+    if (failed) {
+      // Reported where it was evaluated; the mode still stands.
+      out = Instances();
+      out.mode = count ? Instances::Mode::kCount : Instances::Mode::kForEach;
+      return false;
+    }
+    return ExpandInstances(what, count ? &*count : nullptr, for_each ? &*for_each : nullptr, at,
+                           out, diags_);
   }
 
   void LoadLifecycle(const Doc& doc, Lifecycle& lc) {
@@ -1839,34 +1810,6 @@ class Loader {
   // The instances a resource or module document declares: one without an
   // index, or one per count index or for_each key (with its value). False
   // when count or for_each is wrong (reported).
-  bool ExpandIndexes(const Doc& doc, const std::string& what, ResourceGroup::Mode& mode,
-                     std::vector<AddressIndex>& indexes, std::vector<Value>& each_values) {
-    bool has_count = doc.value.contains("count");
-    bool has_each = doc.value.contains("for_each");
-    if (has_count && has_each) {
-      Error("count_and_for_each", "a " + what + " takes count or for_each, not both",
-            KeyLoc(doc.file, doc.node, "for_each"));
-      return false;
-    }
-    if (has_count) {
-      mode = ResourceGroup::Mode::kCount;
-      auto n = EvalCount(doc);
-      if (!n) return false;
-      for (long long i = 0; i < *n; ++i) indexes.emplace_back(static_cast<int>(i));
-    } else if (has_each) {
-      mode = ResourceGroup::Mode::kForEach;
-      auto items = EvalForEach(doc);
-      if (!items) return false;
-      for (auto& [key, value] : *items) {
-        indexes.emplace_back(key);
-        each_values.push_back(std::move(value));
-      }
-    } else {
-      indexes.emplace_back(std::monostate{});
-    }
-    return true;
-  }
-
   void ExpandResources() {
     std::map<std::string, SourceLocation> first;
     for (size_t di : resource_docs_) {
@@ -1884,9 +1827,11 @@ class Loader {
       group.name = doc.name;
       group.module = scope.path;
       group.doc = di;
-      std::vector<AddressIndex> indexes;
-      std::vector<Value> each_values;
-      bool broken = !ExpandIndexes(doc, "resource", group.mode, indexes, each_values);
+      Instances instances;
+      bool broken = !EvalInstances(doc, "resource", instances);
+      group.mode = instances.mode;
+      const std::vector<AddressIndex>& indexes = instances.indexes;
+      const std::vector<Value>& each_values = instances.each_values;
       Lifecycle lifecycle;
       if (doc.value.contains("lifecycle")) LoadLifecycle(doc, lifecycle);
       // depends_on entries are resolved once every resource is known.
@@ -1946,14 +1891,6 @@ class Loader {
       }
       const auto& fields = registry_->Fields(doc.kind);
       bool has_name_field = std::find(fields.begin(), fields.end(), "name") != fields.end();
-      // The API name defaults to the document's name, after the names (and
-      // keys) of the module instances it is in, so that they differ.
-      std::string name_prefix;
-      for (const ModuleStep& step : scope.path) {
-        name_prefix += step.name + "-";
-        if (const int* i = std::get_if<int>(&step.index)) name_prefix += std::to_string(*i) + "-";
-        if (const auto* key = std::get_if<std::string>(&step.index)) name_prefix += *key + "-";
-      }
       for (size_t k = 0; k < indexes.size(); ++k) {
         ResourceConfig rc;
         rc.address.kind = doc.kind;
@@ -1978,10 +1915,7 @@ class Loader {
         }
         rc.spec = Eval(*spec, spec_node, "", ctx);
         if (has_name_field && rc.spec.is_object() && !rc.spec.contains("name")) {
-          std::string name = name_prefix + doc.name;
-          if (count_index) name += "-" + std::to_string(*count_index);
-          if (ctx.each_key) name += "-" + each_key;
-          rc.spec["name"] = EscapeTemplateLiteral(name);
+          rc.spec["name"] = EscapeTemplateLiteral(DefaultApiName(scope.path, doc.name, indexes[k]));
         }
         group.instances.push_back(resources_.size());
         resources_.push_back(std::move(rc));
