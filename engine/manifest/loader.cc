@@ -23,6 +23,7 @@
 #include "base/schema/schema_registry.h"
 #include "base/schema/suggest.h"
 #include "engine/graph/dependency_graph.h"
+#include "engine/manifest/evaluate.h"
 #include "engine/manifest/expand.h"
 #include "engine/manifest/expr.h"
 #include "engine/manifest/variables.h"
@@ -67,13 +68,6 @@ bool IsName(std::string_view s) {
   if (!(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
   return std::all_of(s.begin(), s.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
-  });
-}
-
-bool IsEnvName(std::string_view s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
   });
 }
 
@@ -1032,7 +1026,7 @@ class Loader {
       if (info.value) {
         if (info.sensitive && info.value->is_string())
           RegisterSecret(info.value->get<std::string>());
-        values[name] = EscapeDeep(*info.value);
+        values[name] = EscapeTemplateValue(*info.value);
         continue;
       }
       const Doc& var_doc = docs_[info.doc];
@@ -1261,21 +1255,6 @@ class Loader {
   }
 
   // ---- expressions -------------------------------------------------------
-  static Value EscapeDeep(const Value& v) {
-    if (v.is_string()) return EscapeTemplateLiteral(v.get_ref<const std::string&>());
-    if (v.is_array()) {
-      Value out = Value::array();
-      for (const auto& i : v) out.push_back(EscapeDeep(i));
-      return out;
-    }
-    if (v.is_object()) {
-      Value out = Value::object();
-      for (auto it = v.begin(); it != v.end(); ++it) out[it.key()] = EscapeDeep(*it);
-      return out;
-    }
-    return v;
-  }
-
   // Reads file() targets once, relative to the manifest's directory.
   std::optional<std::string> ReadFileExpr(const Doc& doc, const std::string& rel,
                                           const SourceLocation& at) {
@@ -1300,202 +1279,83 @@ class Loader {
 
   // Substitutes every expression but resource references in a string.
   // Returns the new value; `node` locates errors.
+  // ${var.NAME} in document `doc`: a module's own variables inside a
+  // module, the stack's outside; nullopt (reported unless it was already)
+  // when it has no value.
+  std::optional<Value> VariableValue(const Doc& doc, const std::string& name,
+                                     const SourceLocation& at) {
+    if (doc.scope != 0) {
+      const Scope& sc = scopes_[doc.scope];
+      if (auto it = sc.values.find(name); it != sc.values.end()) return it->second;
+      if (!sc.variables.count(name)) {
+        std::vector<std::string> names;
+        for (const auto& [n, info] : sc.variables) names.push_back(n);
+        Error("unknown_variable",
+              "reference to undeclared variable \"" + name + "\" in module " + ScopeName(doc.scope),
+              at, DidYouMean(name, names));
+      }  // else: without a value, reported once already
+      return std::nullopt;
+    }
+    auto it = result_.config.variables.find(name);
+    if (it != result_.config.variables.end()) return EscapeTemplateValue(it->second);
+    if (!variables_.count(name)) {
+      std::vector<std::string> names;
+      for (const auto& [n, info] : variables_) names.push_back(n);
+      Error("unknown_variable", "reference to undeclared variable \"" + name + "\"", at,
+            DidYouMean(name, names));
+    } else if (options_.settings_only) {
+      Error("missing_variable", "variable \"" + name + "\" has no value", at,
+            "set it with --var " + name + "=VALUE, a --var-file or CAIRN_VAR_" + name);
+    }  // else: declared without a value, reported once already
+    return std::nullopt;
+  }
+
+  // One string through the evaluation stage (evaluate.h), with what
+  // document `ctx.doc` may read; the references it keeps are recorded for
+  // CheckReferences and ResolveModuleOutputs.
   Value EvalString(const std::string& s, const YamlNode& node, const std::string& pointer,
                    const EvalContext& ctx) {
     const Doc& doc = *ctx.doc;
-    auto parsed = ParseTemplate(s);
-    if (auto* err = std::get_if<TemplateError>(&parsed)) {
-      Error("invalid_expression", err->message, SubLoc(doc.file, node, err->offset, err->length));
-      return s;
-    }
-    auto& t = std::get<Template>(parsed);
-    bool exact = t.exact();
-    bool failed = false;
-    bool keeps_refs = false;
-    std::string out;
-    Value exact_value;
+    EvalInputs in;
+    in.variable = [&](const std::string& name, const SourceLocation& at) {
+      return VariableValue(doc, name, at);
+    };
+    in.getenv = [this](const char* name) { return GetEnv(name); };
+    in.read_file = [&](const std::string& rel, const SourceLocation& at) {
+      return ReadFileExpr(doc, rel, at);
+    };
+    if (ctx.count_index) in.count_index = *ctx.count_index;
+    in.each_key = ctx.each_key;
+    in.each_value = ctx.each_value;
+    in.resource_refs = ctx.resource_refs;
+    if (ctx.where) in.where = ctx.where;
+    in.module = scopes_[doc.scope].path;
     // Found once for the string, not per expression: that would be
     // quadratic in the number of expressions.
     std::optional<ScalarSpan> span;
-    for (auto& part : t.parts) {
-      if (auto* lit = std::get_if<std::string>(&part)) {
-        out += EscapeTemplateLiteral(*lit);
-        continue;
-      }
-      const Expression& e = std::get<Expression>(part);
+    auto locate = [&](size_t offset, size_t length) {
       if (!span) span = SpanOf(doc.file, node);
-      SourceLocation at = Narrow(*span, e.begin, e.end - e.begin);
-      std::optional<Value> v;
-      switch (e.type) {
-        case Expression::Type::kVar: {
-          if (doc.scope != 0) {
-            const Scope& sc = scopes_[doc.scope];
-            if (auto it = sc.values.find(e.name); it != sc.values.end()) {
-              v = it->second;  // already in expression form
-            } else if (!sc.variables.count(e.name)) {
-              std::vector<std::string> names;
-              for (const auto& [n, info] : sc.variables) names.push_back(n);
-              Error("unknown_variable",
-                    "reference to undeclared variable \"" + e.name + "\" in module " +
-                        ScopeName(doc.scope),
-                    at, DidYouMean(e.name, names));
-            }  // else: without a value, reported once already
-            break;
-          }
-          auto it = result_.config.variables.find(e.name);
-          if (it != result_.config.variables.end()) {
-            v = EscapeDeep(it->second);
-          } else if (!variables_.count(e.name)) {
-            std::vector<std::string> names;
-            for (const auto& [n, info] : variables_) names.push_back(n);
-            Error("unknown_variable", "reference to undeclared variable \"" + e.name + "\"", at,
-                  DidYouMean(e.name, names));
-          } else if (options_.settings_only) {
-            Error("missing_variable", "variable \"" + e.name + "\" has no value", at,
-                  "set it with --var " + e.name + "=VALUE, a --var-file or CAIRN_VAR_" + e.name);
-          }  // else: declared without a value, reported once already
-          break;
-        }
-        case Expression::Type::kEnv: {
-          const char* env = GetEnv(e.name.c_str());
-          if (!IsEnvName(e.name)) {
-            Error("invalid_expression", "\"" + e.name + "\" is not an environment variable name",
-                  at);
-          } else if (!env) {
-            Error("unset_env", "environment variable " + e.name + " is not set", at);
-          } else {
-            std::string text = env;
-            if (FindPrivateKey(text).found()) {
-              Error("private_key_material",
-                    "private key material in environment variable " + e.name, at,
-                    "only public keys belong in a stack; the key is not shown");
-            } else {
-              v = Value(EscapeTemplateLiteral(text));
-            }
-          }
-          break;
-        }
-        case Expression::Type::kCountIndex:
-          if (ctx.count_index && ctx.count_index->has_value()) {
-            v = Value(**ctx.count_index);
-          } else {
-            Error("count_outside_count", "count.index is only available in a resource with count",
-                  at);
-          }
-          break;
-        case Expression::Type::kEachKey:
-        case Expression::Type::kEachValue:
-          if (!ctx.each_key) {
-            Error("each_outside_for_each",
-                  e.ToString() + " is only available in a resource with for_each", at);
-          } else if (e.type == Expression::Type::kEachKey) {
-            v = Value(EscapeTemplateLiteral(*ctx.each_key));
-          } else {
-            const Value* cur = ctx.each_value;
-            std::string path;
-            size_t pos = 0;
-            while (cur && !e.name.empty() && pos <= e.name.size()) {
-              size_t dot = e.name.find('.', pos);
-              std::string field =
-                  e.name.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
-              cur = (cur->is_object() && cur->contains(field)) ? &(*cur)[field] : nullptr;
-              if (dot == std::string::npos) break;
-              pos = dot + 1;
-            }
-            if (cur) {
-              v = EscapeDeep(*cur);
-            } else {
-              Error("unknown_each_field",
-                    "each.value has no field \"" + e.name + "\" for key \"" + *ctx.each_key + "\"",
-                    at);
-            }
-          }
-          break;
-        case Expression::Type::kFile:
-          if (auto content = ReadFileExpr(doc, e.name, at))
-            v = Value(EscapeTemplateLiteral(*content));
-          break;
-        case Expression::Type::kResource:
-        case Expression::Type::kModuleOutput: {
-          if (!ctx.resource_refs) {
-            Error("reference_not_allowed",
-                  std::string(ctx.where) + " cannot refer to " + e.ToString() +
-                      (e.type == Expression::Type::kModuleOutput
-                           ? ": a module's outputs are known only when the stack is loaded"
-                           : ": resource attributes are known only during apply"),
-                  at, "use a variable or a literal value here");
-            failed = true;
-            break;
-          }
-          if (e.type == Expression::Type::kResource && doc.scope != 0 &&
-              e.target.kind.rfind("data.", 0) == 0) {
-            Error("module_data_reference",
-                  "a module cannot read the stack's data source " + e.target.BaseString(), at,
-                  "data sources belong to the stack: pass ${" + e.ToString() +
-                      "} to the module as an input");
-            failed = true;
-            break;
-          }
-          if (e.type == Expression::Type::kResource && !e.target.module.empty()) {
-            Error("module_internal_reference",
-                  "cannot refer to " + e.ToString() + ": a module's resources are its own", at,
-                  "refer to one of the module's outputs: ${module.NAME.OUTPUT}");
-            failed = true;
-            break;
-          }
-          if (e.splat && !exact) {
-            Error("splat_in_string",
-                  "cannot interpolate " + e.ToString() + ", a list, into a string", at,
-                  "use it as the whole value: \"${" + e.ToString() + "}\"");
-            failed = true;
-            break;
-          }
-          // Inside a module, names are the module's own: its path goes in front.
-          const auto& path = scopes_[doc.scope].path;
-          std::optional<Expression> qualified;
-          if (!path.empty()) {
-            qualified = e;
-            qualified->target.module.insert(qualified->target.module.begin(), path.begin(),
-                                            path.end());
-          }
-          const Expression& whole = qualified ? *qualified : e;
-          keeps_refs = true;
-          if (e.type == Expression::Type::kModuleOutput) {
-            module_uses_.push_back({whole, at, exact});
-          } else {
-            RefUse use{whole,      static_cast<size_t>(&doc - docs_.data()),
-                       pointer,    ctx.resource,
-                       ctx.output, exact,
-                       at};
-            use.check_only = ctx.module_inputs;
-            pending_refs_.push_back(std::move(use));
-          }
-          out += "${" + whole.ToString() + "}";
-          continue;
-        }
-      }
-      if (!v) {
-        failed = true;
-        continue;
-      }
-      if (exact) {
-        exact_value = std::move(*v);
-      } else if (v->is_structured()) {
-        Error("invalid_interpolation",
-              "cannot interpolate " + e.ToString() + ", " + ValueTypeNoun(*v) + ", into a string",
-              at, "use it as the whole value: \"${" + e.ToString() + "}\"");
-        failed = true;
+      return Narrow(*span, offset, length);
+    };
+    Evaluated e = EvaluateString(s, in, locate, diags_);
+    for (FoundReference& ref : e.references) {
+      if (ref.expr.type == Expression::Type::kModuleOutput) {
+        module_uses_.push_back({std::move(ref.expr), ref.location, ref.exact});
       } else {
-        out += InterpolationText(*v);
+        RefUse use{std::move(ref.expr),
+                   static_cast<size_t>(&doc - docs_.data()),
+                   pointer,
+                   ctx.resource,
+                   ctx.output,
+                   ref.exact,
+                   ref.location};
+        use.check_only = ctx.module_inputs;
+        pending_refs_.push_back(std::move(use));
       }
     }
-    if (failed) {
-      // Left as written (reported): not a value that came from elsewhere.
-      direct_refs_.insert(DirectRefKey(ctx.resource, ctx.output, pointer, ""));
-      return s;
-    }
-    if (exact && !keeps_refs) return exact_value;
-    return out;
+    // Left as written (reported): not a value that came from elsewhere.
+    if (e.failed) direct_refs_.insert(DirectRefKey(ctx.resource, ctx.output, pointer, ""));
+    return std::move(e.value);
   }
 
   Value Eval(const Value& v, const YamlNode& node, const std::string& pointer,
