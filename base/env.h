@@ -7,7 +7,9 @@
 //
 // An atomic write is composed, once, on this class from five primitives
 // each Env implements (write, sync a file, rename, sync a directory,
-// remove), so that an Env wrapping another sees every step.
+// remove), so that an Env wrapping another sees every step: the tests'
+// FaultInjectionEnv (tests/base/support/) crashes between any two of them
+// and drops what was not synced, as a power loss would.
 #pragma once
 
 #include <sys/types.h>
