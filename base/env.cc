@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <initializer_list>
+#include <string_view>
 
 namespace cairn {
 namespace {
@@ -113,11 +115,12 @@ class Posix final : public Env {
     return fs::weakly_canonical(path, ec).string();
   }
 
-  Status WriteFileAtomically(const std::string& path, const std::string& content,
-                             mode_t mode) const override {
-    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-    if (fd < 0) return Status::IOError("cannot write " + tmp + ": " + std::strerror(errno));
+  const char* GetEnv(const char* name) const override { return ::getenv(name); }
+
+  Status WriteFile(const std::string& path, const std::string& content,
+                   mode_t mode) const override {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    if (fd < 0) return FromErrno({"cannot write ", path});
     size_t off = 0;
     int err = 0;
     while (off < content.size()) {
@@ -129,35 +132,78 @@ class Posix final : public Env {
       }
       off += static_cast<size_t>(n);
     }
-    if (err == 0 && ::fsync(fd) != 0) err = errno;
     ::close(fd);
-    if (err == 0 && ::rename(tmp.c_str(), path.c_str()) != 0) {
-      err = errno;
-      ::unlink(tmp.c_str());
-      return Status::IOError("cannot rename " + tmp + " to " + path + ": " + std::strerror(err));
-    }
-    if (err != 0) {
-      ::unlink(tmp.c_str());
-      return Status::IOError("cannot write " + tmp + ": " + std::strerror(err));
-    }
-    // The rename is durable once the directory is.
-    std::string dir = fs::path(path).parent_path().string();
-    int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-      int rc = ::fsync(dfd);
-      int sync_err = errno;
-      ::close(dfd);
-      if (rc != 0)
-        return Status::IOError("cannot sync the directory of " + path + ": " +
-                               std::strerror(sync_err));
-    }
+    if (err != 0) return Status::IOError("cannot write " + path + ": " + std::strerror(err));
     return Status::Ok();
   }
 
-  const char* GetEnv(const char* name) const override { return ::getenv(name); }
+  Status SyncFile(const std::string& path) const override {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0 && errno == EACCES) fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return FromErrno({"cannot sync ", path});
+    int rc = ::fsync(fd);
+    int err = errno;
+    ::close(fd);
+    if (rc != 0) return Status::IOError("cannot sync " + path + ": " + std::strerror(err));
+    return Status::Ok();
+  }
+
+  Status RenameFile(const std::string& from, const std::string& to) const override {
+    if (::rename(from.c_str(), to.c_str()) != 0)
+      return FromErrno({"cannot rename ", from, " to ", to});
+    return Status::Ok();
+  }
+
+  Status SyncDir(const std::string& dir) const override {
+    int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 && errno == EACCES) return Status::Ok();  // cannot be synced (see env.h)
+    if (fd < 0) return FromErrno({"cannot sync the directory ", dir});
+    int rc = ::fsync(fd);
+    int err = errno;
+    ::close(fd);
+    if (rc != 0)
+      return Status::IOError("cannot sync the directory " + dir + ": " + std::strerror(err));
+    return Status::Ok();
+  }
+
+  Status RemoveFile(const std::string& path) const override {
+    if (::unlink(path.c_str()) != 0) return FromErrno({"cannot remove ", path});
+    return Status::Ok();
+  }
+
+ private:
+  // "WHAT: strerror(errno)", NotFound when errno says the path is not there.
+  // errno is read before the message is built (building it may change it).
+  static Status FromErrno(std::initializer_list<std::string_view> what) {
+    const int err = errno;
+    std::string message;
+    for (std::string_view part : what) message += part;
+    message += ": ";
+    message += std::strerror(err);
+    return err == ENOENT ? Status::NotFound(message) : Status::IOError(message);
+  }
 };
 
 }  // namespace
+
+Status Env::WriteFileAtomically(const std::string& path, const std::string& content,
+                                mode_t mode) const {
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  Status st = WriteFile(tmp, content, mode);
+  if (st.ok()) st = SyncFile(tmp);
+  if (st.ok()) st = RenameFile(tmp, path);
+  if (!st.ok()) {
+    (void)RemoveFile(tmp);  // if it was created; its own error would hide the first
+    return st;
+  }
+  // The rename is durable once the directory is.
+  const std::string dir = fs::path(path).parent_path().string();
+  st = SyncDir(dir.empty() ? "." : dir);
+  if (!st.ok())
+    return Status::IOError(path +
+                           " was replaced but may not survive a power loss: " + st.message());
+  return Status::Ok();
+}
 
 const Env& PosixEnv() {
   static const Posix env;
@@ -213,13 +259,45 @@ std::vector<std::string> MemEnv::ListFiles(const std::string& dir, bool recursiv
 
 std::string MemEnv::Canonical(const std::string& path) const { return Normal(path); }
 
-Status MemEnv::WriteFileAtomically(const std::string& path, const std::string& content,
-                                   mode_t) const {
+Status MemEnv::WriteFile(const std::string& path, const std::string& content, mode_t) const {
   if (IsDirectory(path)) return Status::IOError("cannot write " + path + ": a directory");
   const std::string parent = fs::path(Normal(path)).parent_path().string();
   if (!parent.empty() && parent != "/" && !IsDirectory(parent))
-    return Status::IOError("cannot write " + path + ": no directory " + parent);
+    return Status::NotFound("cannot write " + path + ": no directory " + parent);
   files_[Normal(path)] = content;
+  return Status::Ok();
+}
+
+Status MemEnv::SyncFile(const std::string& path) const {
+  if (files_.count(Normal(path)) == 0)
+    return Status::NotFound("cannot sync " + path + ": " + std::strerror(ENOENT));
+  return Status::Ok();
+}
+
+Status MemEnv::RenameFile(const std::string& from, const std::string& to) const {
+  auto it = files_.find(Normal(from));
+  if (it == files_.end())
+    return Status::NotFound("cannot rename " + from + " to " + to + ": " + std::strerror(ENOENT));
+  if (IsDirectory(to))
+    return Status::IOError("cannot rename " + from + " to " + to + ": " + std::strerror(EISDIR));
+  const std::string parent = fs::path(Normal(to)).parent_path().string();
+  if (!parent.empty() && parent != "/" && !IsDirectory(parent))
+    return Status::NotFound("cannot rename " + from + " to " + to + ": no directory " + parent);
+  std::string content = std::move(it->second);
+  files_.erase(it);
+  files_[Normal(to)] = std::move(content);
+  return Status::Ok();
+}
+
+Status MemEnv::SyncDir(const std::string& dir) const {
+  if (Normal(dir) != "/" && !IsDirectory(dir))
+    return Status::NotFound("cannot sync the directory " + dir + ": " + std::strerror(ENOENT));
+  return Status::Ok();
+}
+
+Status MemEnv::RemoveFile(const std::string& path) const {
+  if (files_.erase(Normal(path)) == 0)
+    return Status::NotFound("cannot remove " + path + ": " + std::strerror(ENOENT));
   return Status::Ok();
 }
 

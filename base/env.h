@@ -4,6 +4,12 @@
 // generated manifests) written through one, so that the same code runs on
 // the disk (PosixEnv) and on files held in memory (MemEnv: tests, and the
 // fuzzers, which must never read the host's files or environment).
+//
+// An atomic write is composed, once, on this class from five primitives
+// each Env implements (write, sync a file, rename, sync a directory,
+// remove), so that an Env wrapping another sees every step: the tests'
+// FaultInjectionEnv (tests/base/support/) crashes between any two of them
+// and drops what was not synced, as a power loss would.
 #pragma once
 
 #include <sys/types.h>
@@ -35,20 +41,46 @@ class Env {
   // same (symbolic links resolved on disk).
   virtual std::string Canonical(const std::string& path) const = 0;
   // Replaces `path` with `content` so that a crash or a power loss leaves
-  // the old file or the new one, never part of either: on disk, a temporary
-  // file in the same directory, written and synced, renamed over `path`,
-  // then the directory synced. The file gets `mode` (a new file replaces the
-  // old one). On failure nothing is left behind and the old file is
-  // untouched; a missing directory is a failure (MemEnv: one holding no file).
-  virtual Status WriteFileAtomically(const std::string& path, const std::string& content,
-                                     mode_t mode = 0600) const = 0;
+  // the old file or the new one, never part of either: the temporary file
+  // "PATH.tmp.PID" in the same directory written (WriteFile) and synced
+  // (SyncFile), renamed over `path` (RenameFile), then the directory synced
+  // (SyncDir). The file gets `mode` (a new file replaces the old one). A
+  // failure up to the rename leaves the old file untouched and removes the
+  // temporary; a missing directory is such a failure (MemEnv: one holding no
+  // file). A failure of the last step alone is an IOError saying that `path`
+  // was replaced but may not survive a power loss.
+  Status WriteFileAtomically(const std::string& path, const std::string& content,
+                             mode_t mode = 0600) const;
   // The environment variable `name`, or null when it is not set.
   virtual const char* GetEnv(const char* name) const = 0;
+
+  // The steps of WriteFileAtomically. Code that writes a file someone will
+  // read calls WriteFileAtomically; these are public so that one Env can
+  // wrap another and tests can compose them. Each fails with an IOError
+  // (NotFound for a file or directory that is not there) naming the path.
+  //
+  // Creates `path` with `mode` (or truncates it) and writes `content`, not
+  // synced: a crash may lose any of it.
+  virtual Status WriteFile(const std::string& path, const std::string& content,
+                           mode_t mode) const = 0;
+  // Makes the content of the file `path` durable (fsync).
+  virtual Status SyncFile(const std::string& path) const = 0;
+  // Renames the file `from` to `to`, replacing a file there in one step;
+  // the new name is durable once the directory is synced.
+  virtual Status RenameFile(const std::string& from, const std::string& to) const = 0;
+  // Makes the names in directory `dir` durable: the files created, renamed
+  // into or removed from it since its last sync (fsync of the directory).
+  virtual Status SyncDir(const std::string& dir) const = 0;
+  virtual Status RemoveFile(const std::string& path) const = 0;
 };
 
 // The real file system. Files are opened without blocking and checked on the
 // open descriptor: a FIFO swapped in after a check cannot hang a read, and a
 // file that grows or lies about its size still cannot exceed the limit.
+// SyncFile opens the file again to fsync it (read-only, else write-only when
+// that is all its mode allows); Linux reports a writeback error to that
+// descriptor too. SyncDir of a directory this process cannot open (no read
+// permission) does nothing and is not an error.
 const Env& PosixEnv();
 
 // Files held in memory, by lexically normal path; a directory exists when a
@@ -63,11 +95,16 @@ class MemEnv final : public Env {
   std::vector<std::string> ListFiles(const std::string& dir, bool recursive,
                                      const std::vector<std::string>& extensions) const override;
   std::string Canonical(const std::string& path) const override;
-  Status WriteFileAtomically(const std::string& path, const std::string& content,
-                             mode_t mode = 0600) const override;
   // Only what SetEnv set: never the process's environment.
   const char* GetEnv(const char* name) const override;
   void SetEnv(const std::string& name, std::string value);
+
+  // `mode` is not kept; syncing checks that the file or directory is there.
+  Status WriteFile(const std::string& path, const std::string& content, mode_t mode) const override;
+  Status SyncFile(const std::string& path) const override;
+  Status RenameFile(const std::string& from, const std::string& to) const override;
+  Status SyncDir(const std::string& dir) const override;
+  Status RemoveFile(const std::string& path) const override;
 
  private:
   std::map<std::string, std::string> vars_;

@@ -79,6 +79,37 @@ TEST_CASE("WriteFileAtomically replaces a file whole, leaves no temporary, and f
     CHECK(entry.path().filename().string().find(".tmp.") == std::string::npos);
 }
 
+TEST_CASE("the steps of an atomic write answer alike on PosixEnv and MemEnv") {
+  TempDir tmp;
+  const std::string d = tmp.path();
+  MemEnv mem;
+  WriteFile(d + "/README", "r");
+  mem.AddFile(d + "/README", "r");
+  WriteFile(d + "/sub/keep.yaml", "k");
+  mem.AddFile(d + "/sub/keep.yaml", "k");
+  for (const Env* env : {&PosixEnv(), static_cast<const Env*>(&mem)}) {
+    const Env& e = *env;
+    REQUIRE(e.WriteFile(d + "/a", "content", 0600).ok());
+    REQUIRE(e.WriteFile(d + "/a", "new", 0600).ok());  // truncated
+    CHECK(e.SyncFile(d + "/a").ok());
+    CHECK(e.RenameFile(d + "/a", d + "/b").ok());
+    CHECK(e.SyncDir(d).ok());
+    CHECK_FALSE(e.Exists(d + "/a"));
+    auto read = e.ReadFile(d + "/b", 100);
+    REQUIRE(read.ok());
+    CHECK(*read == "new");
+    // Over a directory, or into one that is not there: an error.
+    CHECK(e.RenameFile(d + "/b", d + "/sub").code() == StatusCode::kIOError);
+    CHECK(e.WriteFile(d + "/missing/x", "x", 0600).code() == StatusCode::kNotFound);
+    CHECK(e.RemoveFile(d + "/b").ok());
+    for (const Status& st : {e.SyncFile(d + "/b"), e.RenameFile(d + "/b", d + "/c"),
+                             e.RemoveFile(d + "/b"), e.SyncDir(d + "/missing")}) {
+      CHECK(st.code() == StatusCode::kNotFound);
+      CHECK(st.message().find(d + "/") != std::string::npos);
+    }
+  }
+}
+
 TEST_CASE("environment lookups: PosixEnv reads the process's, MemEnv only its own") {
   setenv("CAIRN_ENV_TEST_VALUE", "from the process", 1);
   REQUIRE(PosixEnv().GetEnv("CAIRN_ENV_TEST_VALUE") != nullptr);
