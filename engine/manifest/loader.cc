@@ -26,6 +26,7 @@
 #include "engine/manifest/evaluate.h"
 #include "engine/manifest/expand.h"
 #include "engine/manifest/expr.h"
+#include "engine/manifest/references.h"
 #include "engine/manifest/variables.h"
 #include "engine/manifest/yaml_tree.h"
 #include "engine/manifest/yaml_value.h"
@@ -170,17 +171,6 @@ struct RefUse {
   // Found in a value that came from a module input or output: errors were
   // reported where it was written, so it only adds edges and expands [*].
   bool derived = false;
-};
-
-// Per base address (kind.name): how it expands.
-struct ResourceGroup {
-  std::string kind;
-  std::string name;
-  std::vector<ModuleStep> module;  // the module instance it is declared in
-  size_t doc = 0;
-  using Mode = Instances::Mode;
-  Mode mode = Mode::kSingle;
-  std::vector<size_t> instances;  // indexes into resources_, index/key order
 };
 
 struct EvalContext {
@@ -2020,7 +2010,7 @@ class Loader {
       const bool to_there =
           from_whole && to_whole ? groups_.count(to.BaseString()) > 0 : Declares(to);
       if (!to_there) {
-        std::string hint = DidYouMean(to.name, DeclaredNames(to.kind, to.module));
+        std::string hint = DidYouMean(to.name, DeclaredNames(Declared(), to.kind, to.module));
         Error("moved_to_undeclared", to.ToString() + " is not declared in the manifests", to_loc,
               hint.empty() ? "a move is to an address the manifests declare" : hint);
         continue;
@@ -2034,49 +2024,8 @@ class Loader {
     edges_.push_back({from, to, why});
   }
 
-  // The names of the resources of `kind` declared where `addr` points (in
-  // the stack or in its module instance): for "did you mean".
-  std::vector<std::string> DeclaredNames(const std::string& kind,
-                                         const std::vector<ModuleStep>& module = {}) const {
-    std::vector<std::string> out;
-    for (const auto& [base, g] : groups_) {
-      if (g.kind == kind && g.module == module) out.push_back(g.name);
-    }
-    return out;
-  }
-
-  // The instances an address names (all of them for an index-less address
-  // of a count/for_each resource), or an error message.
-  std::variant<std::vector<size_t>, std::string> Targets(const ResourceAddress& addr, bool splat,
-                                                         bool want_all, const ResourceGroup& g) {
-    std::string base = addr.BaseString();
-    bool no_index = std::holds_alternative<std::monostate>(addr.index);
-    if (g.mode == ResourceGroup::Mode::kSingle) {
-      if (!no_index || splat) {
-        return base + " has neither count nor for_each; refer to it without an index";
-      }
-      return g.instances;
-    }
-    if (splat || (no_index && want_all)) return g.instances;
-    if (no_index) {
-      std::string how = g.mode == ResourceGroup::Mode::kCount ? "[0]" : "[\"KEY\"]";
-      return base + " has " + (g.mode == ResourceGroup::Mode::kCount ? "count" : "for_each") +
-             "; name one instance (" + base + how + ") or all of them (" + base + "[*])";
-    }
-    for (size_t i : g.instances) {
-      if (resources_[i].address.index == addr.index) return std::vector<size_t>{i};
-    }
-    if (g.mode == ResourceGroup::Mode::kCount && !std::holds_alternative<int>(addr.index)) {
-      return base + " has count; index it with a number";
-    }
-    if (g.mode == ResourceGroup::Mode::kForEach &&
-        !std::holds_alternative<std::string>(addr.index)) {
-      return base + " has for_each; index it with a quoted key";
-    }
-    return addr.ToString() + " does not exist: " + base + " has " +
-           std::to_string(g.instances.size()) +
-           (g.instances.size() == 1 ? " instance" : " instances");
-  }
+  // What references resolve against (references.h).
+  DeclaredResources Declared() const { return {resources_, groups_, *registry_}; }
 
   void ResolveDependsOn() {
     for (const auto& [base, entries] : depends_on_) {
@@ -2085,14 +2034,15 @@ class Loader {
       for (const auto& [addr, at] : entries) {
         auto g = groups_.find(addr.BaseString());
         if (g == groups_.end()) {
-          std::string hint = registry_->HasKind(addr.kind)
-                                 ? DidYouMean(addr.name, DeclaredNames(addr.kind, addr.module))
-                                 : DidYouMean(addr.kind, registry_->kinds());
+          std::string hint =
+              registry_->HasKind(addr.kind)
+                  ? DidYouMean(addr.name, DeclaredNames(Declared(), addr.kind, addr.module))
+                  : DidYouMean(addr.kind, registry_->kinds());
           Error("unknown_depends_on", "depends_on names undeclared resource " + addr.ToString(), at,
                 hint);
           continue;
         }
-        auto targets = Targets(addr, false, true, g->second);
+        auto targets = ReferenceTargets(Declared(), addr, false, true, g->second);
         if (auto* msg = std::get_if<std::string>(&targets)) {
           Error("unknown_depends_on", "depends_on: " + *msg, at);
           continue;
@@ -2123,89 +2073,22 @@ class Loader {
     if (!use.derived) Error(std::move(code), std::move(summary), std::move(loc), std::move(detail));
   }
 
+  // Resolves every resource reference (references.h); each resolved one is
+  // an edge in the graph, and a splat becomes the list of its instances'
+  // references.
   void CheckReferences() {
+    const DeclaredResources declared = Declared();
     for (const RefUse& use : pending_refs_) {
       const Expression& e = use.expr;
-      const ResourceAddress& t = e.target;
-      if (t.kind.rfind("data.", 0) == 0) {
+      if (e.target.kind.rfind("data.", 0) == 0) {
         CheckDataReference(use);  // read at plan time: no edge in the graph
         continue;
       }
-      std::string from_kind = use.resource >= 0 ? resources_[use.resource].kind : "";
-      if (!registry_->HasKind(t.kind)) {
-        std::string hint = DidYouMean(t.kind, registry_->kinds());
-        ReportRef(use, "unknown_reference",
-                  "reference to unknown kind \"" + t.kind + "\" in " + e.ToString(), use.location,
-                  hint);
-        continue;
-      }
-      auto g = groups_.find(t.BaseString());
-      if (g == groups_.end()) {
-        ReportRef(use, "unknown_reference", "reference to undeclared resource " + t.BaseString(),
-                  use.location, DidYouMean(t.name, DeclaredNames(t.kind, t.module)));
-        continue;
-      }
-      auto targets = Targets(t, e.splat, false, g->second);
-      if (auto* msg = std::get_if<std::string>(&targets)) {
-        ReportRef(use, "invalid_index", *msg, use.location);
-        continue;
-      }
-      const auto& ids = std::get<std::vector<size_t>>(targets);
-      if (!registry_->HasAttribute(t.kind, e.attr)) {
-        std::string hint = DidYouMean(e.attr, registry_->Attributes(t.kind));
-        ReportRef(use, "unknown_attribute", t.kind + " has no attribute \"" + e.attr + "\"",
-                  use.location,
-                  (hint.empty() ? "" : hint + "\n") + "attributes of " + t.kind + ": " +
-                      Join(registry_->Attributes(t.kind)));
-        continue;
-      }
-      bool self = use.resource >= 0 &&
-                  std::find(ids.begin(), ids.end(), static_cast<size_t>(use.resource)) != ids.end();
-      if (self && registry_->IsComputed(t.kind, e.attr)) {
-        ReportRef(use, "self_reference",
-                  resources_[use.resource].address.ToString() +
-                      " cannot see its own computed attribute \"" + e.attr + "\"",
-                  use.location, "\"" + e.attr + "\" is known only after this resource is created");
-        continue;
-      }
-      if (!registry_->IsComputed(t.kind, e.attr)) {
-        bool unset = false;
-        for (size_t id : ids) {
-          const Value& s = resources_[id].spec;
-          if (!s.is_object() || !s.contains(e.attr)) unset = true;
-        }
-        if (unset) {
-          ReportRef(use, "unset_attribute",
-                    (e.splat ? t.BaseString() + "[*]" : t.ToString()) + " does not set \"" +
-                        e.attr + "\"",
-                    use.location,
-                    "only fields written in its spec and computed attributes (" +
-                        Join(registry_->ComputedNames(t.kind)) + ") can be referred to");
-          continue;
-        }
-      }
-      // Schema-declared reference fields must point at the right kind's id.
-      if (use.resource >= 0 && use.exact) {
-        std::string field = use.pointer.substr(1, use.pointer.find('/', 1) == std::string::npos
-                                                      ? std::string::npos
-                                                      : use.pointer.find('/', 1) - 1);
-        const auto& refs = registry_->References(from_kind);
-        auto want = refs.find(field);
-        int depth = static_cast<int>(std::count(use.pointer.begin(), use.pointer.end(), '/'));
-        if (want != refs.end() && depth <= 2) {
-          if (want->second != t.kind) {
-            Error("reference_kind_mismatch",
-                  "field \"" + field + "\" must refer to " + want->second + ", not to " + t.kind,
-                  use.location, "use an id such as ${" + want->second + ".NAME.id}");
-            continue;
-          }
-          if (e.attr != "id") {
-            Error("reference_kind_mismatch", "field \"" + field + "\" takes an id, not " + e.attr,
-                  use.location, "use ${" + t.ToString() + (e.splat ? "[*]" : "") + ".id}");
-            continue;
-          }
-        }
-      }
+      ResolvedReference resolved = ResolveReference(
+          {&e, use.location, use.resource, use.pointer, use.exact, use.derived}, declared);
+      diags_.insert(diags_.end(), resolved.diagnostics.begin(), resolved.diagnostics.end());
+      if (!resolved.ok) continue;
+      const std::vector<size_t>& ids = resolved.targets;
       if (use.check_only) continue;  // joins the graph where the module uses it
       if (use.resource >= 0) {
         for (size_t id : ids) AddEdge(static_cast<size_t>(use.resource), id, use.location);
