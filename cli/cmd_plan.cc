@@ -61,7 +61,8 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
       ->default_val(true);
   sub.add_option("--target", f->targets,
                  "Plan only ADDRESS (KIND.NAME: all its instances; module.NAME: all in a "
-                 "module) and what it needs: its dependencies when created or updated, its "
+                 "module; objects it left deposed included) and what it needs: its dependencies "
+                 "when created or updated, its "
                  "dependents when deleted or with --destroy (repeatable; an address that names "
                  "nothing is an error)")
       ->type_name("ADDRESS")

@@ -146,6 +146,14 @@ std::optional<ResourceAddress> ResourceAddress::Parse(std::string_view text) {
   return addr;
 }
 
+std::optional<ResourceAddress> ParseStateAddress(std::string_view text, bool* deposed) {
+  constexpr std::string_view suffix = kDeposedSuffix;
+  const bool is_deposed = text.ends_with(suffix);
+  if (is_deposed) text.remove_suffix(suffix.size());
+  if (deposed) *deposed = is_deposed;
+  return ResourceAddress::Parse(text);
+}
+
 bool operator<(const ResourceAddress& a, const ResourceAddress& b) {
   if (a.module != b.module) {
     return std::lexicographical_compare(

@@ -66,6 +66,15 @@ struct ResourceAddress {
   friend bool operator<(const ResourceAddress& a, const ResourceAddress& b);
 };
 
+// Suffix of the state address holding a create_before_destroy object that was
+// replaced but not yet deleted: "instance.web (deposed)".
+inline constexpr char kDeposedSuffix[] = " (deposed)";
+
+// An address as the state records it: a resource's, or a deposed object's
+// (the resource's, then kDeposedSuffix), as the resource's address (and
+// whether it was deposed); nullopt when it is neither.
+std::optional<ResourceAddress> ParseStateAddress(std::string_view text, bool* deposed = nullptr);
+
 // The same order on address text (what users see in plans and lists); text
 // that is not an address sorts after addresses, by text.
 bool AddressTextLess(std::string_view a, std::string_view b);

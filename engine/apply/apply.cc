@@ -1032,6 +1032,7 @@ namespace {
 PlannedChange RecoveredChange(const JournalEntry& e, const StateSnapshot& state) {
   PlannedChange c;
   c.address = e.address;
+  c.parsed_address = ParseStateAddress(e.address).value_or(ResourceAddress());
   c.kind = e.kind;
   c.action = ParseAction(e.action).value_or(Action::kDelete);
   c.remote_id = e.remote_id;

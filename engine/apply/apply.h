@@ -119,8 +119,4 @@ RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const Apply
 std::string IdempotencyKey(const std::string& lineage, int64_t seq, const std::string& action,
                            const std::string& address);
 
-// Suffix of the state address holding a create_before_destroy object that was
-// replaced but not yet deleted.
-inline constexpr const char* kDeposedSuffix = " (deposed)";
-
 }  // namespace cairn

@@ -79,7 +79,10 @@ std::set<std::string> SelectTargets(const std::vector<PlannedChange>& changes,
   }
   for (const auto& [addr, rs] : state.resources) {
     known.insert(addr);
-    if (auto parsed = ResourceAddress::Parse(addr)) known.insert(parsed->BaseString());
+    if (auto parsed = ParseStateAddress(addr)) {
+      known.insert(parsed->ToString());
+      known.insert(parsed->BaseString());
+    }
   }
   std::vector<std::string> work;
   for (const auto& t : targets) {
@@ -88,8 +91,7 @@ std::set<std::string> SelectTargets(const std::vector<PlannedChange>& changes,
     if (auto module = ParseModulePath(t); module && !parsed) {
       size_t before = work.size();
       for (const auto& c : changes) {
-        auto ca = ResourceAddress::Parse(c.address);
-        if (ca && InModule(ca->module, *module)) work.push_back(c.address);
+        if (InModule(c.parsed_address.module, *module)) work.push_back(c.address);
       }
       bool declared =
           std::any_of(config.resources.begin(), config.resources.end(),
@@ -124,13 +126,11 @@ std::set<std::string> SelectTargets(const std::vector<PlannedChange>& changes,
            {}});
       continue;
     }
+    // An address takes the objects its resources deposed too.
     bool whole = std::holds_alternative<std::monostate>(parsed->index);
     for (const auto& c : changes) {
-      if (c.address == t) {
+      if (c.parsed_address == *parsed || (whole && c.parsed_address.BaseString() == t)) {
         work.push_back(c.address);
-      } else if (whole) {
-        auto ca = ResourceAddress::Parse(c.address);
-        if (ca && ca->BaseString() == t) work.push_back(c.address);
       }
     }
   }
@@ -245,6 +245,7 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
 
     PlannedChange ch;
     ch.address = addr;
+    ch.parsed_address = rc.address;
     ch.kind = rc.kind;
     ch.after = rc.spec;
     ch.create_before_destroy = rc.lifecycle.create_before_destroy;
@@ -366,6 +367,9 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
     if (!options.destroy && desired_addresses.count(addr)) continue;
     PlannedChange ch;
     ch.address = addr;
+    bool deposed = false;
+    std::optional<ResourceAddress> parsed = ParseStateAddress(addr, &deposed);
+    if (parsed) ch.parsed_address = *parsed;
     ch.kind = rs.kind;
     ch.action = Action::kDelete;
     ch.remote_id = rs.id;
@@ -373,7 +377,7 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
     ch.after = nullptr;
     ch.prior_depends_on = rs.depends_on;
     if (options.destroy) {
-      if (auto parsed = ResourceAddress::Parse(addr)) {
+      if (parsed && !deposed) {
         if (const ResourceConfig* rc = config.Find(*parsed); rc && rc->lifecycle.prevent_destroy) {
           refusals.emplace_back(
               addr,
@@ -627,6 +631,9 @@ Result<Plan> PlanFromJson(const Value& j) {
     for (const auto& c : j.at("changes")) {
       PlannedChange ch;
       ch.address = c.at("address").get<std::string>();
+      // As MakePlan does: a state key that is no address (a damaged state)
+      // matches no --target, and is still deleted.
+      ch.parsed_address = ParseStateAddress(ch.address).value_or(ResourceAddress());
       ch.kind = c.at("kind").get<std::string>();
       auto action = ParseAction(c.at("action").get<std::string>());
       if (!action) return Status::InvalidArgument("unknown action in plan for " + ch.address);

@@ -57,7 +57,13 @@ struct AttributeChange {
 };
 
 struct PlannedChange {
+  // As the state records it: the resource's address, or for an object a
+  // create_before_destroy replace left behind, that then kDeposedSuffix.
   std::string address;
+  // `address` parsed (the resource's, for a deposed object): what --target
+  // and module paths are matched on, so that nothing parses the text again.
+  // Empty for a state key that is no address (a damaged state).
+  ResourceAddress parsed_address;
   std::string kind;
   Action action = Action::kNoOp;
   std::string remote_id;  // update, replace, delete: the existing resource

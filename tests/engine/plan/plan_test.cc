@@ -287,6 +287,52 @@ TEST_CASE("a module target keeps every resource in the module and their dependen
   CHECK(bad.diagnostics[0].code == "unknown_target");
 }
 
+TEST_CASE("planned changes carry their address parsed, a deposed object's as its resource's") {
+  StackConfig cfg;
+  cfg.resources.push_back(Res("module.app[1].network.main",
+                              {{"name", "n"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+  cfg.resources.push_back(Res("instance.web[0]", {{"name", "web-0"}, {"region", "eu"}}));
+  StateSnapshot st;
+  // A create_before_destroy replace of web[0] left its old object behind.
+  st.resources["instance.web[0] (deposed)"] =
+      St("instance.web[0]", "old", {{"name", "web-0"}, {"region", "eu"}});
+  st.resources["instance.web[0] (deposed)"].address = "instance.web[0] (deposed)";
+  st.resources["ssh_key.gone"] = St("ssh_key.gone", "k1", {{"name", "gone"}});
+  auto r = MakePlan(cfg, st, {}, Kinds(), Opts());
+  REQUIRE(r.ok());
+  const auto& net = Find(r.plan, "module.app[1].network.main");
+  REQUIRE(net.parsed_address.module.size() == 1);
+  CHECK(net.parsed_address.module[0] == ModuleStep{"app", 1});
+  CHECK(net.parsed_address.ToString() == net.address);
+  const auto& deposed = Find(r.plan, "instance.web[0] (deposed)");
+  CHECK(deposed.action == Action::kDelete);
+  CHECK(deposed.parsed_address.ToString() == "instance.web[0]");
+  CHECK(Find(r.plan, "ssh_key.gone").parsed_address.ToString() == "ssh_key.gone");
+
+  // --target takes a resource's deposed object with it, by index or not.
+  auto opts = Opts();
+  for (const char* target : {"instance.web[0]", "instance.web"}) {
+    opts.targets = {target};
+    auto t = MakePlan(cfg, st, {}, Kinds(), opts);
+    REQUIRE(t.ok());
+    std::vector<std::string> addrs;
+    for (const auto& c : t.plan.changes) addrs.push_back(c.address);
+    std::sort(addrs.begin(), addrs.end());
+    CHECK(addrs == std::vector<std::string>{"instance.web[0]", "instance.web[0] (deposed)"});
+  }
+
+  // A saved plan read back carries it too.
+  auto back = PlanFromJson(PlanToJson(r.plan));
+  REQUIRE(back.ok());
+  bool found = false;
+  for (const auto& c : back->changes) {
+    if (c.address != "instance.web[0] (deposed)") continue;
+    found = true;
+    CHECK(c.parsed_address.ToString() == "instance.web[0]");
+  }
+  CHECK(found);
+}
+
 namespace {
 
 // A stack like examples/web: a key and a network, instances using both, a
