@@ -165,6 +165,27 @@ bool HasErrors(const std::vector<Diagnostic>& diags) {
   return std::any_of(diags.begin(), diags.end(), [](const Diagnostic& d) { return d.is_error(); });
 }
 
+void AddError(std::vector<Diagnostic>& out, std::string code, std::string summary,
+              SourceLocation at, std::string detail) {
+  out.push_back(
+      {Severity::kError, std::move(code), std::move(summary), std::move(detail), std::move(at)});
+}
+
+void AddWarning(std::vector<Diagnostic>& out, std::string code, std::string summary,
+                SourceLocation at, std::string detail) {
+  out.push_back(
+      {Severity::kWarning, std::move(code), std::move(summary), std::move(detail), std::move(at)});
+}
+
+std::string JoinNames(const std::vector<std::string>& names, std::string_view sep) {
+  std::string out;
+  for (const auto& n : names) {
+    if (!out.empty()) out += sep;
+    out += n;
+  }
+  return out;
+}
+
 void SourceFiles::Add(std::string name, std::string content) {
   lines_[std::move(name)] = SplitLines(content);
 }

@@ -40,6 +40,15 @@ struct Diagnostic {
 void SortDiagnostics(std::vector<Diagnostic>& diags);
 bool HasErrors(const std::vector<Diagnostic>& diags);
 
+// Appends an error, or a warning, to `out`.
+void AddError(std::vector<Diagnostic>& out, std::string code, std::string summary,
+              SourceLocation at = {}, std::string detail = "");
+void AddWarning(std::vector<Diagnostic>& out, std::string code, std::string summary,
+                SourceLocation at = {}, std::string detail = "");
+
+// "a, b, c": names listed in a message.
+std::string JoinNames(const std::vector<std::string>& names, std::string_view sep = ", ");
+
 // Source text by file name, for rendering the offending line: only what was
 // Add()ed (the loader adds every file it reads); it never reads the disk.
 // Not thread-safe.

@@ -7,12 +7,6 @@
 namespace cairn {
 namespace {
 
-void Error(std::vector<Diagnostic>& out, std::string code, std::string summary, SourceLocation loc,
-           std::string detail = "") {
-  out.push_back(
-      {Severity::kError, std::move(code), std::move(summary), std::move(detail), std::move(loc)});
-}
-
 // each.value, or each.value.FIELD.SUBFIELD; null when a field is missing.
 const Value* EachField(const Value* cur, const std::string& path) {
   size_t pos = 0;
@@ -87,7 +81,7 @@ Evaluated EvaluateString(const std::string& text, const EvalInputs& in,
   Evaluated result;
   auto parsed = ParseTemplate(text);
   if (auto* err = std::get_if<TemplateError>(&parsed)) {
-    Error(diags, "invalid_expression", err->message, locate(err->offset, err->length));
+    AddError(diags, "invalid_expression", err->message, locate(err->offset, err->length));
     result.value = text;
     result.failed = true;
     return result;
@@ -112,14 +106,14 @@ Evaluated EvaluateString(const std::string& text, const EvalInputs& in,
       case Expression::Type::kEnv: {
         const char* env = in.getenv ? in.getenv(e.name.c_str()) : nullptr;
         if (!IsEnvName(e.name)) {
-          Error(diags, "invalid_expression",
-                "\"" + e.name + "\" is not an environment variable name", at);
+          AddError(diags, "invalid_expression",
+                   "\"" + e.name + "\" is not an environment variable name", at);
         } else if (!env) {
-          Error(diags, "unset_env", "environment variable " + e.name + " is not set", at);
+          AddError(diags, "unset_env", "environment variable " + e.name + " is not set", at);
         } else if (FindPrivateKey(env).found()) {
-          Error(diags, "private_key_material",
-                "private key material in environment variable " + e.name, at,
-                "only public keys belong in a stack; the key is not shown");
+          AddError(diags, "private_key_material",
+                   "private key material in environment variable " + e.name, at,
+                   "only public keys belong in a stack; the key is not shown");
         } else {
           v = Value(EscapeTemplateLiteral(env));
         }
@@ -129,22 +123,23 @@ Evaluated EvaluateString(const std::string& text, const EvalInputs& in,
         if (in.count_index) {
           v = Value(*in.count_index);
         } else {
-          Error(diags, "count_outside_count",
-                "count.index is only available in a resource with count", at);
+          AddError(diags, "count_outside_count",
+                   "count.index is only available in a resource with count", at);
         }
         break;
       case Expression::Type::kEachKey:
       case Expression::Type::kEachValue:
         if (!in.each_key) {
-          Error(diags, "each_outside_for_each",
-                e.ToString() + " is only available in a resource with for_each", at);
+          AddError(diags, "each_outside_for_each",
+                   e.ToString() + " is only available in a resource with for_each", at);
         } else if (e.type == Expression::Type::kEachKey) {
           v = Value(EscapeTemplateLiteral(*in.each_key));
         } else if (const Value* field = EachField(in.each_value, e.name)) {
           v = EscapeTemplateValue(*field);
         } else {
-          Error(diags, "unknown_each_field",
-                "each.value has no field \"" + e.name + "\" for key \"" + *in.each_key + "\"", at);
+          AddError(diags, "unknown_each_field",
+                   "each.value has no field \"" + e.name + "\" for key \"" + *in.each_key + "\"",
+                   at);
         }
         break;
       case Expression::Type::kFile:
@@ -156,7 +151,7 @@ Evaluated EvaluateString(const std::string& text, const EvalInputs& in,
       case Expression::Type::kModuleOutput: {
         std::string code, detail;
         if (std::string why = RefusedReference(e, in, exact, code, detail); !why.empty()) {
-          Error(diags, code, why, at, detail);
+          AddError(diags, code, why, at, detail);
           result.failed = true;
           break;
         }
@@ -176,9 +171,9 @@ Evaluated EvaluateString(const std::string& text, const EvalInputs& in,
     if (exact) {
       exact_value = std::move(*v);
     } else if (v->is_structured()) {
-      Error(diags, "invalid_interpolation",
-            "cannot interpolate " + e.ToString() + ", " + ValueTypeNoun(*v) + ", into a string", at,
-            "use it as the whole value: \"${" + e.ToString() + "}\"");
+      AddError(diags, "invalid_interpolation",
+               "cannot interpolate " + e.ToString() + ", " + ValueTypeNoun(*v) + ", into a string",
+               at, "use it as the whole value: \"${" + e.ToString() + "}\"");
       result.failed = true;
     } else {
       out += InterpolationText(*v);

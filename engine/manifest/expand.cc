@@ -9,11 +9,6 @@
 namespace cairn {
 namespace {
 
-void Error(std::vector<Diagnostic>& out, std::string code, std::string summary,
-           SourceLocation loc) {
-  out.push_back({Severity::kError, std::move(code), std::move(summary), "", std::move(loc)});
-}
-
 std::optional<long long> CountOf(Value v, const SourceLocation& at,
                                  std::vector<Diagnostic>& diags) {
   if (v.is_string()) v = PlainScalar(v.get<std::string>());
@@ -25,9 +20,9 @@ std::optional<long long> CountOf(Value v, const SourceLocation& at,
     std::string got = v.is_string()
                           ? "\"" + v.get<std::string>().substr(0, 40) + "\""
                           : v.dump(-1, ' ', false, Value::error_handler_t::replace).substr(0, 40);
-    Error(diags, "invalid_count",
-          "count must be a whole number from 0 to " + std::to_string(kMaxCount) + ", not " + got,
-          at);
+    AddError(diags, "invalid_count",
+             "count must be a whole number from 0 to " + std::to_string(kMaxCount) + ", not " + got,
+             at);
     return std::nullopt;
   }
   return v.get<long long>();
@@ -41,15 +36,15 @@ std::optional<std::vector<std::pair<std::string, Value>>> ForEachOf(
     std::set<std::string> seen;
     for (size_t i = 0; i < v.size(); ++i) {
       if (!v[i].is_string()) {
-        Error(diags, "invalid_for_each",
-              "for_each list items must be strings, not " + ValueTypeNoun(v[i]),
-              at.for_each_item ? at.for_each_item(i) : at.for_each);
+        AddError(diags, "invalid_for_each",
+                 "for_each list items must be strings, not " + ValueTypeNoun(v[i]),
+                 at.for_each_item ? at.for_each_item(i) : at.for_each);
         return std::nullopt;
       }
       const std::string& key = v[i].get_ref<const std::string&>();
       if (!seen.insert(key).second) {
-        Error(diags, "invalid_for_each", "for_each lists \"" + key + "\" twice",
-              at.for_each_item ? at.for_each_item(i) : at.for_each);
+        AddError(diags, "invalid_for_each", "for_each lists \"" + key + "\" twice",
+                 at.for_each_item ? at.for_each_item(i) : at.for_each);
         return std::nullopt;
       }
       out.emplace_back(key, v[i]);
@@ -57,8 +52,9 @@ std::optional<std::vector<std::pair<std::string, Value>>> ForEachOf(
   } else if (v.is_object()) {
     for (auto it = v.begin(); it != v.end(); ++it) out.emplace_back(it.key(), *it);
   } else {
-    Error(diags, "invalid_for_each",
-          "for_each must be a list of strings or a mapping, not " + ValueTypeNoun(v), at.for_each);
+    AddError(diags, "invalid_for_each",
+             "for_each must be a list of strings or a mapping, not " + ValueTypeNoun(v),
+             at.for_each);
     return std::nullopt;
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -71,8 +67,8 @@ bool ExpandInstances(const std::string& what, const Value* count, const Value* f
                      const ExpansionLocations& at, Instances& out, std::vector<Diagnostic>& diags) {
   out = Instances();
   if (count && for_each) {
-    Error(diags, "count_and_for_each", "a " + what + " takes count or for_each, not both",
-          at.for_each_key);
+    AddError(diags, "count_and_for_each", "a " + what + " takes count or for_each, not both",
+             at.for_each_key);
     return false;
   }
   if (count) out.mode = Instances::Mode::kCount;

@@ -78,16 +78,6 @@ std::string LocationText(const SourceLocation& l) {
   return out;
 }
 
-void AddError(std::vector<Diagnostic>& out, std::string code, std::string summary,
-              SourceLocation loc, std::string detail = "") {
-  Diagnostic d;
-  d.code = std::move(code);
-  d.summary = std::move(summary);
-  d.detail = std::move(detail);
-  d.location = std::move(loc);
-  out.push_back(std::move(d));
-}
-
 // `key` as one token of a JSON pointer ("~" and "/" escaped).
 std::string PointerToken(const std::string& key) {
   std::string out;
@@ -310,16 +300,10 @@ class Loader {
   }
 
   void Error(std::string code, std::string summary, SourceLocation loc, std::string detail = "") {
-    Diagnostic d;
-    d.code = std::move(code);
-    d.summary = std::move(summary);
-    d.detail = std::move(detail);
-    d.location = std::move(loc);
-    diags_.push_back(std::move(d));
+    AddError(diags_, std::move(code), std::move(summary), std::move(loc), std::move(detail));
   }
   void Warn(std::string code, std::string summary, SourceLocation loc, std::string detail = "") {
-    Error(std::move(code), std::move(summary), std::move(loc), std::move(detail));
-    diags_.back().severity = Severity::kWarning;
+    AddWarning(diags_, std::move(code), std::move(summary), std::move(loc), std::move(detail));
   }
 
   SourceLocation Loc(const std::string& file, const YamlNode& n) const { return NodeLoc(file, n); }
@@ -607,7 +591,7 @@ class Loader {
       doc.location = kind_node.IsDefined() ? Loc(doc.file, kind_node) : Loc(doc.file, doc.node);
       if (!doc.value.contains("kind")) {
         Error("missing_field", "missing required field \"kind\"", Loc(doc.file, doc.node),
-              "every document starts with kind: one of " + Join(all_kinds));
+              "every document starts with kind: one of " + JoinNames(all_kinds));
         continue;
       }
       if (!doc.value["kind"].is_string()) {
@@ -621,7 +605,7 @@ class Loader {
       if (!resource && lang == kLanguageKinds.end()) {
         std::string hint = DidYouMean(doc.kind, all_kinds);
         Error("unknown_kind", "unknown kind \"" + doc.kind + "\"", doc.location,
-              (hint.empty() ? "" : hint + "\n") + "known kinds: " + Join(all_kinds));
+              (hint.empty() ? "" : hint + "\n") + "known kinds: " + JoinNames(all_kinds));
         doc.kind.clear();
         continue;
       }
@@ -676,12 +660,6 @@ class Loader {
     if (doc.kind == "backend") backend_docs_.push_back(i);
     if (doc.kind == "moved") moved_docs_.push_back(i);
     if (doc.kind == "data") data_docs_.push_back(i);
-  }
-
-  static std::string Join(const std::vector<std::string>& v, const std::string& sep = ", ") {
-    std::string out;
-    for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
-    return out;
   }
 
   // ---- variables ---------------------------------------------------------
@@ -995,9 +973,10 @@ class Loader {
       auto var = vars.find(it.key());
       if (var == vars.end()) {
         std::string hint = DidYouMean(it.key(), names);
-        Error("unknown_input", "module \"" + call.name + "\" has no variable \"" + it.key() + "\"",
-              KeyLoc(call.file, inputs_node, it.key()),
-              hint.empty() ? "its variables: " + (names.empty() ? "none" : Join(names)) : hint);
+        Error(
+            "unknown_input", "module \"" + call.name + "\" has no variable \"" + it.key() + "\"",
+            KeyLoc(call.file, inputs_node, it.key()),
+            hint.empty() ? "its variables: " + (names.empty() ? "none" : JoinNames(names)) : hint);
         continue;
       }
       if (!HasExpressions(*it) && !TypeMatches(*it, var->second.type)) {
@@ -1167,7 +1146,7 @@ class Loader {
               "module " + ScopeName(std::get<size_t>(found)) + " has no output \"" + use.expr.attr +
                   "\"",
               use.location,
-              hint.empty() ? "its outputs: " + (names.empty() ? "none" : Join(names)) : hint);
+              hint.empty() ? "its outputs: " + (names.empty() ? "none" : JoinNames(names)) : hint);
         continue;
       }
       const Value* v = ModuleOutputValue(std::get<size_t>(found), use.expr.attr);
@@ -1636,16 +1615,16 @@ class Loader {
             Error("invalid_ignore_changes",
                   "ignore_changes names \"" + f.get<std::string>() +
                       "\", a computed attribute of " + doc.kind,
-                  at, "only spec fields can be ignored: " + Join(fields));
+                  at, "only spec fields can be ignored: " + JoinNames(fields));
           } else if (std::find(fields.begin(), fields.end(), f.get<std::string>()) ==
                      fields.end()) {
             std::string hint = DidYouMean(f.get<std::string>(), fields);
-            Error(
-                "invalid_ignore_changes",
-                "ignore_changes names \"" + f.get<std::string>() + "\", which is not a field of " +
-                    doc.kind,
-                at,
-                (hint.empty() ? "" : hint + "\n") + "fields of " + doc.kind + ": " + Join(fields));
+            Error("invalid_ignore_changes",
+                  "ignore_changes names \"" + f.get<std::string>() +
+                      "\", which is not a field of " + doc.kind,
+                  at,
+                  (hint.empty() ? "" : hint + "\n") + "fields of " + doc.kind + ": " +
+                      JoinNames(fields));
           } else {
             lc.ignore_changes.push_back(f.get<std::string>());
           }
@@ -1826,7 +1805,7 @@ class Loader {
       if (!doc.value.contains("type") || !doc.value["type"].is_string()) {
         Error(doc.value.contains("type") ? "wrong_type" : "missing_field",
               "a data document needs type: the kind of resource it reads", doc.location,
-              "one of " + Join(registry_->kinds()));
+              "one of " + JoinNames(registry_->kinds()));
         continue;
       }
       DataConfig d;
@@ -1917,7 +1896,7 @@ class Loader {
       ReportRef(use, "unknown_attribute", kind + " has no attribute \"" + e.attr + "\"",
                 use.location,
                 (hint.empty() ? "" : hint + "\n") + "attributes of " + kind + ": " +
-                    Join(registry_->Attributes(kind)));
+                    JoinNames(registry_->Attributes(kind)));
       return;
     }
     if (use.resource >= 0 && use.exact) {

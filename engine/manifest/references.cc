@@ -6,16 +6,6 @@
 #include "base/schema/suggest.h"
 
 namespace cairn {
-namespace {
-
-std::string Join(const std::vector<std::string>& v) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
-
-}  // namespace
-
 std::vector<std::string> DeclaredNames(const DeclaredResources& declared, const std::string& kind,
                                        const std::vector<ModuleStep>& module) {
   std::vector<std::string> out;
@@ -88,7 +78,7 @@ ResolvedReference ResolveReference(const ReferenceUse& use, const DeclaredResour
     std::string hint = DidYouMean(e.attr, registry.Attributes(t.kind));
     return fail("unknown_attribute", t.kind + " has no attribute \"" + e.attr + "\"",
                 (hint.empty() ? "" : hint + "\n") + "attributes of " + t.kind + ": " +
-                    Join(registry.Attributes(t.kind)));
+                    JoinNames(registry.Attributes(t.kind)));
   }
   const bool computed = registry.IsComputed(t.kind, e.attr);
   bool self = use.from >= 0 &&
@@ -109,7 +99,7 @@ ResolvedReference ResolveReference(const ReferenceUse& use, const DeclaredResour
           "unset_attribute",
           (e.splat ? t.BaseString() + "[*]" : t.ToString()) + " does not set \"" + e.attr + "\"",
           "only fields written in its spec and computed attributes (" +
-              Join(registry.ComputedNames(t.kind)) + ") can be referred to");
+              JoinNames(registry.ComputedNames(t.kind)) + ") can be referred to");
     }
   }
   // Schema-declared reference fields must point at the right kind's id.

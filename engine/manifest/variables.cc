@@ -55,24 +55,6 @@ std::optional<Value> ParseVariableText(const std::string& text, const std::strin
 
 namespace {
 
-void Error(std::vector<Diagnostic>& out, std::string code, std::string summary, SourceLocation loc,
-           std::string detail = "") {
-  out.push_back(
-      {Severity::kError, std::move(code), std::move(summary), std::move(detail), std::move(loc)});
-}
-
-void Warn(std::vector<Diagnostic>& out, std::string code, std::string summary, SourceLocation loc,
-          std::string detail = "") {
-  out.push_back(
-      {Severity::kWarning, std::move(code), std::move(summary), std::move(detail), std::move(loc)});
-}
-
-std::string TypeList() {
-  std::string out;
-  for (const auto& t : kVariableTypes) out += (out.empty() ? "" : ", ") + t;
-  return out;
-}
-
 }  // namespace
 
 VariableDecl ParseVariableDecl(const std::string& name, const Value& doc, const KeyLocator& at,
@@ -85,7 +67,8 @@ VariableDecl ParseVariableDecl(const std::string& name, const Value& doc, const 
     const Value& t = doc["type"];
     if (!t.is_string() || std::find(kVariableTypes.begin(), kVariableTypes.end(),
                                     t.get<std::string>()) == kVariableTypes.end()) {
-      Error(diags, "invalid_value", "variable type must be one of " + TypeList(), at("type"));
+      AddError(diags, "invalid_value", "variable type must be one of " + JoinNames(kVariableTypes),
+               at("type"));
       ok = false;
     } else {
       decl.type = t.get<std::string>();
@@ -93,17 +76,17 @@ VariableDecl ParseVariableDecl(const std::string& name, const Value& doc, const 
   }
   if (doc.contains("sensitive")) {
     if (!doc["sensitive"].is_boolean()) {
-      Error(diags, "wrong_type",
-            "sensitive must be true or false, not " + ValueTypeNoun(doc["sensitive"]),
-            at("sensitive"));
+      AddError(diags, "wrong_type",
+               "sensitive must be true or false, not " + ValueTypeNoun(doc["sensitive"]),
+               at("sensitive"));
     } else {
       decl.sensitive = doc["sensitive"].get<bool>();
     }
   }
   if (doc.contains("description") && !doc["description"].is_string()) {
-    Error(diags, "wrong_type",
-          "description must be a string, not " + ValueTypeNoun(doc["description"]),
-          at("description"));
+    AddError(diags, "wrong_type",
+             "description must be a string, not " + ValueTypeNoun(doc["description"]),
+             at("description"));
   }
   if (doc.contains("default")) {
     const Value& d = doc["default"];
@@ -111,10 +94,10 @@ VariableDecl ParseVariableDecl(const std::string& name, const Value& doc, const 
       decl.value = Value();  // reported above; do not report a missing value too
     } else if (!TypeMatches(d, decl.type)) {
       decl.value = Value();
-      Error(diags, "wrong_type",
-            "default of variable \"" + name + "\" must be " + VariableTypeNoun(decl.type) +
-                ", not " + ValueTypeNoun(d),
-            at("default"));
+      AddError(diags, "wrong_type",
+               "default of variable \"" + name + "\" must be " + VariableTypeNoun(decl.type) +
+                   ", not " + ValueTypeNoun(d),
+               at("default"));
     } else {
       decl.value = d;
     }
@@ -142,25 +125,26 @@ VariableValues ResolveVariableValues(const std::map<std::string, VariableDecl>& 
       value[name] = *v;
       from_env.emplace(name, *v);
     } else {
-      Error(diags, "invalid_variable_value",
-            "CAIRN_VAR_" + name + " is not " + VariableTypeNoun(decl.type) + " as variable \"" +
-                name + "\" requires",
-            decl.location);
+      AddError(diags, "invalid_variable_value",
+               "CAIRN_VAR_" + name + " is not " + VariableTypeNoun(decl.type) + " as variable \"" +
+                   name + "\" requires",
+               decl.location);
     }
   }
   // --var-file, in order.
   for (const VariableFileEntry& e : sources.file_entries) {
     auto decl = decls.find(e.name);
     if (decl == decls.end()) {
-      Warn(diags, "unknown_variable", "variable file sets undeclared variable \"" + e.name + "\"",
-           e.name_location, DidYouMean(e.name, names));
+      AddWarning(diags, "unknown_variable",
+                 "variable file sets undeclared variable \"" + e.name + "\"", e.name_location,
+                 DidYouMean(e.name, names));
       continue;
     }
     if (!TypeMatches(e.value, decl->second.type)) {
-      Error(diags, "invalid_variable_value",
-            "value of variable \"" + e.name + "\" must be " + VariableTypeNoun(decl->second.type) +
-                ", not " + ValueTypeNoun(e.value),
-            e.value_location);
+      AddError(diags, "invalid_variable_value",
+               "value of variable \"" + e.name + "\" must be " +
+                   VariableTypeNoun(decl->second.type) + ", not " + ValueTypeNoun(e.value),
+               e.value_location);
       continue;
     }
     value[e.name] = e.value;
@@ -169,17 +153,17 @@ VariableValues ResolveVariableValues(const std::map<std::string, VariableDecl>& 
   for (const auto& [name, text] : sources.vars) {
     auto decl = decls.find(name);
     if (decl == decls.end()) {
-      Error(diags, "unknown_variable", "--var sets undeclared variable \"" + name + "\"", {},
-            DidYouMean(name, names));
+      AddError(diags, "unknown_variable", "--var sets undeclared variable \"" + name + "\"", {},
+               DidYouMean(name, names));
       continue;
     }
     if (auto v = ParseVariableText(text, decl->second.type)) {
       value[name] = *v;
     } else {
-      Error(diags, "invalid_variable_value",
-            "--var " + name + " is not " + VariableTypeNoun(decl->second.type) + " as variable \"" +
-                name + "\" requires",
-            {});
+      AddError(diags, "invalid_variable_value",
+               "--var " + name + " is not " + VariableTypeNoun(decl->second.type) +
+                   " as variable \"" + name + "\" requires",
+               {});
     }
   }
   for (const auto& [name, v] : sources.plan_vars) {
@@ -190,27 +174,27 @@ VariableValues ResolveVariableValues(const std::map<std::string, VariableDecl>& 
       // every command), but a value it would have changed is named.
       auto env = from_env.find(name);
       if (env != from_env.end() && env->second != v) {
-        Warn(diags, "variable_not_used",
-             "CAIRN_VAR_" + name +
-                 " is not used: the saved plan is applied with the value of "
-                 "variable \"" +
-                 name + "\" it was made with",
-             {}, "make a new plan to use the environment's value");
+        AddWarning(diags, "variable_not_used",
+                   "CAIRN_VAR_" + name +
+                       " is not used: the saved plan is applied with the value of "
+                       "variable \"" +
+                       name + "\" it was made with",
+                   {}, "make a new plan to use the environment's value");
       }
     } else {
-      Warn(diags, "unknown_variable",
-           "the saved plan's value for variable \"" + name +
-               "\" is not used: the stack no longer declares it, or not with that type",
-           {});
+      AddWarning(diags, "unknown_variable",
+                 "the saved plan's value for variable \"" + name +
+                     "\" is not used: the stack no longer declares it, or not with that type",
+                 {});
     }
   }
   for (const auto& [name, decl] : decls) {
     const std::optional<Value>& v = value[name];
     if (!v) {
       if (sources.settings_only) continue;  // an error only where it is used
-      Error(diags, "missing_variable", "variable \"" + name + "\" has no value", decl.location,
-            "give it a default, or set it with --var " + name +
-                "=VALUE, a --var-file or CAIRN_VAR_" + name);
+      AddError(diags, "missing_variable", "variable \"" + name + "\" has no value", decl.location,
+               "give it a default, or set it with --var " + name +
+                   "=VALUE, a --var-file or CAIRN_VAR_" + name);
       continue;
     }
     out.values[name] = *v;

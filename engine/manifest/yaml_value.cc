@@ -7,16 +7,6 @@
 #include "base/schema/formats.h"
 
 namespace cairn {
-namespace {
-
-void AddError(std::vector<Diagnostic>& out, std::string code, std::string summary,
-              SourceLocation loc, std::string detail = "") {
-  out.push_back(
-      {Severity::kError, std::move(code), std::move(summary), std::move(detail), std::move(loc)});
-}
-
-}  // namespace
-
 std::string ValidUtf8(const std::string& s) {
   if (std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; }))
     return s;
