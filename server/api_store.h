@@ -1,8 +1,9 @@
 // The store of `cairn serve`: what it records (Record, StoredResponse), the
 // statements a mutation runs (WriteTxn) and the store itself (ApiStore, with
 // its group-commit writer), whatever the database. Two databases implement
-// it: SQLite (sqlite_store.h, the default, one server per data directory)
-// and PostgreSQL (postgres_store.h, one database for several servers).
+// it: SQLite (sqlite_api_store.h, the default, one server per data
+// directory) and PostgreSQL (postgres_api_store.h, one database for several
+// servers).
 #pragma once
 
 #include <atomic>
@@ -83,16 +84,16 @@ struct StoreOptions {
   std::chrono::milliseconds batch_delay{0};
 };
 
-// The durable store of `cairn serve` (SQLite: sqlite_store.h; PostgreSQL,
-// shared by several servers: postgres_store.h). Writes go through a single
-// writer thread with group commit: Submit() queues a Mutation; the writer
-// takes every queued mutation (up to a batch limit), runs each in its own
-// savepoint inside one transaction, commits once and only then calls each
-// mutation's completion, so a completion only ever reports durable state.
-// When fewer mutations are queued than went into the previous batch, the
-// writer waits up to 400 us for the rest (clients answered by the previous
-// commit are sending their next request), so batches stay full. Reads may
-// come from any thread. Thread-safe.
+// The durable store of `cairn serve` (SQLite: sqlite_api_store.h; PostgreSQL,
+// shared by several servers: postgres_api_store.h). Writes go through a single
+// writer thread with group commit: Submit() queues a Mutation; the writer takes
+// every queued mutation (up to a batch limit), runs each in its own savepoint
+// inside one transaction, commits once and only then calls each mutation's
+// completion, so a completion only ever reports durable state. When fewer
+// mutations are queued than went into the previous batch, the writer waits up
+// to 400 us for the rest (clients answered by the previous commit are sending
+// their next request), so batches stay full. Reads may come from any thread.
+// Thread-safe.
 class ApiStore {
  public:
   // A mutation returns true to keep its changes, false to roll back its own

@@ -14,25 +14,9 @@
 #include "server/catalog.h"
 
 namespace cairn::server {
-// One SQLite connection and its prepared statements. Not thread-safe: used
-// by one thread at a time (the writer, or a reader holding a lease).
-class SqliteDb {
- public:
-  static Result<std::unique_ptr<SqliteDb>> Open(const std::string& path, bool writer);
-  ~SqliteDb();
-  Status Exec(const char* sql);
-  // Exec through a cached prepared statement (for statements run per mutation).
-  Status ExecCached(const char* sql);
-  // A cached prepared statement keyed by the (static) SQL text, reset and
-  // with bindings cleared.
-  Result<sqlite3_stmt*> Prepare(const char* sql);
-  sqlite3* handle() { return db_; }
-  Status Error(const char* what);
 
- private:
-  sqlite3* db_ = nullptr;
-  std::vector<std::pair<const char*, sqlite3_stmt*>> stmts_;
-};
+// Errors mapped as the state store maps them (base/sqlite.h).
+constexpr std::string_view kSubject = "server store";
 
 // The statements of a mutation, on the writer's connection.
 class SqliteWriteTxn final : public WriteTxn {
@@ -88,198 +72,117 @@ CREATE TABLE ipv4_pool(region TEXT PRIMARY KEY, next_host INTEGER NOT NULL);
 )sql",
 };
 
-// Resets a statement when leaving scope, so no read transaction stays open.
-struct ResetOnExit {
-  sqlite3_stmt* s;
-  ~ResetOnExit() { sqlite3_reset(s); }
-};
-
-std::string Text(sqlite3_stmt* s, int col) {
-  const unsigned char* t = sqlite3_column_text(s, col);
-  return t == nullptr ? std::string()
-                      : std::string(reinterpret_cast<const char*>(t), sqlite3_column_bytes(s, col));
+// Every connection: WAL (readers beside the writer), synchronous=FULL (an
+// acknowledged write survives power loss). Only the writer creates the file.
+Result<std::unique_ptr<SqliteDb>> OpenDb(const std::string& path, bool writer) {
+  SqliteOpenOptions options;
+  options.create = writer;
+  options.busy_timeout_ms = 5000;
+  options.pragmas = {"PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON"};
+  return SqliteDb::Open(path, options, kSubject);
 }
 
-Record ReadRecord(sqlite3_stmt* s) {
+Status Migrate(SqliteDb& db) {
+  SqliteMigrations m;
+  m.steps = kMigrations;
+  m.newer = [](int64_t version) {
+    return Status::FailedPrecondition("the data directory has schema version " +
+                                      std::to_string(version) + ", newer than this cairn (" +
+                                      std::to_string(std::size(kMigrations)) + ")");
+  };
+  return SqliteMigrate(db, m);
+}
+
+Record ReadRecord(SqliteStmt& q) {
   Record r;
-  r.seq = sqlite3_column_int64(s, 0);
-  r.id = Text(s, 1);
-  r.project = Text(s, 2);
-  r.kind = Text(s, 3);
-  r.status = Text(s, 4);
-  r.last_op = Text(s, 5);
-  r.fate = Text(s, 6);
-  r.next_step_ms = sqlite3_column_type(s, 7) == SQLITE_NULL ? 0 : sqlite3_column_int64(s, 7);
-  r.created_at = Text(s, 8);
-  r.attrs = nlohmann::json::parse(Text(s, 9), nullptr, /*allow_exceptions=*/false);
+  r.seq = q.ColInt(0);
+  r.id = q.ColText(1);
+  r.project = q.ColText(2);
+  r.kind = q.ColText(3);
+  r.status = q.ColText(4);
+  r.last_op = q.ColText(5);
+  r.fate = q.ColText(6);
+  r.next_step_ms = q.ColInt(7);  // NULL: 0
+  r.created_at = q.ColText(8);
+  r.attrs = nlohmann::json::parse(q.ColText(9), nullptr, /*allow_exceptions=*/false);
   return r;
 }
 
-void Bind(sqlite3_stmt* s, int i, const std::string& v) {
-  sqlite3_bind_text(s, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+// Every row of `q`, or its error.
+Result<std::vector<Record>> ReadRecords(SqliteStmt& q) {
+  std::vector<Record> out;
+  while (q.Step()) out.push_back(ReadRecord(q));
+  if (!q.status().ok()) return q.status();
+  return out;
 }
 
-// Steps a statement that returns no rows.
-Status StepDone(SqliteDb* db, sqlite3_stmt* s, const char* what) {
-  int rc = sqlite3_step(s);
-  if (rc != SQLITE_DONE) return db->Error(what);
-  return Status::Ok();
-}
-
-Result<std::optional<Record>> GetRecord(SqliteDb* db, const std::string& project,
+Result<std::optional<Record>> GetRecord(SqliteDb& db, const std::string& project,
                                         const std::string& id) {
-  auto st = db->Prepare(
+  SqliteStmt q = db.Cached(
       "SELECT seq, id, project, kind, status, last_op, fate, next_step_ms, created_at, attrs "
       "FROM resources WHERE id = ?1 AND project = ?2");
-  if (!st.ok()) return st.status();
-  sqlite3_stmt* s = *st;
-  ResetOnExit reset{s};
-  Bind(s, 1, id);
-  Bind(s, 2, project);
-  int rc = sqlite3_step(s);
-  if (rc == SQLITE_ROW) return std::optional<Record>(ReadRecord(s));
-  if (rc == SQLITE_DONE) return std::optional<Record>();
-  return db->Error("reading a resource");
+  if (q.Text(1, id).Text(2, project).Step()) return std::optional<Record>(ReadRecord(q));
+  if (!q.status().ok()) return q.status();
+  return std::optional<Record>();
 }
 
-Result<std::optional<StoredResponse>> GetStored(SqliteDb* db, const std::string& scope) {
-  auto st = db->Prepare(
+Result<std::optional<StoredResponse>> GetStored(SqliteDb& db, const std::string& scope) {
+  SqliteStmt q = db.Cached(
       "SELECT request_sha256, status, headers, body, created_ms FROM idempotency WHERE scope = ?1");
-  if (!st.ok()) return st.status();
-  sqlite3_stmt* s = *st;
-  ResetOnExit reset{s};
-  Bind(s, 1, scope);
-  int rc = sqlite3_step(s);
-  if (rc == SQLITE_DONE) return std::optional<StoredResponse>();
-  if (rc != SQLITE_ROW) return db->Error("reading an idempotency record");
+  if (!q.Text(1, scope).Step()) {
+    if (!q.status().ok()) return q.status();
+    return std::optional<StoredResponse>();
+  }
   StoredResponse r;
-  r.request_sha256 = Text(s, 0);
-  r.status = sqlite3_column_int(s, 1);
-  r.headers_json = Text(s, 2);
-  const void* b = sqlite3_column_blob(s, 3);
-  r.body.assign(static_cast<const char*>(b), sqlite3_column_bytes(s, 3));
-  r.created_ms = sqlite3_column_int64(s, 4);
+  r.request_sha256 = q.ColText(0);
+  r.status = static_cast<int>(q.ColInt(1));
+  r.headers_json = q.ColText(2);
+  r.body = q.ColText(3);
+  r.created_ms = q.ColInt(4);
   return std::optional<StoredResponse>(std::move(r));
 }
 
 }  // namespace
 
-// ---- SqliteDb ----
-
-Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path, bool writer) {
-  auto db = std::unique_ptr<SqliteDb>(new SqliteDb());
-  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (writer ? SQLITE_OPEN_CREATE : 0);
-  if (sqlite3_open_v2(path.c_str(), &db->db_, flags, nullptr) != SQLITE_OK) {
-    return Status::IOError("cannot open " + path + ": " +
-                           (db->db_ ? sqlite3_errmsg(db->db_) : "out of memory"));
-  }
-  sqlite3_busy_timeout(db->db_, 5000);
-  CAIRN_RETURN_IF_ERROR(db->Exec("PRAGMA journal_mode=WAL"));
-  CAIRN_RETURN_IF_ERROR(db->Exec("PRAGMA synchronous=FULL"));
-  CAIRN_RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys=ON"));
-  return db;
-}
-
-SqliteDb::~SqliteDb() {
-  for (auto& [sql, s] : stmts_) sqlite3_finalize(s);
-  if (db_ != nullptr) sqlite3_close(db_);
-}
-
-// Errors mapped as the state store maps them (base/sqlite.h).
-constexpr std::string_view kSubject = "server store";
-
-Status SqliteDb::Error(const char* what) {
-  return SqliteStatus(db_, sqlite3_extended_errcode(db_), what, kSubject);
-}
-
-Status SqliteDb::Exec(const char* sql) { return SqliteExec(db_, sql, kSubject); }
-
-Status SqliteDb::ExecCached(const char* sql) {
-  auto st = Prepare(sql);
-  if (!st.ok()) return st.status();
-  int rc = sqlite3_step(*st);
-  sqlite3_reset(*st);
-  if (rc != SQLITE_DONE && rc != SQLITE_ROW) return Error(sql);
-  return Status::Ok();
-}
-
-Result<sqlite3_stmt*> SqliteDb::Prepare(const char* sql) {
-  for (auto& [key, s] : stmts_) {
-    if (key == sql) {
-      sqlite3_reset(s);
-      sqlite3_clear_bindings(s);
-      return s;
-    }
-  }
-  sqlite3_stmt* s = nullptr;
-  if (sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr) != SQLITE_OK) {
-    return Error("prepare");
-  }
-  stmts_.emplace_back(sql, s);
-  return s;
-}
-
 // ---- WriteTxn ----
 
 Result<std::optional<Record>> SqliteWriteTxn::Get(const std::string& project,
                                                   const std::string& id) {
-  return GetRecord(db_, project, id);
+  return GetRecord(*db_, project, id);
 }
 
 Status SqliteWriteTxn::Insert(Record* r) {
-  auto st = db_->Prepare(
+  SqliteStmt q = db_->Cached(
       "INSERT INTO resources(id, project, kind, status, last_op, fate, next_step_ms, created_at, "
       "attrs) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
-  if (!st.ok()) return st.status();
-  sqlite3_stmt* s = *st;
-  ResetOnExit reset{s};
-  Bind(s, 1, r->id);
-  Bind(s, 2, r->project);
-  Bind(s, 3, r->kind);
-  Bind(s, 4, r->status);
-  Bind(s, 5, r->last_op);
-  Bind(s, 6, r->fate);
-  if (r->next_step_ms > 0) sqlite3_bind_int64(s, 7, r->next_step_ms);
-  Bind(s, 8, r->created_at);
-  Bind(s, 9, r->attrs.dump());
-  CAIRN_RETURN_IF_ERROR(StepDone(db_, s, "inserting a resource"));
+  q.Text(1, r->id).Text(2, r->project).Text(3, r->kind).Text(4, r->status);
+  q.Text(5, r->last_op).Text(6, r->fate).Text(8, r->created_at).Text(9, r->attrs.dump());
+  if (r->next_step_ms > 0) q.Int(7, r->next_step_ms);  // else NULL: nothing scheduled
+  CAIRN_RETURN_IF_ERROR(q.Run());
   r->seq = sqlite3_last_insert_rowid(db_->handle());
   return Status::Ok();
 }
 
 Status SqliteWriteTxn::Update(const Record& r) {
-  auto st = db_->Prepare(
+  SqliteStmt q = db_->Cached(
       "UPDATE resources SET status = ?2, last_op = ?3, fate = ?4, next_step_ms = ?5, attrs = ?6 "
       "WHERE id = ?1");
-  if (!st.ok()) return st.status();
-  sqlite3_stmt* s = *st;
-  ResetOnExit reset{s};
-  Bind(s, 1, r.id);
-  Bind(s, 2, r.status);
-  Bind(s, 3, r.last_op);
-  Bind(s, 4, r.fate);
-  if (r.next_step_ms > 0) sqlite3_bind_int64(s, 5, r.next_step_ms);
-  Bind(s, 6, r.attrs.dump());
-  return StepDone(db_, s, "updating a resource");
+  q.Text(1, r.id).Text(2, r.status).Text(3, r.last_op).Text(4, r.fate).Text(6, r.attrs.dump());
+  if (r.next_step_ms > 0) q.Int(5, r.next_step_ms);
+  return q.Run();
 }
 
 Result<std::vector<Record>> SqliteWriteTxn::FindReferencing(const std::string& project,
                                                             const char* kind, const char* field,
                                                             const std::string& value) {
-  auto st = db_->Prepare(
+  SqliteStmt q = db_->Cached(
       "SELECT seq, id, project, kind, status, last_op, fate, next_step_ms, created_at, attrs "
       "FROM resources WHERE project = ?1 AND kind = ?2 AND status != 'deleted' "
       "AND instr(attrs, ?3) > 0 ORDER BY seq");
-  if (!st.ok()) return st.status();
-  sqlite3_stmt* s = *st;
-  ResetOnExit reset{s};
-  Bind(s, 1, project);
-  Bind(s, 2, kind);
-  Bind(s, 3, value);
+  q.Text(1, project).Text(2, kind).Text(3, value);
   std::vector<Record> out;
-  int rc;
-  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-    Record r = ReadRecord(s);
+  while (q.Step()) {
+    Record r = ReadRecord(q);
     const auto it = r.attrs.find(field);
     if (it == r.attrs.end()) continue;
     bool match = it->is_string() ? it->get<std::string>() == value : false;
@@ -288,45 +191,29 @@ Result<std::vector<Record>> SqliteWriteTxn::FindReferencing(const std::string& p
     }
     if (match) out.push_back(std::move(r));
   }
-  if (rc != SQLITE_DONE) return db_->Error("finding references");
+  if (!q.status().ok()) return q.status();
   return out;
 }
 
 Result<std::optional<StoredResponse>> SqliteWriteTxn::GetResponse(const std::string& scope) {
-  return GetStored(db_, scope);
+  return GetStored(*db_, scope);
 }
 
 Status SqliteWriteTxn::PutResponse(const std::string& scope, const StoredResponse& r) {
-  auto st = db_->Prepare(
+  SqliteStmt q = db_->Cached(
       "INSERT OR REPLACE INTO idempotency(scope, request_sha256, status, headers, body, "
       "created_ms) VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
-  if (!st.ok()) return st.status();
-  sqlite3_stmt* s = *st;
-  ResetOnExit reset{s};
-  Bind(s, 1, scope);
-  Bind(s, 2, r.request_sha256);
-  sqlite3_bind_int(s, 3, r.status);
-  Bind(s, 4, r.headers_json);
-  sqlite3_bind_blob(s, 5, r.body.data(), static_cast<int>(r.body.size()), SQLITE_TRANSIENT);
-  sqlite3_bind_int64(s, 6, r.created_ms);
-  return StepDone(db_, s, "storing an idempotency record");
+  q.Text(1, scope).Text(2, r.request_sha256).Int(3, r.status).Text(4, r.headers_json);
+  return q.Blob(5, r.body).Int(6, r.created_ms).Run();
 }
 
 Result<std::vector<Record>> SqliteWriteTxn::Due(int64_t now_ms, int limit) {
-  auto st = db_->Prepare(
+  SqliteStmt q = db_->Cached(
       "SELECT seq, id, project, kind, status, last_op, fate, next_step_ms, created_at, attrs "
       "FROM resources WHERE next_step_ms IS NOT NULL AND next_step_ms <= ?1 "
       "ORDER BY next_step_ms LIMIT ?2");
-  if (!st.ok()) return st.status();
-  sqlite3_stmt* s = *st;
-  ResetOnExit reset{s};
-  sqlite3_bind_int64(s, 1, now_ms);
-  sqlite3_bind_int(s, 2, limit);
-  std::vector<Record> out;
-  int rc;
-  while ((rc = sqlite3_step(s)) == SQLITE_ROW) out.push_back(ReadRecord(s));
-  if (rc != SQLITE_DONE) return db_->Error("reading due records");
-  return out;
+  q.Int(1, now_ms).Int(2, limit);
+  return ReadRecords(q);
 }
 
 Result<std::string> SqliteWriteTxn::AllocateIpv4(const std::string& region) {
@@ -337,61 +224,44 @@ Result<std::string> SqliteWriteTxn::AllocateIpv4(const std::string& region) {
     if (kRegions[i].key == region) second = 64 + static_cast<int>(i);
   }
   if (second < 0 || second > 127) return Status::NotFound("no address pool for region " + region);
-  auto st = db_->Prepare("SELECT next_host FROM ipv4_pool WHERE region = ?1");
-  if (!st.ok()) return st.status();
-  ResetOnExit reset{*st};
-  Bind(*st, 1, region);
   int64_t host = 1;
-  int rc = sqlite3_step(*st);
-  if (rc == SQLITE_ROW)
-    host = sqlite3_column_int64(*st, 0);
-  else if (rc != SQLITE_DONE)
-    return db_->Error("reading the address pool");
+  {
+    SqliteStmt q = db_->Cached("SELECT next_host FROM ipv4_pool WHERE region = ?1");
+    if (q.Text(1, region).Step()) host = q.ColInt(0);
+    if (!q.status().ok()) return q.status();
+  }
   // Skip network (.0) and broadcast-looking (.255) last octets.
   while ((host & 0xff) == 0 || (host & 0xff) == 255) ++host;
   if (host >= 65535) return Status::NotFound("address pool of " + region + " exhausted");
-  auto up = db_->Prepare(
+  SqliteStmt up = db_->Cached(
       "INSERT INTO ipv4_pool(region, next_host) VALUES(?1, ?2) "
       "ON CONFLICT(region) DO UPDATE SET next_host = excluded.next_host");
-  if (!up.ok()) return up.status();
-  Bind(*up, 1, region);
-  sqlite3_bind_int64(*up, 2, host + 1);
-  ResetOnExit reset_up{*up};
-  CAIRN_RETURN_IF_ERROR(StepDone(db_, *up, "updating the address pool"));
+  CAIRN_RETURN_IF_ERROR(up.Text(1, region).Int(2, host + 1).Run());
   return "100." + std::to_string(second) + "." + std::to_string(host >> 8) + "." +
          std::to_string(host & 0xff);
 }
 
 Status SqliteWriteTxn::PurgeResponses(int64_t older_than_ms) {
-  auto st = db_->Prepare("DELETE FROM idempotency WHERE created_ms < ?1");
-  if (!st.ok()) return st.status();
-  sqlite3_bind_int64(*st, 1, older_than_ms);
-  return StepDone(db_, *st, "purging idempotency records");
+  return db_->Cached("DELETE FROM idempotency WHERE created_ms < ?1").Int(1, older_than_ms).Run();
 }
 
 Status SqliteWriteTxn::ReplaceTokens(
     const std::vector<std::pair<std::string, std::string>>& tokens) {
-  CAIRN_RETURN_IF_ERROR(db_->ExecCached("DELETE FROM tokens"));
-  auto st = db_->Prepare(
-      "INSERT INTO tokens(sha256, project) VALUES(?1, ?2) "
-      "ON CONFLICT(sha256) DO UPDATE SET project = excluded.project");
-  if (!st.ok()) return st.status();
+  CAIRN_RETURN_IF_ERROR(db_->Cached("DELETE FROM tokens").Run());
   for (const auto& [sha256, project] : tokens) {
-    sqlite3_reset(*st);
-    Bind(*st, 1, sha256);
-    Bind(*st, 2, project);
-    CAIRN_RETURN_IF_ERROR(StepDone(db_, *st, "storing a token hash"));
+    SqliteStmt q = db_->Cached(
+        "INSERT INTO tokens(sha256, project) VALUES(?1, ?2) "
+        "ON CONFLICT(sha256) DO UPDATE SET project = excluded.project");
+    CAIRN_RETURN_IF_ERROR(q.Text(1, sha256).Text(2, project).Run());
   }
   return Status::Ok();
 }
 
 Status SqliteWriteTxn::CapSchedule(int64_t latest_ms) {
-  auto st = db_->Prepare(
+  SqliteStmt q = db_->Cached(
       "UPDATE resources SET next_step_ms = ?1 WHERE next_step_ms IS NOT NULL AND next_step_ms > "
       "?1");
-  if (!st.ok()) return st.status();
-  sqlite3_bind_int64(*st, 1, latest_ms);
-  return StepDone(db_, *st, "rescheduling lifecycle steps");
+  return q.Int(1, latest_ms).Run();
 }
 
 // ---- SqliteApiStore ----
@@ -425,7 +295,7 @@ SqliteApiStore::ReadLease SqliteApiStore::Lease() {
       return ReadLease(this, std::move(db), Status::Ok());
     }
   }
-  auto db = SqliteDb::Open(path_, false);
+  auto db = OpenDb(path_, /*writer=*/false);
   if (!db.ok()) return ReadLease(this, nullptr, db.status());
   return ReadLease(this, std::move(db).value(), Status::Ok());
 }
@@ -444,35 +314,14 @@ Result<std::unique_ptr<ApiStore>> SqliteApiStore::Open(const std::string& dir,
                                       " is in use by another cairn serve");
   }
   store->path_ = (std::filesystem::path(dir) / "cairn-server.db").string();
-  auto db = SqliteDb::Open(store->path_, true);
-  if (!db.ok()) return db.status();
+  auto db = OpenDb(store->path_, /*writer=*/true);
+  if (!db.ok()) return Status(db.status().code(), store->path_ + ": " + db.status().message());
   store->writer_db_ = std::move(db).value();
   SqliteDb* w = store->writer_db_.get();
-  // Migrations.
-  auto v = w->Prepare("PRAGMA user_version");
-  if (!v.ok()) return v.status();
-  if (sqlite3_step(*v) != SQLITE_ROW) return w->Error("reading the schema version");
-  int version = sqlite3_column_int(*v, 0);
-  sqlite3_reset(*v);
-  constexpr int kLatest = static_cast<int>(std::size(kMigrations));
-  if (version > kLatest) {
-    return Status::FailedPrecondition("the data directory has schema version " +
-                                      std::to_string(version) + ", newer than this cairn (" +
-                                      std::to_string(kLatest) + ")");
-  }
-  for (int i = version; i < kLatest; ++i) {
-    CAIRN_RETURN_IF_ERROR(w->Exec("BEGIN IMMEDIATE"));
-    Status st = w->Exec(kMigrations[i]);
-    if (st.ok()) st = w->Exec(("PRAGMA user_version = " + std::to_string(i + 1)).c_str());
-    if (!st.ok()) {
-      (void)w->Exec("ROLLBACK");
-      return st;
-    }
-    CAIRN_RETURN_IF_ERROR(w->Exec("COMMIT"));
-  }
+  CAIRN_RETURN_IF_ERROR(Migrate(*w));
   // Checkpoints are the checkpointer's job, not the committing writer's.
   sqlite3_wal_autocheckpoint(w->handle(), 0);
-  auto cdb = SqliteDb::Open(store->path_, false);
+  auto cdb = OpenDb(store->path_, /*writer=*/false);
   if (!cdb.ok()) return cdb.status();
   store->checkpoint_db_ = std::move(cdb).value();
   store->StartWriter();
@@ -514,28 +363,25 @@ void SqliteApiStore::CheckpointLoop() {
 }
 
 Status SqliteApiStore::RunBatch(std::vector<Pending>& batch, size_t* kept) {
-  SqliteDb* db = writer_db_.get();
-  SqliteWriteTxn txn(db);
-  Status st = db->ExecCached("BEGIN IMMEDIATE");
-  if (!st.ok()) return st;
+  SqliteDb& db = *writer_db_;
+  SqliteWriteTxn writes(&db);
+  SqliteTxn txn(db);
+  CAIRN_RETURN_IF_ERROR(txn.Begin(/*write=*/true));
   for (Pending& p : batch) {
-    if (!(st = db->ExecCached("SAVEPOINT m")).ok()) break;
-    bool keep = RunMutation(p.m, txn);
-    if (!keep) st = db->ExecCached("ROLLBACK TO m");
-    if (st.ok()) st = db->ExecCached("RELEASE m");
-    if (!st.ok()) break;
+    CAIRN_RETURN_IF_ERROR(db.Cached("SAVEPOINT m").Run());
+    bool keep = RunMutation(p.m, writes);
+    if (!keep) CAIRN_RETURN_IF_ERROR(db.Cached("ROLLBACK TO m").Run());
+    CAIRN_RETURN_IF_ERROR(db.Cached("RELEASE m").Run());
     *kept += keep ? 1 : 0;
   }
-  if (st.ok()) st = db->ExecCached("COMMIT");
-  if (!st.ok()) (void)db->Exec("ROLLBACK");
-  return st;
+  return txn.Commit();
 }
 
 Result<std::optional<Record>> SqliteApiStore::Get(const std::string& project,
                                                   const std::string& id) {
   ReadLease lease = Lease();
   if (!lease.status().ok()) return lease.status();
-  return GetRecord(lease.db(), project, id);
+  return GetRecord(*lease.db(), project, id);
 }
 
 Result<std::vector<Record>> SqliteApiStore::List(const std::string& project,
@@ -543,55 +389,37 @@ Result<std::vector<Record>> SqliteApiStore::List(const std::string& project,
                                                  int limit) {
   ReadLease lease = Lease();
   if (!lease.status().ok()) return lease.status();
-  SqliteDb* db = lease.db();
-  auto st = db->Prepare(
+  SqliteStmt q = lease.db()->Cached(
       "SELECT seq, id, project, kind, status, last_op, fate, next_step_ms, created_at, attrs "
       "FROM resources WHERE project = ?1 AND kind = ?2 AND seq > ?3 AND status != 'deleted' "
       "ORDER BY seq LIMIT ?4");
-  if (!st.ok()) return st.status();
-  sqlite3_stmt* s = *st;
-  ResetOnExit reset{s};
-  Bind(s, 1, project);
-  Bind(s, 2, kind);
-  sqlite3_bind_int64(s, 3, after_seq);
-  sqlite3_bind_int(s, 4, limit);
-  std::vector<Record> out;
-  int rc;
-  while ((rc = sqlite3_step(s)) == SQLITE_ROW) out.push_back(ReadRecord(s));
-  sqlite3_reset(s);
-  if (rc != SQLITE_DONE) return db->Error("listing resources");
-  return out;
+  q.Text(1, project).Text(2, kind).Int(3, after_seq).Int(4, limit);
+  return ReadRecords(q);
 }
 
 Result<std::optional<StoredResponse>> SqliteApiStore::GetResponse(const std::string& scope) {
   ReadLease lease = Lease();
   if (!lease.status().ok()) return lease.status();
-  auto r = GetStored(lease.db(), scope);
-  return r;
+  return GetStored(*lease.db(), scope);
 }
 
 Result<int64_t> SqliteApiStore::NextDueMs() {
   ReadLease lease = Lease();
   if (!lease.status().ok()) return lease.status();
-  auto st =
-      lease.db()->Prepare("SELECT MIN(next_step_ms) FROM resources WHERE next_step_ms IS NOT NULL");
-  if (!st.ok()) return st.status();
-  int rc = sqlite3_step(*st);
-  int64_t v = 0;
-  if (rc == SQLITE_ROW && sqlite3_column_type(*st, 0) != SQLITE_NULL)
-    v = sqlite3_column_int64(*st, 0);
-  sqlite3_reset(*st);
+  SqliteStmt q =
+      lease.db()->Cached("SELECT MIN(next_step_ms) FROM resources WHERE next_step_ms IS NOT NULL");
+  int64_t v = q.Step() ? q.ColInt(0) : 0;  // NULL (nothing scheduled): 0
+  if (!q.status().ok()) return q.status();
   return v;
 }
 
 Result<std::vector<std::pair<std::string, std::string>>> SqliteApiStore::LoadTokens() {
   ReadLease lease = Lease();
   if (!lease.status().ok()) return lease.status();
-  auto st = lease.db()->Prepare("SELECT sha256, project FROM tokens");
-  if (!st.ok()) return st.status();
+  SqliteStmt q = lease.db()->Cached("SELECT sha256, project FROM tokens");
   std::vector<std::pair<std::string, std::string>> out;
-  while (sqlite3_step(*st) == SQLITE_ROW) out.emplace_back(Text(*st, 0), Text(*st, 1));
-  sqlite3_reset(*st);
+  while (q.Step()) out.emplace_back(q.ColText(0), q.ColText(1));
+  if (!q.status().ok()) return q.status();
   return out;
 }
 

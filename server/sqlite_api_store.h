@@ -1,8 +1,12 @@
 // SqliteApiStore: the default store of `cairn serve`, one SQLite database
 // (WAL, synchronous=FULL) under --data-dir, with versioned schema migrations
-// (PRAGMA user_version; the list is in sqlite_store.cc). A batch commits with
-// one fsync; WAL checkpoints run on their own thread and connection, never
-// inside a commit: an acknowledged write survives kill -9.
+// (PRAGMA user_version; the list is in sqlite_api_store.cc). Connections,
+// cached statements, transactions, migrations and error mapping are
+// base/sqlite.h's, as in the engine's state store. A batch (ApiStore's group
+// commit) is one transaction, each mutation in a SAVEPOINT of its own so that
+// one that fails leaves nothing and the others stay: one fsync per batch. WAL
+// checkpoints run on their own thread and connection, never inside a commit:
+// an acknowledged write survives kill -9.
 //
 // Reads use a pool of read connections (WAL lets them run beside the
 // writer). One server per data directory: Open() takes an exclusive flock
@@ -28,9 +32,11 @@
 
 #include "server/api_store.h"
 
-namespace cairn::server {
-
+namespace cairn {
 class SqliteDb;
+}  // namespace cairn
+
+namespace cairn::server {
 
 class SqliteApiStore final : public ApiStore {
  public:

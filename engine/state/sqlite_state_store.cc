@@ -59,20 +59,10 @@ static_assert(std::size(kMigrations) == kSqliteStateFormatVersion);
 // every message.
 constexpr std::string_view kSubject = "state database";
 
-Status SqliteError(sqlite3* db, int rc, const std::string& what) {
-  return SqliteStatus(db, rc, what, kSubject);
-}
-
-Status Exec(sqlite3* db, const char* sql) { return SqliteExec(db, sql, kSubject); }
-
-struct Stmt : SqliteStmt {
-  Stmt(sqlite3* db, const char* sql) : SqliteStmt(db, sql, kSubject) {}
-  // A statement prepared once (SqliteStateStore::Prepared).
-  Stmt(sqlite3* db, const Result<sqlite3_stmt*>& reused) : SqliteStmt(db, reused, kSubject) {}
-};
+using Stmt = SqliteStmt;
 
 struct Txn : SqliteTxn {
-  explicit Txn(sqlite3* db) : SqliteTxn(db, kSubject) {}
+  explicit Txn(SqliteDb& db) : SqliteTxn(db.handle(), kSubject) {}
 };
 
 Result<Value> ParseStoredJson(const std::string& text, const std::string& what) {
@@ -100,7 +90,7 @@ Status MakeDirs(const std::filesystem::path& dir) {
   return Status::Ok();
 }
 
-Result<int64_t> QueryInt(sqlite3* db, const char* sql) {
+Result<int64_t> QueryInt(SqliteDb& db, const char* sql) {
   Stmt q(db, sql);
   if (!q.Step()) {
     return q.status().ok() ? Result<int64_t>(Status::Internal(std::string("no row for ") + sql))
@@ -109,75 +99,57 @@ Result<int64_t> QueryInt(sqlite3* db, const char* sql) {
   return q.ColInt(0);
 }
 
-// Switches the file to WAL (a no-op when it already is). While another
-// process is switching the same new file, SQLite answers SQLITE_BUSY at once
-// without calling the busy handler, so this waits itself, as the busy handler
-// would: sleeps on `clock`, bounded by the busy timeout.
-Status EnableWal(sqlite3* db, Clock& clock) {
-  const auto deadline = clock.Now() + std::chrono::milliseconds(kBusyTimeoutMs);
-  while (true) {
-    Stmt wal(db, "PRAGMA journal_mode = WAL");
-    if (wal.Step()) {
-      if (wal.ColText(0) == "wal") return Status::Ok();
-      return Status::IOError("state database: cannot enable WAL (journal mode " + wal.ColText(0) +
-                             ")");
+Status Migrate(SqliteDb& db) {
+  int64_t app = 0;
+  SqliteMigrations m;
+  m.steps = kMigrations;
+  m.check = [&](int64_t version) -> Status {
+    Result<int64_t> id = QueryInt(db, "PRAGMA application_id");
+    if (!id.ok()) return id.status();
+    app = *id;
+    if (app != 0 && app != kApplicationId) {
+      return Status::FailedPrecondition("not a Cairn state file (application_id " +
+                                        std::to_string(app) + ")");
     }
-    Status s = wal.status();
-    if (s.ok()) return Status::IOError("state database: cannot enable WAL");
-    if (s.code() != StatusCode::kUnavailable || clock.Now() >= deadline) return s;
-    clock.SleepFor(std::chrono::milliseconds(5), {});
-  }
-}
-
-Status Migrate(sqlite3* db) {
-  Txn txn(db);
-  CAIRN_RETURN_IF_ERROR(txn.Begin(/*write=*/true));
-  Result<int64_t> app = QueryInt(db, "PRAGMA application_id");
-  if (!app.ok()) return app.status();
-  Result<int64_t> version = QueryInt(db, "PRAGMA user_version");
-  if (!version.ok()) return version.status();
-  if (*app != 0 && *app != kApplicationId) {
-    return Status::FailedPrecondition("not a Cairn state file (application_id " +
-                                      std::to_string(*app) + ")");
-  }
-  if (*version < 0) {
-    return Status::FailedPrecondition("not a Cairn state file (format version " +
-                                      std::to_string(*version) + ")");
-  }
-  if (*version > kSqliteStateFormatVersion) {
+    if (version < 0) {
+      return Status::FailedPrecondition("not a Cairn state file (format version " +
+                                        std::to_string(version) + ")");
+    }
+    if (version == 0) {
+      // A version-0 file must be empty: refuse to take over someone's database.
+      Result<int64_t> tables = QueryInt(db, "SELECT count(*) FROM sqlite_master");
+      if (!tables.ok()) return tables.status();
+      if (*tables != 0) {
+        return Status::FailedPrecondition("not a Cairn state file (it has tables of its own)");
+      }
+    }
+    return Status::Ok();
+  };
+  m.newer = [](int64_t version) {
     return Status::FailedPrecondition(
-        "state file has format version " + std::to_string(*version) +
+        "state file has format version " + std::to_string(version) +
         ", written by a newer Cairn; this Cairn reads format versions up to " +
         std::to_string(kSqliteStateFormatVersion) + ": upgrade cairn");
-  }
-  if (*version == 0) {
-    // A version-0 file must be empty: refuse to take over someone's database.
-    Result<int64_t> tables = QueryInt(db, "SELECT count(*) FROM sqlite_master");
-    if (!tables.ok()) return tables.status();
-    if (*tables != 0) {
-      return Status::FailedPrecondition("not a Cairn state file (it has tables of its own)");
+  };
+  m.finish = [&](int64_t version) -> Status {
+    if (version != kSqliteStateFormatVersion || app == 0) {
+      const std::string stamp =
+          "PRAGMA application_id = " + std::to_string(kApplicationId) +
+          "; UPDATE meta SET format_version = " + std::to_string(kSqliteStateFormatVersion) + ";";
+      CAIRN_RETURN_IF_ERROR(db.Exec(stamp.c_str()));
     }
-  }
-  for (int64_t v = *version; v < kSqliteStateFormatVersion; ++v) {
-    CAIRN_RETURN_IF_ERROR(Exec(db, kMigrations[v]));
-  }
-  if (*version != kSqliteStateFormatVersion || *app == 0) {
-    const std::string set_version =
-        "PRAGMA user_version = " + std::to_string(kSqliteStateFormatVersion) +
-        "; PRAGMA application_id = " + std::to_string(kApplicationId) +
-        "; UPDATE meta SET format_version = " + std::to_string(kSqliteStateFormatVersion) + ";";
-    CAIRN_RETURN_IF_ERROR(Exec(db, set_version.c_str()));
-  }
-  Result<int64_t> metas = QueryInt(db, "SELECT count(*) FROM meta");
-  if (!metas.ok()) return metas.status();
-  if (*metas == 0) {
-    Result<std::string> lineage = RandomUuid();
-    if (!lineage.ok()) return lineage.status();
-    Stmt ins(db, "INSERT INTO meta (slot, lineage, serial, format_version) VALUES (1, ?, 0, ?)");
-    CAIRN_RETURN_IF_ERROR(ins.Text(1, *lineage).Int(2, kSqliteStateFormatVersion).Run());
-    CAIRN_RETURN_IF_ERROR(Exec(db, "INSERT OR IGNORE INTO sequence (slot, last) VALUES (1, 0)"));
-  }
-  return txn.Commit();
+    Result<int64_t> metas = QueryInt(db, "SELECT count(*) FROM meta");
+    if (!metas.ok()) return metas.status();
+    if (*metas == 0) {
+      Result<std::string> lineage = RandomUuid();
+      if (!lineage.ok()) return lineage.status();
+      Stmt ins(db, "INSERT INTO meta (slot, lineage, serial, format_version) VALUES (1, ?, 0, ?)");
+      CAIRN_RETURN_IF_ERROR(ins.Text(1, *lineage).Int(2, kSqliteStateFormatVersion).Run());
+      CAIRN_RETURN_IF_ERROR(db.Exec("INSERT OR IGNORE INTO sequence (slot, last) VALUES (1, 0)"));
+    }
+    return Status::Ok();
+  };
+  return SqliteMigrate(db, m);
 }
 
 }  // namespace
@@ -222,50 +194,29 @@ Result<std::unique_ptr<SqliteStateStore>> SqliteStateStore::OpenAndMigrate(const
   if (fd < 0) return Status::IOError(std::string("cannot open: ") + std::strerror(errno));
   ::close(fd);
 
-  sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
-  if (rc != SQLITE_OK) {
-    Status s = SqliteError(db, rc, "open");
-    sqlite3_close(db);
-    return s;
-  }
-  std::unique_ptr<SqliteStateStore> store(new SqliteStateStore(path, db, clock));
-  sqlite3_busy_timeout(db, kBusyTimeoutMs);
-  sqlite3_extended_result_codes(db, 1);
-  CAIRN_RETURN_IF_ERROR(EnableWal(db, *clock));
-  CAIRN_RETURN_IF_ERROR(Exec(db, "PRAGMA synchronous = FULL"));
-  CAIRN_RETURN_IF_ERROR(Migrate(db));
-  return store;
+  SqliteOpenOptions options;
+  options.busy_timeout_ms = kBusyTimeoutMs;
+  options.extended_result_codes = true;
+  options.clock = clock;
+  options.pragmas = {"PRAGMA synchronous = FULL"};
+  Result<std::unique_ptr<SqliteDb>> db = SqliteDb::Open(path, options, kSubject);
+  if (!db.ok()) return db.status();
+  CAIRN_RETURN_IF_ERROR(Migrate(**db));
+  return std::unique_ptr<SqliteStateStore>(new SqliteStateStore(path, std::move(*db), clock));
 }
 
-SqliteStateStore::SqliteStateStore(std::string path, sqlite3* db, Clock* clock)
-    : path_(std::move(path)), clock_(clock), db_(db) {}
+SqliteStateStore::SqliteStateStore(std::string path, std::unique_ptr<SqliteDb> db, Clock* clock)
+    : path_(std::move(path)), clock_(clock), db_(std::move(db)) {}
 
-SqliteStateStore::~SqliteStateStore() {
-  for (auto& [sql, stmt] : prepared_) sqlite3_finalize(stmt);
-  sqlite3_close(db_);
-}
-
-Result<sqlite3_stmt*> SqliteStateStore::Prepared(const char* sql) {
-  auto it = prepared_.find(sql);
-  if (it != prepared_.end()) return it->second;
-  sqlite3_stmt* stmt = nullptr;
-  int rc = sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
-  if (rc != SQLITE_OK) {
-    sqlite3_finalize(stmt);
-    return SqliteError(db_, rc, "prepare");
-  }
-  prepared_.emplace(sql, stmt);
-  return stmt;
-}
+SqliteStateStore::~SqliteStateStore() = default;
 
 Result<StateSnapshot> SqliteStateStore::Load() {
   std::lock_guard lock(mu_);
-  Txn txn(db_);
+  Txn txn(*db_);
   CAIRN_RETURN_IF_ERROR(txn.Begin(/*write=*/false));
   StateSnapshot snap;
   {
-    Stmt q(db_, "SELECT lineage, serial FROM meta WHERE slot = 1");
+    Stmt q(*db_, "SELECT lineage, serial FROM meta WHERE slot = 1");
     if (!q.Step()) {
       return q.status().ok() ? Status::FailedPrecondition("state database has no meta row")
                              : q.status();
@@ -274,12 +225,12 @@ Result<StateSnapshot> SqliteStateStore::Load() {
     snap.serial = q.ColInt(1);
   }
   {
-    Stmt q(db_, "SELECT last FROM sequence WHERE slot = 1");
+    Stmt q(*db_, "SELECT last FROM sequence WHERE slot = 1");
     if (q.Step()) snap.sequence = q.ColInt(0);
     CAIRN_RETURN_IF_ERROR(q.status());
   }
   {
-    Stmt q(db_,
+    Stmt q(*db_,
            "SELECT address, kind, id, attributes, depends_on, schema_version, tainted "
            "FROM resources");
     while (q.Step()) {
@@ -306,7 +257,7 @@ Result<StateSnapshot> SqliteStateStore::Load() {
     CAIRN_RETURN_IF_ERROR(q.status());
   }
   {
-    Stmt q(db_, "SELECT name, value, coalesce(sensitive, 1) FROM outputs");
+    Stmt q(*db_, "SELECT name, value, coalesce(sensitive, 1) FROM outputs");
     while (q.Step()) {
       std::string name = q.ColText(0);
       Result<Value> v = ParseStoredJson(q.ColText(1), "output " + name);
@@ -325,17 +276,17 @@ Result<LockInfo> SqliteStateStore::TryLock(const std::string& operation) {
   if (!id.ok()) return id.status();
   std::lock_guard lock(mu_);
   CAIRN_RETURN_IF_ERROR(SetSynchronous(/*full=*/true));
-  Txn txn(db_);
+  Txn txn(*db_);
   CAIRN_RETURN_IF_ERROR(txn.Begin(/*write=*/true));
   {
-    Stmt q(db_, "SELECT id, holder, operation, created_at FROM lock WHERE slot = 1");
+    Stmt q(*db_, "SELECT id, holder, operation, created_at FROM lock WHERE slot = 1");
     if (q.Step()) {
       return LockConflict(LockInfo{q.ColText(0), q.ColText(1), q.ColText(2), q.ColInt(3)});
     }
     CAIRN_RETURN_IF_ERROR(q.status());
   }
   LockInfo info{*id, CurrentLockHolder(), operation, clock_->UnixSeconds()};
-  Stmt ins(db_,
+  Stmt ins(*db_,
            "INSERT INTO lock (slot, id, holder, operation, created_at) VALUES (1, ?, ?, ?, ?)");
   CAIRN_RETURN_IF_ERROR(ins.Text(1, info.id)
                             .Text(2, info.holder)
@@ -355,9 +306,9 @@ Result<LockInfo> SqliteStateStore::Lock(const std::string& operation,
 Status SqliteStateStore::Unlock(const std::string& lock_id) {
   std::lock_guard lock(mu_);
   CAIRN_RETURN_IF_ERROR(SetSynchronous(/*full=*/true));
-  Txn txn(db_);
+  Txn txn(*db_);
   CAIRN_RETURN_IF_ERROR(txn.Begin(/*write=*/true));
-  Stmt q(db_, "SELECT id FROM lock WHERE slot = 1");
+  Stmt q(*db_, "SELECT id FROM lock WHERE slot = 1");
   if (!q.Step()) {
     CAIRN_RETURN_IF_ERROR(q.status());
     return Status::NotFound("state is not locked");
@@ -366,7 +317,7 @@ Status SqliteStateStore::Unlock(const std::string& lock_id) {
     return Status::Conflict("state lock " + lock_id + " is not held; the lock is now " +
                             q.ColText(0));
   }
-  CAIRN_RETURN_IF_ERROR(Stmt(db_, "DELETE FROM lock WHERE slot = 1").Run());
+  CAIRN_RETURN_IF_ERROR(Stmt(*db_, "DELETE FROM lock WHERE slot = 1").Run());
   CAIRN_RETURN_IF_ERROR(txn.Commit());
   unsynced_ = false;
   return Status::Ok();
@@ -375,11 +326,12 @@ Status SqliteStateStore::Unlock(const std::string& lock_id) {
 Status SqliteStateStore::ForceUnlock(const std::string& lock_id) {
   std::lock_guard lock(mu_);
   CAIRN_RETURN_IF_ERROR(SetSynchronous(/*full=*/true));
-  Txn txn(db_);
+  Txn txn(*db_);
   CAIRN_RETURN_IF_ERROR(txn.Begin(/*write=*/true));
-  Stmt del(db_, "DELETE FROM lock WHERE slot = 1 AND id = ?");
+  Stmt del(*db_, "DELETE FROM lock WHERE slot = 1 AND id = ?");
   CAIRN_RETURN_IF_ERROR(del.Text(1, lock_id).Run());
-  if (sqlite3_changes(db_) == 0) return Status::NotFound("no state lock with ID " + lock_id);
+  if (sqlite3_changes(db_->handle()) == 0)
+    return Status::NotFound("no state lock with ID " + lock_id);
   CAIRN_RETURN_IF_ERROR(txn.Commit());
   unsynced_ = false;
   return Status::Ok();
@@ -387,7 +339,7 @@ Status SqliteStateStore::ForceUnlock(const std::string& lock_id) {
 
 Result<std::optional<LockInfo>> SqliteStateStore::CurrentLock() {
   std::lock_guard lock(mu_);
-  Stmt q(db_, "SELECT id, holder, operation, created_at FROM lock WHERE slot = 1");
+  Stmt q(*db_, "SELECT id, holder, operation, created_at FROM lock WHERE slot = 1");
   if (q.Step()) {
     return std::optional<LockInfo>(LockInfo{q.ColText(0), q.ColText(1), q.ColText(2), q.ColInt(3)});
   }
@@ -450,10 +402,10 @@ void SqliteStateStore::WriteBatch(const std::vector<std::shared_ptr<PendingWrite
     SqliteStateStore* store;
     ~Restore() { (void)store->SetSynchronous(/*full=*/true); }
   } restore{this};
-  Txn txn(db_);
+  Txn txn(*db_);
   if (Status st = txn.Begin(/*write=*/true); !st.ok()) return fail_all(st);
   for (const auto& w : batch) {
-    if (Status st = Stmt(db_, Prepared("SAVEPOINT cairn_write")).Run(); !st.ok()) {
+    if (Status st = db_->Cached("SAVEPOINT cairn_write").Run(); !st.ok()) {
       return fail_all(st);
     }
     try {  // a throw here would leave writing_ set and every writer waiting
@@ -462,11 +414,11 @@ void SqliteStateStore::WriteBatch(const std::vector<std::shared_ptr<PendingWrite
       w->status = Status::Internal(std::string("state database: ") + e.what());
     }
     if (!w->status.ok()) {
-      if (Status st = Stmt(db_, Prepared("ROLLBACK TO cairn_write")).Run(); !st.ok()) {
+      if (Status st = db_->Cached("ROLLBACK TO cairn_write").Run(); !st.ok()) {
         return fail_all(st);
       }
     }
-    if (Status st = Stmt(db_, Prepared("RELEASE cairn_write")).Run(); !st.ok()) {
+    if (Status st = db_->Cached("RELEASE cairn_write").Run(); !st.ok()) {
       return fail_all(st);
     }
   }
@@ -483,7 +435,7 @@ void SqliteStateStore::WriteBatch(const std::vector<std::shared_ptr<PendingWrite
 Status SqliteStateStore::SetSynchronous(bool full) {
   if (synchronous_full_ == full) return Status::Ok();
   CAIRN_RETURN_IF_ERROR(
-      Exec(db_, full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL"));
+      db_->Exec(full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL"));
   synchronous_full_ = full;
   return Status::Ok();
 }
@@ -494,14 +446,13 @@ Status SqliteStateStore::Sync() {
     if (!unsynced_) return Status::Ok();
   }
   // A synced commit needs a frame of its own: a write that changes nothing.
-  return Write(
-      [&] { return Stmt(db_, Prepared("UPDATE sequence SET last = last WHERE slot = 1")).Run(); },
-      Durability::kImmediate);
+  return Write([&] { return db_->Cached("UPDATE sequence SET last = last WHERE slot = 1").Run(); },
+               Durability::kImmediate);
 }
 
 bool SqliteStateStore::SynchronousIsFullForTesting() {
   std::lock_guard lock(mu_);
-  Result<int64_t> level = QueryInt(db_, "PRAGMA synchronous");
+  Result<int64_t> level = QueryInt(*db_, "PRAGMA synchronous");
   return level.ok() && *level == 2;
 }
 
@@ -510,7 +461,7 @@ Result<int64_t> SqliteStateStore::ReserveSequences(int64_t count) {
   int64_t last = 0;
   CAIRN_RETURN_IF_ERROR(Write(
       [&]() -> Status {
-        Stmt q(db_, Prepared("UPDATE sequence SET last = last + ? WHERE slot = 1 RETURNING last"));
+        Stmt q = db_->Cached("UPDATE sequence SET last = last + ? WHERE slot = 1 RETURNING last");
         if (!q.Int(1, count).Step()) {
           CAIRN_RETURN_IF_ERROR(q.status());
           return Status::Internal("state database has no sequence row");
@@ -529,17 +480,17 @@ Status SqliteStateStore::JournalBeginAll(std::span<const JournalEntry> entries) 
       [&]() -> Status {
         for (const JournalEntry& e : entries) {
           {
-            Stmt q(db_, Prepared("SELECT 1 FROM journal WHERE seq = ?"));
+            Stmt q = db_->Cached("SELECT 1 FROM journal WHERE seq = ?");
             if (q.Int(1, e.seq).Step()) {
               return Status::AlreadyExists("journal entry " + std::to_string(e.seq) +
                                            " already exists");
             }
             CAIRN_RETURN_IF_ERROR(q.status());
           }
-          Stmt ins(db_,
-                   Prepared("INSERT INTO journal (seq, address, action, kind, remote_id, method, "
-                            "path, body, idempotency_key, started_at, context) "
-                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+          Stmt ins = db_->Cached(
+              "INSERT INTO journal (seq, address, action, kind, remote_id, method, "
+              "path, body, idempotency_key, started_at, context) "
+              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
           ins.Int(1, e.seq).Text(2, e.address).Text(3, e.action).Text(4, e.kind);
           ins.Text(5, e.remote_id).Text(6, e.method).Text(7, e.path).Blob(8, e.body);
           ins.Text(9, e.idempotency_key).Int(10, e.started_at).Text(11, DumpJson(e.context));
@@ -552,7 +503,7 @@ Status SqliteStateStore::JournalBeginAll(std::span<const JournalEntry> entries) 
 
 Result<std::vector<JournalEntry>> SqliteStateStore::PendingJournal() {
   std::lock_guard lock(mu_);
-  Stmt q(db_,
+  Stmt q(*db_,
          "SELECT seq, address, action, kind, remote_id, method, path, body, idempotency_key, "
          "started_at, context FROM journal ORDER BY seq");
   std::vector<JournalEntry> out;
@@ -580,52 +531,53 @@ Result<std::vector<JournalEntry>> SqliteStateStore::PendingJournal() {
 
 Status SqliteStateStore::ApplyCommit(const StateCommit& c) {
   for (const auto& [from, to] : c.moves) {
-    Stmt src(db_, "SELECT 1 FROM resources WHERE address = ?");
+    Stmt src(*db_, "SELECT 1 FROM resources WHERE address = ?");
     if (!src.Text(1, from).Step()) {
       CAIRN_RETURN_IF_ERROR(src.status());
       return Status::NotFound("state mv: no resource " + from + " in the state");
     }
-    Stmt dst(db_, "SELECT 1 FROM resources WHERE address = ?");
+    Stmt dst(*db_, "SELECT 1 FROM resources WHERE address = ?");
     if (dst.Text(1, to).Step()) {
       return Status::AlreadyExists("state mv: " + to + " already exists in the state");
     }
     CAIRN_RETURN_IF_ERROR(dst.status());
-    Stmt mv(db_, "UPDATE resources SET address = ? WHERE address = ?");
+    Stmt mv(*db_, "UPDATE resources SET address = ? WHERE address = ?");
     CAIRN_RETURN_IF_ERROR(mv.Text(1, to).Text(2, from).Run());
   }
   for (const ResourceState& r : c.put) {
-    Stmt put(db_, Prepared("INSERT OR REPLACE INTO resources (address, kind, id, attributes, "
-                           "depends_on, schema_version, tainted) VALUES (?, ?, ?, ?, ?, ?, ?)"));
+    Stmt put = db_->Cached(
+        "INSERT OR REPLACE INTO resources (address, kind, id, attributes, "
+        "depends_on, schema_version, tainted) VALUES (?, ?, ?, ?, ?, ?, ?)");
     put.Text(1, r.address).Text(2, r.kind).Text(3, r.id).Text(4, DumpJson(r.attributes));
     put.Text(5, DumpJson(Value(r.depends_on))).Int(6, r.schema_version).Text(7, r.tainted);
     CAIRN_RETURN_IF_ERROR(put.Run());
   }
   for (const std::string& a : c.remove) {
-    CAIRN_RETURN_IF_ERROR(Stmt(db_, "DELETE FROM resources WHERE address = ?").Text(1, a).Run());
+    CAIRN_RETURN_IF_ERROR(Stmt(*db_, "DELETE FROM resources WHERE address = ?").Text(1, a).Run());
   }
   if (c.journal_done) {
-    Stmt del(db_, Prepared("DELETE FROM journal WHERE seq = ?"));
+    Stmt del = db_->Cached("DELETE FROM journal WHERE seq = ?");
     CAIRN_RETURN_IF_ERROR(del.Int(1, *c.journal_done).Run());
-    if (sqlite3_changes(db_) == 0) {
+    if (sqlite3_changes(db_->handle()) == 0) {
       return Status::NotFound("journal entry " + std::to_string(*c.journal_done) +
                               " is not pending");
     }
   }
   if (c.outputs) {
-    CAIRN_RETURN_IF_ERROR(Exec(db_, "DELETE FROM outputs"));
+    CAIRN_RETURN_IF_ERROR(db_->Exec("DELETE FROM outputs"));
     for (const auto& [name, v] : *c.outputs) {
-      Stmt ins(db_, "INSERT INTO outputs (name, value, sensitive) VALUES (?, ?, ?)");
+      Stmt ins(*db_, "INSERT INTO outputs (name, value, sensitive) VALUES (?, ?, ?)");
       CAIRN_RETURN_IF_ERROR(
           ins.Text(1, name).Text(2, DumpJson(v)).Int(3, c.sensitive_outputs.count(name)).Run());
     }
   }
   if (c.restore) {
-    Stmt meta(db_, "UPDATE meta SET lineage = ?, serial = max(serial + 1, ?) WHERE slot = 1");
+    Stmt meta(*db_, "UPDATE meta SET lineage = ?, serial = max(serial + 1, ?) WHERE slot = 1");
     CAIRN_RETURN_IF_ERROR(meta.Text(1, c.restore->lineage).Int(2, c.restore->min_serial).Run());
-    Stmt seq(db_, "UPDATE sequence SET last = max(last, ?) WHERE slot = 1");
+    Stmt seq(*db_, "UPDATE sequence SET last = max(last, ?) WHERE slot = 1");
     return seq.Int(1, c.restore->min_sequence).Run();
   }
-  return Stmt(db_, Prepared("UPDATE meta SET serial = serial + 1 WHERE slot = 1")).Run();
+  return db_->Cached("UPDATE meta SET serial = serial + 1 WHERE slot = 1").Run();
 }
 
 Result<int64_t> SqliteStateStore::Commit(const StateCommit& commit) {
@@ -634,7 +586,7 @@ Result<int64_t> SqliteStateStore::Commit(const StateCommit& commit) {
   CAIRN_RETURN_IF_ERROR(Write(
       [&]() -> Status {
         CAIRN_RETURN_IF_ERROR(ApplyCommit(commit));
-        Stmt q(db_, Prepared("SELECT serial FROM meta WHERE slot = 1"));
+        Stmt q = db_->Cached("SELECT serial FROM meta WHERE slot = 1");
         if (!q.Step()) {
           CAIRN_RETURN_IF_ERROR(q.status());
           return Status::Internal("state database has no meta row");

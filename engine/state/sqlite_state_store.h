@@ -28,6 +28,10 @@
 // the Cairn lock is a row taken inside a write transaction, so of two
 // processes racing Lock() exactly one wins.
 //
+// The connection, its cached statements, transactions, the migrations and
+// the mapping of SQLite's errors are base/sqlite.h's (shared with the server's
+// store).
+//
 // Nothing secret is stored. Attributes are what the API returned (which
 // carries no credential); journal bodies are request bodies, and the API token
 // travels only in a header, never in a body.
@@ -63,7 +67,6 @@
 #pragma once
 
 #include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <semaphore>
@@ -73,10 +76,9 @@
 #include "base/clock.h"
 #include "engine/state/state_store.h"
 
-struct sqlite3;
-struct sqlite3_stmt;
-
 namespace cairn {
+
+class SqliteDb;
 
 inline constexpr int kSqliteStateFormatVersion = 4;
 
@@ -118,7 +120,7 @@ class SqliteStateStore final : public StateStore {
   const std::string& path() const { return path_; }
 
  private:
-  SqliteStateStore(std::string path, sqlite3* db, Clock* clock);
+  SqliteStateStore(std::string path, std::unique_ptr<SqliteDb> db, Clock* clock);
   static Result<std::unique_ptr<SqliteStateStore>> OpenAndMigrate(const std::string& path,
                                                                   Clock* clock);
   Result<LockInfo> TryLock(const std::string& operation);
@@ -127,10 +129,6 @@ class SqliteStateStore final : public StateStore {
   // REQUIRES: mu_ held, outside a transaction. PRAGMA synchronous FULL or
   // NORMAL, executed only when the connection is not at that level already.
   Status SetSynchronous(bool full);
-  // REQUIRES: mu_ held. The statement for `sql` (a string literal), prepared
-  // on first use and kept: the writes every operation makes are not parsed
-  // again each time.
-  Result<sqlite3_stmt*> Prepared(const char* sql);
 
   // One write call waiting for its batch (see "Group commit" above). Shared
   // between the caller and the leader that writes its batch, so that the
@@ -156,10 +154,11 @@ class SqliteStateStore final : public StateStore {
   const std::string path_;
   Clock* const clock_;
   std::mutex mu_;
-  sqlite3* db_;  // GUARDED_BY(mu_)
+  // GUARDED_BY(mu_). Statements every write makes run through its cache
+  // (db_->Cached): they are not parsed again each time.
+  std::unique_ptr<SqliteDb> db_;
   bool synchronous_full_ = true;  // GUARDED_BY(mu_): the connection's level
   bool unsynced_ = false;         // GUARDED_BY(mu_): a NORMAL commit since the last synced one
-  std::map<std::string, sqlite3_stmt*, std::less<>> prepared_;  // GUARDED_BY(mu_)
 
   std::mutex write_mu_;  // never held while waiting for mu_ or for a batch
   std::vector<std::shared_ptr<PendingWrite>> write_queue_;  // GUARDED_BY(write_mu_)
