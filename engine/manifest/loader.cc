@@ -173,6 +173,9 @@ struct EvalContext {
   const Value* each_value = nullptr;
   int resource = -1;
   std::string output;
+  // What its strings may read (evaluate.h): made at the first string, then
+  // shared by the context's other strings.
+  mutable std::optional<EvalInputs> inputs;
 };
 
 class Loader {
@@ -1285,28 +1288,36 @@ class Loader {
   Value EvalString(const std::string& s, const YamlNode& node, const std::string& pointer,
                    const EvalContext& ctx) {
     const Doc& doc = *ctx.doc;
-    EvalInputs in;
-    in.variable = [&](const std::string& name, const SourceLocation& at) {
-      return VariableValue(doc, name, at);
-    };
-    in.getenv = [this](const char* name) { return GetEnv(name); };
-    in.read_file = [&](const std::string& rel, const SourceLocation& at) {
-      return ReadFileExpr(doc, rel, at);
-    };
-    if (ctx.count_index) in.count_index = *ctx.count_index;
-    in.each_key = ctx.each_key;
-    in.each_value = ctx.each_value;
-    in.resource_refs = ctx.resource_refs;
-    if (ctx.where) in.where = ctx.where;
-    in.module = scopes_[doc.scope].path;
+    if (!ctx.inputs) {
+      EvalInputs& in = ctx.inputs.emplace();
+      in.variable = [this, &doc](const std::string& name, const SourceLocation& at) {
+        return VariableValue(doc, name, at);
+      };
+      in.getenv = [this](const char* name) { return GetEnv(name); };
+      in.read_file = [this, &doc](const std::string& rel, const SourceLocation& at) {
+        return ReadFileExpr(doc, rel, at);
+      };
+      if (ctx.count_index) in.count_index = *ctx.count_index;
+      in.each_key = ctx.each_key;
+      in.each_value = ctx.each_value;
+      in.resource_refs = ctx.resource_refs;
+      if (ctx.where) in.where = ctx.where;
+      in.module = scopes_[doc.scope].path;
+    }
     // Found once for the string, not per expression: that would be
-    // quadratic in the number of expressions.
-    std::optional<ScalarSpan> span;
-    auto locate = [&](size_t offset, size_t length) {
-      if (!span) span = SpanOf(doc.file, node);
-      return Narrow(*span, offset, length);
+    // quadratic in the number of expressions. One pointer captured, so that
+    // the std::function holds it without allocating.
+    struct Span {
+      Loader* self;
+      const std::string& file;
+      const YamlNode& node;
+      std::optional<ScalarSpan> span;
+    } at{this, doc.file, node, std::nullopt};
+    auto locate = [&at](size_t offset, size_t length) {
+      if (!at.span) at.span = at.self->SpanOf(at.file, at.node);
+      return Narrow(*at.span, offset, length);
     };
-    Evaluated e = EvaluateString(s, in, locate, diags_);
+    Evaluated e = EvaluateString(s, *ctx.inputs, locate, diags_);
     for (FoundReference& ref : e.references) {
       if (ref.expr.type == Expression::Type::kModuleOutput) {
         module_uses_.push_back({std::move(ref.expr), ref.location, ref.exact});
@@ -1538,6 +1549,9 @@ class Loader {
   // The instances a resource or module document declares: count and
   // for_each evaluated (variables only, no resources), then expanded.
   bool EvalInstances(const Doc& doc, const std::string& what, Instances& out) {
+    if (!doc.value.contains("count") && !doc.value.contains("for_each")) {
+      return ExpandInstances(what, nullptr, nullptr, {}, out, diags_);
+    }
     std::optional<Value> count, for_each;
     const bool both = doc.value.contains("count") && doc.value.contains("for_each");
     bool failed = false;
