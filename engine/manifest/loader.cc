@@ -2078,7 +2078,7 @@ class Loader {
         continue;
       }
       ResolvedReference resolved = ResolveReference(
-          {&e, use.location, use.resource, use.pointer, use.exact, use.derived}, declared);
+          {&e, &use.location, use.resource, use.pointer, use.exact, use.derived}, declared);
       diags_.insert(diags_.end(), resolved.diagnostics.begin(), resolved.diagnostics.end());
       if (!resolved.ok) continue;
       const std::vector<size_t>& ids = resolved.targets;

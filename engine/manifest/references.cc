@@ -56,8 +56,8 @@ ResolvedReference ResolveReference(const ReferenceUse& use, const DeclaredResour
   auto fail = [&](std::string code, std::string summary, std::string detail = "",
                   bool even_derived = false) {
     if (!use.derived || even_derived) {
-      out.diagnostics.push_back(
-          {Severity::kError, std::move(code), std::move(summary), std::move(detail), use.location});
+      out.diagnostics.push_back({Severity::kError, std::move(code), std::move(summary),
+                                 std::move(detail), *use.location});
     }
     return out;
   };
@@ -105,8 +105,8 @@ ResolvedReference ResolveReference(const ReferenceUse& use, const DeclaredResour
   // Schema-declared reference fields must point at the right kind's id.
   if (use.from >= 0 && use.exact) {
     size_t slash = use.pointer.find('/', 1);
-    std::string field =
-        use.pointer.substr(1, slash == std::string::npos ? std::string::npos : slash - 1);
+    std::string field = std::string(
+        use.pointer.substr(1, slash == std::string::npos ? std::string::npos : slash - 1));
     const auto& refs = registry.References(declared.resources[use.from].kind);
     auto want = refs.find(field);
     int depth = static_cast<int>(std::count(use.pointer.begin(), use.pointer.end(), '/'));

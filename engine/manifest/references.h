@@ -10,6 +10,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -55,11 +56,12 @@ std::variant<std::vector<size_t>, std::string> ReferenceTargets(const DeclaredRe
                                                                 const ResourceGroup& g);
 
 // One reference to a resource (not a data source) to resolve.
+// Views: what they point at outlives the call.
 struct ReferenceUse {
   const Expression* expr = nullptr;  // its target qualified with its module
-  SourceLocation location;
-  int from = -1;        // the referring resource's index, or -1 in an output
-  std::string pointer;  // where in its spec (JSON pointer)
+  const SourceLocation* location = nullptr;
+  int from = -1;             // the referring resource's index, or -1 in an output
+  std::string_view pointer;  // where in its spec (JSON pointer)
   bool exact = false;   // the whole string is this reference
   // Found in a value that came from a module's input or output: reported
   // where it was written already, so only a wrong kind is reported again.

@@ -54,8 +54,7 @@ struct Stack {
     expr = std::get<Expression>(t.parts[0]);
     ReferenceUse use;
     use.expr = &expr;
-    use.location.file = "s.yaml";
-    use.location.line = 9;
+    use.location = &location;
     use.from = from;
     use.pointer = pointer;
     use.exact = true;
@@ -63,6 +62,7 @@ struct Stack {
     return ResolveReference(use, declared());
   }
   Expression expr;
+  SourceLocation location{"s.yaml", 9, 3, 1};
 };
 
 std::string Code(const ResolvedReference& r) {
