@@ -742,7 +742,9 @@ class Loader {
     sources.vars = options_.vars;
     sources.plan_vars = options_.plan_vars;
     sources.settings_only = options_.settings_only;
-    for (const auto& path : options_.var_files) ReadVariableFile(path, sources.file_entries);
+    for (const auto& path : options_.var_files) {
+      ReadVariableFile(path, decls, sources.file_entries);
+    }
     VariableValues resolved = ResolveVariableValues(decls, sources);
     diags_.insert(diags_.end(), resolved.diagnostics.begin(), resolved.diagnostics.end());
     result_.config.variables = std::move(resolved.values);
@@ -753,8 +755,11 @@ class Loader {
     }
   }
 
-  // The `name: value` entries of a --var-file.
-  void ReadVariableFile(const std::string& path, std::vector<VariableFileEntry>& out) {
+  // The `name: value` entries of a --var-file. Only a declared variable's
+  // value is read: an undeclared one is a warning (the variables stage's),
+  // whatever its value holds.
+  void ReadVariableFile(const std::string& path, const std::map<std::string, VariableDecl>& decls,
+                        std::vector<VariableFileEntry>& out) {
     auto text = env_.ReadFile(path, kMaxManifestFileBytes);
     if (!text.ok()) {
       ReportUnreadable("cannot read variable file " + path, text.status(), {}, "");
@@ -770,10 +775,11 @@ class Loader {
         continue;
       }
       for (auto it = node.pairs().begin(); it != node.pairs().end(); ++it) {
+        std::string name = it->first.IsScalar() ? it->first.Scalar() : "";
         size_t budget = 0;
-        out.push_back({it->first.IsScalar() ? it->first.Scalar() : "",
-                       ToValue(display, it->second, 0, budget), Loc(display, it->first),
-                       Loc(display, it->second)});
+        Value v = decls.count(name) ? ToValue(display, it->second, 0, budget) : Value();
+        out.push_back(
+            {std::move(name), std::move(v), Loc(display, it->first), Loc(display, it->second)});
       }
     }
   }
@@ -1249,8 +1255,6 @@ class Loader {
     return content;
   }
 
-  // Substitutes every expression but resource references in a string.
-  // Returns the new value; `node` locates errors.
   // ${var.NAME} in document `doc`: a module's own variables inside a
   // module, the stack's outside; nullopt (reported unless it was already)
   // when it has no value.
@@ -1650,9 +1654,7 @@ class Loader {
     }
   }
 
-  // The instances a resource or module document declares: one without an
-  // index, or one per count index or for_each key (with its value). False
-  // when count or for_each is wrong (reported).
+  // Every resource document's instances, their specs evaluated.
   void ExpandResources() {
     std::map<std::string, SourceLocation> first;
     for (size_t di : resource_docs_) {

@@ -53,10 +53,6 @@ std::optional<Value> ParseVariableText(const std::string& text, const std::strin
   }
 }
 
-namespace {
-
-}  // namespace
-
 VariableDecl ParseVariableDecl(const std::string& name, const Value& doc, const KeyLocator& at,
                                std::vector<Diagnostic>& diags) {
   VariableDecl decl;

@@ -35,8 +35,9 @@ struct VariableDecl {
   std::string name;
   std::string type = "any";
   bool sensitive = false;
-  // The default. Null (not nullopt) when the declaration was reported as
-  // invalid, so that a missing value is not reported as well.
+  // The default. Null (not nullopt) when a default is given but the
+  // declaration's type is invalid or the default is not of it (reported),
+  // so that a missing value is not reported as well.
   std::optional<Value> value;
   SourceLocation location;  // its name, where "has no value" points
 };

@@ -124,6 +124,28 @@ TEST_CASE("variable precedence: default < CAIRN_VAR_ < var files < --var") {
   CHECK(r.config.resources.at(0).spec["name"] == "from-flag");
 }
 
+TEST_CASE("a variable file's undeclared variable is a warning, whatever its value holds") {
+  cairn::testing::TempDir dir;
+  // A repeated key would be an error in a declared variable's value.
+  cairn::testing::WriteFile(dir.path() + "/vars.yaml",
+                            "region: eu\nunused: {a: 1, a: 2}\nregoin: [x\n  , y]\n");
+  std::string yaml =
+      "kind: variable\nname: region\n---\n"
+      "kind: network\nname: n\nspec: {name: \"${var.region}\", region: eu-central, cidr: "
+      "10.0.0.0/16}\n";
+  auto o = Options({});
+  o.var_files = {dir.path() + "/vars.yaml"};
+  auto r = Load(yaml, o);
+  INFO(RenderDiagnostics(r.diagnostics, r.sources));
+  REQUIRE(r.ok());
+  CHECK(r.config.variables.at("region") == "eu");
+  REQUIRE(r.diagnostics.size() == 2);
+  for (const auto& d : r.diagnostics) {
+    CHECK(d.code == "unknown_variable");
+    CHECK(d.severity == Severity::kWarning);
+  }
+}
+
 TEST_CASE("a saved plan's variable values win over CAIRN_VAR_, which is then named") {
   std::string yaml =
       "kind: variable\nname: region\ndefault: from-default\n---\n"

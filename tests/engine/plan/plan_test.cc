@@ -321,6 +321,21 @@ TEST_CASE("planned changes carry their address parsed, a deposed object's as its
     CHECK(addrs == std::vector<std::string>{"instance.web[0]", "instance.web[0] (deposed)"});
   }
 
+  // So does a module target, for the objects deposed in the module.
+  StateSnapshot in_module;
+  in_module.resources["module.app[1].network.main (deposed)"] =
+      St("network.main", "n-old", {{"name", "n"}});
+  in_module.resources["module.app[1].network.main (deposed)"].address =
+      "module.app[1].network.main (deposed)";
+  opts.targets = {"module.app"};
+  auto m = MakePlan(cfg, in_module, {}, Kinds(), opts);
+  REQUIRE(m.ok());
+  std::vector<std::string> in_app;
+  for (const auto& c : m.plan.changes) in_app.push_back(c.address);
+  std::sort(in_app.begin(), in_app.end());
+  CHECK(in_app == std::vector<std::string>{"module.app[1].network.main",
+                                           "module.app[1].network.main (deposed)"});
+
   // A saved plan read back carries it too.
   auto back = PlanFromJson(PlanToJson(r.plan));
   REQUIRE(back.ok());
