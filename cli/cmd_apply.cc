@@ -194,7 +194,8 @@ std::function<int()> SetupApply(CLI::App& sub, const GlobalOptions& global) {
   sub.add_option("--var-file", f->stack.var_files, "Read variable values from a YAML file")->type_name("FILE");
   AddApplyFlags(sub, *f, /*destroy=*/false);
   sub.add_option("--replace", f->replace,
-                 "Replace ADDRESS (KIND.NAME: all its instances) whatever its fields say, e.g. to "
+                 "Replace ADDRESS (KIND.NAME: all its instances; module.NAME: all in a module) "
+                 "whatever its fields say, e.g. to "
                  "lower a volume's size (repeatable)")
       ->type_name("ADDRESS")
       ->expected(1)

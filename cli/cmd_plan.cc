@@ -69,7 +69,8 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
       ->expected(1)
       ->allow_extra_args(false);
   sub.add_option("--replace", f->replace,
-                 "Replace ADDRESS (KIND.NAME: all its instances) whatever its fields say, e.g. to "
+                 "Replace ADDRESS (KIND.NAME: all its instances; module.NAME: all in a module) "
+                 "whatever its fields say, e.g. to "
                  "lower a volume's size (repeatable)")
       ->type_name("ADDRESS")
       ->expected(1)

@@ -206,12 +206,16 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
   // remain once targets have selected.
   std::vector<std::pair<std::string, Diagnostic>> refusals;
 
-  // --replace: which desired addresses; each must name something.
+  // --replace: which desired addresses (an address, every instance of a
+  // base address, or everything in a module); each must name something.
   std::set<std::string> forced;
   for (const auto& want : options.replace) {
     bool found = false;
+    std::optional<std::vector<ModuleStep>> module;
+    if (!ResourceAddress::Parse(want)) module = ParseModulePath(want);
     for (const ResourceConfig& rc : config.resources) {
-      if (rc.address.ToString() == want || rc.address.BaseString() == want) {
+      if (rc.address.ToString() == want || rc.address.BaseString() == want ||
+          (module && InModule(rc.address.module, *module))) {
         forced.insert(rc.address.ToString());
         found = true;
       }

@@ -587,6 +587,41 @@ TEST_CASE(
   CHECK(typo.diagnostics.front().detail == "did you mean \"volume.data\"?");
 }
 
+TEST_CASE("a module path given to --replace takes every resource in it") {
+  StackConfig cfg;
+  StateSnapshot st;
+  for (const char* m : {"module.app[0]", "module.app[1]"}) {
+    std::string net = std::string(m) + ".network.main";
+    Value spec = {{"name", "n"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}};
+    cfg.resources.push_back(Res(net, spec));
+    st.resources[net] = St(net, std::string("id-") + m, spec);
+  }
+  Value key = {{"name", "k"}, {"public_key", "ssh-ed25519 AAAA"}};
+  cfg.resources.push_back(Res("ssh_key.k", key));
+  st.resources["ssh_key.k"] = St("ssh_key.k", "k1", key);
+  auto replaced = [&](std::vector<std::string> replace) {
+    auto o = Opts();
+    o.replace = std::move(replace);
+    auto r = MakePlan(cfg, st, {}, Kinds(), o);
+    REQUIRE(r.ok());
+    std::vector<std::string> out;
+    for (const auto& c : r.plan.changes) {
+      if (c.action == Action::kReplace) out.push_back(c.address);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  CHECK(replaced({"module.app[1]"}) == std::vector<std::string>{"module.app[1].network.main"});
+  CHECK(replaced({"module.app"}) ==
+        std::vector<std::string>{"module.app[0].network.main", "module.app[1].network.main"});
+  CHECK(replaced({}).empty());
+  auto o = Opts();
+  o.replace = {"module.nope"};
+  auto bad = MakePlan(cfg, st, {}, Kinds(), o);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.diagnostics.front().code == "unknown_target");
+}
+
 TEST_CASE("a create shows the fields it sets, unknown ones as (known after apply)") {
   StackConfig cfg;
   cfg.resources.push_back(Res("network.core", {{"name", "core"}, {"cidr", "10.0.0.0/16"}}));
