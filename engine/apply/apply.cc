@@ -169,7 +169,8 @@ class ApplyRun {
     }  // ~jthread: the monitor is asked to stop, wakes at once and is joined
     // Journaled ahead but never sent (the run was stopped): nothing happened.
     // A recovered entry stays: the interrupted run may have sent it.
-    for (size_t index : recovering_ ? std::deque<size_t>() : journaled_) {
+    if (recovering_) journaled_.clear();
+    for (size_t index : journaled_) {
       if (auto st = store_.Commit(StateCommit{.journal_done = nodes_[index].entry.seq}); !st.ok()) {
         result_.diagnostics.push_back(
             {Severity::kWarning, "state_error",
