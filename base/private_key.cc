@@ -23,6 +23,19 @@ std::pair<size_t, size_t> MarkerIn(std::string_view line) {
   return {std::string_view::npos, 0};
 }
 
+// Calls `fn(line, last)` for each line of `text` (split at '\n', the last
+// one possibly empty) until it returns false.
+template <typename Fn>
+void ForEachLine(std::string_view text, Fn fn) {
+  size_t start = 0;
+  for (;;) {
+    size_t nl = text.find('\n', start);
+    const bool last = nl == std::string_view::npos;
+    if (!fn(text.substr(start, last ? std::string_view::npos : nl - start), last) || last) return;
+    start = nl + 1;
+  }
+}
+
 }  // namespace
 
 PrivateKeyMatch FindPrivateKey(std::string_view text) {
@@ -32,23 +45,16 @@ PrivateKeyMatch FindPrivateKey(std::string_view text) {
       text.find(kPutty) == std::string_view::npos) {
     return m;
   }
-  int line_no = 1;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t nl = text.find('\n', start);
-    std::string_view line =
-        text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
-    auto [col, len] = MarkerIn(line);
-    if (col != std::string_view::npos) {
-      m.line = line_no;
-      m.column = static_cast<int>(col) + 1;
-      m.length = static_cast<int>(len);
-      return m;
-    }
-    if (nl == std::string_view::npos) break;
-    start = nl + 1;
+  int line_no = 0;
+  ForEachLine(text, [&](std::string_view line, bool) {
     ++line_no;
-  }
+    auto [col, len] = MarkerIn(line);
+    if (col == std::string_view::npos) return true;
+    m.line = line_no;
+    m.column = static_cast<int>(col) + 1;
+    m.length = static_cast<int>(len);
+    return false;
+  });
   return m;
 }
 
@@ -56,11 +62,7 @@ std::string RedactPrivateKeys(std::string_view text) {
   if (!FindPrivateKey(text).found()) return std::string(text);
   std::string out;
   bool inside = false;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t nl = text.find('\n', start);
-    std::string_view line =
-        text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+  ForEachLine(text, [&](std::string_view line, bool last) {
     auto [col, len] = MarkerIn(line);
     if (col != std::string_view::npos) {
       out += std::string(line.substr(0, col + len)) + " [REDACTED]";
@@ -78,10 +80,9 @@ std::string RedactPrivateKeys(std::string_view text) {
     } else {
       out += line;
     }
-    if (nl == std::string_view::npos) break;
-    out += '\n';
-    start = nl + 1;
-  }
+    if (!last) out += '\n';
+    return true;
+  });
   return out;
 }
 
