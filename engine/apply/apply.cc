@@ -205,14 +205,15 @@ class ApplyRun {
   // the workers in journal order.
   void AdoptJournal() {
     for (size_t i = 0; i < recover_.size(); ++i) {
-      const JournalEntry& e = recover_[i];
       const PlannedChange& c = plan_.changes[i];
-      Node node{&c, ParseAction(e.action).value_or(Action::kDelete), false};
-      node.entry = e;
+      Node node{&c, ParseAction(recover_[i].action).value_or(Action::kDelete), false};
+      node.entry = std::move(recover_[i]);
+      const JournalEntry& e = node.entry;
       node.prepared = PreparedMutation{e.kind, node.op, e.method, e.path, e.body, e.remote_id};
       nodes_.push_back(std::move(node));
       journaled_.push_back(i);
     }
+    recover_.clear();  // moved into the nodes
   }
 
   void BuildGraph() {
@@ -934,7 +935,7 @@ class ApplyRun {
   Clock& clock_;
   const std::string lineage_;
   const bool recovering_;
-  const std::vector<JournalEntry> recover_;  // recovery: the entries, one per node
+  std::vector<JournalEntry> recover_;  // recovery: the entries, until AdoptJournal takes them
   int64_t first_seq_ = 0;  // node i's journal sequence number is first_seq_ + i
 
   std::mutex mu_;
