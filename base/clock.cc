@@ -12,11 +12,11 @@ bool RealClock::SleepFor(duration d, std::stop_token stop) {
     std::this_thread::sleep_for(d);
     return true;
   }
-  std::mutex mu;
-  std::condition_variable_any cv;
-  std::unique_lock lock(mu);
-  // wait_for with a stop_token wakes early when a stop is requested.
-  cv.wait_for(lock, stop, d, [] { return false; });
+  Mutex mu;
+  CondVar cv;
+  MutexLock lock(mu);
+  // A wait with a stop_token wakes early when a stop is requested.
+  cv.WaitUntil(mu, stop, std::chrono::steady_clock::now() + d, [] { return false; });
   return !stop.stop_requested();
 }
 
@@ -27,31 +27,31 @@ int64_t RealClock::UnixSeconds() {
 }
 
 Clock::time_point ManualClock::Now() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return now_;
 }
 
 bool ManualClock::SleepFor(duration d, std::stop_token stop) {
   if (stop.stop_requested()) return false;
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   now_ += d;
   slept_ += d;
   return true;
 }
 
 int64_t ManualClock::UnixSeconds() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return unix_base_ +
          std::chrono::duration_cast<std::chrono::seconds>(now_.time_since_epoch()).count();
 }
 
 void ManualClock::Advance(duration d) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   now_ += d;
 }
 
 Clock::duration ManualClock::total_slept() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return slept_;
 }
 

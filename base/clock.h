@@ -4,9 +4,9 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
 #include <stop_token>
+
+#include "base/mutex.h"
 
 namespace cairn {
 
@@ -43,9 +43,9 @@ class ManualClock final : public Clock {
   duration total_slept();
 
  private:
-  std::mutex mu_;
-  time_point now_{};  // GUARDED_BY(mu_)
-  duration slept_{};  // GUARDED_BY(mu_)
+  Mutex mu_;
+  time_point now_ GUARDED_BY(mu_){};
+  duration slept_ GUARDED_BY(mu_){};
   int64_t unix_base_ = 1'700'000'000;
 };
 

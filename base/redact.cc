@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
-#include <mutex>
-#include <shared_mutex>
 #include <vector>
+
+#include "base/mutex.h"
 
 namespace cairn {
 namespace {
@@ -13,14 +13,15 @@ constexpr std::string_view kTokenPrefix = "cairn_";
 constexpr size_t kMinTokenBody = 20;
 constexpr size_t kMinSecretLength = 6;
 
-std::shared_mutex& SecretsMutex() {
-  static std::shared_mutex mu;
-  return mu;
-}
-// GUARDED_BY(SecretsMutex())
-std::vector<std::string>& Secrets() {
-  static std::vector<std::string> secrets;
-  return secrets;
+// The secrets registered so far: read on every log line, written rarely.
+struct SecretRegistry {
+  SharedMutex mu;
+  std::vector<std::string> secrets GUARDED_BY(mu);
+};
+
+SecretRegistry& Registry() {
+  static SecretRegistry registry;
+  return registry;
 }
 
 bool IsTokenChar(char c) {
@@ -46,23 +47,26 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
 
 void RegisterSecret(std::string_view secret) {
   if (secret.size() < kMinSecretLength) return;
-  std::unique_lock lock(SecretsMutex());
-  auto& s = Secrets();
+  SecretRegistry& r = Registry();
+  WriterMutexLock lock(r.mu);
+  auto& s = r.secrets;
   if (std::find(s.begin(), s.end(), secret) == s.end()) s.emplace_back(secret);
   // Longest first, so a secret containing another is replaced whole.
   std::sort(s.begin(), s.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
 }
 
 void ClearSecretsForTesting() {
-  std::unique_lock lock(SecretsMutex());
-  Secrets().clear();
+  SecretRegistry& r = Registry();
+  WriterMutexLock lock(r.mu);
+  r.secrets.clear();
 }
 
 std::string Redact(std::string_view text) {
   std::string out(text);
   {
-    std::shared_lock lock(SecretsMutex());
-    for (const auto& secret : Secrets()) {
+    SecretRegistry& r = Registry();
+    ReaderMutexLock lock(r.mu);
+    for (const auto& secret : r.secrets) {
       for (size_t pos = out.find(secret); pos != std::string::npos;
            pos = out.find(secret, pos + kRedacted.size())) {
         out.replace(pos, secret.size(), kRedacted);

@@ -8,13 +8,13 @@ ReadyEstimate::ReadyEstimate(Duration initial, Duration floor, Duration ceiling)
     : initial_(std::clamp(initial, floor, ceiling)), floor_(floor), ceiling_(ceiling) {}
 
 ReadyEstimate::Duration ReadyEstimate::FirstPoll(const std::string& kind) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = by_kind_.find(kind);
   return it == by_kind_.end() ? initial_ : it->second;
 }
 
 void ReadyEstimate::Record(const std::string& kind, bool on_first_poll, Duration took) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto [it, inserted] = by_kind_.try_emplace(kind, initial_);
   Duration& d = it->second;
   // A miss never takes the estimate past what readiness took: many creates
@@ -25,7 +25,7 @@ void ReadyEstimate::Record(const std::string& kind, bool on_first_poll, Duration
 }
 
 void ReadyEstimate::NotYet(const std::string& kind, Duration seen) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto [it, inserted] = by_kind_.try_emplace(kind, initial_);
   it->second = std::clamp(std::max(it->second, 2 * seen), floor_, ceiling_);
 }

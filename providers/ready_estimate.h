@@ -18,8 +18,9 @@
 
 #include <chrono>
 #include <map>
-#include <mutex>
 #include <string>
+
+#include "base/mutex.h"
 
 namespace cairn {
 
@@ -43,8 +44,8 @@ class ReadyEstimate {
 
  private:
   const Duration initial_, floor_, ceiling_;
-  mutable std::mutex mu_;
-  std::map<std::string, Duration> by_kind_;  // GUARDED_BY(mu_)
+  mutable Mutex mu_;
+  std::map<std::string, Duration> by_kind_ GUARDED_BY(mu_);
 };
 
 }  // namespace cairn

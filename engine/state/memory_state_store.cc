@@ -15,7 +15,7 @@ MemoryStateStore::MemoryStateStore(Clock* clock) : clock_(clock) {
 }
 
 Result<StateSnapshot> MemoryStateStore::Load() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   StateSnapshot snap = state_;
   snap.sequence = sequence_;
   return snap;
@@ -24,7 +24,7 @@ Result<StateSnapshot> MemoryStateStore::Load() {
 Result<LockInfo> MemoryStateStore::TryLock(const std::string& operation) {
   Result<std::string> id = RandomUuid();
   if (!id.ok()) return id.status();
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (lock_) return LockConflict(*lock_);
   lock_ = LockInfo{*id, CurrentLockHolder(), operation, clock_->UnixSeconds()};
   return *lock_;
@@ -36,7 +36,7 @@ Result<LockInfo> MemoryStateStore::Lock(const std::string& operation,
 }
 
 Status MemoryStateStore::Unlock(const std::string& lock_id) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (!lock_) return Status::NotFound("state is not locked");
   if (lock_->id != lock_id) {
     return Status::Conflict("state lock " + lock_id + " is not held; the lock is now " + lock_->id);
@@ -46,7 +46,7 @@ Status MemoryStateStore::Unlock(const std::string& lock_id) {
 }
 
 Status MemoryStateStore::ForceUnlock(const std::string& lock_id) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (!lock_ || lock_->id != lock_id) {
     return Status::NotFound("no state lock with ID " + lock_id);
   }
@@ -55,13 +55,13 @@ Status MemoryStateStore::ForceUnlock(const std::string& lock_id) {
 }
 
 Result<std::optional<LockInfo>> MemoryStateStore::CurrentLock() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return lock_;
 }
 
 Result<int64_t> MemoryStateStore::ReserveSequences(int64_t count) {
   CAIRN_RETURN_IF_ERROR(CheckSequenceCount(count));
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   int64_t first = sequence_ + 1;
   sequence_ += count;
   return first;
@@ -69,7 +69,7 @@ Result<int64_t> MemoryStateStore::ReserveSequences(int64_t count) {
 
 Status MemoryStateStore::JournalBeginAll(std::span<const JournalEntry> entries) {
   CAIRN_RETURN_IF_ERROR(CheckJournalEntries(entries));
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   for (const JournalEntry& entry : entries) {
     if (journal_.count(entry.seq)) {
       return Status::AlreadyExists("journal entry " + std::to_string(entry.seq) +
@@ -81,7 +81,7 @@ Status MemoryStateStore::JournalBeginAll(std::span<const JournalEntry> entries) 
 }
 
 Result<std::vector<JournalEntry>> MemoryStateStore::PendingJournal() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   std::vector<JournalEntry> out;
   for (const auto& [seq, e] : journal_) out.push_back(e);
   return out;
@@ -89,7 +89,7 @@ Result<std::vector<JournalEntry>> MemoryStateStore::PendingJournal() {
 
 Result<int64_t> MemoryStateStore::Commit(const StateCommit& commit) {
   CAIRN_RETURN_IF_ERROR(CheckCommit(commit));
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   ++commit_attempts_;
   if (fail_next_) {
     Status s = std::move(*fail_next_);
@@ -138,25 +138,25 @@ Result<int64_t> MemoryStateStore::Commit(const StateCommit& commit) {
 
 void MemoryStateStore::FailNextCommit(Status status) {
   if (status.ok()) status = Status::Unavailable("injected commit failure");
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   fail_next_ = std::move(status);
 }
 
 void MemoryStateStore::FailCommitsAfter(int n, Status status) {
   if (status.ok()) status = Status::Unavailable("injected commit failure");
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   commits_before_failure_ = n;
   fail_after_status_ = std::move(status);
 }
 
 void MemoryStateStore::ClearFaults() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   fail_next_.reset();
   commits_before_failure_.reset();
 }
 
 int MemoryStateStore::commit_attempts() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return commit_attempts_;
 }
 

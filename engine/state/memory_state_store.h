@@ -13,10 +13,10 @@
 #pragma once
 
 #include <cstdint>
-#include <mutex>
 #include <optional>
 
 #include "base/clock.h"
+#include "base/mutex.h"
 #include "engine/state/state_store.h"
 
 namespace cairn {
@@ -46,18 +46,18 @@ class MemoryStateStore final : public StateStore {
   int commit_attempts();
 
  private:
-  Result<LockInfo> TryLock(const std::string& operation);
+  Result<LockInfo> TryLock(const std::string& operation) EXCLUDES(mu_);
 
   Clock* const clock_;
-  std::mutex mu_;
-  StateSnapshot state_;                        // GUARDED_BY(mu_)
-  std::map<int64_t, JournalEntry> journal_;    // GUARDED_BY(mu_)
-  int64_t sequence_ = 0;                       // GUARDED_BY(mu_)
-  std::optional<LockInfo> lock_;               // GUARDED_BY(mu_)
-  std::optional<Status> fail_next_;            // GUARDED_BY(mu_)
-  std::optional<int> commits_before_failure_;  // GUARDED_BY(mu_)
-  Status fail_after_status_;                   // GUARDED_BY(mu_)
-  int commit_attempts_ = 0;                    // GUARDED_BY(mu_)
+  Mutex mu_;
+  StateSnapshot state_ GUARDED_BY(mu_);
+  std::map<int64_t, JournalEntry> journal_ GUARDED_BY(mu_);
+  int64_t sequence_ GUARDED_BY(mu_) = 0;
+  std::optional<LockInfo> lock_ GUARDED_BY(mu_);
+  std::optional<Status> fail_next_ GUARDED_BY(mu_);
+  std::optional<int> commits_before_failure_ GUARDED_BY(mu_);
+  Status fail_after_status_ GUARDED_BY(mu_);
+  int commit_attempts_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace cairn

@@ -161,8 +161,9 @@ PostgresStateStore::PostgresStateStore(std::unique_ptr<Connection> conn, std::st
 PostgresStateStore::~PostgresStateStore() = default;
 
 Result<StateSnapshot> PostgresStateStore::Load() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return Guarded("load", [&]() -> Result<StateSnapshot> {
+    mu_.AssertHeld();  // Guarded runs it at once
     // REPEATABLE READ: one snapshot for the three reads.
     pqxx::transaction<pqxx::repeatable_read, pqxx::read_only> w(conn_->c);
     StateSnapshot snap;
@@ -212,8 +213,9 @@ Result<StateSnapshot> PostgresStateStore::Load() {
 Result<LockInfo> PostgresStateStore::TryLock(const std::string& operation) {
   Result<std::string> id = RandomUuid();
   if (!id.ok()) return id.status();
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return Guarded("lock", [&]() -> Result<LockInfo> {
+    mu_.AssertHeld();  // Guarded runs it at once
     pqxx::work w(conn_->c);
     CAIRN_RETURN_IF_ERROR(LockMeta(w, stack_));
     pqxx::result held = w.exec_params(
@@ -235,8 +237,9 @@ Result<LockInfo> PostgresStateStore::Lock(const std::string& operation,
 }
 
 Status PostgresStateStore::Unlock(const std::string& lock_id) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return Guarded("unlock", [&]() -> Status {
+    mu_.AssertHeld();  // Guarded runs it at once
     pqxx::work w(conn_->c);
     CAIRN_RETURN_IF_ERROR(LockMeta(w, stack_));
     pqxx::result held = w.exec_params("SELECT id FROM cairn_state_lock WHERE stack = $1", stack_);
@@ -252,8 +255,9 @@ Status PostgresStateStore::Unlock(const std::string& lock_id) {
 }
 
 Status PostgresStateStore::ForceUnlock(const std::string& lock_id) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return Guarded("force-unlock", [&]() -> Status {
+    mu_.AssertHeld();  // Guarded runs it at once
     pqxx::work w(conn_->c);
     pqxx::result r =
         w.exec_params("DELETE FROM cairn_state_lock WHERE stack = $1 AND id = $2", stack_, lock_id);
@@ -264,8 +268,9 @@ Status PostgresStateStore::ForceUnlock(const std::string& lock_id) {
 }
 
 Result<std::optional<LockInfo>> PostgresStateStore::CurrentLock() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return Guarded("read lock", [&]() -> Result<std::optional<LockInfo>> {
+    mu_.AssertHeld();  // Guarded runs it at once
     pqxx::work w(conn_->c);
     pqxx::result held = w.exec_params(
         "SELECT id, holder, operation, created_at FROM cairn_state_lock WHERE stack = $1", stack_);
@@ -277,8 +282,9 @@ Result<std::optional<LockInfo>> PostgresStateStore::CurrentLock() {
 
 Result<int64_t> PostgresStateStore::ReserveSequences(int64_t count) {
   CAIRN_RETURN_IF_ERROR(CheckSequenceCount(count));
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return Guarded("reserve sequence numbers", [&]() -> Result<int64_t> {
+    mu_.AssertHeld();  // Guarded runs it at once
     pqxx::work w(conn_->c);
     DeferDurability(w);
     pqxx::result r = w.exec_params(
@@ -295,16 +301,16 @@ Result<int64_t> PostgresStateStore::ReserveSequences(int64_t count) {
 Status PostgresStateStore::JournalBeginAll(std::span<const JournalEntry> entries) {
   CAIRN_RETURN_IF_ERROR(CheckJournalEntries(entries));
   if (entries.empty()) return Status::Ok();
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return Guarded("journal", [&]() -> Status {
+    mu_.AssertHeld();  // Guarded runs it at once
     pqxx::work w(conn_->c);
     CAIRN_RETURN_IF_ERROR(LockMeta(w, stack_));
     for (const JournalEntry& e : entries) {
-      if (!w.exec_params("SELECT 1 FROM cairn_state_journal WHERE stack = $1 AND seq = $2",
-                         stack_, e.seq)
+      if (!w.exec_params("SELECT 1 FROM cairn_state_journal WHERE stack = $1 AND seq = $2", stack_,
+                         e.seq)
                .empty()) {
-        return Status::AlreadyExists("journal entry " + std::to_string(e.seq) +
-                                     " already exists");
+        return Status::AlreadyExists("journal entry " + std::to_string(e.seq) + " already exists");
       }
       w.exec_params(
           "INSERT INTO cairn_state_journal (stack, seq, address, action, kind, remote_id, "
@@ -319,8 +325,9 @@ Status PostgresStateStore::JournalBeginAll(std::span<const JournalEntry> entries
 }
 
 Result<std::vector<JournalEntry>> PostgresStateStore::PendingJournal() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return Guarded("read journal", [&]() -> Result<std::vector<JournalEntry>> {
+    mu_.AssertHeld();  // Guarded runs it at once
     pqxx::work w(conn_->c);
     pqxx::result rows = w.exec_params(
         "SELECT seq, address, action, kind, remote_id, method, path, body, idempotency_key, "
@@ -351,8 +358,9 @@ Result<std::vector<JournalEntry>> PostgresStateStore::PendingJournal() {
 }
 
 Status PostgresStateStore::Sync() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return Guarded("sync", [&]() -> Status {
+    mu_.AssertHeld();  // Guarded runs it at once
     // A transaction with an id commits with a WAL record; committed
     // synchronously, it flushes the WAL up to there, the asynchronous
     // commits before it included.
@@ -365,8 +373,9 @@ Status PostgresStateStore::Sync() {
 
 Result<int64_t> PostgresStateStore::Commit(const StateCommit& c) {
   CAIRN_RETURN_IF_ERROR(CheckCommit(c));
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return Guarded("commit", [&]() -> Result<int64_t> {
+    mu_.AssertHeld();  // Guarded runs it at once
     pqxx::work w(conn_->c);
     if (c.durability == Durability::kDeferred) DeferDurability(w);
     CAIRN_RETURN_IF_ERROR(LockMeta(w, stack_));

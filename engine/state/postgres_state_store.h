@@ -28,10 +28,10 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "base/clock.h"
+#include "base/mutex.h"
 #include "engine/state/state_store.h"
 
 namespace cairn {
@@ -80,8 +80,8 @@ class PostgresStateStore final : public StateStore {
 
   const std::string stack_;
   Clock* const clock_;
-  std::mutex mu_;
-  std::unique_ptr<Connection> conn_;  // GUARDED_BY(mu_)
+  Mutex mu_;
+  std::unique_ptr<Connection> conn_ PT_GUARDED_BY(mu_);
 };
 
 }  // namespace cairn

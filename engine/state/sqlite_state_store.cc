@@ -211,7 +211,7 @@ SqliteStateStore::SqliteStateStore(std::string path, std::unique_ptr<SqliteDb> d
 SqliteStateStore::~SqliteStateStore() = default;
 
 Result<StateSnapshot> SqliteStateStore::Load() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   Txn txn(*db_);
   CAIRN_RETURN_IF_ERROR(txn.Begin(/*write=*/false));
   StateSnapshot snap;
@@ -274,7 +274,7 @@ Result<StateSnapshot> SqliteStateStore::Load() {
 Result<LockInfo> SqliteStateStore::TryLock(const std::string& operation) {
   Result<std::string> id = RandomUuid();
   if (!id.ok()) return id.status();
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   CAIRN_RETURN_IF_ERROR(SetSynchronous(/*full=*/true));
   Txn txn(*db_);
   CAIRN_RETURN_IF_ERROR(txn.Begin(/*write=*/true));
@@ -304,7 +304,7 @@ Result<LockInfo> SqliteStateStore::Lock(const std::string& operation,
 }
 
 Status SqliteStateStore::Unlock(const std::string& lock_id) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   CAIRN_RETURN_IF_ERROR(SetSynchronous(/*full=*/true));
   Txn txn(*db_);
   CAIRN_RETURN_IF_ERROR(txn.Begin(/*write=*/true));
@@ -324,7 +324,7 @@ Status SqliteStateStore::Unlock(const std::string& lock_id) {
 }
 
 Status SqliteStateStore::ForceUnlock(const std::string& lock_id) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   CAIRN_RETURN_IF_ERROR(SetSynchronous(/*full=*/true));
   Txn txn(*db_);
   CAIRN_RETURN_IF_ERROR(txn.Begin(/*write=*/true));
@@ -338,7 +338,7 @@ Status SqliteStateStore::ForceUnlock(const std::string& lock_id) {
 }
 
 Result<std::optional<LockInfo>> SqliteStateStore::CurrentLock() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   Stmt q(*db_, "SELECT id, holder, operation, created_at FROM lock WHERE slot = 1");
   if (q.Step()) {
     return std::optional<LockInfo>(LockInfo{q.ColText(0), q.ColText(1), q.ColText(2), q.ColInt(3)});
@@ -349,29 +349,28 @@ Result<std::optional<LockInfo>> SqliteStateStore::CurrentLock() {
 
 Status SqliteStateStore::Write(const std::function<Status()>& body, Durability durability) {
   auto me = std::make_shared<PendingWrite>(&body, durability);
-  {
-    std::unique_lock lock(write_mu_);
-    write_queue_.push_back(me);
-    if (writing_) {
-      lock.unlock();
-      me->wake.acquire();
-      if (me->done) return me->status;
-      // First in the queue when the previous batch ended: this call leads.
-    } else {
-      writing_ = true;
-    }
+  write_mu_.lock();
+  write_queue_.push_back(me);
+  if (writing_) {
+    write_mu_.unlock();
+    me->wake.acquire();
+    if (me->done) return me->status;
+    // First in the queue when the previous batch ended: this call leads.
+  } else {
+    writing_ = true;
+    write_mu_.unlock();
   }
   // The leader writes the queue, itself included. Callers arriving meanwhile
   // queue for the next batch, which the first of them leads.
   std::vector<std::shared_ptr<PendingWrite>> batch;
   {
-    std::lock_guard lock(write_mu_);
+    MutexLock lock(write_mu_);
     batch.swap(write_queue_);
   }
   WriteBatch(batch);
   std::shared_ptr<PendingWrite> next;
   {
-    std::lock_guard lock(write_mu_);
+    MutexLock lock(write_mu_);
     if (write_queue_.empty()) {
       writing_ = false;
     } else {
@@ -391,7 +390,7 @@ void SqliteStateStore::WriteBatch(const std::vector<std::shared_ptr<PendingWrite
   auto fail_all = [&](const Status& st) {
     for (const auto& w : batch) w->status = st;
   };
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   const bool sync = std::any_of(batch.begin(), batch.end(), [](const auto& w) {
     return w->durability == Durability::kImmediate;
   });
@@ -400,7 +399,10 @@ void SqliteStateStore::WriteBatch(const std::vector<std::shared_ptr<PendingWrite
   // Unlock rely on it (and set it again themselves if this fails).
   struct Restore {
     SqliteStateStore* store;
-    ~Restore() { (void)store->SetSynchronous(/*full=*/true); }
+    ~Restore() {
+      store->mu_.AssertHeld();  // destroyed before `lock`
+      (void)store->SetSynchronous(/*full=*/true);
+    }
   } restore{this};
   Txn txn(*db_);
   if (Status st = txn.Begin(/*write=*/true); !st.ok()) return fail_all(st);
@@ -442,16 +444,20 @@ Status SqliteStateStore::SetSynchronous(bool full) {
 
 Status SqliteStateStore::Sync() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (!unsynced_) return Status::Ok();
   }
   // A synced commit needs a frame of its own: a write that changes nothing.
-  return Write([&] { return db_->Cached("UPDATE sequence SET last = last WHERE slot = 1").Run(); },
-               Durability::kImmediate);
+  return Write(
+      [&] {
+        mu_.AssertHeld();
+        return db_->Cached("UPDATE sequence SET last = last WHERE slot = 1").Run();
+      },
+      Durability::kImmediate);
 }
 
 bool SqliteStateStore::SynchronousIsFullForTesting() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   Result<int64_t> level = QueryInt(*db_, "PRAGMA synchronous");
   return level.ok() && *level == 2;
 }
@@ -461,6 +467,7 @@ Result<int64_t> SqliteStateStore::ReserveSequences(int64_t count) {
   int64_t last = 0;
   CAIRN_RETURN_IF_ERROR(Write(
       [&]() -> Status {
+        mu_.AssertHeld();  // a Write body
         Stmt q = db_->Cached("UPDATE sequence SET last = last + ? WHERE slot = 1 RETURNING last");
         if (!q.Int(1, count).Step()) {
           CAIRN_RETURN_IF_ERROR(q.status());
@@ -478,6 +485,7 @@ Status SqliteStateStore::JournalBeginAll(std::span<const JournalEntry> entries) 
   if (entries.empty()) return Status::Ok();
   return Write(
       [&]() -> Status {
+        mu_.AssertHeld();  // a Write body
         for (const JournalEntry& e : entries) {
           {
             Stmt q = db_->Cached("SELECT 1 FROM journal WHERE seq = ?");
@@ -502,7 +510,7 @@ Status SqliteStateStore::JournalBeginAll(std::span<const JournalEntry> entries) 
 }
 
 Result<std::vector<JournalEntry>> SqliteStateStore::PendingJournal() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   Stmt q(*db_,
          "SELECT seq, address, action, kind, remote_id, method, path, body, idempotency_key, "
          "started_at, context FROM journal ORDER BY seq");
@@ -585,6 +593,7 @@ Result<int64_t> SqliteStateStore::Commit(const StateCommit& commit) {
   int64_t serial = 0;
   CAIRN_RETURN_IF_ERROR(Write(
       [&]() -> Status {
+        mu_.AssertHeld();  // a Write body
         CAIRN_RETURN_IF_ERROR(ApplyCommit(commit));
         Stmt q = db_->Cached("SELECT serial FROM meta WHERE slot = 1");
         if (!q.Step()) {

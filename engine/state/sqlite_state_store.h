@@ -68,12 +68,12 @@
 
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <semaphore>
 #include <string>
 #include <vector>
 
 #include "base/clock.h"
+#include "base/mutex.h"
 #include "engine/state/state_store.h"
 
 namespace cairn {
@@ -123,19 +123,20 @@ class SqliteStateStore final : public StateStore {
   SqliteStateStore(std::string path, std::unique_ptr<SqliteDb> db, Clock* clock);
   static Result<std::unique_ptr<SqliteStateStore>> OpenAndMigrate(const std::string& path,
                                                                   Clock* clock);
-  Result<LockInfo> TryLock(const std::string& operation);
-  // REQUIRES: mu_ held, inside a write transaction.
-  Status ApplyCommit(const StateCommit& commit);
-  // REQUIRES: mu_ held, outside a transaction. PRAGMA synchronous FULL or
-  // NORMAL, executed only when the connection is not at that level already.
-  Status SetSynchronous(bool full);
+  Result<LockInfo> TryLock(const std::string& operation) EXCLUDES(mu_);
+  // Inside a write transaction.
+  Status ApplyCommit(const StateCommit& commit) REQUIRES(mu_);
+  // Outside a transaction. PRAGMA synchronous FULL or NORMAL, executed only
+  // when the connection is not at that level already.
+  Status SetSynchronous(bool full) REQUIRES(mu_);
 
   // One write call waiting for its batch (see "Group commit" above). Shared
   // between the caller and the leader that writes its batch, so that the
   // leader's wake-up never touches a finished caller's memory.
   struct PendingWrite {
     PendingWrite(const std::function<Status()>* b, Durability d) : body(b), durability(d) {}
-    const std::function<Status()>* body;  // runs with mu_ held, in a savepoint
+    // Runs with mu_ held (it says so: mu_.AssertHeld()), in a savepoint.
+    const std::function<Status()>* body;
     Durability durability;
     // Set by the leader before it releases `wake`; read by the caller after.
     Status status;
@@ -146,23 +147,23 @@ class SqliteStateStore final : public StateStore {
   };
   // Runs `body` in the next group-committed batch; its Status, or the
   // COMMIT's failure.
-  Status Write(const std::function<Status()>& body, Durability durability);
+  Status Write(const std::function<Status()>& body, Durability durability) EXCLUDES(mu_, write_mu_);
   // Takes mu_. One transaction for all of `batch`, synced if any member asks
   // for Durability::kImmediate.
-  void WriteBatch(const std::vector<std::shared_ptr<PendingWrite>>& batch);
+  void WriteBatch(const std::vector<std::shared_ptr<PendingWrite>>& batch) EXCLUDES(mu_);
 
   const std::string path_;
   Clock* const clock_;
-  std::mutex mu_;
-  // GUARDED_BY(mu_). Statements every write makes run through its cache
-  // (db_->Cached): they are not parsed again each time.
-  std::unique_ptr<SqliteDb> db_;
-  bool synchronous_full_ = true;  // GUARDED_BY(mu_): the connection's level
-  bool unsynced_ = false;         // GUARDED_BY(mu_): a NORMAL commit since the last synced one
+  Mutex mu_;
+  // Statements every write makes run through its cache (db_->Cached): they
+  // are not parsed again each time.
+  std::unique_ptr<SqliteDb> db_ PT_GUARDED_BY(mu_);
+  bool synchronous_full_ GUARDED_BY(mu_) = true;  // the connection's level
+  bool unsynced_ GUARDED_BY(mu_) = false;         // a NORMAL commit since the last synced one
 
-  std::mutex write_mu_;  // never held while waiting for mu_ or for a batch
-  std::vector<std::shared_ptr<PendingWrite>> write_queue_;  // GUARDED_BY(write_mu_)
-  bool writing_ = false;  // GUARDED_BY(write_mu_): a leader is writing, or about to
+  Mutex write_mu_ ACQUIRED_AFTER(mu_);  // never held while waiting for mu_ or for a batch
+  std::vector<std::shared_ptr<PendingWrite>> write_queue_ GUARDED_BY(write_mu_);
+  bool writing_ GUARDED_BY(write_mu_) = false;  // a leader is writing, or about to
 };
 
 }  // namespace cairn
