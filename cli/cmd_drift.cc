@@ -6,7 +6,7 @@
 
 #include "base/redact.h"
 #include "cli/engine_session.h"
-#include "engine/drift/drift.h"
+#include "engine/report/drift_report.h"
 
 namespace cairn::cli {
 namespace {

@@ -7,7 +7,7 @@
 #include "base/schema/schema_registry.h"
 #include "cli/command.h"
 #include "cli/stack_options.h"
-#include "engine/graph/graph_output.h"
+#include "engine/report/graph_output.h"
 #include "engine/manifest/loader.h"
 
 namespace cairn::cli {

@@ -20,7 +20,7 @@ struct DriftItem {
   std::string address;  // empty for unmanaged
   std::string kind;
   std::string id;
-  std::string name;                     // unmanaged: the live name
+  std::string name;                      // unmanaged: the live name
   std::vector<AttributeChange> changes;  // before = state, after = live
   std::string reason;                    // failed: the state's taint, if recorded
 };
@@ -45,7 +45,6 @@ DriftReport DetectDrift(const StateSnapshot& state, const RefreshResult& refresh
                         const KindCatalog& kinds, const UnmanagedScope& unmanaged,
                         const std::function<std::string(const std::string&)>& canonical_id);
 
-std::string RenderDriftText(const DriftReport& report, bool color);
-Value DriftToJson(const DriftReport& report);
+// Rendering for people and tools: engine/report/drift_report.h.
 
 }  // namespace cairn

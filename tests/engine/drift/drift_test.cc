@@ -1,4 +1,4 @@
-#include "engine/drift/drift.h"
+#include "engine/report/drift_report.h"
 
 #include <catch2/catch.hpp>
 

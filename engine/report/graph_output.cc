@@ -1,4 +1,4 @@
-#include "engine/graph/graph_output.h"
+#include "engine/report/graph_output.h"
 
 #include <algorithm>
 #include <map>
