@@ -212,11 +212,6 @@ bool IsValidUtf8(std::string_view text) {
   return true;
 }
 
-bool IsCustomFormat(std::string_view format) {
-  return format == "cidr" || format == "port-range" || format == "printable" ||
-         format == "openssh-public-key";
-}
-
 std::optional<FormatProblem> CheckFormat(std::string_view format, std::string_view text,
                                          const FormatLimits& limits) {
   if (format == "cidr") return CidrProblem(text, limits);

@@ -58,9 +58,6 @@ std::optional<FormatProblem> ParseOpenSshPublicKey(std::string_view text, OpenSs
 // string-length checks read past their tables on malformed sequences.
 bool IsValidUtf8(std::string_view text);
 
-// True when `format` is one of the formats above.
-bool IsCustomFormat(std::string_view format);
-
 // For a custom format: nullopt when `text` conforms, else the problem.
 // Formats that are not custom always conform.
 std::optional<FormatProblem> CheckFormat(std::string_view format, std::string_view text,
