@@ -1,17 +1,55 @@
 #!/usr/bin/env bash
-# Installs dependencies, builds, and runs every test with ctest.
-# Exits non-zero on any failure. Usage: scripts/test.sh [ctest args...]
+# Installs dependencies, builds, and runs every test: what CI runs
+# (.ci/run), and docs/testing.md says what each step covers and costs.
+#
+#   1. scripts/install-deps.sh, with what only the tests need: clang and the
+#      LLVM runtimes of its version (libFuzzer, the sanitizers,
+#      llvm-symbolizer), chromium (headless, for the HTML plan report test),
+#      Spectral pinned by tools/spectral/package-lock.json (the OpenAPI lint)
+#   2. the Release build (g++, -Werror): build/
+#   3. the clang tree build/fuzz-clang, ASan+UBSan, lock annotations checked
+#      (-Wthread-safety -Werror): every fuzz target, and the tests the
+#      ASan/UBSan run takes from it
+#   4. ctest in build/: every test, the deterministic fuzz runs included
+#   5. scripts/test-sanitizers.sh: the whole suite under ASan+UBSan, the
+#      concurrency tests under TSan
+#
+# Usage: scripts/test.sh [ctest args...]. With ctest arguments (say
+# `-R server:`) only step 4 runs them and the sanitizer runs are left out,
+# which the script says; CI passes none. Exits non-zero if any step fails,
+# after running every step it can.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# What only the tests need besides the build: clang with libFuzzer, the
-# sanitizer runtimes (libclang-rt, which clang only recommends) and
-# llvm-symbolizer, for the fuzz tests (docs/testing.md); chromium, headless,
-# to render the HTML plan report (tests/cli/plan_html_test.cc); npm, to
-# install Spectral for the OpenAPI lint (tests/openapi/spectral_lint.sh),
-# unless Node.js is there already (from another source than Debian's).
-extra="clang libclang-rt-14-dev llvm-14 chromium"
-command -v npm >/dev/null || extra+=" npm"
-CAIRN_EXTRA_PACKAGES="${CAIRN_EXTRA_PACKAGES:-} $extra" scripts/install-deps.sh
-scripts/build.sh build Release
-cd build
-ctest --output-on-failure -j"$(nproc)" "$@"
+start=$SECONDS
+CAIRN_LLVM=1 CAIRN_NODE_TOOLS=1 CAIRN_EXTRA_PACKAGES="${CAIRN_EXTRA_PACKAGES:-} chromium" \
+  scripts/install-deps.sh
+
+failed=()
+# step NAME COMMAND...: runs it, prints how long it took, records a failure.
+step() {
+  local name=$1 t=$SECONDS
+  shift
+  echo "test.sh: $name"
+  if "$@"; then
+    echo "test.sh: $name took $((SECONDS - t)) s"
+  else
+    echo "test.sh: $name FAILED after $((SECONDS - t)) s"
+    failed+=("$name")
+  fi
+}
+
+step "Release build" scripts/build.sh build Release
+if [ ${#failed[@]} -gt 0 ]; then exit 1; fi
+step "clang ASan/UBSan tree (fuzzers, tests, lock annotations)" \
+  tests/fuzz/run_fuzz.sh build "$(pwd)" build/fuzz-clang all
+step "ctest" env CAIRN_REQUIRE_CLANG=1 ctest --test-dir build --output-on-failure -j"$(nproc)" "$@"
+if [ $# -eq 0 ]; then
+  step "sanitizers" scripts/test-sanitizers.sh asan tsan
+else
+  echo "test.sh: ctest arguments given: the sanitizer runs are left out (scripts/test-sanitizers.sh runs them)"
+fi
+echo "test.sh: finished in $((SECONDS - start)) s"
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "test.sh: failed: ${failed[*]}"
+  exit 1
+fi

@@ -1,17 +1,24 @@
 #!/bin/sh
-# Bounded fuzzing (see tests/fuzz/CMakeLists.txt and docs/testing.md).
-#   run_fuzz.sh build SOURCE_DIR BUILD_DIR
+# Fuzzing (see tests/fuzz/CMakeLists.txt and docs/testing.md).
+#   run_fuzz.sh build SOURCE_DIR BUILD_DIR [TARGET...]
 #       configures BUILD_DIR with clang++, CAIRN_FUZZ=ON and ASan/UBSan and
-#       builds every fuzz target (cairn_fuzzers)
-#   run_fuzz.sh run SOURCE_DIR BUILD_DIR NAME
-#       replays every input in tests/fuzz/regressions/NAME/, then fuzzes
-#       NAME_fuzz for CAIRN_FUZZ_SECONDS (default 60) from the seeds in
-#       tests/fuzz/seeds/NAME/ (for manifest_loader also the example and
-#       invalid-catalog manifests) and what earlier runs kept in
-#       BUILD_DIR/corpus/NAME/
-# Exit 77 (skipped) when clang++ is absent; non-zero on any crash, leak,
-# timeout (an input running over 10 s) or out-of-memory, whose input is left
-# in BUILD_DIR/artifacts/NAME/ (copy it to tests/fuzz/regressions/NAME/).
+#       builds TARGETs (default: every fuzz target, cairn_fuzzers).
+#       scripts/test.sh builds this tree whole (the fuzzers, and the tests
+#       the ASan/UBSan run takes from it) before any test runs.
+#   run_fuzz.sh ci SOURCE_DIR BUILD_DIR NAME RUNS
+#       what ctest runs, deterministic: replays every input in
+#       tests/fuzz/regressions/NAME/ and every seed, then fuzzes NAME_fuzz
+#       from the seeds alone (a fresh corpus, nothing kept from earlier
+#       runs) with -seed=1 and -runs=RUNS, so a commit always passes or
+#       always fails. CAIRN_FUZZ_RUNS overrides RUNS.
+#   run_fuzz.sh run SOURCE_DIR BUILD_DIR NAME SECONDS
+#       a long random run (scripts/fuzz.sh): fuzzes for SECONDS from the
+#       seeds and what earlier runs kept in BUILD_DIR/corpus/NAME/.
+# Exit 77 (skipped) when clang++ is absent, or when the tree was not built
+# and CAIRN_REQUIRE_CLANG is not 1 (scripts/test.sh sets it, so CI never
+# skips); non-zero on any crash, leak, timeout (an input running over 10 s)
+# or out-of-memory, whose input is left in BUILD_DIR/artifacts/NAME/ (copy
+# it to tests/fuzz/regressions/NAME/).
 set -eu
 mode=$1
 src=$2
@@ -22,27 +29,30 @@ if ! command -v clang++ >/dev/null 2>&1; then
 fi
 
 if [ "$mode" = build ]; then
+  shift 3
+  targets=${*:-cairn_fuzzers}
   mkdir -p "$out"
   cmake -S "$src" -B "$out" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=None \
     -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only" \
     -DCAIRN_FUZZ=ON -DCAIRN_SANITIZE=address,undefined -DCAIRN_BUILD_BENCH=OFF -DCAIRN_WERROR=OFF \
-    >"$out.configure.log" 2>&1 || { cat "$out.configure.log"; exit 1; }
-  cmake --build "$out" --target cairn_fuzzers -j"$(nproc)" >"$out.build.log" 2>&1 ||
+    ${CAIRN_FUZZ_CMAKE_ARGS:-} >"$out.configure.log" 2>&1 || { cat "$out.configure.log"; exit 1; }
+  # shellcheck disable=SC2086
+  cmake --build "$out" -j"$(nproc)" --target $targets >"$out.build.log" 2>&1 ||
     { tail -50 "$out.build.log"; exit 1; }
-  echo "built the fuzz targets in $out"
+  echo "built $targets in $out"
   exit 0
 fi
 
 name=$4
-seconds=${CAIRN_FUZZ_SECONDS:-60}
 fuzzer=$out/tests/fuzz/${name}_fuzz
 if [ ! -x "$fuzzer" ]; then
-  echo "$fuzzer is missing: the test \"fuzz: build\" builds it"
-  exit 1
+  echo "$fuzzer is missing: build it with tests/fuzz/run_fuzz.sh build (scripts/test.sh does)"
+  if [ "${CAIRN_REQUIRE_CLANG:-0}" = 1 ]; then exit 1; fi
+  exit 77
 fi
 seeds=$out/seeds/$name
 rm -rf "$seeds"
-mkdir -p "$seeds" "$out/corpus/$name" "$out/artifacts/$name"
+mkdir -p "$seeds" "$out/artifacts/$name"
 if [ -d "$src/tests/fuzz/seeds/$name" ]; then
   cp "$src/tests/fuzz/seeds/$name"/* "$seeds/"
 fi
@@ -72,6 +82,21 @@ if [ -n "$regressions" ]; then
   # shellcheck disable=SC2086
   "$fuzzer" -runs=0 $limits $regressions
 fi
+
+if [ "$mode" = ci ]; then
+  runs=${CAIRN_FUZZ_RUNS:-$5}
+  corpus=$out/ci-corpus/$name
+  rm -rf "$corpus"
+  mkdir -p "$corpus"
+  # The seeds are read first (every one is run once), then RUNS inputs made
+  # from them; -seed fixes libFuzzer's random choices.
+  # shellcheck disable=SC2086
+  exec "$fuzzer" -seed=1 -runs="$runs" -max_len="$max_len" $limits \
+    -artifact_prefix="$out/artifacts/$name/" -print_final_stats=1 "$corpus" "$seeds"
+fi
+
+seconds=$5
+mkdir -p "$out/corpus/$name"
 # shellcheck disable=SC2086
 exec "$fuzzer" -max_total_time="$seconds" -max_len="$max_len" $limits \
   -artifact_prefix="$out/artifacts/$name/" -print_final_stats=1 "$out/corpus/$name" "$seeds"
