@@ -20,7 +20,7 @@ std::function<int()> SetupSchema(CLI::App& sub, const GlobalOptions&) {
       "the reference targets and the API wire mapping.\n\n"
       "Example:\n  cairn schema instance");
   return [kind]() {
-    auto reg = SchemaRegistry::Load(SchemaRegistry::FindSchemaDir());
+    auto reg = SchemaRegistry::Embedded();
     if (!reg.ok()) {
       std::cerr << "cairn: error: cannot load the resource schemas: " << reg.status().message()
                 << "\n";

@@ -25,7 +25,6 @@
 #include "base/schema/schema_registry.h"
 #include "server/api.h"
 #include "server/api_store.h"
-#include "server/embedded_schemas.h"
 #include "server/lifecycle.h"
 #include "server/metrics.h"
 #include "server/postgres_api_store.h"
@@ -397,9 +396,9 @@ Status Server::Start() {
   ApiOptions ao;
   ao.provision_delay = s.opt.provision_delay;
   ao.idempotency_retention = s.opt.idempotency_retention;
-  auto schemas = SchemaRegistry::FromDocuments(EmbeddedSchemas(), "embedded schemas");
+  auto schemas = SchemaRegistry::Embedded();
   if (!schemas.ok()) {
-    return Status::Internal("internal error: the schemas built into cairn serve do not load (" +
+    return Status::Internal("internal error: the schemas built into cairn do not load (" +
                             schemas.status().message() + "), please report");
   }
   ao.schemas = std::move(*schemas);

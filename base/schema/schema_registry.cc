@@ -1,7 +1,6 @@
 #include "base/schema/schema_registry.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -13,6 +12,7 @@
 #include <valijson/validation_results.hpp>
 #include <valijson/validator.hpp>
 
+#include "base/schema/embedded_schemas.h"
 #include "base/schema/formats.h"
 #include "base/schema/suggest.h"
 
@@ -386,10 +386,18 @@ std::string PointerToFieldPath(const std::string& pointer) {
 
 SchemaRegistry::~SchemaRegistry() = default;
 
+Result<std::shared_ptr<const SchemaRegistry>> SchemaRegistry::Embedded() {
+  // A function-local static: thread-safe initialisation, and valijson parses
+  // each schema once however many loaders and servers a process starts.
+  static const Result<std::shared_ptr<const SchemaRegistry>> kEmbedded =
+      FromDocuments(EmbeddedSchemas(), "embedded schemas");
+  return kEmbedded;
+}
+
 Result<std::shared_ptr<const SchemaRegistry>> SchemaRegistry::Load(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
-    return Status::NotFound("schema directory " + dir + " not found (set CAIRN_SCHEMA_DIR)");
+    return Status::NotFound("schema directory " + dir + " not found");
   }
   std::vector<fs::path> paths;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
@@ -481,20 +489,6 @@ Result<std::shared_ptr<const SchemaRegistry>> SchemaRegistry::FromDocuments(
     }
   }
   return std::shared_ptr<const SchemaRegistry>(std::move(reg));
-}
-
-std::string SchemaRegistry::FindSchemaDir() {
-  std::error_code ec;
-  if (const char* env = std::getenv("CAIRN_SCHEMA_DIR"); env != nullptr && *env != '\0') return env;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    fs::path dir = exe.parent_path();
-    for (const fs::path& candidate :
-         {dir / ".." / "share" / "cairn" / "schemas", dir / ".." / ".." / "schemas"}) {
-      if (fs::is_directory(candidate, ec)) return candidate.lexically_normal().string();
-    }
-  }
-  return CAIRN_SOURCE_SCHEMA_DIR;
 }
 
 const SchemaRegistry::KindInfo* SchemaRegistry::Find(std::string_view kind) const {

@@ -1,9 +1,9 @@
 // SchemaRegistry: the resource kinds Cairn knows and everything about them,
-// read at run time from schemas/<kind>.schema.json (JSON Schema draft-07 plus
-// a top-level "x-cairn" object). The engine holds no per-kind field list in
-// C++: the kinds are the files present, and a kind's fields, formats,
-// computed attributes, immutable fields, reference targets and wire mapping
-// all come from its file.
+// from schemas/<kind>.schema.json (JSON Schema draft-07 plus a top-level
+// "x-cairn" object), compiled into the binary (embedded_schemas.h). The
+// engine holds no per-kind field list in C++: the kinds are the files
+// present, and a kind's fields, formats, computed attributes, immutable
+// fields, reference targets and wire mapping all come from its file.
 //
 // "x-cairn" shape (docs/manifests.md describes it in full):
 //   kind        the kind name, equal to the file name's stem
@@ -16,9 +16,8 @@
 // Invariants: each schema file is parsed once, by Load() or FromDocuments(); a
 // loaded registry is immutable and its const methods are thread-safe.
 // Validation goes through valijson; the custom formats of
-// base/schema/formats.h are checked after. `cairn serve` validates request
-// bodies with the same registry (built from the schema texts embedded in the
-// binary), so `cairn validate` and the server refuse the same values.
+// base/schema/formats.h are checked after. The engine and `cairn serve` both
+// use Embedded(), so `cairn validate` and the server refuse the same values.
 #pragma once
 
 #include <functional>
@@ -66,7 +65,13 @@ using PointerLocator = std::function<SourceLocation(const std::string& pointer, 
 
 class SchemaRegistry {
  public:
-  // Reads every *.schema.json in `dir`. Fails (InvalidArgument, IOError,
+  // The schemas compiled into the binary (embedded_schemas.h): what the
+  // engine and `cairn serve` use. Parsed once, on first use, and shared; it
+  // fails only when a file of schemas/ is malformed, which the tests catch
+  // before any such binary ships.
+  static Result<std::shared_ptr<const SchemaRegistry>> Embedded();
+  // Reads every *.schema.json in `dir`: for tests and tools that check other
+  // schemas than the built-in ones. Fails (InvalidArgument, IOError,
   // NotFound) naming the file when one is unreadable or malformed.
   static Result<std::shared_ptr<const SchemaRegistry>> Load(const std::string& dir);
   // The same from texts already in memory: (file name such as
@@ -74,12 +79,6 @@ class SchemaRegistry {
   // "embedded") prefixes file names in errors and is what dir() returns.
   static Result<std::shared_ptr<const SchemaRegistry>> FromDocuments(
       const std::vector<std::pair<std::string, std::string>>& files, const std::string& origin);
-
-  // Where the schemas are: $CAIRN_SCHEMA_DIR, else
-  // <dir of executable>/../share/cairn/schemas, else
-  // <dir of executable>/../../schemas (build tree), else the source tree's
-  // schemas/ (CAIRN_SOURCE_SCHEMA_DIR). The first that exists wins.
-  static std::string FindSchemaDir();
 
   ~SchemaRegistry();
   SchemaRegistry(const SchemaRegistry&) = delete;

@@ -421,9 +421,8 @@ class Loader {
     if (options_.registry) {
       registry_ = options_.registry;
     } else {
-      std::string dir =
-          options_.schema_dir.empty() ? SchemaRegistry::FindSchemaDir() : options_.schema_dir;
-      auto reg = SchemaRegistry::Load(dir);
+      auto reg = options_.schema_dir.empty() ? SchemaRegistry::Embedded()
+                                             : SchemaRegistry::Load(options_.schema_dir);
       if (!reg.ok()) {
         Error("schema_error", "cannot load the resource schemas: " + reg.status().message(), {});
         return false;
@@ -2312,8 +2311,8 @@ class Loader {
   std::map<std::string, std::vector<std::pair<ResourceAddress, SourceLocation>>> depends_on_;
   std::vector<ResourceConfig> resources_;
   std::vector<size_t> resource_docs_of_;
-  std::set<std::string> keyed_files_;  // files reported for holding key material
-  std::vector<OutputConfig> outputs_;  // of the stack and of every module instance
+  std::set<std::string> keyed_files_;                  // files reported for holding key material
+  std::vector<OutputConfig> outputs_;                  // of the stack and of every module instance
   std::vector<size_t> output_scope_, output_docs_of_;  // per output
   std::map<std::string, size_t> output_index_;         // by key (see LoadOutputs)
   std::vector<Scope> scopes_;                          // [0]: the stack

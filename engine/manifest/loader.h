@@ -54,7 +54,8 @@ struct LoadOptions {
   const Env* env = nullptr;
   // When set, environment variables are looked up here instead of `env`.
   std::function<const char*(const char*)> getenv;
-  // Empty: SchemaRegistry::FindSchemaDir().
+  // A directory of *.schema.json to read instead of the schemas built into
+  // the binary (SchemaRegistry::Embedded()); for tests. Empty: the built-in ones.
   std::string schema_dir;
   // When set, used instead of loading schema_dir.
   std::shared_ptr<const SchemaRegistry> registry;

@@ -15,9 +15,7 @@ const char* kStack =
     "debian-12, network: "
     "\"${network.n.id}\"}\n";
 
-std::map<std::string, std::string> Env() {
-  return {{"CAIRN_SCHEMA_DIR", CAIRN_SOURCE_SCHEMA_DIR}, {"NO_COLOR", "1"}};
-}
+std::map<std::string, std::string> Env() { return {{"NO_COLOR", "1"}}; }
 
 }  // namespace
 
@@ -92,7 +90,8 @@ TEST_CASE("cairn validate takes --var, --var-file and -r") {
   CHECK(r.out == "Valid: 2 resources (2 instance) in 1 file.\n");
   r = RunCairn({"validate", "--var", "n=4", "-r", dir.path()}, Env());
   CHECK(r.out == "Valid: 5 resources (4 instance, 1 network) in 2 files.\n");
-  r = RunCairn({"validate", "--var", "n=1", "--var-file", other.path() + "/vars.yaml", dir.path()}, Env());
+  r = RunCairn({"validate", "--var", "n=1", "--var-file", other.path() + "/vars.yaml", dir.path()},
+               Env());
   CHECK(r.out == "Valid: 1 resource (1 instance) in 1 file.\n");
   r = RunCairn({"validate", dir.path(), "--var", "novalue"}, Env());
   CHECK(r.exit_code == 1);
@@ -155,10 +154,19 @@ TEST_CASE("cairn schema lists kinds and prints one kind's schema") {
   CHECK(r.err.find("did you mean \"network\"?") != std::string::npos);
 }
 
-TEST_CASE("the binary finds the schemas without CAIRN_SCHEMA_DIR") {
-  auto r = RunCairn({"schema", "volume"}, {{"CAIRN_SCHEMA_DIR", ""}});
+TEST_CASE("cairn reads the schemas compiled into it and never a schema directory") {
+  // CAIRN_SCHEMA_DIR once chose the directory the engine read; a directory
+  // it names, even one that does not exist, must change nothing now.
+  TempDir dir;
+  WriteFile(dir.path() + "/main.yaml", kStack);
+  const std::map<std::string, std::string> env = {{"CAIRN_SCHEMA_DIR", dir.path() + "/none"},
+                                                  {"NO_COLOR", "1"}};
+  auto r = RunCairn({"schema", "volume"}, env);
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("\"sizeGb\"") != std::string::npos);
+  r = RunCairn({"validate", dir.path()}, env);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "Valid: 3 resources (2 instance, 1 network) in 1 file.\n");
 }
 
 TEST_CASE(

@@ -23,7 +23,7 @@ namespace {
 
 const std::shared_ptr<const cairn::SchemaRegistry>& Registry() {
   static auto reg = [] {
-    auto r = cairn::SchemaRegistry::Load(CAIRN_SOURCE_SCHEMA_DIR);
+    auto r = cairn::SchemaRegistry::Embedded();
     if (!r.ok()) abort();
     return *r;
   }();

@@ -46,7 +46,6 @@
 #include "base/value.h"
 #include "server/api.h"
 #include "server/api_store.h"
-#include "server/embedded_schemas.h"
 #include "server/faults.h"
 #include "server/metrics.h"
 #include "server/rate_limiter.h"
@@ -94,8 +93,7 @@ struct Harness {
       std::abort();
     }
     store = std::move(*s);
-    auto schemas =
-        cairn::SchemaRegistry::FromDocuments(cairn::server::EmbeddedSchemas(), "embedded schemas");
+    auto schemas = cairn::SchemaRegistry::Embedded();
     if (!schemas.ok()) std::abort();
     cairn::server::ApiOptions options;
     options.provision_delay = std::chrono::milliseconds(0);  // creates settle in their own write

@@ -1,15 +1,13 @@
-// The catalog GET /v1/regions, /v1/plans and /v1/images describe, and the
-// schemas built into the server, agree with schemas/ (the one source).
+// The catalog GET /v1/regions, /v1/plans and /v1/images describe agrees
+// with the schemas built into cairn (tests/base/schema/embedded_schemas_test.cc
+// checks those against schemas/, the one source).
 #include "server/catalog.h"
 
 #include <catch2/catch.hpp>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <string>
 
 #include "base/schema/schema_registry.h"
-#include "server/embedded_schemas.h"
 
 using namespace cairn;
 
@@ -32,25 +30,8 @@ std::set<std::string> Keys(const Entries& entries) {
 
 }  // namespace
 
-TEST_CASE("the schemas built into cairn serve are the files in schemas/") {
-  const auto& embedded = server::EmbeddedSchemas();
-  REQUIRE(embedded.size() == 5);
-  for (const auto& [name, text] : embedded) {
-    INFO(name);
-    std::ifstream in(std::string(CAIRN_SOURCE_SCHEMA_DIR) + "/" + name, std::ios::binary);
-    REQUIRE(in);
-    std::stringstream file;
-    file << in.rdbuf();
-    CHECK(text == file.str());
-  }
-  auto reg = SchemaRegistry::FromDocuments(embedded, "embedded schemas");
-  REQUIRE(reg.ok());
-  CHECK((*reg)->kinds() ==
-        std::vector<std::string>{"firewall", "instance", "network", "ssh_key", "volume"});
-}
-
 TEST_CASE("the catalog describes exactly the region, plan and image keys the schemas allow") {
-  auto loaded = SchemaRegistry::FromDocuments(server::EmbeddedSchemas(), "embedded schemas");
+  auto loaded = SchemaRegistry::Embedded();
   REQUIRE(loaded.ok());
   const SchemaRegistry& reg = **loaded;
   for (const char* kind : {"instance", "network", "volume"}) {
