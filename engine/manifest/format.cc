@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "engine/manifest/yaml_tree.h"
+#include "engine/manifest/yaml_value.h"
 
 namespace cairn {
 namespace {
@@ -73,12 +74,28 @@ class Levels {
 
 }  // namespace
 
-Result<std::string> FormatManifest(const std::string& input) {
+Result<std::string> FormatManifest(const std::string& text) {
+  std::vector<Diagnostic> diags;
+  auto formatted = FormatManifest(text, "", diags);
+  if (formatted.ok() || diags.empty()) return formatted;
+  const Diagnostic& d = diags.front();
+  std::string where;
+  if (d.location.has_position()) {
+    where = "line " + std::to_string(d.location.line) + ", column " +
+            std::to_string(d.location.column) + ": ";
+  }
+  return Status::InvalidArgument(where + d.summary + " [" + d.code + "]");
+}
+
+Result<std::string> FormatManifest(const std::string& input, const std::string& file,
+                                   std::vector<Diagnostic>& diags) {
   auto before = YamlTree::Parse(input);
-  if (before->error) {
-    return Status::InvalidArgument(
-        "not valid YAML (line " + std::to_string(before->error->mark.line + 1) +
-        "): " + before->error->message + "; 'cairn validate' shows where");
+  std::vector<Diagnostic> refused;
+  AddTextDiagnostics(file, *before, refused);
+  for (const YamlNode& document : before->documents) DocumentWithinBounds(file, document, refused);
+  if (HasErrors(refused)) {
+    diags.insert(diags.end(), refused.begin(), refused.end());
+    return Status::InvalidArgument("refused: " + refused.front().summary);
   }
   std::vector<std::string> lines;
   {

@@ -113,14 +113,7 @@ void ParseManifest(const std::string& display, const std::string& content, Parse
   // reported at once; the caller hides the key from every output.
   out.tree = YamlTree::Parse(content);
   out.key_scalars = ScalarsHoldingKeys(*out.tree);
-  if (out.tree->error) {
-    SourceLocation l{display, 0, 0, 1};
-    if (!out.tree->error->mark.is_null()) {
-      l.line = out.tree->error->mark.line + 1;
-      l.column = out.tree->error->mark.column + 1;
-    }
-    AddError(out.diags, "yaml_syntax", "YAML syntax error: " + out.tree->error->message, l);
-  }
+  AddTextDiagnostics(display, *out.tree, out.diags);
   for (const auto& node : out.tree->documents) {
     if (node.IsNull() || !node.IsDefined()) continue;
     if (!node.IsMap()) {
@@ -438,17 +431,11 @@ class Loader {
     return YamlToValue(file, n, depth, budget, diags_);
   }
 
-  // Parses YAML text into nodes; reports syntax errors at yaml-cpp's mark.
+  // Parses YAML text into nodes; reports bad bytes and syntax errors where
+  // they are.
   std::vector<YamlNode> ParseYaml(const std::string& display, const std::string& content) {
     auto tree = YamlTree::Parse(content);
-    if (tree->error) {
-      SourceLocation l{display, 0, 0, 1};
-      if (!tree->error->mark.is_null()) {
-        l.line = tree->error->mark.line + 1;
-        l.column = tree->error->mark.column + 1;
-      }
-      Error("yaml_syntax", "YAML syntax error: " + tree->error->message, l);
-    }
+    AddTextDiagnostics(display, *tree, diags_);
     std::vector<YamlNode> docs = tree->documents;
     if (RefuseKeyScalars(display, ScalarsHoldingKeys(*tree))) docs.clear();
     trees_.push_back(std::move(tree));
@@ -2312,8 +2299,8 @@ class Loader {
   std::map<std::string, std::vector<std::pair<ResourceAddress, SourceLocation>>> depends_on_;
   std::vector<ResourceConfig> resources_;
   std::vector<size_t> resource_docs_of_;
-  std::set<std::string> keyed_files_;  // files reported for holding key material
-  std::vector<OutputConfig> outputs_;  // of the stack and of every module instance
+  std::set<std::string> keyed_files_;                  // files reported for holding key material
+  std::vector<OutputConfig> outputs_;                  // of the stack and of every module instance
   std::vector<size_t> output_scope_, output_docs_of_;  // per output
   std::map<std::string, size_t> output_index_;         // by key (see LoadOutputs)
   std::vector<Scope> scopes_;                          // [0]: the stack
