@@ -1,6 +1,7 @@
 // The bounds on what a command reads, through the real binary: cairn fmt
 // refuses what validate refuses before reading any value (an alias bomb,
-// NUL bytes, bytes that are not UTF-8) with the same diagnostics.
+// NUL bytes, bytes that are not UTF-8) with the same diagnostics, and
+// --max-instances / CAIRN_MAX_INSTANCES set the stack's instance limit.
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <fstream>
@@ -13,7 +14,9 @@ using namespace cairn::testing;
 namespace {
 
 std::map<std::string, std::string> Env() {
-  return {{"CAIRN_SCHEMA_DIR", CAIRN_SOURCE_SCHEMA_DIR}, {"NO_COLOR", "1"}};
+  return {{"CAIRN_SCHEMA_DIR", CAIRN_SOURCE_SCHEMA_DIR},
+          {"NO_COLOR", "1"},
+          {"CAIRN_MAX_INSTANCES", ""}};
 }
 
 std::string ReadAll(const std::string& path) {
@@ -76,4 +79,28 @@ TEST_CASE("cairn fmt and validate report a NUL byte and bad UTF-8 at the byte") 
         std::string::npos);
   CHECK(validate.err.find(file + ":3:20: error: text is not valid UTF-8 [invalid_utf8]") !=
         std::string::npos);
+}
+
+TEST_CASE("--max-instances and CAIRN_MAX_INSTANCES set the instance limit") {
+  TempDir dir;
+  WriteFile(dir.path() + "/main.yaml",
+            "kind: network\nname: n\ncount: 5\nspec: {region: eu-central, cidr: 10.0.0.0/16}\n");
+  CHECK(RunCairn({"validate", dir.path()}, Env()).exit_code == 0);
+  auto flag = RunCairn({"validate", "--max-instances", "4", dir.path()}, Env());
+  CHECK(flag.exit_code == 1);
+  CHECK(flag.err.find("main.yaml:3:8: error: the stack has more than 4 resource instances "
+                      "[too_many_instances]") != std::string::npos);
+  auto env = Env();
+  env["CAIRN_MAX_INSTANCES"] = "4";
+  auto from_env = RunCairn({"validate", dir.path()}, env);
+  CHECK(from_env.exit_code == 1);
+  CHECK(from_env.err.find("[too_many_instances]") != std::string::npos);
+  // The flag wins over the environment.
+  CHECK(RunCairn({"validate", "--max-instances", "5", dir.path()}, env).exit_code == 0);
+  env["CAIRN_MAX_INSTANCES"] = "lots";
+  auto bad = RunCairn({"validate", dir.path()}, env);
+  CHECK(bad.exit_code == 1);
+  CHECK(bad.err.find("CAIRN_MAX_INSTANCES=lots: expected a whole number of at least 1") !=
+        std::string::npos);
+  CHECK(RunCairn({"validate", "--max-instances", "0", dir.path()}, Env()).exit_code != 0);
 }
