@@ -158,3 +158,19 @@ TEST_CASE("the bound on a document is the same for fmt and for loading") {
   CHECK(DocumentWithinBounds("l.yaml", written->documents[0], none));
   CHECK(none.empty());
 }
+
+TEST_CASE("fmt: a line of megabytes is formatted, not a stack overflow") {
+  // A block scalar's header with a long comment: std::regex crashed here.
+  // (Comparisons in parentheses: a failure would print megabytes.)
+  const std::string comment(4 << 20, 'x');
+  auto block = FormatManifest("a:    >-  #" + comment + "\n    text\n");
+  REQUIRE(block.ok());
+  CHECK((*block == "a: >-  #" + comment + "\n    text\n"));
+  auto spaced = FormatManifest("- key:    " + comment + "\n");
+  REQUIRE(spaced.ok());
+  CHECK((*spaced == "- key: " + comment + "\n"));
+  // What the patterns do not match is left alone.
+  auto other = FormatManifest("a: b | c\n\"q\":   v\nl: |2+ # c\n    x\n");
+  REQUIRE(other.ok());
+  CHECK(*other == "a: b | c\n\"q\":   v\nl: |2+ # c\n    x\n");
+}
