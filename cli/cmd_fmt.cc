@@ -1,15 +1,19 @@
 // cairn fmt: rewrites manifest files in the canonical layout
 // (engine/manifest/format.h), comments kept; --check only reports.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 
+#include "base/diagnostic.h"
+#include "base/env.h"
+#include "base/private_key.h"
 #include "cli/command.h"
 #include "cli/engine_session.h"
 #include "engine/manifest/format.h"
+#include "engine/manifest/loader.h"
 
 namespace cairn::cli {
 namespace {
@@ -24,7 +28,7 @@ struct FmtFlags {
   bool check = false;
 };
 
-int Fmt(const FmtFlags& f) {
+int Fmt(const FmtFlags& f, bool color) {
   std::vector<fs::path> files;
   bool failed = false;
   for (const std::string& p : f.paths.empty() ? std::vector<std::string>{"."} : f.paths) {
@@ -53,17 +57,26 @@ int Fmt(const FmtFlags& f) {
   }
   int changed = 0;
   for (const fs::path& file : files) {
-    std::ifstream in(file, std::ios::binary);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (!in.good() && !in.eof()) {
-      std::cerr << "cairn: error: cannot read " << file.string() << "\n";
+    // Read as the loader reads a manifest: only a regular file, bounded.
+    auto read = PosixEnv().ReadFile(file.string(), kMaxManifestFileBytes);
+    if (!read.ok()) {
+      std::cerr << "cairn: error: cannot read " << file.string() << ": " << read.status().message()
+                << "\n";
       failed = true;
       continue;
     }
-    auto formatted = FormatManifest(text);
+    const std::string& text = *read;
+    std::vector<Diagnostic> refused;  // as validate reports them: file:line:col
+    auto formatted = FormatManifest(text, file.string(), refused);
     if (!formatted.ok()) {
-      std::cerr << "cairn: error: " << file.string() << ": " << formatted.status().message()
-                << "\n";
+      if (!refused.empty()) {
+        SourceFiles sources;
+        sources.Add(file.string(), RedactPrivateKeys(text));
+        std::cerr << RenderDiagnostics(refused, sources, {color});
+      } else {
+        std::cerr << "cairn: error: " << file.string() << ": " << formatted.status().message()
+                  << "\n";
+      }
       failed = true;
       continue;
     }
@@ -88,7 +101,7 @@ int Fmt(const FmtFlags& f) {
   return f.check && changed > 0 ? 1 : 0;
 }
 
-std::function<int()> SetupFmt(CLI::App& sub, const GlobalOptions&) {
+std::function<int()> SetupFmt(CLI::App& sub, const GlobalOptions& global) {
   auto f = std::make_shared<FmtFlags>();
   sub.add_option("PATH", f->paths, "Manifest files or stack directories (default: .)");
   sub.add_flag("-r,--recursive", f->recursive, "Also format manifests in subdirectories");
@@ -98,11 +111,13 @@ std::function<int()> SetupFmt(CLI::App& sub, const GlobalOptions&) {
       "Rewrites *.yaml and *.yml files in the canonical layout: two spaces per level, one\n"
       "space after a key's colon, no trailing whitespace, no runs of blank lines, a final\n"
       "newline. Comments and block scalars are kept; a file is rewritten only when what it\n"
-      "means (re-read) is unchanged, and atomically.\n\n"
+      "means (re-read) is unchanged, and atomically. What validate refuses before reading any\n"
+      "value (NUL bytes, bytes that are not UTF-8, syntax errors, alias bombs) is reported as\n"
+      "it reports it, and the file left alone.\n\n"
       "Examples:\n"
       "  cairn fmt examples/web\n"
       "  cairn fmt --check -r .     # in CI: exit 1 lists the files to format");
-  return [f] { return Fmt(*f); };
+  return [f, &global] { return Fmt(*f, UseColor(global, STDERR_FILENO)); };
 }
 
 }  // namespace

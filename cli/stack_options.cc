@@ -1,6 +1,9 @@
 #include "cli/stack_options.h"
 
 #include <CLI/CLI.hpp>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
 
 namespace cairn::cli {
 
@@ -22,12 +25,32 @@ void AddStackFlags(CLI::App& app, StackFlags& flags, bool multiple_paths, bool p
                  "Read variable values from a YAML file (repeatable)")
       ->type_name("FILE")
       ->allow_extra_args(false);
+  app.add_option("--max-instances", flags.max_instances,
+                 "Refuse a stack with more resource instances than N (default: "
+                 "$CAIRN_MAX_INSTANCES, else " +
+                     std::to_string(kDefaultMaxInstances) + ")")
+      ->type_name("N")
+      ->check(CLI::PositiveNumber);
 }
 
 bool ToLoadOptions(const StackFlags& flags, LoadOptions& options, std::string& error) {
   options.paths = flags.paths;
   options.recursive = flags.recursive;
   options.var_files = flags.var_files;
+  options.max_instances = flags.max_instances;
+  if (options.max_instances == 0) {
+    options.max_instances = kDefaultMaxInstances;
+    if (const char* env = std::getenv("CAIRN_MAX_INSTANCES"); env && *env) {
+      size_t n = 0;
+      auto [end, ec] = std::from_chars(env, env + std::strlen(env), n);
+      if (ec != std::errc() || *end != '\0' || n == 0) {
+        error =
+            std::string("CAIRN_MAX_INSTANCES=") + env + ": expected a whole number of at least 1";
+        return false;
+      }
+      options.max_instances = n;
+    }
+  }
   for (const auto& v : flags.vars) {
     size_t eq = v.find('=');
     if (eq == std::string::npos || eq == 0) {

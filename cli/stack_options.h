@@ -1,7 +1,8 @@
 // The flags every command that reads a stack shares (validate, graph, plan,
 // apply, destroy...): DIR... (default "."), -r/--recursive, --var NAME=VALUE
-// (repeatable), --var-file FILE (repeatable). Add them with AddStackFlags
-// and turn them into LoadOptions with ToLoadOptions.
+// (repeatable), --var-file FILE (repeatable), --max-instances N (else
+// $CAIRN_MAX_INSTANCES, else kDefaultMaxInstances). Add them with
+// AddStackFlags and turn them into LoadOptions with ToLoadOptions.
 #pragma once
 
 #include <string>
@@ -20,6 +21,7 @@ struct StackFlags {
   bool recursive = false;
   std::vector<std::string> vars;  // NAME=VALUE
   std::vector<std::string> var_files;
+  size_t max_instances = 0;  // 0: not given
 };
 
 // `multiple_paths`: whether DIR takes several directories or files;
@@ -28,7 +30,8 @@ struct StackFlags {
 void AddStackFlags(CLI::App& app, StackFlags& flags, bool multiple_paths = true,
                    bool positional_dir = true);
 
-// False (with `error` set) when a --var is not NAME=VALUE.
+// False (with `error` set) when a --var is not NAME=VALUE or
+// CAIRN_MAX_INSTANCES is not a whole number of at least 1.
 bool ToLoadOptions(const StackFlags& flags, LoadOptions& options, std::string& error);
 
 }  // namespace cairn::cli

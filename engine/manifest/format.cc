@@ -1,9 +1,9 @@
 #include "engine/manifest/format.h"
 
-#include <regex>
 #include <vector>
 
 #include "engine/manifest/yaml_tree.h"
+#include "engine/manifest/yaml_value.h"
 
 namespace cairn {
 namespace {
@@ -15,6 +15,46 @@ size_t IndentOf(const std::string& line) {
 }
 
 bool IsBlank(const std::string& line) { return line.find_first_not_of(" \t") == std::string::npos; }
+
+// The two line patterns below are matched by hand, in time linear in the
+// line: std::regex recursed once per character and overflowed the stack on
+// a line of a few megabytes.
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r'; }
+bool IsAsciiLetter(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
+bool IsAsciiDigit(char c) { return c >= '0' && c <= '9'; }
+
+// A key or sequence item whose value is a block scalar: `key: |`, `- >-`:
+// after the start, a colon or a dash, a `|` or `>` with its indicators, then
+// nothing but a comment.
+bool StartsBlockScalar(const std::string& s) {
+  for (size_t p = 0; p < s.size(); ++p) {
+    if (s[p] != '|' && s[p] != '>') continue;
+    size_t b = p;
+    while (b > 0 && IsSpace(s[b - 1])) --b;
+    if (b != 0 && s[b - 1] != ':' && s[b - 1] != '-') continue;
+    size_t e = p + 1;
+    while (e < s.size() && (IsAsciiDigit(s[e]) || s[e] == '+' || s[e] == '-')) ++e;
+    while (e < s.size() && IsSpace(s[e])) ++e;
+    if (e == s.size() || s[e] == '#') return true;
+  }
+  return false;
+}
+
+// `key:   value` (a plain key, or one after "- ") with one space after the
+// colon; any other line as it is.
+std::string OneSpaceAfterKey(const std::string& s) {
+  size_t i = s.rfind("- ", 0) == 0 ? 2 : 0;
+  if (i >= s.size() || !(IsAsciiLetter(s[i]) || s[i] == '_')) return s;
+  for (++i;
+       i < s.size() && (IsAsciiLetter(s[i]) || IsAsciiDigit(s[i]) || s[i] == '_' || s[i] == '-');
+       ++i) {
+  }
+  if (i >= s.size() || s[i] != ':') return s;
+  size_t value = i + 1;
+  while (value < s.size() && s[value] == ' ') ++value;
+  if (value - i - 1 < 2 || value >= s.size() || IsSpace(s[value])) return s;
+  return s.substr(0, i + 1) + " " + s.substr(value);
+}
 
 // The node trees of two parses are the same: types, scalars (and whether
 // quoted), keys in order. Bounded, since aliases may make cycles.
@@ -73,12 +113,28 @@ class Levels {
 
 }  // namespace
 
-Result<std::string> FormatManifest(const std::string& input) {
+Result<std::string> FormatManifest(const std::string& text) {
+  std::vector<Diagnostic> diags;
+  auto formatted = FormatManifest(text, "", diags);
+  if (formatted.ok() || diags.empty()) return formatted;
+  const Diagnostic& d = diags.front();
+  std::string where;
+  if (d.location.has_position()) {
+    where = "line " + std::to_string(d.location.line) + ", column " +
+            std::to_string(d.location.column) + ": ";
+  }
+  return Status::InvalidArgument(where + d.summary + " [" + d.code + "]");
+}
+
+Result<std::string> FormatManifest(const std::string& input, const std::string& file,
+                                   std::vector<Diagnostic>& diags) {
   auto before = YamlTree::Parse(input);
-  if (before->error) {
-    return Status::InvalidArgument(
-        "not valid YAML (line " + std::to_string(before->error->mark.line + 1) +
-        "): " + before->error->message + "; 'cairn validate' shows where");
+  std::vector<Diagnostic> refused;
+  AddTextDiagnostics(file, *before, refused);
+  for (const YamlNode& document : before->documents) DocumentWithinBounds(file, document, refused);
+  if (HasErrors(refused)) {
+    diags.insert(diags.end(), refused.begin(), refused.end());
+    return Status::InvalidArgument("refused: " + refused.front().summary);
   }
   std::vector<std::string> lines;
   {
@@ -94,10 +150,6 @@ Result<std::string> FormatManifest(const std::string& input) {
     }
     if (!line.empty()) lines.push_back(line);
   }
-  // A key or sequence item whose value is a block scalar: `key: |`, `- >-`.
-  static const std::regex kBlockStart(R"((^|:|-)\s*[|>][0-9+-]*\s*(#.*)?$)");
-  // `key:   value` (a plain key): one space after the colon.
-  static const std::regex kKeySpaces(R"(^((?:- )?[A-Za-z_][A-Za-z0-9_-]*):  +(\S))");
 
   std::vector<std::string> out;
   Levels levels;
@@ -155,9 +207,9 @@ Result<std::string> FormatManifest(const std::string& input) {
       key_indent = old;
     }
     size_t now = content[0] == '#' ? levels.Peek(level_at) : levels.Place(level_at);
-    if (content[0] != '#') content = std::regex_replace(content, kKeySpaces, "$1: $2");
+    if (content[0] != '#') content = OneSpaceAfterKey(content);
     out.push_back(std::string(now, ' ') + content);
-    if (content[0] != '#' && std::regex_search(content, kBlockStart)) {
+    if (content[0] != '#' && StartsBlockScalar(content)) {
       in_block = true;
       block_parent_old = old;
       block_parent_new = now;

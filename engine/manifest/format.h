@@ -9,14 +9,30 @@
 // content byte for byte. The result is parsed again and compared with the
 // original, node for node: a file whose meaning the layout would change
 // (or that is not valid YAML) is an error and is left as it is.
+//
+// Before anything else, the text gets the checks `cairn validate` makes of
+// it (engine/manifest/yaml_value.h): NUL bytes, bytes that are not UTF-8, a
+// syntax error, and a document over the bounds on depth and on what aliases
+// expand to, without which the node-for-node comparison could take
+// exponential time (an alias bomb).
 #pragma once
 
 #include <string>
+#include <vector>
 
+#include "base/diagnostic.h"
 #include "base/status.h"
 
 namespace cairn {
 
+// `text` (the content of manifest `file`) in the canonical layout. Text
+// refused by the checks above is InvalidArgument, with their diagnostics
+// (file:line:col) appended to `diags`; a layout that cannot be made
+// canonical without changing the meaning is FailedPrecondition.
+Result<std::string> FormatManifest(const std::string& text, const std::string& file,
+                                   std::vector<Diagnostic>& diags);
+
+// The same, the first diagnostic (if any) in the status message.
 Result<std::string> FormatManifest(const std::string& text);
 
 }  // namespace cairn

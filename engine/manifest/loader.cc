@@ -113,14 +113,7 @@ void ParseManifest(const std::string& display, const std::string& content, Parse
   // reported at once; the caller hides the key from every output.
   out.tree = YamlTree::Parse(content);
   out.key_scalars = ScalarsHoldingKeys(*out.tree);
-  if (out.tree->error) {
-    SourceLocation l{display, 0, 0, 1};
-    if (!out.tree->error->mark.is_null()) {
-      l.line = out.tree->error->mark.line + 1;
-      l.column = out.tree->error->mark.column + 1;
-    }
-    AddError(out.diags, "yaml_syntax", "YAML syntax error: " + out.tree->error->message, l);
-  }
+  AddTextDiagnostics(display, *out.tree, out.diags);
   for (const auto& node : out.tree->documents) {
     if (node.IsNull() || !node.IsDefined()) continue;
     if (!node.IsMap()) {
@@ -206,6 +199,12 @@ class Loader {
     InstantiateModules();
     LoadData();
     ExpandResources();
+    if (too_many_instances_) {
+      // Nothing after this would be worth its cost: what the stack's
+      // instances refer to is not known.
+      Finish();
+      return;
+    }
     LoadOutputs();
     ResolveModuleOutputs();
     LoadMoved();
@@ -437,17 +436,11 @@ class Loader {
     return YamlToValue(file, n, depth, budget, diags_);
   }
 
-  // Parses YAML text into nodes; reports syntax errors at yaml-cpp's mark.
+  // Parses YAML text into nodes; reports bad bytes and syntax errors where
+  // they are.
   std::vector<YamlNode> ParseYaml(const std::string& display, const std::string& content) {
     auto tree = YamlTree::Parse(content);
-    if (tree->error) {
-      SourceLocation l{display, 0, 0, 1};
-      if (!tree->error->mark.is_null()) {
-        l.line = tree->error->mark.line + 1;
-        l.column = tree->error->mark.column + 1;
-      }
-      Error("yaml_syntax", "YAML syntax error: " + tree->error->message, l);
-    }
+    AddTextDiagnostics(display, *tree, diags_);
     std::vector<YamlNode> docs = tree->documents;
     if (RefuseKeyScalars(display, ScalarsHoldingKeys(*tree))) docs.clear();
     trees_.push_back(std::move(tree));
@@ -1653,9 +1646,24 @@ class Loader {
     }
   }
 
-  // Every resource document's instances, their specs evaluated.
+  // A resource document whose instances are known, before they are made.
+  struct PendingResource {
+    size_t doc = 0;
+    std::string base;
+    ResourceGroup group;
+    Instances instances;
+    Lifecycle lifecycle;
+    const Value* spec = nullptr;
+    YamlNode spec_node;
+  };
+
+  // Every resource document's instances, their specs evaluated. Their
+  // number is known before any is made: over options_.max_instances, none
+  // is (too_many_instances), as they could take more memory than there is.
   void ExpandResources() {
     std::map<std::string, SourceLocation> first;
+    std::vector<PendingResource> pending;
+    size_t total = 0;
     for (size_t di : resource_docs_) {
       const Doc& doc = docs_[di];
       const Scope& scope = scopes_[doc.scope];
@@ -1674,8 +1682,6 @@ class Loader {
       Instances instances;
       bool broken = !EvalInstances(doc, "resource", instances);
       group.mode = instances.mode;
-      const std::vector<AddressIndex>& indexes = instances.indexes;
-      const std::vector<Value>& each_values = instances.each_values;
       Lifecycle lifecycle;
       if (doc.value.contains("lifecycle")) LoadLifecycle(doc, lifecycle);
       // depends_on entries are resolved once every resource is known.
@@ -1733,40 +1739,80 @@ class Loader {
         groups_.emplace(base, std::move(group));
         continue;
       }
-      const auto& fields = registry_->Fields(doc.kind);
-      bool has_name_field = std::find(fields.begin(), fields.end(), "name") != fields.end();
-      for (size_t k = 0; k < indexes.size(); ++k) {
-        ResourceConfig rc;
-        rc.address.kind = doc.kind;
-        rc.address.name = doc.name;
-        rc.address.index = indexes[k];
-        rc.address.module = scope.path;
-        rc.kind = doc.kind;
-        rc.lifecycle = lifecycle;
-        rc.location = doc.location;
-        std::optional<int> count_index;
-        std::string each_key;
-        EvalContext ctx;
-        ctx.doc = &doc;
-        ctx.resource_refs = true;
-        ctx.count_index = &count_index;
-        ctx.resource = static_cast<int>(resources_.size());
-        if (const int* i = std::get_if<int>(&indexes[k])) count_index = *i;
-        if (const std::string* key = std::get_if<std::string>(&indexes[k])) {
-          each_key = *key;
-          ctx.each_key = &each_key;
-          ctx.each_value = &each_values[k];
-        }
-        rc.spec = Eval(*spec, spec_node, "", ctx);
-        if (has_name_field && rc.spec.is_object() && !rc.spec.contains("name")) {
-          rc.spec["name"] = EscapeTemplateLiteral(DefaultApiName(scope.path, doc.name, indexes[k]));
-        }
-        group.instances.push_back(resources_.size());
-        resources_.push_back(std::move(rc));
-        resource_docs_of_.push_back(di);
+      const size_t n = instances.indexes.size();
+      if (total + n > options_.max_instances) {
+        // Reported at the resource that takes the stack over; the others
+        // are not looked at, so that expanding them costs nothing either.
+        RefuseInstances(doc, instances.mode, base, n, total);
+        return;
       }
-      groups_.emplace(base, std::move(group));
+      total += n;
+      pending.push_back({di, base, std::move(group), std::move(instances), std::move(lifecycle),
+                         spec, spec_node});
     }
+    for (PendingResource& p : pending) MakeInstances(p);
+  }
+
+  void RefuseInstances(const Doc& doc, Instances::Mode mode, const std::string& base, size_t n,
+                       size_t before) {
+    too_many_instances_ = true;
+    const char* key = mode == Instances::Mode::kCount     ? "count"
+                      : mode == Instances::Mode::kForEach ? "for_each"
+                                                          : nullptr;
+    Error(
+        "too_many_instances",
+        "the stack has more than " + std::to_string(options_.max_instances) + " resource instances",
+        key ? Loc(doc.file, Child(doc.node, key)) : doc.location,
+        base + "'s " + std::to_string(n) + " take it over the limit, with " +
+            std::to_string(before) +
+            " declared before it; if the stack really is this large, raise the limit with "
+            "--max-instances or CAIRN_MAX_INSTANCES");
+  }
+
+  void MakeInstances(PendingResource& p) {
+    const size_t di = p.doc;
+    const Doc& doc = docs_[di];
+    const Scope& scope = scopes_[doc.scope];
+    const std::string& base = p.base;
+    ResourceGroup& group = p.group;
+    const std::vector<AddressIndex>& indexes = p.instances.indexes;
+    const std::vector<Value>& each_values = p.instances.each_values;
+    const Lifecycle& lifecycle = p.lifecycle;
+    const Value* spec = p.spec;
+    const YamlNode& spec_node = p.spec_node;
+    const auto& fields = registry_->Fields(doc.kind);
+    bool has_name_field = std::find(fields.begin(), fields.end(), "name") != fields.end();
+    for (size_t k = 0; k < indexes.size(); ++k) {
+      ResourceConfig rc;
+      rc.address.kind = doc.kind;
+      rc.address.name = doc.name;
+      rc.address.index = indexes[k];
+      rc.address.module = scope.path;
+      rc.kind = doc.kind;
+      rc.lifecycle = lifecycle;
+      rc.location = doc.location;
+      std::optional<int> count_index;
+      std::string each_key;
+      EvalContext ctx;
+      ctx.doc = &doc;
+      ctx.resource_refs = true;
+      ctx.count_index = &count_index;
+      ctx.resource = static_cast<int>(resources_.size());
+      if (const int* i = std::get_if<int>(&indexes[k])) count_index = *i;
+      if (const std::string* key = std::get_if<std::string>(&indexes[k])) {
+        each_key = *key;
+        ctx.each_key = &each_key;
+        ctx.each_value = &each_values[k];
+      }
+      rc.spec = Eval(*spec, spec_node, "", ctx);
+      if (has_name_field && rc.spec.is_object() && !rc.spec.contains("name")) {
+        rc.spec["name"] = EscapeTemplateLiteral(DefaultApiName(scope.path, doc.name, indexes[k]));
+      }
+      group.instances.push_back(resources_.size());
+      resources_.push_back(std::move(rc));
+      resource_docs_of_.push_back(di);
+    }
+    groups_.emplace(base, std::move(group));
   }
 
   // Outputs of the stack and of every module instance; a module's are known
@@ -2312,6 +2358,7 @@ class Loader {
   std::vector<ResourceConfig> resources_;
   std::vector<size_t> resource_docs_of_;
   std::set<std::string> keyed_files_;                  // files reported for holding key material
+  bool too_many_instances_ = false;                    // refused: the stack is not checked further
   std::vector<OutputConfig> outputs_;                  // of the stack and of every module instance
   std::vector<size_t> output_scope_, output_docs_of_;  // per output
   std::map<std::string, size_t> output_index_;         // by key (see LoadOutputs)

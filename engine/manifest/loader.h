@@ -30,6 +30,12 @@ class SchemaRegistry;
 // are read: a FIFO or a device could block or never end.
 inline constexpr size_t kMaxManifestFileBytes = size_t{64} << 20;
 inline constexpr size_t kMaxFileFunctionBytes = size_t{1} << 20;
+// Resource instances a stack may have in all (count and for_each expanded,
+// modules included) unless LoadOptions says otherwise: ten times the
+// largest stacks we aim at (100,000 resources), and about 1.5 GB of memory
+// to load; past it a typo such as `count: 100000` on thirty resources would
+// exhaust memory before any diagnostic.
+inline constexpr size_t kDefaultMaxInstances = 1000000;
 
 struct LoadOptions {
   // Directories (every *.yaml / *.yml in them) or files; empty means ".".
@@ -59,6 +65,9 @@ struct LoadOptions {
   std::string schema_dir;
   // When set, used instead of loading schema_dir.
   std::shared_ptr<const SchemaRegistry> registry;
+  // More resource instances than this are refused (too_many_instances)
+  // before any is made: `--max-instances`, CAIRN_MAX_INSTANCES.
+  size_t max_instances = kDefaultMaxInstances;
 };
 
 struct LoadResult {

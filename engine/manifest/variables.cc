@@ -42,7 +42,7 @@ std::optional<Value> ParseVariableText(const std::string& text, const std::strin
   }
   try {
     auto tree = YamlTree::Parse(text);
-    if (tree->error || tree->documents.size() != 1) return std::nullopt;
+    if (tree->error || !tree->bad_bytes.empty() || tree->documents.size() != 1) return std::nullopt;
     size_t budget = 0;
     std::vector<Diagnostic> problems;
     Value v = YamlToValue("", tree->documents[0], 0, budget, problems);

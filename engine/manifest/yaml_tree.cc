@@ -4,6 +4,7 @@
 #include <yaml-cpp/exceptions.h>
 #include <yaml-cpp/parser.h>
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 
@@ -27,11 +28,100 @@ YamlMark ToMark(const YAML::Mark& m) {
   return {m.line, m.column};
 }
 
+// The length of the well-formed UTF-8 sequence (RFC 3629, table 3-7 of the
+// Unicode standard) at text[i], or 0 when there is none.
+size_t Utf8SequenceLength(const std::string& text, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char c = byte(i);
+  if (c < 0x80) return 1;
+  size_t len = 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // the second byte's range
+  if (c >= 0xC2 && c <= 0xDF) {
+    len = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    len = 3;
+    if (c == 0xE0) lo = 0xA0;  // overlong
+    if (c == 0xED) hi = 0x9F;  // surrogates
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    len = 4;
+    if (c == 0xF0) lo = 0x90;  // overlong
+    if (c == 0xF4) hi = 0x8F;  // above U+10FFFF
+  } else {
+    return 0;
+  }
+  if (i + len > text.size() || byte(i + 1) < lo || byte(i + 1) > hi) return 0;
+  for (size_t k = 2; k < len; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+  }
+  return len;
+}
+
+constexpr char kBadByteStandIn = '\xFF';
+
+// Records the runs of bad bytes of `text` in `tree`; when there are any,
+// returns the text with each replaced by kBadByteStandIn (same positions).
+std::optional<std::string> FindBadBytes(const std::string& text, YamlTree& tree) {
+  if (std::all_of(text.begin(), text.end(),
+                  [](char c) { return c != '\0' && static_cast<unsigned char>(c) < 0x80; })) {
+    return std::nullopt;
+  }
+  std::optional<std::string> clean;
+  // Positions as yaml-cpp counts them: a line ends at LF, or at a CR not
+  // followed by LF; columns are bytes, a UTF-8 byte order mark not counted.
+  int line = 0;
+  size_t line_start = text.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0;
+  size_t run_end = std::string::npos;  // where the current run of bad bytes ends
+  auto run_kind = YamlBadBytes::Kind::kNul;
+  for (size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    size_t len = c == '\0' ? 0 : Utf8SequenceLength(text, i);
+    if (len > 0) {
+      if (c == '\n' || (c == '\r' && (i + 1 == text.size() || text[i + 1] != '\n'))) {
+        ++line;
+        line_start = i + 1;
+      }
+      i += len;
+      continue;
+    }
+    const auto kind = c == '\0' ? YamlBadBytes::Kind::kNul : YamlBadBytes::Kind::kNotUtf8;
+    if (!clean) clean = text;
+    (*clean)[i] = kBadByteStandIn;
+    if (run_end == i && run_kind == kind) {
+      if (tree.bad_byte_runs <= YamlTree::kMaxBadByteRuns) ++tree.bad_bytes.back().length;
+    } else {
+      ++tree.bad_byte_runs;
+      if (tree.bad_bytes.size() < YamlTree::kMaxBadByteRuns) {
+        tree.bad_bytes.push_back(
+            {kind, {line, static_cast<int>(i - std::min(i, line_start))}, i, 1});
+      }
+    }
+    run_end = i + 1;
+    run_kind = kind;
+    ++i;
+  }
+  return clean;
+}
+
+// A scalar read from text with bad bytes: each stand-in as U+FFFD.
+void ReplaceStandIns(std::string& scalar) {
+  if (scalar.find(kBadByteStandIn) == std::string::npos) return;
+  std::string out;
+  for (char c : scalar) {
+    if (c == kBadByteStandIn) {
+      out += "\xEF\xBF\xBD";
+    } else {
+      out += c;
+    }
+  }
+  scalar = std::move(out);
+}
+
 }  // namespace
 
 YamlNode::Type YamlNode::type() const { return d_ ? d_->type : Type::kUndefined; }
 const std::string& YamlNode::Scalar() const { return d_ ? d_->scalar : EmptyString(); }
 bool YamlNode::quoted() const { return d_ && d_->quoted; }
+bool YamlNode::aliased() const { return d_ && d_->aliased; }
 YamlMark YamlNode::Mark() const { return d_ ? d_->mark : YamlMark{}; }
 YamlMark YamlNode::EndMark() const { return d_ ? d_->end : YamlMark{}; }
 
@@ -91,6 +181,7 @@ class YamlTreeBuilder : public YAML::EventHandler {
     if (it == anchors_.end()) {
       Add(YamlNode(New(YamlNode::Type::kNull, mark, 0)));
     } else {
+      it->second->aliased = true;
       Add(YamlNode(it->second));
     }
   }
@@ -166,7 +257,7 @@ class YamlTreeBuilder : public YAML::EventHandler {
 
   YamlTree& tree_;
   std::vector<Frame> stack_;
-  std::map<YAML::anchor_t, const YamlNodeData*> anchors_;
+  std::map<YAML::anchor_t, YamlNodeData*> anchors_;
   std::vector<YamlNodeData*>& unended_;  // complete nodes waiting for the next mark
   size_t max_nodes_;
 };
@@ -179,8 +270,10 @@ std::vector<YamlNode> YamlTree::Scalars() const {
   return out;
 }
 
-std::unique_ptr<YamlTree> YamlTree::Parse(const std::string& text) {
+std::unique_ptr<YamlTree> YamlTree::Parse(const std::string& original) {
   auto tree = std::make_unique<YamlTree>();
+  std::optional<std::string> clean = FindBadBytes(original, *tree);
+  const std::string& text = clean ? *clean : original;
   std::istringstream in(text);
   // Every node takes at least one character of text (an alias two), so a
   // parser emitting more than this is looping.
@@ -200,6 +293,9 @@ std::unique_ptr<YamlTree> YamlTree::Parse(const std::string& text) {
     tree->error = YamlSyntaxError{e.msg, ToMark(e.mark)};
   } catch (const std::exception& e) {
     tree->error = YamlSyntaxError{e.what(), {}};
+  }
+  if (clean) {
+    for (YamlNodeData& d : tree->arena_) ReplaceStandIns(d.scalar);
   }
   return tree;
 }

@@ -7,6 +7,8 @@
 // Invariants: nodes live as long as the YamlTree that built them and never
 // change. Aliases point at the anchored node, so a tree may share nodes, and
 // an alias to an enclosing node makes a cycle: walkers bound their depth.
+// Scalars are valid UTF-8: the bytes of the text that are not (and NUL
+// bytes, which yaml-cpp misreads) are listed in bad_bytes and read as U+FFFD.
 #pragma once
 
 #include <deque>
@@ -45,6 +47,8 @@ class YamlNode {
   const std::string& Scalar() const;
   // True for quoted and block scalars and explicit !!str: always strings.
   bool quoted() const;
+  // True when an alias refers to this node, which it then stands for.
+  bool aliased() const;
   YamlMark Mark() const;
   // Where the text after the node begins: the position of the next node of
   // the file (null when none follows). The node's own text, with any
@@ -59,6 +63,8 @@ class YamlNode {
   YamlNode Get(std::string_view key) const;
 
   bool operator==(const YamlNode& o) const { return d_ == o.d_; }
+  // The same for handles to the same node (aliases share nodes).
+  const void* id() const { return d_; }
 
  private:
   const YamlNodeData* d_ = nullptr;
@@ -69,9 +75,20 @@ struct YamlNodeData {
   YamlMark mark;
   YamlMark end;
   bool quoted = false;
+  bool aliased = false;  // an alias refers to it
   std::string scalar;
   std::vector<YamlNode> items;
   std::vector<std::pair<YamlNode, YamlNode>> pairs;
+};
+
+// A run of bytes of the text that YAML cannot be trusted with: NUL bytes
+// (yaml-cpp reads "ab<NUL>x41" as the escape "ab\x41") or bytes that are not
+// part of well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates).
+struct YamlBadBytes {
+  enum class Kind { kNul, kNotUtf8 } kind = Kind::kNotUtf8;
+  YamlMark mark;      // the first byte, counted as yaml-cpp counts columns
+  size_t offset = 0;  // of the first byte in the text
+  size_t length = 1;  // bytes in the run, all of `kind`
 };
 
 struct YamlSyntaxError {
@@ -87,6 +104,13 @@ class YamlTree {
 
   std::vector<YamlNode> documents;
   std::optional<YamlSyntaxError> error;
+  // The first kMaxBadByteRuns runs of bad bytes, in text order, and how many
+  // runs there are in all. The text is parsed with each bad byte replaced by
+  // 0xFF (never part of UTF-8, and not a YAML indicator), so that positions
+  // stay those of the original text.
+  static constexpr size_t kMaxBadByteRuns = 10;
+  std::vector<YamlBadBytes> bad_bytes;
+  size_t bad_byte_runs = 0;
 
   // Every scalar of the text, in order, including those only an alias or a
   // document dropped by a syntax error refers to.

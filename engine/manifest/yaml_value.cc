@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <set>
 
 #include "base/schema/formats.h"
 
@@ -64,26 +65,57 @@ SourceLocation NodeLoc(const std::string& file, const YamlNode& n) {
   return l;
 }
 
-Value YamlToValue(const std::string& file, const YamlNode& n, int depth, size_t& budget,
-                  std::vector<Diagnostic>& out) {
-  if (++budget > kMaxNodesPerDocument) {
-    if (budget == kMaxNodesPerDocument + 1) {
-      AddError(out, "document_too_large",
-               "document has more than " + std::to_string(kMaxNodesPerDocument) + " nodes",
-               NodeLoc(file, n),
-               "aliases may expand it; write the values out or split the document");
-    }
-    return nullptr;
+namespace {
+
+// One walk of a document against the bounds. A node is free the first time
+// the walk meets it, since the text holds it (and the text's size is
+// bounded); met again through an alias, it and all below it count in
+// `budget`.
+struct BoundsWalk {
+  const std::string& file;
+  size_t& budget;
+  std::vector<Diagnostic>& out;
+  std::set<const void*> aliased_met;  // aliased nodes met once already
+  YamlNode written;  // the last node met as written: where what aliases expand to is reported
+};
+
+// Counts `n`, met at nesting `depth` (`repeated`: below a node met again
+// through an alias). False when the document is over the bounds, reported
+// once, at the first node over them; `repeated` becomes what `n`'s children
+// are.
+bool Charge(BoundsWalk& w, const YamlNode& n, int depth, bool& repeated) {
+  if (w.budget > kMaxNodesPerDocument) return false;
+  if (n.aliased() && !repeated) repeated = !w.aliased_met.insert(n.id()).second;
+  if (!repeated) w.written = n;
+  if (repeated && ++w.budget > kMaxNodesPerDocument) {
+    AddError(w.out, "document_too_large",
+             "aliases expand the document by more than " + std::to_string(kMaxNodesPerDocument) +
+                 " nodes",
+             NodeLoc(w.file, w.written),
+             "each use of an alias repeats all it names; write the values out or split the "
+             "document");
+    return false;
   }
   if (depth > kMaxYamlDepth) {
-    AddError(out, "document_too_deep",
+    AddError(w.out, "document_too_deep",
              "document nests deeper than " + std::to_string(kMaxYamlDepth) + " levels",
-             NodeLoc(file, n));
-    budget = kMaxNodesPerDocument + 2;
-    return nullptr;
+             NodeLoc(w.file, n));
+    w.budget = kMaxNodesPerDocument + 2;
+    return false;
   }
+  return true;
+}
+
+bool WithinBounds(BoundsWalk& w, const YamlNode& n, int depth, bool repeated);
+
+Value ToValue(BoundsWalk& w, const YamlNode& n, int depth, bool repeated) {
+  if (!Charge(w, n, depth, repeated)) return nullptr;
+  std::vector<Diagnostic>& out = w.out;
+  const std::string& file = w.file;
   switch (n.type()) {
     case YamlNode::Type::kScalar:
+      // Raw bytes that are not UTF-8 were reported with the text
+      // (AddTextDiagnostics); escapes can still make some ("\ud800").
       if (!IsValidUtf8(n.Scalar())) {
         AddError(out, "invalid_utf8", "text is not valid UTF-8", NodeLoc(file, n),
                  "manifests are UTF-8; save the file in that encoding");
@@ -93,13 +125,14 @@ Value YamlToValue(const std::string& file, const YamlNode& n, int depth, size_t&
       return PlainScalar(n.Scalar());
     case YamlNode::Type::kSequence: {
       Value arr = Value::array();
-      for (const auto& item : n.items())
-        arr.push_back(YamlToValue(file, item, depth + 1, budget, out));
+      for (const auto& item : n.items()) arr.push_back(ToValue(w, item, depth + 1, repeated));
       return arr;
     }
     case YamlNode::Type::kMap: {
       Value obj = Value::object();
       for (const auto& [key_node, value_node] : n.pairs()) {
+        // Keys count too, though only a scalar is read: `fmt` compares all.
+        if (!WithinBounds(w, key_node, depth + 1, repeated)) break;
         if (!key_node.IsScalar()) {
           AddError(out, "invalid_key", "mapping keys must be plain strings",
                    NodeLoc(file, key_node));
@@ -116,13 +149,68 @@ Value YamlToValue(const std::string& file, const YamlNode& n, int depth, size_t&
                    NodeLoc(file, key_node));
           continue;
         }
-        obj[key] = YamlToValue(file, value_node, depth + 1, budget, out);
+        obj[key] = ToValue(w, value_node, depth + 1, repeated);
       }
       return obj;
     }
     default:
       return nullptr;
   }
+}
+
+bool WithinBounds(BoundsWalk& w, const YamlNode& n, int depth, bool repeated) {
+  if (!Charge(w, n, depth, repeated)) return false;
+  for (const auto& item : n.items()) {
+    if (!WithinBounds(w, item, depth + 1, repeated)) return false;
+  }
+  for (const auto& [key, value] : n.pairs()) {
+    if (!WithinBounds(w, key, depth + 1, repeated) || !WithinBounds(w, value, depth + 1, repeated))
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void AddTextDiagnostics(const std::string& file, const YamlTree& tree,
+                        std::vector<Diagnostic>& out) {
+  for (size_t i = 0; i < tree.bad_bytes.size(); ++i) {
+    const YamlBadBytes& b = tree.bad_bytes[i];
+    SourceLocation at{file, b.mark.line + 1, b.mark.column + 1, static_cast<int>(b.length)};
+    std::string detail;
+    if (i + 1 == tree.bad_bytes.size() && tree.bad_byte_runs > tree.bad_bytes.size()) {
+      detail = std::to_string(tree.bad_byte_runs - tree.bad_bytes.size()) +
+               " more such places in this file are not listed; ";
+    }
+    if (b.kind == YamlBadBytes::Kind::kNul) {
+      AddError(out, "nul_byte", "NUL byte in the text", at,
+               detail + "YAML text cannot hold NUL; write \"\\0\" in a double-quoted string");
+    } else {
+      AddError(out, "invalid_utf8", "text is not valid UTF-8", at,
+               detail + "manifests are UTF-8; save the file in that encoding");
+    }
+  }
+  if (tree.error) {
+    SourceLocation l{file, 0, 0, 1};
+    if (!tree.error->mark.is_null()) {
+      l.line = tree.error->mark.line + 1;
+      l.column = tree.error->mark.column + 1;
+    }
+    AddError(out, "yaml_syntax", "YAML syntax error: " + tree.error->message, l);
+  }
+}
+
+bool DocumentWithinBounds(const std::string& file, const YamlNode& root,
+                          std::vector<Diagnostic>& out) {
+  size_t budget = 0;
+  BoundsWalk w{file, budget, out, {}};
+  return WithinBounds(w, root, 0, false);
+}
+
+Value YamlToValue(const std::string& file, const YamlNode& n, int depth, size_t& budget,
+                  std::vector<Diagnostic>& out) {
+  BoundsWalk w{file, budget, out, {}};
+  return ToValue(w, n, depth, false);
 }
 
 }  // namespace cairn

@@ -326,8 +326,12 @@ TEST_CASE("bytes that are not UTF-8 never break the JSON form of diagnostics") {
       "kind: network\nname: n\nspec: {region: eu-central, cidr: 10.0.0.0/8, \"caf\xe9\": 1}\n---\n"
       "kind: instance\nname: w\ncount: [\"\xff\"]\nspec: {region: eu-central, plan: s-1vcpu-1gb, "
       "image: debian-12}\n");
-  REQUIRE(r.diagnostics.size() == 3);
-  CHECK(r.diagnostics[0].code == "invalid_utf8");
+  INFO(Codes(r));
+  // Each bad byte where it is; the key is read as "caf\uFFFD".
+  REQUIRE(r.diagnostics.size() == 4);
+  CHECK(r.diagnostics[0].code == "unknown_field");
+  CHECK(r.diagnostics[1].code == "invalid_utf8");
+  CHECK(r.diagnostics[3].code == "invalid_utf8");
   std::string json;
   CHECK_NOTHROW(json = DiagnosticsToJson(r.diagnostics));
   CHECK(json.find("invalid_count") != std::string::npos);
@@ -346,8 +350,13 @@ TEST_CASE("fuzz regression: text that is not UTF-8 never reaches valijson") {
   auto r = Load("kind: instance\nname: web\nspec:\n  region: eu-cen" + std::string(60, '\x97') +
                 "\n  plan: s-1vcpu-1gb\n  image: debian-12\n");
   REQUIRE_FALSE(r.ok());
-  CHECK(r.diagnostics.at(0).code == "invalid_utf8");
-  CHECK(r.diagnostics.at(0).location.line == 4);
+  bool at_byte = false;  // the first bad byte, one diagnostic for the run
+  for (const auto& d : r.diagnostics) {
+    if (d.code != "invalid_utf8") continue;
+    CHECK_FALSE(at_byte);
+    at_byte = d.location.line == 4 && d.location.column == 17 && d.location.length == 60;
+  }
+  CHECK(at_byte);
 }
 
 TEST_CASE("StackConfig::Find uses the index LoadStack builds and survives a stale one") {
@@ -516,4 +525,54 @@ TEST_CASE("a file holding a key still reports its other problems, and no message
   CHECK(out.find(kKeyBody) == std::string::npos);
   // Reported once, not again as "a value".
   CHECK(Codes(r).find("private key material in a value") == std::string::npos);
+}
+
+TEST_CASE("a stack over the instance limit is refused before its instances are made") {
+  const std::string yaml = std::string(kNet) +
+                           "---\nkind: instance\nname: a\ncount: 3\n"
+                           "spec: {region: eu-central, plan: s-1vcpu-1gb, image: debian-12}\n"
+                           "---\nkind: instance\nname: b\nfor_each: [x, y, z]\n"
+                           "spec: {region: eu-central, plan: s-1vcpu-1gb, image: debian-12}\n";
+  LoadOptions o = Options();
+  o.max_instances = 7;  // 1 + 3 + 3
+  REQUIRE(Load(yaml, o).ok());
+  o.max_instances = 6;
+  auto r = Load(yaml, o);
+  REQUIRE(r.diagnostics.size() == 1);
+  const Diagnostic& d = r.diagnostics[0];
+  CHECK(d.code == "too_many_instances");
+  CHECK(d.summary == "the stack has more than 6 resource instances");
+  CHECK(d.location.file == "main.yaml");
+  CHECK(d.location.line == 12);  // b's for_each
+  CHECK(d.location.column == 11);
+  CHECK(d.detail.find("instance.b's 3 take it over the limit, with 4 declared before it") !=
+        std::string::npos);
+  CHECK(r.config.resources.empty());
+}
+
+TEST_CASE("the default instance limit refuses 30 resources of count 100000 at once") {
+  // Loading them took 4.3 GB, or ended in std::bad_alloc, before the limit.
+  std::string yaml = kNet;
+  for (int i = 0; i < 30; ++i) {
+    yaml += "---\nkind: instance\nname: w" + std::to_string(i) +
+            "\ncount: 100000\nspec: {region: eu-central, plan: s-1vcpu-1gb, image: debian-12}\n";
+  }
+  auto r = Load(yaml);
+  REQUIRE(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].code == "too_many_instances");
+  CHECK(r.diagnostics[0].summary ==
+        "the stack has more than " + std::to_string(kDefaultMaxInstances) + " resource instances");
+  // w9 takes it to 1,000,001 (the network, then 10 * 100000).
+  CHECK(r.diagnostics[0].location.line == 4 + 5 * 9 + 3);
+  CHECK(r.config.resources.empty());
+}
+
+TEST_CASE("a long for_each written out is not taken for an alias bomb") {
+  // A mapping takes two nodes an entry: past 50,000 entries it used to be
+  // refused as document_too_large, blaming aliases.
+  std::string yaml = std::string(kNet) + "---\nkind: variable\nname: zones\ndefault:\n";
+  for (int i = 0; i < 60000; ++i) yaml += "  z" + std::to_string(i) + ": eu-central\n";
+  auto r = Load(yaml);
+  CHECK(r.ok());
+  CHECK(Codes(r).find("document_too_large") == std::string::npos);
 }

@@ -18,6 +18,7 @@ Converted Convert(const std::string& yaml) {
   REQUIRE_FALSE(tree->error);
   REQUIRE(tree->documents.size() == 1);
   Converted c;
+  AddTextDiagnostics("v.yaml", *tree, c.diags);
   size_t budget = 0;
   c.value = YamlToValue("v.yaml", tree->documents[0], 0, budget, c.diags);
   return c;
@@ -66,14 +67,44 @@ TEST_CASE("nesting beyond the limit is one diagnostic, not a crash") {
   CHECK(c.diags[0].code == "document_too_deep");
 }
 
-TEST_CASE("text that is not UTF-8 is reported and replaced") {
+TEST_CASE("text that is not UTF-8 is reported at the byte and replaced") {
   auto c = Convert("name: \"ab\\xff\"\n");
   CHECK(c.diags.empty());  // an escape makes valid UTF-8 (U+00FF)
-  auto raw = Convert(std::string("name: ab\xff\n"));
-  REQUIRE(raw.diags.size() == 1);
+  auto raw = Convert(std::string("name: ab\xff\xfe c\n"));
+  REQUIRE(raw.diags.size() == 1);  // one run of bad bytes
   CHECK(raw.diags[0].code == "invalid_utf8");
-  CHECK(raw.value["name"] == Value("ab\xEF\xBF\xBD"));
+  CHECK(raw.diags[0].location.line == 1);
+  CHECK(raw.diags[0].location.column == 9);
+  CHECK(raw.diags[0].location.length == 2);
+  CHECK(raw.value["name"] == Value("ab\xEF\xBF\xBD\xEF\xBF\xBD c"));
+  // Overlong forms and surrogates are not UTF-8 either.
+  auto overlong = Convert(std::string("a: x\n\nb: \xC0\xAF\xED\xA0\x80\n"));
+  REQUIRE(overlong.diags.size() == 1);
+  CHECK(overlong.diags[0].location.line == 3);
+  CHECK(overlong.diags[0].location.column == 4);
   CHECK(ValidUtf8("plain") == "plain");
+}
+
+TEST_CASE("a NUL byte is reported at the byte, never read as an escape") {
+  // yaml-cpp alone reads "ab<NUL>x41cd" as "abAcd".
+  auto c = Convert(std::string("name: ab\0x41cd\n", 15));
+  REQUIRE(c.diags.size() == 1);
+  CHECK(c.diags[0].code == "nul_byte");
+  CHECK(c.diags[0].location.line == 1);
+  CHECK(c.diags[0].location.column == 9);
+  CHECK(c.value["name"] == Value("ab\xEF\xBF\xBDx41cd"));
+  // Columns are counted as yaml-cpp counts them: a byte order mark is not.
+  auto bom = Convert(std::string("\xEF\xBB\xBFname: \0\n", 11));
+  REQUIRE(bom.diags.size() == 1);
+  CHECK(bom.diags[0].location.column == 7);
+  // Many runs: the first ones listed, the last saying how many more.
+  std::string many;
+  for (int i = 0; i < 30; ++i)
+    many += "k" + std::to_string(i) + ": a" + std::string(1, '\0') + "\n";
+  auto m = Convert(many);
+  REQUIRE(m.diags.size() == YamlTree::kMaxBadByteRuns);
+  CHECK(m.diags.back().location.line == static_cast<int>(YamlTree::kMaxBadByteRuns));
+  CHECK(m.diags.back().detail.find("20 more") != std::string::npos);
 }
 
 TEST_CASE("a node's location spans a one-line scalar, quotes included") {
