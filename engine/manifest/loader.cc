@@ -753,6 +753,7 @@ class Loader {
       const Value& v = result_.config.variables[name];
       if (v.is_string()) RegisterSecret(v.get<std::string>());
     }
+    for (const std::string& secret : resolved.secrets) RegisterSecret(secret);
   }
 
   // The `name: value` entries of a --var-file. Only a declared variable's
@@ -777,11 +778,40 @@ class Loader {
       for (auto it = node.pairs().begin(); it != node.pairs().end(); ++it) {
         std::string name = it->first.IsScalar() ? it->first.Scalar() : "";
         size_t budget = 0;
-        Value v = decls.count(name) ? ToValue(display, it->second, 0, budget) : Value();
+        auto decl = decls.find(name);
+        Value v = decl != decls.end() ? ToValue(display, it->second, 0, budget) : Value();
+        if (decl != decls.end() && decl->second.sensitive) HideValueText(display, it->second);
         out.push_back(
             {std::move(name), std::move(v), Loc(display, it->first), Loc(display, it->second)});
       }
     }
+  }
+
+  // A sensitive variable's value in a variable file, shown as [REDACTED] in
+  // every excerpt, however short (the redactor ignores short secrets) and
+  // whatever its type: a diagnostic about it (a value of the wrong type)
+  // points at it, and --var and CAIRN_VAR_ values are never shown either.
+  void HideValueText(const std::string& file, const YamlNode& value) {
+    if (!value.IsDefined() || value.Mark().is_null()) return;
+    auto [first, last] = NodeLines(file, value);
+    std::vector<std::string> lines;
+    for (int n = 1;; ++n) {
+      auto line = result_.sources.Line(file, n);
+      if (!line) break;
+      std::string text(*line);
+      if (n == first) {
+        size_t col = std::min<size_t>(static_cast<size_t>(value.Mark().column), text.size());
+        text = text.substr(0, col) + std::string(kRedacted);
+      } else if (n > first && n <= last) {
+        size_t indent = text.find_first_not_of(" \t");
+        text =
+            (indent == std::string::npos ? text : text.substr(0, indent)) + std::string(kRedacted);
+      }
+      lines.push_back(std::move(text));
+    }
+    std::string text;
+    for (const auto& l : lines) text += l + "\n";
+    result_.sources.Add(file, std::move(text));
   }
 
   // ---- modules ------------------------------------------------------------
