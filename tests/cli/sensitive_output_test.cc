@@ -1,14 +1,34 @@
 // Secrets as users meet them: the real `cairn` binary against a real
-// `cairn serve` on loopback. A sensitive value in a variable file is never
-// shown in a diagnostic.
+// `cairn serve` on loopback, state in a real SQLite file. A value built from
+// a sensitive variable stays sensitive through outputs, module outputs, the
+// state, `cairn output` and a saved plan; a private key assembled from
+// variables is refused by every command; a sensitive value in a variable
+// file is never shown in a diagnostic.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "tests/server/serve_fixture.h"
 #include "tests/support/process.h"
 
 using namespace cairn::testing;
+using nlohmann::json;
 
 namespace {
+
+constexpr const char* kSecret = "sekr1t-value-42";
+
+// A sensitive variable, and a network named from it: a resource attribute
+// built from a sensitive value, as outputs are below.
+std::string SecretStack(const std::string& outputs) {
+  return std::string("kind: variable\nname: s\ntype: string\nsensitive: true\ndefault: ") +
+         kSecret +
+         "\n---\n"
+         "kind: network\nname: app\nspec: {name: \"net-${var.s}\", region: eu-central, cidr: "
+         "10.30.0.0/16}\n---\n" +
+         outputs;
+}
+
+const char* kKeyBody = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW";
 
 struct Env {
   ServeFixture server;
@@ -24,6 +44,86 @@ struct Env {
 };
 
 }  // namespace
+
+TEST_CASE("an output built from a sensitive variable is refused unless declared sensitive") {
+  Env e;
+  // Two outputs (their values on lines 13 and 17): the variable, and a
+  // string built from it.
+  WriteFile(e.stack + "/main.yaml",
+            SecretStack("kind: output\nname: o\nvalue: ${var.s}\n---\n"
+                        "kind: output\nname: n\nvalue: \"net-${var.s}\"\n"));
+  for (const char* command : {"validate", "plan", "apply"}) {
+    std::vector<std::string> args{command, e.stack};
+    if (std::string(command) == "apply") args.push_back("--auto-approve");
+    auto r = e.Cairn(args);
+    INFO(command << "\n" << r.out << r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("main.yaml:13:8: error: output \"o\" is built from sensitive variable "
+                     "\"s\", so it must be declared sensitive [output_not_sensitive]") !=
+          std::string::npos);
+    CHECK(r.err.find("main.yaml:17:8: error: output \"n\" is built from sensitive variable "
+                     "\"s\"") != std::string::npos);
+    CHECK((r.out + r.err).find(kSecret) == std::string::npos);
+  }
+  auto none = e.Cairn({"output", e.stack});
+  CHECK(none.err.find("no outputs recorded") != std::string::npos);
+}
+
+TEST_CASE("a module input built from a sensitive variable makes the module's outputs sensitive") {
+  Env e;
+  WriteFile(e.stack + "/modules/db/main.yaml",
+            "kind: variable\nname: password\ntype: string\n---\n"
+            "kind: output\nname: dsn\nvalue: \"db://admin:${var.password}@db\"\n");
+  WriteFile(e.stack + "/main.yaml",
+            SecretStack("kind: module\nname: db\nsource: ./modules/db\n"
+                        "inputs: {password: \"${var.s}\"}\n---\n"
+                        "kind: output\nname: conn\nsensitive: true\nvalue: ${module.db.dsn}\n"));
+  auto refused = e.Cairn({"validate", e.stack});
+  INFO(refused.out << refused.err);
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.err.find("modules/db/main.yaml:7:8: error: output \"dsn\" is built from variable "
+                         "\"password\", whose input is built from sensitive variable \"s\", so it "
+                         "must be declared sensitive [output_not_sensitive]") != std::string::npos);
+  CHECK((refused.out + refused.err).find(kSecret) == std::string::npos);
+
+  WriteFile(e.stack + "/modules/db/main.yaml",
+            "kind: variable\nname: password\ntype: string\n---\n"
+            "kind: output\nname: dsn\nsensitive: true\nvalue: \"db://admin:${var.password}@db\"\n");
+  auto apply = e.Cairn({"apply", e.stack, "--auto-approve"});
+  INFO(apply.out << apply.err);
+  REQUIRE(apply.exit_code == 0);
+  CHECK(apply.out.find("conn = (sensitive)") != std::string::npos);
+  CHECK((apply.out + apply.err).find(kSecret) == std::string::npos);
+  auto out = e.Cairn({"output", e.stack});
+  CHECK(out.out == "conn = (sensitive)\n");
+  CHECK(json::parse(e.Cairn({"output", e.stack, "--json"}).out)["conn"]["sensitive"] == true);
+}
+
+TEST_CASE("a private key assembled from variables into an output is refused by every command") {
+  Env e;
+  // Neither half is a key; together they are.
+  WriteFile(e.stack + "/main.yaml",
+            "kind: variable\nname: p1\ndefault: \"-----BEGIN OPENSSH PRIV\"\n---\n"
+            "kind: variable\nname: p2\ndefault: \"ATE KEY-----\\n" +
+                std::string(kKeyBody) +
+                "\\n-----END OPENSSH PRIVATE KEY-----\\n\"\n---\n"
+                "kind: output\nname: o\nvalue: \"${var.p1}${var.p2}\"\n");
+  for (const char* command : {"validate", "plan", "apply"}) {
+    std::vector<std::string> args{command, e.stack};
+    if (std::string(command) == "apply") args.push_back("--auto-approve");
+    auto r = e.Cairn(args);
+    INFO(command << "\n" << r.out << r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("main.yaml:11:9: error: private key material in a value "
+                     "[private_key_material]") != std::string::npos);
+    CHECK((r.out + r.err).find(kKeyBody) == std::string::npos);
+    CHECK((r.out + r.err).find("ATE KEY") == std::string::npos);
+  }
+  auto out = e.Cairn({"output", e.stack, "--json", "--show-sensitive"});
+  CHECK(out.out.find(kKeyBody) == std::string::npos);
+  auto pulled = e.Cairn({"state", "pull", e.stack});
+  CHECK(pulled.out.find(kKeyBody) == std::string::npos);
+}
 
 TEST_CASE("a sensitive variable's value in a --var-file is not shown in a type error") {
   Env e;
