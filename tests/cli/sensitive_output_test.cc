@@ -5,7 +5,9 @@
 // variables is refused by every command; a sensitive value in a variable
 // file is never shown in a diagnostic.
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "tests/server/serve_fixture.h"
 #include "tests/support/process.h"
@@ -43,6 +45,13 @@ struct Env {
   CommandResult Cairn(std::vector<std::string> args) { return RunCairn(args, env); }
 };
 
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
 }  // namespace
 
 TEST_CASE("an output built from a sensitive variable is refused unless declared sensitive") {
@@ -67,6 +76,77 @@ TEST_CASE("an output built from a sensitive variable is refused unless declared 
   }
   auto none = e.Cairn({"output", e.stack});
   CHECK(none.err.find("no outputs recorded") != std::string::npos);
+}
+
+TEST_CASE("an output declared sensitive stays sensitive in apply, the state, output and plans") {
+  Env e;
+  WriteFile(e.stack + "/main.yaml",
+            SecretStack("kind: output\nname: o\nsensitive: true\nvalue: ${var.s}\n---\n"
+                        "kind: output\nname: n\nsensitive: true\nvalue: \"net-${var.s}\"\n---\n"
+                        "kind: output\nname: plain\nvalue: hello\n"));
+  const std::string planfile = e.dir.path() + "/first.plan";
+  auto plan = e.Cairn({"plan", e.stack, "--out", planfile});
+  INFO(plan.out << plan.err);
+  REQUIRE(plan.exit_code == 0);
+  CHECK(plan.out.find("+ o = (sensitive)") != std::string::npos);
+  CHECK(plan.out.find(kSecret) == std::string::npos);
+  // The saved plan records both as sensitive (it holds the values: it is
+  // what apply runs).
+  json saved = json::parse(ReadAll(planfile));
+  std::map<std::string, bool> marked;
+  for (const auto& o : saved["outputs"]) marked[o["name"]] = o["sensitive"];
+  CHECK(marked == std::map<std::string, bool>{{"n", true}, {"o", true}, {"plain", false}});
+  auto printed = e.Cairn({"plan", e.stack, "--json"});
+  REQUIRE(printed.exit_code == 0);
+  CHECK(printed.out.find(kSecret) == std::string::npos);
+
+  auto apply = e.Cairn({"apply", planfile});
+  INFO(apply.out << apply.err);
+  REQUIRE(apply.exit_code == 0);
+  CHECK(apply.out.find("o = (sensitive)") != std::string::npos);
+  CHECK(apply.out.find("n = (sensitive)") != std::string::npos);
+  CHECK((apply.out + apply.err).find(kSecret) == std::string::npos);
+
+  auto all = e.Cairn({"output", e.stack});
+  REQUIRE(all.exit_code == 0);
+  CHECK(all.out.find("o = (sensitive)\n") != std::string::npos);
+  CHECK(all.out.find("n = (sensitive)\n") != std::string::npos);
+  CHECK(all.out.find("plain = \"hello\"\n") != std::string::npos);
+  CHECK(all.out.find(kSecret) == std::string::npos);
+  auto one = e.Cairn({"output", "n", e.stack});
+  CHECK(one.exit_code == 1);
+  CHECK(one.err.find("--show-sensitive") != std::string::npos);
+  CHECK((one.out + one.err).find(kSecret) == std::string::npos);
+
+  // --json: marked, and no plaintext unless asked for.
+  auto j = e.Cairn({"output", e.stack, "--json"});
+  REQUIRE(j.exit_code == 0);
+  CHECK(j.out.find(kSecret) == std::string::npos);
+  json parsed = json::parse(j.out);
+  CHECK(parsed["o"] == json({{"value", "(sensitive)"}, {"sensitive", true}}));
+  CHECK(parsed["n"] == json({{"value", "(sensitive)"}, {"sensitive", true}}));
+  CHECK(parsed["plain"] == json({{"value", "hello"}, {"sensitive", false}}));
+  // Asked for: by name, or with --show-sensitive.
+  CHECK(e.Cairn({"output", "n", e.stack, "--json"}).out ==
+        "\"net-" + std::string(kSecret) + "\"\n");
+  CHECK(e.Cairn({"output", "n", e.stack, "--show-sensitive"}).out ==
+        "net-" + std::string(kSecret) + "\n");
+  json shown = json::parse(e.Cairn({"output", e.stack, "--json", "--show-sensitive"}).out);
+  CHECK(shown["o"] == json({{"value", kSecret}, {"sensitive", true}}));
+
+  // Removed from the manifests, a sensitive output's last value is still
+  // not shown by the plan that deletes it.
+  WriteFile(e.stack + "/main.yaml", SecretStack("kind: output\nname: plain\nvalue: hello\n"));
+  auto gone = e.Cairn({"plan", e.stack, "--json"});
+  INFO(gone.out << gone.err);
+  REQUIRE(gone.exit_code == 0);
+  CHECK(gone.out.find(kSecret) == std::string::npos);
+  json changes = json::parse(gone.out)["output_changes"];
+  REQUIRE(changes.size() == 2);
+  for (const auto& c : changes) {
+    CHECK(c["action"] == "delete");
+    CHECK(c["sensitive"] == true);
+  }
 }
 
 TEST_CASE("a module input built from a sensitive variable makes the module's outputs sensitive") {
@@ -94,9 +174,9 @@ TEST_CASE("a module input built from a sensitive variable makes the module's out
   REQUIRE(apply.exit_code == 0);
   CHECK(apply.out.find("conn = (sensitive)") != std::string::npos);
   CHECK((apply.out + apply.err).find(kSecret) == std::string::npos);
-  auto out = e.Cairn({"output", e.stack});
-  CHECK(out.out == "conn = (sensitive)\n");
-  CHECK(json::parse(e.Cairn({"output", e.stack, "--json"}).out)["conn"]["sensitive"] == true);
+  auto out = e.Cairn({"output", e.stack, "--json"});
+  CHECK(json::parse(out.out)["conn"]["sensitive"] == true);
+  CHECK(out.out.find(kSecret) == std::string::npos);
 }
 
 TEST_CASE("a private key assembled from variables into an output is refused by every command") {
