@@ -701,8 +701,9 @@ class Loader {
     // declared variables, and their values in expression form.
     std::map<std::string, VariableInfo> variables;
     std::map<std::string, Value> values;
-    // Variables not declared sensitive whose input is built from a sensitive
-    // value, and what it is ("sensitive variable \"pw\"").
+    // Variables whose input is built from a sensitive variable, and which
+    // one ("sensitive variable \"pw\""); a module's sensitive output in an
+    // input is followed where it ends up (MarkOutputsOfSensitiveOutputs).
     std::map<std::string, std::string> sensitive_inputs;
     std::map<std::string, ModuleCall> calls;
     std::map<std::string, size_t> outputs;  // name -> index in outputs_
