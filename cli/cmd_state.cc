@@ -727,9 +727,13 @@ int Output(OutputFlags f, const GlobalOptions& g) {
     return 0;
   }
   if (f.json) {
+    // Like the text: a sensitive value only when asked for, by name or with
+    // --show-sensitive, so that a log of `cairn output --json` holds none.
     Value all = Value::object();
     for (const auto& [name, v] : st.outputs) {
-      all[name] = {{"value", v}, {"sensitive", st.sensitive_outputs.count(name) > 0}};
+      const bool sensitive = st.sensitive_outputs.count(name) > 0;
+      all[name] = {{"value", sensitive && !f.show_sensitive ? Value("(sensitive)") : v},
+                   {"sensitive", sensitive}};
     }
     std::cout << all.dump(2) << "\n";
     return 0;
@@ -747,19 +751,21 @@ std::function<int()> SetupOutput(CLI::App& sub, const GlobalOptions& global) {
   sub.add_option("NAME", f->name, "Print only this output (a string without quotes)");
   AddStack(sub, f->state);
   sub.add_flag("--json", f->json,
-               "Print as JSON: {NAME: {value, sensitive}}, or NAME's value; sensitive values "
-               "included");
+               "Print as JSON: {NAME: {value, sensitive}} (sensitive values as \"(sensitive)\" "
+               "unless --show-sensitive), or NAME's value");
   sub.add_flag("--show-sensitive", f->show_sensitive,
                "Print sensitive values instead of masking them");
   sub.footer(
       "The outputs the last apply recorded in the state (no API call). Sensitive outputs\n"
-      "are shown as (sensitive) unless --show-sensitive; --json includes them, for tools.\n\n"
+      "are shown as (sensitive) unless --show-sensitive, --json ones too; one asked for by\n"
+      "name is printed with --show-sensitive or --json.\n\n"
       "Examples:\n"
       "  cairn output                          # every output: name = value\n"
       "  cairn output examples/web             # of another stack directory\n"
       "  ssh admin@$(cairn output web_ip)      # one, raw\n"
       "  cairn output db_password --show-sensitive\n"
-      "  cairn output --json | jq -r .web_ip.value");
+      "  cairn output --json | jq -r .web_ip.value\n"
+      "  cairn output db_password --json       # one sensitive value, as JSON");
   return [f, &global] { return Output(*f, global); };
 }
 

@@ -51,6 +51,12 @@ std::string RefusedReference(const Expression& e, const EvalInputs& in, bool exa
   return "";
 }
 
+bool HoldsPrivateKey(const Value& v) {
+  if (v.is_string()) return FindPrivateKey(v.get_ref<const std::string&>()).found();
+  if (v.is_structured()) return std::any_of(v.begin(), v.end(), HoldsPrivateKey);
+  return false;
+}
+
 }  // namespace
 
 bool IsEnvName(std::string_view s) {
@@ -102,6 +108,11 @@ Evaluated EvaluateString(const std::string& text, const EvalInputs& in,
     switch (e.type) {
       case Expression::Type::kVar:
         if (in.variable) v = in.variable(e.name, at);
+        if (v && in.variable_sensitive && in.variable_sensitive(e.name) &&
+            std::find(result.sensitive.begin(), result.sensitive.end(), e.name) ==
+                result.sensitive.end()) {
+          result.sensitive.push_back(e.name);
+        }
         break;
       case Expression::Type::kEnv: {
         const char* env = in.getenv ? in.getenv(e.name.c_str()) : nullptr;
@@ -185,6 +196,19 @@ Evaluated EvaluateString(const std::string& text, const EvalInputs& in,
     result.value = std::move(exact_value);
   } else {
     result.value = std::move(out);
+  }
+  // Each input was checked where it was read (the manifest, a file, the
+  // environment), but pieces of a key are not keys: the value they make is
+  // checked too. A key written in the string itself was reported with its
+  // manifest.
+  if (!result.failed && HoldsPrivateKey(result.value) && !FindPrivateKey(text).found()) {
+    AddError(diags, "private_key_material", "private key material in a value",
+             locate(0, text.size()),
+             "it was assembled from variables, for_each values or files; only public keys belong "
+             "in a stack, and the key is not shown");
+    result.value = text;
+    result.failed = true;
+    result.private_key = true;
   }
   return result;
 }

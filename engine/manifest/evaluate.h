@@ -4,7 +4,10 @@
 // module outputs are kept as "${...}" for the plan and apply, qualified
 // with the module instance they are written in, and returned so that the
 // loader can check them and add them to the graph. Values in (through
-// EvalInputs), a value, its references and diagnostics out.
+// EvalInputs), a value, its references, its sensitive mark and diagnostics
+// out. A value assembled here that holds private key material (pieces of a
+// key in variables, say) is refused: no single input held it, so only the
+// result can show it.
 #pragma once
 
 #include <functional>
@@ -25,6 +28,9 @@ struct EvalInputs {
   // EscapeTemplateValue), or nullopt when it has none (the callee reports
   // why, at `at`, or knows it was reported already).
   std::function<std::optional<Value>(const std::string& name, const SourceLocation& at)> variable;
+  // Whether ${var.NAME}'s value is sensitive: a value built from it is
+  // marked sensitive (Evaluated::sensitive). Unset: none is.
+  std::function<bool(const std::string& name)> variable_sensitive;
   // ${env.NAME}: the environment variable, or null when unset.
   std::function<const char*(const char*)> getenv;
   // ${file("PATH")}: the file's text, its final newlines removed, or
@@ -56,6 +62,13 @@ struct Evaluated {
   // as written.
   bool failed = false;
   std::vector<FoundReference> references;  // in the order written
+  // The sensitive mark: the sensitive variables the value is built from,
+  // in the order first read. Empty: the value is not sensitive (as far as
+  // this string goes; references are marked where they are resolved).
+  std::vector<std::string> sensitive;
+  // The value assembled holds private key material (reported; `failed` is
+  // set and `value` is the text as written, so the key goes no further).
+  bool private_key = false;
 };
 
 // Evaluates `text`. `locate(offset, length)` is where bytes of `text` are in

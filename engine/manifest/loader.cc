@@ -169,6 +169,9 @@ struct EvalContext {
   // What its strings may read (evaluate.h): made at the first string, then
   // shared by the context's other strings.
   mutable std::optional<EvalInputs> inputs;
+  // The sensitive mark of what was evaluated: (pointer, variable) for each
+  // sensitive variable a string read.
+  mutable std::vector<std::pair<std::string, std::string>> sensitive;
 };
 
 class Loader {
@@ -206,7 +209,9 @@ class Loader {
       return;
     }
     LoadOutputs();
+    MarkOutputsOfSensitiveOutputs();
     ResolveModuleOutputs();
+    CheckAssembledKeys();
     LoadMoved();
     ResolveDependsOn();
     CheckReferences();
@@ -688,6 +693,10 @@ class Loader {
     // declared variables, and their values in expression form.
     std::map<std::string, VariableInfo> variables;
     std::map<std::string, Value> values;
+    // Variables whose input is built from a sensitive variable, and which
+    // one ("sensitive variable \"pw\""); a module's sensitive output in an
+    // input is followed where it ends up (MarkOutputsOfSensitiveOutputs).
+    std::map<std::string, std::string> sensitive_inputs;
     std::map<std::string, ModuleCall> calls;
     std::map<std::string, size_t> outputs;  // name -> index in outputs_
   };
@@ -745,6 +754,7 @@ class Loader {
       const Value& v = result_.config.variables[name];
       if (v.is_string()) RegisterSecret(v.get<std::string>());
     }
+    for (const std::string& secret : resolved.secrets) RegisterSecret(secret);
   }
 
   // The `name: value` entries of a --var-file. Only a declared variable's
@@ -769,11 +779,40 @@ class Loader {
       for (auto it = node.pairs().begin(); it != node.pairs().end(); ++it) {
         std::string name = it->first.IsScalar() ? it->first.Scalar() : "";
         size_t budget = 0;
-        Value v = decls.count(name) ? ToValue(display, it->second, 0, budget) : Value();
+        auto decl = decls.find(name);
+        Value v = decl != decls.end() ? ToValue(display, it->second, 0, budget) : Value();
+        if (decl != decls.end() && decl->second.sensitive) HideValueText(display, it->second);
         out.push_back(
             {std::move(name), std::move(v), Loc(display, it->first), Loc(display, it->second)});
       }
     }
+  }
+
+  // A sensitive variable's value in a variable file, shown as [REDACTED] in
+  // every excerpt, however short (the redactor ignores short secrets) and
+  // whatever its type: a diagnostic about it (a value of the wrong type)
+  // points at it, and --var and CAIRN_VAR_ values are never shown either.
+  void HideValueText(const std::string& file, const YamlNode& value) {
+    if (!value.IsDefined() || value.Mark().is_null()) return;
+    auto [first, last] = NodeLines(file, value);
+    std::vector<std::string> lines;
+    for (int n = 1;; ++n) {
+      auto line = result_.sources.Line(file, n);
+      if (!line) break;
+      std::string text(*line);
+      if (n == first) {
+        size_t col = std::min<size_t>(static_cast<size_t>(value.Mark().column), text.size());
+        text = text.substr(0, col) + std::string(kRedacted);
+      } else if (n > first && n <= last) {
+        size_t indent = text.find_first_not_of(" \t");
+        text =
+            (indent == std::string::npos ? text : text.substr(0, indent)) + std::string(kRedacted);
+      }
+      lines.push_back(std::move(text));
+    }
+    std::string text;
+    for (const auto& l : lines) text += l + "\n";
+    result_.sources.Add(file, std::move(text));
   }
 
   // ---- modules ------------------------------------------------------------
@@ -867,8 +906,10 @@ class Loader {
             Loc(doc.file, inputs_node));
       return;
     }
-    // Every instance's inputs first, while docs_ does not move.
+    // Every instance's inputs first, while docs_ does not move; with each
+    // input built from a sensitive variable, what makes it sensitive.
     std::vector<Value> values;
+    std::vector<std::map<std::string, std::string>> sensitive(indexes.size());
     for (size_t k = 0; k < indexes.size(); ++k) {
       std::optional<int> count_index;
       std::string each_key;
@@ -884,6 +925,10 @@ class Loader {
         ctx.each_value = &each_values[k];
       }
       values.push_back(inputs.is_null() ? Value::object() : Eval(inputs, inputs_node, "", ctx));
+      for (const auto& [pointer, var] : ctx.sensitive) {
+        std::string input = pointer.substr(1, pointer.find('/', 1) - 1);
+        sensitive[k].emplace(input, SensitiveVariableText(s, var));
+      }
     }
     std::vector<std::pair<AddressIndex, size_t>> instances;
     for (size_t k = 0; k < indexes.size(); ++k) {
@@ -897,7 +942,7 @@ class Loader {
       scopes_.push_back(std::move(child));
       instances.emplace_back(indexes[k], scopes_.size() - 1);
       AddModuleDocuments(scopes_.size() - 1, dir, source_loc);
-      ResolveModuleVariables(scopes_.size() - 1, values[k]);
+      ResolveModuleVariables(scopes_.size() - 1, values[k], sensitive[k]);
     }
     ModuleCall& done = scopes_[s].calls[doc.name];  // scopes_ moved
     done.instances = std::move(instances);
@@ -956,8 +1001,11 @@ class Loader {
   }
 
   // A module instance's variables, checked like a stack's: each takes its
-  // input (evaluated where the module is declared) or its default.
-  void ResolveModuleVariables(size_t s, const Value& inputs) {
+  // input (evaluated where the module is declared) or its default. An input
+  // built from a sensitive value (`sensitive`: input -> what it was built
+  // from) makes its variable sensitive inside the module.
+  void ResolveModuleVariables(size_t s, const Value& inputs,
+                              const std::map<std::string, std::string>& sensitive) {
     std::map<std::string, SourceLocation> first;
     std::map<std::string, VariableInfo> vars;
     for (size_t i : scopes_[s].variable_docs) {
@@ -989,6 +1037,8 @@ class Loader {
       }
       if (var->second.sensitive && it->is_string() && !HasExpressions(*it))
         RegisterSecret(it->get<std::string>());
+      if (auto why = sensitive.find(it.key()); why != sensitive.end())
+        scopes_[s].sensitive_inputs.emplace(it.key(), why->second);
       values[it.key()] = *it;
     }
     for (const auto& [name, info] : vars) {
@@ -1278,6 +1328,30 @@ class Loader {
     return std::nullopt;
   }
 
+  // Whether ${var.NAME} in scope `s` is sensitive: declared so, or (in a
+  // module) given an input built from a sensitive value.
+  bool VariableIsSensitive(size_t s, const std::string& name) const {
+    const auto& vars = s == 0 ? variables_ : scopes_[s].variables;
+    auto var = vars.find(name);
+    if (var != vars.end() && var->second.sensitive) return true;
+    return s != 0 && scopes_[s].sensitive_inputs.count(name) > 0;
+  }
+
+  // How a message names sensitive variable `name` of scope `s`: `sensitive
+  // variable "pw"`, or, for an input that made it sensitive, `variable "pw",
+  // whose input is built from sensitive variable "s"`.
+  std::string SensitiveVariableText(size_t s, const std::string& name) const {
+    const auto& vars = s == 0 ? variables_ : scopes_[s].variables;
+    auto var = vars.find(name);
+    if (var != vars.end() && var->second.sensitive) return "sensitive variable \"" + name + "\"";
+    if (s != 0) {
+      auto why = scopes_[s].sensitive_inputs.find(name);
+      if (why != scopes_[s].sensitive_inputs.end())
+        return "variable \"" + name + "\", whose input is built from " + why->second;
+    }
+    return "variable \"" + name + "\"";
+  }
+
   // One string through the evaluation stage (evaluate.h), with what
   // document `ctx.doc` may read; the references it keeps are recorded for
   // CheckReferences and ResolveModuleOutputs.
@@ -1288,6 +1362,9 @@ class Loader {
       EvalInputs& in = ctx.inputs.emplace();
       in.variable = [this, &doc](const std::string& name, const SourceLocation& at) {
         return VariableValue(doc, name, at);
+      };
+      in.variable_sensitive = [this, &doc](const std::string& name) {
+        return VariableIsSensitive(doc.scope, name);
       };
       in.getenv = [this](const char* name) { return GetEnv(name); };
       in.read_file = [this, &doc](const std::string& rel, const SourceLocation& at) {
@@ -1329,6 +1406,8 @@ class Loader {
         pending_refs_.push_back(std::move(use));
       }
     }
+    for (const std::string& var : e.sensitive) ctx.sensitive.emplace_back(pointer, var);
+    if (e.private_key) key_nodes_.emplace_back(static_cast<size_t>(&doc - docs_.data()), node);
     // Left as written (reported): not a value that came from elsewhere.
     if (e.failed) direct_refs_.insert(DirectRefKey(ctx.resource, ctx.output, pointer, ""));
     return std::move(e.value);
@@ -1835,11 +1914,13 @@ class Loader {
         Error("missing_field", "missing required field \"value\" in output document", doc.location);
         continue;
       }
+      bool declared = true;  // its sensitive field, when given, is valid
       if (doc.value.contains("sensitive")) {
         if (!doc.value["sensitive"].is_boolean()) {
           Error("wrong_type",
                 "sensitive must be true or false, not " + ValueTypeNoun(doc.value["sensitive"]),
                 Loc(doc.file, Child(doc.node, "sensitive")));
+          declared = false;
         } else {
           out.sensitive = doc.value["sensitive"].get<bool>();
         }
@@ -1849,11 +1930,78 @@ class Loader {
       ctx.resource_refs = true;
       ctx.output = key;
       out.value = Eval(doc.value["value"], Child(doc.node, "value"), "", ctx);
+      if (!ctx.sensitive.empty() && !out.sensitive) {
+        // The mark follows the value whatever the declaration says, but
+        // saying so is required, as Terraform does: the output is then
+        // sensitive wherever it is shown or read.
+        if (declared)
+          RefuseUndeclaredSensitive(doc, SensitiveVariableText(doc.scope, ctx.sensitive[0].second));
+        out.sensitive = true;
+      }
       output_index_[key] = outputs_.size();
       scopes_[doc.scope].outputs[doc.name] = outputs_.size();
       output_scope_.push_back(doc.scope);
       output_docs_of_.push_back(di);
       outputs_.push_back(std::move(out));
+    }
+  }
+
+  // An output built from a sensitive value, `what`, but not declared
+  // sensitive.
+  void RefuseUndeclaredSensitive(const Doc& doc, const std::string& what) {
+    Error(
+        "output_not_sensitive",
+        "output \"" + doc.name + "\" is built from " + what + ", so it must be declared sensitive",
+        Loc(doc.file, Child(doc.node, "value")),
+        "add sensitive: true to the output: cairn output, plans and apply then show it as "
+        "(sensitive)");
+  }
+
+  // The ${module...OUTPUT} references left in `v` (in expression form: those
+  // written in it and those that came through a module's variables).
+  static void ModuleOutputRefs(const Value& v, std::vector<Expression>& out) {
+    if (v.is_structured()) {
+      for (const auto& item : v) ModuleOutputRefs(item, out);
+      return;
+    }
+    if (!v.is_string() || v.get_ref<const std::string&>().find("${module.") == std::string::npos)
+      return;
+    auto parsed = ParseTemplate(v.get_ref<const std::string&>());
+    const auto* t = std::get_if<Template>(&parsed);
+    if (!t) return;
+    for (const auto& part : t->parts) {
+      const auto* e = std::get_if<Expression>(&part);
+      if (e && e->type == Expression::Type::kModuleOutput) out.push_back(*e);
+    }
+  }
+
+  // An output built from a module's sensitive output is sensitive, and must
+  // be declared so, like one built from a sensitive variable. Repeated until
+  // nothing changes, so that the mark goes up through nested modules.
+  void MarkOutputsOfSensitiveOutputs() {
+    if (scopes_.size() == 1) return;
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (size_t i = 0; i < outputs_.size(); ++i) {
+        if (outputs_[i].sensitive) continue;
+        std::vector<Expression> refs;
+        ModuleOutputRefs(outputs_[i].value, refs);
+        for (const Expression& e : refs) {
+          auto found = FindScope(e.target.module);
+          const size_t* t = std::get_if<size_t>(&found);
+          if (!t) continue;  // reported by ResolveModuleOutputs
+          auto o = scopes_[*t].outputs.find(e.attr);
+          if (o == scopes_[*t].outputs.end() || !outputs_[o->second].sensitive) continue;
+          const Doc& doc = docs_[output_docs_of_[i]];
+          const Value& declared =
+              doc.value.contains("sensitive") ? doc.value["sensitive"] : Value();
+          if (declared.is_null() || declared.is_boolean())
+            RefuseUndeclaredSensitive(doc, "sensitive output " + e.ToString());
+          outputs_[i].sensitive = true;
+          changed = true;
+          break;
+        }
+      }
     }
   }
 
@@ -2209,6 +2357,32 @@ class Loader {
     }
   }
 
+  // Key material assembled from module outputs where they are put in place
+  // (in a stack output, or in a module output from the outputs of the
+  // modules it uses); an evaluated string was checked when it was evaluated
+  // (evaluate.h), and a resource's spec is checked with it (ValidateOne).
+  void CheckAssembledKeys() {
+    auto check = [&](size_t i, Value& v) {
+      const Doc& doc = docs_[output_docs_of_[i]];
+      if (!MayHoldKey(v) || keyed_files_.count(doc.file)) return;
+      std::vector<std::string> pointers;
+      KeyPointers(v, "", pointers);
+      if (pointers.empty()) return;
+      YamlNode node = Child(doc.node, "value");
+      Error("private_key_material", "private key material in a value", Loc(doc.file, node),
+            "it was assembled from module outputs; only public keys belong in a stack, and the "
+            "key is not shown");
+      key_nodes_.emplace_back(output_docs_of_[i], node);
+      v = Value();  // the key goes no further
+    };
+    for (size_t i = 0; i < outputs_.size(); ++i) {
+      if (output_scope_[i] == 0) check(i, outputs_[i].value);
+    }
+    for (auto& [key, v] : module_output_values_) {
+      if (auto i = output_index_.find(key); i != output_index_.end()) check(i->second, v);
+    }
+  }
+
   // Hides from every excerpt the text that fed a value found to hold key
   // material (pieces of a key need not be keys): the spec node holding it
   // and, through its expressions, the definitions of the variables and the
@@ -2227,6 +2401,8 @@ class Loader {
         RedactFeeding(resource_docs_of_[i], Descend(spec_node, pointer).first, 0, done);
       }
     }
+    std::set<std::pair<size_t, int>> done;
+    for (const auto& [doc, node] : key_nodes_) RedactFeeding(doc, node, 0, done);
   }
 
   static void KeyPointers(const Value& v, const std::string& pointer,
@@ -2265,9 +2441,23 @@ class Loader {
           if (var == vars.end()) continue;
           const Doc& var_doc = docs_[var->second.doc];
           RedactFeeding(var->second.doc, Child(var_doc.node, "default"), depth + 1, done);
+          if (doc.scope != 0) {  // and the module's input, with what fed it
+            const size_t call = scopes_[doc.scope].call_doc;
+            RedactFeeding(call, Child(Child(docs_[call].node, "inputs"), e->name), depth + 1, done);
+          }
         } else if (e->type == Expression::Type::kEachKey ||
                    e->type == Expression::Type::kEachValue) {
           RedactFeeding(doc_index, Child(doc.node, "for_each"), depth + 1, done);
+        } else if (e->type == Expression::Type::kModuleOutput) {
+          std::vector<ModuleStep> path = scopes_[doc.scope].path;
+          path.insert(path.end(), e->target.module.begin(), e->target.module.end());
+          auto found = FindScope(path);
+          const size_t* t = std::get_if<size_t>(&found);
+          if (!t) continue;
+          auto o = scopes_[*t].outputs.find(e->attr);
+          if (o == scopes_[*t].outputs.end()) continue;
+          const size_t out_doc = output_docs_of_[o->second];
+          RedactFeeding(out_doc, Child(docs_[out_doc].node, "value"), depth + 1, done);
         }
       }
     }
@@ -2357,8 +2547,10 @@ class Loader {
   std::map<std::string, std::vector<std::pair<ResourceAddress, SourceLocation>>> depends_on_;
   std::vector<ResourceConfig> resources_;
   std::vector<size_t> resource_docs_of_;
-  std::set<std::string> keyed_files_;                  // files reported for holding key material
-  bool too_many_instances_ = false;                    // refused: the stack is not checked further
+  std::set<std::string> keyed_files_;  // files reported for holding key material
+  bool too_many_instances_ = false;    // refused: the stack is not checked further
+  // Where an evaluated value was found to hold key material: (doc, node).
+  std::vector<std::pair<size_t, YamlNode>> key_nodes_;
   std::vector<OutputConfig> outputs_;                  // of the stack and of every module instance
   std::vector<size_t> output_scope_, output_docs_of_;  // per output
   std::map<std::string, size_t> output_index_;         // by key (see LoadOutputs)

@@ -101,6 +101,18 @@ VariableDecl ParseVariableDecl(const std::string& name, const Value& doc, const 
   return decl;
 }
 
+namespace {
+
+// The strings in `v`, appended to `out`.
+void CollectStrings(const Value& v, std::vector<std::string>& out) {
+  if (v.is_string()) out.push_back(v.get<std::string>());
+  if (v.is_structured()) {
+    for (const auto& item : v) CollectStrings(item, out);
+  }
+}
+
+}  // namespace
+
 VariableValues ResolveVariableValues(const std::map<std::string, VariableDecl>& decls,
                                      const VariableSources& sources) {
   VariableValues out;
@@ -110,13 +122,19 @@ VariableValues ResolveVariableValues(const std::map<std::string, VariableDecl>& 
   for (const auto& [name, decl] : decls) {
     value[name] = decl.value;
     names.push_back(name);
+    if (decl.sensitive && decl.value) CollectStrings(*decl.value, out.secrets);
   }
+  auto sensitive = [&](const std::string& name) {
+    auto decl = decls.find(name);
+    return decl != decls.end() && decl->second.sensitive;
+  };
 
   // CAIRN_VAR_<name>
   std::map<std::string, Value> from_env;  // to tell when a saved plan's value wins
   for (const auto& [name, decl] : decls) {
     const char* env = sources.getenv ? sources.getenv(("CAIRN_VAR_" + name).c_str()) : nullptr;
     if (!env) continue;
+    if (decl.sensitive) out.secrets.push_back(env);
     if (auto v = ParseVariableText(env, decl.type)) {
       value[name] = *v;
       from_env.emplace(name, *v);
@@ -129,6 +147,7 @@ VariableValues ResolveVariableValues(const std::map<std::string, VariableDecl>& 
   }
   // --var-file, in order.
   for (const VariableFileEntry& e : sources.file_entries) {
+    if (sensitive(e.name)) CollectStrings(e.value, out.secrets);
     auto decl = decls.find(e.name);
     if (decl == decls.end()) {
       AddWarning(diags, "unknown_variable",
@@ -147,6 +166,7 @@ VariableValues ResolveVariableValues(const std::map<std::string, VariableDecl>& 
   }
   // --var name=value
   for (const auto& [name, text] : sources.vars) {
+    if (sensitive(name)) out.secrets.push_back(text);
     auto decl = decls.find(name);
     if (decl == decls.end()) {
       AddError(diags, "unknown_variable", "--var sets undeclared variable \"" + name + "\"", {},
@@ -163,6 +183,7 @@ VariableValues ResolveVariableValues(const std::map<std::string, VariableDecl>& 
     }
   }
   for (const auto& [name, v] : sources.plan_vars) {
+    if (sensitive(name)) CollectStrings(v, out.secrets);
     auto decl = decls.find(name);
     if (decl != decls.end() && TypeMatches(v, decl->second.type)) {
       value[name] = v;

@@ -72,6 +72,10 @@ struct VariableSources {
 struct VariableValues {
   std::map<std::string, Value> values;  // every variable that has one
   std::vector<std::string> sensitive;   // of those, the sensitive ones
+  // Every string any source gives a sensitive variable, the value it takes
+  // or not (one of the wrong type, one a later source overrides): for the
+  // redactor, since a diagnostic may point at where it is written.
+  std::vector<std::string> secrets;
   std::vector<Diagnostic> diagnostics;
 };
 

@@ -470,7 +470,9 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
   }
   for (const auto& [name, value] : state.outputs) {
     if (!declared.count(name)) {
-      plan.output_changes.push_back({name, Action::kDelete, value, nullptr, false});
+      // Recorded as sensitive, it stays so: its last value is not shown.
+      plan.output_changes.push_back(
+          {name, Action::kDelete, value, nullptr, state.sensitive_outputs.count(name) > 0});
     }
   }
   for (const auto& name : config.sensitive_variables) {

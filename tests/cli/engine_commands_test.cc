@@ -878,11 +878,16 @@ TEST_CASE("cairn output prints the recorded outputs, sensitive ones only when as
   CHECK(typo.exit_code == 1);
   CHECK(typo.err.find("did you mean \"greeting\"") != std::string::npos);
 
-  // --json: for tools, sensitive values included and marked.
+  // --json: for tools, sensitive values marked, and shown only when asked
+  // for (by name, or with --show-sensitive).
   auto j = e.Cairn({"output", e.stack, "--json"});
   REQUIRE(j.exit_code == 0);
   json parsed = json::parse(j.out);
-  CHECK(parsed["hidden"] == json({{"value", "s3cr3t-output"}, {"sensitive", true}}));
+  CHECK(parsed["hidden"] == json({{"value", "(sensitive)"}, {"sensitive", true}}));
+  CHECK(j.out.find("s3cr3t") == std::string::npos);
+  CHECK(json::parse(e.Cairn({"output", e.stack, "--json", "--show-sensitive"}).out)["hidden"] ==
+        json({{"value", "s3cr3t-output"}, {"sensitive", true}}));
+  CHECK(e.Cairn({"output", "hidden", e.stack, "--json"}).out == "\"s3cr3t-output\"\n");
   CHECK(parsed["greeting"] == json({{"value", "hello"}, {"sensitive", false}}));
   REQUIRE(parsed["ips"]["value"].size() == 2);
   CHECK(parsed["ips"]["value"][0].is_string());

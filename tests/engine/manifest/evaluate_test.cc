@@ -158,3 +158,45 @@ TEST_CASE("a string that does not parse is reported where it breaks") {
   CHECK(r.diags[0].location.column == 5);
   CHECK(r.e.value == "abc ${var.region");
 }
+
+TEST_CASE("a value built from a sensitive variable carries the sensitive mark") {
+  EvalInputs in = Inputs();
+  in.variable = [](const std::string& name, const SourceLocation&) -> std::optional<Value> {
+    return Value(name + "-value");
+  };
+  in.variable_sensitive = [](const std::string& name) { return name == "pw" || name == "pin"; };
+  CHECK(Eval("${var.pw}", in).e.sensitive == std::vector<std::string>{"pw"});
+  auto mixed = Eval("net-${var.region}-${var.pin}-${var.pw}-${var.pin}", in);
+  CHECK(mixed.e.value == "net-region-value-pin-value-pw-value-pin-value");
+  CHECK(mixed.e.sensitive == std::vector<std::string>{"pin", "pw"});
+  CHECK(Eval("net-${var.region}", in).e.sensitive.empty());
+  CHECK(Eval("${var.region}", Inputs()).e.sensitive.empty());  // no callback: none is
+}
+
+TEST_CASE("private key material assembled from pieces is refused, and the text kept") {
+  EvalInputs in = Inputs();
+  in.variable = [](const std::string& name, const SourceLocation&) -> std::optional<Value> {
+    if (name == "head") return Value("-----BEGIN OPENSSH PRIV");
+    if (name == "tail")
+      return Value("ATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----");
+    if (name == "pieces") return Value::array({"-----BEGIN RSA PRIVATE KEY-----", "x"});
+    return std::nullopt;
+  };
+  const std::string text = "${var.head}${var.tail}";
+  auto r = Eval(text, in);
+  REQUIRE(r.diags.size() == 1);
+  CHECK(r.diags[0].code == "private_key_material");
+  CHECK(r.diags[0].summary == "private key material in a value");
+  CHECK(r.diags[0].location.column == 1);
+  CHECK(r.diags[0].location.length == static_cast<int>(text.size()));
+  CHECK(r.e.failed);
+  CHECK(r.e.private_key);
+  CHECK(r.e.value == text);  // the key goes no further
+  // A whole value that is a list holding a key: the same.
+  auto list = Eval("${var.pieces}", in);
+  CHECK(list.e.private_key);
+  CHECK(list.e.value == "${var.pieces}");
+  // Each piece alone is no key.
+  CHECK_FALSE(Eval("${var.head}", in).e.private_key);
+  CHECK(Eval("${var.head}", in).diags.empty());
+}
