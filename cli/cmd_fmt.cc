@@ -76,8 +76,9 @@ int Fmt(const FmtFlags& f) {
     std::error_code ec;
     auto perms = fs::status(file, ec).permissions();
     std::string error;
-    if (!WriteFileAtomically(file.string(), *formatted, error,
-                             ec ? 0644 : static_cast<mode_t>(perms & fs::perms::mask))) {
+    if (!WriteFileAtomically(
+            file.string(), *formatted, error,
+            {.mode = ec ? mode_t{0644} : static_cast<mode_t>(perms & fs::perms::mask)})) {
       std::cerr << "cairn: error: " << error << "\n";
       failed = true;
       continue;
