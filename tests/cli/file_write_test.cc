@@ -1,6 +1,7 @@
 // The files commands write, on the disk: `cairn fmt` rewrites a manifest as
 // the file it was (a symbolic link's target, its mode and owner) or refuses
-// with the reason.
+// with the reason, and `cairn plan --out` replaces only a plan (or an empty
+// file), never a file of the stack.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -144,4 +145,77 @@ TEST_CASE("cairn fmt run by another user refuses a file it could only take over"
                      "yours\n");
   CHECK(ReadFile(file) == kMessy);
   CHECK(Lstat(file).st_uid == 0);
+}
+
+namespace {
+
+const std::string kStack =
+    "kind: network\nname: app\nspec: {region: eu-central, cidr: 10.30.0.0/16}\n";
+
+// A stack, planned without the API (--refresh=false, an empty state).
+struct PlanFixture {
+  PlanFixture() { WriteFile(stack + "/main.yaml", kStack); }
+  CommandResult Plan(std::vector<std::string> extra) const {
+    std::vector<std::string> args = {"plan", stack, "--refresh=false"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunCairn(args, {{"NO_COLOR", "1"}});
+  }
+  TempDir dir;
+  std::string stack = dir.path() + "/stack";
+};
+
+}  // namespace
+
+TEST_CASE("plan --out never overwrites a manifest of the stack, even with --force") {
+  PlanFixture f;
+  const std::string main = f.stack + "/main.yaml";
+  for (bool force : {false, true}) {
+    CAPTURE(force);
+    auto r = force ? f.Plan({"--out", main, "--force"}) : f.Plan({"--out", main});
+    CHECK(r.exit_code == 1);
+    CHECK(r.err == "cairn: error: " + main +
+                       " is a file of the stack: not overwritten (even with --force); save the "
+                       "plan elsewhere\n");
+    CHECK(ReadFile(main) == kStack);
+  }
+  // Nor through another spelling of its path, nor with --html.
+  auto other = f.Plan({"--html", f.stack + "/../stack/./main.yaml"});
+  CHECK(other.exit_code == 1);
+  CHECK(other.err.find("is " + f.stack + "/main.yaml, a file of the stack") != std::string::npos);
+  CHECK(ReadFile(main) == kStack);
+}
+
+TEST_CASE("plan --out replaces a plan or an empty file, and another file only with --force") {
+  PlanFixture f;
+  const std::string notes = f.dir.path() + "/notes.txt";
+  WriteFile(notes, "my notes\n");
+  auto refused = f.Plan({"--out", notes});
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.err == "cairn: error: " + notes +
+                           " exists and is not a Cairn plan: not overwritten; pass --force to "
+                           "replace it, or save the plan elsewhere\n");
+  CHECK(ReadFile(notes) == "my notes\n");
+
+  // An empty file (mktemp's) and an earlier plan are replaced.
+  const std::string plan = f.dir.path() + "/web.plan";
+  WriteFile(plan, "");
+  auto first = f.Plan({"--out", plan});
+  INFO(first.err);
+  REQUIRE(first.exit_code == 0);
+  const std::string saved = ReadFile(plan);
+  CHECK(saved.find("\"format_version\"") != std::string::npos);
+  CHECK((Lstat(plan).st_mode & 07777) == 0600);
+  WriteFile(f.stack + "/main.yaml", kStack +
+                                        "---\nkind: network\nname: db\n"
+                                        "spec: {region: eu-central, cidr: 10.40.0.0/16}\n");
+  auto again = f.Plan({"--out", plan});
+  INFO(again.err);
+  CHECK(again.exit_code == 0);
+  CHECK(ReadFile(plan) != saved);
+
+  // --force replaces the notes.
+  auto forced = f.Plan({"--out", notes, "--force"});
+  INFO(forced.err);
+  CHECK(forced.exit_code == 0);
+  CHECK(ReadFile(notes).find("\"format_version\"") != std::string::npos);
 }
