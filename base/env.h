@@ -10,6 +10,10 @@
 // remove), so that an Env wrapping another sees every step: the tests'
 // FaultInjectionEnv (tests/base/support/) crashes between any two of them
 // and drops what was not synced, as a power loss would.
+//
+// Every file a command writes goes through WriteFileAtomically: a test
+// (tests/base/file_writes_test.cc) fails on any other open-for-writing in
+// the sources, so the rules below hold for all of them.
 #pragma once
 
 #include <sys/types.h>
