@@ -1,6 +1,7 @@
 #include "base/env.h"
 
 #include <fcntl.h>
+#include <openssl/rand.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -118,28 +119,52 @@ class Posix final : public Env {
   const char* GetEnv(const char* name) const override { return ::getenv(name); }
 
   Status WriteFile(const std::string& path, const std::string& content,
-                   mode_t mode) const override {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-    if (fd < 0) return FromErrno({"cannot write ", path});
+                   const FileAttributes& attributes, WriteMode how) const override {
+    // O_NOFOLLOW: never through a symbolic link; O_EXCL: never a file that
+    // was there. Created 0600 whatever `attributes` says, so that no one
+    // else can open it before it holds what it should.
+    const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY |
+                      (how == WriteMode::kCreateNew ? O_EXCL : O_TRUNC);
+    int fd = ::open(path.c_str(), flags, 0600);
+    if (fd < 0) {
+      if (errno == EEXIST) return Status::AlreadyExists("cannot create " + path + ": it exists");
+      if (errno == ELOOP) return Status::IOError("cannot write " + path + ": a symbolic link");
+      return FromErrno({"cannot write ", path});
+    }
+    struct FdCloser {
+      int fd;
+      ~FdCloser() { ::close(fd); }
+    } closer{fd};
     size_t off = 0;
-    int err = 0;
     while (off < content.size()) {
       ssize_t n = ::write(fd, content.data() + off, content.size() - off);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {
-        err = n < 0 ? errno : EIO;
-        break;
+        const int err = n < 0 ? errno : EIO;
+        return Status::IOError("cannot write " + path + ": " + std::strerror(err));
       }
       off += static_cast<size_t>(n);
     }
-    ::close(fd);
-    if (err != 0) return Status::IOError("cannot write " + path + ": " + std::strerror(err));
+    // The owner first: fchown clears the set-user-ID and set-group-ID bits,
+    // which the mode then sets again if asked.
+    const bool owner = attributes.owner != FileAttributes::kNoOwner;
+    const bool group = attributes.group != FileAttributes::kNoGroup;
+    if (owner || group) {
+      // Built before the call: FromErrno must see fchown's errno.
+      std::string whom = owner ? " to uid " + std::to_string(attributes.owner) : "";
+      if (group) whom += (owner ? " and gid " : " to gid ") + std::to_string(attributes.group);
+      if (::fchown(fd, attributes.owner, attributes.group) != 0)
+        return FromErrno({"cannot give ", path, whom});
+    }
+    if (::fchmod(fd, attributes.mode & 07777) != 0) return FromErrno({"cannot chmod ", path});
     return Status::Ok();
   }
 
   Status SyncFile(const std::string& path) const override {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0 && errno == EACCES) fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    // Not through a link, and not blocking on a FIFO swapped in.
+    const int flags = O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK;
+    int fd = ::open(path.c_str(), O_RDONLY | flags);
+    if (fd < 0 && errno == EACCES) fd = ::open(path.c_str(), O_WRONLY | flags);
     if (fd < 0) return FromErrno({"cannot sync ", path});
     int rc = ::fsync(fd);
     int err = errno;
@@ -184,12 +209,41 @@ class Posix final : public Env {
   }
 };
 
+// 16 hex digits from OpenSSL's CSPRNG: a temporary name no one can plant a
+// link at in advance (a PID or a counter can be guessed).
+Result<std::string> UnguessableSuffix() {
+  unsigned char bytes[8];
+  if (RAND_bytes(bytes, sizeof bytes) != 1)
+    return Status::Internal("internal error: OpenSSL RAND_bytes failed, please report");
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char b : bytes) {
+    out += kHex[b >> 4];
+    out += kHex[b & 15];
+  }
+  return out;
+}
+
 }  // namespace
 
 Status Env::WriteFileAtomically(const std::string& path, const std::string& content,
-                                mode_t mode) const {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  Status st = WriteFile(tmp, content, mode);
+                                const FileAttributes& attributes) const {
+  // A name that is taken (by chance, or by someone who planted a file or a
+  // link there) is left alone and another drawn; 16 taken in a row is no
+  // chance.
+  constexpr int kAttempts = 16;
+  std::string tmp;
+  Status st;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    auto suffix = UnguessableSuffix();
+    if (!suffix.ok()) return suffix.status();
+    tmp = path + ".tmp." + *suffix;
+    st = WriteFile(tmp, content, attributes, WriteMode::kCreateNew);
+    if (st.code() != StatusCode::kAlreadyExists) break;
+  }
+  if (st.code() == StatusCode::kAlreadyExists)
+    return Status::IOError("cannot write " + path + ": " + std::to_string(kAttempts) +
+                           " temporary names beside it were taken");
   if (st.ok()) st = SyncFile(tmp);
   if (st.ok()) st = RenameFile(tmp, path);
   if (!st.ok()) {
@@ -259,8 +313,11 @@ std::vector<std::string> MemEnv::ListFiles(const std::string& dir, bool recursiv
 
 std::string MemEnv::Canonical(const std::string& path) const { return Normal(path); }
 
-Status MemEnv::WriteFile(const std::string& path, const std::string& content, mode_t) const {
+Status MemEnv::WriteFile(const std::string& path, const std::string& content, const FileAttributes&,
+                         WriteMode how) const {
   if (IsDirectory(path)) return Status::IOError("cannot write " + path + ": a directory");
+  if (how == WriteMode::kCreateNew && files_.count(Normal(path)) > 0)
+    return Status::AlreadyExists("cannot create " + path + ": it exists");
   const std::string parent = fs::path(Normal(path)).parent_path().string();
   if (!parent.empty() && parent != "/" && !IsDirectory(parent))
     return Status::NotFound("cannot write " + path + ": no directory " + parent);

@@ -10,6 +10,10 @@
 // remove), so that an Env wrapping another sees every step: the tests'
 // FaultInjectionEnv (tests/base/support/) crashes between any two of them
 // and drops what was not synced, as a power loss would.
+//
+// Every file a command writes goes through WriteFileAtomically: a test
+// (tests/base/file_writes_test.cc) fails on any other open-for-writing in
+// the sources, so the rules below hold for all of them.
 #pragma once
 
 #include <sys/types.h>
@@ -21,6 +25,30 @@
 #include "base/status.h"
 
 namespace cairn {
+
+// What a written file is given. The mode is set exactly (fchmod: the umask
+// does not filter it); the owner and group are set only when given (fchown),
+// which for another user's file takes privilege (root): without it the
+// write fails and nothing is replaced.
+struct FileAttributes {
+  static constexpr uid_t kNoOwner = static_cast<uid_t>(-1);
+  static constexpr gid_t kNoGroup = static_cast<gid_t>(-1);
+  mode_t mode = 0600;
+  uid_t owner = kNoOwner;
+  gid_t group = kNoGroup;
+};
+
+// How Env::WriteFile treats a file already at the path.
+enum class WriteMode {
+  // Fail with AlreadyExists when anything is at the path, a symbolic link
+  // (even one to nowhere) included: the file written is one this call
+  // created, never one someone planted.
+  kCreateNew,
+  // Truncate a regular file there and write over it in place (not through a
+  // symbolic link: that fails). Not crash-safe; for tests and the
+  // fault-injecting Env's power loss.
+  kTruncate,
+};
 
 class Env {
  public:
@@ -41,16 +69,23 @@ class Env {
   // same (symbolic links resolved on disk).
   virtual std::string Canonical(const std::string& path) const = 0;
   // Replaces `path` with `content` so that a crash or a power loss leaves
-  // the old file or the new one, never part of either: the temporary file
-  // "PATH.tmp.PID" in the same directory written (WriteFile) and synced
-  // (SyncFile), renamed over `path` (RenameFile), then the directory synced
-  // (SyncDir). The file gets `mode` (a new file replaces the old one). A
-  // failure up to the rename leaves the old file untouched and removes the
-  // temporary; a missing directory is such a failure (MemEnv: one holding no
-  // file). A failure of the last step alone is an IOError saying that `path`
-  // was replaced but may not survive a power loss.
+  // the old file or the new one, never part of either: a temporary file
+  // "PATH.tmp.<16 hex digits from a CSPRNG>" in the same directory created
+  // (WriteFile, kCreateNew: mode 0600 until its content is written, then
+  // `attributes`) and synced (SyncFile), renamed over `path` (RenameFile),
+  // then the directory synced (SyncDir). The name cannot be guessed and a
+  // file or link already there is never written through (another name is
+  // drawn), so a link planted in a shared directory cannot redirect the
+  // write. `path` itself is replaced, not followed: a symbolic link there
+  // becomes the new regular file, and a hard link to the old file keeps the
+  // old content (callers that must keep them resolve `path` first, as
+  // `cairn fmt` does). A failure up to the rename leaves the old file
+  // untouched and removes the temporary; a missing directory is such a
+  // failure (MemEnv: one holding no file). A failure of the last step alone
+  // is an IOError saying that `path` was replaced but may not survive a
+  // power loss.
   Status WriteFileAtomically(const std::string& path, const std::string& content,
-                             mode_t mode = 0600) const;
+                             const FileAttributes& attributes = {}) const;
   // The environment variable `name`, or null when it is not set.
   virtual const char* GetEnv(const char* name) const = 0;
 
@@ -59,11 +94,14 @@ class Env {
   // wrap another and tests can compose them. Each fails with an IOError
   // (NotFound for a file or directory that is not there) naming the path.
   //
-  // Creates `path` with `mode` (or truncates it) and writes `content`, not
-  // synced: a crash may lose any of it.
+  // Creates `path` (or, with kTruncate, truncates the regular file there)
+  // and writes `content`, not synced: a crash may lose any of it. The file
+  // gets `attributes` once the content is written. Errors: AlreadyExists
+  // (kCreateNew, something is there), NotFound, IOError.
   virtual Status WriteFile(const std::string& path, const std::string& content,
-                           mode_t mode) const = 0;
-  // Makes the content of the file `path` durable (fsync).
+                           const FileAttributes& attributes, WriteMode how) const = 0;
+  // Makes the content of the file `path` durable (fsync). A symbolic link
+  // there is not followed (an error).
   virtual Status SyncFile(const std::string& path) const = 0;
   // Renames the file `from` to `to`, replacing a file there in one step;
   // the new name is durable once the directory is synced.
@@ -99,8 +137,10 @@ class MemEnv final : public Env {
   const char* GetEnv(const char* name) const override;
   void SetEnv(const std::string& name, std::string value);
 
-  // `mode` is not kept; syncing checks that the file or directory is there.
-  Status WriteFile(const std::string& path, const std::string& content, mode_t mode) const override;
+  // Attributes are not kept; syncing checks that the file or directory is
+  // there.
+  Status WriteFile(const std::string& path, const std::string& content,
+                   const FileAttributes& attributes, WriteMode how) const override;
   Status SyncFile(const std::string& path) const override;
   Status RenameFile(const std::string& from, const std::string& to) const override;
   Status SyncDir(const std::string& dir) const override;

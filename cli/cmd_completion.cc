@@ -5,10 +5,10 @@
 // what these print.
 #include <CLI/CLI.hpp>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include "base/env.h"
 #include "cli/command.h"
 
 namespace cairn::cli {
@@ -279,10 +279,9 @@ std::function<int()> SetupMan(CLI::App& sub, const GlobalOptions&) {
     }
     for (const Node& n : nodes) {
       const std::string path = *dir + "/" + PageName(n) + ".1";
-      std::ofstream out(path, std::ios::trunc);
-      out << ManPage(n, root);
-      if (!out.flush()) {
-        std::cerr << "cairn man: error: cannot write " << path << "\n";
+      const Status st = PosixEnv().WriteFileAtomically(path, ManPage(n, root), {.mode = 0644});
+      if (!st.ok()) {
+        std::cerr << "cairn man: error: " << st.message() << "\n";
         return 1;
       }
     }

@@ -1,9 +1,14 @@
 // cairn fmt: rewrites manifest files in the canonical layout
 // (engine/manifest/format.h), comments kept; --check only reports.
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 
@@ -21,6 +26,60 @@ namespace {
 namespace fs = std::filesystem;
 
 bool IsManifest(const fs::path& p) { return p.extension() == ".yaml" || p.extension() == ".yml"; }
+
+// Where and how `file` is rewritten so that it stays the file it was: a
+// symbolic link's target (the link stays a link), with its mode, and its
+// owner and group (fchown, which only root can do for another user's file).
+// Refused, with the reason, rather than changed into another file:
+//  - a read-only file (no write permission for this user, or, for root, for
+//    anyone): its owner asked for it not to change;
+//  - a file with other hard links: the atomic rename gives the path a new
+//    file, and the other names would keep the old text. Writing in place
+//    instead would keep the links but not the atomicity (a crash would
+//    leave half a manifest under every name), so such files are left to be
+//    formatted by hand (or after `cp` breaks the link);
+//  - another user's file, for a user who cannot give it back: the rename
+//    would make it theirs.
+struct RewriteTarget {
+  std::string path;
+  FileAttributes attributes;
+};
+Result<RewriteTarget> ResolveRewriteTarget(const fs::path& file) {
+  std::error_code ec;
+  const fs::path target = fs::canonical(file, ec);
+  if (ec) return Status::IOError("cannot resolve " + file.string() + ": " + ec.message());
+  struct stat st {};
+  if (::stat(target.c_str(), &st) != 0)
+    return Status::IOError("cannot stat " + target.string() + ": " + std::strerror(errno));
+  // The file named, and the link's target when they differ.
+  const std::string named = target == fs::absolute(file).lexically_normal()
+                                ? file.string()
+                                : file.string() + " (" + target.string() + ")";
+  if (!S_ISREG(st.st_mode)) return Status::InvalidArgument(named + " is not a regular file");
+  const uid_t me = ::geteuid();
+  const bool read_only = (st.st_mode & 0222) == 0 ||
+                         (me != 0 && ::faccessat(AT_FDCWD, target.c_str(), W_OK, AT_EACCESS) != 0);
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+  if (read_only)
+    return Status::FailedPrecondition(named + " is read-only (mode " + mode +
+                                      "): not rewritten; make it writable to format it");
+  if (st.st_nlink > 1)
+    return Status::FailedPrecondition(
+        named + " has " + std::to_string(st.st_nlink) +
+        " hard links: not rewritten, as replacing it would leave the other names with the old "
+        "text; format a copy and move it into place");
+  if (st.st_uid != me && me != 0)
+    return Status::FailedPrecondition(named + " belongs to another user (uid " +
+                                      std::to_string(st.st_uid) +
+                                      "): not rewritten, as the new file would be yours");
+  RewriteTarget out{target.string(), {.mode = static_cast<mode_t>(st.st_mode & 07777)}};
+  // The group always (a user may own a file of a group they are in, which
+  // the new file would not otherwise get); the owner when it is not us.
+  if (st.st_uid != me) out.attributes.owner = st.st_uid;
+  if (st.st_gid != ::getegid()) out.attributes.group = st.st_gid;
+  return out;
+}
 
 struct FmtFlags {
   std::vector<std::string> paths;
@@ -86,11 +145,14 @@ int Fmt(const FmtFlags& f, bool color) {
       std::cout << file.string() << "\n";  // would change
       continue;
     }
-    std::error_code ec;
-    auto perms = fs::status(file, ec).permissions();
+    auto target = ResolveRewriteTarget(file);
     std::string error;
-    if (!WriteFileAtomically(file.string(), *formatted, error,
-                             ec ? 0644 : static_cast<mode_t>(perms & fs::perms::mask))) {
+    if (!target.ok()) {
+      std::cerr << "cairn: error: " << target.status().message() << "\n";
+      failed = true;
+      continue;
+    }
+    if (!WriteFileAtomically(target->path, *formatted, error, target->attributes)) {
       std::cerr << "cairn: error: " << error << "\n";
       failed = true;
       continue;
@@ -111,9 +173,11 @@ std::function<int()> SetupFmt(CLI::App& sub, const GlobalOptions& global) {
       "Rewrites *.yaml and *.yml files in the canonical layout: two spaces per level, one\n"
       "space after a key's colon, no trailing whitespace, no runs of blank lines, a final\n"
       "newline. Comments and block scalars are kept; a file is rewritten only when what it\n"
-      "means (re-read) is unchanged, and atomically. What validate refuses before reading any\n"
-      "value (NUL bytes, bytes that are not UTF-8, syntax errors, alias bombs) is reported as\n"
-      "it reports it, and the file left alone.\n\n"
+      "means (re-read) is unchanged, and atomically. A symbolic link's target is rewritten\n"
+      "(the link stays), keeping its mode, owner and group; a read-only file, one with\n"
+      "other hard links, or another user's file (unless run as root) is refused. What\n"
+      "validate refuses before reading any value (NUL bytes, bytes that are not UTF-8,\n"
+      "syntax errors, alias bombs) is reported as it reports it, and the file left alone.\n\n"
       "Examples:\n"
       "  cairn fmt examples/web\n"
       "  cairn fmt --check -r .     # in CI: exit 1 lists the files to format");

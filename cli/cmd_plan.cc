@@ -4,9 +4,13 @@
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
+#include <utility>
 
+#include "base/env.h"
 #include "base/redact.h"
+#include "base/value.h"
 #include "cli/engine_session.h"
 #include "engine/operations/operations.h"
 #include "engine/report/plan_html.h"
@@ -36,6 +40,41 @@ std::optional<Plan> BuildPlan(EngineSession& session, bool refresh, bool destroy
 
 namespace {
 
+// Why `path` must not be replaced by the plan written there, or "" when it
+// may be. A manifest or variable file of the stack never is, even with
+// --force: the stack would no longer load. Otherwise, with `plan_only`
+// (--out), only a missing or empty file or a Cairn plan (a JSON object with
+// "format_version" and "changes") is replaced without --force: a typo in
+// --out must not cost a file.
+std::string RefuseOverwrite(const std::string& path, const EngineSession& session,
+                            const StackFlags& stack, bool plan_only, bool force) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec))) return "";
+  std::vector<std::string> own = session.config().files;
+  own.insert(own.end(), stack.var_files.begin(), stack.var_files.end());
+  for (const std::string& file : own) {
+    if (fs::equivalent(path, file, ec))
+      return path + " is " + (file == path ? "" : file + ", ") +
+             "a file of the stack: not overwritten" + (plan_only ? " (even with --force)" : "") +
+             "; save the plan elsewhere";
+  }
+  if (!plan_only || force) return "";
+  constexpr size_t kLimit = size_t{256} << 20;
+  auto text = PosixEnv().ReadFile(path, kLimit);
+  if (text.ok() && text->empty()) return "";
+  if (text.ok()) {
+    auto json = ParseJson(*text);
+    if (json.ok() && json->is_object() && json->contains("format_version") &&
+        json->contains("changes"))
+      return "";
+  }
+  const std::string what =
+      text.ok() ? "not a Cairn plan" : text.status().message() + ", not a Cairn plan";
+  return path + " exists and is " + what +
+         ": not overwritten; pass --force to replace it, or save the plan elsewhere";
+}
+
 std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
   struct Flags {
     StackFlags stack;
@@ -43,7 +82,7 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
     std::string out, html;
     std::vector<std::string> targets;
     std::vector<std::string> replace;
-    bool lock = true;
+    bool lock = true, force = false;
     std::string lock_timeout = "0s";
   };
   auto f = std::make_shared<Flags>();
@@ -51,7 +90,13 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
   auto* json = sub.add_flag("--json", f->json, "Print the plan as JSON (docs/plan-format.md)");
   sub.add_flag("--markdown", f->markdown, "Print the plan as Markdown (for pull request comments)")
       ->excludes(json);
-  sub.add_option("--out", f->out, "Save the plan to FILE for 'cairn apply FILE'")->type_name("FILE");
+  sub.add_option("--out", f->out,
+                 "Save the plan to FILE for 'cairn apply FILE' (mode 0600; an existing FILE is "
+                 "replaced only if it is empty or a Cairn plan, unless --force)")
+      ->type_name("FILE");
+  sub.add_flag("--force", f->force,
+               "Let --out replace a file that is not a Cairn plan (never a manifest or "
+               "variable file of the stack)");
   sub.add_option("--html", f->html,
                  "Also write the plan as a self-contained HTML page to FILE (for reviews and CI "
                  "artifacts: summary, attribute diffs, the dependency graph; nothing fetched)")
@@ -103,6 +148,15 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
       // Data sources are read from the API even without a refresh.
       session = EngineSession::Open(f->stack, global, {.needs_api = true});
       if (!session) return 1;
+    }
+    // Checked before any work, so that a refused --out costs nothing.
+    for (const auto& [path, plan_only] : {std::pair{f->out, true}, std::pair{f->html, false}}) {
+      if (path.empty()) continue;
+      if (std::string why = RefuseOverwrite(path, *session, f->stack, plan_only, f->force);
+          !why.empty()) {
+        std::cerr << "cairn: error: " << why << "\n";
+        return 1;
+      }
     }
     // An apply holding the lock is changing the state: a plan made now would
     // be of a state about to move, and its unfinished operations are not an

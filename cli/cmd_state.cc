@@ -581,7 +581,7 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
         "# Written by cairn import --generate from the live objects; edit freely.\n" +
         GenerateManifests(docs, *s->load().registry, known_ids, canonical);
     std::string werror;
-    if (!WriteFileAtomically(path.string(), text, werror, 0644)) {
+    if (!WriteFileAtomically(path.string(), text, werror, {.mode = 0644})) {
       std::cerr << "cairn: error: " << werror << "\n";
       return 1;
     }

@@ -487,11 +487,9 @@ bool Confirm(const std::string& question, std::stop_token stop) {
   return true;
 }
 
-// Writes `content` to `path` through a temporary file, fsync and a rename,
-// so that neither a crash nor a power loss leaves a half-written file.
 bool WriteFileAtomically(const std::string& path, const std::string& content, std::string& error,
-                         mode_t mode) {
-  Status st = PosixEnv().WriteFileAtomically(path, content, mode);
+                         const FileAttributes& attributes) {
+  Status st = PosixEnv().WriteFileAtomically(path, content, attributes);
   if (!st.ok()) error = st.message();
   return st.ok();
 }

@@ -16,6 +16,7 @@
 #include <string>
 #include <thread>
 
+#include "base/env.h"
 #include "cli/command.h"
 #include "cli/stack_options.h"
 #include "engine/apply/apply.h"
@@ -185,9 +186,11 @@ int ReportApply(const ApplyResult& result, bool destroy, const EngineSession& se
 bool Confirm(const std::string& question, std::stop_token stop);
 
 // Writes `content` to `path` with PosixEnv().WriteFileAtomically: a crash or
-// a power loss leaves the old file or the new one, never half of it. False
-// with `error` set (and no temporary file left) on failure.
+// a power loss leaves the old file or the new one, never half of it, and a
+// link planted beside it is never written through. The one way a command
+// writes a file. False with `error` set (and no temporary file left) on
+// failure.
 bool WriteFileAtomically(const std::string& path, const std::string& content, std::string& error,
-                         mode_t mode = 0600);
+                         const FileAttributes& attributes = {});
 
 }  // namespace cairn::cli

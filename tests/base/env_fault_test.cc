@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "base/env.h"
 #include "tests/base/support/fault_injection_env.h"
@@ -23,7 +24,15 @@ namespace {
 const std::string kOld = "the old plan\n";
 const std::string kNew = "the new plan, longer than the old one\n";
 
-std::string TempOf(const std::string& path) { return path + ".tmp." + std::to_string(::getpid()); }
+// The temporary file a writer created: the first file created (a write
+// step, not a truncation), if any step went through.
+std::optional<std::string> TempIn(const std::vector<std::string>& calls) {
+  for (const std::string& call : calls)
+    if (call.rfind("write ", 0) == 0) return call.substr(6);
+  return std::nullopt;
+}
+// The custom writers below use a fixed temporary name.
+std::string TempOf(const std::string& path) { return path + ".tmp"; }
 std::string DirOf(const std::string& path) {
   return std::filesystem::path(path).parent_path().string();
 }
@@ -107,7 +116,7 @@ CrashReport CrashAtEveryStep(const Writer& write, bool on_disk, bool with_old) {
       report.problems.push_back(at + "the file holds " +
                                 (content ? "\"" + *content + "\"" : std::string("nothing")));
     }
-    if (f.base().Exists(TempOf(f.file)))
+    if (auto tmp = TempIn(env.calls()); tmp && f.base().Exists(*tmp))
       report.problems.push_back(at + "the temporary file is left");
   }
   return report;
@@ -127,7 +136,8 @@ TEST_CASE("a power loss after WriteFileAtomically returned keeps the new file") 
     Fixture f(on_disk, true);
     FaultInjectionEnv env(f.base());
     REQUIRE(env.WriteFileAtomically(f.file, kNew).ok());
-    const std::string tmp = TempOf(f.file);
+    REQUIRE(TempIn(env.calls()));
+    const std::string tmp = *TempIn(env.calls());
     CHECK(env.calls() == std::vector<std::string>{"write " + tmp, "sync " + tmp,
                                                   "rename " + tmp + " " + f.file,
                                                   "syncdir " + f.dir});
@@ -160,7 +170,7 @@ TEST_CASE("the crash harness fails writers that skip a sync or write in place") 
     CrashReport unsynced = CrashAtEveryStep(
         [](const Env& env, const std::string& path, const std::string& content) {
           const std::string tmp = TempOf(path);
-          Status st = env.WriteFile(tmp, content, 0600);
+          Status st = env.WriteFile(tmp, content, {}, WriteMode::kCreateNew);
           if (st.ok()) st = env.RenameFile(tmp, path);
           if (st.ok()) st = env.SyncDir(DirOf(path));
           return st;
@@ -173,7 +183,7 @@ TEST_CASE("the crash harness fails writers that skip a sync or write in place") 
     CrashReport no_dir_sync = CrashAtEveryStep(
         [](const Env& env, const std::string& path, const std::string& content) {
           const std::string tmp = TempOf(path);
-          Status st = env.WriteFile(tmp, content, 0600);
+          Status st = env.WriteFile(tmp, content, {}, WriteMode::kCreateNew);
           if (st.ok()) st = env.SyncFile(tmp);
           if (st.ok()) st = env.RenameFile(tmp, path);
           return st;
@@ -184,7 +194,7 @@ TEST_CASE("the crash harness fails writers that skip a sync or write in place") 
     CHECK(no_dir_sync.problems[0] == "crash after 3 steps: the write returned OK and was lost");
     // Truncated and rewritten in place: a crash before the sync empties it.
     Writer in_place = [](const Env& env, const std::string& path, const std::string& content) {
-      Status st = env.WriteFile(path, content, 0600);
+      Status st = env.WriteFile(path, content, {}, WriteMode::kTruncate);
       if (st.ok()) st = env.SyncFile(path);
       if (st.ok()) st = env.SyncDir(DirOf(path));
       return st;
@@ -211,7 +221,11 @@ TEST_CASE("a failing step fails WriteFileAtomically, leaves the old file and no 
         const Status st = env.WriteFileAtomically(f.file, kNew);
         REQUIRE_FALSE(st.ok());
         CHECK(st.code() == StatusCode::kIOError);
-        CHECK_FALSE(f.base().Exists(TempOf(f.file)));
+        if (auto tmp = TempIn(env.calls())) CHECK_FALSE(f.base().Exists(*tmp));
+        if (on_disk) {
+          for (const auto& entry : std::filesystem::directory_iterator(f.dir))
+            CHECK(entry.path().filename().string().find(".tmp.") == std::string::npos);
+        }
         const auto content = Content(f.base(), f.file);
         if (k < 3) {
           // Before the rename: the old file (or none) as it was.
@@ -228,4 +242,84 @@ TEST_CASE("a failing step fails WriteFileAtomically, leaves the old file and no 
       }
     }
   }
+}
+
+namespace {
+
+// An Env over a MemEnv whose first `taken` file creations find the name
+// taken, as a name someone planted a file or a link at would be.
+class TakenNamesEnv final : public Env {
+ public:
+  TakenNamesEnv(const MemEnv& base, int taken) : base_(base), taken_(taken) {}
+  Result<std::string> ReadFile(const std::string& path, size_t limit) const override {
+    return base_.ReadFile(path, limit);
+  }
+  bool IsDirectory(const std::string& path) const override { return base_.IsDirectory(path); }
+  bool Exists(const std::string& path) const override { return base_.Exists(path); }
+  std::vector<std::string> ListFiles(const std::string& dir, bool recursive,
+                                     const std::vector<std::string>& ext) const override {
+    return base_.ListFiles(dir, recursive, ext);
+  }
+  std::string Canonical(const std::string& path) const override { return base_.Canonical(path); }
+  const char* GetEnv(const char* name) const override { return base_.GetEnv(name); }
+  Status WriteFile(const std::string& path, const std::string& content,
+                   const FileAttributes& attributes, WriteMode how) const override {
+    tried.push_back(path);
+    if (how == WriteMode::kCreateNew && taken_ > 0) {
+      --taken_;
+      return Status::AlreadyExists("cannot create " + path + ": it exists");
+    }
+    return base_.WriteFile(path, content, attributes, how);
+  }
+  Status SyncFile(const std::string& path) const override { return base_.SyncFile(path); }
+  Status RenameFile(const std::string& from, const std::string& to) const override {
+    return base_.RenameFile(from, to);
+  }
+  Status SyncDir(const std::string& dir) const override { return base_.SyncDir(dir); }
+  Status RemoveFile(const std::string& path) const override { return base_.RemoveFile(path); }
+
+  mutable std::vector<std::string> tried;  // every name WriteFile was asked to create
+
+ private:
+  const MemEnv& base_;
+  mutable int taken_;
+};
+
+bool IsTemporaryOf(const std::string& tmp, const std::string& path) {
+  const std::string prefix = path + ".tmp.";
+  if (tmp.size() != prefix.size() + 16 || tmp.compare(0, prefix.size(), prefix) != 0) return false;
+  return tmp.find_first_not_of("0123456789abcdef", prefix.size()) == std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("WriteFileAtomically draws a new unguessable temporary name, and another when taken") {
+  MemEnv mem;
+  mem.AddFile("stack/README", "r");
+  // Every write its own name, from a CSPRNG: not the process id, which
+  // someone could plant a link at in advance.
+  std::set<std::string> names;
+  for (int i = 0; i < 4; ++i) {
+    FaultInjectionEnv env(mem);
+    REQUIRE(env.WriteFileAtomically("stack/plan.json", kNew).ok());
+    auto tmp = TempIn(env.calls());
+    REQUIRE(tmp);
+    CHECK(IsTemporaryOf(*tmp, "stack/plan.json"));
+    CHECK(tmp->find(std::to_string(::getpid())) == std::string::npos);
+    names.insert(*tmp);
+  }
+  CHECK(names.size() == 4);
+  // A taken name is left alone and another drawn...
+  TakenNamesEnv some_taken(mem, 3);
+  REQUIRE(some_taken.WriteFileAtomically("stack/plan.json", "after retries").ok());
+  CHECK(some_taken.tried.size() == 4);
+  CHECK(std::set<std::string>(some_taken.tried.begin(), some_taken.tried.end()).size() == 4);
+  CHECK(*mem.ReadFile("stack/plan.json", 100) == "after retries");
+  // ...but not forever: 16 taken in a row fail the write, the file as it was.
+  TakenNamesEnv all_taken(mem, 1000);
+  const Status st = all_taken.WriteFileAtomically("stack/plan.json", "never");
+  CHECK(st.code() == StatusCode::kIOError);
+  CHECK(st.message() == "cannot write stack/plan.json: 16 temporary names beside it were taken");
+  CHECK(all_taken.tried.size() == 16);
+  CHECK(*mem.ReadFile("stack/plan.json", 100) == "after retries");
 }

@@ -31,17 +31,20 @@ std::string FaultInjectionEnv::Canonical(const std::string& path) const {
 const char* FaultInjectionEnv::GetEnv(const char* name) const { return base_.GetEnv(name); }
 
 Status FaultInjectionEnv::WriteFile(const std::string& path, const std::string& content,
-                                    mode_t mode) const {
-  if (Status st = Step("write " + path); !st.ok()) return st;
+                                    const FileAttributes& attributes, WriteMode how) const {
+  const bool create = how == WriteMode::kCreateNew;
+  if (Status st = Step((create ? "write " : "truncate ") + path); !st.ok()) return st;
   Name& name = Touch(path);
-  const Status st = base_.WriteFile(path, content, mode);
+  const Status st = base_.WriteFile(path, content, attributes, how);
+  // kCreateNew refused a file there: nothing changed.
+  if (st.code() == StatusCode::kAlreadyExists) return st;
   // A write that failed may still have created or truncated the file.
   if (!st.ok() && !base_.ReadFile(path, kReadLimit).ok()) return st;
   if (name.now) {
     // Truncated in place: what was synced is gone, the new data not yet there.
     inodes_[*name.now].durable.clear();
   } else {
-    inodes_.push_back(Inode{"", mode});
+    inodes_.push_back(Inode{"", attributes.mode});
     name.now = inodes_.size() - 1;
   }
   return st;
@@ -107,7 +110,10 @@ Status FaultInjectionEnv::DropUnsyncedData() {
       auto content = base_.ReadFile(path, kReadLimit);
       if (content.ok() && *content == inode.durable) continue;
     }
-    if (Status st = base_.WriteFile(path, inode.durable, inode.mode); !st.ok()) return st;
+    if (Status st =
+            base_.WriteFile(path, inode.durable, {.mode = inode.mode}, WriteMode::kTruncate);
+        !st.ok())
+      return st;
   }
   for (const auto& [path, name] : names_) {
     if (name.durable || !name.now) continue;

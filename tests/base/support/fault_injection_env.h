@@ -2,7 +2,8 @@
 // what a power loss would keep, after LevelDB's FaultInjectionTestEnv. Reads
 // pass through; the write primitives pass through too, and are recorded:
 //  - a file's content is durable once SyncFile of it returned; a new file, or
-//    one rewritten in place by WriteFile, has no durable content until then
+//    one truncated and rewritten in place by WriteFile (kTruncate), has no
+//    durable content until then
 //    (if its name survives a crash, it is left empty, as ext4 can leave it);
 //  - a name (a file created, renamed or removed) is durable once SyncDir of
 //    its directory returned;
@@ -37,7 +38,8 @@ class FaultInjectionEnv final : public Env {
   std::string Canonical(const std::string& path) const override;
   const char* GetEnv(const char* name) const override;
 
-  Status WriteFile(const std::string& path, const std::string& content, mode_t mode) const override;
+  Status WriteFile(const std::string& path, const std::string& content,
+                   const FileAttributes& attributes, WriteMode how) const override;
   Status SyncFile(const std::string& path) const override;
   Status RenameFile(const std::string& from, const std::string& to) const override;
   Status SyncDir(const std::string& dir) const override;
@@ -56,7 +58,8 @@ class FaultInjectionEnv final : public Env {
   Status DropUnsyncedData();
 
   // Each primitive that went through to the Env below, in order, as
-  // "write PATH", "sync PATH", "rename FROM TO", "syncdir DIR", "remove PATH".
+  // "write PATH" (kCreateNew; "truncate PATH" for kTruncate), "sync PATH",
+  // "rename FROM TO", "syncdir DIR", "remove PATH".
   const std::vector<std::string>& calls() const { return calls_; }
 
  private:
