@@ -296,11 +296,12 @@ void InfraProvider::KindWatcher::Reschedule(Waiter& w, Finished& finished) {
     std::string summary =
         wire_.kind + " " + w.req.id +
         (for_ready ? " not " + wire_.ready_status.value_or("ready") : std::string(" not deleted")) +
-        " after " +
-        SecondsText(w.req.timeout.count() > 0 ? w.req.timeout : wire_.ready_timeout) +
+        " after " + SecondsText(w.req.timeout.count() > 0 ? w.req.timeout : wire_.ready_timeout) +
         (w.last_status.empty() ? "" : " (status " + w.last_status + ")");
     WaitResponse r;
-    r.diagnostics.push_back({Severity::kError, "wait_timeout", summary,
+    r.diagnostics.push_back({Severity::kError,
+                             "wait_timeout",
+                             summary,
                              w.last_problem.empty() ? "" : "last failure: " + w.last_problem,
                              {}});
     r.status = Status::DeadlineExceeded(Redact(summary));

@@ -74,10 +74,13 @@ struct Fixture {
 
 StackConfig WebStack() {
   StackConfig cfg;
-  cfg.resources.push_back(Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
   cfg.resources.push_back(
-      Res("instance.web", {{"name", "web"}, {"region", "eu"}, {"network", "${network.core.id}"}}, {"network.core"}));
-  cfg.resources.push_back(Res("ssh_key.deploy", {{"name", "deploy"}, {"public_key", "ssh-ed25519 AAAA"}}));
+      Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+  cfg.resources.push_back(
+      Res("instance.web", {{"name", "web"}, {"region", "eu"}, {"network", "${network.core.id}"}},
+          {"network.core"}));
+  cfg.resources.push_back(
+      Res("ssh_key.deploy", {{"name", "deploy"}, {"public_key", "ssh-ed25519 AAAA"}}));
   cfg.outputs.push_back({"web_id", "${instance.web.id}", false, {}});
   return cfg;
 }
@@ -188,7 +191,9 @@ TEST_CASE("apply creates in dependency order, resolves references and records ev
   REQUIRE(r.ok());
   CHECK(r.summary.created == 3);
   auto calls = f.provider.calls();
-  auto pos = [&](const std::string& c) { return std::find(calls.begin(), calls.end(), c) - calls.begin(); };
+  auto pos = [&](const std::string& c) {
+    return std::find(calls.begin(), calls.end(), c) - calls.begin();
+  };
   CHECK(pos("create network core") < pos("create instance web"));
   auto st = f.State();
   REQUIRE(st.resources.size() == 3);
@@ -285,7 +290,8 @@ TEST_CASE("a resource the API reports failed at refresh is replaced too") {
 TEST_CASE("a response lost after the API committed is recovered with the same key, no duplicate") {
   Fixture f;
   StackConfig cfg;
-  cfg.resources.push_back(Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+  cfg.resources.push_back(
+      Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
   f.provider.LoseResponses(1);
   auto r = f.Run(cfg);
   CHECK_FALSE(r.ok());
@@ -334,7 +340,8 @@ TEST_CASE("find-by-name recovery adopts a resource the API cannot deduplicate") 
 TEST_CASE("find-by-name recovery leaves a same-named object that differs alone") {
   Fixture f;
   f.options.find_by_name_kinds = {"ssh_key"};
-  std::string theirs = f.provider.Inject("ssh_key", {{"name", "k"}, {"public_key", "ssh-ed25519 BBBB"}});
+  std::string theirs =
+      f.provider.Inject("ssh_key", {{"name", "k"}, {"public_key", "ssh-ed25519 BBBB"}});
   StackConfig cfg;
   cfg.resources.push_back(Res("ssh_key.k", {{"name", "k"}, {"public_key", "ssh-ed25519 AAAA"}}));
   f.provider.DropRequests(1);  // ours never reached the API
@@ -409,8 +416,9 @@ TEST_CASE("an update referring to a replaced object runs after its delete and cr
   // the new instance, so it cannot also run before the old one's delete.
   Fixture f;
   auto cfg = WebStack();
-  cfg.resources.push_back(
-      Res("firewall.edge", {{"name", "edge"}, {"instances", {"${instance.web.id}"}}}, {"instance.web"}));
+  cfg.resources.push_back(Res("firewall.edge",
+                              {{"name", "edge"}, {"instances", {"${instance.web.id}"}}},
+                              {"instance.web"}));
   REQUIRE(f.Run(cfg).ok());
   std::string old_web = f.State().resources.at("instance.web").id;
   size_t first_run = f.provider.calls().size();
@@ -437,7 +445,8 @@ TEST_CASE("an update referring to a replaced object runs after its delete and cr
 TEST_CASE("create_before_destroy creates first and keeps the old one as deposed until deleted") {
   Fixture f;
   StackConfig cfg;
-  cfg.resources.push_back(Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+  cfg.resources.push_back(
+      Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
   REQUIRE(f.Run(cfg).ok());
   std::string old_id = f.State().resources.at("network.core").id;
   cfg.resources[0].spec["cidr"] = "10.1.0.0/16";
@@ -472,7 +481,8 @@ TEST_CASE("deletes run dependents first and empty the state") {
 TEST_CASE("a failing state commit is reported and the journal keeps the operation") {
   Fixture f;
   StackConfig cfg;
-  cfg.resources.push_back(Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+  cfg.resources.push_back(
+      Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
   f.store.FailNextCommit(Status::IOError("disk full (injected)"));
   auto r = f.Run(cfg);
   CHECK_FALSE(r.ok());
@@ -532,7 +542,8 @@ TEST_CASE("idempotency keys are derived from persisted data and bounded") {
   CHECK(a == IdempotencyKey("lin", 3, "create", "instance.web[0]"));
   CHECK(a != IdempotencyKey("lin", 4, "create", "instance.web[0]"));
   CHECK(a != IdempotencyKey("lin", 3, "create", "instance.web[1]"));
-  CHECK(IdempotencyKey(std::string(36, 'x'), 1LL << 60, "create", std::string(5000, 'a')).size() <= 255);
+  CHECK(IdempotencyKey(std::string(36, 'x'), 1LL << 60, "create", std::string(5000, 'a')).size() <=
+        255);
 }
 
 TEST_CASE("a parallel apply journals operations ahead, in batches, each before it is sent") {
