@@ -341,8 +341,18 @@ class ApplyRun {
   // each, off the path of the others. A worker holds an operation only while
   // its request is in flight or its result is being recorded, never while
   // the resource provisions: --parallelism bounds the requests in flight.
+  //
+  // The wait below has no deadline: a worker wakes for exactly what its
+  // predicate names, and whoever makes it true notifies cv_ (see cv_). So
+  // every wake-up finds something to do (no spinning while resources
+  // provision), and a worker that could neither send (max_pending wait) nor
+  // journal (journal_target_ already journaled) waits for a wait to end.
   void Worker() {
     const size_t max_pending = static_cast<size_t>(std::max(1, options_.max_pending));
+    // REQUIRES: mu_ held.
+    auto may_send = [&] {
+      return !journaled_.empty() && static_cast<size_t>(pending_) < max_pending;
+    };
     for (;;) {
       std::optional<size_t> index;    // to send
       std::optional<size_t> settled;  // to finish
@@ -352,9 +362,7 @@ class ApplyRun {
         cv_.wait(lock, [&] {
           // Stopping, nothing new starts, but what was sent is finished.
           return !settled_.empty() || Finished() || (Stopping() && pending_ == 0) ||
-                 (!Stopping() &&
-                  ((!journaled_.empty() && static_cast<size_t>(pending_) < max_pending) ||
-                   (!ready_.empty() && !journaling_)));
+                 (!Stopping() && (may_send() || MayJournal()));
         });
         if (!settled_.empty()) {
           settled = settled_.front();
@@ -364,7 +372,7 @@ class ApplyRun {
           cv_.notify_all();
           return;
         } else {
-          if (!journaled_.empty() && static_cast<size_t>(pending_) < max_pending) {
+          if (may_send()) {
             index = journaled_.front();
             journaled_.pop_front();
             nodes_[*index].state = Node::State::kRunning;
@@ -372,8 +380,10 @@ class ApplyRun {
             ++running_;
             ++pending_;  // reserved before sending, so max_pending holds
           }
-          // Nothing to run, or few journaled operations left for the others.
-          if (!journaling_ && !ready_.empty() && (!index || journaled_.size() < low_water_)) {
+          // Nothing to send, or few journaled operations left for the
+          // others. MayJournal guarantees a chunk that is not empty: the
+          // flag set here is cleared only by the JournalAhead of that chunk.
+          if (MayJournal() && (!index || journaled_.size() < low_water_)) {
             while (journaled_.size() + chunk.size() < journal_target_ && !ready_.empty()) {
               chunk.push_back(*ready_.begin());
               ready_.erase(ready_.begin());
@@ -443,6 +453,8 @@ class ApplyRun {
   void Recorder() {
     std::unique_lock lock(mu_);
     for (;;) {
+      // No deadline: only the recorder waits on record_cv_, and both of its
+      // conditions are set under mu_ and notified (FinishNode, Run).
       record_cv_.wait(lock, [&] { return !to_record_.empty() || workers_gone_; });
       if (to_record_.empty()) return;
       size_t index = to_record_.front();
@@ -454,6 +466,18 @@ class ApplyRun {
       Complete(lock, index, ok);
       lock.lock();
     }
+  }
+
+  // REQUIRES: mu_ held. Ready operations may be journaled ahead now: none
+  // is being journaled, and fewer than journal_target_ are journaled. The
+  // bound matters when max_pending operations wait: nothing can be sent
+  // then, and a worker woken to journal with the queue full had nothing to
+  // journal, yet set journaling_, which only a JournalAhead clears: no
+  // operation was ever journaled again, and the run hung once the
+  // journaled ones were sent (an apply of 1 network + 300 instances with
+  // --max-pending 50 stopped after 1 + 50 + 15 commits).
+  bool MayJournal() const {
+    return !journaling_ && !ready_.empty() && journaled_.size() < journal_target_;
   }
 
   // REQUIRES: mu_ held. Nothing left to run, journal or record: the workers
@@ -773,6 +797,8 @@ class ApplyRun {
             std::chrono::duration_cast<std::chrono::milliseconds>(clock_.Now() - node.started),
             node.op == Action::kDelete ? "waiting until deleted" : "waiting until ready"});
     }
+    // The provider calls this exactly once, by the wait's own deadline
+    // (Provider::Watch; the watchers end every wait at it).
     provider_.Watch(wait, [this, index](WaitResponse r) {
       std::lock_guard lock(mu_);
       nodes_[index].wait = std::move(r);
@@ -952,6 +978,17 @@ class ApplyRun {
 
   std::mutex mu_;
   std::mutex emit_mu_;  // serialises the progress callback; taken after mu_, never before
+  // The workers wait on cv_ without a deadline (Worker), so each change to
+  // what their predicate reads, made under mu_, notifies it, or is made by a
+  // worker that checks the predicate again before it waits:
+  //   settled_ pushed, a pending slot freed (the Watch callback): one, which
+  //     finishes that operation and, back at the wait, sends into the slot;
+  //   nodes made ready (Complete): one per node;
+  //   operations journaled, journaling_ cleared (JournalAhead): all;
+  //   Finished() or a stop (Complete, the stop callback): all; a worker
+  //     that leaves wakes all;
+  //   a slot freed by a send that did not wait, journaled_ shrunk below
+  //     journal_target_: by a worker, which loops back to the predicate.
   std::condition_variable cv_;
   std::vector<Node> nodes_;  // nodes' state fields GUARDED_BY(mu_)
   // Deterministic order among ready nodes: by address.
