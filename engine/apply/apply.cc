@@ -132,10 +132,12 @@ class ApplyRun {
     if (!nodes_.empty() && !recovering_) {
       auto first = store_.ReserveSequences(static_cast<int64_t>(nodes_.size()));
       if (!first.ok()) {
-        result_.diagnostics.push_back({Severity::kError, "state_error",
-                                       "could not reserve sequence numbers in the state: " +
-                                           first.status().ToString(),
-                                       "", {}});
+        result_.diagnostics.push_back(
+            {Severity::kError,
+             "state_error",
+             "could not reserve sequence numbers in the state: " + first.status().ToString(),
+             "",
+             {}});
         return std::move(result_);
       }
       first_seq_ = *first;
@@ -166,17 +168,20 @@ class ApplyRun {
       }
       record_cv_.notify_one();
       recorder.join();  // after recording what the workers left, even when stopped
-    }  // ~jthread: the monitor is asked to stop, wakes at once and is joined
+    }                   // ~jthread: the monitor is asked to stop, wakes at once and is joined
     // Journaled ahead but never sent (the run was stopped): nothing happened.
     // A recovered entry stays: the interrupted run may have sent it.
     if (recovering_) journaled_.clear();
     for (size_t index : journaled_) {
       if (auto st = store_.Commit(StateCommit{.journal_done = nodes_[index].entry.seq}); !st.ok()) {
-        result_.diagnostics.push_back(
-            {Severity::kWarning, "state_error",
-             nodes_[index].change->address + ": could not clear its unsent journal entry (the "
-             "next apply sends it): " + st.status().ToString(),
-             "", {}});
+        result_.diagnostics.push_back({Severity::kWarning,
+                                       "state_error",
+                                       nodes_[index].change->address +
+                                           ": could not clear its unsent journal entry (the "
+                                           "next apply sends it): " +
+                                           st.status().ToString(),
+                                       "",
+                                       {}});
       }
     }
     for (const auto& n : nodes_) {
@@ -224,7 +229,8 @@ class ApplyRun {
     };
     for (const auto& c : plan_.changes) {
       switch (c.action) {
-        case Action::kNoOp: break;
+        case Action::kNoOp:
+          break;
         case Action::kCreate:
           create_node[c.address] = add(c, Action::kCreate, false);
           break;
@@ -320,9 +326,11 @@ class ApplyRun {
       }
     }
     if (seen != nodes_.size()) {
-      result_.diagnostics.push_back(
-          {Severity::kError, "internal_error",
-           "internal error: the apply graph has a cycle, please report", "", {}});
+      result_.diagnostics.push_back({Severity::kError,
+                                     "internal_error",
+                                     "internal error: the apply graph has a cycle, please report",
+                                     "",
+                                     {}});
     }
   }
 
@@ -333,8 +341,18 @@ class ApplyRun {
   // each, off the path of the others. A worker holds an operation only while
   // its request is in flight or its result is being recorded, never while
   // the resource provisions: --parallelism bounds the requests in flight.
+  //
+  // The wait below has no deadline: a worker wakes for exactly what its
+  // predicate names, and whoever makes it true notifies cv_ (see cv_). So
+  // every wake-up finds something to do (no spinning while resources
+  // provision), and a worker that could neither send (max_pending wait) nor
+  // journal (journal_target_ already journaled) waits for a wait to end.
   void Worker() {
     const size_t max_pending = static_cast<size_t>(std::max(1, options_.max_pending));
+    // REQUIRES: mu_ held.
+    auto may_send = [&] {
+      return !journaled_.empty() && static_cast<size_t>(pending_) < max_pending;
+    };
     for (;;) {
       std::optional<size_t> index;    // to send
       std::optional<size_t> settled;  // to finish
@@ -344,9 +362,7 @@ class ApplyRun {
         cv_.wait(lock, [&] {
           // Stopping, nothing new starts, but what was sent is finished.
           return !settled_.empty() || Finished() || (Stopping() && pending_ == 0) ||
-                 (!Stopping() &&
-                  ((!journaled_.empty() && static_cast<size_t>(pending_) < max_pending) ||
-                   (!ready_.empty() && !journaling_)));
+                 (!Stopping() && (may_send() || MayJournal()));
         });
         if (!settled_.empty()) {
           settled = settled_.front();
@@ -356,7 +372,7 @@ class ApplyRun {
           cv_.notify_all();
           return;
         } else {
-          if (!journaled_.empty() && static_cast<size_t>(pending_) < max_pending) {
+          if (may_send()) {
             index = journaled_.front();
             journaled_.pop_front();
             nodes_[*index].state = Node::State::kRunning;
@@ -364,8 +380,10 @@ class ApplyRun {
             ++running_;
             ++pending_;  // reserved before sending, so max_pending holds
           }
-          // Nothing to run, or few journaled operations left for the others.
-          if (!journaling_ && !ready_.empty() && (!index || journaled_.size() < low_water_)) {
+          // Nothing to send, or few journaled operations left for the
+          // others. MayJournal guarantees a chunk that is not empty: the
+          // flag set here is cleared only by the JournalAhead of that chunk.
+          if (MayJournal() && (!index || journaled_.size() < low_water_)) {
             while (journaled_.size() + chunk.size() < journal_target_ && !ready_.empty()) {
               chunk.push_back(*ready_.begin());
               ready_.erase(ready_.begin());
@@ -435,6 +453,8 @@ class ApplyRun {
   void Recorder() {
     std::unique_lock lock(mu_);
     for (;;) {
+      // No deadline: only the recorder waits on record_cv_, and both of its
+      // conditions are set under mu_ and notified (FinishNode, Run).
       record_cv_.wait(lock, [&] { return !to_record_.empty() || workers_gone_; });
       if (to_record_.empty()) return;
       size_t index = to_record_.front();
@@ -446,6 +466,18 @@ class ApplyRun {
       Complete(lock, index, ok);
       lock.lock();
     }
+  }
+
+  // REQUIRES: mu_ held. Ready operations may be journaled ahead now: none
+  // is being journaled, and fewer than journal_target_ are journaled. The
+  // bound matters when max_pending operations wait: nothing can be sent
+  // then, and a worker woken to journal with the queue full had nothing to
+  // journal, yet set journaling_, which only a JournalAhead clears: no
+  // operation was ever journaled again, and the run hung once the
+  // journaled ones were sent (an apply of 1 network + 300 instances with
+  // --max-pending 50 stopped after 1 + 50 + 15 commits).
+  bool MayJournal() const {
+    return !journaling_ && !ready_.empty() && journaled_.size() < journal_target_;
   }
 
   // REQUIRES: mu_ held. Nothing left to run, journal or record: the workers
@@ -569,7 +601,8 @@ class ApplyRun {
     std::condition_variable_any tick;
     auto last_report = clock_.Now();
     while (!st.stop_requested()) {
-      const auto period = std::min<std::chrono::milliseconds>(kSyncInterval, options_.progress_interval);
+      const auto period =
+          std::min<std::chrono::milliseconds>(kSyncInterval, options_.progress_interval);
       tick.wait_for(lock, st, period, [] { return false; });
       if (st.stop_requested()) break;
       lock.unlock();
@@ -651,7 +684,8 @@ class ApplyRun {
       ReferenceResolver resolve = options_.resolve;
       resolved = resolve ? resolve(c.after, Lookup()) : c.after;
       if (ContainsUnknown(resolved)) {
-        Fail(index, {}, c.address, node.op, "a value it needs is still unknown after its dependencies were applied");
+        Fail(index, {}, c.address, node.op,
+             "a value it needs is still unknown after its dependencies were applied");
         return false;
       }
       if (node.op == Action::kCreate) {
@@ -763,6 +797,8 @@ class ApplyRun {
             std::chrono::duration_cast<std::chrono::milliseconds>(clock_.Now() - node.started),
             node.op == Action::kDelete ? "waiting until deleted" : "waiting until ready"});
     }
+    // The provider calls this exactly once, by the wait's own deadline
+    // (Provider::Watch; the watchers end every wait at it).
     provider_.Watch(wait, [this, index](WaitResponse r) {
       std::lock_guard lock(mu_);
       nodes_[index].wait = std::move(r);
@@ -836,8 +872,8 @@ class ApplyRun {
     // run re-sends with its key, and the API answers with this result. An
     // API that cannot deduplicate creates could only be searched by name,
     // so those results are synced at once.
-    commit.durability = options_.find_by_name_kinds.count(c.kind) ? Durability::kImmediate
-                                                                   : Durability::kDeferred;
+    commit.durability =
+        options_.find_by_name_kinds.count(c.kind) ? Durability::kImmediate : Durability::kDeferred;
     // The recorder commits it (Record). Until then the journal entry stands
     // for the operation, as it did while the request was in flight.
     bool ok = wait.status.ok();
@@ -921,10 +957,12 @@ class ApplyRun {
     auto serial = store_.Commit(
         StateCommit{.outputs = std::move(outputs), .sensitive_outputs = std::move(sensitive)});
     if (!serial.ok()) {
-      result_.diagnostics.push_back({Severity::kError, "state_error",
-                                     "could not record the outputs in the state: " +
-                                         serial.status().ToString(),
-                                     "", {}});
+      result_.diagnostics.push_back(
+          {Severity::kError,
+           "state_error",
+           "could not record the outputs in the state: " + serial.status().ToString(),
+           "",
+           {}});
     }
   }
 
@@ -936,12 +974,23 @@ class ApplyRun {
   const std::string lineage_;
   const bool recovering_;
   std::vector<JournalEntry> recover_;  // recovery: the entries, until AdoptJournal takes them
-  int64_t first_seq_ = 0;  // node i's journal sequence number is first_seq_ + i
+  int64_t first_seq_ = 0;              // node i's journal sequence number is first_seq_ + i
 
   std::mutex mu_;
   std::mutex emit_mu_;  // serialises the progress callback; taken after mu_, never before
+  // The workers wait on cv_ without a deadline (Worker), so each change to
+  // what their predicate reads, made under mu_, notifies it, or is made by a
+  // worker that checks the predicate again before it waits:
+  //   settled_ pushed, a pending slot freed (the Watch callback): one, which
+  //     finishes that operation and, back at the wait, sends into the slot;
+  //   nodes made ready (Complete): one per node;
+  //   operations journaled, journaling_ cleared (JournalAhead): all;
+  //   Finished() or a stop (Complete, the stop callback): all; a worker
+  //     that leaves wakes all;
+  //   a slot freed by a send that did not wait, journaled_ shrunk below
+  //     journal_target_: by a worker, which loops back to the predicate.
   std::condition_variable cv_;
-  std::vector<Node> nodes_;                 // nodes' state fields GUARDED_BY(mu_)
+  std::vector<Node> nodes_;  // nodes' state fields GUARDED_BY(mu_)
   // Deterministic order among ready nodes: by address.
   struct ByAddress {
     const std::vector<Node>* nodes;
@@ -952,26 +1001,26 @@ class ApplyRun {
     }
   };
   std::set<size_t, ByAddress> ready_{ByAddress{&nodes_}};  // GUARDED_BY(mu_)
-  int running_ = 0;                         // GUARDED_BY(mu_)
+  int running_ = 0;                                        // GUARDED_BY(mu_)
   // Journaled, not yet started, in journal order.
-  std::deque<size_t> journaled_;            // GUARDED_BY(mu_)
-  bool journaling_ = false;                 // GUARDED_BY(mu_): a JournalAhead is writing
+  std::deque<size_t> journaled_;  // GUARDED_BY(mu_)
+  bool journaling_ = false;       // GUARDED_BY(mu_): a JournalAhead is writing
   // Sent (or being sent) and waiting for the provider's watcher, which no
   // worker holds; and waits that are over, for a worker to finish
   // (AfterWait), in order.
   int pending_ = 0;             // GUARDED_BY(mu_)
   std::deque<size_t> settled_;  // GUARDED_BY(mu_)
   // Nodes whose outcome waits for the recorder, in the order they took effect.
-  std::deque<size_t> to_record_;            // GUARDED_BY(mu_)
-  int recording_ = 0;                       // GUARDED_BY(mu_): handed over, not yet complete
-  bool workers_gone_ = false;               // GUARDED_BY(mu_)
+  std::deque<size_t> to_record_;  // GUARDED_BY(mu_)
+  int recording_ = 0;             // GUARDED_BY(mu_): handed over, not yet complete
+  bool workers_gone_ = false;     // GUARDED_BY(mu_)
   std::condition_variable record_cv_;
   size_t low_water_ = 0, journal_target_ = 1;  // set before the workers start
   int workers_ = 1;                            // set before the workers start
-  std::map<std::string, Value> values_;     // GUARDED_BY(mu_)
-  std::map<size_t, std::string> done_ids_;  // GUARDED_BY(mu_)
-  std::map<size_t, std::string> last_error_;  // GUARDED_BY(mu_)
-  ApplyResult result_;                      // GUARDED_BY(mu_) while workers run
+  std::map<std::string, Value> values_;        // GUARDED_BY(mu_)
+  std::map<size_t, std::string> done_ids_;     // GUARDED_BY(mu_)
+  std::map<size_t, std::string> last_error_;   // GUARDED_BY(mu_)
+  ApplyResult result_;                         // GUARDED_BY(mu_) while workers run
 };
 
 }  // namespace
@@ -987,10 +1036,10 @@ Status CheckPlanIsCurrent(const Plan& plan, const StateSnapshot& state) {
                                       plan.lineage + ", this state is " + state.lineage + ")");
   }
   if (plan.serial != state.serial) {
-    return Status::FailedPrecondition(
-        "the saved plan is stale: it was made at state serial " + std::to_string(plan.serial) +
-        " but the state is now at serial " + std::to_string(state.serial) +
-        "; run 'cairn plan' again");
+    return Status::FailedPrecondition("the saved plan is stale: it was made at state serial " +
+                                      std::to_string(plan.serial) +
+                                      " but the state is now at serial " +
+                                      std::to_string(state.serial) + "; run 'cairn plan' again");
   }
   return Status::Ok();
 }

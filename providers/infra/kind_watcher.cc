@@ -119,6 +119,8 @@ void InfraProvider::KindWatcher::Run(std::stop_token stop) {
   std::unique_lock lock(mu_);
   while (!stop.stop_requested()) {
     if (waiters_.empty()) {
+      // No deadline: with no waiter there is nothing to time out. Add pushes
+      // under mu_ and notifies; the destructor's stop ends the wait.
       cv_.wait(lock, stop, [&] { return !waiters_.empty(); });
       continue;
     }
@@ -154,7 +156,11 @@ void InfraProvider::KindWatcher::Run(std::stop_token stop) {
       std::stop_token woken = wake_.get_token();
       lock.unlock();
       {
-        // Woken by a new waiter due sooner, or by the end of the watcher.
+        // Until the earliest due time or deadline of any waiter (`next`), so
+        // no wait outlives its deadline. Woken sooner by a new waiter due
+        // before that: sleeping_until_ and wake_ are set under mu_ before
+        // it is let go, and Add compares under mu_, so none is missed. Or by
+        // the end of the watcher.
         std::stop_callback on_stop(stop, [&] { wake_.request_stop(); });
         clock_.SleepFor(next - now, woken);
       }
@@ -296,11 +302,12 @@ void InfraProvider::KindWatcher::Reschedule(Waiter& w, Finished& finished) {
     std::string summary =
         wire_.kind + " " + w.req.id +
         (for_ready ? " not " + wire_.ready_status.value_or("ready") : std::string(" not deleted")) +
-        " after " +
-        SecondsText(w.req.timeout.count() > 0 ? w.req.timeout : wire_.ready_timeout) +
+        " after " + SecondsText(w.req.timeout.count() > 0 ? w.req.timeout : wire_.ready_timeout) +
         (w.last_status.empty() ? "" : " (status " + w.last_status + ")");
     WaitResponse r;
-    r.diagnostics.push_back({Severity::kError, "wait_timeout", summary,
+    r.diagnostics.push_back({Severity::kError,
+                             "wait_timeout",
+                             summary,
                              w.last_problem.empty() ? "" : "last failure: " + w.last_problem,
                              {}});
     r.status = Status::DeadlineExceeded(Redact(summary));

@@ -74,10 +74,13 @@ struct Fixture {
 
 StackConfig WebStack() {
   StackConfig cfg;
-  cfg.resources.push_back(Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
   cfg.resources.push_back(
-      Res("instance.web", {{"name", "web"}, {"region", "eu"}, {"network", "${network.core.id}"}}, {"network.core"}));
-  cfg.resources.push_back(Res("ssh_key.deploy", {{"name", "deploy"}, {"public_key", "ssh-ed25519 AAAA"}}));
+      Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+  cfg.resources.push_back(
+      Res("instance.web", {{"name", "web"}, {"region", "eu"}, {"network", "${network.core.id}"}},
+          {"network.core"}));
+  cfg.resources.push_back(
+      Res("ssh_key.deploy", {{"name", "deploy"}, {"public_key", "ssh-ed25519 AAAA"}}));
   cfg.outputs.push_back({"web_id", "${instance.web.id}", false, {}});
   return cfg;
 }
@@ -188,7 +191,9 @@ TEST_CASE("apply creates in dependency order, resolves references and records ev
   REQUIRE(r.ok());
   CHECK(r.summary.created == 3);
   auto calls = f.provider.calls();
-  auto pos = [&](const std::string& c) { return std::find(calls.begin(), calls.end(), c) - calls.begin(); };
+  auto pos = [&](const std::string& c) {
+    return std::find(calls.begin(), calls.end(), c) - calls.begin();
+  };
   CHECK(pos("create network core") < pos("create instance web"));
   auto st = f.State();
   REQUIRE(st.resources.size() == 3);
@@ -285,7 +290,8 @@ TEST_CASE("a resource the API reports failed at refresh is replaced too") {
 TEST_CASE("a response lost after the API committed is recovered with the same key, no duplicate") {
   Fixture f;
   StackConfig cfg;
-  cfg.resources.push_back(Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+  cfg.resources.push_back(
+      Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
   f.provider.LoseResponses(1);
   auto r = f.Run(cfg);
   CHECK_FALSE(r.ok());
@@ -334,7 +340,8 @@ TEST_CASE("find-by-name recovery adopts a resource the API cannot deduplicate") 
 TEST_CASE("find-by-name recovery leaves a same-named object that differs alone") {
   Fixture f;
   f.options.find_by_name_kinds = {"ssh_key"};
-  std::string theirs = f.provider.Inject("ssh_key", {{"name", "k"}, {"public_key", "ssh-ed25519 BBBB"}});
+  std::string theirs =
+      f.provider.Inject("ssh_key", {{"name", "k"}, {"public_key", "ssh-ed25519 BBBB"}});
   StackConfig cfg;
   cfg.resources.push_back(Res("ssh_key.k", {{"name", "k"}, {"public_key", "ssh-ed25519 AAAA"}}));
   f.provider.DropRequests(1);  // ours never reached the API
@@ -409,8 +416,9 @@ TEST_CASE("an update referring to a replaced object runs after its delete and cr
   // the new instance, so it cannot also run before the old one's delete.
   Fixture f;
   auto cfg = WebStack();
-  cfg.resources.push_back(
-      Res("firewall.edge", {{"name", "edge"}, {"instances", {"${instance.web.id}"}}}, {"instance.web"}));
+  cfg.resources.push_back(Res("firewall.edge",
+                              {{"name", "edge"}, {"instances", {"${instance.web.id}"}}},
+                              {"instance.web"}));
   REQUIRE(f.Run(cfg).ok());
   std::string old_web = f.State().resources.at("instance.web").id;
   size_t first_run = f.provider.calls().size();
@@ -437,7 +445,8 @@ TEST_CASE("an update referring to a replaced object runs after its delete and cr
 TEST_CASE("create_before_destroy creates first and keeps the old one as deposed until deleted") {
   Fixture f;
   StackConfig cfg;
-  cfg.resources.push_back(Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+  cfg.resources.push_back(
+      Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
   REQUIRE(f.Run(cfg).ok());
   std::string old_id = f.State().resources.at("network.core").id;
   cfg.resources[0].spec["cidr"] = "10.1.0.0/16";
@@ -472,7 +481,8 @@ TEST_CASE("deletes run dependents first and empty the state") {
 TEST_CASE("a failing state commit is reported and the journal keeps the operation") {
   Fixture f;
   StackConfig cfg;
-  cfg.resources.push_back(Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+  cfg.resources.push_back(
+      Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
   f.store.FailNextCommit(Status::IOError("disk full (injected)"));
   auto r = f.Run(cfg);
   CHECK_FALSE(r.ok());
@@ -532,7 +542,8 @@ TEST_CASE("idempotency keys are derived from persisted data and bounded") {
   CHECK(a == IdempotencyKey("lin", 3, "create", "instance.web[0]"));
   CHECK(a != IdempotencyKey("lin", 4, "create", "instance.web[0]"));
   CHECK(a != IdempotencyKey("lin", 3, "create", "instance.web[1]"));
-  CHECK(IdempotencyKey(std::string(36, 'x'), 1LL << 60, "create", std::string(5000, 'a')).size() <= 255);
+  CHECK(IdempotencyKey(std::string(36, 'x'), 1LL << 60, "create", std::string(5000, 'a')).size() <=
+        255);
 }
 
 TEST_CASE("a parallel apply journals operations ahead, in batches, each before it is sent") {
@@ -916,4 +927,170 @@ TEST_CASE("a stop during recovery finishes what was sent and leaves the rest for
   REQUIRE(rest.ok());
   CHECK(rest.recovered == 4);
   CHECK(f.State().resources.size() == 5);
+}
+
+namespace {
+
+// One network and `n` instances on it, as in the report of the hang: once
+// the network is ready, all the instances are ready to be sent at once.
+StackConfig NetworkAndInstances(int n, const std::string& size = "small") {
+  StackConfig cfg;
+  cfg.resources.push_back(
+      Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+  for (int i = 0; i < n; ++i) {
+    cfg.resources.push_back(Res("instance.web[" + std::to_string(i) + "]",
+                                {{"name", "web-" + std::to_string(i)},
+                                 {"region", "eu"},
+                                 {"network", "${network.core.id}"},
+                                 {"size", size}},
+                                {"network.core"}));
+  }
+  return cfg;
+}
+
+// Runs `run` on a thread of its own with readiness held, and ends the waits
+// a round at a time: each round, once as many wait as may (`bound`, or what
+// is left of the current layer: `layers` are the operations that can wait
+// together, each layer after the one before it), all of them at once. A run
+// that stalls (a round that never fills, or no end after the last) is
+// stopped and its waits released, so that the test fails instead of hanging;
+// the answer then says where it stalled ("" when it did not). No timing is
+// asserted: Eventually's 20 s only end a hung run.
+template <typename Run>
+std::string DriveHeld(FakeProvider& provider, std::stop_source& stop,
+                      const std::vector<int>& layers, int bound, Run run) {
+  provider.HoldReadiness(true);
+  std::atomic<bool> over{false};
+  std::thread thread([&] {
+    run();
+    over = true;
+  });
+  std::string stall;
+  for (size_t layer = 0; layer < layers.size() && stall.empty(); ++layer) {
+    int left = layers[layer];
+    while (left > 0) {
+      const int expect = std::min(bound, left);
+      if (!Eventually([&] { return provider.waiting() >= expect; })) {
+        stall = "layer " + std::to_string(layer) + " stalled with " +
+                std::to_string(provider.waiting()) + " waiting of " + std::to_string(expect) +
+                " expected, " + std::to_string(left) + " left to wait";
+        break;
+      }
+      std::vector<std::string> ids = provider.waiting_ids();
+      provider.Release(ids);
+      left -= static_cast<int>(ids.size());
+    }
+  }
+  if (stall.empty() && !Eventually([&] { return over.load(); })) {
+    stall = "the run did not end after its last wait";
+  }
+  if (!stall.empty()) stop.request_stop();
+  provider.HoldReadiness(false);
+  provider.Release();
+  thread.join();
+  return stall;
+}
+
+}  // namespace
+
+// max_pending at, below and past the number of operations that can wait at
+// once. Past it by more than the journal-ahead target (20x), the run used to
+// hang: a worker that could neither send nor journal marked a journal write
+// in progress that it never made.
+TEST_CASE("apply sends every create below, at and past max_pending: 1 network and n instances") {
+  // n instances waiting at once against the bound: bound - 1, bound,
+  // bound + 1, 20 * bound.
+  const auto [bound, n] = GENERATE(
+      table<int, int>({{1, 0}, {1, 1}, {1, 2}, {1, 20}, {5, 4}, {5, 5}, {5, 6}, {5, 100}}));
+  const int parallelism = GENERATE(1, 4);
+  CAPTURE(bound, parallelism, n);
+  Fixture f;
+  ManualClock clock;
+  std::stop_source stop;
+  f.options.clock = &clock;
+  f.options.stop = stop.get_token();
+  f.options.parallelism = parallelism;
+  f.options.max_pending = bound;
+  Plan plan = f.PlanFor(NetworkAndInstances(n));
+  ApplyResult r;
+  std::string stall = DriveHeld(f.provider, stop, {1, n}, bound,
+                                [&] { r = Apply(plan, f.provider, f.store, f.options); });
+  INFO((r.diagnostics.empty() ? "" : r.diagnostics[0].summary));
+  REQUIRE(stall == "");
+  REQUIRE(r.ok());
+  CHECK(r.summary.created == n + 1);
+  CHECK(f.provider.max_waiting() == std::min(bound, std::max(n, 1)));
+  CHECK(f.State().resources.size() == static_cast<size_t>(n + 1));
+  CHECK(f.store.PendingJournal()->empty());
+}
+
+TEST_CASE("updates past max_pending are all sent") {
+  const auto [bound, n] = GENERATE(table<int, int>({{1, 1}, {1, 20}, {5, 5}, {5, 100}}));
+  CAPTURE(bound, n);
+  Fixture f;
+  ManualClock clock;
+  f.options.clock = &clock;
+  REQUIRE(f.Run(NetworkAndInstances(n)).ok());
+  std::stop_source stop;
+  f.options.stop = stop.get_token();
+  f.options.max_pending = bound;
+  // Every instance updated in place, all ready at once.
+  Plan update = f.PlanFor(NetworkAndInstances(n, "large"));
+  ApplyResult r;
+  std::string stall = DriveHeld(f.provider, stop, {n}, bound,
+                                [&] { r = Apply(update, f.provider, f.store, f.options); });
+  REQUIRE(stall == "");
+  REQUIRE(r.ok());
+  CHECK(r.summary.updated == n);
+  CHECK(f.provider.max_waiting() == bound);
+  for (const auto& [id, attrs] : f.provider.resources("instance"))
+    CHECK(attrs.at("size") == "large");
+  CHECK(f.store.PendingJournal()->empty());
+}
+
+TEST_CASE("a destroy past max_pending deletes everything") {
+  const auto [bound, n] = GENERATE(table<int, int>({{1, 1}, {1, 20}, {5, 5}, {5, 100}}));
+  CAPTURE(bound, n);
+  Fixture f;
+  ManualClock clock;
+  f.options.clock = &clock;
+  REQUIRE(f.Run(NetworkAndInstances(n)).ok());
+  std::stop_source stop;
+  f.options.stop = stop.get_token();
+  f.options.max_pending = bound;
+  // The instances first, all ready at once, then the network.
+  Plan destroy = f.PlanFor(NetworkAndInstances(n), /*destroy=*/true);
+  ApplyResult r;
+  std::string stall = DriveHeld(f.provider, stop, {n, 1}, bound,
+                                [&] { r = Apply(destroy, f.provider, f.store, f.options); });
+  REQUIRE(stall == "");
+  REQUIRE(r.ok());
+  CHECK(r.summary.deleted == n + 1);
+  CHECK(f.provider.max_waiting() == bound);
+  CHECK(f.provider.resources("instance").empty());
+  CHECK(f.provider.resources("network").empty());
+  CHECK(f.State().resources.empty());
+  CHECK(f.store.PendingJournal()->empty());
+}
+
+TEST_CASE("recovery completes more journal entries than max_pending") {
+  const int bound = 5;
+  Fixture f;
+  ManualClock clock;
+  f.options.clock = &clock;
+  f.provider.DropRequests(20 * bound);  // every create journaled, none reached the API
+  CHECK_FALSE(f.Run(IndependentInstances(20 * bound)).ok());
+  REQUIRE(f.store.PendingJournal()->size() == 20 * bound);
+  std::stop_source stop;
+  f.options.stop = stop.get_token();
+  f.options.max_pending = bound;
+  RecoveryResult rec;
+  std::string stall = DriveHeld(f.provider, stop, {20 * bound}, bound,
+                                [&] { rec = RecoverJournal(f.provider, f.store, f.options); });
+  REQUIRE(stall == "");
+  REQUIRE(rec.ok());
+  CHECK(rec.recovered == 20 * bound);
+  CHECK(f.provider.max_waiting() == bound);
+  CHECK(f.State().resources.size() == 20 * bound);
+  CHECK(f.store.PendingJournal()->empty());
 }

@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include "base/clock.h"
 #include "providers/infra/infra_provider.h"
@@ -137,6 +138,15 @@ struct Responses {
     return cv.wait_for(lock, std::chrono::seconds(30), [&] { return by_id.size() >= n; });
   }
 };
+
+// Polls (real time, up to 30 s) until the API has answered `n` GETs.
+void PollUntilGets(ScriptedApi& api, int n) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (api.gets() < n && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  REQUIRE(api.gets() >= n);
+}
 
 InfraProvider::Options Options() {
   InfraProvider::Options o;
@@ -325,4 +335,35 @@ TEST_CASE("on an API that provisions at once, the first look is taken by the cal
   REQUIRE(got.Await(3));
   CHECK(clock.total_slept() > before);  // not looked at inline: it slept first
   CHECK(api.gets() == gets + 1);
+}
+
+TEST_CASE("a wait added while the watcher sleeps until a later look wakes it") {
+  // The real clock: the watcher really sleeps. Looks a minute apart, so a
+  // first wait's next look is a minute away when the second wait comes.
+  FakeTransport transport;
+  ScriptedApi api(transport);
+  InfraProvider::Options o = Options();
+  o.min_poll_interval = std::chrono::minutes(1);
+  o.max_poll_interval = std::chrono::minutes(1);
+  Responses got;
+  {
+    InfraProvider provider(o, TestKinds(), transport, SystemClock());
+    api.Put(Id(0), {.fixed = "provisioning"});
+    provider.Watch({"instance", Id(0), WaitTarget::kReady, seconds(600)}, got.For(Id(0)));
+    // Its first look is taken at once; then the watcher sleeps for a minute
+    // (most likely asleep by now: if not, the next wait is only seen sooner).
+    PollUntilGets(api, 1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    api.Put(Id(1), {.looks_until_ready = 0});
+    provider.Watch({"instance", Id(1), WaitTarget::kReady, seconds(600)}, got.For(Id(1)));
+    // Due now, sooner than the sleep ends: woken, it looks. A lost wake-up
+    // would answer it in a minute, after Await's 30 s.
+    REQUIRE(got.Await(1));
+    std::lock_guard lock(got.mu);
+    REQUIRE(got.by_id.count(Id(1)) == 1);
+    CHECK(got.by_id[Id(1)].status.ok());
+    CHECK(got.by_id.count(Id(0)) == 0);
+  }  // the provider's end wakes its watchers: the first wait ends, cancelled
+  REQUIRE(got.Await(2));
+  CHECK(got.by_id[Id(0)].status.code() == StatusCode::kCancelled);
 }
