@@ -81,7 +81,7 @@ TEST_CASE("cairn fmt and validate report a NUL byte and bad UTF-8 at the byte") 
         std::string::npos);
 }
 
-TEST_CASE("--max-instances and CAIRN_MAX_INSTANCES set the instance limit") {
+TEST_CASE("the instance limit is set by --max-instances or CAIRN_MAX_INSTANCES") {
   TempDir dir;
   WriteFile(dir.path() + "/main.yaml",
             "kind: network\nname: n\ncount: 5\nspec: {region: eu-central, cidr: 10.0.0.0/16}\n");

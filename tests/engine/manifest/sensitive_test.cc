@@ -90,7 +90,7 @@ TEST_CASE("an output built from a sensitive variable must be declared sensitive"
   CHECK(Codes(no).find("output_not_sensitive") != std::string::npos);
 }
 
-TEST_CASE("an output declared sensitive may hold a sensitive value; others are left alone") {
+TEST_CASE("an output declared sensitive may hold a sensitive value, and others are left alone") {
   auto r = Load(std::string(kSecretVar) +
                 "---\nkind: variable\nname: plain\ndefault: hello\n---\n"
                 "kind: output\nname: o\nsensitive: true\nvalue: \"net-${var.s}\"\n---\n"
