@@ -6,6 +6,7 @@
 #include <atomic>
 #include <charconv>
 #include <cstring>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "base/schema/schema_registry.h"
@@ -276,10 +277,29 @@ bool Contains(const std::vector<std::string>& list, std::string_view s) {
 // SchemaRegistry::Validate as `cairn validate`; what follows it only takes
 // the values apart and checks what a schema cannot say (the same resource
 // listed twice in its two id forms).
+// The path (wire names) of the first integer in `v` beyond int64: the
+// schema checks read integers as int64, and 2^63 would wrap to a negative
+// number ("must be at least 1").
+std::optional<std::string> FindOversizedInteger(const json& v, const std::string& path) {
+  if (v.is_number_unsigned()) {
+    if (v.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return path;
+  } else if (v.is_object()) {
+    for (const auto& [key, member] : v.items()) {
+      if (auto p = FindOversizedInteger(member, path.empty() ? key : path + "." + key)) return p;
+    }
+  } else if (v.is_array()) {
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (auto p = FindOversizedInteger(v[i], path + "[" + std::to_string(i) + "]")) return p;
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<FieldError> ValidateBody(const SchemaRegistry& schemas, const Collection& c,
                                        const json& body, bool patch, json* attrs,
                                        std::vector<RefCheck>* refs) {
   if (!body.is_object()) return FieldError{"body", "must be a JSON object"};
+  if (auto path = FindOversizedInteger(body, "")) return FieldError{*path, "is too large"};
   const std::vector<std::string>& immutable = schemas.Immutable(c.kind);
   std::vector<std::pair<const FieldSpec*, const json*>> fields;
   json spec = json::object();

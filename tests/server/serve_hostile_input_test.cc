@@ -220,3 +220,25 @@ TEST_CASE("tokens: each start accepts only its own tokens, and SIGHUP revokes") 
     CHECK(s.proc->Wait() == 0);
   }
 }
+
+TEST_CASE("an integer beyond 64 bits is too large, not too small") {
+  ServeFixture srv;
+  auto c = srv.Client();
+  // 2^63 read as int64 wrapped to a negative number: "must be at least 1".
+  auto r = c->Request("POST", "/api/v1/storage",
+                      R"({"name": "v", "region": "eu-central", "sizeGb": 9223372036854775808})",
+                      {"Idempotency-Key: big-1"});
+  CHECK(r.status == 400);
+  CHECK(r.json()["error"]["code"] == "validation_error");
+  CHECK(r.json()["error"]["message"].get<std::string>().find("sizeGb") == 0);
+  CHECK(r.json()["error"]["message"].get<std::string>().find("too large") != std::string::npos);
+  CHECK(r.json()["error"]["message"].get<std::string>().find("at least") == std::string::npos);
+  // The largest int64 is over the schema's maximum, and says so.
+  auto at_most =
+      c->Request("POST", "/api/v1/storage",
+                 R"({"name": "v", "region": "eu-central", "sizeGb": 9223372036854775807})",
+                 {"Idempotency-Key: big-2"});
+  CHECK(at_most.status == 400);
+  CHECK(at_most.json()["error"]["message"].get<std::string>().find("at most") != std::string::npos);
+  CheckHealthy(srv);
+}
