@@ -894,9 +894,16 @@ void Api::Impl::HandleRead(std::shared_ptr<Call> c) {
   }
   int64_t after = 0;
   if (auto cur = QueryParam(c->query, "cursor", &bad)) {
-    auto seq = DecodeCursor(*cur);
-    if (!seq) return Fail(*c, 400, "validation_error", "cursor: invalid or expired cursor");
-    after = *seq;
+    // The cursor names the page's last record; only this project's records
+    // of this collection are found, so another project's cursor is refused.
+    auto id = DecodeCursor(*cur);
+    if (!id) return Fail(*c, 400, "validation_error", "cursor: invalid or expired cursor");
+    auto last = store->Get(c->project, *id);
+    if (!last.ok()) return Fail(*c, 500, "internal_error", "the store failed; retry later");
+    if (!*last || (*last)->kind != coll.kind) {
+      return Fail(*c, 400, "validation_error", "cursor: invalid or expired cursor");
+    }
+    after = (*last)->seq;
   }
   if (bad) return Fail(*c, 400, "validation_error", "query: malformed percent-encoding");
   auto rows = store->List(c->project, coll.kind, after, limit + 1);
@@ -905,7 +912,7 @@ void Api::Impl::HandleRead(std::shared_ptr<Call> c) {
   if (more) rows->resize(limit);
   json data = json::array();
   for (const Record& r : *rows) data.push_back(Render(coll.view, r));
-  json next = more ? json(EncodeCursor(rows->back().seq)) : json(nullptr);
+  json next = more ? json(EncodeCursor(rows->back().id)) : json(nullptr);
   json body = {{"data", std::move(data)}};
   if (coll.view == View::kPreview) {
     body["pagination"] = {{"next_cursor", next}, {"has_more", more}};

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "server/cursor.h"
 #include "tests/server/serve_fixture.h"
 
 using namespace cairn::testing;
@@ -241,4 +242,44 @@ TEST_CASE("an integer beyond 64 bits is too large, not too small") {
   CHECK(at_most.status == 400);
   CHECK(at_most.json()["error"]["message"].get<std::string>().find("at most") != std::string::npos);
   CheckHealthy(srv);
+}
+
+TEST_CASE("cursors are per project: another project's cursor is refused, and none counts others") {
+  ServeFixture srv;
+  auto dev = srv.Client();
+  auto other = srv.Client(kOtherToken);
+  REQUIRE(dev->Post("/v1/instances", InstanceBody("d1")).status == 201);
+  for (int i = 0; i < 5; ++i) {
+    REQUIRE(other->Post("/v1/instances", InstanceBody("o" + std::to_string(i))).status == 201);
+  }
+  REQUIRE(dev->Post("/v1/instances", InstanceBody("d2")).status == 201);
+  REQUIRE(dev->Post("/v1/instances", InstanceBody("d3")).status == 201);
+
+  auto page1 = dev->Get("/v1/instances?limit=1");
+  REQUIRE(page1.status == 200);
+  const std::string cursor = page1.json()["pagination"]["next_cursor"];
+  auto page2 = dev->Get("/v1/instances?limit=1&cursor=" + cursor);
+  REQUIRE(page2.status == 200);
+  CHECK(page2.json()["data"][0]["name"] == "d2");
+  const std::string cursor2 = page2.json()["pagination"]["next_cursor"];
+  // Nothing in a cursor is a sequence number that others' creations move:
+  // it used to be base64url of "v1:1", then "v1:7" (5 of other's between).
+  for (const std::string& c : {cursor, cursor2}) {
+    auto raw = cairn::server::Base64UrlDecode(c);
+    REQUIRE(raw.has_value());
+    CHECK(raw->find("v1:") == std::string::npos);
+  }
+  // Another project's list, or another collection, with dev's cursor: 400.
+  auto theirs = other->Get("/v1/instances?limit=1&cursor=" + cursor);
+  CHECK(theirs.status == 400);
+  CHECK(theirs.json()["error"]["code"] == "validation_error");
+  CHECK(dev->Get("/v1/networks?cursor=" + cursor).status == 400);
+  // Paging survives the deletion of the record a cursor names.
+  const std::string d2 = page2.json()["data"][0]["id"];
+  REQUIRE(dev->Delete("/v1/instances/" + d2).status < 300);
+  auto after_delete = PollUntil([&] { return dev->Get("/v1/instances?cursor=" + cursor2); },
+                                [](const HttpResult& r) { return r.status == 200; });
+  CHECK(after_delete.status == 200);
+  CHECK(after_delete.json()["data"].size() == 1);
+  CHECK(after_delete.json()["data"][0]["name"] == "d3");
 }
