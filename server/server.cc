@@ -13,6 +13,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <cmath>
 #include <condition_variable>
 #include <fstream>
 #include <list>
@@ -100,8 +101,14 @@ struct Server::Impl {
     std::vector<std::pair<std::string, std::string>> rows;
     std::unordered_map<std::string, std::string> table;
     for (const auto& [project, sha] : tokens) {
-      rows.emplace_back(sha, project);
-      table[sha] = project;
+      // One token opens one project: which one a request would reach must
+      // not depend on the order of lines (the dev token against the file).
+      auto [it, added] = table.emplace(sha, project);
+      if (!added && it->second != project) {
+        return Status::InvalidArgument("one token hash is given to two projects, '" + it->second +
+                                       "' and '" + project + "'");
+      }
+      if (added) rows.emplace_back(sha, project);
     }
     CAIRN_RETURN_IF_ERROR(store->ReplaceTokens(rows));
     return table;
@@ -492,7 +499,12 @@ Status ParseRateLimit(const std::string& text, double* rate, int64_t* burst) {
   try {
     size_t used = 0;
     double r = std::stod(text.substr(0, colon), &used);
-    if (used != text.substr(0, colon).size() || r < 0) throw std::invalid_argument("rate");
+    // NaN compares false to everything (it passed "r < 0" and turned the
+    // limiter off), infinity never refills a bucket it can count: only a
+    // finite positive rate is one; "0" alone turns limiting off.
+    if (used != text.substr(0, colon).size() || !std::isfinite(r) || r <= 0) {
+      throw std::invalid_argument("rate");
+    }
     int64_t b = static_cast<int64_t>(std::ceil(r));
     if (colon != std::string::npos) {
       std::string bs = text.substr(colon + 1);
@@ -503,8 +515,10 @@ Status ParseRateLimit(const std::string& text, double* rate, int64_t* burst) {
     *burst = std::max<int64_t>(b, 1);
     return Status::Ok();
   } catch (const std::exception&) {
-    return Status::InvalidArgument("--rate-limit: expected RATE:BURST (e.g. 100:200) or 0, got '" +
-                                   text + "'");
+    return Status::InvalidArgument(
+        "--rate-limit: expected RATE:BURST (e.g. 100:200; RATE a finite number above 0) or 0, "
+        "got '" +
+        text + "'");
   }
 }
 
@@ -512,6 +526,7 @@ Result<std::vector<std::pair<std::string, std::string>>> ReadTokensFile(const st
   std::ifstream in(path);
   if (!in) return Status::IOError("cannot read tokens file " + path);
   std::vector<std::pair<std::string, std::string>> out;
+  std::unordered_map<std::string, std::pair<std::string, int>> seen;  // sha -> project, line
   std::string line;
   int lineno = 0;
   while (std::getline(in, line)) {
@@ -524,6 +539,13 @@ Result<std::vector<std::pair<std::string, std::string>>> ReadTokensFile(const st
     if (!ok) {
       return Status::InvalidArgument(path + ":" + std::to_string(lineno) +
                                      ": expected 'PROJECT SHA256_HEX' (64 lowercase hex digits)");
+    }
+    auto [it, added] = seen.emplace(sha, std::pair{project, lineno});
+    if (!added && it->second.first != project) {
+      return Status::InvalidArgument(
+          path + ":" + std::to_string(lineno) + ": this token hash is already given to project '" +
+          it->second.first + "' (line " + std::to_string(it->second.second) +
+          "): a token opens one project");
     }
     out.emplace_back(project, sha);
   }

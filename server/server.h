@@ -74,11 +74,13 @@ class Server {
   std::unique_ptr<Impl> impl_;
 };
 
-// Parses "RATE:BURST" (e.g. "100:200"; "0" disables).
+// Parses "RATE:BURST" (e.g. "100:200"; "0" disables). RATE must be a
+// finite number above 0 (NaN, infinities, 0:5 and negatives are refused).
 Status ParseRateLimit(const std::string& text, double* rate, int64_t* burst);
 
 // Reads a tokens file: one "PROJECT SHA256_HEX" a line; blank lines and
-// lines starting with # are ignored.
+// lines starting with # are ignored. A hash given to two projects is an
+// error (naming both lines).
 Result<std::vector<std::pair<std::string, std::string>>> ReadTokensFile(const std::string& path);
 
 }  // namespace cairn::server

@@ -244,6 +244,43 @@ TEST_CASE("an integer beyond 64 bits is too large, not too small") {
   CheckHealthy(srv);
 }
 
+TEST_CASE("tokens: one hash given to two projects is refused at start and on SIGHUP") {
+  TempDir dir;
+  std::string data = dir.path() + "/data";
+  std::string tokens = dir.path() + "/tokens";
+  const std::string shared = "cairn_shared_token_0123456789abcdefgh";
+  const std::string ci = "cairn_ci_token_0123456789abcdefghijkl";
+  const std::string twice = "ops " + cairn::server::Sha256Hex(shared) + "\n# x\nci " +
+                            cairn::server::Sha256Hex(shared) + "\n";
+  WriteFile(tokens, twice);
+  auto refused =
+      RunCairn({"serve", "--listen", "127.0.0.1:0", "--data-dir", data, "--tokens-file", tokens});
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.err.find(tokens + ":3:") != std::string::npos);
+  CHECK(refused.err.find("'ops'") != std::string::npos);
+  // The dev token may not be a file's token of another project either.
+  WriteFile(tokens, "ops " + cairn::server::Sha256Hex(shared) + "\n");
+  auto dev = RunCairn({"serve", "--listen", "127.0.0.1:0", "--data-dir", data, "--dev-token",
+                       shared, "--tokens-file", tokens});
+  CHECK(dev.exit_code == 1);
+  CHECK(dev.err.find("two projects") != std::string::npos);
+
+  // On SIGHUP: the tokens in force stay.
+  WriteFile(tokens, "ci " + cairn::server::Sha256Hex(ci) + "\n");
+  auto s = StartServe(data, {"--dev-token", std::string(kDevToken), "--tokens-file", tokens});
+  CHECK(StatusWith(s.base, ci) == 200);
+  WriteFile(tokens, twice);
+  s.proc->Signal(SIGHUP);
+  auto logged = PollUntil(
+      [&] { return s.proc->Stderr(); },
+      [](const std::string& err) { return err.find("tokens not reloaded") != std::string::npos; });
+  CHECK(logged.find("a token opens one project") != std::string::npos);
+  CHECK(StatusWith(s.base, ci) == 200);
+  CHECK(StatusWith(s.base, shared) == 401);
+  s.proc->Signal(SIGTERM);
+  CHECK(s.proc->Wait() == 0);
+}
+
 TEST_CASE("cursors are per project: another project's cursor is refused, and none counts others") {
   ServeFixture srv;
   auto dev = srv.Client();
