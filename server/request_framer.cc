@@ -114,6 +114,13 @@ size_t RequestFramer::Feed(std::string_view bytes) {
       used += n;
       consumed_ += n;
       if (ec == http::error::need_more || (!ec && n == 0 && !p.is_done())) {
+        // Beast, fed a head in pieces, lets it grow past its limit (what
+        // it has consumed of the head is not counted again): the head's
+        // bytes are counted here, so that how they arrive changes nothing.
+        if (!head_checked_ && consumed_ + (rest.size() - n) >= kHeaderLimit) {
+          Fail(431, "validation_error", "headers: request headers exceed 16 KiB");
+          return used;
+        }
         if (bounded && n == 0) {
           Fail(431, "validation_error",
                "headers: request headers and chunked framing (trailers) exceed 16 KiB");
@@ -135,6 +142,10 @@ size_t RequestFramer::Feed(std::string_view bytes) {
       if (!head_checked_ && p.is_header_done()) {
         head_checked_ = true;
         head_bytes_ = consumed_;
+        if (head_bytes_ > kHeaderLimit) {
+          Fail(431, "validation_error", "headers: request headers exceed 16 KiB");
+          return used;
+        }
         if (!CheckHead()) return used;
       }
       if (p.is_done()) state_ = State::kComplete;
