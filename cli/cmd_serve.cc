@@ -31,6 +31,7 @@ struct ServeFlags {
   std::string retention = "24h";
   size_t io_threads = 0;
   std::string read_timeout = "60s";
+  size_t max_connections = 4096;
 };
 
 int RunServe(const ServeFlags& f) {
@@ -85,6 +86,7 @@ int RunServe(const ServeFlags& f) {
                 "'");
   }
   opt.idle_timeout = *read_timeout;
+  opt.max_connections = f.max_connections;
   if (Status st = server::ParseRateLimit(f.rate_limit, &opt.rate, &opt.burst); !st.ok()) {
     return fail(st.message());
   }
@@ -168,7 +170,12 @@ std::function<int()> SetupServe(CLI::App& sub, const GlobalOptions&) {
       ->capture_default_str();
   sub.add_option("--read-timeout", flags->read_timeout,
                  "How long a client may take to send a whole request (headers and body), or "
-                 "to start the next one on a kept-alive connection; then it is closed")
+                 "to start the next one on a kept-alive connection, and to take in a whole "
+                 "response; then it is closed")
+      ->capture_default_str();
+  sub.add_option("--max-connections", flags->max_connections,
+                 "Open connections at most; one more is closed as soon as it is accepted")
+      ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
   sub.add_option("--io-threads", flags->io_threads,
                  "Threads serving requests (default 0: one per core; on PostgreSQL, whose "

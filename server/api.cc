@@ -6,6 +6,7 @@
 #include <atomic>
 #include <charconv>
 #include <cstring>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "base/schema/schema_registry.h"
@@ -276,10 +277,29 @@ bool Contains(const std::vector<std::string>& list, std::string_view s) {
 // SchemaRegistry::Validate as `cairn validate`; what follows it only takes
 // the values apart and checks what a schema cannot say (the same resource
 // listed twice in its two id forms).
+// The path (wire names) of the first integer in `v` beyond int64: the
+// schema checks read integers as int64, and 2^63 would wrap to a negative
+// number ("must be at least 1").
+std::optional<std::string> FindOversizedInteger(const json& v, const std::string& path) {
+  if (v.is_number_unsigned()) {
+    if (v.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return path;
+  } else if (v.is_object()) {
+    for (const auto& [key, member] : v.items()) {
+      if (auto p = FindOversizedInteger(member, path.empty() ? key : path + "." + key)) return p;
+    }
+  } else if (v.is_array()) {
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (auto p = FindOversizedInteger(v[i], path + "[" + std::to_string(i) + "]")) return p;
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<FieldError> ValidateBody(const SchemaRegistry& schemas, const Collection& c,
                                        const json& body, bool patch, json* attrs,
                                        std::vector<RefCheck>* refs) {
   if (!body.is_object()) return FieldError{"body", "must be a JSON object"};
+  if (auto path = FindOversizedInteger(body, "")) return FieldError{*path, "is too large"};
   const std::vector<std::string>& immutable = schemas.Immutable(c.kind);
   std::vector<std::pair<const FieldSpec*, const json*>> fields;
   json spec = json::object();
@@ -874,9 +894,16 @@ void Api::Impl::HandleRead(std::shared_ptr<Call> c) {
   }
   int64_t after = 0;
   if (auto cur = QueryParam(c->query, "cursor", &bad)) {
-    auto seq = DecodeCursor(*cur);
-    if (!seq) return Fail(*c, 400, "validation_error", "cursor: invalid or expired cursor");
-    after = *seq;
+    // The cursor names the page's last record; only this project's records
+    // of this collection are found, so another project's cursor is refused.
+    auto id = DecodeCursor(*cur);
+    if (!id) return Fail(*c, 400, "validation_error", "cursor: invalid or expired cursor");
+    auto last = store->Get(c->project, *id);
+    if (!last.ok()) return Fail(*c, 500, "internal_error", "the store failed; retry later");
+    if (!*last || (*last)->kind != coll.kind) {
+      return Fail(*c, 400, "validation_error", "cursor: invalid or expired cursor");
+    }
+    after = (*last)->seq;
   }
   if (bad) return Fail(*c, 400, "validation_error", "query: malformed percent-encoding");
   auto rows = store->List(c->project, coll.kind, after, limit + 1);
@@ -885,7 +912,7 @@ void Api::Impl::HandleRead(std::shared_ptr<Call> c) {
   if (more) rows->resize(limit);
   json data = json::array();
   for (const Record& r : *rows) data.push_back(Render(coll.view, r));
-  json next = more ? json(EncodeCursor(rows->back().seq)) : json(nullptr);
+  json next = more ? json(EncodeCursor(rows->back().id)) : json(nullptr);
   json body = {{"data", std::move(data)}};
   if (coll.view == View::kPreview) {
     body["pagination"] = {{"next_cursor", next}, {"has_more", more}};

@@ -2,7 +2,6 @@
 
 #include <openssl/evp.h>
 
-#include <charconv>
 #include <vector>
 
 namespace cairn::server {
@@ -46,20 +45,30 @@ std::optional<std::string> Base64UrlDecode(std::string_view text) {
   return std::string(reinterpret_cast<const char*>(out.data()), n);
 }
 
-std::string EncodeCursor(int64_t last_seq) {
-  return Base64UrlEncode("v1:" + std::to_string(last_seq));
+namespace {
+constexpr char kHex[] = "0123456789abcdef";
+constexpr size_t kIdBytes = 16;
+}  // namespace
+
+std::string EncodeCursor(std::string_view record_id) {
+  std::string bytes;
+  for (size_t i = 0; i + 1 < record_id.size(); i += 2) {
+    auto nibble = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
+    bytes += static_cast<char>(nibble(record_id[i]) << 4 | nibble(record_id[i + 1]));
+  }
+  return Base64UrlEncode(bytes);
 }
 
-std::optional<int64_t> DecodeCursor(std::string_view cursor) {
+std::optional<std::string> DecodeCursor(std::string_view cursor) {
   auto raw = Base64UrlDecode(cursor);
-  if (!raw || raw->size() < 4 || raw->compare(0, 3, "v1:") != 0) return std::nullopt;
-  int64_t seq = 0;
-  const char* b = raw->data() + 3;
-  const char* e = raw->data() + raw->size();
-  auto [p, ec] = std::from_chars(b, e, seq);
-  if (ec != std::errc() || p != e || seq < 0) return std::nullopt;
-  if (EncodeCursor(seq) != cursor) return std::nullopt;  // one spelling per cursor
-  return seq;
+  if (!raw || raw->size() != kIdBytes) return std::nullopt;
+  std::string id;
+  for (unsigned char b : *raw) {
+    id += kHex[b >> 4];
+    id += kHex[b & 0xf];
+  }
+  if (EncodeCursor(id) != cursor) return std::nullopt;  // one spelling per cursor
+  return id;
 }
 
 }  // namespace cairn::server

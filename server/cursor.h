@@ -1,8 +1,12 @@
-// Keyset pagination cursors. A cursor is opaque to clients: unpadded
-// base64url of "v1:<seq>", where seq is the creation sequence number of the
-// last record on the page. The next page holds records with a greater seq,
-// so paging while others insert and delete never skips or repeats a record
-// that existed throughout (new records always get a greater seq).
+// Keyset pagination cursors. A cursor is opaque to clients: the unpadded
+// base64url of the 16 bytes of the id of the last record on the page. The
+// next page holds the records created after that one, found by its
+// creation sequence number, which the server looks up in the requesting
+// project (api.cc): so paging while others insert and delete never skips or
+// repeats a record that existed throughout (new records always get a
+// greater seq, and deleted ones keep their row), a cursor says nothing a
+// project has not seen (the seq counts every project's creations), and one
+// from another project or collection names no record and is refused.
 #pragma once
 
 #include <cstdint>
@@ -12,10 +16,12 @@
 
 namespace cairn::server {
 
-std::string EncodeCursor(int64_t last_seq);
+// `record_id`: 32 lowercase hex digits (server/record_ids.h).
+std::string EncodeCursor(std::string_view record_id);
 
-// nullopt for anything EncodeCursor could not have produced.
-std::optional<int64_t> DecodeCursor(std::string_view cursor);
+// The record id, or nullopt for anything EncodeCursor could not have
+// produced.
+std::optional<std::string> DecodeCursor(std::string_view cursor);
 
 // Unpadded base64url (RFC 4648 section 5) over OpenSSL's base64.
 std::string Base64UrlEncode(std::string_view bytes);

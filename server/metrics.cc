@@ -48,6 +48,12 @@ std::string Metrics::Render(const ApiStore& store) const {
   out += "# HELP cairn_open_connections Open client connections.\n";
   out += "# TYPE cairn_open_connections gauge\n";
   out += "cairn_open_connections " + std::to_string(open_connections.load()) + "\n";
+  out += "# HELP cairn_max_connections Open connections allowed (--max-connections).\n";
+  out += "# TYPE cairn_max_connections gauge\n";
+  out += "cairn_max_connections " + std::to_string(max_connections.load()) + "\n";
+  out += "# HELP cairn_connections_refused_total Connections closed at accept: at the cap.\n";
+  out += "# TYPE cairn_connections_refused_total counter\n";
+  out += "cairn_connections_refused_total " + std::to_string(connections_refused.load()) + "\n";
   out += "# HELP cairn_mutations_in_flight Mutations waiting for their group commit.\n";
   out += "# TYPE cairn_mutations_in_flight gauge\n";
   out += "cairn_mutations_in_flight " + std::to_string(mutations_in_flight.load()) + "\n";

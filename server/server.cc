@@ -13,6 +13,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <cmath>
 #include <condition_variable>
 #include <fstream>
 #include <list>
@@ -30,6 +31,7 @@
 #include "server/postgres_api_store.h"
 #include "server/rate_limiter.h"
 #include "server/record_ids.h"
+#include "server/request_framer.h"
 #include "server/sqlite_api_store.h"
 
 namespace cairn::server {
@@ -40,8 +42,10 @@ namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
 namespace {
-constexpr size_t kHeaderLimit = 16 * 1024;
-constexpr size_t kBodyLimit = 1024 * 1024;
+// What one read asks the socket for (the buffer grows only as far as the
+// framer leaves bytes unconsumed: at most a head, or chunked framing,
+// within kHeaderLimit).
+constexpr size_t kReadSize = 16 * 1024;
 // After answering a request it did not read to the end (413, 431, a
 // malformed request), the server reads and drops what the client still
 // sends for at most this long and this much before closing: closing a
@@ -99,8 +103,14 @@ struct Server::Impl {
     std::vector<std::pair<std::string, std::string>> rows;
     std::unordered_map<std::string, std::string> table;
     for (const auto& [project, sha] : tokens) {
-      rows.emplace_back(sha, project);
-      table[sha] = project;
+      // One token opens one project: which one a request would reach must
+      // not depend on the order of lines (the dev token against the file).
+      auto [it, added] = table.emplace(sha, project);
+      if (!added && it->second != project) {
+        return Status::InvalidArgument("one token hash is given to two projects, '" + it->second +
+                                       "' and '" + project + "'");
+      }
+      if (added) rows.emplace_back(sha, project);
     }
     CAIRN_RETURN_IF_ERROR(store->ReplaceTokens(rows));
     return table;
@@ -134,76 +144,64 @@ class Session : public std::enable_shared_from_this<Session> {
  private:
   void DoRead() {
     if (srv_->draining) return Close();
-    parser_.emplace();
-    parser_->header_limit(kHeaderLimit);
-    parser_->body_limit(kBodyLimit);
     stream_.expires_after(srv_->opt.idle_timeout);
-    http::async_read(stream_, buffer_, *parser_,
-                     beast::bind_front_handler(&Session::OnRead, shared_from_this()));
+    Parse();
   }
 
-  void OnRead(beast::error_code ec, size_t) {
+  // Feeds what has arrived to the framer, reading more until it has a
+  // request, an error or the end of the stream.
+  void Parse() {
+    if (buffer_.size() > 0) {
+      const auto data = buffer_.data();
+      size_t n = framer_.Feed(std::string_view(static_cast<const char*>(data.data()), data.size()));
+      buffer_.consume(n);
+      if (framer_.state() != RequestFramer::State::kNeedMore) return OnFramed();
+    }
+    stream_.async_read_some(buffer_.prepare(kReadSize),
+                            [self = shared_from_this()](beast::error_code ec, size_t n) {
+                              if (ec == net::error::eof) {
+                                self->framer_.FeedEof();
+                                return self->OnFramed();
+                              }
+                              if (ec) return self->Close();  // timeout, reset
+                              self->buffer_.commit(n);
+                              self->Parse();
+                            });
+  }
+
+  void OnFramed() {
     stream_.expires_never();
-    if (ec) {
-      start_ = std::chrono::steady_clock::now();
-      // The fields parsed so far (all of them when the body is too large):
-      // log and echo what they say.
-      const auto& partial = parser_->get();
-      method_ = partial.method_string().empty() ? "-" : std::string(partial.method_string());
-      std::string rid = NewRequestId();
-      if (auto it = partial.find("X-Request-ID"); it != partial.end()) {
-        std::string v(it->value());
-        if (IsSaneRequestId(v)) rid = v;
-      }
-      // Answered before the request was read to its end: close lingering.
-      if (ec == http::error::body_limit) {
+    start_ = std::chrono::steady_clock::now();
+    switch (framer_.state()) {
+      case RequestFramer::State::kNeedMore:
+      case RequestFramer::State::kClosed:
+        return Close();
+      case RequestFramer::State::kFailed: {
+        const FramingError& e = framer_.error();
+        method_ = e.method.empty() ? "-" : e.method;
+        if (e.status == 0) {
+          spdlog::error("connection closed: {}", e.message);
+          return Close();
+        }
+        std::string rid = NewRequestId();
+        if (e.client_request_id && IsSaneRequestId(*e.client_request_id)) {
+          rid = *e.client_request_id;
+        }
+        // Answered before the request was read to its end: close lingering.
         keep_alive_ = false;
         linger_ = true;
         busy_ = true;
-        return Write(
-            Api::Error(413, "payload_too_large", "request bodies are limited to 1 MiB", rid));
+        return Write(Api::Error(e.status, e.code, e.message, rid));
       }
-      if (ec == http::error::header_limit) {
-        keep_alive_ = false;
-        linger_ = true;
-        busy_ = true;
-        return Write(
-            Api::Error(431, "validation_error", "headers: request headers exceed 16 KiB", rid));
-      }
-      if (ec.category() == beast::error_code(http::error::end_of_stream).category() &&
-          ec != http::error::end_of_stream && ec != http::error::partial_message) {
-        keep_alive_ = false;
-        linger_ = true;
-        busy_ = true;
-        return Write(Api::Error(400, "validation_error", "malformed HTTP request", rid));
-      }
-      return Close();  // EOF, timeout, reset
+      case RequestFramer::State::kComplete:
+        break;
     }
     busy_ = true;
-    start_ = std::chrono::steady_clock::now();
-    auto& req = parser_->get();
-    keep_alive_ = req.keep_alive();
-    version_ = req.version();
-    ApiRequest ar;
-    ar.method = std::string(req.method_string());
-    ar.target = std::string(req.target());
-    auto opt_field = [&](http::field f) -> std::optional<std::string> {
-      auto it = req.find(f);
-      if (it == req.end()) return std::nullopt;
-      return std::string(it->value());
-    };
-    auto opt_name = [&](const char* name) -> std::optional<std::string> {
-      auto it = req.find(name);
-      if (it == req.end()) return std::nullopt;
-      return std::string(it->value());
-    };
-    ar.authorization = opt_field(http::field::authorization);
-    ar.content_type = opt_field(http::field::content_type);
-    ar.idempotency_key = opt_name("Idempotency-Key");
-    ar.client_request_id = opt_name("X-Request-ID");
-    ar.body = std::move(req.body());
-    method_ = ar.method;
-    srv_->api->Handle(std::move(ar), [self = shared_from_this()](ApiResponse r) {
+    FramedRequest framed = framer_.Take();
+    keep_alive_ = framed.keep_alive;
+    version_ = framed.version;
+    method_ = framed.request.method;
+    srv_->api->Handle(std::move(framed.request), [self = shared_from_this()](ApiResponse r) {
       net::dispatch(self->stream_.get_executor(),
                     [self, r = std::move(r)]() mutable { self->Write(std::move(r)); });
     });
@@ -235,11 +233,15 @@ class Session : public std::enable_shared_from_this<Session> {
       res_.body().clear();
       res_.content_length(length);
     }
+    // A client that never reads would hold the answer, and the
+    // connection, forever: the write has the read timeout too.
+    stream_.expires_after(srv_->opt.idle_timeout);
     http::async_write(stream_, res_,
                       beast::bind_front_handler(&Session::OnWrite, shared_from_this()));
   }
 
   void OnWrite(beast::error_code ec, size_t) {
+    stream_.expires_never();
     Log();
     busy_ = false;
     if (ec) return Close();
@@ -288,7 +290,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
-  std::optional<http::request_parser<http::string_body>> parser_;
+  RequestFramer framer_;
   http::response<http::string_body> res_;
   Server::Impl* srv_;
   bool busy_ = false;
@@ -302,11 +304,39 @@ class Session : public std::enable_shared_from_this<Session> {
   int status_ = 0;
 };
 
+namespace {
+
+// Runs `ioc` until it stops. An exception escaping a handler (a bug: every
+// connection's own errors are codes) ends only that handler: the unwinding
+// drops the connection it served, which closes it, and the rest run on.
+void RunCatching(net::io_context& ioc) {
+  while (true) {
+    try {
+      ioc.run();
+      return;
+    } catch (const std::exception& e) {
+      spdlog::error(
+          "internal error: a connection's handler threw ({}), connection closed, "
+          "please report",
+          e.what());
+    }
+  }
+}
+
+}  // namespace
+
 void Server::Impl::Accept() {
   net::io_context& target = *iocs[next_ioc++ % iocs.size()];
   acceptor->async_accept(target, [this](beast::error_code ec, tcp::socket socket) {
     if (draining) return;
-    if (!ec) {
+    if (!ec && live_sessions.load() >= static_cast<int64_t>(opt.max_connections)) {
+      // At the cap: closed at once, before a byte is read, so that the
+      // client can retry elsewhere or later rather than wait in the backlog.
+      metrics.connections_refused++;
+      spdlog::debug("connection refused: {} open (--max-connections)", live_sessions.load());
+      beast::error_code close_ec;
+      socket.close(close_ec);
+    } else if (!ec) {
       beast::error_code opt_ec;
       socket.set_option(tcp::no_delay(true), opt_ec);  // mandatory: no 40 ms delayed-ACK stalls
       auto s = std::make_shared<Session>(std::move(socket), this);
@@ -405,6 +435,7 @@ Status Server::Start() {
   auto tokens = s.StoreTokens(s.opt.tokens);
   if (!tokens.ok()) return tokens.status();
   ao.tokens = std::move(*tokens);
+  s.metrics.max_connections = static_cast<int64_t>(s.opt.max_connections);
   s.faults = std::make_unique<FaultInjector>(s.opt.faults);
   s.limiter = std::make_unique<RateLimiter>(s.opt.rate, s.opt.burst);
   s.api = std::make_unique<Api>(s.store.get(), &s.metrics, s.faults.get(), s.limiter.get(), ao);
@@ -440,7 +471,7 @@ Status Server::Start() {
     s.WaitForSignal(this);
   }
   s.Accept();
-  for (auto& c : s.iocs) s.threads.emplace_back([c = c.get()] { c->run(); });
+  for (auto& c : s.iocs) s.threads.emplace_back([c = c.get()] { RunCatching(*c); });
   return Status::Ok();
 }
 
@@ -491,7 +522,12 @@ Status ParseRateLimit(const std::string& text, double* rate, int64_t* burst) {
   try {
     size_t used = 0;
     double r = std::stod(text.substr(0, colon), &used);
-    if (used != text.substr(0, colon).size() || r < 0) throw std::invalid_argument("rate");
+    // NaN compares false to everything (it passed "r < 0" and turned the
+    // limiter off), infinity never refills a bucket it can count: only a
+    // finite positive rate is one; "0" alone turns limiting off.
+    if (used != text.substr(0, colon).size() || !std::isfinite(r) || r <= 0) {
+      throw std::invalid_argument("rate");
+    }
     int64_t b = static_cast<int64_t>(std::ceil(r));
     if (colon != std::string::npos) {
       std::string bs = text.substr(colon + 1);
@@ -502,8 +538,10 @@ Status ParseRateLimit(const std::string& text, double* rate, int64_t* burst) {
     *burst = std::max<int64_t>(b, 1);
     return Status::Ok();
   } catch (const std::exception&) {
-    return Status::InvalidArgument("--rate-limit: expected RATE:BURST (e.g. 100:200) or 0, got '" +
-                                   text + "'");
+    return Status::InvalidArgument(
+        "--rate-limit: expected RATE:BURST (e.g. 100:200; RATE a finite number above 0) or 0, "
+        "got '" +
+        text + "'");
   }
 }
 
@@ -511,6 +549,7 @@ Result<std::vector<std::pair<std::string, std::string>>> ReadTokensFile(const st
   std::ifstream in(path);
   if (!in) return Status::IOError("cannot read tokens file " + path);
   std::vector<std::pair<std::string, std::string>> out;
+  std::unordered_map<std::string, std::pair<std::string, int>> seen;  // sha -> project, line
   std::string line;
   int lineno = 0;
   while (std::getline(in, line)) {
@@ -523,6 +562,13 @@ Result<std::vector<std::pair<std::string, std::string>>> ReadTokensFile(const st
     if (!ok) {
       return Status::InvalidArgument(path + ":" + std::to_string(lineno) +
                                      ": expected 'PROJECT SHA256_HEX' (64 lowercase hex digits)");
+    }
+    auto [it, added] = seen.emplace(sha, std::pair{project, lineno});
+    if (!added && it->second.first != project) {
+      return Status::InvalidArgument(
+          path + ":" + std::to_string(lineno) + ": this token hash is already given to project '" +
+          it->second.first + "' (line " + std::to_string(it->second.second) +
+          "): a token opens one project");
     }
     out.emplace_back(project, sha);
   }

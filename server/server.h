@@ -1,11 +1,11 @@
 // `cairn serve`: the control-plane API server. Boost.Beast over Asio with a
 // small fixed pool of I/O threads (no thread per connection), keep-alive,
 // TCP_NODELAY on every connection, limits on header size (16 KiB), body
-// size (1 MiB) and idle time; requests go to Api (server/api.h), writes to
-// the ApiStore's group-commit writer, and a LifecycleWorker moves records.
-// Graceful shutdown (SIGTERM, SIGINT or Shutdown()): stop accepting, close
-// idle connections, finish in-flight requests, flush the store. SIGHUP
-// reloads the tokens (ReloadTokens), which is how a token is revoked.
+// size (1 MiB), idle and write time and the number of open connections; requests go to Api
+// (server/api.h), writes to the ApiStore's group-commit writer, and a LifecycleWorker moves
+// records. Graceful shutdown (SIGTERM, SIGINT or Shutdown()): stop accepting, close idle
+// connections, finish in-flight requests, flush the store. SIGHUP reloads the tokens
+// (ReloadTokens), which is how a token is revoked.
 #pragma once
 
 #include <chrono>
@@ -42,7 +42,12 @@ struct ServerOptions {
   // A connection's next request, headers and body, must have arrived
   // within it, counted from the connection's start or the previous answer;
   // else the connection is closed (--read-timeout).
+  // A response must also be written within it (a client that never reads
+  // is dropped).
   std::chrono::milliseconds idle_timeout{std::chrono::seconds(60)};
+  // Open connections at most; one more is closed as soon as it is accepted
+  // (--max-connections).
+  size_t max_connections = 4096;
   std::chrono::milliseconds shutdown_grace{std::chrono::seconds(20)};
   // 0: one per core, or four per core (at least 8) on a shared store,
   // whose requests wait for the database.
@@ -74,11 +79,13 @@ class Server {
   std::unique_ptr<Impl> impl_;
 };
 
-// Parses "RATE:BURST" (e.g. "100:200"; "0" disables).
+// Parses "RATE:BURST" (e.g. "100:200"; "0" disables). RATE must be a
+// finite number above 0 (NaN, infinities, 0:5 and negatives are refused).
 Status ParseRateLimit(const std::string& text, double* rate, int64_t* burst);
 
 // Reads a tokens file: one "PROJECT SHA256_HEX" a line; blank lines and
-// lines starting with # are ignored.
+// lines starting with # are ignored. A hash given to two projects is an
+// error (naming both lines).
 Result<std::vector<std::pair<std::string, std::string>>> ReadTokensFile(const std::string& path);
 
 }  // namespace cairn::server

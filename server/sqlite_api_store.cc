@@ -4,8 +4,11 @@
 #include <spdlog/spdlog.h>
 #include <sqlite3.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <iterator>
@@ -307,13 +310,26 @@ Result<std::unique_ptr<ApiStore>> SqliteApiStore::Open(const std::string& dir,
   if (ec) return Status::IOError("cannot create data directory " + dir + ": " + ec.message());
   auto store = std::unique_ptr<SqliteApiStore>(new SqliteApiStore(options));
   std::string lock_path = (std::filesystem::path(dir) / "LOCK").string();
-  store->lock_fd_ = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  store->lock_fd_ = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (store->lock_fd_ < 0) return Status::IOError("cannot open " + lock_path);
   if (flock(store->lock_fd_, LOCK_EX | LOCK_NB) != 0) {
     return Status::FailedPrecondition("the data directory " + dir +
                                       " is in use by another cairn serve");
   }
   store->path_ = (std::filesystem::path(dir) / "cairn-server.db").string();
+  // The database holds every project's resources and the token hashes:
+  // 0600 like the engine's state, from the first byte. SQLite gives the WAL
+  // and shared-memory files the database's mode; files of an older server
+  // (0644) are tightened.
+  int db_fd = open(store->path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (db_fd < 0) return Status::IOError("cannot open " + store->path_ + ": " + strerror(errno));
+  close(db_fd);
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    std::string path = store->path_ + suffix;
+    if (chmod(path.c_str(), 0600) != 0 && errno != ENOENT) {
+      return Status::IOError("cannot make " + path + " private (0600): " + strerror(errno));
+    }
+  }
   auto db = OpenDb(store->path_, /*writer=*/true);
   if (!db.ok()) return Status(db.status().code(), store->path_ + ": " + db.status().message());
   store->writer_db_ = std::move(db).value();

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "server/server.h"
+
 using namespace cairn::server;
 using namespace std::chrono_literals;
 
@@ -43,4 +45,19 @@ TEST_CASE("rate 0 disables limiting") {
   RateLimiter rl(0, 0);
   CHECK_FALSE(rl.enabled());
   for (int i = 0; i < 1000; ++i) CHECK(rl.Acquire("p", RateLimiter::Clock::now()).allowed);
+}
+
+TEST_CASE("ParseRateLimit refuses every rate that is not finite and above 0") {
+  double rate = -1;
+  int64_t burst = -1;
+  for (const char* bad : {"NaN:5", "nan", "-nan:5", "inf:5", "infinity", "-1:5", "0:5", "0.0",
+                          "1e999:5", "fast", "5:0", "5:x"}) {
+    INFO(bad);
+    CHECK_FALSE(cairn::server::ParseRateLimit(bad, &rate, &burst).ok());
+  }
+  REQUIRE(cairn::server::ParseRateLimit("0", &rate, &burst).ok());
+  CHECK(rate == 0);
+  REQUIRE(cairn::server::ParseRateLimit("0.5:3", &rate, &burst).ok());
+  CHECK(rate == 0.5);
+  CHECK(burst == 3);
 }

@@ -19,7 +19,10 @@ namespace cairn::testing {
 // timeouts so a broken server fails the test instead of hanging it.
 class RawConnection {
  public:
-  explicit RawConnection(const std::string& base, int timeout_seconds = 10) {
+  // `receive_buffer` > 0 shrinks the socket's receive buffer (so that a
+  // client that does not read stalls the server's writes early).
+  explicit RawConnection(const std::string& base, int timeout_seconds = 10,
+                         int receive_buffer = 0) {
     // base is "http://127.0.0.1:PORT".
     std::string hostport = base.substr(base.find("//") + 2);
     std::string host = hostport.substr(0, hostport.rfind(':'));
@@ -31,6 +34,9 @@ class RawConnection {
     timeval tv{timeout_seconds, 0};
     setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
     setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    if (receive_buffer > 0) {
+      setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof(receive_buffer));
+    }
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(static_cast<uint16_t>(port));

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "server/cursor.h"
 #include "tests/server/serve_fixture.h"
 
 using namespace cairn::testing;
@@ -219,4 +220,103 @@ TEST_CASE("tokens: each start accepts only its own tokens, and SIGHUP revokes") 
     s.proc->Signal(SIGTERM);
     CHECK(s.proc->Wait() == 0);
   }
+}
+
+TEST_CASE("an integer beyond 64 bits is too large, not too small") {
+  ServeFixture srv;
+  auto c = srv.Client();
+  // 2^63 read as int64 wrapped to a negative number: "must be at least 1".
+  auto r = c->Request("POST", "/api/v1/storage",
+                      R"({"name": "v", "region": "eu-central", "sizeGb": 9223372036854775808})",
+                      {"Idempotency-Key: big-1"});
+  CHECK(r.status == 400);
+  CHECK(r.json()["error"]["code"] == "validation_error");
+  CHECK(r.json()["error"]["message"].get<std::string>().find("sizeGb") == 0);
+  CHECK(r.json()["error"]["message"].get<std::string>().find("too large") != std::string::npos);
+  CHECK(r.json()["error"]["message"].get<std::string>().find("at least") == std::string::npos);
+  // The largest int64 is over the schema's maximum, and says so.
+  auto at_most =
+      c->Request("POST", "/api/v1/storage",
+                 R"({"name": "v", "region": "eu-central", "sizeGb": 9223372036854775807})",
+                 {"Idempotency-Key: big-2"});
+  CHECK(at_most.status == 400);
+  CHECK(at_most.json()["error"]["message"].get<std::string>().find("at most") != std::string::npos);
+  CheckHealthy(srv);
+}
+
+TEST_CASE("tokens: one hash given to two projects is refused at start and on SIGHUP") {
+  TempDir dir;
+  std::string data = dir.path() + "/data";
+  std::string tokens = dir.path() + "/tokens";
+  const std::string shared = "cairn_shared_token_0123456789abcdefgh";
+  const std::string ci = "cairn_ci_token_0123456789abcdefghijkl";
+  const std::string twice = "ops " + cairn::server::Sha256Hex(shared) + "\n# x\nci " +
+                            cairn::server::Sha256Hex(shared) + "\n";
+  WriteFile(tokens, twice);
+  auto refused =
+      RunCairn({"serve", "--listen", "127.0.0.1:0", "--data-dir", data, "--tokens-file", tokens});
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.err.find(tokens + ":3:") != std::string::npos);
+  CHECK(refused.err.find("'ops'") != std::string::npos);
+  // The dev token may not be a file's token of another project either.
+  WriteFile(tokens, "ops " + cairn::server::Sha256Hex(shared) + "\n");
+  auto dev = RunCairn({"serve", "--listen", "127.0.0.1:0", "--data-dir", data, "--dev-token",
+                       shared, "--tokens-file", tokens});
+  CHECK(dev.exit_code == 1);
+  CHECK(dev.err.find("two projects") != std::string::npos);
+
+  // On SIGHUP: the tokens in force stay.
+  WriteFile(tokens, "ci " + cairn::server::Sha256Hex(ci) + "\n");
+  auto s = StartServe(data, {"--dev-token", std::string(kDevToken), "--tokens-file", tokens});
+  CHECK(StatusWith(s.base, ci) == 200);
+  WriteFile(tokens, twice);
+  s.proc->Signal(SIGHUP);
+  auto logged = PollUntil(
+      [&] { return s.proc->Stderr(); },
+      [](const std::string& err) { return err.find("tokens not reloaded") != std::string::npos; });
+  CHECK(logged.find("a token opens one project") != std::string::npos);
+  CHECK(StatusWith(s.base, ci) == 200);
+  CHECK(StatusWith(s.base, shared) == 401);
+  s.proc->Signal(SIGTERM);
+  CHECK(s.proc->Wait() == 0);
+}
+
+TEST_CASE("cursors are per project: another project's cursor is refused, and none counts others") {
+  ServeFixture srv;
+  auto dev = srv.Client();
+  auto other = srv.Client(kOtherToken);
+  REQUIRE(dev->Post("/v1/instances", InstanceBody("d1")).status == 201);
+  for (int i = 0; i < 5; ++i) {
+    REQUIRE(other->Post("/v1/instances", InstanceBody("o" + std::to_string(i))).status == 201);
+  }
+  REQUIRE(dev->Post("/v1/instances", InstanceBody("d2")).status == 201);
+  REQUIRE(dev->Post("/v1/instances", InstanceBody("d3")).status == 201);
+
+  auto page1 = dev->Get("/v1/instances?limit=1");
+  REQUIRE(page1.status == 200);
+  const std::string cursor = page1.json()["pagination"]["next_cursor"];
+  auto page2 = dev->Get("/v1/instances?limit=1&cursor=" + cursor);
+  REQUIRE(page2.status == 200);
+  CHECK(page2.json()["data"][0]["name"] == "d2");
+  const std::string cursor2 = page2.json()["pagination"]["next_cursor"];
+  // Nothing in a cursor is a sequence number that others' creations move:
+  // it used to be base64url of "v1:1", then "v1:7" (5 of other's between).
+  for (const std::string& c : {cursor, cursor2}) {
+    auto raw = cairn::server::Base64UrlDecode(c);
+    REQUIRE(raw.has_value());
+    CHECK(raw->find("v1:") == std::string::npos);
+  }
+  // Another project's list, or another collection, with dev's cursor: 400.
+  auto theirs = other->Get("/v1/instances?limit=1&cursor=" + cursor);
+  CHECK(theirs.status == 400);
+  CHECK(theirs.json()["error"]["code"] == "validation_error");
+  CHECK(dev->Get("/v1/networks?cursor=" + cursor).status == 400);
+  // Paging survives the deletion of the record a cursor names.
+  const std::string d2 = page2.json()["data"][0]["id"];
+  REQUIRE(dev->Delete("/v1/instances/" + d2).status < 300);
+  auto after_delete = PollUntil([&] { return dev->Get("/v1/instances?cursor=" + cursor2); },
+                                [](const HttpResult& r) { return r.status == 200; });
+  CHECK(after_delete.status == 200);
+  CHECK(after_delete.json()["data"].size() == 1);
+  CHECK(after_delete.json()["data"][0]["name"] == "d3");
 }

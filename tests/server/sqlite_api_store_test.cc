@@ -3,6 +3,7 @@
 #include "server/sqlite_api_store.h"
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include <catch2/catch.hpp>
 #include <future>
@@ -156,4 +157,29 @@ TEST_CASE("sqlite store: a data directory keeps its records, one of a newer sche
   CHECK(newer.status().message() ==
         "the data directory has schema version 2, newer than this cairn (1)");
   CHECK(user_version("SELECT 1") == 2);
+}
+
+TEST_CASE("sqlite store: the database and its WAL are private to the owner (0600)") {
+  TempDir tmp;
+  const std::string db = tmp.path() + "/cairn-server.db";
+  auto mode = [](const std::string& path) {
+    struct stat st {};
+    REQUIRE(stat(path.c_str(), &st) == 0);
+    return st.st_mode & 0777;
+  };
+  {
+    auto opened = SqliteApiStore::Open(tmp.path(), StoreOptions{});
+    REQUIRE(opened.ok());
+    Record a = NewRecord("a");
+    REQUIRE(Run(**opened, [&](WriteTxn& txn) { return txn.Insert(&a).ok(); }).ok());
+    CHECK(mode(db) == 0600);
+    CHECK(mode(db + "-wal") == 0600);
+    CHECK(mode(tmp.path() + "/LOCK") == 0600);
+    (*opened)->Close();
+  }
+  // A database an older server left 0644 is tightened at the next start.
+  REQUIRE(chmod(db.c_str(), 0644) == 0);
+  auto again = SqliteApiStore::Open(tmp.path(), StoreOptions{});
+  REQUIRE(again.ok());
+  CHECK(mode(db) == 0600);
 }
