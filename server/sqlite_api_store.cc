@@ -310,7 +310,7 @@ Result<std::unique_ptr<ApiStore>> SqliteApiStore::Open(const std::string& dir,
   if (ec) return Status::IOError("cannot create data directory " + dir + ": " + ec.message());
   auto store = std::unique_ptr<SqliteApiStore>(new SqliteApiStore(options));
   std::string lock_path = (std::filesystem::path(dir) / "LOCK").string();
-  store->lock_fd_ = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  store->lock_fd_ = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (store->lock_fd_ < 0) return Status::IOError("cannot open " + lock_path);
   if (flock(store->lock_fd_, LOCK_EX | LOCK_NB) != 0) {
     return Status::FailedPrecondition("the data directory " + dir +
@@ -321,7 +321,8 @@ Result<std::unique_ptr<ApiStore>> SqliteApiStore::Open(const std::string& dir,
   // 0600 like the engine's state, from the first byte. SQLite gives the WAL
   // and shared-memory files the database's mode; files of an older server
   // (0644) are tightened.
-  int db_fd = open(store->path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  // Never through a symbolic link planted at its path.
+  int db_fd = open(store->path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (db_fd < 0) return Status::IOError("cannot open " + store->path_ + ": " + strerror(errno));
   close(db_fd);
   for (const char* suffix : {"", "-wal", "-shm"}) {

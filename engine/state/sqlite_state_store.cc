@@ -189,8 +189,14 @@ Result<std::unique_ptr<SqliteStateStore>> SqliteStateStore::OpenExisting(const s
 Result<std::unique_ptr<SqliteStateStore>> SqliteStateStore::OpenAndMigrate(const std::string& path,
                                                                            Clock* clock) {
   CAIRN_RETURN_IF_ERROR(MakeDirs(std::filesystem::path(path).parent_path()));
-  // Create the file ourselves so that it is 0600 from the first byte.
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  // Create the file ourselves so that it is 0600 from the first byte. Never
+  // through a symbolic link: one planted at the state's path in a shared
+  // directory would send the state, and SQLite's writes, elsewhere.
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0 && errno == ELOOP) {
+    return Status::FailedPrecondition(path +
+                                      " is a symbolic link: the state is not opened through one");
+  }
   if (fd < 0) return Status::IOError(std::string("cannot open: ") + std::strerror(errno));
   ::close(fd);
 

@@ -115,6 +115,25 @@ TEST_CASE("sqlite state: the directory is 0700 and the files 0600", "[state]") {
   CHECK(Mode(path + "-wal") == 0600);
 }
 
+TEST_CASE("sqlite state: a symbolic link planted at the state's path is refused, its target untouched",
+          "[state]") {
+  TempDir dir;
+  const std::string path = SqliteStateStore::DefaultPath(dir.path());
+  std::filesystem::create_directories(dir.path() + "/.cairn");
+  const std::string victim = dir.path() + "/victim";
+  {
+    std::FILE* f = std::fopen(victim.c_str(), "w");
+    REQUIRE(f);
+    std::fputs("precious", f);
+    std::fclose(f);
+  }
+  std::filesystem::create_symlink(victim, path);
+  auto store = SqliteStateStore::Open(path);
+  REQUIRE_FALSE(store.ok());
+  CHECK(store.status().message().find("symbolic link") != std::string::npos);
+  CHECK(std::filesystem::file_size(victim) == 8);
+}
+
 TEST_CASE("sqlite state: OpenExisting opens only a state that exists, and creates nothing",
           "[state]") {
   TempDir dir;
@@ -173,7 +192,7 @@ TEST_CASE("sqlite state: deferred writes relax synchronous for their batch only"
   REQUIRE(store->Unlock(lock->id).ok());
   auto reopened = MustOpen(SqliteStateStore::DefaultPath(dir.path()));
   CHECK(reopened->PendingJournal()->empty());
-  CHECK(*reopened->NextSequence() == *seq + 3);
+  CHECK(*reopened->ReserveSequences(1) == *seq + 3);
 }
 
 TEST_CASE("sqlite state: of two processes racing for the lock, exactly one wins", "[state]") {
@@ -254,7 +273,7 @@ TEST_CASE("sqlite state: a journal entry survives SIGKILL before its commit", "[
   pid_t pid = ForkChild([&] {
     auto s = SqliteStateStore::Open(path);
     if (!s.ok()) return 4;
-    auto seq = (*s)->NextSequence();
+    auto seq = (*s)->ReserveSequences(1);
     if (!seq.ok()) return 5;
     JournalEntry e;
     e.seq = *seq;
@@ -311,7 +330,7 @@ int CommitForever(const std::string& path, Pipe& ready) {
     auto snap = store.Load();
     if (!snap.ok()) return 5;
     const int64_t gen = snap->serial + 1;
-    auto seq = store.NextSequence();
+    auto seq = store.ReserveSequences(1);
     if (!seq.ok()) return 6;
     JournalEntry e;
     e.seq = *seq;
@@ -446,7 +465,7 @@ TEST_CASE("sqlite state: a format 1 file is upgraded, keeping its contents", "[s
   REQUIRE(pending.size() == 1);
   CHECK(pending[0].body == "{}");
   CHECK(pending[0].context == Value::object());
-  CHECK(*store->NextSequence() == 9);
+  CHECK(*store->ReserveSequences(1) == 9);
   StateCommit c;
   c.outputs = std::map<std::string, Value>{{"net", "net-1"}};
   c.journal_done = 8;
@@ -570,8 +589,8 @@ TEST_CASE("sqlite state: concurrent writers are group-committed, each with its o
     for (int t = 0; t < kThreads; ++t) {
       threads.emplace_back([&, t] {
         for (int round = 0; round < kRounds; ++round) {
-          auto seq = store->NextSequence();
-          if (!seq.ok()) return fail("NextSequence: " + seq.status().ToString());
+          auto seq = store->ReserveSequences(1);
+          if (!seq.ok()) return fail("ReserveSequences: " + seq.status().ToString());
           JournalEntry e;
           e.seq = *seq;
           e.address = "instance.t" + std::to_string(t) + "_" + std::to_string(round);
