@@ -1,21 +1,6 @@
 #include "server/idempotency.h"
 
-#include <nlohmann/json.hpp>
-
-#include "base/value.h"
-
 namespace cairn::server {
-
-Result<std::string> CanonicalJson(std::string_view text) {
-  size_t i = 0;
-  while (i < text.size() &&
-         (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t'))
-    ++i;
-  if (i == text.size()) return std::string();
-  auto j = ParseJson(text);
-  if (!j.ok()) return j.status();
-  return j->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
 
 bool IsValidIdempotencyKey(std::string_view key) {
   if (key.empty() || key.size() > kMaxIdempotencyKeyLength) return false;

@@ -11,16 +11,10 @@
 #include <string>
 #include <string_view>
 
-#include "base/status.h"
 
 namespace cairn::server {
 
 inline constexpr size_t kMaxIdempotencyKeyLength = 255;
-
-// The canonical form of a JSON text: no insignificant whitespace, object
-// keys sorted, numbers and strings normalised by nlohmann::json. An empty
-// text is canonically empty. Invalid JSON is InvalidArgument.
-Result<std::string> CanonicalJson(std::string_view text);
 
 // 1..255 printable ASCII characters (0x21-0x7e).
 bool IsValidIdempotencyKey(std::string_view key);

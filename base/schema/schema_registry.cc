@@ -538,17 +538,6 @@ const std::vector<std::string>& SchemaRegistry::GrowOnly(std::string_view kind) 
   return k ? k->grow_only : Empty<std::vector<std::string>>();
 }
 
-std::vector<std::string> SchemaRegistry::Editable(std::string_view kind) const {
-  std::vector<std::string> out;
-  const KindInfo* k = Find(kind);
-  if (!k) return out;
-  for (const auto& f : k->fields) {
-    if (std::find(k->immutable.begin(), k->immutable.end(), f) == k->immutable.end())
-      out.push_back(f);
-  }
-  return out;
-}
-
 const std::map<std::string, std::string>& SchemaRegistry::References(std::string_view kind) const {
   const KindInfo* k = Find(kind);
   return k ? k->references : Empty<std::map<std::string, std::string>>();

@@ -104,8 +104,6 @@ class SchemaRegistry {
   // Numeric fields an update may raise but never lower (x-cairn.grow_only,
   // optional): a volume's size_gb.
   const std::vector<std::string>& GrowOnly(std::string_view kind) const;
-  // Fields() minus Immutable(): what an in-place update may change.
-  std::vector<std::string> Editable(std::string_view kind) const;
   // x-cairn.references: spec field -> kind.
   const std::map<std::string, std::string>& References(std::string_view kind) const;
   // x-cairn.wire as read.

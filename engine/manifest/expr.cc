@@ -312,18 +312,6 @@ std::string EscapeTemplateLiteral(std::string_view s) {
   return out;
 }
 
-std::string RenderTemplate(const Template& t) {
-  std::string out;
-  for (const auto& part : t.parts) {
-    if (const auto* lit = std::get_if<std::string>(&part)) {
-      out += EscapeTemplateLiteral(*lit);
-    } else {
-      out += "${" + std::get<Expression>(part).ToString() + "}";
-    }
-  }
-  return out;
-}
-
 std::string InterpolationText(const Value& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_null()) return "";
@@ -383,23 +371,6 @@ std::vector<Expression> ResourceReferences(const Value& v) {
   std::vector<Expression> out;
   CollectReferences(v, out);
   return out;
-}
-
-std::vector<ResourceAddress> ReferencedAddresses(const Value& v, const StackConfig& config) {
-  auto refs = ResourceReferences(v);
-  std::set<ResourceAddress> out;
-  if (refs.empty()) return {};
-  std::map<std::string, std::vector<const ResourceAddress*>> by_base;
-  for (const auto& r : config.resources) by_base[r.address.BaseString()].push_back(&r.address);
-  for (const auto& e : refs) {
-    auto it = by_base.find(e.target.BaseString());
-    if (it == by_base.end()) continue;
-    bool all = e.splat || std::holds_alternative<std::monostate>(e.target.index);
-    for (const auto* a : it->second) {
-      if (all || *a == e.target) out.insert(*a);
-    }
-  }
-  return {out.begin(), out.end()};
 }
 
 }  // namespace cairn

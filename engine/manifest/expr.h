@@ -91,9 +91,6 @@ std::variant<Template, TemplateError> ParseTemplate(std::string_view s);
 // `s` with every "${" written as "$${", so it reads back as literal text.
 std::string EscapeTemplateLiteral(std::string_view s);
 
-// Renders a template back to expression form (literals escaped).
-std::string RenderTemplate(const Template& t);
-
 // A value interpolated into a string: strings as they are, numbers and
 // booleans as JSON text, null as "", lists and mappings as compact JSON.
 std::string InterpolationText(const Value& v);
@@ -106,11 +103,6 @@ std::string InterpolationText(const Value& v);
 // parse, and expressions other than resource references, are kept as they
 // are; a leftover [*] becomes UnknownValue().
 Value ResolveReferences(const Value& v, const AttributeLookup& lookup);
-
-// The resource instances `v` refers to, expanded to instance addresses with
-// `config` ([*] and an index-less reference to a count/for_each resource give
-// every instance), sorted and without duplicates.
-std::vector<ResourceAddress> ReferencedAddresses(const Value& v, const StackConfig& config);
 
 // Every resource-reference expression in `v`, in document order.
 std::vector<Expression> ResourceReferences(const Value& v);

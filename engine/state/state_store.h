@@ -142,7 +142,6 @@ class StateStore {
   // durable before any request carries it, so a number a machine crash takes
   // back was never sent and may safely come again.
   virtual Result<int64_t> ReserveSequences(int64_t count) = 0;
-  Result<int64_t> NextSequence() { return ReserveSequences(1); }
   // Records `entries` (distinct sequence numbers, none in the journal yet)
   // in one transaction: all or none, AlreadyExists for a sequence number
   // used twice. Durable when it returns, together with every write made

@@ -679,7 +679,7 @@ TEST_CASE(
   auto lock = (*store)->Lock("apply", std::chrono::milliseconds(0));
   REQUIRE(lock.ok());
   cairn::JournalEntry entry;
-  entry.seq = *(*store)->NextSequence();
+  entry.seq = *(*store)->ReserveSequences(1);
   entry.address = "instance.web[9]";
   entry.action = "create";
   entry.kind = "instance";

@@ -28,8 +28,6 @@ TEST_CASE("the registry reads the kinds and their x-cairn metadata from the sche
         std::vector<std::string>{"image", "name", "network", "plan", "region", "ssh_keys"});
   CHECK(reg->Immutable("instance") ==
         std::vector<std::string>{"region", "image", "network", "ssh_keys"});
-  CHECK(reg->Editable("instance") == std::vector<std::string>{"name", "plan"});
-  CHECK(reg->Editable("volume") == std::vector<std::string>{"instance", "name", "size_gb"});
   CHECK(reg->Immutable("firewall").empty());
   CHECK(reg->References("instance").at("ssh_keys") == "ssh_key");
   CHECK(reg->IsComputed("ssh_key", "fingerprint"));

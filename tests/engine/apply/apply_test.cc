@@ -515,11 +515,11 @@ TEST_CASE("a saved plan is refused once the state serial has moved") {
 
 TEST_CASE("an apply reserves one sequence number per operation, all in one block") {
   Fixture f;
-  auto first = f.store.NextSequence();
+  auto first = f.store.ReserveSequences(1);
   REQUIRE(first.ok());
   REQUIRE(f.Run(WebStack()).ok());  // three creates
   // The block was first + 1 .. first + 3: the next number is past it.
-  auto next = f.store.NextSequence();
+  auto next = f.store.ReserveSequences(1);
   REQUIRE(next.ok());
   CHECK(*next == *first + 4);
   // A replace is two operations (delete, create), so two numbers.
@@ -532,7 +532,7 @@ TEST_CASE("an apply reserves one sequence number per operation, all in one block
   }
   CHECK(operations >= 2);
   REQUIRE(Apply(plan, f.provider, f.store, f.options).ok());
-  auto after = f.store.NextSequence();
+  auto after = f.store.ReserveSequences(1);
   REQUIRE(after.ok());
   CHECK(*after == *next + 1 + operations);
 }

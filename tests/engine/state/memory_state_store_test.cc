@@ -21,7 +21,7 @@ StateCommit PutOne(const std::string& address) {
 TEST_CASE("memory state: FailNextCommit fails one commit and applies nothing", "[state]") {
   ManualClock clock;
   MemoryStateStore store(&clock);
-  auto seq = store.NextSequence();
+  auto seq = store.ReserveSequences(1);
   JournalEntry e;
   e.seq = *seq;
   e.address = "instance.web";

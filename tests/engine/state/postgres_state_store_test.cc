@@ -36,7 +36,7 @@ TEST_CASE("postgres state: stacks in one database are kept apart", "[.][postgres
   c.put = {r};
   REQUIRE(a->Commit(c).ok());
   REQUIRE(a->Lock("apply", 0ms).ok());
-  auto seq = a->NextSequence();
+  auto seq = a->ReserveSequences(1);
   REQUIRE(seq.ok());
 
   StateSnapshot sb = *b->Load();
@@ -44,7 +44,7 @@ TEST_CASE("postgres state: stacks in one database are kept apart", "[.][postgres
   CHECK(sb.resources.empty());
   CHECK(sb.lineage != a->Load()->lineage);
   CHECK(b->Lock("apply", 0ms).ok());  // a's lock is not b's
-  CHECK(*b->NextSequence() == 1);
+  CHECK(*b->ReserveSequences(1) == 1);
   CHECK(b->PendingJournal()->empty());
 }
 

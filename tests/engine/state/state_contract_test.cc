@@ -153,8 +153,8 @@ STATE_CONTRACT_TEST(CommitAtomic, "commit puts, removes and moves atomically, se
 
 STATE_CONTRACT_TEST(Journal, "journal entries are pending until their commit clears them") {
   StateStore& s = f.store();
-  auto a = s.NextSequence();
-  auto b = s.NextSequence();
+  auto a = s.ReserveSequences(1);
+  auto b = s.ReserveSequences(1);
   REQUIRE(a.ok());
   REQUIRE(b.ok());
   // The exact bytes, NULs and non-UTF-8 included.
@@ -252,20 +252,20 @@ STATE_CONTRACT_TEST(JournalBeginAll, "several journal entries are written all or
   if (auto other = f.Reopen()) check(*other);
 }
 
-STATE_CONTRACT_TEST(Sequence, "NextSequence is strictly increasing and durable") {
+STATE_CONTRACT_TEST(Sequence, "ReserveSequences(1) is strictly increasing and durable") {
   int64_t last = 0;
   for (int i = 0; i < 20; ++i) {
-    auto n = f.store().NextSequence();
+    auto n = f.store().ReserveSequences(1);
     REQUIRE(n.ok());
     CHECK(*n > last);
     last = *n;
   }
   if (auto other = f.Reopen()) {
-    auto n = other->NextSequence();
+    auto n = other->ReserveSequences(1);
     REQUIRE(n.ok());
     CHECK(*n > last);
     last = *n;
-    auto m = f.store().NextSequence();  // and the first handle sees it too
+    auto m = f.store().ReserveSequences(1);  // and the first handle sees it too
     REQUIRE(m.ok());
     CHECK(*m > last);
   }
@@ -274,12 +274,12 @@ STATE_CONTRACT_TEST(Sequence, "NextSequence is strictly increasing and durable")
 STATE_CONTRACT_TEST(ReserveSequences,
                     "ReserveSequences hands out consecutive blocks above every earlier number") {
   StateStore& s = f.store();
-  auto before = s.NextSequence();
+  auto before = s.ReserveSequences(1);
   REQUIRE(before.ok());
   auto block = s.ReserveSequences(5);
   REQUIRE(block.ok());
   CHECK(*block > *before);
-  auto after = s.NextSequence();
+  auto after = s.ReserveSequences(1);
   REQUIRE(after.ok());
   CHECK(*after == *block + 5);  // the block's five numbers are its own
   CHECK(s.ReserveSequences(0).status().code() == StatusCode::kInvalidArgument);
@@ -288,7 +288,7 @@ STATE_CONTRACT_TEST(ReserveSequences,
     auto theirs = other->ReserveSequences(3);
     REQUIRE(theirs.ok());
     CHECK(*theirs > *after);
-    auto mine = s.NextSequence();  // and the first handle sees their block taken
+    auto mine = s.ReserveSequences(1);  // and the first handle sees their block taken
     REQUIRE(mine.ok());
     CHECK(*mine >= *theirs + 3);
   }
@@ -337,7 +337,7 @@ STATE_CONTRACT_TEST(Restore,
   restore.restore = StateRestore{"22222222-2222-4222-8222-222222222222", 1, 50};
   REQUIRE(*s.Commit(restore) == 101);
   CHECK(MustLoad(s).sequence == 50);
-  CHECK(*s.NextSequence() == 51);
+  CHECK(*s.ReserveSequences(1) == 51);
   if (auto other = f.Reopen()) {
     StateSnapshot seen = MustLoad(*other);
     CHECK(seen.lineage == "22222222-2222-4222-8222-222222222222");
@@ -359,7 +359,7 @@ STATE_CONTRACT_TEST(Restore,
 STATE_CONTRACT_TEST(DeferredCommit,
                     "a deferred commit is atomic, visible at once and kept by later writes") {
   StateStore& s = f.store();
-  auto seq = s.NextSequence();
+  auto seq = s.ReserveSequences(1);
   REQUIRE(seq.ok());
   REQUIRE(s.JournalBegin(TestJournalEntry(*seq, "instance.web", "{}")).ok());
   StateCommit done;
@@ -497,7 +497,7 @@ STATE_CONTRACT_TEST(Reopen, "a reopened store sees everything") {
   c.put[0].schema_version = 1;
   c.outputs = std::map<std::string, Value>{{"net", {{"id", "net-1"}}}};
   REQUIRE(s.Commit(c).ok());
-  auto seq = s.NextSequence();
+  auto seq = s.ReserveSequences(1);
   REQUIRE(seq.ok());
   REQUIRE(s.JournalBegin(TestJournalEntry(*seq, "instance.web", "{\"x\":1}")).ok());
   auto held = s.Lock("apply", 0ms);
@@ -540,7 +540,7 @@ STATE_CONTRACT_TEST(Concurrent, "concurrent journal-then-commit from many thread
         for (int i = 0; i < kPerThread; ++i) {
           const std::string address =
               "instance.w" + std::to_string(t) + "[" + std::to_string(i) + "]";
-          auto seq = s.NextSequence();
+          auto seq = s.ReserveSequences(1);
           if (!seq.ok()) {
             errors[t] = seq.status().ToString();
             return;
