@@ -29,16 +29,16 @@ void ApiStore::StartWriter() {
 }
 
 void ApiStore::SetCommitListener(std::function<void()> f) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   on_commit_ = std::move(f);
 }
 
 void ApiStore::Submit(Mutation m, Completion done) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     if (!closing_ && writer_.joinable()) {
       queue_.push_back(Pending{std::move(m), std::move(done)});
-      cv_.notify_one();
+      cv_.NotifyOne();
       return;
     }
   }
@@ -47,9 +47,9 @@ void ApiStore::Submit(Mutation m, Completion done) {
 
 void ApiStore::Close() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     closing_ = true;
-    cv_.notify_all();
+    cv_.NotifyAll();
   }
   if (writer_.joinable()) writer_.join();
 }
@@ -69,15 +69,17 @@ void ApiStore::WriterLoop() {
   for (;;) {
     std::function<void()> on_commit;
     {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [&] { return closing_ || !queue_.empty(); });
+      MutexLock lock(mu_);
+      cv_.Wait(mu_, [&]() REQUIRES(mu_) { return closing_ || !queue_.empty(); });
       if (queue_.empty()) return;  // closing and drained
       if (options_.batch_delay.count() > 0) {
-        lock.unlock();
-        std::this_thread::sleep_for(options_.batch_delay);
-        lock.lock();
+        // The whole delay with the mutex released (submitters' wake-ups
+        // do not cut it short), as a sleep would.
+        const auto until = std::chrono::steady_clock::now() + options_.batch_delay;
+        while (cv_.WaitUntil(mu_, until)) {
+        }
       }
-      auto take = [&] {
+      auto take = [&]() REQUIRES(mu_) {
         while (!queue_.empty() && batch.size() < options_.max_batch) {
           batch.push_back(std::move(queue_.front()));
           queue_.pop_front();
@@ -85,8 +87,9 @@ void ApiStore::WriterLoop() {
       };
       take();
       if (batch.size() < last_batch && !closing_) {
-        cv_.wait_for(lock, std::chrono::microseconds(400),
-                     [&] { return closing_ || batch.size() + queue_.size() >= last_batch; });
+        cv_.WaitUntil(
+            mu_, std::chrono::steady_clock::now() + std::chrono::microseconds(400),
+            [&]() REQUIRES(mu_) { return closing_ || batch.size() + queue_.size() >= last_batch; });
         take();
       }
       last_batch = batch.size();
@@ -127,12 +130,12 @@ Status ApiStore::ReplaceTokens(const std::vector<std::pair<std::string, std::str
 }
 
 bool ApiStore::ClaimLocally(const std::string& scope) {
-  std::lock_guard<std::mutex> lock(keys_mu_);
+  MutexLock lock(keys_mu_);
   return keys_.insert(scope).second;
 }
 
 void ApiStore::ReleaseLocally(const std::string& scope) {
-  std::lock_guard<std::mutex> lock(keys_mu_);
+  MutexLock lock(keys_mu_);
   keys_.erase(scope);
 }
 

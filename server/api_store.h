@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 
 namespace cairn::server {
@@ -178,15 +179,15 @@ class ApiStore {
  private:
   void WriterLoop();
 
-  std::mutex mu_;
-  std::condition_variable cv_;  // the writer waits here
-  std::deque<Pending> queue_;   // GUARDED_BY(mu_)
-  bool closing_ = false;        // GUARDED_BY(mu_)
-  std::function<void()> on_commit_;
+  Mutex mu_;
+  CondVar cv_;  // the writer waits here
+  std::deque<Pending> queue_ GUARDED_BY(mu_);
+  bool closing_ GUARDED_BY(mu_) = false;
+  std::function<void()> on_commit_ GUARDED_BY(mu_);
   std::thread writer_;
   std::atomic<uint64_t> commits_{0}, committed_mutations_{0};
-  std::mutex keys_mu_;
-  std::unordered_set<std::string> keys_;  // GUARDED_BY(keys_mu_): claimed here
+  Mutex keys_mu_;
+  std::unordered_set<std::string> keys_ GUARDED_BY(keys_mu_);  // claimed here
 };
 
 // Current wall-clock time in ms since the epoch, and as ISO 8601 UTC.

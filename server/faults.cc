@@ -74,7 +74,7 @@ FaultInjector::FaultInjector(FaultSpec spec)
     : spec_(spec), rng_(spec.has_seed ? spec.seed : std::random_device{}()) {}
 
 double FaultInjector::Draw() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return std::uniform_real_distribution<double>(0.0, 1.0)(rng_);
 }
 

@@ -27,6 +27,7 @@
 #include <random>
 #include <string_view>
 
+#include "base/mutex.h"
 #include "base/status.h"
 
 namespace cairn::server {
@@ -59,8 +60,8 @@ class FaultInjector {
  private:
   double Draw();
   const FaultSpec spec_;
-  std::mutex mu_;
-  std::mt19937_64 rng_;  // GUARDED_BY(mu_)
+  Mutex mu_;
+  std::mt19937_64 rng_ GUARDED_BY(mu_);
 };
 
 }  // namespace cairn::server

@@ -118,17 +118,17 @@ void LifecycleWorker::Start() {
 
 void LifecycleWorker::Stop() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     stop_ = true;
-    cv_.notify_all();
+    cv_.NotifyAll();
   }
   if (thread_.joinable()) thread_.join();
 }
 
 void LifecycleWorker::Wake() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   woken_ = true;
-  cv_.notify_all();
+  cv_.NotifyAll();
 }
 
 size_t LifecycleWorker::RunDue() {
@@ -185,7 +185,7 @@ void LifecycleWorker::Loop() {
   auto last_purge = std::chrono::steady_clock::now() - std::chrono::hours(1);
   for (;;) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       if (stop_) return;
       woken_ = false;
     }
@@ -211,8 +211,9 @@ void LifecycleWorker::Loop() {
       spdlog::error("lifecycle: {}", next.status().message());
       wait_ms = 1000;
     }
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait_for(lock, std::chrono::milliseconds(wait_ms), [&] { return stop_ || woken_; });
+    MutexLock lock(mu_);
+    cv_.WaitUntil(mu_, std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms),
+                  [&]() REQUIRES(mu_) { return stop_ || woken_; });
   }
 }
 

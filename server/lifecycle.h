@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/mutex.h"
 #include "server/api_store.h"
 #include "server/faults.h"
 
@@ -68,10 +69,10 @@ class LifecycleWorker {
   FaultInjector* faults_;
   Metrics* metrics_;
   const std::chrono::milliseconds delay_, retention_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;   // GUARDED_BY(mu_)
-  bool woken_ = false;  // GUARDED_BY(mu_)
+  Mutex mu_;
+  CondVar cv_;
+  bool stop_ GUARDED_BY(mu_) = false;
+  bool woken_ GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 

@@ -409,7 +409,7 @@ class PostgresApiStore::Lease {
   Lease(Lease&&) = default;
   ~Lease() {
     if (c_ && c_->c.is_open()) {
-      std::lock_guard<std::mutex> lock(store_->pool_mu_);
+      MutexLock lock(store_->pool_mu_);
       store_->idle_.push_back(std::move(c_));
     }
   }
@@ -426,16 +426,16 @@ PostgresApiStore::PostgresApiStore(std::string url, StoreOptions options)
 PostgresApiStore::~PostgresApiStore() {
   Close();
   {
-    std::lock_guard<std::mutex> lock(release_mu_);
+    MutexLock lock(release_mu_);
     release_stop_ = true;
   }
-  release_cv_.notify_all();
+  release_cv_.NotifyAll();
   if (releaser_.joinable()) releaser_.join();
 }
 
 PostgresApiStore::Lease PostgresApiStore::Borrow() {
   {
-    std::lock_guard<std::mutex> lock(pool_mu_);
+    MutexLock lock(pool_mu_);
     if (!idle_.empty()) {
       auto c = std::move(idle_.back());
       idle_.pop_back();
@@ -594,22 +594,25 @@ void PostgresApiStore::ReleaseKey(const std::string& scope) {
   // Free here at once; the row goes in the releaser's next batch (another
   // server meanwhile answers 409 idempotency_key_in_use a moment longer).
   ApiStore::ReleaseKey(scope);
-  std::lock_guard<std::mutex> lock(release_mu_);
+  MutexLock lock(release_mu_);
   to_release_.push_back(scope);
-  release_cv_.notify_one();
+  release_cv_.NotifyOne();
 }
 
 void PostgresApiStore::ReleaseLoop() {
-  std::unique_lock<std::mutex> lock(release_mu_);
   for (;;) {
-    release_cv_.wait(lock, [&] { return release_stop_ || !to_release_.empty(); });
-    if (to_release_.empty()) return;  // stopping, and nothing left
     std::vector<std::string> scopes;
-    while (!to_release_.empty() && scopes.size() < 500) {
-      scopes.push_back(std::move(to_release_.front()));
-      to_release_.pop_front();
+    {
+      MutexLock lock(release_mu_);
+      release_cv_.Wait(release_mu_, [&]() REQUIRES(release_mu_) {
+        return release_stop_ || !to_release_.empty();
+      });
+      if (to_release_.empty()) return;  // stopping, and nothing left
+      while (!to_release_.empty() && scopes.size() < 500) {
+        scopes.push_back(std::move(to_release_.front()));
+        to_release_.pop_front();
+      }
     }
-    lock.unlock();
     Status st = Guarded("releasing idempotency keys", [&]() -> Status {
       std::string sql = "DELETE FROM cairn_serve_claims WHERE owner = $1 AND scope IN (";
       for (size_t i = 0; i < scopes.size(); ++i) sql += (i ? ", $" : "$") + std::to_string(i + 2);
@@ -621,7 +624,6 @@ void PostgresApiStore::ReleaseLoop() {
     });
     // Not released: the claims lapse with their lease.
     if (!st.ok()) spdlog::warn("{}", st.message());
-    lock.lock();
   }
 }
 

@@ -47,6 +47,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/mutex.h"
 #include "server/api_store.h"
 
 namespace cairn::server {
@@ -82,12 +83,12 @@ class PostgresApiStore final : public ApiStore {
   const std::string url_;
   const std::string owner_;  // this server's id in claims: random, per process
   std::unique_ptr<Connection> writer_;
-  std::mutex pool_mu_;
-  std::vector<std::unique_ptr<Connection>> idle_;  // GUARDED_BY(pool_mu_)
-  std::mutex release_mu_;
-  std::condition_variable release_cv_;
-  std::deque<std::string> to_release_;  // GUARDED_BY(release_mu_)
-  bool release_stop_ = false;           // GUARDED_BY(release_mu_)
+  Mutex pool_mu_;
+  std::vector<std::unique_ptr<Connection>> idle_ GUARDED_BY(pool_mu_);
+  Mutex release_mu_;
+  CondVar release_cv_;
+  std::deque<std::string> to_release_ GUARDED_BY(release_mu_);
+  bool release_stop_ GUARDED_BY(release_mu_) = false;
   std::thread releaser_;
 };
 

@@ -12,7 +12,7 @@ RateLimitDecision RateLimiter::Acquire(std::string_view project, Clock::time_poi
     d.remaining = burst_;
     return d;
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   auto it = buckets_.find(std::string(project));
   if (it == buckets_.end()) {
     it = buckets_.emplace(std::string(project), Bucket{static_cast<double>(burst_), now}).first;

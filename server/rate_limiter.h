@@ -11,6 +11,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "base/mutex.h"
+
 namespace cairn::server {
 
 struct RateLimitDecision {
@@ -41,8 +43,8 @@ class RateLimiter {
   };
   const double rate_;
   const int64_t burst_;
-  std::mutex mu_;
-  std::unordered_map<std::string, Bucket> buckets_;  // GUARDED_BY(mu_)
+  Mutex mu_;
+  std::unordered_map<std::string, Bucket> buckets_ GUARDED_BY(mu_);
 };
 
 }  // namespace cairn::server

@@ -23,6 +23,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "base/mutex.h"
 #include "base/schema/schema_registry.h"
 #include "server/api.h"
 #include "server/api_store.h"
@@ -83,8 +84,8 @@ struct Server::Impl {
   std::vector<std::thread> threads;
   uint16_t bound_port = 0;
 
-  std::mutex sessions_mu;
-  std::list<std::weak_ptr<Session>> sessions;  // GUARDED_BY(sessions_mu)
+  Mutex sessions_mu;
+  std::list<std::weak_ptr<Session>> sessions GUARDED_BY(sessions_mu);
   std::atomic<bool> draining{false};
   std::atomic<bool> shutdown_requested{false};
   std::atomic<int64_t> live_sessions{0};
@@ -341,7 +342,7 @@ void Server::Impl::Accept() {
       socket.set_option(tcp::no_delay(true), opt_ec);  // mandatory: no 40 ms delayed-ACK stalls
       auto s = std::make_shared<Session>(std::move(socket), this);
       {
-        std::lock_guard<std::mutex> lock(sessions_mu);
+        MutexLock lock(sessions_mu);
         if (sessions.size() > 4096) sessions.remove_if([](auto& w) { return w.expired(); });
         sessions.push_back(s);
       }
@@ -380,7 +381,7 @@ void Server::Impl::BeginShutdown() {
   if (signals) signals->cancel(ec);
   std::vector<std::shared_ptr<Session>> live;
   {
-    std::lock_guard<std::mutex> lock(sessions_mu);
+    MutexLock lock(sessions_mu);
     for (auto& w : sessions) {
       if (auto s = w.lock()) live.push_back(std::move(s));
     }

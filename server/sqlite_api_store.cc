@@ -276,7 +276,7 @@ class SqliteApiStore::ReadLease {
   ReadLease(ReadLease&&) = default;
   ~ReadLease() {
     if (db_) {
-      std::lock_guard<std::mutex> lock(store_->read_mu_);
+      MutexLock lock(store_->read_mu_);
       store_->idle_readers_.push_back(std::move(db_));
     }
   }
@@ -291,7 +291,7 @@ class SqliteApiStore::ReadLease {
 
 SqliteApiStore::ReadLease SqliteApiStore::Lease() {
   {
-    std::lock_guard<std::mutex> lock(read_mu_);
+    MutexLock lock(read_mu_);
     if (!idle_readers_.empty()) {
       auto db = std::move(idle_readers_.back());
       idle_readers_.pop_back();
@@ -351,23 +351,29 @@ SqliteApiStore::SqliteApiStore(StoreOptions options) : ApiStore(options) {}
 SqliteApiStore::~SqliteApiStore() {
   Close();
   {
-    std::lock_guard<std::mutex> lock(checkpoint_mu_);
+    MutexLock lock(checkpoint_mu_);
     checkpoint_stop_ = true;
   }
-  checkpoint_cv_.notify_all();
+  checkpoint_cv_.NotifyAll();
   if (checkpointer_.joinable()) checkpointer_.join();
   writer_db_.reset();
   checkpoint_db_.reset();
-  idle_readers_.clear();
+  {
+    MutexLock lock(read_mu_);
+    idle_readers_.clear();
+  }
   if (lock_fd_ >= 0) close(lock_fd_);
 }
 
 void SqliteApiStore::CheckpointLoop() {
-  std::unique_lock<std::mutex> lock(checkpoint_mu_);
-  while (!checkpoint_stop_) {
-    checkpoint_cv_.wait_for(lock, std::chrono::milliseconds(250), [&] { return checkpoint_stop_; });
-    if (checkpoint_stop_) break;
-    lock.unlock();
+  for (;;) {
+    {
+      MutexLock lock(checkpoint_mu_);
+      checkpoint_cv_.WaitUntil(checkpoint_mu_,
+                               std::chrono::steady_clock::now() + std::chrono::milliseconds(250),
+                               [&]() REQUIRES(checkpoint_mu_) { return checkpoint_stop_; });
+      if (checkpoint_stop_) break;
+    }
     // PASSIVE never blocks the writer or readers; it copies what it can.
     int log = 0, done = 0;
     int rc = sqlite3_wal_checkpoint_v2(checkpoint_db_->handle(), nullptr, SQLITE_CHECKPOINT_PASSIVE,
@@ -375,7 +381,6 @@ void SqliteApiStore::CheckpointLoop() {
     if (rc != SQLITE_OK && rc != SQLITE_BUSY) {
       spdlog::warn("store: WAL checkpoint failed: {}", sqlite3_errmsg(checkpoint_db_->handle()));
     }
-    lock.lock();
   }
 }
 

@@ -30,6 +30,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/mutex.h"
 #include "server/api_store.h"
 
 namespace cairn {
@@ -63,13 +64,13 @@ class SqliteApiStore final : public ApiStore {
   int lock_fd_ = -1;  // flock on DATA_DIR/LOCK: one server per data directory
   std::unique_ptr<SqliteDb> writer_db_;
 
-  std::mutex read_mu_;
-  std::vector<std::unique_ptr<SqliteDb>> idle_readers_;  // GUARDED_BY(read_mu_)
+  Mutex read_mu_;
+  std::vector<std::unique_ptr<SqliteDb>> idle_readers_ GUARDED_BY(read_mu_);
 
-  std::mutex checkpoint_mu_;
-  std::condition_variable checkpoint_cv_;
-  bool checkpoint_stop_ = false;  // GUARDED_BY(checkpoint_mu_)
-  std::thread checkpointer_;      // WAL checkpoints off the writer's commit path
+  Mutex checkpoint_mu_;
+  CondVar checkpoint_cv_;
+  bool checkpoint_stop_ GUARDED_BY(checkpoint_mu_) = false;
+  std::thread checkpointer_;  // WAL checkpoints off the writer's commit path
   std::unique_ptr<SqliteDb> checkpoint_db_;
 };
 
