@@ -71,10 +71,7 @@ struct Node {
   Action op = Action::kCreate;
   bool deposed = false;  // delete of the old object of a create_before_destroy replace
   std::vector<size_t> successors;
-  int pending = 0;
-  enum class State { kWaiting, kRunning, kDone, kFailed, kSkipped } state = State::kWaiting;
-  Clock::time_point started;
-  std::chrono::milliseconds last_report{0};
+  enum class State { kWaiting, kRunning, kDone, kFailed, kSkipped };
   // Set by JournalAhead, before the node is offered to the workers.
   std::optional<PreparedMutation> prepared;  // the request, exactly as journaled
   JournalEntry entry;
@@ -95,6 +92,14 @@ struct Node {
     std::vector<Diagnostic> diagnostics;
   };
   std::optional<Outcome> outcome;
+};
+
+// What the workers share of a node (ApplyRun::progress_, under its mu_).
+struct NodeProgress {
+  int pending = 0;  // what it depends on, not yet done
+  Node::State state = Node::State::kWaiting;
+  Clock::time_point started;
+  std::chrono::milliseconds last_report{0};
 };
 
 // Runs one plan, or (`recover`) completes the operations an interrupted run
@@ -121,15 +126,15 @@ class ApplyRun {
   }
 
   ApplyResult Run() {
-    if (recovering_) {
-      AdoptJournal();
-    } else {
-      BuildGraph();
-    }
     // No worker runs yet, nor after they are joined below; the lock is taken
-    // where result_ and the queues are touched all the same (uncontended).
+    // where what it guards is touched all the same (uncontended).
     {
       MutexLock lock(mu_);
+      if (recovering_) {
+        AdoptJournal();
+      } else {
+        BuildGraph();
+      }
       if (!result_.ok()) return std::move(result_);
     }
     // One sequence number per operation, reserved in one write rather than
@@ -151,7 +156,7 @@ class ApplyRun {
     {
       MutexLock lock(mu_);
       for (size_t i = 0; i < nodes_.size() && !recovering_; ++i) {
-        if (nodes_[i].pending == 0) ready_.insert(i);
+        if (progress_[i].pending == 0) ready_.insert(i);
       }
     }
     workers_ = std::max(1, std::min<int>(options_.parallelism, static_cast<int>(nodes_.size())));
@@ -195,8 +200,8 @@ class ApplyRun {
                                        {}});
       }
     }
-    for (const auto& n : nodes_) {
-      if (n.state == Node::State::kWaiting) result_.summary.interrupted = true;
+    for (const NodeProgress& p : progress_) {
+      if (p.state == Node::State::kWaiting) result_.summary.interrupted = true;
     }
     if (recovering_) {
       // The run's last write, as EvaluateOutputs is an apply's: the
@@ -221,7 +226,7 @@ class ApplyRun {
   // the others (an operation is journaled only once what it depends on is
   // recorded, and a journal write syncs the commits before it), offered to
   // the workers in journal order.
-  void AdoptJournal() {
+  void AdoptJournal() REQUIRES(mu_) {
     for (size_t i = 0; i < recover_.size(); ++i) {
       const PlannedChange& c = plan_.changes[i];
       Node node{&c, ParseAction(recover_[i].action).value_or(Action::kDelete), false};
@@ -229,16 +234,17 @@ class ApplyRun {
       const JournalEntry& e = node.entry;
       node.prepared = PreparedMutation{e.kind, node.op, e.method, e.path, e.body, e.remote_id};
       nodes_.push_back(std::move(node));
-      MutexLock lock(mu_);
+      progress_.emplace_back();
       journaled_.push_back(i);
     }
     recover_.clear();  // moved into the nodes
   }
 
-  void BuildGraph() {
+  void BuildGraph() REQUIRES(mu_) {
     std::map<std::string, size_t> create_node, update_node, delete_node;
-    auto add = [&](const PlannedChange& c, Action op, bool deposed) {
+    auto add = [&](const PlannedChange& c, Action op, bool deposed) REQUIRES(mu_) {
       nodes_.push_back(Node{&c, op, deposed});
+      progress_.emplace_back();
       return nodes_.size() - 1;
     };
     for (const auto& c : plan_.changes) {
@@ -260,9 +266,9 @@ class ApplyRun {
           break;
       }
     }
-    auto edge = [&](size_t from, size_t to) {
+    auto edge = [&](size_t from, size_t to) REQUIRES(mu_) {
       nodes_[from].successors.push_back(to);
-      ++nodes_[to].pending;
+      ++progress_[to].pending;
     };
     auto find = [](const std::map<std::string, size_t>& m, const std::string& k) -> const size_t* {
       auto it = m.find(k);
@@ -327,7 +333,7 @@ class ApplyRun {
     std::vector<int> pending(nodes_.size());
     std::deque<size_t> q;
     for (size_t i = 0; i < nodes_.size(); ++i) {
-      pending[i] = nodes_[i].pending;
+      pending[i] = progress_[i].pending;
       if (!pending[i]) q.push_back(i);
     }
     size_t seen = 0;
@@ -340,7 +346,6 @@ class ApplyRun {
       }
     }
     if (seen != nodes_.size()) {
-      MutexLock lock(mu_);
       result_.diagnostics.push_back({Severity::kError,
                                      "internal_error",
                                      "internal error: the apply graph has a cycle, please report",
@@ -389,8 +394,8 @@ class ApplyRun {
           if (may_send()) {
             index = journaled_.front();
             journaled_.pop_front();
-            nodes_[*index].state = Node::State::kRunning;
-            nodes_[*index].started = clock_.Now();
+            progress_[*index].state = Node::State::kRunning;
+            progress_[*index].started = clock_.Now();
             ++running_;
             ++pending_;  // reserved before sending, so max_pending holds
           }
@@ -506,16 +511,17 @@ class ApplyRun {
   // lets go of mu_ only once the callback is serialised).
   std::vector<ProgressEvent> Complete(size_t index, bool ok) REQUIRES(mu_) {
     Node& node = nodes_[index];
+    NodeProgress& progress = progress_[index];
     auto elapsed =
-        node.state == Node::State::kRunning
-            ? std::chrono::duration_cast<std::chrono::milliseconds>(clock_.Now() - node.started)
+        progress.state == Node::State::kRunning
+            ? std::chrono::duration_cast<std::chrono::milliseconds>(clock_.Now() - progress.started)
             : std::chrono::milliseconds{0};
     std::vector<ProgressEvent> events;
     size_t now_ready = 0;
     if (ok) {
-      node.state = Node::State::kDone;
+      progress.state = Node::State::kDone;
       for (size_t s : node.successors) {
-        if (--nodes_[s].pending == 0 && nodes_[s].state == Node::State::kWaiting) {
+        if (--progress_[s].pending == 0 && progress_[s].state == Node::State::kWaiting) {
           ready_.insert(s);
           ++now_ready;
         }
@@ -528,7 +534,7 @@ class ApplyRun {
                           done_ids_[index], elapsed});
       }
     } else {
-      node.state = Node::State::kFailed;
+      progress.state = Node::State::kFailed;
       ++result_.summary.failed;
       events.push_back({ProgressEvent::Phase::kFailed, node.change->address, ActionName(node.op),
                         "", elapsed, last_error_[index]});
@@ -592,8 +598,8 @@ class ApplyRun {
     while (!work.empty()) {
       size_t s = work.back();
       work.pop_back();
-      if (nodes_[s].state != Node::State::kWaiting) continue;
-      nodes_[s].state = Node::State::kSkipped;
+      if (progress_[s].state != Node::State::kWaiting) continue;
+      progress_[s].state = Node::State::kSkipped;
       ++result_.summary.skipped;
       events.push_back({ProgressEvent::Phase::kSkipped,
                         nodes_[s].change->address,
@@ -627,11 +633,12 @@ class ApplyRun {
       last_report = now;
       std::vector<ProgressEvent> events;
       for (size_t i = 0; i < nodes_.size(); ++i) {
-        Node& n = nodes_[i];
-        if (n.state != Node::State::kRunning) continue;
-        auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(now - n.started);
-        if (elapsed - n.last_report >= options_.progress_interval) {
-          n.last_report = elapsed;
+        const Node& n = nodes_[i];
+        NodeProgress& p = progress_[i];
+        if (p.state != Node::State::kRunning) continue;
+        auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(now - p.started);
+        if (elapsed - p.last_report >= options_.progress_interval) {
+          p.last_report = elapsed;
           events.push_back({ProgressEvent::Phase::kStillRunning, n.change->address,
                             ActionName(n.op), "", elapsed});
         }
@@ -813,9 +820,14 @@ class ApplyRun {
       wait.id = node.sent->id;
     }
     if (!recovering_) {
+      Clock::time_point started;
+      {
+        MutexLock lock(mu_);
+        started = progress_[index].started;
+      }
       Emit({ProgressEvent::Phase::kWaiting, c.address, ActionName(node.op),
             node.op == Action::kDelete ? c.remote_id : node.sent->id,
-            std::chrono::duration_cast<std::chrono::milliseconds>(clock_.Now() - node.started),
+            std::chrono::duration_cast<std::chrono::milliseconds>(clock_.Now() - started),
             node.op == Action::kDelete ? "waiting until deleted" : "waiting until ready"});
     }
     // The provider calls this exactly once, by the wait's own deadline
@@ -1013,7 +1025,10 @@ class ApplyRun {
   //   a slot freed by a send that did not wait, journaled_ shrunk below
   //     journal_target_: by a worker, which loops back to the predicate.
   CondVar cv_;
-  std::vector<Node> nodes_;  // nodes' state fields GUARDED_BY(mu_)
+  // Built before the workers start; then a node's fields are the worker's
+  // that holds it (or the recorder's), and what they share is progress_.
+  std::vector<Node> nodes_;
+  std::vector<NodeProgress> progress_ GUARDED_BY(mu_);  // nodes_[i]'s is progress_[i]
   // Deterministic order among ready nodes: by address.
   struct ByAddress {
     const std::vector<Node>* nodes;
