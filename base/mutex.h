@@ -1,6 +1,6 @@
-// Mutex, MutexLock and CondVar: std::mutex and std::condition_variable_any
-// as capabilities clang's thread-safety analysis checks
-// (base/thread_annotations.h), after LevelDB's port::Mutex. Every mutex in
+// Mutex, MutexLock, MutexUnlockableLock and CondVar: std::mutex and
+// std::condition_variable_any as capabilities clang's thread-safety
+// analysis checks (base/thread_annotations.h), after LevelDB's port::Mutex. Every mutex in
 // Cairn that guards data is a cairn::Mutex, and what it guards says so
 // with GUARDED_BY.
 //
@@ -47,6 +47,36 @@ class SCOPED_CAPABILITY MutexLock {
 
  private:
   Mutex& mu_;
+};
+
+// Holds a Mutex for a scope, and may let it go and take it again inside
+// it: Unlock() and Lock() (a relockable scoped capability, which clang's
+// analysis follows). Held or not at the end of the scope, it is let go only
+// if held. A wait while it is held names its Mutex (`cv.Wait(mu, ...)`):
+// the analysis knows the Mutex is held through the lock, and refuses a wait
+// after Unlock(). (A function cannot release a lock passed to it by
+// reference: clang 14's analysis has no name for the lock's Mutex there.)
+class SCOPED_CAPABILITY MutexUnlockableLock {
+ public:
+  explicit MutexUnlockableLock(Mutex& mu) ACQUIRE(mu) : mu_(mu) { mu_.lock(); }
+  ~MutexUnlockableLock() RELEASE() {
+    if (locked_) mu_.unlock();
+  }
+  MutexUnlockableLock(const MutexUnlockableLock&) = delete;
+  MutexUnlockableLock& operator=(const MutexUnlockableLock&) = delete;
+
+  void Lock() ACQUIRE() {
+    mu_.lock();
+    locked_ = true;
+  }
+  void Unlock() RELEASE() {
+    mu_.unlock();
+    locked_ = false;
+  }
+
+ private:
+  Mutex& mu_;
+  bool locked_ = true;
 };
 
 // A std::shared_mutex as a capability: many readers or one writer.

@@ -3,13 +3,13 @@
 #include <openssl/sha.h>
 
 #include <algorithm>
-#include <condition_variable>
 #include <deque>
-#include <mutex>
 #include <set>
+#include <stop_token>
 #include <thread>
 
 #include "base/clock.h"
+#include "base/mutex.h"
 #include "engine/crash_point.h"
 #include "engine/state/moves.h"
 
@@ -71,10 +71,7 @@ struct Node {
   Action op = Action::kCreate;
   bool deposed = false;  // delete of the old object of a create_before_destroy replace
   std::vector<size_t> successors;
-  int pending = 0;
-  enum class State { kWaiting, kRunning, kDone, kFailed, kSkipped } state = State::kWaiting;
-  Clock::time_point started;
-  std::chrono::milliseconds last_report{0};
+  enum class State { kWaiting, kRunning, kDone, kFailed, kSkipped };
   // Set by JournalAhead, before the node is offered to the workers.
   std::optional<PreparedMutation> prepared;  // the request, exactly as journaled
   JournalEntry entry;
@@ -95,6 +92,14 @@ struct Node {
     std::vector<Diagnostic> diagnostics;
   };
   std::optional<Outcome> outcome;
+};
+
+// What the workers share of a node (ApplyRun::progress_, under its mu_).
+struct NodeProgress {
+  int pending = 0;  // what it depends on, not yet done
+  Node::State state = Node::State::kWaiting;
+  Clock::time_point started;
+  std::chrono::milliseconds last_report{0};
 };
 
 // Runs one plan, or (`recover`) completes the operations an interrupted run
@@ -121,17 +126,23 @@ class ApplyRun {
   }
 
   ApplyResult Run() {
-    if (recovering_) {
-      AdoptJournal();
-    } else {
-      BuildGraph();
+    // No worker runs yet, nor after they are joined below; the lock is taken
+    // where what it guards is touched all the same (uncontended).
+    {
+      MutexLock lock(mu_);
+      if (recovering_) {
+        AdoptJournal();
+      } else {
+        BuildGraph();
+      }
+      if (!result_.ok()) return std::move(result_);
     }
-    if (!result_.ok()) return std::move(result_);
     // One sequence number per operation, reserved in one write rather than
     // one per operation: node i's is first_seq_ + i.
     if (!nodes_.empty() && !recovering_) {
       auto first = store_.ReserveSequences(static_cast<int64_t>(nodes_.size()));
       if (!first.ok()) {
+        MutexLock lock(mu_);
         result_.diagnostics.push_back(
             {Severity::kError,
              "state_error",
@@ -142,8 +153,11 @@ class ApplyRun {
       }
       first_seq_ = *first;
     }
-    for (size_t i = 0; i < nodes_.size() && !recovering_; ++i) {
-      if (nodes_[i].pending == 0) ready_.insert(i);
+    {
+      MutexLock lock(mu_);
+      for (size_t i = 0; i < nodes_.size() && !recovering_; ++i) {
+        if (progress_[i].pending == 0) ready_.insert(i);
+      }
     }
     workers_ = std::max(1, std::min<int>(options_.parallelism, static_cast<int>(nodes_.size())));
     // A worker that starts an operation journals the next ones ahead when
@@ -154,8 +168,8 @@ class ApplyRun {
     {
       // A stop wakes the waiting workers, so that they leave at once.
       std::stop_callback wake(options_.stop, [this] {
-        std::lock_guard lock(mu_);
-        cv_.notify_all();
+        MutexLock lock(mu_);
+        cv_.NotifyAll();
       });
       std::vector<std::jthread> pool;
       for (int i = 0; i < workers_ && !nodes_.empty(); ++i) pool.emplace_back([this] { Worker(); });
@@ -163,14 +177,16 @@ class ApplyRun {
       std::jthread monitor([this](std::stop_token st) { Monitor(st); });
       for (auto& t : pool) t.join();
       {
-        std::lock_guard lock(mu_);
+        MutexLock lock(mu_);
         workers_gone_ = true;
       }
-      record_cv_.notify_one();
+      record_cv_.NotifyOne();
       recorder.join();  // after recording what the workers left, even when stopped
     }                   // ~jthread: the monitor is asked to stop, wakes at once and is joined
     // Journaled ahead but never sent (the run was stopped): nothing happened.
-    // A recovered entry stays: the interrupted run may have sent it.
+    // A recovered entry stays: the interrupted run may have sent it. The
+    // workers are gone: holding mu_ over the commits delays no one.
+    MutexUnlockableLock lock(mu_);
     if (recovering_) journaled_.clear();
     for (size_t index : journaled_) {
       if (auto st = store_.Commit(StateCommit{.journal_done = nodes_[index].entry.seq}); !st.ok()) {
@@ -184,8 +200,8 @@ class ApplyRun {
                                        {}});
       }
     }
-    for (const auto& n : nodes_) {
-      if (n.state == Node::State::kWaiting) result_.summary.interrupted = true;
+    for (const NodeProgress& p : progress_) {
+      if (p.state == Node::State::kWaiting) result_.summary.interrupted = true;
     }
     if (recovering_) {
       // The run's last write, as EvaluateOutputs is an apply's: the
@@ -198,7 +214,9 @@ class ApplyRun {
                                        {}});
       }
     } else {
+      lock.Unlock();  // the references in the outputs are resolved under mu_ (Lookup)
       EvaluateOutputs();
+      lock.Lock();
     }
     return std::move(result_);
   }
@@ -208,7 +226,7 @@ class ApplyRun {
   // the others (an operation is journaled only once what it depends on is
   // recorded, and a journal write syncs the commits before it), offered to
   // the workers in journal order.
-  void AdoptJournal() {
+  void AdoptJournal() REQUIRES(mu_) {
     for (size_t i = 0; i < recover_.size(); ++i) {
       const PlannedChange& c = plan_.changes[i];
       Node node{&c, ParseAction(recover_[i].action).value_or(Action::kDelete), false};
@@ -216,15 +234,17 @@ class ApplyRun {
       const JournalEntry& e = node.entry;
       node.prepared = PreparedMutation{e.kind, node.op, e.method, e.path, e.body, e.remote_id};
       nodes_.push_back(std::move(node));
+      progress_.emplace_back();
       journaled_.push_back(i);
     }
     recover_.clear();  // moved into the nodes
   }
 
-  void BuildGraph() {
+  void BuildGraph() REQUIRES(mu_) {
     std::map<std::string, size_t> create_node, update_node, delete_node;
-    auto add = [&](const PlannedChange& c, Action op, bool deposed) {
+    auto add = [&](const PlannedChange& c, Action op, bool deposed) REQUIRES(mu_) {
       nodes_.push_back(Node{&c, op, deposed});
+      progress_.emplace_back();
       return nodes_.size() - 1;
     };
     for (const auto& c : plan_.changes) {
@@ -246,9 +266,9 @@ class ApplyRun {
           break;
       }
     }
-    auto edge = [&](size_t from, size_t to) {
+    auto edge = [&](size_t from, size_t to) REQUIRES(mu_) {
       nodes_[from].successors.push_back(to);
-      ++nodes_[to].pending;
+      ++progress_[to].pending;
     };
     auto find = [](const std::map<std::string, size_t>& m, const std::string& k) -> const size_t* {
       auto it = m.find(k);
@@ -313,7 +333,7 @@ class ApplyRun {
     std::vector<int> pending(nodes_.size());
     std::deque<size_t> q;
     for (size_t i = 0; i < nodes_.size(); ++i) {
-      pending[i] = nodes_[i].pending;
+      pending[i] = progress_[i].pending;
       if (!pending[i]) q.push_back(i);
     }
     size_t seen = 0;
@@ -349,8 +369,7 @@ class ApplyRun {
   // journal (journal_target_ already journaled) waits for a wait to end.
   void Worker() {
     const size_t max_pending = static_cast<size_t>(std::max(1, options_.max_pending));
-    // REQUIRES: mu_ held.
-    auto may_send = [&] {
+    auto may_send = [&]() REQUIRES(mu_) {
       return !journaled_.empty() && static_cast<size_t>(pending_) < max_pending;
     };
     for (;;) {
@@ -358,8 +377,8 @@ class ApplyRun {
       std::optional<size_t> settled;  // to finish
       std::vector<size_t> chunk;
       {
-        std::unique_lock lock(mu_);
-        cv_.wait(lock, [&] {
+        MutexLock lock(mu_);
+        cv_.Wait(mu_, [&]() REQUIRES(mu_) {
           // Stopping, nothing new starts, but what was sent is finished.
           return !settled_.empty() || Finished() || (Stopping() && pending_ == 0) ||
                  (!Stopping() && (may_send() || MayJournal()));
@@ -369,14 +388,14 @@ class ApplyRun {
           settled_.pop_front();
           ++running_;
         } else if (Finished() || Stopping()) {
-          cv_.notify_all();
+          cv_.NotifyAll();
           return;
         } else {
           if (may_send()) {
             index = journaled_.front();
             journaled_.pop_front();
-            nodes_[*index].state = Node::State::kRunning;
-            nodes_[*index].started = clock_.Now();
+            progress_[*index].state = Node::State::kRunning;
+            progress_[*index].started = clock_.Now();
             ++running_;
             ++pending_;  // reserved before sending, so max_pending holds
           }
@@ -406,13 +425,13 @@ class ApplyRun {
       }
       Sent sent = Send(node);
       if (sent == Sent::kWatching) {
-        std::lock_guard lock(mu_);
-        --running_;        // pending_ holds it now
-        cv_.notify_one();  // a slot is free
+        MutexLock lock(mu_);
+        --running_;       // pending_ holds it now
+        cv_.NotifyOne();  // a slot is free
         continue;
       }
       {
-        std::lock_guard lock(mu_);
+        MutexLock lock(mu_);
         --pending_;  // it did not wait after all
       }
       FinishNode(*index, sent == Sent::kDone);
@@ -421,9 +440,9 @@ class ApplyRun {
 
   // The end of node `index` on a worker: a create's or update's outcome goes
   // to the recorder (or is recorded here), then the node completes.
-  void FinishNode(size_t index, bool ok) {
+  void FinishNode(size_t index, bool ok) EXCLUDES(mu_) {
     Node& node = nodes_[index];
-    std::unique_lock lock(mu_);
+    MutexUnlockableLock lock(mu_);
     if (node.outcome) {
       // A deferred commit (no sync) goes to the recorder, and this worker
       // on to the next operation, unless the recorder is a worker's worth
@@ -434,15 +453,15 @@ class ApplyRun {
         --running_;
         ++recording_;
         to_record_.push_back(index);
-        record_cv_.notify_one();
+        record_cv_.NotifyOne();
         return;
       }
-      lock.unlock();
+      lock.Unlock();
       ok = Record(node);
-      lock.lock();
+      lock.Lock();
     }
     --running_;
-    Complete(lock, index, ok);
+    EmitAfter(lock, Complete(index, ok));
   }
 
   // Commits the outcomes of the creates and updates that took effect, in
@@ -451,24 +470,24 @@ class ApplyRun {
   // next operation instead of waiting for the state's write queue. Leaves
   // once the workers have and nothing is left to record.
   void Recorder() {
-    std::unique_lock lock(mu_);
+    MutexUnlockableLock lock(mu_);
     for (;;) {
       // No deadline: only the recorder waits on record_cv_, and both of its
       // conditions are set under mu_ and notified (FinishNode, Run).
-      record_cv_.wait(lock, [&] { return !to_record_.empty() || workers_gone_; });
+      record_cv_.Wait(mu_, [&]() REQUIRES(mu_) { return !to_record_.empty() || workers_gone_; });
       if (to_record_.empty()) return;
       size_t index = to_record_.front();
       to_record_.pop_front();
-      lock.unlock();
+      lock.Unlock();
       bool ok = Record(nodes_[index]);
-      lock.lock();
+      lock.Lock();
       --recording_;
-      Complete(lock, index, ok);
-      lock.lock();
+      EmitAfter(lock, Complete(index, ok));
+      lock.Lock();
     }
   }
 
-  // REQUIRES: mu_ held. Ready operations may be journaled ahead now: none
+  // Ready operations may be journaled ahead now: none
   // is being journaled, and fewer than journal_target_ are journaled. The
   // bound matters when max_pending operations wait: nothing can be sent
   // then, and a worker woken to journal with the queue full had nothing to
@@ -476,32 +495,33 @@ class ApplyRun {
   // operation was ever journaled again, and the run hung once the
   // journaled ones were sent (an apply of 1 network + 300 instances with
   // --max-pending 50 stopped after 1 + 50 + 15 commits).
-  bool MayJournal() const {
+  bool MayJournal() const REQUIRES(mu_) {
     return !journaling_ && !ready_.empty() && journaled_.size() < journal_target_;
   }
 
-  // REQUIRES: mu_ held. Nothing left to run, journal or record: the workers
-  // may go.
-  bool Finished() const {
+  // Nothing left to run, journal or record: the workers may go.
+  bool Finished() const REQUIRES(mu_) {
     return ready_.empty() && journaled_.empty() && !journaling_ && running_ == 0 &&
            recording_ == 0 && pending_ == 0 && settled_.empty();
   }
 
-  // REQUIRES: `lock` holds mu_; releases it. Records the end of node `index`
-  // (ran, or failed before it could run), makes its dependents ready or
-  // skips them, wakes the workers this concerns and reports.
-  void Complete(std::unique_lock<std::mutex>& lock, size_t index, bool ok) {
+  // Records the end of node `index` (ran, or failed before it could run),
+  // makes its dependents ready or skips them and wakes the workers this
+  // concerns; returns what to report, for EmitAfter (the caller's, which
+  // lets go of mu_ only once the callback is serialised).
+  std::vector<ProgressEvent> Complete(size_t index, bool ok) REQUIRES(mu_) {
     Node& node = nodes_[index];
+    NodeProgress& progress = progress_[index];
     auto elapsed =
-        node.state == Node::State::kRunning
-            ? std::chrono::duration_cast<std::chrono::milliseconds>(clock_.Now() - node.started)
+        progress.state == Node::State::kRunning
+            ? std::chrono::duration_cast<std::chrono::milliseconds>(clock_.Now() - progress.started)
             : std::chrono::milliseconds{0};
     std::vector<ProgressEvent> events;
     size_t now_ready = 0;
     if (ok) {
-      node.state = Node::State::kDone;
+      progress.state = Node::State::kDone;
       for (size_t s : node.successors) {
-        if (--nodes_[s].pending == 0 && nodes_[s].state == Node::State::kWaiting) {
+        if (--progress_[s].pending == 0 && progress_[s].state == Node::State::kWaiting) {
           ready_.insert(s);
           ++now_ready;
         }
@@ -514,7 +534,7 @@ class ApplyRun {
                           done_ids_[index], elapsed});
       }
     } else {
-      node.state = Node::State::kFailed;
+      progress.state = Node::State::kFailed;
       ++result_.summary.failed;
       events.push_back({ProgressEvent::Phase::kFailed, node.change->address, ActionName(node.op),
                         "", elapsed, last_error_[index]});
@@ -523,17 +543,17 @@ class ApplyRun {
     // Wake only whom this completion concerns: a waiting worker per new
     // ready node, or all of them at the end.
     if (Finished() || Stopping()) {
-      cv_.notify_all();
+      cv_.NotifyAll();
     } else {
-      for (size_t i = 0; i < now_ready; ++i) cv_.notify_one();
+      for (size_t i = 0; i < now_ready; ++i) cv_.NotifyOne();
     }
-    EmitAfter(lock, events);
+    return events;
   }
 
   // Builds the requests of `chunk` (nodes taken from ready_) and journals
   // them in one write, then offers them to the workers. A node whose request
   // cannot be built fails alone; if the write fails, they all fail.
-  void JournalAhead(const std::vector<size_t>& chunk) {
+  void JournalAhead(const std::vector<size_t>& chunk) EXCLUDES(mu_) {
     std::vector<size_t> built;
     std::vector<JournalEntry> entries;
     for (size_t index : chunk) {
@@ -541,15 +561,15 @@ class ApplyRun {
         built.push_back(index);
         entries.push_back(nodes_[index].entry);
       } else {
-        std::unique_lock lock(mu_);
-        Complete(lock, index, false);
+        MutexUnlockableLock lock(mu_);
+        EmitAfter(lock, Complete(index, false));
       }
     }
     Status st = store_.JournalBeginAll(entries);
     if (st.ok()) {
       for (size_t i = 0; i < built.size(); ++i) CrashPoint("apply.journaled");
     }
-    std::unique_lock lock(mu_);
+    MutexUnlockableLock lock(mu_);
     journaling_ = false;
     for (size_t index : built) {
       if (st.ok()) {
@@ -561,25 +581,25 @@ class ApplyRun {
             Failure(n.change->address, ActionName(n.op), last_error_[index]));
       }
     }
-    cv_.notify_all();
+    cv_.NotifyAll();
     if (!st.ok()) {
       for (size_t index : built) {
-        Complete(lock, index, false);
-        lock.lock();
+        EmitAfter(lock, Complete(index, false));
+        lock.Lock();
       }
     }
   }
 
   bool Stopping() const { return options_.stop.stop_requested(); }
 
-  // REQUIRES: mu_ held. Appends a kSkipped event per skipped node.
-  void SkipDependents(size_t failed, std::vector<ProgressEvent>& events) {
+  // Appends a kSkipped event per skipped node.
+  void SkipDependents(size_t failed, std::vector<ProgressEvent>& events) REQUIRES(mu_) {
     std::vector<size_t> work = nodes_[failed].successors;
     while (!work.empty()) {
       size_t s = work.back();
       work.pop_back();
-      if (nodes_[s].state != Node::State::kWaiting) continue;
-      nodes_[s].state = Node::State::kSkipped;
+      if (progress_[s].state != Node::State::kWaiting) continue;
+      progress_[s].state = Node::State::kSkipped;
       ++result_.summary.skipped;
       events.push_back({ProgressEvent::Phase::kSkipped,
                         nodes_[s].change->address,
@@ -597,38 +617,39 @@ class ApplyRun {
   // never make it scan the nodes.
   void Monitor(std::stop_token st) {
     constexpr std::chrono::milliseconds kSyncInterval{1000};
-    std::unique_lock lock(mu_);
-    std::condition_variable_any tick;
+    MutexUnlockableLock lock(mu_);
+    CondVar tick;
     auto last_report = clock_.Now();
     while (!st.stop_requested()) {
       const auto period =
           std::min<std::chrono::milliseconds>(kSyncInterval, options_.progress_interval);
-      tick.wait_for(lock, st, period, [] { return false; });
+      tick.WaitUntil(mu_, st, std::chrono::steady_clock::now() + period, [] { return false; });
       if (st.stop_requested()) break;
-      lock.unlock();
+      lock.Unlock();
       (void)store_.Sync();  // a failure shows again in the run's last, synced commit
-      lock.lock();
+      lock.Lock();
       auto now = clock_.Now();
       if (now - last_report < options_.progress_interval) continue;
       last_report = now;
       std::vector<ProgressEvent> events;
       for (size_t i = 0; i < nodes_.size(); ++i) {
-        Node& n = nodes_[i];
-        if (n.state != Node::State::kRunning) continue;
-        auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(now - n.started);
-        if (elapsed - n.last_report >= options_.progress_interval) {
-          n.last_report = elapsed;
+        const Node& n = nodes_[i];
+        NodeProgress& p = progress_[i];
+        if (p.state != Node::State::kRunning) continue;
+        auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(now - p.started);
+        if (elapsed - p.last_report >= options_.progress_interval) {
+          p.last_report = elapsed;
           events.push_back({ProgressEvent::Phase::kStillRunning, n.change->address,
                             ActionName(n.op), "", elapsed});
         }
       }
       EmitAfter(lock, events);
-      lock.lock();
+      lock.Lock();
     }
   }
 
-  void Emit(const ProgressEvent& e) {
-    std::lock_guard out(emit_mu_);
+  void Emit(const ProgressEvent& e) EXCLUDES(mu_) {
+    MutexLock out(emit_mu_);
     if (options_.progress) options_.progress(e);
   }
   // Releases `lock` (on mu_), then calls the progress callback with
@@ -636,19 +657,26 @@ class ApplyRun {
   // from this state change (a dependent's start line) is shown before them.
   // The callback's I/O runs without mu_; only a worker that has finished a
   // node while another prints waits for it (holding mu_ meanwhile).
-  void EmitAfter(std::unique_lock<std::mutex>& lock, const std::vector<ProgressEvent>& events) {
+  //
+  // Not analysed: it lets go of mu_ through the caller's `lock`, and clang
+  // (14) cannot check a function that releases a scoped lock passed to it
+  // (RELEASE takes no scoped-lock parameter). RELEASE(mu_) still tells the
+  // callers' analysis that mu_ is no longer held. The body touches nothing
+  // mu_ guards.
+  void EmitAfter(MutexUnlockableLock& lock, const std::vector<ProgressEvent>& events)
+      RELEASE(mu_) NO_THREAD_SAFETY_ANALYSIS {
     if (events.empty() || !options_.progress) {
-      lock.unlock();
+      lock.Unlock();
       return;
     }
-    std::lock_guard out(emit_mu_);
-    lock.unlock();
+    MutexLock out(emit_mu_);
+    lock.Unlock();
     for (const auto& e : events) options_.progress(e);
   }
 
   AttributeLookup Lookup() {
     return [this](const ResourceAddress& addr, const std::string& attr) -> std::optional<Value> {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       auto it = values_.find(addr.ToString());
       if (it == values_.end()) return std::nullopt;
       if (it->second.contains(attr)) return it->second.at(attr);
@@ -657,8 +685,8 @@ class ApplyRun {
   }
 
   void Fail(size_t index, std::vector<Diagnostic> diags, const std::string& address, Action op,
-            const std::string& message) {
-    std::lock_guard lock(mu_);
+            const std::string& message) EXCLUDES(mu_) {
+    MutexLock lock(mu_);
     last_error_[index] = message;
     result_.diagnostics.push_back(Failure(address, ActionName(op), message, recovering_));
     Append(result_.diagnostics, diags);
@@ -672,7 +700,7 @@ class ApplyRun {
 
   // The node's request, built before anything is recorded or sent, and its
   // journal entry. False (the failure recorded) when it cannot be built.
-  bool PrepareNode(Node& node) {
+  bool PrepareNode(Node& node) EXCLUDES(mu_) {
     const PlannedChange& c = *node.change;
     size_t index = &node - nodes_.data();
     PrepareRequest prep{c.kind, node.op == Action::kCreate   ? Action::kCreate
@@ -731,7 +759,7 @@ class ApplyRun {
   // interrupted create of a kind the API cannot deduplicate is first looked
   // for by name (FindOwnCreate), and adopted instead of sent when found.
   enum class Sent { kFailed, kDone, kWatching };
-  Sent Send(Node& node) {
+  Sent Send(Node& node) EXCLUDES(mu_) {
     const PlannedChange& c = *node.change;
     size_t index = &node - nodes_.data();
     const JournalEntry& entry = node.entry;
@@ -792,19 +820,24 @@ class ApplyRun {
       wait.id = node.sent->id;
     }
     if (!recovering_) {
+      Clock::time_point started;
+      {
+        MutexLock lock(mu_);
+        started = progress_[index].started;
+      }
       Emit({ProgressEvent::Phase::kWaiting, c.address, ActionName(node.op),
             node.op == Action::kDelete ? c.remote_id : node.sent->id,
-            std::chrono::duration_cast<std::chrono::milliseconds>(clock_.Now() - node.started),
+            std::chrono::duration_cast<std::chrono::milliseconds>(clock_.Now() - started),
             node.op == Action::kDelete ? "waiting until deleted" : "waiting until ready"});
     }
     // The provider calls this exactly once, by the wait's own deadline
     // (Provider::Watch; the watchers end every wait at it).
     provider_.Watch(wait, [this, index](WaitResponse r) {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       nodes_[index].wait = std::move(r);
       --pending_;
       settled_.push_back(index);
-      cv_.notify_one();
+      cv_.NotifyOne();
     });
     return Sent::kWatching;
   }
@@ -827,7 +860,7 @@ class ApplyRun {
 
   // The rest of an operation once its wait is over: a delete is committed
   // here; a create's or update's outcome is left in node.outcome for Record.
-  bool AfterWait(Node& node) {
+  bool AfterWait(Node& node) EXCLUDES(mu_) {
     const PlannedChange& c = *node.change;
     size_t index = &node - nodes_.data();
     WaitResponse wait = std::move(*node.wait);
@@ -883,7 +916,7 @@ class ApplyRun {
   }
 
   // Records a delete that took effect (or found nothing to delete).
-  bool CommitDelete(Node& node) {
+  bool CommitDelete(Node& node) EXCLUDES(mu_) {
     const PlannedChange& c = *node.change;
     size_t index = &node - nodes_.data();
     StateCommit commit;
@@ -900,7 +933,7 @@ class ApplyRun {
       return false;
     }
     CrashPoint(recovering_ ? "recover.committed" : "apply.committed");
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (!node.deposed) values_.erase(c.address);
     if (c.action == Action::kDelete) ++result_.summary.deleted;
     done_ids_[index] = c.remote_id;
@@ -910,7 +943,7 @@ class ApplyRun {
   // Commits a create's or update's outcome (Execute) and records the new
   // values for the nodes that refer to it. False when the outcome was a
   // failure or cannot be recorded.
-  bool Record(Node& node) {
+  bool Record(Node& node) EXCLUDES(mu_) {
     const PlannedChange& c = *node.change;
     size_t index = &node - nodes_.data();
     Node::Outcome outcome = std::move(*node.outcome);
@@ -923,7 +956,7 @@ class ApplyRun {
     }
     CrashPoint(recovering_ ? "recover.committed" : "apply.committed");
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       done_ids_[index] = outcome.commit.put[0].id;
       values_[c.address] = std::move(outcome.commit.put[0].attributes);
       if (outcome.ok) {
@@ -943,7 +976,7 @@ class ApplyRun {
 
   // Also the run's last write, made durable (kImmediate): it syncs the
   // deferred commits before it.
-  void EvaluateOutputs() {
+  void EvaluateOutputs() EXCLUDES(mu_) {
     std::map<std::string, Value> outputs;
     std::set<std::string> sensitive;
     if (!plan_.destroy) {
@@ -952,11 +985,13 @@ class ApplyRun {
         outputs[o.name] = ContainsUnknown(v) ? Value(nullptr) : v;
         if (o.sensitive) sensitive.insert(o.name);
       }
+      MutexLock lock(mu_);
       result_.outputs = outputs;
     }
     auto serial = store_.Commit(
         StateCommit{.outputs = std::move(outputs), .sensitive_outputs = std::move(sensitive)});
     if (!serial.ok()) {
+      MutexLock lock(mu_);
       result_.diagnostics.push_back(
           {Severity::kError,
            "state_error",
@@ -976,8 +1011,8 @@ class ApplyRun {
   std::vector<JournalEntry> recover_;  // recovery: the entries, until AdoptJournal takes them
   int64_t first_seq_ = 0;              // node i's journal sequence number is first_seq_ + i
 
-  std::mutex mu_;
-  std::mutex emit_mu_;  // serialises the progress callback; taken after mu_, never before
+  Mutex mu_;
+  Mutex emit_mu_ ACQUIRED_AFTER(mu_);  // serialises the progress callback
   // The workers wait on cv_ without a deadline (Worker), so each change to
   // what their predicate reads, made under mu_, notifies it, or is made by a
   // worker that checks the predicate again before it waits:
@@ -989,8 +1024,11 @@ class ApplyRun {
   //     that leaves wakes all;
   //   a slot freed by a send that did not wait, journaled_ shrunk below
   //     journal_target_: by a worker, which loops back to the predicate.
-  std::condition_variable cv_;
-  std::vector<Node> nodes_;  // nodes' state fields GUARDED_BY(mu_)
+  CondVar cv_;
+  // Built before the workers start; then a node's fields are the worker's
+  // that holds it (or the recorder's), and what they share is progress_.
+  std::vector<Node> nodes_;
+  std::vector<NodeProgress> progress_ GUARDED_BY(mu_);  // nodes_[i]'s is progress_[i]
   // Deterministic order among ready nodes: by address.
   struct ByAddress {
     const std::vector<Node>* nodes;
@@ -1000,27 +1038,29 @@ class ApplyRun {
       return x != y ? x < y : a < b;
     }
   };
-  std::set<size_t, ByAddress> ready_{ByAddress{&nodes_}};  // GUARDED_BY(mu_)
-  int running_ = 0;                                        // GUARDED_BY(mu_)
+  std::set<size_t, ByAddress> ready_ GUARDED_BY(mu_){ByAddress{&nodes_}};
+  int running_ GUARDED_BY(mu_) = 0;
   // Journaled, not yet started, in journal order.
-  std::deque<size_t> journaled_;  // GUARDED_BY(mu_)
-  bool journaling_ = false;       // GUARDED_BY(mu_): a JournalAhead is writing
+  std::deque<size_t> journaled_ GUARDED_BY(mu_);
+  bool journaling_ GUARDED_BY(mu_) = false;  // a JournalAhead is writing
   // Sent (or being sent) and waiting for the provider's watcher, which no
   // worker holds; and waits that are over, for a worker to finish
   // (AfterWait), in order.
-  int pending_ = 0;             // GUARDED_BY(mu_)
-  std::deque<size_t> settled_;  // GUARDED_BY(mu_)
+  int pending_ GUARDED_BY(mu_) = 0;
+  std::deque<size_t> settled_ GUARDED_BY(mu_);
   // Nodes whose outcome waits for the recorder, in the order they took effect.
-  std::deque<size_t> to_record_;  // GUARDED_BY(mu_)
-  int recording_ = 0;             // GUARDED_BY(mu_): handed over, not yet complete
-  bool workers_gone_ = false;     // GUARDED_BY(mu_)
-  std::condition_variable record_cv_;
+  std::deque<size_t> to_record_ GUARDED_BY(mu_);
+  int recording_ GUARDED_BY(mu_) = 0;  // handed over, not yet complete
+  bool workers_gone_ GUARDED_BY(mu_) = false;
+  CondVar record_cv_;
   size_t low_water_ = 0, journal_target_ = 1;  // set before the workers start
   int workers_ = 1;                            // set before the workers start
-  std::map<std::string, Value> values_;        // GUARDED_BY(mu_)
-  std::map<size_t, std::string> done_ids_;     // GUARDED_BY(mu_)
-  std::map<size_t, std::string> last_error_;   // GUARDED_BY(mu_)
-  ApplyResult result_;                         // GUARDED_BY(mu_) while workers run
+  std::map<std::string, Value> values_ GUARDED_BY(mu_);
+  std::map<size_t, std::string> done_ids_ GUARDED_BY(mu_);
+  std::map<size_t, std::string> last_error_ GUARDED_BY(mu_);
+  // Also taken where no worker runs (before and after them), to keep the
+  // accesses checked.
+  ApplyResult result_ GUARDED_BY(mu_);
 };
 
 }  // namespace

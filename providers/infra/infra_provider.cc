@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <condition_variable>
 #include <cstdio>
 #include <optional>
 #include <random>
@@ -543,13 +542,13 @@ void InfraProvider::RememberActions(const KindWire& wire, const Value& obj) {
   const Value* actions = FindPath(obj, "customerStatus.actions");
   const Value* id = FindPath(obj, wire.id_field);
   if (actions == nullptr || !actions->is_object() || id == nullptr || !id->is_string()) return;
-  std::lock_guard lock(seen_mu_);
+  MutexLock lock(seen_mu_);
   seen_[CanonicalId(id->get<std::string>())] = {clock_.Now(), *actions};
 }
 
 std::optional<bool> InfraProvider::OfferedRecently(const std::string& id, const char* flag) {
   constexpr std::chrono::seconds kFresh{10};
-  std::lock_guard lock(seen_mu_);
+  MutexLock lock(seen_mu_);
   auto it = seen_.find(CanonicalId(id));
   if (it == seen_.end() || clock_.Now() - it->second.at > kFresh) return std::nullopt;
   auto offered = it->second.actions.find(flag);
@@ -610,7 +609,7 @@ InfraProvider::Outcome InfraProvider::SendGated(const KindWire& wire, const Prep
     {
       // What was seen is stale now: the mutation changes it, or the server
       // refused it on grounds the cache did not show.
-      std::lock_guard lock(seen_mu_);
+      MutexLock lock(seen_mu_);
       seen_.erase(CanonicalId(m.id));
     }
     if (!o.status.ok() || !wire.has_customer_status || o.response.status != 409 ||
@@ -787,18 +786,19 @@ void InfraProvider::SettleGone(const KindWire& wire, const WaitRequest& req,
 WaitResponse InfraProvider::Wait(const WaitRequest& req, std::stop_token stop) {
   // The watcher answers; this thread only sleeps until it has.
   struct Shared {
-    std::mutex mu;
-    std::condition_variable_any cv;
-    std::optional<WaitResponse> response;
+    Mutex mu;
+    CondVar cv;
+    std::optional<WaitResponse> response GUARDED_BY(mu);
   };
   auto shared = std::make_shared<Shared>();
   Watch(req, [shared](WaitResponse r) {
-    std::lock_guard lock(shared->mu);
+    MutexLock lock(shared->mu);
     shared->response = std::move(r);
-    shared->cv.notify_all();
+    shared->cv.NotifyAll();
   });
-  std::unique_lock lock(shared->mu);
-  if (!shared->cv.wait(lock, stop, [&] { return shared->response.has_value(); })) {
+  MutexLock lock(shared->mu);
+  if (!shared->cv.Wait(shared->mu, stop,
+                       [&]() REQUIRES(shared->mu) { return shared->response.has_value(); })) {
     WaitResponse out;
     out.status = Status::Cancelled("waiting for " + req.kind + " " + req.id + " cancelled");
     return out;  // the watcher's answer, when it comes, goes to `shared` alone
@@ -815,7 +815,7 @@ void InfraProvider::Watch(const WaitRequest& req, std::function<void(WaitRespons
   }
   KindWatcher* watcher;
   {
-    std::lock_guard lock(watchers_mu_);
+    MutexLock lock(watchers_mu_);
     auto& slot = watchers_[req.kind];
     if (!slot) slot = std::make_unique<KindWatcher>(*this, **found);
     watcher = slot.get();
@@ -824,14 +824,14 @@ void InfraProvider::Watch(const WaitRequest& req, std::function<void(WaitRespons
 }
 
 int InfraProvider::watcher_requests() const {
-  std::lock_guard lock(watchers_mu_);
+  MutexLock lock(watchers_mu_);
   int n = 0;
   for (const auto& [kind, w] : watchers_) n += w->requests();
   return n;
 }
 
 InfraProvider::~InfraProvider() {
-  std::lock_guard lock(watchers_mu_);
+  MutexLock lock(watchers_mu_);
   watchers_.clear();  // each stops its thread
 }
 

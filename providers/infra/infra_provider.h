@@ -70,12 +70,12 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
 
 #include "base/clock.h"
+#include "base/mutex.h"
 #include "base/private_key.h"
 #include "engine/provider/provider.h"
 #include "providers/backoff.h"
@@ -146,11 +146,12 @@ class InfraProvider final : public Provider {
   UpdateResponse Update(const UpdateRequest& req, std::stop_token stop) override;
   DeleteResponse Delete(const DeleteRequest& req, std::stop_token stop) override;
   WaitResponse Wait(const WaitRequest& req, std::stop_token stop) override;
-  void Watch(const WaitRequest& req, std::function<void(WaitResponse)> done) override;
+  void Watch(const WaitRequest& req, std::function<void(WaitResponse)> done) override
+      EXCLUDES(watchers_mu_);
 
   // The requests the watchers have sent (listing pages and GETs), for
   // benchmarks and tests.
-  int watcher_requests() const;
+  int watcher_requests() const EXCLUDES(watchers_mu_);
 
  private:
   struct Outcome;     // one finished exchange (after retries); infra_provider.cc
@@ -213,17 +214,17 @@ class InfraProvider final : public Provider {
   // The customerStatus.actions each resource showed last, and when (from a
   // listing: refresh or a watcher; or a read). An update or delete shortly
   // after needs no read of its own to know the server will not refuse it.
-  void RememberActions(const KindWire& wire, const Value& obj);
-  std::optional<bool> OfferedRecently(const std::string& id, const char* flag);
+  void RememberActions(const KindWire& wire, const Value& obj) EXCLUDES(seen_mu_);
+  std::optional<bool> OfferedRecently(const std::string& id, const char* flag) EXCLUDES(seen_mu_);
   struct SeenActions {
     Clock::time_point at;
     Value actions;
   };
-  std::mutex seen_mu_;
-  std::unordered_map<std::string, SeenActions> seen_;  // GUARDED_BY(seen_mu_), by canonical id
+  Mutex seen_mu_;
+  std::unordered_map<std::string, SeenActions> seen_ GUARDED_BY(seen_mu_);  // by canonical id
 
-  mutable std::mutex watchers_mu_;
-  std::map<std::string, std::unique_ptr<KindWatcher>> watchers_;  // GUARDED_BY(watchers_mu_)
+  mutable Mutex watchers_mu_;
+  std::map<std::string, std::unique_ptr<KindWatcher>> watchers_ GUARDED_BY(watchers_mu_);
 };
 
 // True when any string of `v` (keys included) holds private key material,

@@ -57,10 +57,10 @@ InfraProvider::KindWatcher::KindWatcher(InfraProvider& provider, const KindWire&
 InfraProvider::KindWatcher::~KindWatcher() {
   thread_.request_stop();
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     wake_.request_stop();
   }
-  cv_.notify_all();
+  cv_.NotifyAll();
   thread_.join();
 }
 
@@ -107,21 +107,21 @@ void InfraProvider::KindWatcher::Add(const WaitRequest& req,
                                        duration_cast<microseconds>(clock_.Now() - now));
     }
   }
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (w.due < sleeping_until_) wake_.request_stop();
   waiters_.push_back(std::move(w));
-  cv_.notify_all();
+  cv_.NotifyAll();
 }
 
 void InfraProvider::KindWatcher::Run(std::stop_token stop) {
   const auto listing_gap = duration_cast<Clock::duration>(
       std::chrono::duration<double>(1.0 / std::max(provider_.options_.max_lists_per_second, 0.01)));
-  std::unique_lock lock(mu_);
+  MutexUnlockableLock lock(mu_);
   while (!stop.stop_requested()) {
     if (waiters_.empty()) {
       // No deadline: with no waiter there is nothing to time out. Add pushes
       // under mu_ and notifies; the destructor's stop ends the wait.
-      cv_.wait(lock, stop, [&] { return !waiters_.empty(); });
+      cv_.Wait(mu_, stop, [&]() REQUIRES(mu_) { return !waiters_.empty(); });
       continue;
     }
     const auto now = clock_.Now();
@@ -153,30 +153,33 @@ void InfraProvider::KindWatcher::Run(std::stop_token stop) {
     if (due.empty()) {
       wake_ = std::stop_source();
       sleeping_until_ = next;
-      std::stop_token woken = wake_.get_token();
-      lock.unlock();
+      // A copy shares wake_'s stop state; the callback below uses it, since
+      // it runs on the thread that stops the watcher, without mu_.
+      std::stop_source wake = wake_;
+      std::stop_token woken = wake.get_token();
+      lock.Unlock();
       {
         // Until the earliest due time or deadline of any waiter (`next`), so
         // no wait outlives its deadline. Woken sooner by a new waiter due
         // before that: sleeping_until_ and wake_ are set under mu_ before
         // it is let go, and Add compares under mu_, so none is missed. Or by
         // the end of the watcher.
-        std::stop_callback on_stop(stop, [&] { wake_.request_stop(); });
+        std::stop_callback on_stop(stop, [&] { wake.request_stop(); });
         clock_.SleepFor(next - now, woken);
       }
-      lock.lock();
+      lock.Lock();
       sleeping_until_ = Clock::time_point::max();
       continue;
     }
-    lock.unlock();
+    lock.Unlock();
     Finished finished;
     Look(due, list, stop, finished);
-    lock.lock();
+    lock.Lock();
     // Only this thread removes waiters: settled ones have no `done` left.
     waiters_.remove_if([](const Waiter& w) { return !w.done; });
-    lock.unlock();
+    lock.Unlock();
     for (auto& [done, response] : finished) done(std::move(response));
-    lock.lock();
+    lock.Lock();
   }
   // Stopping: every wait still pending ends, cancelled.
   Finished cancelled;
@@ -186,7 +189,7 @@ void InfraProvider::KindWatcher::Run(std::stop_token stop) {
     cancelled.emplace_back(std::move(w.done), std::move(r));
   }
   waiters_.clear();
-  lock.unlock();
+  lock.Unlock();
   for (auto& [done, response] : cancelled) done(std::move(response));
 }
 
@@ -226,7 +229,7 @@ void InfraProvider::KindWatcher::Look(const std::vector<Waiter*>& due, bool list
     if (mapped.ok()) by_id.emplace(CanonicalId(mapped->id), &obj);
   }
   std::set<const Waiter*> is_due(due.begin(), due.end());
-  std::lock_guard guard(mu_);  // the list only; Add may push meanwhile
+  MutexUnlockableLock guard(mu_);  // the list only; Add may push meanwhile
   for (Waiter& w : waiters_) {
     if (!w.done) continue;
     auto it = by_id.find(w.canonical_id);
@@ -243,9 +246,9 @@ void InfraProvider::KindWatcher::Look(const std::vector<Waiter*>& due, bool list
       Finish(w, std::move(r), finished);
     } else if (is_due.count(&w)) {
       // Made after the listing began, or gone: one GET tells.
-      mu_.unlock();
+      guard.Unlock();
       LookOne(w, stop, finished);
-      mu_.lock();
+      guard.Lock();
     }
   }
 }

@@ -28,14 +28,13 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <functional>
 #include <list>
-#include <mutex>
 #include <stop_token>
 #include <string>
 #include <thread>
 
+#include "base/mutex.h"
 #include "providers/infra/infra_provider.h"
 
 namespace cairn {
@@ -47,7 +46,7 @@ class InfraProvider::KindWatcher {
   KindWatcher(const KindWatcher&) = delete;
   KindWatcher& operator=(const KindWatcher&) = delete;
 
-  void Add(const WaitRequest& req, std::function<void(WaitResponse)> done);
+  void Add(const WaitRequest& req, std::function<void(WaitResponse)> done) EXCLUDES(mu_);
   // Requests sent so far (listing pages and GETs).
   int requests() const { return requests_.load(); }
 
@@ -64,16 +63,17 @@ class InfraProvider::KindWatcher {
     // teach the ReadyEstimate how long readiness took.
     std::optional<Clock::time_point> learning;
     std::optional<RemoteResource> last_seen;  // what a timeout reports
-    std::string last_status;   // for the timeout message
-    std::string last_problem;  // a failed look, for the timeout message
+    std::string last_status;                  // for the timeout message
+    std::string last_problem;                 // a failed look, for the timeout message
     std::vector<Diagnostic> diagnostics;
   };
   using Finished = std::vector<std::pair<std::function<void(WaitResponse)>, WaitResponse>>;
 
-  void Run(std::stop_token stop);
-  // One round over the due waiters (REQUIRES: mu_ not held; only the
-  // watcher's thread touches waiters' fields after Add).
-  void Look(const std::vector<Waiter*>& due, bool list, std::stop_token stop, Finished& finished);
+  void Run(std::stop_token stop) EXCLUDES(mu_);
+  // One round over the due waiters (only the watcher's thread touches
+  // waiters' fields after Add; mu_ guards the list).
+  void Look(const std::vector<Waiter*>& due, bool list, std::stop_token stop, Finished& finished)
+      EXCLUDES(mu_);
   // A waiter's resource as fetched by one GET.
   void LookOne(Waiter& w, std::stop_token stop, Finished& finished);
   // Settles `w` with `obj` (the resource as the API shows it) or, if that
@@ -88,16 +88,16 @@ class InfraProvider::KindWatcher {
   Clock& clock_;
   std::atomic<int> requests_{0};
 
-  mutable std::mutex mu_;
-  std::condition_variable_any cv_;
-  std::list<Waiter> waiters_;                 // GUARDED_BY(mu_) (the list; see Look)
-  std::stop_source wake_;                     // GUARDED_BY(mu_): ends the current sleep
-  Clock::time_point sleeping_until_;          // GUARDED_BY(mu_)
-  Clock::time_point last_listing_{};          // watcher thread only
-  bool listed_once_ = false;                  // watcher thread only
-  size_t pages_ = 1;                          // pages of the last listing; watcher thread only
-  bool list_usable_ = true;                   // false once a listing failed for good
-  std::jthread thread_;                       // last: started once the rest exists
+  mutable Mutex mu_;
+  CondVar cv_;
+  std::list<Waiter> waiters_ GUARDED_BY(mu_);  // the list; see Look
+  std::stop_source wake_ GUARDED_BY(mu_);      // ends the current sleep
+  Clock::time_point sleeping_until_ GUARDED_BY(mu_);
+  Clock::time_point last_listing_{};  // watcher thread only
+  bool listed_once_ = false;          // watcher thread only
+  size_t pages_ = 1;                  // pages of the last listing; watcher thread only
+  bool list_usable_ = true;           // false once a listing failed for good
+  std::jthread thread_;               // last: started once the rest exists
 };
 
 }  // namespace cairn

@@ -2,7 +2,8 @@
 # The lock annotations are checked, not decoration: clang with the flags the
 # build uses for them (CMakeLists.txt, CAIRN_THREAD_SAFETY) must refuse a
 # member read without its GUARDED_BY mutex, a REQUIRES function called
-# without the mutex, and accept the same code with it held.
+# without the mutex, a write or wait after a MutexUnlockableLock let go, and
+# accept the same code with it held.
 # Then the clang tree scripts/test.sh builds (build/fuzz-clang) must have
 # compiled every source with those flags.
 # Usage: thread_safety_check.sh SOURCE_DIR CLANG_TREE
@@ -50,6 +51,19 @@ struct C { cairn::Mutex mu; int n GUARDED_BY(mu) = 0;
 compile wait-predicate-holds-the-lock ok '
 struct C { cairn::Mutex mu; cairn::CondVar cv; bool done GUARDED_BY(mu) = false;
   void Wait() { cairn::MutexLock l(mu); cv.Wait(mu, [&]() REQUIRES(mu) { return done; }); } };'
+compile relockable-lock-taken-again ok '
+struct C { cairn::Mutex mu; int n GUARDED_BY(mu) = 0;
+  void Set() { cairn::MutexUnlockableLock l(mu); l.Unlock(); l.Lock(); n = 1; } };'
+compile relockable-lock-write-after-unlock refused '
+struct C { cairn::Mutex mu; int n GUARDED_BY(mu) = 0;
+  void Set() { cairn::MutexUnlockableLock l(mu); l.Unlock(); n = 1; } };'
+compile relockable-lock-wait-after-unlock refused '
+struct C { cairn::Mutex mu; cairn::CondVar cv; bool done GUARDED_BY(mu) = false;
+  void Wait() { cairn::MutexUnlockableLock l(mu); l.Unlock();
+    cv.Wait(mu, [&]() REQUIRES(mu) { return done; }); } };'
+compile relockable-lock-unlocked-twice refused '
+struct C { cairn::Mutex mu;
+  void Run() { cairn::MutexUnlockableLock l(mu); l.Unlock(); l.Unlock(); } };'
 compile shared-write-under-reader-lock refused '
 struct C { cairn::SharedMutex mu; int n GUARDED_BY(mu) = 0;
   void Set() { cairn::ReaderMutexLock l(mu); n = 1; } };'
