@@ -82,7 +82,8 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
   }
   auto lock_wait = ParseDuration(f.lock_timeout);
   if (!lock_wait) {
-    std::cerr << "cairn: error: --lock-timeout " << f.lock_timeout << ": expected a duration like 30s or 2m\n";
+    std::cerr << "cairn: error: --lock-timeout " << f.lock_timeout
+              << ": expected a duration like 30s or 2m\n";
     return 1;
   }
   auto session = EngineSession::Open(f.stack, global, so);
@@ -162,8 +163,10 @@ void AddApplyFlags(CLI::App& sub, ApplyFlags& f, bool destroy) {
                  "Requests in flight at once (default: provider document, else 10); a resource "
                  "waiting to be ready holds none")
       ->check(CLI::Range(1, 256));
-  sub.add_option("--refresh", f.refresh, "Read live resources before planning (default true)")->default_val(true);
-  sub.add_option("--lock-timeout", f.lock_timeout, "Wait this long for the state lock (e.g. 30s; default 0)")
+  sub.add_option("--refresh", f.refresh, "Read live resources before planning (default true)")
+      ->default_val(true);
+  sub.add_option("--lock-timeout", f.lock_timeout,
+                 "Wait this long for the state lock (e.g. 30s; default 0)")
       ->type_name("DURATION");
   sub.add_option("--max-pending", f.max_pending,
                  "Operations waiting at once for their resource to be ready or gone (default "
@@ -173,13 +176,12 @@ void AddApplyFlags(CLI::App& sub, ApplyFlags& f, bool destroy) {
                "Print progress as one JSON object per event, then a summary object (needs "
                "--auto-approve or a saved plan)");
   sub.add_option("--target", f.targets,
-                 destroy
-                     ? "Destroy only ADDRESS (KIND.NAME: all its instances; module.NAME: all "
-                       "in a module) and everything that depends on it, dependents first "
-                       "(repeatable)"
-                     : "Only ADDRESS (KIND.NAME: all its instances; module.NAME: all in a "
-                       "module) and what it needs: its dependencies when created or updated, "
-                       "its dependents when deleted (repeatable)")
+                 destroy ? "Destroy only ADDRESS (KIND.NAME: all its instances; module.NAME: all "
+                           "in a module) and everything that depends on it, dependents first "
+                           "(repeatable)"
+                         : "Only ADDRESS (KIND.NAME: all its instances; module.NAME: all in a "
+                           "module) and what it needs: its dependencies when created or updated, "
+                           "its dependents when deleted (repeatable)")
       ->type_name("ADDRESS")
       ->expected(1)
       ->allow_extra_args(false);
@@ -187,11 +189,14 @@ void AddApplyFlags(CLI::App& sub, ApplyFlags& f, bool destroy) {
 
 std::function<int()> SetupApply(CLI::App& sub, const GlobalOptions& global) {
   auto f = std::make_shared<ApplyFlags>();
-  sub.add_option("DIR_OR_PLAN", f->stack.paths, "Stack directory (default: .) or a plan saved with 'cairn plan --out'")
+  sub.add_option("DIR_OR_PLAN", f->stack.paths,
+                 "Stack directory (default: .) or a plan saved with 'cairn plan --out'")
       ->expected(0, 1);
   sub.add_flag("-r,--recursive", f->stack.recursive, "Also read manifests in subdirectories");
-  sub.add_option("--var", f->stack.vars, "Set a variable: NAME=VALUE (repeatable)")->type_name("NAME=VALUE");
-  sub.add_option("--var-file", f->stack.var_files, "Read variable values from a YAML file")->type_name("FILE");
+  sub.add_option("--var", f->stack.vars, "Set a variable: NAME=VALUE (repeatable)")
+      ->type_name("NAME=VALUE");
+  sub.add_option("--var-file", f->stack.var_files, "Read variable values from a YAML file")
+      ->type_name("FILE");
   AddApplyFlags(sub, *f, /*destroy=*/false);
   sub.add_option("--replace", f->replace,
                  "Replace ADDRESS (KIND.NAME: all its instances; module.NAME: all in a module) "
@@ -201,10 +206,12 @@ std::function<int()> SetupApply(CLI::App& sub, const GlobalOptions& global) {
       ->expected(1)
       ->allow_extra_args(false);
   sub.footer(
-      "Without a saved plan, shows the plan and asks for confirmation (with no terminal, it refuses\n"
+      "Without a saved plan, shows the plan and asks for confirmation (with no terminal, it "
+      "refuses\n"
       "unless --auto-approve). A saved plan is applied exactly, with the variable values it was\n"
       "made with (so --var is refused), and refused if the state has moved.\n"
-      "Interrupted (Ctrl-C, or even kill -9), the next apply finishes the job with no duplicate.\n\n"
+      "Interrupted (Ctrl-C, or even kill -9), the next apply finishes the job with no "
+      "duplicate.\n\n"
       "Examples:\n"
       "  cairn apply examples/quickstart --auto-approve\n"
       "  cairn plan --out web.plan && cairn apply web.plan");

@@ -7,8 +7,8 @@
 #include "base/schema/schema_registry.h"
 #include "cli/command.h"
 #include "cli/stack_options.h"
-#include "engine/report/graph_output.h"
 #include "engine/manifest/loader.h"
+#include "engine/report/graph_output.h"
 
 namespace cairn::cli {
 namespace {

@@ -101,8 +101,10 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
                  "Also write the plan as a self-contained HTML page to FILE (for reviews and CI "
                  "artifacts: summary, attribute diffs, the dependency graph; nothing fetched)")
       ->type_name("FILE");
-  sub.add_flag("--detailed-exitcode", f->detailed, "Exit 0 with no changes, 2 with changes, 1 on error");
-  sub.add_option("--refresh", f->refresh, "Read live resources first (default true; --refresh=false uses the state)")
+  sub.add_flag("--detailed-exitcode", f->detailed,
+               "Exit 0 with no changes, 2 with changes, 1 on error");
+  sub.add_option("--refresh", f->refresh,
+                 "Read live resources first (default true; --refresh=false uses the state)")
       ->default_val(true);
   sub.add_option("--target", f->targets,
                  "Plan only ADDRESS (KIND.NAME: all its instances; module.NAME: all in a "

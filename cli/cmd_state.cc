@@ -46,7 +46,7 @@ struct StateFlags {
   std::string address;
   std::string to;
   std::string id;
-  std::string file;  // state push
+  std::string file;               // state push
   std::vector<std::string> args;  // import: ADDRESS ID [DIR], or ADDRESS=ID... [DIR]
   std::string generate;           // import --generate FILE
   bool force = false;
@@ -84,7 +84,8 @@ void AddStack(CLI::App& sub, StateFlags& f) {
 std::optional<LockInfo> LockFor(EngineSession& s, const StateFlags& f, const std::string& op) {
   auto wait = ParseDuration(f.lock_timeout);
   if (!wait) {
-    std::cerr << "cairn: error: --lock-timeout " << f.lock_timeout << ": expected a duration like 30s\n";
+    std::cerr << "cairn: error: --lock-timeout " << f.lock_timeout
+              << ": expected a duration like 30s\n";
     return std::nullopt;
   }
   return s.Lock(op, *wait);
@@ -128,8 +129,11 @@ int Show(const StateFlags& f, const GlobalOptions& g) {
     return 1;
   }
   const ResourceState& rs = it->second;
-  Value j = {{"address", rs.address}, {"kind", rs.kind}, {"id", rs.id},
-             {"attributes", rs.attributes}, {"depends_on", rs.depends_on}};
+  Value j = {{"address", rs.address},
+             {"kind", rs.kind},
+             {"id", rs.id},
+             {"attributes", rs.attributes},
+             {"depends_on", rs.depends_on}};
   if (!rs.tainted.empty()) j["tainted"] = rs.tainted;
   std::cout << Redact(j.dump(2)) << "\n";
   return 0;
@@ -785,7 +789,8 @@ std::function<int()> SetupState(CLI::App& sub, const GlobalOptions& global) {
   auto add = [&](const std::string& name, const std::string& desc, const std::string& example,
                  int (*run)(const StateFlags&, const GlobalOptions&)) {
     CLI::App* c = sub.add_subcommand(name, desc);
-    c->callback([which, f, run, &global] { *which = [f, run, &global] { return run(*f, global); }; });
+    c->callback(
+        [which, f, run, &global] { *which = [f, run, &global] { return run(*f, global); }; });
     c->footer(example);
     return c;
   };
@@ -856,7 +861,8 @@ std::function<int()> SetupImport(CLI::App& sub, const GlobalOptions& global) {
                  "Write the manifests of the resources the stack does not declare yet to FILE "
                  "(a new file; a bare name goes in the stack directory)")
       ->type_name("FILE");
-  sub.add_option("--lock-timeout", f->lock_timeout, "Wait this long for the state lock")->type_name("DURATION");
+  sub.add_option("--lock-timeout", f->lock_timeout, "Wait this long for the state lock")
+      ->type_name("DURATION");
   sub.footer(
       "Adopts existing resources into the state, in one commit: every object is read first,\n"
       "and if one is missing nothing is imported. The next plan shows how they differ from\n"

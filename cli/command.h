@@ -46,6 +46,6 @@ struct CommandRegistrar {
 #define CAIRN_COMMAND_CONCAT_(a, b) a##b
 #define CAIRN_COMMAND_CONCAT(a, b) CAIRN_COMMAND_CONCAT_(a, b)
 // CAIRN_COMMAND("validate", "Check manifests without calling the API", 10, SetupValidate);
-#define CAIRN_COMMAND(name, description, order, setup)                                \
-  static ::cairn::cli::CommandRegistrar CAIRN_COMMAND_CONCAT(cairn_command_, __LINE__)( \
-      ::cairn::cli::CommandInfo{name, description, order, setup})
+#define CAIRN_COMMAND(name, description, order, setup)        \
+  static ::cairn::cli::CommandRegistrar CAIRN_COMMAND_CONCAT( \
+      cairn_command_, __LINE__)(::cairn::cli::CommandInfo{name, description, order, setup})

@@ -68,7 +68,8 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   }
 
   std::error_code ec;
-  auto root = std::filesystem::absolute(s->load_.config.root.empty() ? "." : s->load_.config.root, ec);
+  auto root =
+      std::filesystem::absolute(s->load_.config.root.empty() ? "." : s->load_.config.root, ec);
   s->stack_root_ = std::filesystem::weakly_canonical(root, ec).string();
 
   const BackendConfig& b = s->load_.config.backend;
@@ -78,7 +79,8 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   if (store.ok()) {
     s->store_ = std::move(*store);
   } else if (options.create_state || store.status().code() != StatusCode::kNotFound) {
-    std::cerr << "cairn: error: cannot open the state: " << Redact(store.status().message()) << "\n";
+    std::cerr << "cairn: error: cannot open the state: " << Redact(store.status().message())
+              << "\n";
     return nullptr;
   }
 
@@ -111,7 +113,8 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   po.read_deadline = std::chrono::seconds(TimeoutSeconds(p, "read", 60));
   po.user_agent = std::string("cairn/") + CAIRN_VERSION;
   s->transport_ = std::make_unique<CurlTransport>();
-  auto provider = std::make_unique<InfraProvider>(po, s->descriptors_, *s->transport_, SystemClock());
+  auto provider =
+      std::make_unique<InfraProvider>(po, s->descriptors_, *s->transport_, SystemClock());
   if (!provider->descriptor_status().ok()) {
     std::cerr << "cairn: error: " << provider->descriptor_status().message() << "\n";
     return nullptr;
@@ -148,7 +151,8 @@ ApplyOptions EngineSession::apply_options(int parallelism) const {
 std::optional<StateSnapshot> EngineSession::LoadState() {
   auto state = store_->Load();
   if (!state.ok()) {
-    std::cerr << "cairn: error: cannot read the state: " << Redact(state.status().message()) << "\n";
+    std::cerr << "cairn: error: cannot read the state: " << Redact(state.status().message())
+              << "\n";
     return std::nullopt;
   }
   return std::move(*state);
@@ -285,11 +289,11 @@ std::optional<std::chrono::milliseconds> ParseDuration(const std::string& text) 
   }
   if (n < 0) return std::nullopt;
   std::string unit = text.substr(pos);
-  double ms = unit == "ms" ? n
+  double ms = unit == "ms"                                ? n
               : (unit == "s" || (unit.empty() && n == 0)) ? n * 1000
-              : unit == "m" ? n * 60'000
-              : unit == "h" ? n * 3'600'000
-                            : -1;
+              : unit == "m"                               ? n * 60'000
+              : unit == "h"                               ? n * 3'600'000
+                                                          : -1;
   if (ms < 0) return std::nullopt;
   return std::chrono::milliseconds(static_cast<int64_t>(ms));
 }
@@ -439,10 +443,12 @@ int ReportApply(const ApplyResult& result, bool destroy, const EngineSession& se
                        " changed, " + std::to_string(s.replaced) + " replaced, " +
                        std::to_string(s.deleted) + " destroyed";
   if (result.ok()) {
-    std::cout << "\n" << (color ? "\033[1;32m" : "") << (destroy ? "Destroy" : "Apply")
-              << " complete!" << (color ? "\033[0m" : "") << " Resources: " << counts << ".\n";
+    std::cout << "\n"
+              << (color ? "\033[1;32m" : "") << (destroy ? "Destroy" : "Apply") << " complete!"
+              << (color ? "\033[0m" : "") << " Resources: " << counts << ".\n";
   } else {
-    std::cout << "\n" << (color ? "\033[1;31m" : "")
+    std::cout << "\n"
+              << (color ? "\033[1;31m" : "")
               << (s.interrupted ? "Interrupted." : (destroy ? "Destroy failed." : "Apply failed."))
               << (color ? "\033[0m" : "") << " Resources: " << counts << "; " << s.failed
               << " failed, " << s.skipped << " skipped"

@@ -103,7 +103,8 @@ class EngineSession {
 // whichever way the command returns.
 class HeldStateLock {
  public:
-  HeldStateLock(EngineSession& session, LockInfo lock) : session_(session), lock_(std::move(lock)) {}
+  HeldStateLock(EngineSession& session, LockInfo lock)
+      : session_(session), lock_(std::move(lock)) {}
   ~HeldStateLock() { session_.Unlock(lock_); }
   HeldStateLock(const HeldStateLock&) = delete;
   HeldStateLock& operator=(const HeldStateLock&) = delete;

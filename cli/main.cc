@@ -52,7 +52,6 @@ int Run(int argc, char** argv) {
     runners.emplace_back(sub, cmd.setup(*sub, global));
   }
 
-
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -19,7 +19,7 @@ struct CrashConfig {
 };
 
 CrashConfig* Config() {
-  static CrashConfig* config = [] () -> CrashConfig* {
+  static CrashConfig* config = []() -> CrashConfig* {
     const char* env = std::getenv("CAIRN_CRASH_AT");
     if (env == nullptr || *env == '\0') return nullptr;
     std::string spec(env);

@@ -5,8 +5,7 @@
 
 namespace cairn {
 
-std::chrono::milliseconds BackoffDelay(const BackoffPolicy& policy, int attempt,
-                                       double unit_random,
+std::chrono::milliseconds BackoffDelay(const BackoffPolicy& policy, int attempt, double unit_random,
                                        std::optional<std::chrono::seconds> retry_after) {
   if (retry_after) return std::chrono::duration_cast<std::chrono::milliseconds>(*retry_after);
   double base = static_cast<double>(policy.initial.count()) *

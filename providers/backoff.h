@@ -18,8 +18,7 @@ struct BackoffPolicy {
 };
 
 // `attempt` is 0 for the first retry. `unit_random` is a draw in [0, 1).
-std::chrono::milliseconds BackoffDelay(const BackoffPolicy& policy, int attempt,
-                                       double unit_random,
+std::chrono::milliseconds BackoffDelay(const BackoffPolicy& policy, int attempt, double unit_random,
                                        std::optional<std::chrono::seconds> retry_after = {});
 
 }  // namespace cairn

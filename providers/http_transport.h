@@ -20,8 +20,8 @@ struct HttpRequest {
   std::string url;     // absolute
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
-  std::chrono::milliseconds timeout{30'000};          // whole exchange
-  std::chrono::milliseconds connect_timeout{5'000};   // TCP + TLS handshake
+  std::chrono::milliseconds timeout{30'000};         // whole exchange
+  std::chrono::milliseconds connect_timeout{5'000};  // TCP + TLS handshake
 };
 
 struct HttpResponse {

@@ -11,7 +11,6 @@
 #include <string>
 #include <string_view>
 
-
 namespace cairn::server {
 
 inline constexpr size_t kMaxIdempotencyKeyLength = 255;

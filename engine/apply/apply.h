@@ -48,7 +48,7 @@ struct ProgressEvent {
   std::string operation;  // "create", "update", "delete"
   std::string id;         // remote id, once known
   std::chrono::milliseconds elapsed{0};
-  std::string message;    // failure reason, skip cause
+  std::string message;  // failure reason, skip cause
 };
 
 struct ApplyOptions {

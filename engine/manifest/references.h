@@ -62,7 +62,7 @@ struct ReferenceUse {
   const SourceLocation* location = nullptr;
   int from = -1;             // the referring resource's index, or -1 in an output
   std::string_view pointer;  // where in its spec (JSON pointer)
-  bool exact = false;   // the whole string is this reference
+  bool exact = false;        // the whole string is this reference
   // Found in a value that came from a module's input or output: reported
   // where it was written already, so only a wrong kind is reported again.
   bool derived = false;

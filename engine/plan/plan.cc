@@ -22,7 +22,8 @@ bool SameValue(const Value& before, const Value& after, bool is_reference,
     if (v.is_string()) return canonical(v.get<std::string>());
     if (v.is_array()) {
       Value out = Value::array();
-      for (const auto& item : v) out.push_back(item.is_string() ? Value(canonical(item.get<std::string>())) : item);
+      for (const auto& item : v)
+        out.push_back(item.is_string() ? Value(canonical(item.get<std::string>())) : item);
       return out;
     }
     return v;
@@ -158,11 +159,21 @@ Plan::Counts Plan::counts() const {
   Counts c;
   for (const auto& ch : changes) {
     switch (ch.action) {
-      case Action::kCreate: ++c.add; break;
-      case Action::kUpdate: ++c.change; break;
-      case Action::kReplace: ++c.replace; break;
-      case Action::kDelete: ++c.destroy; break;
-      case Action::kNoOp: ++c.noop; break;
+      case Action::kCreate:
+        ++c.add;
+        break;
+      case Action::kUpdate:
+        ++c.change;
+        break;
+      case Action::kReplace:
+        ++c.replace;
+        break;
+      case Action::kDelete:
+        ++c.destroy;
+        break;
+      case Action::kNoOp:
+        ++c.noop;
+        break;
     }
   }
   c.move = static_cast<int>(moves.size());
@@ -238,10 +249,10 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
     desired_addresses.insert(addr);
     auto kind_it = kinds.find(rc.kind);
     if (kind_it == kinds.end()) {
-      result.diagnostics.push_back({Severity::kError, "unknown_kind",
-                                    "internal error: no schema for kind \"" + rc.kind +
-                                        "\", please report",
-                                    "", rc.location});
+      result.diagnostics.push_back(
+          {Severity::kError, "unknown_kind",
+           "internal error: no schema for kind \"" + rc.kind + "\", please report", "",
+           rc.location});
       continue;
     }
     const KindInfo& info = kind_it->second;
@@ -259,7 +270,8 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
     if (options.destroy) {
       // Destroy plans only delete; desired resources keep their values so
       // that references still resolve.
-      planned[addr] = st == state.resources.end() ? PlannedNew(resolved, info) : st->second.attributes;
+      planned[addr] =
+          st == state.resources.end() ? PlannedNew(resolved, info) : st->second.attributes;
       continue;
     }
     if (st == state.resources.end()) {
@@ -294,8 +306,8 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
         if (info.computed.count(field) || Contains(rc.lifecycle.ignore_changes, field)) continue;
         Value before = current->contains(field) ? current->at(field) : Value(nullptr);
         bool unknown = ContainsUnknown(after);
-        if (!unknown && SameValue(before, after, info.references.count(field) > 0,
-                                  options.canonical_id)) {
+        if (!unknown &&
+            SameValue(before, after, info.references.count(field) > 0, options.canonical_id)) {
           continue;
         }
         AttributeChange ac{field, before, unknown ? UnknownValue() : after,
@@ -661,8 +673,8 @@ Result<Plan> PlanFromJson(const Value& j) {
       plan.changes.push_back(std::move(ch));
     }
     for (const auto& o : j.value("outputs", Value::array())) {
-      plan.outputs.push_back(
-          {o.at("name").get<std::string>(), o.value("value", Value()), o.value("sensitive", false)});
+      plan.outputs.push_back({o.at("name").get<std::string>(), o.value("value", Value()),
+                              o.value("sensitive", false)});
     }
     for (const auto& o : j.value("output_changes", Value::array())) {
       auto action = ParseAction(o.at("action").get<std::string>());

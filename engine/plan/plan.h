@@ -77,9 +77,9 @@ struct PlannedChange {
   // failed: provisioning_failed"): tainted in the state, or failed live.
   std::string replace_reason;
   bool create_before_destroy = false;
-  std::vector<std::string> depends_on;      // desired dependencies (addresses)
+  std::vector<std::string> depends_on;        // desired dependencies (addresses)
   std::vector<std::string> prior_depends_on;  // from state: dependencies of the old resource
-  std::string note;  // e.g. "deleted outside Cairn"
+  std::string note;                           // e.g. "deleted outside Cairn"
   // The address the state recorded it at, when a `kind: moved` document
   // moves it here (the plan's `moves`).
   std::string moved_from;
@@ -110,7 +110,7 @@ struct Plan {
   bool destroy = false;
   std::vector<PlannedChange> changes;  // every address, no-ops included, in apply order
   std::vector<OutputPlan> outputs;
-  std::vector<OutputChange> output_changes;   // outputs whose recorded value changes
+  std::vector<OutputChange> output_changes;  // outputs whose recorded value changes
   // Data sources as read at plan time, "data.KIND.NAME" -> attributes:
   // apply resolves references to them from these, not from a new read.
   std::map<std::string, Value> data;
@@ -146,7 +146,7 @@ using ReferenceResolver = std::function<Value(const Value&, const AttributeLooku
 
 struct PlanOptions {
   bool refresh = true;
-  bool destroy = false;                // plan the destruction of everything in state
+  bool destroy = false;  // plan the destruction of everything in state
   // Only these addresses (a base address: all its instances) and what they
   // need: a create, update or replace brings in its dependencies, a delete
   // its dependents. An address that is invalid or names nothing is an

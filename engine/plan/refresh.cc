@@ -4,7 +4,8 @@
 
 namespace cairn {
 
-RefreshResult Refresh(const StateSnapshot& state, Provider& provider, const RefreshOptions& options) {
+RefreshResult Refresh(const StateSnapshot& state, Provider& provider,
+                      const RefreshOptions& options) {
   RefreshResult result;
   auto canonical = [&](const std::string& id) {
     return options.canonical_id ? options.canonical_id(id) : id;
@@ -23,12 +24,16 @@ RefreshResult Refresh(const StateSnapshot& state, Provider& provider, const Refr
   for (auto& [kind, fut] : lists) {
     ListResponse resp = fut.get();
     result.requests += resp.requests;
-    result.diagnostics.insert(result.diagnostics.end(), resp.diagnostics.begin(), resp.diagnostics.end());
+    result.diagnostics.insert(result.diagnostics.end(), resp.diagnostics.begin(),
+                              resp.diagnostics.end());
     if (!resp.status.ok()) {
       failed_kinds.insert(kind);
-      result.diagnostics.push_back({Severity::kError, "refresh_failed",
-                                    "could not list " + kind + " resources: " + resp.status.message(),
-                                    "", {}});
+      result.diagnostics.push_back(
+          {Severity::kError,
+           "refresh_failed",
+           "could not list " + kind + " resources: " + resp.status.message(),
+           "",
+           {}});
       continue;
     }
     result.listed[kind] = std::move(resp.resources);
@@ -47,11 +52,15 @@ RefreshResult Refresh(const StateSnapshot& state, Provider& provider, const Refr
     ReadResponse read = provider.Read(ReadRequest{rs.kind, rs.id}, options.stop);
     ++result.requests;
     if (!read.status.ok()) {
-      result.diagnostics.push_back({Severity::kError, "refresh_failed",
-                                    "could not read " + addr + ": " + read.status.message(), "", {}});
+      result.diagnostics.push_back({Severity::kError,
+                                    "refresh_failed",
+                                    "could not read " + addr + ": " + read.status.message(),
+                                    "",
+                                    {}});
       continue;
     }
-    result.live[addr] = read.resource ? std::optional<Value>(read.resource->attributes) : std::nullopt;
+    result.live[addr] =
+        read.resource ? std::optional<Value>(read.resource->attributes) : std::nullopt;
   }
   return result;
 }

@@ -20,9 +20,9 @@
 namespace cairn {
 
 struct RefreshResult {
-  LiveView live;                                       // by state address
+  LiveView live;                                              // by state address
   std::map<std::string, std::vector<RemoteResource>> listed;  // by kind
-  int requests = 0;                                    // HTTP requests made
+  int requests = 0;                                           // HTTP requests made
   std::vector<Diagnostic> diagnostics;
   bool ok() const { return !HasErrors(diagnostics); }
 };
@@ -33,6 +33,7 @@ struct RefreshOptions {
   std::stop_token stop;
 };
 
-RefreshResult Refresh(const StateSnapshot& state, Provider& provider, const RefreshOptions& options);
+RefreshResult Refresh(const StateSnapshot& state, Provider& provider,
+                      const RefreshOptions& options);
 
 }  // namespace cairn

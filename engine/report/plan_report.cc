@@ -15,12 +15,16 @@ struct Style {
 
 Style StyleFor(const PlannedChange& c) {
   switch (c.action) {
-    case Action::kCreate: return {"  +", "create", "\033[32m"};
-    case Action::kUpdate: return {"  ~", "update in-place", "\033[33m"};
+    case Action::kCreate:
+      return {"  +", "create", "\033[32m"};
+    case Action::kUpdate:
+      return {"  ~", "update in-place", "\033[33m"};
     case Action::kReplace:
       return {c.create_before_destroy ? "+/-" : "-/+", "replace", "\033[35m"};
-    case Action::kDelete: return {"  -", "delete", "\033[31m"};
-    case Action::kNoOp: return {"   ", "no-op", ""};
+    case Action::kDelete:
+      return {"  -", "delete", "\033[31m"};
+    case Action::kNoOp:
+      return {"   ", "no-op", ""};
   }
   return {"   ", "", ""};
 }
@@ -103,8 +107,8 @@ std::string RenderPlanText(const Plan& plan, const ReportOptions& opts) {
       for (size_t i = 0; i < c.replace_fields.size(); ++i) {
         fields += (i ? ", " : "") + c.replace_fields[i];
       }
-      verb += " (" + fields + (c.replace_fields.size() == 1 ? " forces" : " force") +
-              " replacement)";
+      verb +=
+          " (" + fields + (c.replace_fields.size() == 1 ? " forces" : " force") + " replacement)";
     }
     if (c.action == Action::kReplace && c.create_before_destroy) verb += ", create before destroy";
     if (!c.moved_from.empty()) verb += ", moved from " + c.moved_from;

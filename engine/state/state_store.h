@@ -36,8 +36,8 @@ inline constexpr int kStateSchemaVersion = 1;
 struct ResourceState {
   std::string address;  // canonical ResourceAddress text
   std::string kind;
-  std::string id;        // remote id
-  Value attributes = Value::object();  // manifest names, computed ones included
+  std::string id;                       // remote id
+  Value attributes = Value::object();   // manifest names, computed ones included
   std::vector<std::string> depends_on;  // addresses, for destroy ordering
   int schema_version = kStateSchemaVersion;
   // Non-empty: the resource exists but is not usable, and why ("provisioning
@@ -76,9 +76,9 @@ struct JournalEntry {
 };
 
 struct LockInfo {
-  std::string id;         // random; what force-unlock takes
-  std::string holder;     // "user@host pid 1234"
-  std::string operation;  // "apply", "destroy", "import", "state rm"...
+  std::string id;          // random; what force-unlock takes
+  std::string holder;      // "user@host pid 1234"
+  std::string operation;   // "apply", "destroy", "import", "state rm"...
   int64_t created_at = 0;  // unix seconds
 };
 
@@ -108,8 +108,8 @@ struct StateRestore {
 // cleared, outputs replaced. Bumps the serial once.
 struct StateCommit {
   std::vector<ResourceState> put;
-  std::vector<std::string> remove;           // addresses
-  std::optional<int64_t> journal_done;       // seq of the entry this completes
+  std::vector<std::string> remove;      // addresses
+  std::optional<int64_t> journal_done;  // seq of the entry this completes
   std::optional<std::map<std::string, Value>> outputs;
   std::set<std::string> sensitive_outputs;  // with `outputs`: which of them are sensitive
   // Rename: {from, to}; applied before put/remove.
@@ -128,8 +128,7 @@ class StateStore {
 
   // Takes the lock or, while `wait` lasts, keeps trying. When another holder
   // has it: Conflict, message naming the holder, the operation and since when.
-  virtual Result<LockInfo> Lock(const std::string& operation,
-                                std::chrono::milliseconds wait) = 0;
+  virtual Result<LockInfo> Lock(const std::string& operation, std::chrono::milliseconds wait) = 0;
   virtual Status Unlock(const std::string& lock_id) = 0;
   // Removes the lock whatever holds it, if its id matches; NotFound otherwise.
   virtual Status ForceUnlock(const std::string& lock_id) = 0;

@@ -30,7 +30,8 @@ std::string Stack(int instances = 2, const std::string& plan = "s-1vcpu-1gb") {
          "kind: instance\nname: web\ncount: " +
          std::to_string(instances) +
          "\nspec:\n  name: web-${count.index}\n  region: eu-central\n  plan: " + plan +
-         "\n  image: debian-12\n  network: ${network.app.id}\n  ssh_keys: [\"${ssh_key.deploy.id}\"]\n"
+         "\n  image: debian-12\n  network: ${network.app.id}\n  ssh_keys: "
+         "[\"${ssh_key.deploy.id}\"]\n"
          "---\nkind: output\nname: ips\nvalue: ${instance.web[*].ipv4}\n";
 }
 
@@ -84,12 +85,14 @@ TEST_CASE("plan on an empty state shows the creates, --detailed-exitcode, --json
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("  + instance.web[0]") != std::string::npos);
-  CHECK(r.out.find("Plan: 4 to add, 0 to change, 0 to replace, 0 to destroy.") != std::string::npos);
+  CHECK(r.out.find("Plan: 4 to add, 0 to change, 0 to replace, 0 to destroy.") !=
+        std::string::npos);
   CHECK(e.Cairn({"plan", e.stack, "--detailed-exitcode"}).exit_code == 2);
   auto j = json::parse(e.Cairn({"plan", e.stack, "--json"}).out);
   CHECK(j["format_version"] == 1);
   CHECK(j["summary"]["add"] == 4);
-  CHECK(e.Cairn({"plan", e.stack, "--markdown"}).out.find("| create | `network.app` |") != std::string::npos);
+  CHECK(e.Cairn({"plan", e.stack, "--markdown"}).out.find("| create | `network.app` |") !=
+        std::string::npos);
   // Planning changed nothing.
   CHECK(e.Names("/api/v1/compute").empty());
 }
@@ -282,9 +285,13 @@ TEST_CASE("drift: none, then changed, deleted and unmanaged, with exit codes and
   CHECK(e.Cairn({"drift", e.stack}).exit_code == 0);
   auto client = e.server.Client();
   std::string web1 = e.StateId("instance.web[1]");
-  REQUIRE(client->Patch("/api/v1/compute/" + web1, {{"name", "renamed"}}, "drift-rename").status == 200);
-  REQUIRE(client->Post("/api/v1/networking", {{"name", "stray"}, {"region", "eu-central"}, {"cidr", "10.99.0.0/16"}},
-                       "drift-stray").status == 201);
+  REQUIRE(client->Patch("/api/v1/compute/" + web1, {{"name", "renamed"}}, "drift-rename").status ==
+          200);
+  REQUIRE(client
+              ->Post("/api/v1/networking",
+                     {{"name", "stray"}, {"region", "eu-central"}, {"cidr", "10.99.0.0/16"}},
+                     "drift-stray")
+              .status == 201);
   auto d = e.Cairn({"drift", e.stack});
   CHECK(d.exit_code == 2);
   CHECK(d.out.find("~ name: \"web-1\" -> \"renamed\"") != std::string::npos);
@@ -293,14 +300,16 @@ TEST_CASE("drift: none, then changed, deleted and unmanaged, with exit codes and
   CHECK(u.exit_code == 2);
   auto j = json::parse(u.out);
   bool found_stray = false;
-  for (const auto& item : j["items"]) found_stray = found_stray || item.value("name", "") == "stray";
+  for (const auto& item : j["items"])
+    found_stray = found_stray || item.value("name", "") == "stray";
   CHECK(found_stray);
 }
 
 TEST_CASE("import adopts an existing resource and the next plan shows the difference") {
   Env e;
   auto client = e.server.Client();
-  auto made = client->Post("/api/v1/networking", {{"name", "legacy"}, {"region", "eu-central"}, {"cidr", "10.30.0.0/16"}},
+  auto made = client->Post("/api/v1/networking",
+                           {{"name", "legacy"}, {"region", "eu-central"}, {"cidr", "10.30.0.0/16"}},
                            "import-made");
   REQUIRE(made.status == 201);
   std::string id = made.json()["network"]["publicId"];
@@ -313,7 +322,8 @@ TEST_CASE("import adopts an existing resource and the next plan shows the differ
   CHECK(p.out.find("~ name: \"legacy\" -> \"app\"") != std::string::npos);
   // Importing again, or a missing id, is refused.
   CHECK(e.Cairn({"import", "network.app", id, e.stack}).exit_code == 1);
-  auto missing = e.Cairn({"import", "ssh_key.deploy", "key_00000000000000000000000000000000", e.stack});
+  auto missing =
+      e.Cairn({"import", "ssh_key.deploy", "key_00000000000000000000000000000000", e.stack});
   CHECK(missing.exit_code == 1);
   CHECK(missing.err.find("no ssh_key with id") != std::string::npos);
 }
@@ -455,7 +465,8 @@ TEST_CASE("a second apply fails at once naming the lock holder, and force-unlock
   ChildProcess first(argv, e.env);
   // Wait until it holds the lock and is in the middle of creating.
   auto line = first.ReadLine(std::chrono::seconds(30));
-  while (line && line->find("creating...") == std::string::npos) line = first.ReadLine(std::chrono::seconds(30));
+  while (line && line->find("creating...") == std::string::npos)
+    line = first.ReadLine(std::chrono::seconds(30));
   REQUIRE(line);
   auto second = e.Cairn({"apply", e.stack, "--auto-approve"});
   CHECK(second.exit_code == 1);
@@ -485,7 +496,8 @@ TEST_CASE("after a kill -9 the next apply takes over the dead holder's lock and 
   std::vector<std::string> argv = {CairnBinary(), "apply", e.stack, "--auto-approve"};
   ChildProcess first(argv, e.env);
   auto line = first.ReadLine(std::chrono::seconds(30));
-  while (line && line->find("creating...") == std::string::npos) line = first.ReadLine(std::chrono::seconds(30));
+  while (line && line->find("creating...") == std::string::npos)
+    line = first.ReadLine(std::chrono::seconds(30));
   REQUIRE(line);
   first.Signal(SIGKILL);
   first.Wait();
@@ -573,10 +585,12 @@ TEST_CASE("without a token the commands say which variable to set, and never pri
 TEST_CASE("SIGINT stops apply gracefully: in-flight operations finish and are recorded") {
   Env e({"--provision-delay", "300ms"});
   WriteFile(e.stack + "/main.yaml", Stack(6));
-  std::vector<std::string> argv = {CairnBinary(), "apply", e.stack, "--auto-approve", "--parallelism", "2"};
+  std::vector<std::string> argv = {CairnBinary(),    "apply",         e.stack,
+                                   "--auto-approve", "--parallelism", "2"};
   ChildProcess apply(argv, e.env);
   auto line = apply.ReadLine(std::chrono::seconds(30));
-  while (line && line->find("instance.web[") == std::string::npos) line = apply.ReadLine(std::chrono::seconds(30));
+  while (line && line->find("instance.web[") == std::string::npos)
+    line = apply.ReadLine(std::chrono::seconds(30));
   REQUIRE(line);
   apply.Signal(SIGINT);
   std::string rest;
@@ -812,7 +826,8 @@ TEST_CASE("an endpoint nobody listens on fails plan and apply at once, naming it
   CHECK(e.Names("/api/v1/compute") == std::vector<std::string>{"web-0", "web-1", "web-2"});
 }
 
-TEST_CASE("an output change alone is a change, and --json and --markdown cannot both be asked for") {
+TEST_CASE(
+    "an output change alone is a change, and --json and --markdown cannot both be asked for") {
   Env e;
   REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve"}).exit_code == 0);
   WriteFile(e.stack + "/main.yaml",

@@ -8,8 +8,8 @@
 using namespace cairn;
 
 TEST_CASE("addresses round-trip through their canonical text") {
-  for (std::string text : {"instance.web", "instance.web[2]", "network.core[\"eu-1\"]",
-                           "ssh_key.k[\"a\\\"b\"]"}) {
+  for (std::string text :
+       {"instance.web", "instance.web[2]", "network.core[\"eu-1\"]", "ssh_key.k[\"a\\\"b\"]"}) {
     auto addr = ResourceAddress::Parse(text);
     REQUIRE(addr);
     CHECK(addr->ToString() == text);

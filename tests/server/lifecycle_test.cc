@@ -90,22 +90,28 @@ TEST_CASE("lifecycle: with a zero delay every due step is taken at once, each re
   };
   ProvisionFate all{.fail = false, .retry = true, .delay = true, .reconcile = true};
   Record r = Queued("instance");
-  CHECK(AdvanceDue(&r, 1000, 0, [&] { return all; }, ip) ==
-        V{"provisioning", "retrying", "provisioning", "delayed", "provisioning", "running",
-          "reconciling", "running"});
+  CHECK(AdvanceDue(
+            &r, 1000, 0, [&] { return all; }, ip) == V{"provisioning", "retrying", "provisioning",
+                                                       "delayed", "provisioning", "running",
+                                                       "reconciling", "running"});
   CHECK(r.next_step_ms == 0);
   CHECK(ips == 1);
-  CHECK(AdvanceDue(&r, 1000, 0, [&] { return all; }, ip).empty());  // settled: nothing due
+  CHECK(AdvanceDue(
+            &r, 1000, 0, [&] { return all; }, ip)
+            .empty());  // settled: nothing due
 
   // With a delay, one step per call: the next is scheduled, not taken.
   Record s = Queued("instance");
-  CHECK(AdvanceDue(&s, 1000, 10, [&] { return ProvisionFate{}; }, ip) == V{"provisioning"});
+  CHECK(AdvanceDue(
+            &s, 1000, 10, [&] { return ProvisionFate{}; }, ip) == V{"provisioning"});
   CHECK(s.next_step_ms == 1010);
-  CHECK(AdvanceDue(&s, 1010, 10, [&] { return ProvisionFate{}; }, ip) == V{"running"});
+  CHECK(AdvanceDue(
+            &s, 1010, 10, [&] { return ProvisionFate{}; }, ip) == V{"running"});
 
   // A failure ends the run at once.
   Record f = Queued("instance");
-  CHECK(AdvanceDue(&f, 1000, 0, [&] { return ProvisionFate{.fail = true}; }, ip) ==
+  CHECK(AdvanceDue(
+            &f, 1000, 0, [&] { return ProvisionFate{.fail = true}; }, ip) ==
         V{"provisioning", "failed"});
 }
 

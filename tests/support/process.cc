@@ -127,8 +127,8 @@ CommandResult RunCommand(const std::vector<std::string>& argv,
 }
 
 CommandResult RunCairn(const std::vector<std::string>& args,
-                       const std::map<std::string, std::string>& env,
-                       const std::string& stdin_text, const std::optional<std::string>& cwd) {
+                       const std::map<std::string, std::string>& env, const std::string& stdin_text,
+                       const std::optional<std::string>& cwd) {
   std::vector<std::string> argv{CairnBinary()};
   argv.insert(argv.end(), args.begin(), args.end());
   return RunCommand(argv, env, stdin_text, cwd);

@@ -1,8 +1,7 @@
-#include "engine/report/drift_report.h"
-
 #include <catch2/catch.hpp>
 
 #include "engine/plan/refresh.h"
+#include "engine/report/drift_report.h"
 #include "tests/engine/support/fake_provider.h"
 
 using namespace cairn;
@@ -54,7 +53,8 @@ TEST_CASE("refresh lists each kind once and confirms a missing resource with one
   CHECK(r.live.at("instance.web[3]")->at("name") == "web");
 }
 
-TEST_CASE("drift reports changed fields, out-of-band deletes and, on request, unmanaged resources") {
+TEST_CASE(
+    "drift reports changed fields, out-of-band deletes and, on request, unmanaged resources") {
   FakeProvider p;
   StateSnapshot st;
   auto a = Track(p, "instance.a", {{"name", "a"}, {"plan", "small"}, {"status", "running"}});

@@ -133,4 +133,3 @@ TEST_CASE("ResolveReferences keeps the type of an exact reference") {
   // Plain values are left alone.
   CHECK(ResolveReferences(Value{{"a", 1}, {"b", "x"}}, lookup) == Value{{"a", 1}, {"b", "x"}});
 }
-

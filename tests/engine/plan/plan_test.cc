@@ -3,7 +3,6 @@
 #include <catch2/catch.hpp>
 
 #include "engine/manifest/expr.h"
-
 #include "engine/report/plan_report.h"
 
 using namespace cairn;
@@ -63,9 +62,11 @@ const PlannedChange& Find(const Plan& p, const std::string& addr) {
 
 TEST_CASE("a resource missing from state is created, with unknown computed attributes downstream") {
   StackConfig cfg;
-  cfg.resources.push_back(Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
-  cfg.resources.push_back(Res("instance.web", {{"name", "web"}, {"region", "eu"}, {"network", "${network.core.id}"}},
-                              {"network.core"}));
+  cfg.resources.push_back(
+      Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+  cfg.resources.push_back(
+      Res("instance.web", {{"name", "web"}, {"region", "eu"}, {"network", "${network.core.id}"}},
+          {"network.core"}));
   auto r = MakePlan(cfg, {}, {}, Kinds(), Opts());
   REQUIRE(r.ok());
   CHECK(Find(r.plan, "network.core").action == Action::kCreate);
@@ -78,11 +79,15 @@ TEST_CASE("a resource missing from state is created, with unknown computed attri
 
 TEST_CASE("an unchanged resource is a no-op, computed and API-defaulted fields never show") {
   StackConfig cfg;
-  cfg.resources.push_back(Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+  cfg.resources.push_back(
+      Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
   StateSnapshot st;
   st.resources["network.core"] = St("network.core", "n1",
-                                    {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"},
-                                     {"status", "running"}, {"created_at", "2026-01-01T00:00:00Z"},
+                                    {{"name", "core"},
+                                     {"region", "eu"},
+                                     {"cidr", "10.0.0.0/16"},
+                                     {"status", "running"},
+                                     {"created_at", "2026-01-01T00:00:00Z"},
                                      {"extra_default", 5}});
   auto r = MakePlan(cfg, st, {}, Kinds(), Opts());
   REQUIRE(r.ok());
@@ -93,7 +98,8 @@ TEST_CASE("an unchanged resource is a no-op, computed and API-defaulted fields n
 
 TEST_CASE("an editable field differing is an update in place listing the field") {
   StackConfig cfg;
-  cfg.resources.push_back(Res("instance.api", {{"name", "api"}, {"region", "eu"}, {"plan", "s-2vcpu-4gb"}}));
+  cfg.resources.push_back(
+      Res("instance.api", {{"name", "api"}, {"region", "eu"}, {"plan", "s-2vcpu-4gb"}}));
   StateSnapshot st;
   st.resources["instance.api"] =
       St("instance.api", "i1", {{"name", "api"}, {"region", "eu"}, {"plan", "s-1vcpu-1gb"}});
@@ -104,13 +110,16 @@ TEST_CASE("an editable field differing is an update in place listing the field")
   CHECK(c.changes[0].field == "plan");
   CHECK(c.changes[0].before == "s-1vcpu-1gb");
   CHECK(c.changes[0].after == "s-2vcpu-4gb");
-  CHECK(RenderPlanText(r.plan).find("  ~ instance.api   update in-place\n      ~ plan: \"s-1vcpu-1gb\" -> \"s-2vcpu-4gb\"") !=
-        std::string::npos);
+  CHECK(
+      RenderPlanText(r.plan).find(
+          "  ~ instance.api   update in-place\n      ~ plan: \"s-1vcpu-1gb\" -> \"s-2vcpu-4gb\"") !=
+      std::string::npos);
 }
 
 TEST_CASE("an immutable field differing forces replacement and names the field") {
   StackConfig cfg;
-  cfg.resources.push_back(Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.1.0.0/16"}}));
+  cfg.resources.push_back(
+      Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.1.0.0/16"}}));
   StateSnapshot st;
   st.resources["network.core"] =
       St("network.core", "n1", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}});
@@ -124,14 +133,17 @@ TEST_CASE("an immutable field differing forces replacement and names the field")
 
 TEST_CASE("replacing a dependency makes dependents' references unknown, cascading replacement") {
   StackConfig cfg;
-  cfg.resources.push_back(Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.1.0.0/16"}}));
   cfg.resources.push_back(
-      Res("instance.web", {{"name", "web"}, {"region", "eu"}, {"network", "${network.core.id}"}}, {"network.core"}));
+      Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.1.0.0/16"}}));
+  cfg.resources.push_back(
+      Res("instance.web", {{"name", "web"}, {"region", "eu"}, {"network", "${network.core.id}"}},
+          {"network.core"}));
   StateSnapshot st;
   st.resources["network.core"] =
       St("network.core", "n1", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}});
-  st.resources["instance.web"] = St("instance.web", "i1",
-                                    {{"name", "web"}, {"region", "eu"}, {"network", "n1"}}, {"network.core"});
+  st.resources["instance.web"] =
+      St("instance.web", "i1", {{"name", "web"}, {"region", "eu"}, {"network", "n1"}},
+         {"network.core"});
   auto r = MakePlan(cfg, st, {}, Kinds(), Opts());
   const auto& web = Find(r.plan, "instance.web");
   CHECK(web.action == Action::kReplace);
@@ -143,15 +155,19 @@ TEST_CASE("replacing a dependency makes dependents' references unknown, cascadin
 TEST_CASE("a known reference to an unchanged dependency compares equal, ids canonicalised") {
   StackConfig cfg;
   cfg.resources.push_back(Res("instance.web", {{"name", "web"}, {"region", "eu"}}));
-  cfg.resources.push_back(Res("network.n", {{"name", "n"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+  cfg.resources.push_back(
+      Res("network.n", {{"name", "n"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
   StateSnapshot st;
-  st.resources["instance.web"] = St("instance.web", "uuid:abc", {{"name", "web"}, {"region", "eu"}});
-  st.resources["network.n"] = St("network.n", "n1", {{"name", "n"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}});
+  st.resources["instance.web"] =
+      St("instance.web", "uuid:abc", {{"name", "web"}, {"region", "eu"}});
+  st.resources["network.n"] =
+      St("network.n", "n1", {{"name", "n"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}});
   // A firewall-like kind referring to instances by either id form.
   KindCatalog kinds = Kinds();
   kinds["firewall"] = {{}, {"id"}, {{"instances", "instance"}}};
-  cfg.resources.push_back(Res("firewall.edge", {{"name", "edge"}, {"instances", Value::array({"${instance.web.id}"})}},
-                              {"instance.web"}));
+  cfg.resources.push_back(
+      Res("firewall.edge", {{"name", "edge"}, {"instances", Value::array({"${instance.web.id}"})}},
+          {"instance.web"}));
   st.resources["firewall.edge"] =
       St("firewall.edge", "fw1", {{"name", "edge"}, {"instances", Value::array({"inst_abc"})}});
   auto r = MakePlan(cfg, st, {}, kinds, Opts());
@@ -206,7 +222,8 @@ TEST_CASE("resources gone from the manifests are deleted, dependents first") {
 
 TEST_CASE("a resource deleted outside Cairn is created again, refresh=false trusts the state") {
   StackConfig cfg;
-  cfg.resources.push_back(Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+  cfg.resources.push_back(
+      Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
   StateSnapshot st;
   st.resources["network.core"] =
       St("network.core", "n1", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}});
@@ -218,17 +235,20 @@ TEST_CASE("a resource deleted outside Cairn is created again, refresh=false trus
 
   auto no_refresh = Opts();
   no_refresh.refresh = false;
-  CHECK(Find(MakePlan(cfg, st, live, Kinds(), no_refresh).plan, "network.core").action == Action::kNoOp);
+  CHECK(Find(MakePlan(cfg, st, live, Kinds(), no_refresh).plan, "network.core").action ==
+        Action::kNoOp);
 }
 
 TEST_CASE("live values win over state values when refreshing") {
   StackConfig cfg;
-  cfg.resources.push_back(Res("instance.api", {{"name", "api"}, {"region", "eu"}, {"plan", "s-1vcpu-1gb"}}));
+  cfg.resources.push_back(
+      Res("instance.api", {{"name", "api"}, {"region", "eu"}, {"plan", "s-1vcpu-1gb"}}));
   StateSnapshot st;
   st.resources["instance.api"] =
       St("instance.api", "i1", {{"name", "api"}, {"region", "eu"}, {"plan", "s-1vcpu-1gb"}});
   LiveView live;
-  live["instance.api"] = Value{{"id", "i1"}, {"name", "api"}, {"region", "eu"}, {"plan", "s-4vcpu-8gb"}};
+  live["instance.api"] =
+      Value{{"id", "i1"}, {"name", "api"}, {"region", "eu"}, {"plan", "s-4vcpu-8gb"}};
   auto r = MakePlan(cfg, st, live, Kinds(), Opts());
   const auto& c = Find(r.plan, "instance.api");
   CHECK(c.action == Action::kUpdate);
@@ -237,9 +257,12 @@ TEST_CASE("live values win over state values when refreshing") {
 
 TEST_CASE("a target keeps itself and its dependencies only") {
   StackConfig cfg;
-  cfg.resources.push_back(Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
-  cfg.resources.push_back(Res("instance.web[0]", {{"name", "web-0"}, {"region", "eu"}}, {"network.core"}));
-  cfg.resources.push_back(Res("instance.web[1]", {{"name", "web-1"}, {"region", "eu"}}, {"network.core"}));
+  cfg.resources.push_back(
+      Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+  cfg.resources.push_back(
+      Res("instance.web[0]", {{"name", "web-0"}, {"region", "eu"}}, {"network.core"}));
+  cfg.resources.push_back(
+      Res("instance.web[1]", {{"name", "web-1"}, {"region", "eu"}}, {"network.core"}));
   cfg.resources.push_back(Res("ssh_key.k", {{"name", "k"}, {"public_key", "ssh-ed25519 AAAA"}}));
   auto opts = Opts();
   opts.targets = {"instance.web[1]"};
@@ -461,7 +484,8 @@ TEST_CASE("a target that is not an address or names nothing is an error with a s
 
 TEST_CASE("a plan survives its JSON form, and a foreign format version is refused") {
   StackConfig cfg;
-  cfg.resources.push_back(Res("instance.api", {{"name", "api"}, {"region", "eu"}, {"plan", "s-2vcpu-4gb"}}));
+  cfg.resources.push_back(
+      Res("instance.api", {{"name", "api"}, {"region", "eu"}, {"plan", "s-2vcpu-4gb"}}));
   StateSnapshot st;
   st.lineage = "lin-1";
   st.serial = 7;

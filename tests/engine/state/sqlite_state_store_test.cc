@@ -115,8 +115,9 @@ TEST_CASE("sqlite state: the directory is 0700 and the files 0600", "[state]") {
   CHECK(Mode(path + "-wal") == 0600);
 }
 
-TEST_CASE("sqlite state: a symbolic link planted at the state's path is refused, its target untouched",
-          "[state]") {
+TEST_CASE(
+    "sqlite state: a symbolic link planted at the state's path is refused, its target untouched",
+    "[state]") {
   TempDir dir;
   const std::string path = SqliteStateStore::DefaultPath(dir.path());
   std::filesystem::create_directories(dir.path() + "/.cairn");

@@ -74,7 +74,7 @@ class FakeProvider final : public Provider {
 
  private:
   std::mutex mu_;
-  std::map<std::string, std::map<std::string, Value>> live_;  // kind -> id -> attrs
+  std::map<std::string, std::map<std::string, Value>> live_;            // kind -> id -> attrs
   std::map<std::string, std::pair<std::string, RemoteResource>> keys_;  // key -> (body, result)
   std::set<std::string> refused_;
   std::set<std::string> failing_;

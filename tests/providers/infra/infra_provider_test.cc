@@ -668,7 +668,7 @@ TEST_CASE("waits after creates: on an API whose creates are ready at once, the r
   auto before = f.clock.total_slept();
   const size_t reads = f.transport.count();
   REQUIRE(f.provider.Wait(req, {}).status.ok());
-  CHECK(f.clock.total_slept() == before);  // no sleep at all
+  CHECK(f.clock.total_slept() == before);   // no sleep at all
   CHECK(f.transport.count() == reads + 1);  // one read
 
   // Then the API slows down: a first read that misses teaches the next
