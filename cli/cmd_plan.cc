@@ -31,7 +31,8 @@ std::optional<Plan> BuildPlan(EngineSession& session, bool refresh, bool destroy
   po.targets = targets;
   po.replace = replace;
   PlanResult pr =
-      PlanStack(session.config(), *state, session.provider(), session.kinds(), po, stop);
+      PlanStack(session.config(), *state, session.has_provider() ? &session.provider() : nullptr,
+                session.kinds(), po, stop);
   if (!pr.diagnostics.empty()) session.PrintDiagnostics(pr.diagnostics);
   if (!pr.ok()) return std::nullopt;
   pr.plan.stack = session.stack_root();

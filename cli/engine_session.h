@@ -58,7 +58,9 @@ class EngineSession {
   StateStore& store() { return *store_; }
   // False only when opened with create_state = false on a stack without state.
   bool has_state() const { return store_ != nullptr; }
+  // REQUIRES: has_provider() (the session was opened with needs_api).
   Provider& provider() { return *provider_; }
+  bool has_provider() const { return provider_ != nullptr; }
   const std::string& stack_root() const { return stack_root_; }
 
   // Options for MakePlan, Refresh and Apply with the real resolver and id mapping.

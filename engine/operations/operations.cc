@@ -19,20 +19,29 @@ KindCatalog KindCatalogFrom(const SchemaRegistry& registry) {
   return kinds;
 }
 
-PlanResult PlanStack(const StackConfig& config, const StateSnapshot& state, Provider& provider,
+PlanResult PlanStack(const StackConfig& config, const StateSnapshot& state, Provider* provider,
                      const KindCatalog& kinds, const PlanOptions& options, std::stop_token stop) {
+  const bool refresh = options.refresh && !state.resources.empty();
+  const bool read_data = !options.destroy && !config.data.empty();
+  if (provider == nullptr && (refresh || read_data)) {
+    Diagnostic d;
+    d.severity = Severity::kError;
+    d.code = "internal";
+    d.summary = "internal error: planning needs the API but none was opened, please report";
+    return {{}, {std::move(d)}};
+  }
   LiveView live;
-  if (options.refresh && !state.resources.empty()) {
+  if (refresh) {
     RefreshOptions ro;
     ro.canonical_id = options.canonical_id;
     ro.stop = stop;
-    RefreshResult r = Refresh(state, provider, ro);
+    RefreshResult r = Refresh(state, *provider, ro);
     if (!r.ok()) return {{}, std::move(r.diagnostics)};
     live = std::move(r.live);
   }
   PlanOptions po = options;
-  if (!options.destroy && !config.data.empty()) {
-    DataSourcesResult d = ReadDataSources(config.data, provider, stop);
+  if (read_data) {
+    DataSourcesResult d = ReadDataSources(config.data, *provider, stop);
     if (!d.ok()) return {{}, std::move(d.diagnostics)};
     po.data = std::move(d.values);
   }

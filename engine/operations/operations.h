@@ -29,8 +29,10 @@ KindCatalog KindCatalogFrom(const SchemaRegistry& registry);
 // options.refresh is false), reads the stack's data sources (always, unless
 // options.destroy: the plan resolves references to them), and plans. Refresh
 // and data-source problems come back as the result's diagnostics, with no
-// plan made.
-PlanResult PlanStack(const StackConfig& config, const StateSnapshot& state, Provider& provider,
+// plan made. `provider` may be null when neither is needed (no refresh, no
+// data source, or a destroy): a command run without an API; if one is
+// needed all the same, that is an internal error, never a null call.
+PlanResult PlanStack(const StackConfig& config, const StateSnapshot& state, Provider* provider,
                      const KindCatalog& kinds, const PlanOptions& options,
                      std::stop_token stop = {});
 

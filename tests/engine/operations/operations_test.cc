@@ -63,7 +63,7 @@ TEST_CASE("PlanStack refreshes, reads the data sources and plans, or says why it
   st.resources[core.address] = core;
   api.Edit("network", core.id, "name", "renamed");
 
-  PlanResult r = PlanStack(loaded.config, st, api, kinds, Opts());
+  PlanResult r = PlanStack(loaded.config, st, &api, kinds, Opts());
   INFO(r.diagnostics.size());
   REQUIRE(r.ok());
   // The data source's region reached the new volume; the drift is an update.
@@ -86,7 +86,7 @@ TEST_CASE("PlanStack refreshes, reads the data sources and plans, or says why it
   // Without refresh the recorded state is trusted: no drift, data still read.
   PlanOptions no_refresh = Opts();
   no_refresh.refresh = false;
-  PlanResult trusted = PlanStack(loaded.config, st, api, kinds, no_refresh);
+  PlanResult trusted = PlanStack(loaded.config, st, &api, kinds, no_refresh);
   REQUIRE(trusted.ok());
   for (const auto& c : trusted.plan.changes) {
     if (c.address == "network.core") CHECK(c.action == Action::kNoOp);
@@ -96,11 +96,22 @@ TEST_CASE("PlanStack refreshes, reads the data sources and plans, or says why it
   auto missing = Load(
       std::string(kStack).replace(std::string(kStack).find("name: shared}"), 13, "name: nowhere}"));
   REQUIRE(missing.ok());
-  PlanResult none = PlanStack(missing.config, st, api, kinds, Opts());
+  PlanResult none = PlanStack(missing.config, st, &api, kinds, Opts());
   CHECK_FALSE(none.ok());
   REQUIRE_FALSE(none.diagnostics.empty());
   CHECK(none.diagnostics[0].code == "data_not_found");
   CHECK(none.plan.changes.empty());
+
+  // Without an API: what needs one (here the data source) is an internal
+  // error, never a call through a null provider.
+  PlanResult no_api = PlanStack(loaded.config, st, nullptr, kinds, no_refresh);
+  CHECK_FALSE(no_api.ok());
+  REQUIRE_FALSE(no_api.diagnostics.empty());
+  CHECK(no_api.diagnostics[0].code == "internal");
+  // A destroy reads no data source and, without refresh, needs no API.
+  PlanOptions destroy = no_refresh;
+  destroy.destroy = true;
+  CHECK(PlanStack(loaded.config, st, nullptr, kinds, destroy).ok());
 }
 
 TEST_CASE("ReadForImport reads every object first: all or none") {
