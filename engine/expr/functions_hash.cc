@@ -1,0 +1,8 @@
+// Hash functions (filled in by the functions work).
+#include "engine/expr/functions.h"
+
+namespace cairn::expr {
+
+void RegisterHashFunctions(FunctionTable& t) { (void)t; }
+
+}  // namespace cairn::expr

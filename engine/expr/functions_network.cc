@@ -1,0 +1,8 @@
+// Network functions (filled in by the functions work).
+#include "engine/expr/functions.h"
+
+namespace cairn::expr {
+
+void RegisterNetworkFunctions(FunctionTable& t) { (void)t; }
+
+}  // namespace cairn::expr

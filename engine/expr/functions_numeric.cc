@@ -1,0 +1,8 @@
+// Numeric functions (filled in by the functions work).
+#include "engine/expr/functions.h"
+
+namespace cairn::expr {
+
+void RegisterNumericFunctions(FunctionTable& t) { (void)t; }
+
+}  // namespace cairn::expr
