@@ -679,6 +679,7 @@ class ApplyRun {
       MutexLock lock(mu_);
       auto it = values_.find(addr.ToString());
       if (it == values_.end()) return std::nullopt;
+      if (attr.empty()) return it->second;  // the whole object
       if (it->second.contains(attr)) return it->second.at(attr);
       return Value(nullptr);
     };

@@ -1,5 +1,7 @@
 #include "engine/expr/ast.h"
 
+#include <algorithm>
+
 namespace cairn::expr {
 namespace {
 
@@ -225,7 +227,66 @@ void PrintTo(std::string& out, const Node& n) {
   }
 }
 
+void CollectTraversals(const Node& n, std::vector<std::string>& bound,
+                       std::vector<Traversal>& out) {
+  if (n.kind == NodeKind::kGetAttr || n.kind == NodeKind::kIndex || n.kind == NodeKind::kVariable) {
+    // Walk down to the root; every key on the way is an expression of its own.
+    std::vector<const Node*> chain;
+    const Node* cur = &n;
+    while (cur->kind == NodeKind::kGetAttr || cur->kind == NodeKind::kIndex) {
+      chain.push_back(cur);
+      cur = cur->kids[0].get();
+    }
+    for (const Node* link : chain) {
+      if (link->kind == NodeKind::kIndex) CollectTraversals(*link->kids[1], bound, out);
+    }
+    if (cur->kind != NodeKind::kVariable) {
+      CollectTraversals(*cur, bound, out);
+      return;
+    }
+    if (std::find(bound.begin(), bound.end(), cur->name) != bound.end()) return;
+    Traversal t;
+    t.root = cur;
+    t.whole = &n;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      Traversal::Step step;
+      step.attr = (*it)->kind == NodeKind::kGetAttr;
+      if (step.attr) {
+        step.name = (*it)->name;
+      } else {
+        step.key = (*it)->kids[1].get();
+      }
+      t.steps.push_back(std::move(step));
+    }
+    out.push_back(std::move(t));
+    return;
+  }
+  if (n.kind == NodeKind::kFor || n.kind == NodeKind::kTemplateFor) {
+    CollectTraversals(*n.kids[0], bound, out);
+    bound.push_back(n.name);
+    if (!n.key_var.empty()) bound.push_back(n.key_var);
+    for (size_t i = 1; i < n.kids.size(); ++i) {
+      if (n.kids[i]) CollectTraversals(*n.kids[i], bound, out);
+    }
+    bound.resize(bound.size() - (n.key_var.empty() ? 1 : 2));
+    return;
+  }
+  if (n.kind == NodeKind::kSplat) {
+    CollectTraversals(*n.kids[0], bound, out);
+    if (n.kids[1]) CollectTraversals(*n.kids[1], bound, out);  // keys in the element steps
+    return;
+  }
+  for (const NodePtr& k : n.kids) {
+    if (k) CollectTraversals(*k, bound, out);
+  }
+}
+
 }  // namespace
+
+void Traversals(const Node& n, std::vector<Traversal>& out) {
+  std::vector<std::string> bound;
+  CollectTraversals(n, bound, out);
+}
 
 NodePtr MakeLiteral(Value v, uint32_t begin, uint32_t end) {
   auto n = std::make_shared<Node>();

@@ -80,6 +80,25 @@ std::string Print(const Node& n);
 // in "${...}"; any other expression as "${...}" around it.
 std::string PrintTemplate(const Node& n);
 
+// A chain of names from a root name, as written: `var.x`, `network.main[0].id`,
+// `instance.node[each.key]`. What it refers to is the scope's business;
+// this is what a reference walk (dependencies, redaction) reads.
+struct Traversal {
+  const Node* root = nullptr;   // the kVariable
+  const Node* whole = nullptr;  // the outermost node of the chain
+  struct Step {
+    bool attr = true;
+    std::string name;           // attr: the attribute
+    const Node* key = nullptr;  // an index: its expression
+  };
+  std::vector<Step> steps;
+};
+
+// Every traversal in `n`, outermost first, each chain once (its longest
+// form); names a `for` or a template `for` binds are not traversals, and
+// neither are the element steps of a splat (`a[*].b` is the traversal `a`).
+void Traversals(const Node& n, std::vector<Traversal>& out);
+
 // True when the two trees are the same but for their byte ranges.
 bool SameTree(const Node& a, const Node& b);
 

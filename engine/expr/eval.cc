@@ -25,7 +25,7 @@ std::string Noun(const Value& v) { return std::string(Article(v.type())) + " " +
 // The roots Scope::Named answers: `root.attr`.
 bool IsNamedRoot(const std::string& r) {
   return r == "var" || r == "local" || r == "count" || r == "each" || r == "path" || r == "self" ||
-         r == "terraform";
+         r == "terraform" || r == "env";
 }
 
 struct Silence {
@@ -216,6 +216,14 @@ Evaluator::Operand Evaluator::Chain(const Node& n) {
           o.a = "data." + o.a;
           o.module = d == std::string::npos ? "" : o.module.substr(0, d);
         }
+        return o;
+      }
+      if (obj.kind == Operand::kModules && options_.qualified_refs && key.is_string() &&
+          key.as_string().rfind("module.", 0) == 0) {
+        // The loader's form of a module instance anywhere in the tree:
+        // module["module.app[0].module.db"].
+        o.kind = Operand::kModule;
+        o.a = key.as_string();
         return o;
       }
       if (obj.kind == Operand::kResource || obj.kind == Operand::kModule) {
@@ -780,8 +788,69 @@ Value Evaluator::For(const Node& n) {
   return Value::MakeMap(std::move(out_map));
 }
 
+namespace {
+
+// The innermost step of a splat's traversal when it reads an attribute of
+// the element: `[*].id...` gives "id".
+const Node* FirstSplatStep(const Node* trav) {
+  const Node* step = nullptr;
+  while (trav && trav->kind != NodeKind::kSplatItem) {
+    step = trav;
+    trav = trav->kids[0].get();
+  }
+  return step;
+}
+
+// `trav` with its kSplatItem replaced by `item`.
+NodePtr SubstituteSplatItem(const Node& trav, const NodePtr& item) {
+  if (trav.kind == NodeKind::kSplatItem) return item;
+  auto copy = std::make_shared<Node>(trav);
+  copy->kids[0] = SubstituteSplatItem(*trav.kids[0], item);
+  return copy;
+}
+
+// `trav` with its step `first` (an attribute of the element) taken as the
+// element itself: what is left to apply to each attribute value.
+NodePtr AfterFirstStep(const Node& trav, const Node* first) {
+  if (&trav == first) {
+    auto item = std::make_shared<Node>();
+    item->kind = NodeKind::kSplatItem;
+    return item;
+  }
+  auto copy = std::make_shared<Node>(trav);
+  copy->kids[0] = AfterFirstStep(*trav.kids[0], first);
+  return copy;
+}
+
+}  // namespace
+
 Value Evaluator::Splat(const Node& n) {
-  Value source = Eval(*n.kids[0]);
+  const Node* first = n.kids[1] ? FirstSplatStep(n.kids[1].get()) : nullptr;
+  if (first && first->kind == NodeKind::kGetAttr &&
+      (n.kids[0]->kind == NodeKind::kGetAttr || n.kids[0]->kind == NodeKind::kIndex)) {
+    Operand o = Chain(*n.kids[0]);
+    if (o.kind == Operand::kResource) {
+      if (auto all = scope_.ResourceSplat(o.module, o.a, o.b, first->name, n, *this)) {
+        if (all->is_unknown() || first == n.kids[1].get()) return *all;
+        // The rest of the traversal, on each element.
+        NodePtr rest = AfterFirstStep(*n.kids[1], first);
+        List out;
+        for (const Value& item : all->items()) {
+          Value saved = std::move(splat_item_);
+          splat_item_ = item;
+          out.push_back(Eval(*rest));
+          splat_item_ = std::move(saved);
+        }
+        return Value::MakeList(std::move(out)).WithMarksOf(*all);
+      }
+    }
+    Value source = Materialize(std::move(o), *n.kids[0]);
+    return SplatOver(n, source);
+  }
+  return SplatOver(n, Eval(*n.kids[0]));
+}
+
+Value Evaluator::SplatOver(const Node& n, Value source) {
   if (source.is_unknown()) return source;
   auto apply = [&](const Value& item) {
     if (!n.kids[1]) return item;
@@ -835,13 +904,18 @@ void Evaluator::TemplateAppend(const Node& part, std::string& out, Value& marks,
     return;
   }
   if (v.is_null()) {
-    Error(part, "invalid_interpolation", "cannot interpolate null into a string",
+    std::string what = Print(part);
+    Error(part, "invalid_interpolation",
+          "cannot interpolate " + (what.size() <= 60 ? what + ", which is null," : "null") +
+              " into a string",
           "use coalesce() or a conditional to give a default");
     return;
   }
   auto s = ToStringValue(v);
   if (!s) {
-    Error(part, "invalid_interpolation", "cannot interpolate " + Noun(v) + " into a string",
+    std::string what = Print(part);
+    what = what.size() <= 60 ? what + ", " + Noun(v) : Noun(v);
+    Error(part, "invalid_interpolation", "cannot interpolate " + what + ", into a string",
           "use it as the whole value (\"${...}\" alone), or join() or jsonencode() it");
     return;
   }
@@ -933,8 +1007,24 @@ NodePtr Evaluator::Residual(const Node& n) {
     case NodeKind::kSplatItem:
       return std::make_shared<Node>(n);
     case NodeKind::kSplat: {
+      NodePtr source = Residual(*n.kids[0]);
+      if (source->kind == NodeKind::kObject && n.kids[0]->kind != NodeKind::kObject) {
+        // A for_each resource's instances: their values, in key order.
+        auto values = std::make_shared<Node>(*source);
+        values->kind = NodeKind::kTuple;
+        values->kids.clear();
+        for (size_t i = 1; i < source->kids.size(); i += 2) values->kids.push_back(source->kids[i]);
+        source = values;
+      }
+      if (source->kind == NodeKind::kTuple && n.kids[1]) {
+        // Over a list written out (a resource's instances): the traversal
+        // of each element, so that each reads one instance.
+        auto tuple = std::make_shared<Node>(*source);
+        for (NodePtr& item : tuple->kids) item = SubstituteSplatItem(*n.kids[1], item);
+        return tuple;
+      }
       // The traversal is applied to elements only known later: it stays.
-      return Rebuilt(n, {Residual(*n.kids[0]), n.kids[1]});
+      return Rebuilt(n, {source, n.kids[1]});
     }
     case NodeKind::kTemplateFor: {
       auto copy = std::make_shared<Node>(n);
@@ -953,6 +1043,17 @@ NodePtr Evaluator::Residual(const Node& n) {
       if (n.kind == NodeKind::kTemplate) {
         // Neighbouring literal text merges again.
         std::vector<NodePtr> merged;
+        // A template interpolated whole (a variable's residual) adds its
+        // parts.
+        std::vector<NodePtr> flat;
+        for (NodePtr& k : kids) {
+          if (k->kind == NodeKind::kTemplate) {
+            flat.insert(flat.end(), k->kids.begin(), k->kids.end());
+          } else {
+            flat.push_back(std::move(k));
+          }
+        }
+        kids = std::move(flat);
         for (NodePtr& k : kids) {
           if (k->kind == NodeKind::kLiteral && k->value.is_string() && !k->value.sensitive() &&
               !merged.empty() && merged.back()->kind == NodeKind::kLiteral &&

@@ -70,7 +70,8 @@ class Scope {
     return std::nullopt;
   }
 
-  // `root.attr` for root var, local, count, each, path, self, terraform.
+  // `root.attr` for root var, local, count, each, path, self, terraform,
+  // env (Cairn's: an environment variable).
   virtual Value Named(const std::string& root, const std::string& attr, const Node& at,
                       Evaluator& ev);
 
@@ -84,9 +85,21 @@ class Scope {
                          const std::string& name, const Value* key, const std::string* attr,
                          const Node& at, Evaluator& ev);
 
+  // `KIND.NAME[*].ATTR`: the attribute of every instance, as a list; null
+  // (the default) to read the resource whole and take the attribute of each
+  // element. Lets a scope check the attribute once for all instances.
+  virtual std::optional<Value> ResourceSplat(const std::string& module, const std::string& kind,
+                                             const std::string& name, const std::string& attr,
+                                             const Node& at, Evaluator& ev) {
+    (void)module, (void)kind, (void)name, (void)attr, (void)at, (void)ev;
+    return std::nullopt;
+  }
+
   // `module.NAME`, `module.NAME[KEY]`, `module.NAME[KEY].OUTPUT`: `key` and
-  // `output` null when not written. The module itself is an object of its
-  // outputs (or a list or map of them with count or for_each).
+  // `output` null when not written. In text the loader wrote, `name` may be a
+  // whole module instance path instead, "module.app[0].module.db"
+  // (module["module.app[0].module.db"].OUTPUT), with `key` null. The module itself is an object of
+  // its outputs (or a list or map of them with count or for_each).
   virtual Value Module(const std::string& name, const Value* key, const std::string* output,
                        const Node& at, Evaluator& ev);
 
@@ -168,6 +181,7 @@ class Evaluator {
   Value Call(const Node& n);
   Value For(const Node& n);
   Value Splat(const Node& n);
+  Value SplatOver(const Node& n, Value source);
   Value Template(const Node& n);
   Value TemplateFor(const Node& n, std::string& out, Value& marks, bool& unknown);
   void TemplateAppend(const Node& part, std::string& out, Value& marks, bool& unknown);

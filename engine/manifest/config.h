@@ -114,8 +114,9 @@ struct StackConfig {
 };
 
 // Resolves the attribute `attr` of resource `addr` (an instance address,
-// never [*]) to its value, or nullopt when the resource has no such value
-// yet. The caller returns UnknownValue() for "known only after apply".
+// never [*]) to its value ("": the whole object), or nullopt when the
+// resource has no such value yet. The caller returns UnknownValue() for
+// "known only after apply".
 using AttributeLookup =
     std::function<std::optional<Value>(const ResourceAddress& addr, const std::string& attr)>;
 

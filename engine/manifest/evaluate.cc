@@ -3,58 +3,399 @@
 #include <algorithm>
 
 #include "base/private_key.h"
+#include "engine/expr/eval.h"
+#include "engine/expr/parser.h"
 
 namespace cairn {
 namespace {
-
-// each.value, or each.value.FIELD.SUBFIELD; null when a field is missing.
-const Value* EachField(const Value* cur, const std::string& path) {
-  size_t pos = 0;
-  while (cur && !path.empty() && pos <= path.size()) {
-    size_t dot = path.find('.', pos);
-    std::string field = path.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
-    cur = (cur->is_object() && cur->contains(field)) ? &(*cur)[field] : nullptr;
-    if (dot == std::string::npos) break;
-    pos = dot + 1;
-  }
-  return cur;
-}
-
-// Why reference `e` may not appear here, or "" when it may.
-std::string RefusedReference(const Expression& e, const EvalInputs& in, bool exact,
-                             std::string& code, std::string& detail) {
-  if (!in.resource_refs) {
-    code = "reference_not_allowed";
-    detail = "use a variable or a literal value here";
-    return std::string(in.where) + " cannot refer to " + e.ToString() +
-           (e.type == Expression::Type::kModuleOutput
-                ? ": a module's outputs are known only when the stack is loaded"
-                : ": resource attributes are known only during apply");
-  }
-  if (e.type == Expression::Type::kResource && !in.module.empty() &&
-      e.target.kind.rfind("data.", 0) == 0) {
-    code = "module_data_reference";
-    detail =
-        "data sources belong to the stack: pass ${" + e.ToString() + "} to the module as an input";
-    return "a module cannot read the stack's data source " + e.target.BaseString();
-  }
-  if (e.type == Expression::Type::kResource && !e.target.module.empty()) {
-    code = "module_internal_reference";
-    detail = "refer to one of the module's outputs: ${module.NAME.OUTPUT}";
-    return "cannot refer to " + e.ToString() + ": a module's resources are its own";
-  }
-  if (e.splat && !exact) {
-    code = "splat_in_string";
-    detail = "use it as the whole value: \"${" + e.ToString() + "}\"";
-    return "cannot interpolate " + e.ToString() + ", a list, into a string";
-  }
-  return "";
-}
 
 bool HoldsPrivateKey(const Value& v) {
   if (v.is_string()) return FindPrivateKey(v.get_ref<const std::string&>()).found();
   if (v.is_structured()) return std::any_of(v.begin(), v.end(), HoldsPrivateKey);
   return false;
+}
+
+// An address index from an evaluated key, or nullopt when the key cannot be
+// one (reported by the caller).
+std::optional<AddressIndex> IndexOf(const expr::Value& key) {
+  if (key.is_number() && key.as_number().is_int && key.as_number().i >= 0 &&
+      key.as_number().i <= INT32_MAX) {
+    return AddressIndex(static_cast<int>(key.as_number().i));
+  }
+  if (key.is_string()) return AddressIndex(key.as_string());
+  return std::nullopt;
+}
+
+expr::Value IndexValue(const AddressIndex& i) {
+  if (const int* n = std::get_if<int>(&i)) return expr::Value::Int(*n);
+  if (const std::string* s = std::get_if<std::string>(&i)) return expr::Value::String(*s);
+  return expr::Value();
+}
+
+// The scope of a manifest string: EvalInputs behind the expression
+// language's Scope, references recorded as they are read.
+class LoadScope : public expr::Scope {
+ public:
+  LoadScope(const EvalInputs& in, const std::function<SourceLocation(size_t, size_t)>& locate,
+            Evaluated& result)
+      : in_(in), locate_(locate), result_(result) {}
+
+  SourceLocation At(const expr::Node& n) const { return locate_(n.begin, n.end - n.begin); }
+
+  expr::Value Named(const std::string& root, const std::string& attr, const expr::Node& at,
+                    expr::Evaluator& ev) override {
+    if (root == "var") return Variable(attr, at, ev);
+    if (root == "local") {
+      std::optional<LocalValue> v;
+      if (in_.local) v = in_.local(attr, At(at));
+      if (!v) {
+        ev.Error(at, "", "");  // reported by the callee; marks the evaluation failed
+        return expr::Value::Unknown();
+      }
+      if (v->residual) Derive(*v->residual, at);
+      return v->value;
+    }
+    if (root == "count") {
+      if (attr != "index") {
+        ev.Error(at, "invalid_reference", "count has only one attribute: count.index");
+      } else if (!in_.count_index) {
+        ev.Error(at, "count_outside_count",
+                 "count.index is only available in a resource with count");
+      } else {
+        return expr::Value::Int(*in_.count_index);
+      }
+      return expr::Value::Unknown();
+    }
+    if (root == "each") {
+      if (attr != "key" && attr != "value") {
+        ev.Error(at, "invalid_reference", "each has two attributes: each.key and each.value");
+      } else if (!in_.each_key) {
+        ev.Error(at, "each_outside_for_each",
+                 "each." + attr + " is only available in a resource with for_each");
+      } else if (attr == "key") {
+        return expr::Value::String(*in_.each_key);
+      } else {
+        return in_.each_value ? FromExpressionForm(*in_.each_value) : expr::Value();
+      }
+      return expr::Value::Unknown();
+    }
+    if (root == "path") {
+      if (attr == "module") return expr::Value::String(in_.path_module);
+      if (attr == "root") return expr::Value::String(in_.path_root);
+      ev.Error(at, "invalid_reference",
+               "path." + attr + " is not available: path.module and path.root are");
+      return expr::Value::Unknown();
+    }
+    if (root == "env") {
+      const char* env = in_.getenv ? in_.getenv(attr.c_str()) : nullptr;
+      if (!IsEnvName(attr)) {
+        ev.Error(at, "invalid_expression", "\"" + attr + "\" is not an environment variable name");
+      } else if (!env) {
+        ev.Error(at, "unset_env", "environment variable " + attr + " is not set");
+      } else if (FindPrivateKey(env).found()) {
+        ev.Error(at, "private_key_material", "private key material in environment variable " + attr,
+                 "only public keys belong in a stack; the key is not shown");
+      } else {
+        return expr::Value::String(env);
+      }
+      return expr::Value::Unknown();
+    }
+    if (root == "self") {
+      ev.Error(at, "invalid_reference", "self is only available in a resource's postconditions");
+      return expr::Value::Unknown();
+    }
+    ev.Error(at, "invalid_reference", root + "." + attr + " is not available in Cairn");
+    return expr::Value::Unknown();
+  }
+
+  expr::Value Variable(const std::string& name, const expr::Node& at, expr::Evaluator& ev) {
+    std::optional<Value> v;
+    if (in_.variable) v = in_.variable(name, At(at));
+    if (!v) {
+      ev.Error(at, "", "");  // reported by the callee
+      return expr::Value::Unknown();
+    }
+    expr::Value value = FromExpressionForm(*v);
+    if (!value.WhollyKnown()) {
+      if (expr::NodePtr residual = NodeFromExpressionForm(*v)) Derive(*residual, at);
+    }
+    if (in_.variable_sensitive && in_.variable_sensitive(name))
+      value = value.MarkedSensitive("var." + name);
+    return value;
+  }
+
+  // The qualified base address of a resource written in this scope, or
+  // given qualified by the loader's text.
+  ResourceAddress Target(const std::string& module, const std::string& kind,
+                         const std::string& name) const {
+    ResourceAddress t;
+    t.kind = kind;
+    t.name = name;
+    if (!module.empty()) {
+      if (auto path = ParseModulePath(module)) t.module = std::move(*path);
+    } else if (kind.rfind("data.", 0) != 0) {
+      t.module = in_.module;
+    }
+    return t;
+  }
+
+  expr::Value Resource(const std::string& module, const std::string& kind, const std::string& name,
+                       const expr::Value* key, const std::string* attr, const expr::Node& at,
+                       expr::Evaluator& ev) override {
+    Expression e;
+    e.type = Expression::Type::kResource;
+    e.target = Target(module, kind, name);
+    e.begin = at.begin;
+    e.end = at.end;
+    if (attr) e.attr = *attr;
+    if (key) {
+      auto index = IndexOf(*key);
+      if (!index) {
+        ev.Error(at, "invalid_index",
+                 "an instance of " + kind + "." + name +
+                     " is named by a whole number (count) or a string (for_each), not " +
+                     expr::ToSource(*key));
+        return expr::Value::Unknown();
+      }
+      e.target.index = *index;
+    } else if (!attr) {
+      e.splat = true;  // used whole
+    }
+    if (!in_.resource_refs) {
+      ev.Error(at, "reference_not_allowed",
+               std::string(in_.where) + " cannot refer to " + e.ToString() +
+                   ": resource attributes are known only during apply",
+               "use a variable or a literal value here");
+      return expr::Value::Unknown();
+    }
+    if (kind.rfind("data.", 0) == 0 && !in_.module.empty() && module.empty()) {
+      ev.Error(at, "module_data_reference",
+               "a module cannot read the stack's data source " + e.target.BaseString(),
+               "data sources belong to the stack: pass ${" + e.ToString() +
+                   "} to the module as an input");
+      return expr::Value::Unknown();
+    }
+    if (recording) result_.references.push_back({e, At(at), false, Rewriting()});
+    // What is known of it at load: its shape, not its attributes.
+    const ResourceShape* shape = in_.shape ? in_.shape(e.target.BaseString()) : nullptr;
+    if (attr || !shape) return expr::Value::Unknown();
+    // An instance: its attributes, each known after apply (never a value
+    // known at load, so that the reference is kept).
+    auto object = [&] {
+      if (!shape->attributes || shape->attributes->empty()) return expr::Value::Unknown();
+      expr::Map m;
+      for (const std::string& a : *shape->attributes) m.emplace(a, expr::Value::Unknown());
+      return expr::Value::MakeMap(std::move(m));
+    };
+    if (key || shape->mode == Instances::Mode::kSingle) return object();
+    if (shape->mode == Instances::Mode::kCount) {
+      return expr::Value::MakeList(expr::List(shape->indexes.size(), object()));
+    }
+    expr::Map m;
+    for (const AddressIndex& i : shape->indexes) {
+      if (const std::string* k = std::get_if<std::string>(&i)) m.emplace(*k, object());
+    }
+    return expr::Value::MakeMap(std::move(m));
+  }
+
+  std::optional<expr::Value> ResourceSplat(const std::string& module, const std::string& kind,
+                                           const std::string& name, const std::string& attr,
+                                           const expr::Node& at, expr::Evaluator& ev) override {
+    Expression e;
+    e.type = Expression::Type::kResource;
+    e.target = Target(module, kind, name);
+    e.splat = true;
+    e.attr = attr;
+    e.begin = at.begin;
+    e.end = at.end;
+    if (!in_.resource_refs) {
+      ev.Error(at, "reference_not_allowed",
+               std::string(in_.where) + " cannot refer to " + e.ToString() +
+                   ": resource attributes are known only during apply",
+               "use a variable or a literal value here");
+      return expr::Value::Unknown();
+    }
+    if (recording) result_.references.push_back({e, At(at), false, Rewriting()});
+    const ResourceShape* shape = in_.shape ? in_.shape(e.target.BaseString()) : nullptr;
+    if (!shape) return expr::Value::Unknown();
+    return expr::Value::MakeList(expr::List(shape->indexes.size(), expr::Value::Unknown()));
+  }
+
+  expr::Value Module(const std::string& name, const expr::Value* key, const std::string* output,
+                     const expr::Node& at, expr::Evaluator& ev) override {
+    Expression e;
+    e.type = Expression::Type::kModuleOutput;
+    e.begin = at.begin;
+    e.end = at.end;
+    if (!ModulePath(name, key, e.target.module)) {
+      ev.Error(at, "invalid_index", "a module instance is named by a whole number or a string");
+      return expr::Value::Unknown();
+    }
+    if (!output) {
+      ev.Error(at, "invalid_reference",
+               "refer to one of the module's outputs: module." + name + ".OUTPUT");
+      return expr::Value::Unknown();
+    }
+    e.attr = *output;
+    if (in_.module_output) {
+      auto v = in_.module_output(e.target.module, *output);
+      if (!v) {
+        ev.Error(at, "", "");  // reported where the output is
+        return expr::Value::Unknown();
+      }
+      expr::Value value = FromExpressionForm(*v);
+      if (!value.WhollyKnown()) {
+        if (expr::NodePtr residual = NodeFromExpressionForm(*v)) Derive(*residual, at);
+      }
+      return value;
+    }
+    if (!in_.resource_refs) {
+      ev.Error(at, "reference_not_allowed",
+               std::string(in_.where) + " cannot refer to " + e.ToString() +
+                   ": a module's outputs are known only when the stack is loaded",
+               "use a variable or a literal value here");
+      return expr::Value::Unknown();
+    }
+    if (recording) result_.references.push_back({e, At(at), false, false});
+    return expr::Value::Unknown();
+  }
+
+  // The module instance `name` (with `key`) written in this scope, or the
+  // path the loader wrote.
+  bool ModulePath(const std::string& name, const expr::Value* key,
+                  std::vector<ModuleStep>& path) const {
+    if (name.rfind("module.", 0) == 0) {
+      auto parsed = ParseModulePath(name);
+      if (!parsed) return false;
+      path = std::move(*parsed);
+      return true;
+    }
+    path = in_.module;
+    ModuleStep step{name, {}};
+    if (key) {
+      auto index = IndexOf(*key);
+      if (!index) return false;
+      step.index = *index;
+    }
+    path.push_back(std::move(step));
+    return true;
+  }
+
+  expr::NodePtr ResidualNamed(const std::string& root, const std::string& attr,
+                              const expr::Node& at) override {
+    (void)at;
+    if (root == "var" && in_.variable) {
+      auto v = in_.variable(attr, {});
+      if (v) return NodeFromExpressionForm(*v);
+    }
+    if (root == "local" && in_.local) {
+      auto v = in_.local(attr, {});
+      if (v && v->residual) return v->residual;
+    }
+    return nullptr;
+  }
+
+  expr::NodePtr ResidualResource(const std::string& module, const std::string& kind,
+                                 const std::string& name, const expr::Value* key,
+                                 const std::string* attr, const expr::Node& at) override {
+    (void)at;
+    ResourceAddress t = Target(module, kind, name);
+    expr::NodePtr base;
+    if (!t.module.empty()) {
+      base = expr::MakeIndex(expr::MakeVariable("resource"),
+                             expr::MakeLiteral(expr::Value::String(t.BaseString())));
+    } else if (kind.rfind("data.", 0) == 0) {
+      base = expr::MakeGetAttr(expr::MakeGetAttr(expr::MakeVariable("data"), kind.substr(5)), name);
+    } else {
+      base = expr::MakeGetAttr(expr::MakeVariable(kind), name);
+    }
+    if (!key && !attr) {
+      // Used whole: the list or map of its instances, so that apply reads
+      // each one.
+      const ResourceShape* shape = in_.shape ? in_.shape(t.BaseString()) : nullptr;
+      if (!shape || shape->mode == Instances::Mode::kSingle) return base;
+      auto n = std::make_shared<expr::Node>();
+      n->kind =
+          shape->mode == Instances::Mode::kCount ? expr::NodeKind::kTuple : expr::NodeKind::kObject;
+      for (const AddressIndex& i : shape->indexes) {
+        expr::NodePtr inst = expr::MakeIndex(base, expr::MakeLiteral(IndexValue(i)));
+        if (n->kind == expr::NodeKind::kObject) n->kids.push_back(expr::MakeLiteral(IndexValue(i)));
+        n->kids.push_back(std::move(inst));
+      }
+      return n;
+    }
+    if (key) base = expr::MakeIndex(base, expr::MakeLiteral(*key));
+    if (attr) base = expr::MakeGetAttr(base, *attr);
+    return base;
+  }
+
+  expr::NodePtr ResidualModule(const std::string& name, const expr::Value* key,
+                               const std::string* output, const expr::Node& at) override {
+    (void)at;
+    std::vector<ModuleStep> path;
+    if (!output || !ModulePath(name, key, path)) return nullptr;
+    if (in_.module_output) {
+      auto v = in_.module_output(path, *output);
+      return v ? NodeFromExpressionForm(*v) : nullptr;
+    }
+    std::string text = ModulePathPrefix(path);
+    text.pop_back();  // the trailing "."
+    return expr::MakeGetAttr(
+        expr::MakeIndex(expr::MakeVariable("module"), expr::MakeLiteral(expr::Value::String(text))),
+        *output);
+  }
+
+  std::optional<std::string> ReadFile(const std::string& path, const expr::Node& at,
+                                      expr::Evaluator& ev) override {
+    std::optional<std::string> content;
+    if (in_.read_file) content = in_.read_file(path, At(at));
+    if (!content) {
+      ev.Error(at, "", "");  // reported by the callee
+    }
+    return content;
+  }
+
+  std::optional<bool> FileExists(const std::string& path, const expr::Node&,
+                                 expr::Evaluator&) override {
+    return in_.file_exists ? in_.file_exists(path) : false;
+  }
+
+  // The references in a residual that took the place of `at`: they join
+  // the graph here, reported where they were written.
+  void Derive(const expr::Node& residual, const expr::Node& at) {
+    if (!recording) return;
+    for (Expression& e : ReferencesIn(residual)) {
+      result_.references.push_back({std::move(e), At(at), false, true});
+    }
+  }
+
+  // Evaluating text the loader wrote again (EvalInputs::module_output).
+  bool Rewriting() const { return static_cast<bool>(in_.module_output); }
+
+  // Off while the residual is made: it evaluates parts again, and what
+  // they read was recorded the first time.
+  bool recording = true;
+
+ private:
+  const EvalInputs& in_;
+  const std::function<SourceLocation(size_t, size_t)>& locate_;
+  Evaluated& result_;
+};
+
+// Whether the tree is a reference and nothing else: `network.main.id`,
+// `instance.web[*].id`.
+bool IsTraversal(const expr::Node& n) {
+  switch (n.kind) {
+    case expr::NodeKind::kGetAttr:
+    case expr::NodeKind::kIndex:
+      return IsTraversal(*n.kids[0]);
+    case expr::NodeKind::kSplat:
+      return IsTraversal(*n.kids[0]);
+    case expr::NodeKind::kVariable:
+      return true;
+    default:
+      return false;
+  }
 }
 
 }  // namespace
@@ -85,123 +426,55 @@ Evaluated EvaluateString(const std::string& text, const EvalInputs& in,
                          const std::function<SourceLocation(size_t, size_t)>& locate,
                          std::vector<Diagnostic>& diags) {
   Evaluated result;
-  auto parsed = ParseTemplate(text);
-  if (auto* err = std::get_if<TemplateError>(&parsed)) {
-    AddError(diags, "invalid_expression", err->message, locate(err->offset, err->length));
-    result.value = text;
+  expr::NodePtr tree;
+  if (in.parsed) {
+    auto cached = in.parsed->find(text);
+    if (cached != in.parsed->end()) tree = cached->second;
+  }
+  if (!tree) {
+    auto parsed = expr::ParseTemplate(text);
+    if (auto* err = std::get_if<expr::ParseError>(&parsed)) {
+      AddError(diags, "invalid_expression", err->message,
+               locate(err->begin, std::max<uint32_t>(1, err->end - err->begin)));
+      result.value = text;
+      result.failed = true;
+      return result;
+    }
+    tree = std::get<expr::NodePtr>(parsed);
+    if (in.parsed) in.parsed->emplace(text, tree);
+  }
+  LoadScope scope(in, locate, result);
+  std::vector<expr::EvalError> errors;
+  expr::EvalOptions options;
+  options.qualified_refs = static_cast<bool>(in.module_output);
+  expr::Evaluator ev(scope, errors, options);
+  expr::Value v = ev.Eval(*tree);
+  for (expr::EvalError& e : errors) {
+    if (e.code.empty()) continue;  // reported by an input's callee
+    AddError(diags, e.code, e.message, locate(e.begin, std::max<uint32_t>(1, e.end - e.begin)),
+             e.detail);
+  }
+  if (ev.failed()) {
+    result.value = text;  // left as written (reported)
     result.failed = true;
     return result;
   }
-  auto& t = std::get<Template>(parsed);
-  const bool exact = t.exact();
-  bool keeps_refs = false;
-  std::string out;
-  Value exact_value;
-  for (auto& part : t.parts) {
-    if (auto* lit = std::get_if<std::string>(&part)) {
-      out += EscapeTemplateLiteral(*lit);
-      continue;
-    }
-    const Expression& e = std::get<Expression>(part);
-    SourceLocation at = locate(e.begin, e.end - e.begin);
-    std::optional<Value> v;
-    switch (e.type) {
-      case Expression::Type::kVar:
-        if (in.variable) v = in.variable(e.name, at);
-        if (v && in.variable_sensitive && in.variable_sensitive(e.name) &&
-            std::find(result.sensitive.begin(), result.sensitive.end(), e.name) ==
-                result.sensitive.end()) {
-          result.sensitive.push_back(e.name);
-        }
-        break;
-      case Expression::Type::kEnv: {
-        const char* env = in.getenv ? in.getenv(e.name.c_str()) : nullptr;
-        if (!IsEnvName(e.name)) {
-          AddError(diags, "invalid_expression",
-                   "\"" + e.name + "\" is not an environment variable name", at);
-        } else if (!env) {
-          AddError(diags, "unset_env", "environment variable " + e.name + " is not set", at);
-        } else if (FindPrivateKey(env).found()) {
-          AddError(diags, "private_key_material",
-                   "private key material in environment variable " + e.name, at,
-                   "only public keys belong in a stack; the key is not shown");
-        } else {
-          v = Value(EscapeTemplateLiteral(env));
-        }
-        break;
-      }
-      case Expression::Type::kCountIndex:
-        if (in.count_index) {
-          v = Value(*in.count_index);
-        } else {
-          AddError(diags, "count_outside_count",
-                   "count.index is only available in a resource with count", at);
-        }
-        break;
-      case Expression::Type::kEachKey:
-      case Expression::Type::kEachValue:
-        if (!in.each_key) {
-          AddError(diags, "each_outside_for_each",
-                   e.ToString() + " is only available in a resource with for_each", at);
-        } else if (e.type == Expression::Type::kEachKey) {
-          v = Value(EscapeTemplateLiteral(*in.each_key));
-        } else if (const Value* field = EachField(in.each_value, e.name)) {
-          v = EscapeTemplateValue(*field);
-        } else {
-          AddError(diags, "unknown_each_field",
-                   "each.value has no field \"" + e.name + "\" for key \"" + *in.each_key + "\"",
-                   at);
-        }
-        break;
-      case Expression::Type::kFile:
-        if (in.read_file) {
-          if (auto content = in.read_file(e.name, at)) v = Value(EscapeTemplateLiteral(*content));
-        }
-        break;
-      case Expression::Type::kResource:
-      case Expression::Type::kModuleOutput: {
-        std::string code, detail;
-        if (std::string why = RefusedReference(e, in, exact, code, detail); !why.empty()) {
-          AddError(diags, code, why, at, detail);
-          result.failed = true;
-          break;
-        }
-        // Inside a module, names are the module's own: its path goes in front.
-        Expression whole = e;
-        whole.target.module.insert(whole.target.module.begin(), in.module.begin(), in.module.end());
-        keeps_refs = true;
-        out += "${" + whole.ToString() + "}";
-        result.references.push_back({std::move(whole), at, exact});
-        continue;
-      }
-    }
-    if (!v) {
-      result.failed = true;
-      continue;
-    }
-    if (exact) {
-      exact_value = std::move(*v);
-    } else if (v->is_structured()) {
-      AddError(diags, "invalid_interpolation",
-               "cannot interpolate " + e.ToString() + ", " + ValueTypeNoun(*v) + ", into a string",
-               at, "use it as the whole value: \"${" + e.ToString() + "}\"");
-      result.failed = true;
-    } else {
-      out += InterpolationText(*v);
-    }
+  if (IsTraversal(*tree)) {
+    for (FoundReference& r : result.references) r.exact = !r.derived;
   }
-  if (result.failed) {
-    result.value = text;  // left as written (reported)
-  } else if (exact && !keeps_refs) {
-    result.value = std::move(exact_value);
+  v.DeepSensitive(&result.sensitive);
+  if (v.WhollyKnown()) {
+    result.value = ToExpressionForm(v);
   } else {
-    result.value = std::move(out);
+    scope.recording = false;
+    expr::NodePtr residual = ev.Residual(*tree);
+    result.value = expr::PrintTemplate(*residual);
   }
   // Each input was checked where it was read (the manifest, a file, the
   // environment), but pieces of a key are not keys: the value they make is
   // checked too. A key written in the string itself was reported with its
   // manifest.
-  if (!result.failed && HoldsPrivateKey(result.value) && !FindPrivateKey(text).found()) {
+  if (v.WhollyKnown() && HoldsPrivateKey(v.ToJson()) && !FindPrivateKey(text).found()) {
     AddError(diags, "private_key_material", "private key material in a value",
              locate(0, text.size()),
              "it was assembled from variables, for_each values or files; only public keys belong "

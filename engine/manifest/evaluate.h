@@ -1,43 +1,70 @@
-// Evaluation, a stage of loading a stack: the expressions of one manifest
-// string substituted. Variables, environment variables, file(), count.index
-// and each.key/each.value become values; references to resources and to
-// module outputs are kept as "${...}" for the plan and apply, qualified
-// with the module instance they are written in, and returned so that the
-// loader can check them and add them to the graph. Values in (through
-// EvalInputs), a value, its references, its sensitive mark and diagnostics
-// out. A value assembled here that holds private key material (pieces of a
-// key in variables, say) is refused: no single input held it, so only the
+// Evaluation, a stage of loading a stack: one manifest string's `${...}`
+// evaluated by the expression language (engine/expr) in the scope of the
+// document it is written in. What the string may read comes in through
+// EvalInputs (variables, locals, count and each, files, the environment,
+// the shapes of the declared resources); out come its value in expression
+// form (engine/manifest/expr.h: the value where it is known, the residual
+// expression where it waits for a resource), the references it makes, its
+// sensitive mark, and diagnostics at the exact sub-expression.
+//
+// A value assembled here that holds private key material (pieces of a key
+// in variables, say) is refused: no single input held it, so only the
 // result can show it.
 #pragma once
 
 #include <functional>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "base/diagnostic.h"
 #include "base/value.h"
 #include "engine/address.h"
+#include "engine/expr/ast.h"
+#include "engine/expr/value.h"
+#include "engine/manifest/expand.h"
 #include "engine/manifest/expr.h"
 
 namespace cairn {
 
+// How a declared resource expands, for expressions that use it whole
+// (`length(instance.web)`, `instance.web[*].id`, `keys(instance.node)`).
+struct ResourceShape {
+  Instances::Mode mode = Instances::Mode::kSingle;
+  std::vector<AddressIndex> indexes;  // its instances, in order
+  // Its attributes (spec fields and computed ones): an instance used whole
+  // is an object of these, each known after apply.
+  const std::vector<std::string>* attributes = nullptr;
+};
+
+// A local's value: known, or a residual to put in its place.
+struct LocalValue {
+  expr::Value value;
+  expr::NodePtr residual;  // when `value` is not wholly known
+};
+
 // What the expressions of one string may read.
 struct EvalInputs {
-  // ${var.NAME}: its value in template form (text escaped, see
-  // EscapeTemplateValue), or nullopt when it has none (the callee reports
-  // why, at `at`, or knows it was reported already).
+  // ${var.NAME}: its value in expression form, or nullopt when it has none
+  // (the callee reports why, at `at`, or knows it was reported already).
   std::function<std::optional<Value>(const std::string& name, const SourceLocation& at)> variable;
-  // Whether ${var.NAME}'s value is sensitive: a value built from it is
-  // marked sensitive (Evaluated::sensitive). Unset: none is.
+  // Whether ${var.NAME}'s value is sensitive. Unset: none is.
   std::function<bool(const std::string& name)> variable_sensitive;
+  // ${local.NAME}: its value, or nullopt (the callee reports why).
+  std::function<std::optional<LocalValue>(const std::string& name, const SourceLocation& at)> local;
   // ${env.NAME}: the environment variable, or null when unset.
   std::function<const char*(const char*)> getenv;
-  // ${file("PATH")}: the file's text, its final newlines removed, or
-  // nullopt when it cannot be read (the callee reports why).
+  // file(PATH) and the other file functions: the file's text, its final
+  // newlines removed, or nullopt when it cannot be read (the callee reports
+  // why). file_exists: whether PATH is a regular file.
   std::function<std::optional<std::string>(const std::string& path, const SourceLocation& at)>
       read_file;
-  // The instance being evaluated: count.index, each.key, each.value.
+  std::function<bool(const std::string& path)> file_exists;
+  // path.module and path.root.
+  std::string path_module = ".", path_root = ".";
+  // The instance being evaluated: count.index, each.key, each.value (in
+  // expression form).
   std::optional<int> count_index;
   const std::string* each_key = nullptr;
   const Value* each_value = nullptr;
@@ -47,13 +74,29 @@ struct EvalInputs {
   const char* where = "this field";
   // The module instance the string is written in (empty: the stack).
   std::vector<ModuleStep> module;
+  // The shape of a declared resource by its base address
+  // ("module.a.instance.web"), or null when it is not known (yet).
+  std::function<const ResourceShape*(const std::string& base)> shape;
+  // Set to evaluate a residual again (text the loader wrote: references
+  // qualified from the stack's root) with the module outputs it names put
+  // in place: an output's value in expression form, or nullopt when it has
+  // none (reported elsewhere). Every reference found is then `derived`.
+  std::function<std::optional<Value>(const std::vector<ModuleStep>& module,
+                                     const std::string& output)>
+      module_output;
+  // Parses of strings already seen (many instances share their text); may
+  // be null.
+  std::unordered_map<std::string, expr::NodePtr>* parsed = nullptr;
 };
 
-// A reference to a resource or a module output, qualified.
+// A reference to a resource or a module output, qualified with its module.
 struct FoundReference {
   Expression expr;
   SourceLocation location;
-  bool exact = false;  // the whole string is this one expression
+  bool exact = false;  // the whole string is this one reference
+  // It arrived through a variable or local whose value waits for it:
+  // reported where it was written, it only joins the graph here.
+  bool derived = false;
 };
 
 struct Evaluated {
@@ -61,10 +104,9 @@ struct Evaluated {
   // An expression could not be evaluated (reported): `value` is the text
   // as written.
   bool failed = false;
-  std::vector<FoundReference> references;  // in the order written
-  // The sensitive mark: the sensitive variables the value is built from,
-  // in the order first read. Empty: the value is not sensitive (as far as
-  // this string goes; references are marked where they are resolved).
+  std::vector<FoundReference> references;  // in the order met
+  // The sensitive mark: where the sensitivity came from ("var.pw",
+  // "sensitive()"), in the order first met. Empty: not sensitive.
   std::vector<std::string> sensitive;
   // The value assembled holds private key material (reported; `failed` is
   // set and `value` is the text as written, so the key goes no further).
@@ -72,9 +114,7 @@ struct Evaluated {
 };
 
 // Evaluates `text`. `locate(offset, length)` is where bytes of `text` are in
-// its manifest. A string that is one expression takes that expression's
-// value (a list stays a list); otherwise the values are interpolated as
-// text, and a list or mapping there is an error.
+// its manifest.
 Evaluated EvaluateString(const std::string& text, const EvalInputs& in,
                          const std::function<SourceLocation(size_t, size_t)>& locate,
                          std::vector<Diagnostic>& diags);

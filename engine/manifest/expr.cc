@@ -1,321 +1,273 @@
 #include "engine/manifest/expr.h"
 
-#include <algorithm>
-#include <cctype>
-#include <charconv>
-#include <map>
-#include <set>
+#include "engine/expr/eval.h"
+#include "engine/expr/parser.h"
 
 namespace cairn {
 namespace {
 
-bool IsIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool IsIdentChar(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+// An index written as a literal: the address index it names, if any.
+std::optional<AddressIndex> LiteralIndex(const expr::Node* key) {
+  if (!key || key->kind != expr::NodeKind::kLiteral) return std::nullopt;
+  const expr::Value& v = key->value;
+  if (v.is_number() && v.as_number().is_int && v.as_number().i >= 0 &&
+      v.as_number().i <= INT32_MAX) {
+    return AddressIndex(static_cast<int>(v.as_number().i));
+  }
+  if (v.is_string()) return AddressIndex(v.as_string());
+  return std::nullopt;
 }
 
-std::string QuoteString(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
-// A cursor over the text between "${" and "}".
-class BodyParser {
- public:
-  explicit BodyParser(std::string_view body) : s_(body) {}
-
-  std::optional<std::string> Parse(Expression& e) {
-    SkipSpace();
-    if (AtEnd()) return "empty expression";
-    size_t start = pos_;
-    std::string first = Ident();
-    if (first.empty()) return Fail(start, "expected a name such as var.region or instance.web.id");
-    if (first == "file") {
-      SkipSpace();
-      if (!Eat('(')) return Fail(pos_, "expected file(\"path\")");
-      SkipSpace();
-      auto path = StringLiteral();
-      if (!path) return Fail(pos_, "expected a quoted path in file(\"path\")");
-      SkipSpace();
-      if (!Eat(')')) return Fail(pos_, "expected \")\" after the path");
-      e.type = Expression::Type::kFile;
-      e.name = *path;
-      return End();
-    }
-    if (first == "var" || first == "env") {
-      if (!Eat('.')) return Fail(pos_, "expected " + first + ".NAME");
-      e.name = Ident();
-      if (e.name.empty()) return Fail(pos_, "expected " + first + ".NAME");
-      e.type = first == "var" ? Expression::Type::kVar : Expression::Type::kEnv;
-      return End();
-    }
-    if (first == "count") {
-      if (!Eat('.') || Ident() != "index")
-        return Fail(start, "count has only one attribute: count.index");
-      e.type = Expression::Type::kCountIndex;
-      return End();
-    }
-    if (first == "each") {
-      if (!Eat('.')) return Fail(pos_, "expected each.key or each.value");
-      std::string what = Ident();
-      if (what == "key") {
-        e.type = Expression::Type::kEachKey;
-        return End();
-      }
-      if (what != "value") return Fail(start, "expected each.key or each.value");
-      e.type = Expression::Type::kEachValue;
-      while (Eat('.')) {
-        std::string field = Ident();
-        if (field.empty()) return Fail(pos_, "expected a field name after \".\"");
-        e.name += (e.name.empty() ? "" : ".") + field;
-      }
-      return End();
-    }
-    // module.NAME[INDEX]. steps: a module's output, or (as the loader
-    // writes them) a resource inside a module instance.
-    while (first == "module") {
-      if (!Eat('.')) return Fail(pos_, "expected module.NAME.OUTPUT, e.g. module.app.network_id");
-      ModuleStep step;
-      step.name = Ident();
-      if (step.name.empty()) return Fail(pos_, "expected a module name after \"module.\"");
-      if (Eat('[')) {
-        bool splat = false;
-        if (auto err = Index(step.index, splat)) return err;
-        if (splat) return Fail(pos_ - 2, "a module's outputs are read one instance at a time");
-      }
-      if (!Eat('.'))
-        return Fail(pos_, "expected an output after module." + step.name + ", e.g. module." +
-                              step.name + ".id");
-      e.target.module.push_back(std::move(step));
-      first = Ident();
-      if (first.empty()) return Fail(pos_, "expected an output name");
-      SkipSpace();
-      if (AtEnd()) {
-        e.type = Expression::Type::kModuleOutput;
-        e.attr = first;
-        return std::nullopt;
-      }
-    }
-    // KIND.NAME[INDEX].ATTR, or data.KIND.NAME.ATTR (a data source's
-    // address has the kind "data.KIND").
-    e.type = Expression::Type::kResource;
-    e.target.kind = first;
-    if (first == "data") {
-      if (!Eat('.'))
-        return Fail(pos_, "expected data.KIND.NAME.ATTRIBUTE, e.g. data.network.shared.id");
-      std::string kind = Ident();
-      if (kind.empty()) return Fail(pos_, "expected data.KIND.NAME.ATTRIBUTE");
-      e.target.kind = "data." + kind;
-    }
-    if (!Eat('.')) return Fail(pos_, "expected KIND.NAME.ATTRIBUTE, e.g. instance.web.id");
-    e.target.name = Ident();
-    if (e.target.name.empty())
-      return Fail(pos_, "expected a resource name after \"" + first + ".\"");
-    if (Eat('[')) {
-      if (auto err = Index(e.target.index, e.splat)) return err;
-    }
-    if (!Eat('.')) {
-      return Fail(pos_, "expected an attribute after " + e.target.ToString() +
-                            (e.splat ? "[*]" : "") + ", e.g. " + e.target.BaseString() + ".id");
-    }
-    e.attr = Ident();
-    if (e.attr.empty()) return Fail(pos_, "expected an attribute name");
-    return End();
-  }
-
-  size_t error_offset() const { return error_offset_; }
-
- private:
-  // What follows a "[": a count index, a quoted key or "*", then "]".
-  std::optional<std::string> Index(AddressIndex& index, bool& splat) {
-    SkipSpace();
-    if (Eat('*')) {
-      splat = true;
-    } else if (!AtEnd() && s_[pos_] == '"') {
-      auto key = StringLiteral();
-      if (!key) return Fail(pos_, "unterminated key string");
-      index = *key;
+// A reference the steps of `t` from `first` name: KIND.NAME, an index, an
+// attribute.
+void ResourceSteps(const expr::Traversal& t, size_t first, Expression& e) {
+  size_t i = first;
+  if (i < t.steps.size() && !t.steps[i].attr) {
+    if (auto idx = LiteralIndex(t.steps[i].key)) {
+      e.target.index = *idx;
     } else {
-      size_t num_start = pos_;
-      while (!AtEnd() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
-      int n = 0;
-      auto [ptr, ec] = std::from_chars(s_.data() + num_start, s_.data() + pos_, n);
-      if (num_start == pos_ || ec != std::errc() || ptr != s_.data() + pos_) {
-        return Fail(num_start, "expected an index: a number, a quoted key or *");
-      }
-      index = n;
+      e.splat = true;
     }
-    SkipSpace();
-    if (!Eat(']')) return Fail(pos_, "expected \"]\"");
-    return std::nullopt;
+    ++i;
+  } else {
+    e.splat = false;
   }
+  if (i < t.steps.size() && t.steps[i].attr) e.attr = t.steps[i].name;
+  // Used whole (no attribute): every instance when it was not indexed.
+  if (e.attr.empty() && std::holds_alternative<std::monostate>(e.target.index)) e.splat = true;
+}
 
-  bool AtEnd() const { return pos_ >= s_.size(); }
-  void SkipSpace() {
-    while (!AtEnd() && (s_[pos_] == ' ' || s_[pos_] == '\t')) ++pos_;
+// A resource's address from the loader's qualified text
+// ("module.app[0].network.main", "data.network.shared").
+std::optional<ResourceAddress> QualifiedAddress(const std::string& text) {
+  if (text.rfind("data.", 0) == 0) {
+    auto rest = ResourceAddress::Parse(text.substr(5));
+    if (!rest || !rest->module.empty()) return std::nullopt;
+    rest->kind = "data." + rest->kind;
+    return rest;
   }
-  bool Eat(char c) {
-    if (!AtEnd() && s_[pos_] == c) {
-      ++pos_;
-      return true;
-    }
-    return false;
-  }
-  std::string Ident() {
-    if (AtEnd() || !IsIdentStart(s_[pos_])) return "";
-    size_t start = pos_;
-    while (!AtEnd() && IsIdentChar(s_[pos_])) ++pos_;
-    return std::string(s_.substr(start, pos_ - start));
-  }
-  std::optional<std::string> StringLiteral() {
-    if (!Eat('"')) return std::nullopt;
-    std::string out;
-    while (!AtEnd()) {
-      char c = s_[pos_++];
-      if (c == '"') return out;
-      if (c == '\\' && !AtEnd()) c = s_[pos_++];
-      out += c;
-    }
-    return std::nullopt;
-  }
-  std::optional<std::string> End() {
-    SkipSpace();
-    if (!AtEnd()) return Fail(pos_, "unexpected \"" + std::string(s_.substr(pos_)) + "\"");
-    return std::nullopt;
-  }
-  std::optional<std::string> Fail(size_t at, std::string message) {
-    error_offset_ = at;
-    return message;
-  }
-
-  std::string_view s_;
-  size_t pos_ = 0;
-  size_t error_offset_ = 0;
-};
+  return ResourceAddress::Parse(text);
+}
 
 void CollectReferences(const Value& v, std::vector<Expression>& out) {
   if (v.is_string()) {
     const auto& s = v.get_ref<const std::string&>();
     if (!HasTemplateSyntax(s)) return;
-    auto parsed = ParseTemplate(s);
-    if (auto* t = std::get_if<Template>(&parsed)) {
-      for (auto& part : t->parts) {
-        if (auto* e = std::get_if<Expression>(&part); e && e->type == Expression::Type::kResource) {
-          out.push_back(*e);
-        }
+    if (expr::NodePtr n = ParseExpressionForm(s)) {
+      for (Expression& e : ReferencesIn(*n)) {
+        if (e.type == Expression::Type::kResource) out.push_back(std::move(e));
       }
     }
-  } else if (v.is_structured()) {
+    return;
+  }
+  if (v.is_structured() && !IsUnknown(v)) {
     for (const auto& item : v) CollectReferences(item, out);
   }
 }
 
+// What residuals mean at plan and apply: resource attributes through the
+// lookup, nothing else.
+class LookupScope : public expr::Scope {
+ public:
+  explicit LookupScope(const AttributeLookup& lookup) : lookup_(lookup) {}
+
+  expr::Value Resource(const std::string& module, const std::string& kind, const std::string& name,
+                       const expr::Value* key, const std::string* attr, const expr::Node& at,
+                       expr::Evaluator& ev) override {
+    ResourceAddress addr;
+    addr.kind = kind;
+    addr.name = name;
+    if (!module.empty()) {
+      auto path = ParseModulePath(module);
+      if (!path) {
+        ev.Error(at, "invalid_reference", "\"" + module + "\" is not a module path");
+        return expr::Value::Unknown();
+      }
+      addr.module = std::move(*path);
+    }
+    if (key) {
+      if (key->is_number() && key->as_number().is_int && key->as_number().i >= 0 &&
+          key->as_number().i <= INT32_MAX) {
+        addr.index = static_cast<int>(key->as_number().i);
+      } else if (key->is_string()) {
+        addr.index = key->as_string();
+      } else {
+        return expr::Value::Unknown();
+      }
+    }
+    if (!lookup_) return expr::Value::Unknown();
+    auto found = lookup_(addr, attr ? *attr : std::string());
+    if (!found) return expr::Value::Unknown();
+    return expr::Value::FromJson(*found);
+  }
+
+  expr::Value Module(const std::string&, const expr::Value*, const std::string*, const expr::Node&,
+                     expr::Evaluator&) override {
+    return expr::Value::Unknown();  // the loader put every module output in place
+  }
+
+ private:
+  const AttributeLookup& lookup_;
+};
+
 }  // namespace
 
 std::string Expression::ToString() const {
-  switch (type) {
-    case Type::kVar:
-      return "var." + name;
-    case Type::kEnv:
-      return "env." + name;
-    case Type::kCountIndex:
-      return "count.index";
-    case Type::kEachKey:
-      return "each.key";
-    case Type::kEachValue:
-      return name.empty() ? "each.value" : "each.value." + name;
-    case Type::kFile:
-      return "file(" + QuoteString(name) + ")";
-    case Type::kResource: {
-      std::string out = target.ToString();
-      if (splat) out += "[*]";
-      return out + "." + attr;
+  if (type == Type::kModuleOutput) return ModulePathPrefix(target.module) + attr;
+  std::string s = splat && std::holds_alternative<std::monostate>(target.index)
+                      ? target.BaseString() + "[*]"
+                      : target.ToString();
+  return attr.empty() ? s : s + "." + attr;
+}
+
+bool HasTemplateSyntax(std::string_view s) { return expr::HasTemplateSyntax(s); }
+
+std::string EscapeTemplateLiteral(std::string_view s) { return expr::EscapeTemplateText(s); }
+
+Value ToExpressionForm(const expr::Value& v) {
+  switch (v.type()) {
+    case expr::Type::kString:
+      return EscapeTemplateLiteral(v.as_string());
+    case expr::Type::kList:
+    case expr::Type::kSet: {
+      Value out = Value::array();
+      for (const expr::Value& item : v.items()) out.push_back(ToExpressionForm(item));
+      return out;
     }
-    case Type::kModuleOutput:
-      return ModulePathPrefix(target.module) + attr;
+    case expr::Type::kMap: {
+      Value out = Value::object();
+      for (const auto& [k, item] : v.entries()) out[k] = ToExpressionForm(item);
+      return out;
+    }
+    default:
+      return v.ToJson();
   }
-  return "";
 }
 
-bool Template::has_expressions() const {
-  return std::any_of(parts.begin(), parts.end(),
-                     [](const auto& p) { return std::holds_alternative<Expression>(p); });
+expr::Value FromExpressionForm(const Value& v) {
+  if (v.is_string()) {
+    const auto& s = v.get_ref<const std::string&>();
+    if (!HasTemplateSyntax(s)) return expr::Value::String(s);
+    expr::NodePtr n = ParseExpressionForm(s);
+    if (!n) return expr::Value::String(s);
+    if (n->kind == expr::NodeKind::kLiteral) return n->value;
+    // A residual, or a sensitive literal the loader wrote as sensitive(...).
+    if (n->kind == expr::NodeKind::kCall && n->name == "sensitive" && n->kids.size() == 1 &&
+        n->kids[0]->kind == expr::NodeKind::kLiteral) {
+      return n->kids[0]->value.MarkedSensitive("sensitive()");
+    }
+    return expr::Value::Unknown();
+  }
+  if (v.is_array()) {
+    expr::List items;
+    items.reserve(v.size());
+    for (const auto& item : v) items.push_back(FromExpressionForm(item));
+    return expr::Value::MakeList(std::move(items));
+  }
+  if (v.is_object()) {
+    if (IsUnknown(v)) return expr::Value::Unknown();
+    expr::Map m;
+    for (auto it = v.begin(); it != v.end(); ++it) m.emplace(it.key(), FromExpressionForm(*it));
+    return expr::Value::MakeMap(std::move(m));
+  }
+  return expr::Value::FromJson(v);
 }
 
-bool HasTemplateSyntax(std::string_view s) { return s.find("${") != std::string_view::npos; }
+expr::NodePtr NodeFromExpressionForm(const Value& v) {
+  if (v.is_string()) {
+    const auto& s = v.get_ref<const std::string&>();
+    if (!HasTemplateSyntax(s)) return expr::MakeLiteral(expr::Value::String(s));
+    return ParseExpressionForm(s);
+  }
+  if (v.is_array()) {
+    auto n = std::make_shared<expr::Node>();
+    n->kind = expr::NodeKind::kTuple;
+    for (const auto& item : v) {
+      expr::NodePtr k = NodeFromExpressionForm(item);
+      if (!k) return nullptr;
+      n->kids.push_back(std::move(k));
+    }
+    return n;
+  }
+  if (v.is_object() && !IsUnknown(v)) {
+    auto n = std::make_shared<expr::Node>();
+    n->kind = expr::NodeKind::kObject;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      expr::NodePtr k = NodeFromExpressionForm(*it);
+      if (!k) return nullptr;
+      n->kids.push_back(expr::MakeLiteral(expr::Value::String(it.key())));
+      n->kids.push_back(std::move(k));
+    }
+    return n;
+  }
+  return expr::MakeLiteral(expr::Value::FromJson(v));
+}
 
-std::variant<Template, TemplateError> ParseTemplate(std::string_view s) {
-  Template t;
-  std::string literal;
-  size_t i = 0;
-  while (i < s.size()) {
-    if (s.compare(i, 3, "$${") == 0) {
-      literal += "${";
-      i += 3;
-      continue;
-    }
-    if (s.compare(i, 2, "${") != 0) {
-      literal += s[i++];
-      continue;
-    }
-    // Find the closing brace, skipping quoted strings.
-    size_t j = i + 2;
-    bool in_string = false;
-    for (; j < s.size(); ++j) {
-      char c = s[j];
-      if (in_string) {
-        if (c == '\\') {
-          ++j;
-        } else if (c == '"') {
-          in_string = false;
-        }
-      } else if (c == '"') {
-        in_string = true;
-      } else if (c == '}') {
-        break;
-      } else if (c == '{' || c == '$') {
-        if (s.compare(j, 2, "${") == 0) break;  // nested: report unterminated
-      }
-    }
-    if (j >= s.size() || s[j] != '}') {
-      return TemplateError{"unterminated expression: missing \"}\"", i, 2};
-    }
+expr::NodePtr ParseExpressionForm(const std::string& text) {
+  auto parsed = expr::ParseTemplate(text);
+  if (auto* n = std::get_if<expr::NodePtr>(&parsed)) return *n;
+  return nullptr;
+}
+
+std::vector<Expression> ReferencesIn(const expr::Node& n) {
+  std::vector<expr::Traversal> traversals;
+  expr::Traversals(n, traversals);
+  std::vector<Expression> out;
+  for (const expr::Traversal& t : traversals) {
+    const std::string& root = t.root->name;
     Expression e;
-    BodyParser parser(s.substr(i + 2, j - i - 2));
-    if (auto err = parser.Parse(e)) {
-      return TemplateError{
-          "invalid expression \"" + std::string(s.substr(i, j + 1 - i)) + "\": " + *err, i,
-          j + 1 - i};
+    e.begin = t.whole->begin;
+    e.end = t.whole->end;
+    const auto& st = t.steps;
+    if (root == "resource") {
+      if (st.empty() || st[0].attr || !st[0].key || st[0].key->kind != expr::NodeKind::kLiteral ||
+          !st[0].key->value.is_string())
+        continue;
+      auto addr = QualifiedAddress(st[0].key->value.as_string());
+      if (!addr) continue;
+      e.target = std::move(*addr);
+      ResourceSteps(t, 1, e);
+    } else if (root == "module") {
+      e.type = Expression::Type::kModuleOutput;
+      size_t i = 0;
+      if (!st.empty() && !st[0].attr && st[0].key && st[0].key->kind == expr::NodeKind::kLiteral &&
+          st[0].key->value.is_string()) {
+        auto path = ParseModulePath(st[0].key->value.as_string());
+        if (!path) continue;
+        e.target.module = std::move(*path);
+        i = 1;
+      } else if (!st.empty() && st[0].attr) {
+        ModuleStep step{st[0].name, {}};
+        i = 1;
+        if (i < st.size() && !st[i].attr) {
+          auto idx = LiteralIndex(st[i].key);
+          if (!idx) continue;
+          step.index = *idx;
+          ++i;
+        }
+        e.target.module.push_back(std::move(step));
+      } else {
+        continue;
+      }
+      if (i >= st.size() || !st[i].attr) continue;
+      e.attr = st[i].name;
+    } else if (root == "data") {
+      if (st.size() < 2 || !st[0].attr || !st[1].attr) continue;
+      e.target.kind = "data." + st[0].name;
+      e.target.name = st[1].name;
+      ResourceSteps(t, 2, e);
+    } else if (root == "var" || root == "local" || root == "each" || root == "count" ||
+               root == "path" || root == "self" || root == "terraform") {
+      continue;
+    } else {
+      if (st.empty() || !st[0].attr) continue;
+      e.target.kind = root;
+      e.target.name = st[0].name;
+      ResourceSteps(t, 1, e);
     }
-    e.begin = i;
-    e.end = j + 1;
-    if (!literal.empty()) t.parts.emplace_back(std::move(literal));
-    literal.clear();
-    t.parts.emplace_back(std::move(e));
-    i = j + 1;
-  }
-  if (!literal.empty() || t.parts.empty()) t.parts.emplace_back(std::move(literal));
-  return t;
-}
-
-std::string EscapeTemplateLiteral(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '$' && i + 1 < s.size() && s[i + 1] == '{') out += '$';
-    out += s[i];
+    out.push_back(std::move(e));
   }
   return out;
-}
-
-std::string InterpolationText(const Value& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_null()) return "";
-  return v.dump(-1, ' ', false, Value::error_handler_t::replace);
 }
 
 Value ResolveReferences(const Value& v, const AttributeLookup& lookup) {
@@ -333,38 +285,18 @@ Value ResolveReferences(const Value& v, const AttributeLookup& lookup) {
   if (!v.is_string()) return v;
   const auto& s = v.get_ref<const std::string&>();
   if (!HasTemplateSyntax(s)) return v;
-  auto parsed = ParseTemplate(s);
-  const auto* t = std::get_if<Template>(&parsed);
-  if (!t) return v;
-  auto look = [&](const Expression& e) -> Value {
-    if (e.splat) return UnknownValue();
-    auto found = lookup ? lookup(e.target, e.attr) : std::nullopt;
-    if (!found) return UnknownValue();
-    return *found;
-  };
-  if (t->exact()) {
-    const auto& e = std::get<Expression>(t->parts[0]);
-    if (e.type == Expression::Type::kResource) {
-      Value r = look(e);
-      return ContainsUnknown(r) ? UnknownValue() : r;
-    }
-  }
-  std::string out;
-  for (const auto& part : t->parts) {
-    if (const auto* lit = std::get_if<std::string>(&part)) {
-      out += *lit;
-      continue;
-    }
-    const auto& e = std::get<Expression>(part);
-    if (e.type != Expression::Type::kResource) {
-      out += "${" + e.ToString() + "}";
-      continue;
-    }
-    Value r = look(e);
-    if (ContainsUnknown(r)) return UnknownValue();
-    out += InterpolationText(r);
-  }
-  return out;
+  expr::NodePtr n = ParseExpressionForm(s);
+  if (!n) return v;
+  LookupScope scope(lookup);
+  std::vector<expr::EvalError> errors;
+  expr::EvalOptions options;
+  options.qualified_refs = true;
+  expr::Evaluator ev(scope, errors, options);
+  expr::Value r = ev.Eval(*n);
+  // An error here (a function refusing a value known only now) leaves the
+  // value unknown: apply refuses to send what it cannot compute.
+  if (!errors.empty() || r.ContainsUnknown()) return UnknownValue();
+  return r.ToJson();
 }
 
 std::vector<Expression> ResourceReferences(const Value& v) {

@@ -1,110 +1,88 @@
-// Expressions: the only computation the manifest language has. They appear
-// inside strings as `${...}`:
-//   ${var.NAME}                 a variable
-//   ${env.NAME}                 an environment variable
-//   ${count.index}              the instance's index under `count`
-//   ${each.key} ${each.value}   the instance's key and value under `for_each`
-//   ${each.value.FIELD}         a field of a mapping `each.value`
-//   ${file("relative/path")}    a file's content (relative to the manifest)
-//   ${KIND.NAME.ATTR}           an attribute of another resource; also
-//   ${KIND.NAME[2].ATTR} ${KIND.NAME["key"].ATTR} ${KIND.NAME[*].ATTR}
-//   ${data.KIND.NAME.ATTR}      an attribute of a data source (an existing
-//                               resource read at plan time; its target's
-//                               kind is "data.KIND")
-//   ${module.NAME.OUTPUT}       an output of a module (`kind: module`); also
-//   ${module.NAME[0].OUTPUT} ${module.NAME["key"].OUTPUT}
-// The loader writes a reference made inside a module with the module's
-// path in front (${module.app.instance.web.id}); a resource target's
-// `module` holds that path.
-// `$${` is a literal `${`. A string that is exactly one expression takes the
-// value's type (a list stays a list); otherwise the string is interpolated.
+// Expressions as the rest of the engine keeps them between load and apply.
 //
-// LoadStack (loader.h) substitutes everything except resource references
-// (a module's outputs too: they become the references they stand for),
-// and expands an exact `[*]` reference into a list of per-instance
-// references. Strings left in a StackConfig are in "expression form": `$${`
-// escapes are kept, so pass every spec and output value through
-// ResolveReferences before use (it is the identity on plain values).
+// The language itself (parser, evaluator, functions) is engine/expr. The
+// loader evaluates every `${...}` (engine/manifest/evaluate.h) and keeps a
+// value in the StackConfig, in "expression form":
+//  - what is known is the value itself, its strings escaped as template
+//    text ("${" written "$${"), so that no value from a variable, a file or
+//    the environment is ever read as an expression;
+//  - what is known only after apply (it reads a resource's attribute) is
+//    the expression's residual (expr::Evaluator::Residual), a string of
+//    template text in which everything known is folded in and every
+//    reference is written from the stack's root: `network.main.id` at the
+//    stack, `resource["module.app.network.main"].id` inside a module.
+// Plan and apply turn that form into values with ResolveReferences, which
+// evaluates the residuals with the same evaluator, resource attributes read
+// through an AttributeLookup.
 #pragma once
 
-#include <optional>
 #include <string>
 #include <string_view>
-#include <variant>
 #include <vector>
 
 #include "base/value.h"
 #include "engine/address.h"
+#include "engine/expr/ast.h"
+#include "engine/expr/value.h"
 #include "engine/manifest/config.h"
 
 namespace cairn {
 
+// A reference to a resource or to a module's output found in an expression.
 struct Expression {
-  enum class Type {
-    kVar,
-    kEnv,
-    kCountIndex,
-    kEachKey,
-    kEachValue,
-    kFile,
-    kResource,
-    kModuleOutput
-  };
-  Type type = Type::kVar;
-  // kVar, kEnv: the name; kFile: the path; kEachValue: dotted field path or "".
-  std::string name;
-  // kResource: the target (its index: none, count index or for_each key)
-  // and attribute; `splat` for [*]. kModuleOutput: target.module is the
-  // module instance and attr the output's name.
+  enum class Type { kResource, kModuleOutput };
+  Type type = Type::kResource;
+  // kResource: the resource (a data source's kind is "data.KIND"), with its
+  // index when one was written and known. kModuleOutput: target.module is
+  // the module instance.
   ResourceAddress target;
+  // Every instance: the index is not known until apply, or the resource is
+  // used whole (`length(instance.web)`, `instance.web[*].id`).
   bool splat = false;
+  // The attribute read; "" when the whole object is (or, kModuleOutput, the
+  // output's name).
   std::string attr;
-  // Byte offsets of "${" and one past "}" in the source string.
+  // Byte offsets of the reference in the string it was found in.
   size_t begin = 0;
   size_t end = 0;
 
-  // Canonical text without "${" "}": "instance.web[0].id", "var.region".
+  // How messages name it: "instance.web[0].id", "instance.web[*].id",
+  // "module.app.network_id".
   std::string ToString() const;
 };
 
-// A string split into literal text (escapes already undone) and expressions.
-struct Template {
-  std::vector<std::variant<std::string, Expression>> parts;
-
-  // True when the string is exactly one expression and nothing else.
-  bool exact() const { return parts.size() == 1 && std::holds_alternative<Expression>(parts[0]); }
-  bool has_expressions() const;
-};
-
-struct TemplateError {
-  std::string message;  // "unterminated expression: missing \"}\""
-  size_t offset = 0;    // byte offset in the string where the problem is
-  size_t length = 1;
-};
-
-// True when `s` needs parsing at all (holds "${" or "$${").
+// True when `s` needs evaluating: it holds "${" (or "$${").
 bool HasTemplateSyntax(std::string_view s);
-
-// Parses `s`; on failure returns the first problem.
-std::variant<Template, TemplateError> ParseTemplate(std::string_view s);
 
 // `s` with every "${" written as "$${", so it reads back as literal text.
 std::string EscapeTemplateLiteral(std::string_view s);
 
-// A value interpolated into a string: strings as they are, numbers and
-// booleans as JSON text, null as "", lists and mappings as compact JSON.
-std::string InterpolationText(const Value& v);
+// A known value in expression form: strings escaped, marks dropped.
+Value ToExpressionForm(const expr::Value& v);
 
-// Substitutes every `${kind.name...attr}` left in `v` (strings in any
-// nested position) using `lookup`, and undoes `$${` escapes. An exact
-// reference takes the looked-up value's type; an interpolated string stays a
-// string. When the lookup returns nullopt or UnknownValue() (or a value that
-// contains one), the whole string becomes UnknownValue(). Strings that do not
-// parse, and expressions other than resource references, are kept as they
-// are; a leftover [*] becomes UnknownValue().
+// A value in expression form read back: escapes undone, a residual
+// Unknown. Strings that do not parse stay as they are.
+expr::Value FromExpressionForm(const Value& v);
+
+// A value in expression form as an expression: literals for what is
+// known, the residuals parsed; lists and mappings as their constructors.
+// Null when a residual does not parse.
+expr::NodePtr NodeFromExpressionForm(const Value& v);
+
+// Parses a string in expression form (a residual, text the loader wrote);
+// null when it does not parse.
+expr::NodePtr ParseExpressionForm(const std::string& text);
+
+// The references to resources and module outputs in a residual, in the
+// order written.
+std::vector<Expression> ReferencesIn(const expr::Node& n);
+
+// `v` with every residual evaluated: resource attributes through `lookup`
+// (nullopt from it: not known yet), and anything that depends on one not
+// known becomes UnknownValue(). The identity on values without residuals.
 Value ResolveReferences(const Value& v, const AttributeLookup& lookup);
 
-// Every resource-reference expression in `v`, in document order.
+// Every resource reference in the residuals of `v`, in document order.
 std::vector<Expression> ResourceReferences(const Value& v);
 
 }  // namespace cairn

@@ -130,7 +130,7 @@ Result<std::string> FormatManifest(const std::string& input, const std::string& 
                                    std::vector<Diagnostic>& diags) {
   auto before = YamlTree::Parse(input);
   std::vector<Diagnostic> refused;
-  AddTextDiagnostics(file, *before, refused);
+  AddTextDiagnostics(file, *before, refused, input);
   for (const YamlNode& document : before->documents) DocumentWithinBounds(file, document, refused);
   if (HasErrors(refused)) {
     diags.insert(diags.end(), refused.begin(), refused.end());

@@ -22,6 +22,7 @@
 #include "base/schema/formats.h"
 #include "base/schema/schema_registry.h"
 #include "base/schema/suggest.h"
+#include "engine/expr/parser.h"
 #include "engine/graph/dependency_graph.h"
 #include "engine/manifest/evaluate.h"
 #include "engine/manifest/expand.h"
@@ -45,6 +46,7 @@ const std::vector<std::string> kResourceKeys = {"kind",     "name",       "spec"
                                                 "for_each", "depends_on", "lifecycle"};
 const std::map<std::string, std::vector<std::string>> kLanguageKinds = {
     {"variable", {"kind", "name", "type", "default", "description", "sensitive"}},
+    {"local", {"kind", "name", "value", "description"}},
     {"output", {"kind", "name", "value", "description", "sensitive"}},
     {"provider", {"kind", "name", "endpoint", "token_env", "parallelism", "timeouts"}},
     {"backend", {"kind", "name", "type", "path", "url_env"}},
@@ -113,7 +115,7 @@ void ParseManifest(const std::string& display, const std::string& content, Parse
   // reported at once; the caller hides the key from every output.
   out.tree = YamlTree::Parse(content);
   out.key_scalars = ScalarsHoldingKeys(*out.tree);
-  AddTextDiagnostics(display, *out.tree, out.diags);
+  AddTextDiagnostics(display, *out.tree, out.diags, content);
   for (const auto& node : out.tree->documents) {
     if (node.IsNull() || !node.IsDefined()) continue;
     if (!node.IsMap()) {
@@ -209,6 +211,7 @@ class Loader {
       return;
     }
     LoadOutputs();
+    CheckLocals();
     MarkOutputsOfSensitiveOutputs();
     ResolveModuleOutputs();
     CheckAssembledKeys();
@@ -445,7 +448,7 @@ class Loader {
   // they are.
   std::vector<YamlNode> ParseYaml(const std::string& display, const std::string& content) {
     auto tree = YamlTree::Parse(content);
-    AddTextDiagnostics(display, *tree, diags_);
+    AddTextDiagnostics(display, *tree, diags_, content);
     std::vector<YamlNode> docs = tree->documents;
     if (RefuseKeyScalars(display, ScalarsHoldingKeys(*tree))) docs.clear();
     trees_.push_back(std::move(tree));
@@ -620,7 +623,7 @@ class Loader {
         continue;
       }
       bool needs_name = resource || doc.kind == "variable" || doc.kind == "output" ||
-                        doc.kind == "data" || doc.kind == "module";
+                        doc.kind == "data" || doc.kind == "module" || doc.kind == "local";
       if (doc.value.contains("name")) {
         const Value& n = doc.value["name"];
         if (!n.is_string()) {
@@ -654,6 +657,7 @@ class Loader {
     if (scopes_[doc.scope].unused) return;
     if (registry_->HasKind(doc.kind)) resource_docs_.push_back(i);
     if (doc.kind == "variable") scopes_[doc.scope].variable_docs.push_back(i);
+    if (doc.kind == "local") scopes_[doc.scope].local_docs.push_back(i);
     if (doc.kind == "module") scopes_[doc.scope].module_docs.push_back(i);
     if (doc.kind == "output") output_docs_.push_back(i);
     if (doc.kind == "provider") provider_docs_.push_back(i);
@@ -676,6 +680,15 @@ class Loader {
     bool broken = false;                                     // reported where it is declared
   };
 
+  // A `kind: local` document and its value, evaluated once, when first read.
+  struct LocalState {
+    size_t doc = 0;
+    enum { kDeclared, kEvaluating, kDone, kFailed } state = kDeclared;
+    LocalValue value;
+    // What makes it sensitive: (pointer, what) as EvalContext::sensitive.
+    std::vector<std::pair<std::string, std::string>> sensitive;
+  };
+
   // Where documents live: the stack itself (scope 0), or one instance of a
   // module, whose resources take its path in front of their addresses and
   // whose variables take its inputs.
@@ -688,7 +701,10 @@ class Loader {
     // A module with no instances (count 0, an empty for_each): its files are
     // still read and checked, under a scope whose documents are not loaded.
     bool unused = false;
-    std::vector<size_t> variable_docs, module_docs;
+    std::vector<size_t> variable_docs, module_docs, local_docs;
+    // Locals by name, evaluated when first read (LocalValueOf).
+    std::map<std::string, LocalState> locals;
+    bool locals_declared = false;
     // Modules only (the stack's are variables_ and config.variables): the
     // declared variables, and their values in expression form.
     std::map<std::string, VariableInfo> variables;
@@ -925,9 +941,9 @@ class Loader {
         ctx.each_value = &each_values[k];
       }
       values.push_back(inputs.is_null() ? Value::object() : Eval(inputs, inputs_node, "", ctx));
-      for (const auto& [pointer, var] : ctx.sensitive) {
+      for (const auto& [pointer, from] : ctx.sensitive) {
         std::string input = pointer.substr(1, pointer.find('/', 1) - 1);
-        sensitive[k].emplace(input, SensitiveVariableText(s, var));
+        sensitive[k].emplace(input, SensitiveText(s, from));
       }
     }
     std::vector<std::pair<AddressIndex, size_t>> instances;
@@ -992,9 +1008,8 @@ class Loader {
     if (v.is_string()) {
       const auto& s = v.get_ref<const std::string&>();
       if (!HasTemplateSyntax(s)) return false;
-      auto parsed = ParseTemplate(s);
-      const auto* t = std::get_if<Template>(&parsed);
-      return !t || t->has_expressions();
+      expr::NodePtr n = ParseExpressionForm(s);
+      return !n || n->kind != expr::NodeKind::kLiteral;
     }
     if (v.is_structured()) return std::any_of(v.begin(), v.end(), HasExpressions);
     return false;
@@ -1112,68 +1127,74 @@ class Loader {
       return nullptr;
     }
     resolving_.push_back(key);
-    bool changed = false;
-    Value v = SubstituteModuleOutputs(out.value, changed);
+    const size_t doc = output_docs_of_[scopes_[s].outputs.at(name)];
+    Value v = SubstituteModuleOutputs(out.value, doc, nullptr);
     resolving_.pop_back();
     return &(module_output_values_[key] = std::move(v));
   }
 
-  std::optional<Value> LookupModuleOutput(const Expression& e) {
-    auto found = FindScope(e.target.module);
+  // Output `name` of the module instance `path`, in expression form, its
+  // own module outputs substituted; nullopt when there is none (reported
+  // where it was written) or it is in a cycle.
+  std::optional<Value> LookupModuleOutput(const std::vector<ModuleStep>& path,
+                                          const std::string& name) {
+    auto found = FindScope(path);
     const size_t* s = std::get_if<size_t>(&found);
-    if (!s || !scopes_[*s].outputs.count(e.attr)) return std::nullopt;
-    const Value* v = ModuleOutputValue(*s, e.attr);
+    if (!s || !scopes_[*s].outputs.count(name)) return std::nullopt;
+    const Value* v = ModuleOutputValue(*s, name);
     if (!v) return std::nullopt;
     return *v;
   }
 
-  // `v` with every ${module...OUTPUT} replaced by the output's value (both
-  // in expression form); `changed` when one was.
-  Value SubstituteModuleOutputs(const Value& v, bool& changed) {
+  // `v` (in expression form, found in document `doc`) with every module
+  // output its residuals name put in place (evaluate.h,
+  // EvalInputs::module_output). The resource references that arrive this
+  // way are added to `refs` with the JSON pointer of their string.
+  Value SubstituteModuleOutputs(const Value& v, size_t doc,
+                                std::vector<std::pair<std::string, FoundReference>>* refs,
+                                const std::string& pointer = "") {
     if (v.is_array()) {
       Value out = Value::array();
-      for (const auto& item : v) out.push_back(SubstituteModuleOutputs(item, changed));
+      for (size_t i = 0; i < v.size(); ++i)
+        out.push_back(SubstituteModuleOutputs(v[i], doc, refs, pointer + "/" + std::to_string(i)));
       return out;
     }
     if (v.is_object()) {
       Value out = Value::object();
       for (auto it = v.begin(); it != v.end(); ++it)
-        out[it.key()] = SubstituteModuleOutputs(*it, changed);
+        out[it.key()] =
+            SubstituteModuleOutputs(*it, doc, refs, pointer + "/" + PointerToken(it.key()));
       return out;
     }
-    if (!v.is_string() || v.get_ref<const std::string&>().find("${module.") == std::string::npos)
+    if (!v.is_string() || v.get_ref<const std::string&>().find("module[") == std::string::npos)
       return v;
-    auto parsed = ParseTemplate(v.get_ref<const std::string&>());
-    const auto* t = std::get_if<Template>(&parsed);
-    if (!t) return v;
-    if (t->exact()) {
-      const auto& e = std::get<Expression>(t->parts[0]);
-      if (e.type != Expression::Type::kModuleOutput) return v;
-      auto r = LookupModuleOutput(e);
-      if (!r) return v;
-      changed = true;
-      return *r;
+    EvalInputs in;
+    in.resource_refs = true;
+    in.module_output = [this](const std::vector<ModuleStep>& path, const std::string& name) {
+      return LookupModuleOutput(path, name);
+    };
+    in.shape = [this](const std::string& base) { return ShapeOf(base); };
+    in.parsed = &parsed_;
+    const Doc& d = docs_[doc];
+    SourceLocation at = d.kind == "output" ? Loc(d.file, Child(d.node, "value")) : d.location;
+    std::vector<Diagnostic> ignored;  // reported where the outputs are
+    Evaluated e = EvaluateString(
+        v.get_ref<const std::string&>(), in, [&](size_t, size_t) { return at; }, ignored);
+    if (e.private_key) {
+      // Pieces of a key met where the outputs are put in place.
+      Error("private_key_material", "private key material in a value", at,
+            "it was assembled from module outputs; only public keys belong in a stack, and the "
+            "key is not shown");
+      key_nodes_.emplace_back(doc, d.kind == "output" ? Child(d.node, "value") : d.node);
+      return Value();  // the key goes no further
     }
-    std::string out;
-    bool any = false;
-    for (const auto& part : t->parts) {
-      if (const auto* lit = std::get_if<std::string>(&part)) {
-        out += EscapeTemplateLiteral(*lit);
-        continue;
-      }
-      const auto& e = std::get<Expression>(part);
-      std::optional<Value> r;
-      if (e.type == Expression::Type::kModuleOutput) r = LookupModuleOutput(e);
-      if (r && !r->is_structured()) {
-        out += InterpolationText(*r);
-        any = true;
-      } else {
-        out += "${" + e.ToString() + "}";
+    if (e.failed) return v;
+    if (refs) {
+      for (FoundReference& r : e.references) {
+        if (r.expr.type == Expression::Type::kResource) refs->emplace_back(pointer, std::move(r));
       }
     }
-    if (!any) return v;
-    changed = true;
-    return out;
+    return std::move(e.value);
   }
 
   // Checks every ${module...OUTPUT} where it is written, then puts the
@@ -1189,6 +1210,13 @@ class Loader {
         continue;
       }
       const Scope& sc = scopes_[std::get<size_t>(found)];
+      if (!sc.outputs.count(use.expr.attr) && registry_->HasKind(use.expr.attr)) {
+        Error("module_internal_reference",
+              "cannot refer to the " + use.expr.attr + " resources of module " +
+                  ScopeName(std::get<size_t>(found)) + ": a module's resources are its own",
+              use.location, "refer to one of the module's outputs: ${module.NAME.OUTPUT}");
+        continue;
+      }
       if (!sc.outputs.count(use.expr.attr)) {
         std::vector<std::string> names;
         for (const auto& [name, i] : sc.outputs) names.push_back(name);
@@ -1200,77 +1228,29 @@ class Loader {
               hint.empty() ? "its outputs: " + (names.empty() ? "none" : JoinNames(names)) : hint);
         continue;
       }
-      const Value* v = ModuleOutputValue(std::get<size_t>(found), use.expr.attr);
-      if (v && !use.exact && v->is_structured()) {
-        Error("invalid_interpolation",
-              "cannot interpolate " + use.expr.ToString() + ", " + ValueTypeNoun(*v) +
-                  ", into a string",
-              use.location, "use it as the whole value: \"${" + use.expr.ToString() + "}\"");
+      ModuleOutputValue(std::get<size_t>(found), use.expr.attr);
+    }
+    // The resource references that arrive with an output join the graph
+    // where they arrive, as derived uses (reported where they were written).
+    auto derive = [&](std::vector<std::pair<std::string, FoundReference>>& found, int resource,
+                      const std::string& output, size_t doc) {
+      for (auto& [pointer, ref] : found) {
+        RefUse use{std::move(ref.expr), doc, pointer, resource, output, false, ref.location};
+        use.derived = true;
+        pending_refs_.push_back(std::move(use));
       }
-    }
-    // The references written where they are used were recorded (and are
-    // checked) already: a derived use is only one that arrived in a value.
-    for (const RefUse& use : pending_refs_) {
-      if (!use.check_only)
-        direct_refs_.insert(
-            DirectRefKey(use.resource, use.output, use.pointer, use.expr.ToString()));
-    }
+    };
     for (size_t i = 0; i < resources_.size(); ++i) {
-      bool changed = false;
-      resources_[i].spec = SubstituteModuleOutputs(resources_[i].spec, changed);
-      const Doc& doc = docs_[resource_docs_of_[i]];
-      if (!changed && doc.scope == 0) continue;
-      auto node = spec_nodes_.find(resources_[i].address.BaseString());
-      YamlNode spec_node = node == spec_nodes_.end() ? doc.node : node->second;
-      DeriveReferences(resources_[i].spec, static_cast<int>(i), "", "", doc, spec_node);
+      std::vector<std::pair<std::string, FoundReference>> found;
+      resources_[i].spec =
+          SubstituteModuleOutputs(resources_[i].spec, resource_docs_of_[i], &found);
+      derive(found, static_cast<int>(i), "", resource_docs_of_[i]);
     }
     for (size_t i = 0; i < outputs_.size(); ++i) {
       if (output_scope_[i] != 0) continue;
-      bool changed = false;
-      outputs_[i].value = SubstituteModuleOutputs(outputs_[i].value, changed);
-      if (!changed) continue;
-      const Doc& doc = docs_[output_docs_of_[i]];
-      DeriveReferences(outputs_[i].value, -1, outputs_[i].name, "", doc, Child(doc.node, "value"));
-    }
-  }
-
-  static std::string DirectRefKey(int resource, const std::string& output,
-                                  const std::string& pointer, const std::string& expr) {
-    return std::to_string(resource) + "\n" + output + "\n" + pointer + "\n" + expr;
-  }
-
-  void DeriveReferences(const Value& v, int resource, const std::string& output,
-                        const std::string& pointer, const Doc& doc, const YamlNode& base) {
-    if (v.is_array()) {
-      for (size_t i = 0; i < v.size(); ++i)
-        DeriveReferences(v[i], resource, output, pointer + "/" + std::to_string(i), doc, base);
-      return;
-    }
-    if (v.is_object()) {
-      for (auto it = v.begin(); it != v.end(); ++it) {
-        DeriveReferences(*it, resource, output, pointer + "/" + PointerToken(it.key()), doc, base);
-      }
-      return;
-    }
-    if (!v.is_string() || !HasTemplateSyntax(v.get_ref<const std::string&>())) return;
-    if (direct_refs_.count(DirectRefKey(resource, output, pointer, ""))) return;
-    auto parsed = ParseTemplate(v.get_ref<const std::string&>());
-    const auto* t = std::get_if<Template>(&parsed);
-    if (!t) return;
-    for (const auto& part : t->parts) {
-      const auto* e = std::get_if<Expression>(&part);
-      if (!e || e->type != Expression::Type::kResource) continue;
-      SourceLocation at = Locate(doc.file, base, pointer, false);
-      if (e->splat && !t->exact()) {
-        Error("splat_in_string", "cannot interpolate " + e->ToString() + ", a list, into a string",
-              at, "it came from a module's input or output; use it as the whole value");
-        continue;
-      }
-      if (direct_refs_.count(DirectRefKey(resource, output, pointer, e->ToString()))) continue;
-      RefUse use{
-          *e, static_cast<size_t>(&doc - docs_.data()), pointer, resource, output, t->exact(), at};
-      use.derived = true;
-      pending_refs_.push_back(std::move(use));
+      std::vector<std::pair<std::string, FoundReference>> found;
+      outputs_[i].value = SubstituteModuleOutputs(outputs_[i].value, output_docs_of_[i], &found);
+      derive(found, -1, outputs_[i].name, output_docs_of_[i]);
     }
   }
 
@@ -1352,6 +1332,161 @@ class Loader {
     return "variable \"" + name + "\"";
   }
 
+  // How a message names what made a value sensitive (an origin of its
+  // mark, evaluate.h): a variable of scope `s` as SensitiveVariableText
+  // does, anything else as written ("sensitive()").
+  std::string SensitiveText(size_t s, const std::string& from) const {
+    if (from.rfind("var.", 0) == 0) return SensitiveVariableText(s, from.substr(4));
+    return from == "sensitive()" ? "a value marked sensitive()" : from;
+  }
+
+  // ---- locals --------------------------------------------------------------
+  void DeclareLocals(size_t s) {
+    if (scopes_[s].locals_declared) return;
+    scopes_[s].locals_declared = true;
+    std::map<std::string, SourceLocation> first;
+    for (size_t i : scopes_[s].local_docs) {
+      const Doc& doc = docs_[i];
+      SourceLocation name_loc = Loc(doc.file, Child(doc.node, "name"));
+      if (auto [it, inserted] = first.emplace(doc.name, name_loc); !inserted) {
+        Error("duplicate_local", "local \"" + doc.name + "\" is declared twice", name_loc,
+              "first declared at " + LocationText(it->second));
+        continue;
+      }
+      scopes_[s].locals[doc.name].doc = i;
+    }
+  }
+
+  // ${local.NAME} in scope `s`: evaluated the first time it is read (in its
+  // own document's scope), then shared; nullopt when it has no value
+  // (reported: undeclared, a cycle, or an error in its value).
+  std::optional<LocalValue> LocalValueOf(size_t s, const std::string& name,
+                                         const SourceLocation& at) {
+    DeclareLocals(s);
+    auto it = scopes_[s].locals.find(name);
+    if (it == scopes_[s].locals.end()) {
+      std::vector<std::string> names;
+      for (const auto& [n, st] : scopes_[s].locals) names.push_back(n);
+      Error("unknown_local",
+            "reference to undeclared local \"" + name + "\"" +
+                (s == 0 ? "" : " in module " + ScopeName(s)),
+            at, DidYouMean(name, names));
+      return std::nullopt;
+    }
+    LocalState& st = it->second;
+    const std::string key = scopes_[s].prefix + "local." + name;
+    switch (st.state) {
+      case LocalState::kDone:
+        return st.value;
+      case LocalState::kFailed:
+        return std::nullopt;
+      case LocalState::kEvaluating: {
+        auto on_path = std::find(local_path_.begin(), local_path_.end(), key);
+        std::string cycle;
+        for (auto p = on_path; p != local_path_.end(); ++p) cycle += *p + " -> ";
+        const Doc& doc = docs_[st.doc];
+        Error("dependency_cycle", "dependency cycle: " + cycle + key,
+              Loc(doc.file, Child(doc.node, "value")),
+              "locals refer to each other; break the cycle by removing one of these references");
+        return std::nullopt;
+      }
+      case LocalState::kDeclared:
+        break;
+    }
+    const size_t doc_index = st.doc;
+    const Doc& doc = docs_[doc_index];
+    if (!doc.value.contains("value")) {
+      Error("missing_field", "missing required field \"value\" in local document", doc.location);
+      st.state = LocalState::kFailed;
+      return std::nullopt;
+    }
+    st.state = LocalState::kEvaluating;
+    local_path_.push_back(key);
+    EvalContext ctx;
+    ctx.doc = &doc;
+    ctx.resource_refs = true;
+    size_t errors = ErrorCount();
+    Value v = Eval(doc.value["value"], Child(doc.node, "value"), "", ctx);
+    local_path_.pop_back();
+    LocalState& done = scopes_[s].locals[name];
+    if (ErrorCount() != errors) {
+      done.state = LocalState::kFailed;
+      return std::nullopt;
+    }
+    done.value.value = FromExpressionForm(v);
+    for (const auto& [pointer, from] : ctx.sensitive) {
+      done.value.value = done.value.value.MarkedSensitive(from);
+    }
+    if (!done.value.value.WhollyKnown()) done.value.residual = NodeFromExpressionForm(v);
+    done.sensitive = std::move(ctx.sensitive);
+    done.state = LocalState::kDone;
+    return done.value;
+  }
+
+  // Every local of every scope, read or not: a mistake in one is reported
+  // even when nothing uses it.
+  void CheckLocals() {
+    for (size_t s = 0; s < scopes_.size(); ++s) {
+      if (scopes_[s].unused) continue;
+      DeclareLocals(s);
+      for (const auto& [name, st] : scopes_[s].locals) {
+        if (st.state == LocalState::kDeclared) LocalValueOf(s, name, {});
+      }
+    }
+  }
+
+  size_t ErrorCount() const {
+    return static_cast<size_t>(std::count_if(diags_.begin(), diags_.end(), [](const Diagnostic& d) {
+      return d.severity == Severity::kError;
+    }));
+  }
+
+  // ---- shapes ----------------------------------------------------------------
+  // How the resource at base address `base` expands, computed the first
+  // time it is asked for (its count or for_each read only variables and
+  // locals), or null when it is not declared or does not expand.
+  const ResourceShape* ShapeOf(const std::string& base) {
+    if (auto it = shapes_.find(base); it != shapes_.end())
+      return it->second ? &*it->second : nullptr;
+    if (shape_docs_seen_ != resource_docs_.size()) {
+      for (size_t i = shape_docs_seen_; i < resource_docs_.size(); ++i) {
+        const Doc& doc = docs_[resource_docs_[i]];
+        shape_docs_.emplace(scopes_[doc.scope].prefix + doc.kind + "." + doc.name,
+                            resource_docs_[i]);
+      }
+      shape_docs_seen_ = resource_docs_.size();
+    }
+    auto doc = shape_docs_.find(base);
+    if (doc == shape_docs_.end()) return nullptr;
+    shapes_[base] = std::nullopt;  // while computing: a count that reads itself gets no shape
+    const Instances* inst = InstancesOf(doc->second);
+    if (!inst) return nullptr;
+    ResourceShape shape;
+    shape.mode = inst->mode;
+    shape.indexes = inst->indexes;
+    shape.attributes = &registry_->Attributes(docs_[doc->second].kind);
+    return &*(shapes_[base] = std::move(shape));
+  }
+
+  // A resource document's instances (EvalInstances once per document); null
+  // when they cannot be known (reported).
+  const Instances* InstancesOf(size_t doc) {
+    auto& [ok, instances] = InstancesEntry(doc);
+    return ok ? &instances : nullptr;
+  }
+
+  // Whether document `doc`'s instances are known, and they (or, when not,
+  // the mode it asked for).
+  std::pair<bool, Instances>& InstancesEntry(size_t doc) {
+    auto it = instances_.find(doc);
+    if (it == instances_.end()) {
+      Instances out;
+      bool ok = EvalInstances(docs_[doc], "resource", out);
+      it = instances_.emplace(doc, std::make_pair(ok, std::move(out))).first;
+    }
+    return it->second;
+  }
+
   // One string through the evaluation stage (evaluate.h), with what
   // document `ctx.doc` may read; the references it keeps are recorded for
   // CheckReferences and ResolveModuleOutputs.
@@ -1366,10 +1501,21 @@ class Loader {
       in.variable_sensitive = [this, &doc](const std::string& name) {
         return VariableIsSensitive(doc.scope, name);
       };
+      in.local = [this, &doc](const std::string& name, const SourceLocation& at) {
+        return LocalValueOf(doc.scope, name, at);
+      };
       in.getenv = [this](const char* name) { return GetEnv(name); };
       in.read_file = [this, &doc](const std::string& rel, const SourceLocation& at) {
         return ReadFileExpr(doc, rel, at);
       };
+      in.file_exists = [this, &doc](const std::string& rel) {
+        std::string path = (fs::path(doc.dir) / rel).lexically_normal().string();
+        return env_.Exists(path) && !env_.IsDirectory(path);
+      };
+      in.path_module = doc.dir.empty() ? "." : doc.dir;
+      in.path_root = result_.config.root.empty() ? "." : result_.config.root;
+      in.shape = [this](const std::string& base) { return ShapeOf(base); };
+      in.parsed = &parsed_;
       if (ctx.count_index) in.count_index = *ctx.count_index;
       in.each_key = ctx.each_key;
       in.each_value = ctx.each_value;
@@ -1393,7 +1539,7 @@ class Loader {
     Evaluated e = EvaluateString(s, *ctx.inputs, locate, diags_);
     for (FoundReference& ref : e.references) {
       if (ref.expr.type == Expression::Type::kModuleOutput) {
-        module_uses_.push_back({std::move(ref.expr), ref.location, ref.exact});
+        if (!ref.derived) module_uses_.push_back({std::move(ref.expr), ref.location, ref.exact});
       } else {
         RefUse use{std::move(ref.expr),
                    static_cast<size_t>(&doc - docs_.data()),
@@ -1403,13 +1549,12 @@ class Loader {
                    ref.exact,
                    ref.location};
         use.check_only = ctx.module_inputs;
+        use.derived = ref.derived;
         pending_refs_.push_back(std::move(use));
       }
     }
-    for (const std::string& var : e.sensitive) ctx.sensitive.emplace_back(pointer, var);
+    for (const std::string& from : e.sensitive) ctx.sensitive.emplace_back(pointer, from);
     if (e.private_key) key_nodes_.emplace_back(static_cast<size_t>(&doc - docs_.data()), node);
-    // Left as written (reported): not a value that came from elsewhere.
-    if (e.failed) direct_refs_.insert(DirectRefKey(ctx.resource, ctx.output, pointer, ""));
     return std::move(e.value);
   }
 
@@ -1638,8 +1783,26 @@ class Loader {
         ctx.doc = &doc;
         ctx.where = key;
         size_t before = diags_.size();
+        size_t refs = pending_refs_.size();
         v = Eval(v, Child(doc.node, key), "", ctx);
         failed = failed || diags_.size() != before;
+        if (!failed && HasExpressions(v)) {
+          // Known only after apply: it reads a resource through a local or
+          // a module's input.
+          std::vector<std::string> names;
+          for (size_t r = refs; r < pending_refs_.size(); ++r) {
+            std::string name = pending_refs_[r].expr.ToString();
+            if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+          }
+          Error("unknown_" + std::string(key),
+                std::string(key) + " must be known when the stack is loaded, but it depends on " +
+                    (names.empty() ? "a value known only after apply" : JoinNames(names)),
+                Loc(doc.file, Child(doc.node, key)),
+                "count and for_each decide which instances exist; build them from variables, "
+                "locals and literals, not from resource attributes");
+          failed = true;
+        }
+        pending_refs_.resize(refs);  // checked where they are written
       }
       (key == std::string("count") ? count : for_each) = std::move(v);
     }
@@ -1758,8 +1921,9 @@ class Loader {
       group.name = doc.name;
       group.module = scope.path;
       group.doc = di;
-      Instances instances;
-      bool broken = !EvalInstances(doc, "resource", instances);
+      auto& [expanded, instances_ref] = InstancesEntry(di);
+      Instances instances = instances_ref;
+      bool broken = !expanded;
       group.mode = instances.mode;
       Lifecycle lifecycle;
       if (doc.value.contains("lifecycle")) LoadLifecycle(doc, lifecycle);
@@ -1935,7 +2099,7 @@ class Loader {
         // saying so is required, as Terraform does: the output is then
         // sensitive wherever it is shown or read.
         if (declared)
-          RefuseUndeclaredSensitive(doc, SensitiveVariableText(doc.scope, ctx.sensitive[0].second));
+          RefuseUndeclaredSensitive(doc, SensitiveText(doc.scope, ctx.sensitive[0].second));
         out.sensitive = true;
       }
       output_index_[key] = outputs_.size();
@@ -1957,21 +2121,19 @@ class Loader {
         "(sensitive)");
   }
 
-  // The ${module...OUTPUT} references left in `v` (in expression form: those
+  // The module output references left in `v` (in expression form: those
   // written in it and those that came through a module's variables).
   static void ModuleOutputRefs(const Value& v, std::vector<Expression>& out) {
     if (v.is_structured()) {
       for (const auto& item : v) ModuleOutputRefs(item, out);
       return;
     }
-    if (!v.is_string() || v.get_ref<const std::string&>().find("${module.") == std::string::npos)
+    if (!v.is_string() || v.get_ref<const std::string&>().find("module") == std::string::npos)
       return;
-    auto parsed = ParseTemplate(v.get_ref<const std::string&>());
-    const auto* t = std::get_if<Template>(&parsed);
-    if (!t) return;
-    for (const auto& part : t->parts) {
-      const auto* e = std::get_if<Expression>(&part);
-      if (e && e->type == Expression::Type::kModuleOutput) out.push_back(*e);
+    expr::NodePtr n = ParseExpressionForm(v.get_ref<const std::string&>());
+    if (!n) return;
+    for (Expression& e : ReferencesIn(*n)) {
+      if (e.type == Expression::Type::kModuleOutput) out.push_back(std::move(e));
     }
   }
 
@@ -2095,11 +2257,12 @@ class Loader {
                 use.location, DidYouMean(t.name, names));
       return;
     }
-    if (e.splat || !std::holds_alternative<std::monostate>(t.index)) {
+    if (!std::holds_alternative<std::monostate>(t.index) || (e.splat && !e.attr.empty())) {
       ReportRef(use, "invalid_index",
                 "a data source has no instances: refer to it without an index", use.location);
       return;
     }
+    if (e.attr.empty()) return;  // used whole
     if (!registry_->HasAttribute(kind, e.attr)) {
       std::string hint = DidYouMean(e.attr, registry_->Attributes(kind));
       ReportRef(use, "unknown_attribute", kind + " has no attribute \"" + e.attr + "\"",
@@ -2242,18 +2405,6 @@ class Loader {
     }
   }
 
-  // Replaces the string at `pointer` in `root` with `v`.
-  static void ReplaceAt(Value& root, const std::string& pointer, Value v) {
-    if (pointer.empty()) {
-      root = std::move(v);
-      return;
-    }
-    try {
-      root[Value::json_pointer(pointer)] = std::move(v);
-    } catch (const std::exception&) {
-    }
-  }
-
   // An error about a reference, unless it is a derived use (reported where
   // it was written).
   void ReportRef(const RefUse& use, std::string code, std::string summary, SourceLocation loc,
@@ -2280,16 +2431,6 @@ class Loader {
       if (use.check_only) continue;  // joins the graph where the module uses it
       if (use.resource >= 0) {
         for (size_t id : ids) AddEdge(static_cast<size_t>(use.resource), id, use.location);
-      }
-      if (e.splat) {
-        Value list = Value::array();
-        for (size_t id : ids)
-          list.push_back("${" + resources_[id].address.ToString() + "." + e.attr + "}");
-        if (use.resource >= 0) {
-          ReplaceAt(resources_[use.resource].spec, use.pointer, std::move(list));
-        } else {
-          ReplaceAt(outputs_[output_index_[use.output]].value, use.pointer, std::move(list));
-        }
       }
     }
   }
@@ -2429,36 +2570,44 @@ class Loader {
     CollectScalars(node, 0, scalars);
     for (const YamlNode& s : scalars) {
       if (!HasTemplateSyntax(s.Scalar())) continue;
-      auto parsed = ParseTemplate(s.Scalar());
-      auto* t = std::get_if<Template>(&parsed);
-      if (!t) continue;
-      for (const auto& part : t->parts) {
-        const Expression* e = std::get_if<Expression>(&part);
-        if (!e) continue;
-        if (e->type == Expression::Type::kVar) {
+      auto parsed = expr::ParseTemplate(s.Scalar());
+      auto* tree = std::get_if<expr::NodePtr>(&parsed);
+      if (!tree) continue;
+      std::vector<expr::Traversal> traversals;
+      expr::Traversals(**tree, traversals);
+      for (const expr::Traversal& t : traversals) {
+        const std::string& root = t.root->name;
+        const std::string first = !t.steps.empty() && t.steps[0].attr ? t.steps[0].name : "";
+        if (root == "var" && !first.empty()) {
           const auto& vars = doc.scope == 0 ? variables_ : scopes_[doc.scope].variables;
-          auto var = vars.find(e->name);
+          auto var = vars.find(first);
           if (var == vars.end()) continue;
           const Doc& var_doc = docs_[var->second.doc];
           RedactFeeding(var->second.doc, Child(var_doc.node, "default"), depth + 1, done);
           if (doc.scope != 0) {  // and the module's input, with what fed it
             const size_t call = scopes_[doc.scope].call_doc;
-            RedactFeeding(call, Child(Child(docs_[call].node, "inputs"), e->name), depth + 1, done);
+            RedactFeeding(call, Child(Child(docs_[call].node, "inputs"), first), depth + 1, done);
           }
-        } else if (e->type == Expression::Type::kEachKey ||
-                   e->type == Expression::Type::kEachValue) {
+        } else if (root == "local" && !first.empty()) {
+          auto local = scopes_[doc.scope].locals.find(first);
+          if (local == scopes_[doc.scope].locals.end()) continue;
+          const Doc& local_doc = docs_[local->second.doc];
+          RedactFeeding(local->second.doc, Child(local_doc.node, "value"), depth + 1, done);
+        } else if (root == "each") {
           RedactFeeding(doc_index, Child(doc.node, "for_each"), depth + 1, done);
-        } else if (e->type == Expression::Type::kModuleOutput) {
-          std::vector<ModuleStep> path = scopes_[doc.scope].path;
-          path.insert(path.end(), e->target.module.begin(), e->target.module.end());
-          auto found = FindScope(path);
-          const size_t* t = std::get_if<size_t>(&found);
-          if (!t) continue;
-          auto o = scopes_[*t].outputs.find(e->attr);
-          if (o == scopes_[*t].outputs.end()) continue;
-          const size_t out_doc = output_docs_of_[o->second];
-          RedactFeeding(out_doc, Child(docs_[out_doc].node, "value"), depth + 1, done);
         }
+      }
+      for (const Expression& e : ReferencesIn(**tree)) {
+        if (e.type != Expression::Type::kModuleOutput) continue;
+        std::vector<ModuleStep> path = scopes_[doc.scope].path;
+        path.insert(path.end(), e.target.module.begin(), e.target.module.end());
+        auto found = FindScope(path);
+        const size_t* t = std::get_if<size_t>(&found);
+        if (!t) continue;
+        auto o = scopes_[*t].outputs.find(e.attr);
+        if (o == scopes_[*t].outputs.end()) continue;
+        const size_t out_doc = output_docs_of_[o->second];
+        RedactFeeding(out_doc, Child(docs_[out_doc].node, "value"), depth + 1, done);
       }
     }
   }
@@ -2541,6 +2690,12 @@ class Loader {
   std::set<std::string> data_addresses_;  // "data.KIND.NAME" of every data document
   std::map<std::string, VariableInfo> variables_;
   std::map<std::string, std::optional<std::string>> file_cache_;
+  std::unordered_map<std::string, expr::NodePtr> parsed_;  // EvalInputs::parsed
+  std::vector<std::string> local_path_;                    // locals being evaluated
+  std::map<std::string, std::optional<ResourceShape>> shapes_;
+  std::map<std::string, size_t> shape_docs_;                // base address -> resource document
+  size_t shape_docs_seen_ = 0;                              // resource_docs_ indexed in shape_docs_
+  std::map<size_t, std::pair<bool, Instances>> instances_;  // InstancesOf
   std::vector<RefUse> pending_refs_;
   std::map<std::string, ResourceGroup> groups_;
   std::map<std::string, YamlNode> spec_nodes_;
@@ -2560,9 +2715,6 @@ class Loader {
   std::vector<ModuleUse> module_uses_;
   std::map<std::string, Value> module_output_values_;  // by key, once substituted
   std::vector<std::string> resolving_;                 // output keys being substituted
-  // DirectRefKey of each reference written where it is used, and (with an
-  // empty expression) of each string that failed to evaluate.
-  std::set<std::string> direct_refs_;
   struct Edge {
     size_t from, to;
     SourceLocation why;

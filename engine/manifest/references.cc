@@ -71,18 +71,27 @@ ResolvedReference ResolveReference(const ReferenceUse& use, const DeclaredResour
     return fail("unknown_reference", "reference to undeclared resource " + t.BaseString(),
                 DidYouMean(t.name, DeclaredNames(declared, t.kind, t.module)));
   }
-  auto targets = ReferenceTargets(declared, t, e.splat, false, g->second);
+  // Every instance when its index is known only at apply, or when the
+  // resource is used whole (`length(instance.web)`, `instance.web[*].id`),
+  // whatever its mode.
+  auto targets = ReferenceTargets(declared, t, false, e.splat, g->second);
   if (auto* msg = std::get_if<std::string>(&targets)) return fail("invalid_index", *msg);
   std::vector<size_t>& ids = std::get<std::vector<size_t>>(targets);
-  if (!registry.HasAttribute(t.kind, e.attr)) {
+  // Used whole, its attributes are checked where they are read.
+  if (!e.attr.empty() && !registry.HasAttribute(t.kind, e.attr)) {
     std::string hint = DidYouMean(e.attr, registry.Attributes(t.kind));
     return fail("unknown_attribute", t.kind + " has no attribute \"" + e.attr + "\"",
                 (hint.empty() ? "" : hint + "\n") + "attributes of " + t.kind + ": " +
                     JoinNames(registry.Attributes(t.kind)));
   }
-  const bool computed = registry.IsComputed(t.kind, e.attr);
+  const bool computed = e.attr.empty() || registry.IsComputed(t.kind, e.attr);
   bool self = use.from >= 0 &&
               std::find(ids.begin(), ids.end(), static_cast<size_t>(use.from)) != ids.end();
+  if (self && e.attr.empty()) {
+    return fail("self_reference",
+                declared.resources[use.from].address.ToString() + " cannot refer to itself",
+                "read one of its fields or another resource's attribute");
+  }
   if (self && computed) {
     return fail("self_reference",
                 declared.resources[use.from].address.ToString() +
@@ -117,7 +126,9 @@ ResolvedReference ResolveReference(const ReferenceUse& use, const DeclaredResour
                     "use an id such as ${" + want->second + ".NAME.id}", /*even_derived=*/true);
       }
       if (e.attr != "id") {
-        return fail("reference_kind_mismatch", "field \"" + field + "\" takes an id, not " + e.attr,
+        return fail("reference_kind_mismatch",
+                    "field \"" + field + "\" takes an id, not " +
+                        (e.attr.empty() ? "the whole " + t.kind : e.attr),
                     "use ${" + t.ToString() + (e.splat ? "[*]" : "") + ".id}",
                     /*even_derived=*/true);
       }

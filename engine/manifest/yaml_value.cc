@@ -170,10 +170,29 @@ bool WithinBounds(BoundsWalk& w, const YamlNode& n, int depth, bool repeated) {
   return true;
 }
 
+// Whether `mark` falls inside a "${...}" of its line that the line does
+// not close before it: the usual YAML error of an expression holding ": ".
+bool InsideUnquotedExpression(std::string_view text, const YamlMark& mark) {
+  if (text.empty() || mark.is_null()) return false;
+  size_t begin = 0;
+  for (int line = 0; line < mark.line; ++line) {
+    begin = text.find('\n', begin);
+    if (begin == std::string_view::npos) return false;
+    ++begin;
+  }
+  size_t end = text.find('\n', begin);
+  std::string_view row = text.substr(begin, end == std::string_view::npos ? end : end - begin);
+  size_t col = static_cast<size_t>(mark.column);
+  size_t open = row.rfind("${", col < row.size() ? col : row.size());
+  if (open == std::string_view::npos || open >= col) return false;
+  size_t close = row.find('}', open);
+  return close == std::string_view::npos || close >= col;
+}
+
 }  // namespace
 
-void AddTextDiagnostics(const std::string& file, const YamlTree& tree,
-                        std::vector<Diagnostic>& out) {
+void AddTextDiagnostics(const std::string& file, const YamlTree& tree, std::vector<Diagnostic>& out,
+                        std::string_view text) {
   for (size_t i = 0; i < tree.bad_bytes.size(); ++i) {
     const YamlBadBytes& b = tree.bad_bytes[i];
     SourceLocation at{file, b.mark.line + 1, b.mark.column + 1, static_cast<int>(b.length)};
@@ -196,7 +215,12 @@ void AddTextDiagnostics(const std::string& file, const YamlTree& tree,
       l.line = tree.error->mark.line + 1;
       l.column = tree.error->mark.column + 1;
     }
-    AddError(out, "yaml_syntax", "YAML syntax error: " + tree.error->message, l);
+    AddError(out, "yaml_syntax", "YAML syntax error: " + tree.error->message, l,
+             InsideUnquotedExpression(text, tree.error->mark)
+                 ? "the error is inside an unquoted ${...}: YAML ends a plain value at \": \" "
+                   "and \" #\"; quote the whole value with single quotes, e.g. "
+                   "count: '${var.prod ? 2 : 1}'"
+                 : "");
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/diagnostic.h"
@@ -25,9 +26,10 @@ inline constexpr size_t kMaxNodesPerDocument = 100000;
 // The problems of `tree`, parsed from file `file`, that are in its text
 // rather than its values: each run of NUL bytes (nul_byte) or of bytes that
 // are not UTF-8 (invalid_utf8), at its first byte, and the syntax error
-// (yaml_syntax).
-void AddTextDiagnostics(const std::string& file, const YamlTree& tree,
-                        std::vector<Diagnostic>& out);
+// (yaml_syntax). With the file's `text`, a syntax error inside an unquoted
+// "${...}" says to quote the value.
+void AddTextDiagnostics(const std::string& file, const YamlTree& tree, std::vector<Diagnostic>& out,
+                        std::string_view text = {});
 
 // Whether document `root` is within the bounds above, the same bounds
 // YamlToValue applies as it goes, checked without building anything: false,

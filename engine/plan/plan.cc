@@ -207,6 +207,7 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
                                const std::string& attr) -> std::optional<Value> {
     auto it = planned.find(addr.ToString());
     if (it == planned.end()) return std::nullopt;
+    if (attr.empty()) return it->second;  // the whole object
     if (it->second.contains(attr)) return it->second.at(attr);
     return Value(nullptr);
   };

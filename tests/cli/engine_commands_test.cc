@@ -236,7 +236,7 @@ TEST_CASE("state commands need only the variables the backend settings use") {
   auto missing = e.Cairn({"state", "list", e.stack});
   CHECK(missing.exit_code == 1);
   CHECK(missing.err.find("variable \"state_file\" has no value") != std::string::npos);
-  CHECK(missing.err.find("backend.yaml:7:7: error: variable \"state_file\" has no value") !=
+  CHECK(missing.err.find("backend.yaml:7:9: error: variable \"state_file\" has no value") !=
         std::string::npos);
 }
 

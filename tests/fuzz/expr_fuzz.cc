@@ -1,12 +1,17 @@
-// libFuzzer target: the expression language (engine/manifest/expr.h) on an
-// arbitrary string, the text of one manifest value. Beyond "no crash, hang
-// or leak" it checks what the header promises:
+// libFuzzer target: the expression language (engine/expr, and its
+// expression form in engine/manifest/expr.h) on an arbitrary string, the
+// text of one manifest value. Beyond "no crash, hang or leak" it checks
+// what the headers promise:
+//   - a parse error's range lies inside the text;
+//   - printing a parsed tree and parsing the print gives the same tree;
+//   - evaluating never drops a sensitive mark: with every variable marked,
+//     a known result that read one is marked (deep);
 //   - EscapeTemplateLiteral(s) reads back as the one literal s;
-//   - every expression's ToString parses back to an expression with the
-//     same ToString;
 //   - ResolveReferences keeps a string without expressions as it is, and
 //     resolves references nested in lists and mappings like at the top.
-// ResourceReferences runs over the same value.
+// The evaluator runs over a scope with variables of every type, known and
+// unknown, and resources; the residual of an unknown result is printed and
+// parsed back.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -16,9 +21,13 @@
 
 #include "base/value.h"
 #include "engine/address.h"
+#include "engine/expr/eval.h"
+#include "engine/expr/parser.h"
 #include "engine/manifest/expr.h"
 
 namespace {
+
+using cairn::expr::Value;
 
 [[noreturn]] void Fail(const char* what, const std::string& input) {
   std::fprintf(stderr, "expr_fuzz: %s\n  input: %s\n", what, input.substr(0, 400).c_str());
@@ -36,49 +45,109 @@ std::optional<cairn::Value> Lookup(const cairn::ResourceAddress& a, const std::s
   return cairn::Value(attr);
 }
 
+// Variables of every type, all sensitive; resources known and not.
+class FuzzScope : public cairn::expr::Scope {
+ public:
+  bool read_sensitive = false;
+  Value Named(const std::string& root, const std::string& attr, const cairn::expr::Node& at,
+              cairn::expr::Evaluator& ev) override {
+    Value v;
+    if (root == "count" && attr == "index") return Value::Int(3);
+    if (root == "each" && attr == "key") return Value::String("k");
+    if (attr == "s")
+      v = Value::String("text ${x}");
+    else if (attr == "n")
+      v = Value::Int(7);
+    else if (attr == "f")
+      v = Value::Real(2.5);
+    else if (attr == "b")
+      v = Value::Bool(true);
+    else if (attr == "l")
+      v = Value::MakeList({Value::Int(1), Value::String("a"), Value()});
+    else if (attr == "m")
+      v = Value::MakeMap({{"a", Value::Int(1)}, {"b", Value::String("x")}});
+    else if (attr == "u")
+      v = Value::Unknown();
+    else if (attr == "z")
+      v = Value();
+    else {
+      ev.Error(at, "unknown_reference", "no such variable");
+      return Value::Unknown();
+    }
+    if (root != "var") return v;
+    read_sensitive = true;
+    return v.MarkedSensitive("var." + attr);
+  }
+  Value Resource(const std::string&, const std::string& kind, const std::string&, const Value* key,
+                 const std::string* attr, const cairn::expr::Node&,
+                 cairn::expr::Evaluator&) override {
+    if (attr && *attr == "id") return Value::Unknown();
+    if (!key && !attr) return Value::MakeList({Value::MakeMap({{"id", Value::Unknown()}})});
+    return Value::String(kind);
+  }
+};
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string s(reinterpret_cast<const char*>(data), size);
-  auto parsed = cairn::ParseTemplate(s);
-  if (const auto* t = std::get_if<cairn::Template>(&parsed)) {
-    (void)t->exact();
-    (void)t->has_expressions();
-    for (const auto& part : t->parts) {
-      const auto* e = std::get_if<cairn::Expression>(&part);
-      if (!e) continue;
-      if (e->begin >= e->end || e->end > s.size()) Fail("expression offsets out of range", s);
-      std::string text = "${" + e->ToString() + "}";
-      auto reparsed = cairn::ParseTemplate(text);
-      const auto* t3 = std::get_if<cairn::Template>(&reparsed);
-      if (!t3 || !t3->exact()) Fail("an expression's ToString does not parse back", s);
-      if (std::get<cairn::Expression>(t3->parts[0]).ToString() != e->ToString())
-        Fail("an expression's ToString changes when parsed back", s);
-      if (e->type == cairn::Expression::Type::kResource) {
-        (void)cairn::ResourceAddress::Parse(e->target.ToString());
-      }
-    }
+  auto parsed = cairn::expr::ParseTemplate(s);
+  if (const auto* err = std::get_if<cairn::expr::ParseError>(&parsed)) {
+    if (err->begin > s.size() || err->end > s.size() + 1 || err->end < err->begin)
+      Fail("error range out of the text", s);
   } else {
-    const auto& err = std::get<cairn::TemplateError>(parsed);
-    if (err.offset > s.size()) Fail("error offset out of range", s);
+    const cairn::expr::NodePtr& tree = std::get<cairn::expr::NodePtr>(parsed);
+    std::string printed = cairn::expr::PrintTemplate(*tree);
+    auto again = cairn::expr::ParseTemplate(printed);
+    const auto* tree2 = std::get_if<cairn::expr::NodePtr>(&again);
+    if (!tree2) Fail("a printed tree does not parse", s);
+    // A template whose literal parts merge differently may reparse as a
+    // different shape; the text must then be stable.
+    if (!cairn::expr::SameTree(*tree, **tree2) && cairn::expr::PrintTemplate(**tree2) != printed)
+      Fail("printing and parsing again changes the tree", s);
+
+    FuzzScope scope;
+    std::vector<cairn::expr::EvalError> errors;
+    cairn::expr::Evaluator ev(scope, errors);
+    Value v = ev.Eval(*tree);
+    for (const auto& e : errors) {
+      if (e.begin > s.size() || e.end > s.size() || e.end < e.begin)
+        Fail("an error's range lies outside the text", s);
+    }
+    if (errors.empty() && v.WhollyKnown() && scope.read_sensitive && !v.DeepSensitive()) {
+      // Only a value that read no variable's content may lose the mark:
+      // conversions to a value that does not depend on it (can(), a type
+      // test) are the exceptions Terraform has too.
+      bool may_drop = s.find("nonsensitive") != std::string::npos ||
+                      s.find("can(") != std::string::npos || s.find("try(") != std::string::npos ||
+                      s.find("length") != std::string::npos || s.find("?") != std::string::npos ||
+                      s.find("&&") != std::string::npos || s.find("||") != std::string::npos ||
+                      s.find("for") != std::string::npos || s.find("[*]") != std::string::npos ||
+                      s.find(".*") != std::string::npos || s.find("if") != std::string::npos ||
+                      s.find("each") != std::string::npos ||
+                      s.find("fileexists") != std::string::npos;
+      if (!may_drop && s.find("var.") != std::string::npos) Fail("a sensitive mark was dropped", s);
+    }
+    if (errors.empty() && !v.WhollyKnown()) {
+      cairn::expr::NodePtr residual = ev.Residual(*tree);
+      std::string text = cairn::expr::PrintTemplate(*residual);
+      if (!std::holds_alternative<cairn::expr::NodePtr>(cairn::expr::ParseTemplate(text)))
+        Fail("a residual does not parse", s);
+    }
   }
 
   std::string escaped = cairn::EscapeTemplateLiteral(s);
-  auto literal = cairn::ParseTemplate(escaped);
-  const auto* lt = std::get_if<cairn::Template>(&literal);
-  if (!lt || lt->has_expressions()) Fail("an escaped literal holds an expression", s);
-  std::string joined;
-  for (const auto& part : lt->parts) joined += std::get<std::string>(part);
-  if (joined != s) Fail("an escaped literal does not read back as itself", s);
+  auto literal = cairn::expr::ParseTemplate(escaped);
+  const auto* lt = std::get_if<cairn::expr::NodePtr>(&literal);
+  if (!lt || (*lt)->kind != cairn::expr::NodeKind::kLiteral || (*lt)->value.as_string() != s)
+    Fail("an escaped literal does not read back as itself", s);
 
   cairn::Value v = s;
   cairn::Value resolved = cairn::ResolveReferences(v, Lookup);
   if (!cairn::HasTemplateSyntax(s) && resolved != v) Fail("a plain string changed", s);
   cairn::Value nested = {{"a", cairn::Value::array({s, {{"b", s}}})}, {"c", 1}};
   cairn::Value nested_resolved = cairn::ResolveReferences(nested, Lookup);
-  if (!cairn::IsUnknown(resolved) && nested_resolved["a"][0] != resolved)
-    Fail("a nested string resolves differently", s);
-  (void)cairn::InterpolationText(resolved);
+  if (nested_resolved["a"][0] != resolved) Fail("a nested string resolves differently", s);
   (void)cairn::ResourceReferences(nested);
   return 0;
 }

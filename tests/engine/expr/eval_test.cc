@@ -164,9 +164,9 @@ TEST_CASE("expr: templates interpolate, escape and strip", "[expr]") {
   CHECK(Show("\"a ${~ var.name ~} b\"", s) == "\"awebb\"");
   CHECK(Show("\"${var.list}\"", s) == "[\"a\", \"b\"]");  // one interpolation alone keeps its type
   CHECK(Show("\"x${var.list}\"", s) ==
-        "error: invalid_interpolation: cannot interpolate a list into a string");
+        "error: invalid_interpolation: cannot interpolate var.list, a list, into a string");
   CHECK(Show("\"x${null}\"", s) ==
-        "error: invalid_interpolation: cannot interpolate null into a string");
+        "error: invalid_interpolation: cannot interpolate null, which is null, into a string");
 }
 
 TEST_CASE("expr: a manifest string is a template without directives", "[expr]") {

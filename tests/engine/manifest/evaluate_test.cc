@@ -78,7 +78,9 @@ TEST_CASE("each.key and each.value, fields included, come from the instance") {
   auto missing = Eval("${each.value.cpu}", in);
   CHECK(missing.e.failed);
   REQUIRE(missing.diags.size() == 1);
-  CHECK(missing.diags[0].summary == "each.value has no field \"cpu\" for key \"db\"");
+  CHECK(missing.diags[0].code == "missing_key");
+  CHECK(missing.diags[0].summary == "this object has no attribute \"cpu\"");
+  CHECK(missing.diags[0].location.column == 3);  // under each.value.cpu
 }
 
 TEST_CASE("references are kept for apply, qualified with the module, and returned") {
@@ -86,19 +88,39 @@ TEST_CASE("references are kept for apply, qualified with the module, and returne
   in.module = {{"app", 1}};
   auto r = Eval("${network.main.id}/${module.db.endpoint}", in);
   CHECK(r.diags.empty());
-  CHECK(r.e.value == "${module.app[1].network.main.id}/${module.app[1].module.db.endpoint}");
+  CHECK(r.e.value ==
+        "${resource[\"module.app[1].network.main\"].id}/"
+        "${module[\"module.app[1].module.db\"].endpoint}");
   REQUIRE(r.e.references.size() == 2);
   CHECK(r.e.references[0].expr.type == Expression::Type::kResource);
   CHECK(r.e.references[0].expr.target.ToString() == "module.app[1].network.main");
+  CHECK(r.e.references[0].expr.attr == "id");
   CHECK_FALSE(r.e.references[0].exact);
-  CHECK(r.e.references[0].location.column == 1);
+  CHECK(r.e.references[0].location.column == 3);  // the caret under the reference itself
   CHECK(r.e.references[1].expr.type == Expression::Type::kModuleOutput);
-  CHECK(r.e.references[1].location.column == 20);
+  CHECK(r.e.references[1].location.column == 22);
 
   auto whole = Eval("${instance.web[*].id}", Inputs());
   REQUIRE(whole.e.references.size() == 1);
   CHECK(whole.e.references[0].exact);
+  CHECK(whole.e.references[0].expr.splat);
+  CHECK(whole.e.references[0].expr.attr == "id");
   CHECK(whole.e.value == "${instance.web[*].id}");
+
+  // With the resource's shape known, each instance is read on its own.
+  EvalInputs shaped = Inputs();
+  ResourceShape shape;
+  shape.mode = Instances::Mode::kCount;
+  shape.indexes = {0, 1};
+  const std::vector<std::string> attributes = {"id", "name"};
+  shape.attributes = &attributes;
+  shaped.shape = [&](const std::string& base) { return base == "instance.web" ? &shape : nullptr; };
+  CHECK(Eval("${instance.web[*].id}", shaped).e.value ==
+        "${[instance.web[0].id, instance.web[1].id]}");
+  CHECK(Eval("${length(instance.web)}", shaped).e.value == Value(2));
+  auto str = Eval("ids: ${instance.web[*].id}", shaped);
+  REQUIRE(str.diags.size() == 1);
+  CHECK(str.diags[0].code == "invalid_interpolation");
 }
 
 TEST_CASE("every expression that cannot be evaluated is reported, and the text kept") {
@@ -116,9 +138,9 @@ TEST_CASE("every expression that cannot be evaluated is reported, and the text k
                                           "reference_not_allowed"});
   CHECK(r.diags.back().summary ==
         "count cannot refer to network.a.id: resource attributes are known only during apply");
-  CHECK(r.diags[0].location.column == 1);
-  CHECK(r.diags[1].location.column == 13);
-  CHECK(r.diags[1].location.length == 14);
+  CHECK(r.diags[0].location.column == 3);   // env.NOPE
+  CHECK(r.diags[1].location.column == 15);  // count.index
+  CHECK(r.diags[1].location.length == 11);
   CHECK(r.e.references.empty());
 }
 
@@ -128,13 +150,10 @@ TEST_CASE("references a module or a string may not hold are refused") {
   auto data = Eval("${data.network.shared.id}", in);
   REQUIRE(data.diags.size() == 1);
   CHECK(data.diags[0].code == "module_data_reference");
-  auto internal = Eval("${module.x.network.n.id}", Inputs());
+  // A user cannot write the loader's form of a module's resource.
+  auto internal = Eval("${resource[\"module.x.network.n\"].id}", Inputs());
   REQUIRE(internal.diags.size() == 1);
-  CHECK(internal.diags[0].code == "module_internal_reference");
-  auto splat = Eval("ids: ${instance.web[*].id}", Inputs());
-  REQUIRE(splat.diags.size() == 1);
-  CHECK(splat.diags[0].code == "splat_in_string");
-  CHECK(splat.e.failed);
+  CHECK(internal.diags[0].code == "invalid_reference");
 }
 
 TEST_CASE("private key material in the environment is refused, not shown") {
@@ -165,10 +184,13 @@ TEST_CASE("a value built from a sensitive variable carries the sensitive mark") 
     return Value(name + "-value");
   };
   in.variable_sensitive = [](const std::string& name) { return name == "pw" || name == "pin"; };
-  CHECK(Eval("${var.pw}", in).e.sensitive == std::vector<std::string>{"pw"});
+  CHECK(Eval("${var.pw}", in).e.sensitive == std::vector<std::string>{"var.pw"});
   auto mixed = Eval("net-${var.region}-${var.pin}-${var.pw}-${var.pin}", in);
   CHECK(mixed.e.value == "net-region-value-pin-value-pw-value-pin-value");
-  CHECK(mixed.e.sensitive == std::vector<std::string>{"pin", "pw"});
+  CHECK(mixed.e.sensitive == std::vector<std::string>{"var.pin", "var.pw"});
+  // Through any operation, until nonsensitive().
+  CHECK(Eval("${var.pw == \"x\" ? 1 : 2}", in).e.sensitive == std::vector<std::string>{"var.pw"});
+  CHECK(Eval("${nonsensitive(var.pw)}", in).e.sensitive.empty());
   CHECK(Eval("net-${var.region}", in).e.sensitive.empty());
   CHECK(Eval("${var.region}", Inputs()).e.sensitive.empty());  // no callback: none is
 }

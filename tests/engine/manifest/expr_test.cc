@@ -1,3 +1,6 @@
+// Expressions as the engine keeps them between load and apply (expression
+// form): references found in residuals, known values escaped and read back,
+// and residuals evaluated at plan and apply.
 #include "engine/manifest/expr.h"
 
 #include <catch2/catch.hpp>
@@ -6,107 +9,84 @@ using namespace cairn;
 
 namespace {
 
-Expression ParseOne(const std::string& s) {
-  auto parsed = ParseTemplate(s);
-  REQUIRE(std::holds_alternative<Template>(parsed));
-  const auto& t = std::get<Template>(parsed);
-  REQUIRE(t.exact());
-  return std::get<Expression>(t.parts[0]);
-}
-
-std::string ParseError(const std::string& s) {
-  auto parsed = ParseTemplate(s);
-  REQUIRE(std::holds_alternative<TemplateError>(parsed));
-  return std::get<TemplateError>(parsed).message;
+std::vector<Expression> Refs(const std::string& text) {
+  expr::NodePtr n = ParseExpressionForm(text);
+  REQUIRE(n);
+  return ReferencesIn(*n);
 }
 
 }  // namespace
 
-TEST_CASE("every expression form parses") {
-  auto v = ParseOne("${var.region}");
-  CHECK(v.type == Expression::Type::kVar);
-  CHECK(v.name == "region");
-  CHECK(ParseOne("${env.HOME}").type == Expression::Type::kEnv);
-  CHECK(ParseOne("${count.index}").type == Expression::Type::kCountIndex);
-  CHECK(ParseOne("${each.key}").type == Expression::Type::kEachKey);
-  auto ev = ParseOne("${each.value.cidr}");
-  CHECK(ev.type == Expression::Type::kEachValue);
-  CHECK(ev.name == "cidr");
-  auto f = ParseOne("${file(\"keys/a \\\"b\\\".pub\")}");
-  CHECK(f.type == Expression::Type::kFile);
-  CHECK(f.name == "keys/a \"b\".pub");
+TEST_CASE("references in a residual: resources, instances, data sources and module outputs") {
+  auto r = Refs("${network.main.id}");
+  REQUIRE(r.size() == 1);
+  CHECK(r[0].type == Expression::Type::kResource);
+  CHECK(r[0].target.ToString() == "network.main");
+  CHECK(r[0].attr == "id");
+  CHECK_FALSE(r[0].splat);
 
-  auto r = ParseOne("${instance.web.id}");
-  CHECK(r.type == Expression::Type::kResource);
-  CHECK(r.target.ToString() == "instance.web");
-  CHECK(r.attr == "id");
-  CHECK(ParseOne("${instance.web[2].ipv4}").target.index ==
-        std::variant<std::monostate, int, std::string>(2));
-  CHECK(ParseOne("${instance.web[\"eu\"].ipv4}").target.ToString() == "instance.web[\"eu\"]");
-  auto splat = ParseOne("${instance.web[*].ipv4}");
-  CHECK(splat.splat);
-  CHECK(splat.ToString() == "instance.web[*].ipv4");
-  CHECK(ParseOne("${ instance.web.id }").attr == "id");
+  auto inst = Refs("${instance.web[2].ipv4}-${instance.db[\"eu\"].id}");
+  REQUIRE(inst.size() == 2);
+  CHECK(inst[0].target.ToString() == "instance.web[2]");
+  CHECK(inst[1].target.ToString() == "instance.db[\"eu\"]");
+  CHECK(inst[1].ToString() == "instance.db[\"eu\"].id");
+
+  auto dynamic = Refs("${[for k in var.keys : instance.node[k].id]}");
+  REQUIRE(dynamic.size() == 1);
+  CHECK(dynamic[0].splat);  // which instance is known only later: all of them
+  CHECK(dynamic[0].ToString() == "instance.node[*].id");
+
+  auto whole = Refs("${length(instance.web)}");
+  REQUIRE(whole.size() == 1);
+  CHECK(whole[0].splat);
+  CHECK(whole[0].attr.empty());
+
+  auto data = Refs("${data.network.shared.id}");
+  REQUIRE(data.size() == 1);
+  CHECK(data[0].target.kind == "data.network");
+  CHECK(data[0].target.name == "shared");
+
+  auto qualified = Refs("${resource[\"module.app[1].network.main\"].id}");
+  REQUIRE(qualified.size() == 1);
+  CHECK(qualified[0].target.ToString() == "module.app[1].network.main");
+
+  auto out = Refs("${module.app[\"eu\"].network_id} ${module[\"module.a.module.b\"].ips}");
+  REQUIRE(out.size() == 2);
+  CHECK(out[0].type == Expression::Type::kModuleOutput);
+  CHECK(out[0].ToString() == "module.app[\"eu\"].network_id");
+  CHECK(out[1].target.module.size() == 2);
+  CHECK(out[1].attr == "ips");
+
+  // Names bound by a for, and the variables, are not references.
+  CHECK(Refs("${[for network in var.x : network.id]}").empty());
+  CHECK(Refs("${var.a}${local.b}${each.key}${count.index}${path.module}").empty());
 }
 
-TEST_CASE("interpolated strings keep literal parts and offsets") {
-  auto parsed = ParseTemplate("web-${count.index}-x");
-  auto& t = std::get<Template>(parsed);
-  REQUIRE(t.parts.size() == 3);
-  CHECK(std::get<std::string>(t.parts[0]) == "web-");
-  CHECK(std::get<Expression>(t.parts[1]).begin == 4);
-  CHECK(std::get<Expression>(t.parts[1]).end == 18);
-  CHECK(std::get<std::string>(t.parts[2]) == "-x");
-  CHECK_FALSE(t.exact());
-}
-
-TEST_CASE("$${ is a literal ${, and EscapeTemplateLiteral writes one") {
-  auto parsed = ParseTemplate("cost: $${var.x} and ${var.y}");
-  auto& t = std::get<Template>(parsed);
-  CHECK(std::get<std::string>(t.parts[0]) == "cost: ${var.x} and ");
-  CHECK(std::get<Expression>(t.parts[1]).ToString() == "var.y");
+TEST_CASE("known values are escaped in expression form and read back as they were") {
+  expr::Value v = expr::Value::MakeMap(
+      {{"text", expr::Value::String("a ${b}")},
+       {"list", expr::Value::MakeList({expr::Value::Int(1), expr::Value::Bool(true)})}});
+  Value form = ToExpressionForm(v);
+  CHECK(form["text"] == "a $${b}");
+  CHECK(expr::Equal(FromExpressionForm(form), v));
   CHECK(EscapeTemplateLiteral("a ${b}") == "a $${b}");
+  CHECK(FromExpressionForm(Value("${network.a.id}")).is_unknown());
+  expr::NodePtr n = NodeFromExpressionForm(Value::array({"x", "${network.a.id}", 3}));
+  REQUIRE(n);
+  CHECK(expr::Print(*n) == "[\"x\", network.a.id, 3]");
 }
 
-TEST_CASE("malformed expressions are errors with a reason") {
-  CHECK(ParseError("${var.x") == "unterminated expression: missing \"}\"");
-  CHECK(ParseError("${}") == "invalid expression \"${}\": empty expression");
-  CHECK(ParseError("${instance.web}").find("expected an attribute after instance.web") !=
-        std::string::npos);
-  CHECK(ParseError("${count.number}").find("count.index") != std::string::npos);
-  CHECK(ParseError("${instance.web[x].id}").find("expected an index") != std::string::npos);
-  CHECK(ParseError("${var.x + 1}").find("unexpected") != std::string::npos);
-  CHECK(ParseError("${file(keys)}").find("quoted path") != std::string::npos);
-}
-
-TEST_CASE("module outputs and resources inside modules parse, and render back") {
-  auto out = ParseOne("${module.app[\"eu\"].network_id}");
-  CHECK(out.type == Expression::Type::kModuleOutput);
-  REQUIRE(out.target.module.size() == 1);
-  CHECK(out.target.module[0].name == "app");
-  CHECK(out.attr == "network_id");
-  CHECK(out.ToString() == "module.app[\"eu\"].network_id");
-  auto nested = ParseOne("${module.a.module.b.ips}");
-  CHECK(nested.type == Expression::Type::kModuleOutput);
-  CHECK(nested.target.module.size() == 2);
-  auto res = ParseOne("${module.a[1].instance.web[*].id}");
-  CHECK(res.type == Expression::Type::kResource);
-  CHECK(res.splat);
-  CHECK(res.target.BaseString() == "module.a[1].instance.web");
-  CHECK(res.ToString() == "module.a[1].instance.web[*].id");
-  CHECK(ParseError("${module.app}").find("expected an output after module.app") !=
-        std::string::npos);
-  CHECK(ParseError("${module.app[*].id}").find("one instance at a time") != std::string::npos);
-  CHECK(ParseError("${module.}").find("module name") != std::string::npos);
-}
-
-TEST_CASE("ResolveReferences keeps the type of an exact reference") {
+TEST_CASE("ResolveReferences evaluates residuals with what is known at plan and apply") {
   AttributeLookup lookup = [](const ResourceAddress& a,
                               const std::string& attr) -> std::optional<Value> {
     if (a.ToString() == "network.n" && attr == "id") return Value("net_1");
+    if (a.ToString() == "network.n" && attr == "cidr") return Value("10.0.0.0/16");
     if (a.ToString() == "instance.web[0]" && attr == "ssh_keys") return Value::array({"k1", "k2"});
     if (a.ToString() == "volume.v" && attr == "size_gb") return Value(20);
     if (a.ToString() == "instance.web[1]" && attr == "ipv4") return UnknownValue();
+    if (a.ToString() == "module.app.network.m" && attr == "id") return Value("net_2");
+    if (a.ToString() == "instance.web[0]" && attr.empty())
+      return Value{{"id", "i0"}, {"name", "web-0"}};
     return std::nullopt;
   };
   Value spec = {{"network", "${network.n.id}"},
@@ -118,7 +98,10 @@ TEST_CASE("ResolveReferences keeps the type of an exact reference") {
                 {"unknown", "${instance.web[1].ipv4}"},
                 {"unknown_interp", "ip=${instance.web[1].ipv4}"},
                 {"missing", "${instance.web[7].ipv4}"},
-                {"splat", "${instance.web[*].ipv4}"}};
+                {"computed", "${volume.v.size_gb * 2 + 1}"},
+                {"call", "${tostring(volume.v.size_gb)}"},
+                {"in_module", "${resource[\"module.app.network.m\"].id}"},
+                {"object", "${instance.web[0]}"}};
   Value out = ResolveReferences(spec, lookup);
   CHECK(out["network"] == "net_1");
   CHECK(out["keys"] == Value::array({"k1", "k2"}));
@@ -129,7 +112,10 @@ TEST_CASE("ResolveReferences keeps the type of an exact reference") {
   CHECK(IsUnknown(out["unknown"]));
   CHECK(IsUnknown(out["unknown_interp"]));
   CHECK(IsUnknown(out["missing"]));
-  CHECK(IsUnknown(out["splat"]));
+  CHECK(out["computed"] == 41);
+  CHECK(out["call"] == "20");
+  CHECK(out["in_module"] == "net_2");
+  CHECK(out["object"] == Value{{"id", "i0"}, {"name", "web-0"}});
   // Plain values are left alone.
   CHECK(ResolveReferences(Value{{"a", 1}, {"b", "x"}}, lookup) == Value{{"a", 1}, {"b", "x"}});
 }

@@ -101,7 +101,7 @@ TEST_CASE("a module used twice: addresses nest, inputs differ, names default per
   CHECK(Get(r.config, "module.prod.network.main").spec["name"] == "prod-main");
   const auto& app1 = Get(r.config, "module.prod.instance.app[1]");
   CHECK(app1.spec["name"] == "prd-1");
-  CHECK(app1.spec["network"] == "${module.prod.network.main.id}");
+  CHECK(app1.spec["network"] == "${resource[\"module.prod.network.main\"].id}");
   // The input's reference stays the stack's, and is an edge of the graph.
   CHECK(app1.spec["ssh_keys"] == Value::array({"${ssh_key.deploy.id}"}));
   CHECK(Deps(r.config, "module.prod.instance.app[1]") ==
@@ -143,24 +143,26 @@ TEST_CASE("module outputs: in specs, stack outputs and other modules' inputs, [*
   REQUIRE(r.ok());
   // Another module's output as an input: the volume depends on that instance.
   const auto& vol = Get(r.config, "module.disk.volume.data");
-  CHECK(vol.spec["instance"] == "${module.web.instance.app[0].id}");
+  CHECK(vol.spec["instance"] == "${resource[\"module.web.instance.app\"][0].id}");
   CHECK(Deps(r.config, "module.disk.volume.data") ==
         std::vector<std::string>{"module.web.instance.app[0]"});
   // A list output in a spec: expanded per instance, an edge to each.
   const auto& fw = Get(r.config, "firewall.edge");
   CHECK(fw.spec["instances"] ==
-        Value::array({"${module.web.instance.app[0].id}", "${module.web.instance.app[1].id}",
-                      "${module.web.instance.app[2].id}"}));
+        "${[resource[\"module.web.instance.app\"][0].id, "
+        "resource[\"module.web.instance.app\"][1].id, "
+        "resource[\"module.web.instance.app\"][2].id]}");
   CHECK(Deps(r.config, "firewall.edge").size() == 3);
   // Stack outputs see through modules; interpolation keeps the reference.
   REQUIRE(r.config.outputs.size() == 2);  // the modules' outputs are not the stack's
   for (const auto& out : r.config.outputs) {
     if (out.name == "ips") {
-      CHECK(out.value == Value::array({"${module.web.instance.app[0].ipv4}",
-                                       "${module.web.instance.app[1].ipv4}",
-                                       "${module.web.instance.app[2].ipv4}"}));
+      CHECK(out.value ==
+            "${[resource[\"module.web.instance.app\"][0].ipv4, "
+            "resource[\"module.web.instance.app\"][1].ipv4, "
+            "resource[\"module.web.instance.app\"][2].ipv4]}");
     } else {
-      CHECK(out.value == "[disk-of-${module.web.instance.app[0].id}]");
+      CHECK(out.value == "[disk-of-${resource[\"module.web.instance.app\"][0].id}]");
     }
   }
   // At plan time the references resolve like any other.
@@ -197,7 +199,8 @@ TEST_CASE("count, for_each and nesting: module instances by index and key") {
   CHECK(net.spec["cidr"] == "10.1.1.0/24");
   CHECK(net.spec["name"] == "outer-1-inner-a-net");
   REQUIRE(r.config.outputs.size() == 1);
-  CHECK(r.config.outputs[0].value == "${module.outer[1].module.inner[\"b\"].network.net.id}");
+  CHECK(r.config.outputs[0].value ==
+        "${resource[\"module.outer[1].module.inner[\\\"b\\\"].network.net\"].id}");
 }
 
 TEST_CASE("a module's problems are reported in its own files, once, with the stack's") {
@@ -288,7 +291,7 @@ TEST_CASE("modules load from files in memory: a MemEnv is all the loader reads")
   REQUIRE(r.ok());
   CHECK(Get(r.config, "module.m.network.n").spec["cidr"] == "10.7.0.0/16");
   REQUIRE(r.config.outputs.size() == 1);
-  CHECK(r.config.outputs[0].value == "${module.m.network.n.id}");
+  CHECK(r.config.outputs[0].value == "${resource[\"module.m.network.n\"].id}");
   // A module source that is not there, in memory either: the usual error.
   env.AddFile("stack/more.yaml", "kind: module\nname: x\nsource: nowhere\n");
   auto missing = LoadStack(o);

@@ -47,11 +47,21 @@ struct Stack {
   // `from` (-1: an output).
   ResolvedReference Resolve(const std::string& text, int from = -1,
                             const std::string& pointer = "/tags", bool derived = false) {
-    auto parsed = ParseTemplate(text);
-    REQUIRE(std::holds_alternative<Template>(parsed));
-    const Template& t = std::get<Template>(parsed);
-    REQUIRE(t.exact());
-    expr = std::get<Expression>(t.parts[0]);
+    size_t star = text.find("[*].");
+    if (star != std::string::npos) {
+      // KIND.NAME[*].ATTR, as the evaluator reports it: every instance, one
+      // attribute.
+      expr = Expression();
+      expr.target = *ResourceAddress::Parse(text.substr(2, star - 2));
+      expr.splat = true;
+      expr.attr = text.substr(star + 4, text.size() - star - 5);
+    } else {
+      expr::NodePtr n = ParseExpressionForm(text);
+      REQUIRE(n);
+      auto refs = ReferencesIn(*n);
+      REQUIRE(refs.size() == 1);
+      expr = refs[0];
+    }
     ReferenceUse use;
     use.expr = &expr;
     use.location = &location;
