@@ -403,11 +403,40 @@ Value JsonEncodeFn(const std::vector<Value>& a, CallContext&) {
 
 constexpr std::string_view kYamlTag = "tag:yaml.org,2002:";
 
-// A plain scalar as YAML 1.2's core schema resolves it.
+// "2001-12-14" (YAML's date-only timestamp) as RFC 3339, as Terraform
+// writes it; nullopt for anything else.
+std::optional<std::string> YamlDate(std::string_view s) {
+  int part[3] = {0, 0, 0}, digits[3] = {0, 0, 0}, k = 0;
+  for (char c : s) {
+    if (c == '-' && k < 2 && digits[k] > 0) {
+      ++k;
+    } else if (c >= '0' && c <= '9' && digits[k] < (k == 0 ? 4 : 2)) {
+      part[k] = part[k] * 10 + (c - '0');
+      ++digits[k];
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (k != 2 || digits[0] != 4 || digits[2] == 0) return std::nullopt;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT00:00:00Z", part[0], part[1], part[2]);
+  return buf;
+}
+
+// A plain scalar as Terraform's yamldecode resolves it: YAML 1.2's core
+// schema, plus YAML 1.1's yes/no/on/off (and y/n) booleans, and dates
+// written out as RFC 3339 timestamps.
 std::optional<Value> ResolvePlain(const std::string& s, std::string& error) {
+  static const char* const kTrue[] = {"y",    "Y",    "yes", "Yes", "YES", "true",
+                                      "True", "TRUE", "on",  "On",  "ON"};
+  static const char* const kFalse[] = {"n",     "N",     "no",  "No",  "NO", "false",
+                                       "False", "FALSE", "off", "Off", "OFF"};
   if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return Value::Null();
-  if (s == "true" || s == "True" || s == "TRUE") return Value::Bool(true);
-  if (s == "false" || s == "False" || s == "FALSE") return Value::Bool(false);
+  for (const char* t : kTrue)
+    if (s == t) return Value::Bool(true);
+  for (const char* f : kFalse)
+    if (s == f) return Value::Bool(false);
+  if (auto date = YamlDate(s)) return Value::String(*date);
   auto integer = [&](std::string_view digits, int base, bool negative) -> std::optional<Value> {
     uint64_t u = 0;
     auto r = std::from_chars(digits.data(), digits.data() + digits.size(), u, base);
@@ -479,9 +508,18 @@ struct YamlWalk {
     const std::string& tag = n.Tag();
     const std::string& text = n.Scalar();
     if (tag == "?") return ResolvePlain(text, error);
-    if (tag == "!" || tag == std::string(kYamlTag) + "str" ||
-        tag == std::string(kYamlTag) + "timestamp" || tag == std::string(kYamlTag) + "binary")
+    if (tag == "!" || tag == std::string(kYamlTag) + "str") return Value::String(text);
+    if (tag == std::string(kYamlTag) + "timestamp") {
+      auto date = YamlDate(text);
+      return Value::String(date ? *date : text);
+    }
+    if (tag == std::string(kYamlTag) + "binary") {
+      if (!DecodeBase64(text)) {
+        error = "\"" + text + "\" is not valid base64 for !!binary";
+        return std::nullopt;
+      }
       return Value::String(text);
+    }
     if (tag == std::string(kYamlTag) + "null") return Value::Null();
     if (tag == std::string(kYamlTag) + "bool" || tag == std::string(kYamlTag) + "int" ||
         tag == std::string(kYamlTag) + "float") {
