@@ -35,6 +35,16 @@ if(NOT PQXX_FOUND)
     "(apt-get install --no-install-recommends libpqxx-dev) or run scripts/install-deps.sh.")
 endif()
 
+# RE2 runs the regular expressions users write (regex(), regexall(),
+# replace() with /re/): linear time whatever the pattern, which std::regex
+# is not. Debian's libre2-dev has a pkg-config file and no CMake package.
+pkg_check_modules(RE2 QUIET IMPORTED_TARGET re2)
+if(NOT RE2_FOUND)
+  message(FATAL_ERROR
+    "Cairn needs RE2, which was not found. Install the Debian package 'libre2-dev' "
+    "(apt-get install --no-install-recommends libre2-dev) or run scripts/install-deps.sh.")
+endif()
+
 # Beast/Asio come with the Boost headers (libboost-graph-dev pulls libboost1.74-dev).
 if(NOT EXISTS "${Boost_INCLUDE_DIRS}/boost/beast.hpp")
   message(FATAL_ERROR "Boost.Beast headers not found. Install the Debian package 'libboost-graph-dev'.")

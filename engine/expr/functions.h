@@ -101,4 +101,21 @@ const Map* ArgMap(const Value& v, size_t i, CallContext& cx);
 size_t Utf8Length(std::string_view s);
 std::string Utf8Substr(std::string_view s, size_t offset, size_t count);
 
+// The code point of the UTF-8 sequence at s[i], advancing `i` past it; a
+// byte that starts no valid sequence reads as kUtf8Invalid and advances by
+// one (functions_string.cc).
+inline constexpr char32_t kUtf8Invalid = 0xFFFFFFFF;
+char32_t Utf8Next(std::string_view s, size_t& i);
+void Utf8Append(std::string& out, char32_t c);
+// True when `s` is valid UTF-8 (no overlong forms, no surrogates).
+bool Utf8Valid(std::string_view s);
+
+// Terraform's JSON text of a value (jsonencode, format's %#v and %q): no
+// spaces, sets as arrays, maps as objects with sorted keys, numbers in
+// full without an exponent, and <, >, &, U+2028 and U+2029 escaped as
+// \u003c and so on (functions_encoding.cc). `v` must be wholly known.
+std::string JsonEncode(const Value& v);
+// `s` as a JSON string literal, quotes included, escaped as above.
+std::string JsonQuote(std::string_view s);
+
 }  // namespace cairn::expr
