@@ -670,7 +670,8 @@ Value Evaluator::Call(const Node& n) {
                            ? "at least " + std::to_string(fn->min_args)
                            : std::to_string(fn->min_args) + " to " + std::to_string(fn->max_args);
     Error(n, "wrong_argument_count",
-          n.name + "() takes " + want + " argument" + (want == "1" ? "" : "s") + ", not " +
+          n.name + "() takes " + want + " argument" +
+              (fn->max_args == 1 && fn->min_args == 1 ? "" : "s") + ", not " +
               std::to_string(count),
           fn->signature.empty() ? "" : "usage: " + n.name + "(" + fn->signature + ")");
     return Value::Unknown();

@@ -97,7 +97,7 @@ const List* ArgList(const Value& v, size_t i, CallContext& cx);
 const Map* ArgMap(const Value& v, size_t i, CallContext& cx);
 
 // The number of characters (code points) of UTF-8 text, and the first
-// `count` of them from character `offset` (functions_string.cc).
+// `count` of them from character `offset` (functions.cc).
 size_t Utf8Length(std::string_view s);
 std::string Utf8Substr(std::string_view s, size_t offset, size_t count);
 

@@ -153,8 +153,11 @@ std::string Number::ToString() const {
   if (is_int) return std::to_string(i);
   if (std::isnan(d)) return "NaN";
   if (std::isinf(d)) return d > 0 ? "+Inf" : "-Inf";
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf, d);
+  // Terraform writes numbers without an exponent ("1000000000000000000000",
+  // "0.0000001"), in the fewest digits that read back exactly.
+  char buf[400];
+  auto r = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::fixed);
+  if (r.ec != std::errc()) r = std::to_chars(buf, buf + sizeof buf, d);
   return std::string(buf, r.ptr);
 }
 

@@ -51,7 +51,8 @@ struct Number {
   static Number Real(double v);
   double AsDouble() const { return is_int ? static_cast<double>(i) : d; }
   // Terraform's number formatting: integers in full, others in the
-  // shortest decimal that reads back exactly ("2.5", "0.1", "1e+21").
+  // shortest decimal that reads back exactly, never with an exponent
+  // ("2.5", "0.1", "1000000000000000000000").
   std::string ToString() const;
 };
 
