@@ -225,7 +225,9 @@ std::function<int()> SetupDestroy(CLI::App& sub, const GlobalOptions& global) {
   sub.footer(
       "Deletes everything the state tracks, dependents first; refuses resources with\n"
       "lifecycle.prevent_destroy. With --target, only the targets and what depends on them\n"
-      "(never what they depend on); an address that names nothing is an error.\n\n"
+      "(never what they depend on); an address that names nothing is an error. A targeted\n"
+      "destroy keeps the outputs whose values still resolve and removes those that refer to\n"
+      "what it deletes; a whole destroy removes them all.\n\n"
       "Examples:\n  cairn destroy examples/quickstart --auto-approve\n"
       "  cairn destroy examples/web --target 'volume.data[\"db\"]'   # the volume only");
   return [f, &global] { return RunApply(*f, global, /*destroy=*/true); };

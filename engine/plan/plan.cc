@@ -268,10 +268,10 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
 
     auto st = state.resources.find(addr);
     if (options.destroy) {
-      // Destroy plans only delete; desired resources keep their values so
-      // that references still resolve.
-      planned[addr] =
-          st == state.resources.end() ? PlannedNew(resolved, info) : st->second.attributes;
+      // Destroy plans only delete. What the state holds keeps its values, so
+      // that the outputs a targeted destroy keeps still resolve; what it does
+      // not hold is not made, so nothing resolves from it.
+      if (st != state.resources.end()) planned[addr] = st->second.attributes;
       continue;
     }
     if (st == state.resources.end()) {
@@ -461,6 +461,17 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
 
   if (!options.destroy) {
     for (const auto& out : config.outputs) {
+      plan.outputs.push_back({out.name, out.value, out.sensitive});
+    }
+  } else if (!options.targets.empty()) {
+    // A targeted destroy keeps every output whose value still resolves once
+    // its deletes are made: those that refer to nothing it destroys (nor to
+    // anything never made). The others are removed, as a destroy removes all.
+    for (const auto& c : plan.changes) {
+      if (c.action == Action::kDelete) planned.erase(c.address);
+    }
+    for (const auto& out : config.outputs) {
+      if (ContainsUnknown(resolve(out.value, lookup))) continue;
       plan.outputs.push_back({out.name, out.value, out.sensitive});
     }
   }

@@ -109,6 +109,9 @@ struct Plan {
   int64_t serial = 0;   // the state serial it was made against: apply refuses if moved
   bool destroy = false;
   std::vector<PlannedChange> changes;  // every address, no-ops included, in apply order
+  // The outputs the apply records (replacing every recorded one): all the
+  // manifests declare; none for a destroy; for a destroy with targets, those
+  // whose value still resolves once its deletes are made.
   std::vector<OutputPlan> outputs;
   std::vector<OutputChange> output_changes;  // outputs whose recorded value changes
   // Data sources as read at plan time, "data.KIND.NAME" -> attributes:

@@ -569,6 +569,36 @@ TEST_CASE("destroy --target deletes the target and what depends on it, never wha
   CHECK(e.Names("/api/v1/networking") == std::vector<std::string>{"app"});
 }
 
+TEST_CASE("destroy --target keeps the outputs that still resolve, removes those it breaks") {
+  Env e;
+  WriteFile(e.stack + "/main.yaml",
+            "kind: network\nname: a\nspec: {region: eu-central, cidr: 10.31.0.0/16}\n---\n"
+            "kind: network\nname: b\nspec: {region: eu-central, cidr: 10.32.0.0/16}\n---\n"
+            "kind: output\nname: a_id\nvalue: ${network.a.id}\n---\n"
+            "kind: output\nname: b_id\nvalue: ${network.b.id}\n");
+  REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve"}).exit_code == 0);
+  const std::string a_id = e.StateId("network.a");
+  auto plan = e.Cairn({"plan", "--destroy", "--target", "network.b", e.stack});
+  INFO(plan.out << plan.err);
+  REQUIRE(plan.exit_code == 0);
+  CHECK(plan.out.find("  - b_id\n") != std::string::npos);
+  CHECK(plan.out.find("a_id") == std::string::npos);
+  auto d = e.Cairn({"destroy", "--target", "network.b", e.stack, "--auto-approve"});
+  INFO(d.out << d.err);
+  REQUIRE(d.exit_code == 0);
+  CHECK(e.Names("/api/v1/networking") == std::vector<std::string>{"a"});
+  auto out = e.Cairn({"output", "a_id", e.stack});
+  CHECK(out.exit_code == 0);
+  CHECK(out.out == a_id + "\n");
+  CHECK(e.Cairn({"output", "b_id", e.stack}).exit_code == 1);
+  // The next plan makes b and its output again; a_id is as recorded.
+  auto next = e.Cairn({"plan", e.stack});
+  INFO(next.out << next.err);
+  CHECK(next.out.find("  + network.b") != std::string::npos);
+  CHECK(next.out.find("+ b_id") != std::string::npos);
+  CHECK(next.out.find("a_id") == std::string::npos);
+}
+
 TEST_CASE("without a token the commands say which variable to set, and never print the token") {
   Env e;
   auto env = e.env;

@@ -697,6 +697,49 @@ TEST_CASE("output changes are changes: added, changed, known after apply, remove
         std::string::npos);
 }
 
+TEST_CASE("a targeted destroy removes only the outputs that refer to what it destroys") {
+  StackConfig cfg;
+  cfg.resources.push_back(Res("network.a", {{"name", "a"}}));
+  cfg.resources.push_back(Res("network.b", {{"name", "b"}}));
+  cfg.resources.push_back(Res("network.c", {{"name", "c"}}));  // never applied
+  cfg.outputs.push_back({"a_id", Value("${network.a.id}"), false, {}});
+  cfg.outputs.push_back({"b_id", Value("${network.b.id}"), false, {}});
+  cfg.outputs.push_back({"both", Value("${network.a.id},${network.b.id}"), false, {}});
+  cfg.outputs.push_back({"c_name", Value("${network.c.name}"), false, {}});
+  cfg.outputs.push_back({"greeting", Value("hello"), false, {}});
+  StateSnapshot st;
+  st.resources["network.a"] = St("network.a", "n-a", {{"name", "a"}});
+  st.resources["network.b"] = St("network.b", "n-b", {{"name", "b"}});
+  st.outputs = {{"a_id", "n-a"}, {"b_id", "n-b"}, {"both", "n-a,n-b"}, {"greeting", "hello"}};
+  auto o = Opts();
+  o.destroy = true;
+  o.targets = {"network.b"};
+  auto r = MakePlan(cfg, st, {}, Kinds(), o);
+  REQUIRE(r.ok());
+  REQUIRE(r.plan.changes.size() == 1);
+  CHECK(r.plan.changes[0].address == "network.b");
+  std::vector<std::string> kept;
+  for (const auto& out : r.plan.outputs) kept.push_back(out.name);
+  CHECK(kept == std::vector<std::string>{"a_id", "greeting"});
+  REQUIRE(r.plan.output_changes.size() == 2);
+  CHECK(r.plan.output_changes[0].name == "b_id");
+  CHECK(r.plan.output_changes[0].action == Action::kDelete);
+  CHECK(r.plan.output_changes[1].name == "both");
+  CHECK(r.plan.output_changes[1].action == Action::kDelete);
+  CHECK(RenderPlanText(r.plan).find("- a_id") == std::string::npos);
+  // The JSON form (a saved plan) keeps them for apply.
+  auto back = PlanFromJson(PlanToJson(r.plan));
+  REQUIRE(back.ok());
+  CHECK(back->outputs.size() == 2);
+
+  // A whole destroy removes every output.
+  o.targets.clear();
+  auto all = MakePlan(cfg, st, {}, Kinds(), o);
+  REQUIRE(all.ok());
+  CHECK(all.plan.outputs.empty());
+  CHECK(all.plan.output_changes.size() == 4);
+}
+
 TEST_CASE("a destroy with nothing in the state says so") {
   auto o = Opts();
   o.destroy = true;
