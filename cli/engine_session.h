@@ -140,9 +140,12 @@ class InterruptWatcher {
 
 // Refreshes (unless `refresh` is false) and plans; prints problems and
 // returns nullopt on error. Shared by plan, apply and destroy (cmd_plan.cc).
+// `pending`: the journal's entries, which the plan shows as what apply
+// completes first (plan only: apply and destroy plan after completing them).
 std::optional<Plan> BuildPlan(EngineSession& session, bool refresh, bool destroy,
                               const std::vector<std::string>& targets,
-                              const std::vector<std::string>& replace, std::stop_token stop);
+                              const std::vector<std::string>& replace, std::stop_token stop,
+                              std::vector<JournalEntry> pending = {});
 
 // Parses durations like "30s", "5m", "1500ms", "0"; nullopt when malformed.
 std::optional<std::chrono::milliseconds> ParseDuration(const std::string& text);

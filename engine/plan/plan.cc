@@ -177,11 +177,12 @@ Plan::Counts Plan::counts() const {
     }
   }
   c.move = static_cast<int>(moves.size());
+  c.pending = static_cast<int>(pending.size());
   return c;
 }
 
 bool Plan::has_changes() const {
-  return !output_changes.empty() || !moves.empty() ||
+  return !output_changes.empty() || !moves.empty() || !pending.empty() ||
          std::any_of(changes.begin(), changes.end(),
                      [](const PlannedChange& c) { return c.action != Action::kNoOp; });
 }
@@ -507,10 +508,41 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
   return result;
 }
 
-}  // namespace
+// The journal's pending operations, as the plan shows them: what apply
+// completes first, and what the plan can tell of what follows.
+void AddPending(const StackConfig& config, const PlanOptions& options, Plan& plan) {
+  std::map<std::string, std::string> acted_on;  // address -> the action pending there
+  for (const JournalEntry& e : options.pending) {
+    PendingOperation op;
+    op.address = e.address;
+    op.kind = e.kind;
+    op.action = ParseAction(e.action).value_or(Action::kDelete);
+    op.remote_id = e.remote_id;
+    if (op.action == Action::kCreate) {
+      // What it makes is in the state once it completes, and goes with
+      // the rest when the manifests no longer declare it.
+      auto parsed = ParseStateAddress(e.address);
+      if (options.destroy && options.targets.empty()) {
+        op.note = "then destroyed";
+      } else if (!options.destroy && parsed && !config.Find(*parsed)) {
+        op.note = "then destroyed: no longer in the manifests";
+      }
+    }
+    acted_on[op.address] = e.action;
+    plan.pending.push_back(std::move(op));
+  }
+  for (PlannedChange& c : plan.changes) {
+    auto it = acted_on.find(c.address);
+    if (it == acted_on.end() || c.action == Action::kNoOp) continue;
+    c.note += (c.note.empty() ? "" : "; ") + std::string("an interrupted ") + it->second +
+              " of it completes first, and apply plans it again after that";
+  }
+}
 
-PlanResult MakePlan(const StackConfig& config, const StateSnapshot& state, const LiveView& live,
-                    const KindCatalog& kinds, const PlanOptions& options) {
+// MakePlan, but for the journal's pending operations.
+PlanResult PlanWithMoves(const StackConfig& config, const StateSnapshot& state,
+                         const LiveView& live, const KindCatalog& kinds,
+                         const PlanOptions& options) {
   // No copy of the state (nor of the live view) unless there is a move.
   if (config.moved.empty()) return PlanMoved(config, state, live, kinds, options);
   AddressMoves moves;
@@ -563,6 +595,15 @@ PlanResult MakePlan(const StackConfig& config, const StateSnapshot& state, const
   return result;
 }
 
+}  // namespace
+
+PlanResult MakePlan(const StackConfig& config, const StateSnapshot& state, const LiveView& live,
+                    const KindCatalog& kinds, const PlanOptions& options) {
+  PlanResult result = PlanWithMoves(config, state, live, kinds, options);
+  AddPending(config, options, result.plan);
+  return result;
+}
+
 Value PlanToJson(const Plan& plan) {
   Value changes = Value::array();
   for (const auto& c : plan.changes) {
@@ -603,6 +644,14 @@ Value PlanToJson(const Plan& plan) {
                               {"after", shown(o.after)},
                               {"sensitive", o.sensitive}});
   }
+  Value pending = Value::array();
+  for (const auto& p : plan.pending) {
+    pending.push_back({{"address", p.address},
+                       {"kind", p.kind},
+                       {"action", ActionName(p.action)},
+                       {"remote_id", p.remote_id},
+                       {"note", p.note}});
+  }
   auto counts = plan.counts();
   Value out = {{"format_version", Plan::kFormatVersion},
                {"stack", plan.stack},
@@ -615,7 +664,9 @@ Value PlanToJson(const Plan& plan) {
                  {"replace", counts.replace},
                  {"destroy", counts.destroy},
                  {"no_op", counts.noop},
-                 {"move", counts.move}}},
+                 {"move", counts.move},
+                 {"pending", counts.pending}}},
+               {"pending_operations", pending},
                {"changes", changes},
                {"outputs", outputs},
                {"output_changes", output_changes}};
@@ -698,6 +749,12 @@ Result<Plan> PlanFromJson(const Value& j) {
       if (!data->is_object())
         return Status::InvalidArgument("malformed plan: data is not an object");
       for (const auto& [addr, attrs] : data->items()) plan.data[addr] = attrs;
+    }
+    for (const auto& p : j.value("pending_operations", Value::array())) {
+      auto action = ParseAction(p.at("action").get<std::string>());
+      if (!action) return Status::InvalidArgument("unknown action in plan for a pending operation");
+      plan.pending.push_back({p.at("address").get<std::string>(), p.value("kind", ""), *action,
+                              p.value("remote_id", ""), p.value("note", "")});
     }
     for (const auto& m : j.value("moves", Value::array())) {
       plan.moves.emplace_back(m.at("from").get<std::string>(), m.at("to").get<std::string>());

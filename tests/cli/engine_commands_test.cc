@@ -713,6 +713,47 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "after a crash, plan shows the interrupted operations first, plan --out waits for apply") {
+  Env e;
+  // Killed with the first instance's create journaled: the network and the
+  // key are recorded, web[0] is in the journal.
+  auto env = e.env;
+  env["CAIRN_CRASH_AT"] = "apply.journaled:3";
+  auto crashed = RunCairn({"apply", e.stack, "--auto-approve", "--parallelism", "1"}, env);
+  REQUIRE(crashed.signal == SIGKILL);
+  WriteFile(e.stack + "/main.yaml", Stack(0));
+  auto plan = e.Cairn({"plan", e.stack, "--detailed-exitcode"});
+  INFO(plan.out << plan.err);
+  CHECK(plan.exit_code == 2);
+  CHECK(plan.out.rfind("Interrupted operations, which 'cairn apply' completes first (then it "
+                       "plans again):\n"
+                       "  + instance.web[0]   create  # then destroyed: no longer in the "
+                       "manifests\n",
+                       0) == 0);
+  CHECK(plan.out.find("after 1 interrupted operation to complete.") != std::string::npos);
+  auto j = json::parse(e.Cairn({"plan", e.stack, "--json"}).out);
+  REQUIRE(j["pending_operations"].size() == 1);
+  CHECK(j["pending_operations"][0]["address"] == "instance.web[0]");
+  CHECK(j["pending_operations"][0]["action"] == "create");
+  CHECK(j["summary"]["pending"] == 1);
+  // A plan to save would be of a state about to change: refused before planning.
+  const std::string planfile = e.dir.path() + "/after.plan";
+  auto out = e.Cairn({"plan", e.stack, "--out", planfile});
+  CHECK(out.exit_code == 1);
+  CHECK(out.err.find("not saving the plan: 1 operation(s) of an interrupted apply are "
+                     "unfinished") != std::string::npos);
+  CHECK(out.err.find("Run 'cairn apply' first") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(planfile));
+  // apply does what the plan said: completes the create, then destroys it.
+  auto a = e.Cairn({"apply", e.stack, "--auto-approve"});
+  INFO(a.out << a.err);
+  REQUIRE(a.exit_code == 0);
+  CHECK(e.Names("/api/v1/compute").empty());
+  CHECK(e.Cairn({"plan", e.stack, "--detailed-exitcode"}).exit_code == 0);
+  CHECK(e.Cairn({"plan", e.stack, "--out", planfile}).exit_code == 0);
+}
+
+TEST_CASE(
     "plan waits for a running apply's lock, names its holder, or reads anyway with --lock=false") {
   Env e;
   REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve"}).exit_code == 0);
