@@ -95,9 +95,9 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
   sub.add_flag("--markdown", f->markdown, "Print the plan as Markdown (for pull request comments)")
       ->excludes(json);
   sub.add_option("--out", f->out,
-                 "Save the plan to FILE for 'cairn apply FILE' (mode 0600; an existing FILE is "
-                 "replaced only if it is empty or a Cairn plan, unless --force; refused while an "
-                 "interrupted apply has operations to complete: run 'cairn apply' first)")
+                 "Save the plan to FILE for 'cairn apply FILE [DIR]' (mode 0600; an existing FILE "
+                 "is replaced only if it is empty or a Cairn plan, unless --force; refused while "
+                 "an interrupted apply has operations to complete: run 'cairn apply' first)")
       ->type_name("FILE");
   sub.add_flag("--force", f->force,
                "Let --out replace a file that is not a Cairn plan (never a manifest or "
@@ -210,10 +210,9 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
     if (!plan) return 1;
     if (!f->out.empty()) {
       Plan saved = *plan;  // with the variables, which the other outputs leave out
-      saved.saved = true;
-      saved.variables = session->config().variables;
-      std::string error;
-      if (!WriteFileAtomically(f->out, PlanToJson(saved).dump(2) + "\n", error)) {
+      Status st = PrepareSavedPlan(saved, session->config(), f->stack.recursive, {}, PosixEnv());
+      std::string error = st.message();
+      if (!st.ok() || !WriteFileAtomically(f->out, PlanToJson(saved).dump(2) + "\n", error)) {
         std::cerr << "cairn: error: " << error << "\n";
         return 1;
       }

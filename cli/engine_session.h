@@ -34,6 +34,9 @@ struct SessionOptions {
   std::optional<std::string> stack_dir;
   // Variable values of a saved plan (LoadOptions::plan_vars).
   std::map<std::string, Value> plan_vars;
+  // The stack, loaded already (a saved plan's, found by LoadSavedPlanStack):
+  // moved from, instead of loading one from the flags.
+  LoadResult* preloaded = nullptr;
   // The command needs no resources (LoadOptions::settings_only).
   bool settings_only = false;
   // False for commands that only read the state: a stack without one opens

@@ -676,7 +676,15 @@ Value PlanToJson(const Plan& plan) {
     for (const auto& [from, to] : plan.moves) moves.push_back({{"from", from}, {"to", to}});
     out["moves"] = moves;
   }
-  if (plan.saved) out["saved"] = true;
+  if (plan.saved) {
+    out["saved"] = true;
+    out["backend"] = {{"type", plan.backend.type},
+                      {"path", plan.backend.path},
+                      {"url_env", plan.backend.url_env},
+                      {"name", plan.backend.stack_name}};
+    out["manifests"] = plan.manifests;
+    out["recursive"] = plan.recursive;
+  }
   if (!plan.variables.empty()) out["variables"] = plan.variables;
   return out;
 }
@@ -690,10 +698,10 @@ Result<Plan> PlanFromJson(const Value& j) {
     // float out of int's range is undefined behaviour.
     const Value& version = j.at("format_version");
     if (!version.is_number_integer() || version != Plan::kFormatVersion) {
-      return Status::InvalidArgument("plan format version " +
-                                     version.dump(-1, ' ', false, Value::error_handler_t::replace) +
-                                     " is not supported (this cairn reads version " +
-                                     std::to_string(Plan::kFormatVersion) + ")");
+      return Status::InvalidArgument(
+          "plan format version " + version.dump(-1, ' ', false, Value::error_handler_t::replace) +
+          " is not supported (this cairn reads version " + std::to_string(Plan::kFormatVersion) +
+          "): make the plan again with this cairn ('cairn plan --out FILE')");
     }
     Plan plan;
     plan.stack = j.value("stack", "");
@@ -764,6 +772,28 @@ Result<Plan> PlanFromJson(const Value& j) {
         return Status::InvalidArgument("malformed plan: variables is not an object");
       }
       for (const auto& [name, v] : vars->items()) plan.variables[name] = v;
+    }
+    if (plan.saved && !plan.pending.empty()) {
+      return Status::InvalidArgument(
+          "malformed plan: a saved plan with pending operations (none is saved over them)");
+    }
+    if (plan.saved) {
+      // What ties the plan to its stack: without it, apply could not tell
+      // which directory holds the stack planned.
+      const Value& backend = j.value("backend", Value());
+      const Value& manifests = j.value("manifests", Value());
+      if (!backend.is_object() || !manifests.is_object() || manifests.empty()) {
+        return Status::InvalidArgument(
+            "malformed plan: a saved plan needs its backend and manifests");
+      }
+      plan.backend.type = backend.at("type").get<std::string>();
+      plan.backend.path = backend.value("path", "");
+      plan.backend.url_env = backend.value("url_env", "");
+      plan.backend.stack_name = backend.value("name", "");
+      for (const auto& [file, digest] : manifests.items()) {
+        plan.manifests[file] = digest.get<std::string>();
+      }
+      plan.recursive = j.value("recursive", false);
     }
     return plan;
   } catch (const nlohmann::json::exception& e) {

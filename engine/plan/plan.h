@@ -117,8 +117,12 @@ struct PendingOperation {
 };
 
 struct Plan {
-  static constexpr int kFormatVersion = 1;
-  std::string stack;    // absolute path of the stack directory the plan is for
+  // 2: saved plans record their stack's backend and manifests; a destroy
+  // with targets keeps outputs; the journal's pending operations are shown.
+  static constexpr int kFormatVersion = 2;
+  // Absolute path of the stack directory the plan was made in (a saved plan
+  // applies wherever the same stack is: engine/operations/saved_plan.h).
+  std::string stack;
   std::string lineage;  // of the state the plan was made against
   int64_t serial = 0;   // the state serial it was made against: apply refuses if moved
   bool destroy = false;
@@ -147,6 +151,13 @@ struct Plan {
   // `cairn apply FILE` loads the stack's provider and backend settings with
   // them, so the --var values given at plan time need not be given again.
   std::map<std::string, Value> variables;
+  // Saved plans only: the stack they apply to (engine/operations/saved_plan.h).
+  // Its backend settings, which name the state the plan was made against; its
+  // manifest files by path relative to the stack directory, each with
+  // "sha256:" and the digest of its content; whether subdirectories were read.
+  BackendConfig backend;
+  std::map<std::string, std::string> manifests;
+  bool recursive = false;
 
   struct Counts {
     int add = 0, change = 0, replace = 0, destroy = 0, noop = 0, move = 0, pending = 0;

@@ -89,7 +89,7 @@ TEST_CASE("plan on an empty state shows the creates, --detailed-exitcode, --json
         std::string::npos);
   CHECK(e.Cairn({"plan", e.stack, "--detailed-exitcode"}).exit_code == 2);
   auto j = json::parse(e.Cairn({"plan", e.stack, "--json"}).out);
-  CHECK(j["format_version"] == 1);
+  CHECK(j["format_version"] == 2);
   CHECK(j["summary"]["add"] == 4);
   CHECK(e.Cairn({"plan", e.stack, "--markdown"}).out.find("| create | `network.app` |") !=
         std::string::npos);
@@ -150,6 +150,66 @@ TEST_CASE("an update in place, then a saved plan applied exactly, then refused o
   auto s = e.Cairn({"apply", stale});
   CHECK(s.exit_code == 1);
   CHECK(s.err.find("stale") != std::string::npos);
+}
+
+TEST_CASE("a saved plan applies wherever its stack is checked out, and nowhere else") {
+  Env e;
+  REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve"}).exit_code == 0);
+  // Planned in one checkout (as a CI job does), from inside it.
+  WriteFile(e.stack + "/main.yaml", Stack(2, "s-2vcpu-4gb"));
+  auto p = RunCairn({"plan", "--out", "../ci.plan"}, e.env, "", e.stack);
+  INFO(p.out << p.err);
+  REQUIRE(p.exit_code == 0);
+  // The checkout moves (its state with it): applied from inside the new one.
+  const std::string ci2 = e.dir.path() + "/ci2";
+  std::filesystem::rename(e.stack, ci2);
+  auto moved = RunCairn({"apply", "../ci.plan"}, e.env, "", ci2);
+  INFO(moved.out << moved.err);
+  REQUIRE(moved.exit_code == 0);
+  CHECK(moved.out.find("2 changed") != std::string::npos);
+
+  // PLAN DIR, from elsewhere; refused while DIR's manifests differ, naming the file.
+  WriteFile(ci2 + "/main.yaml", Stack(2, "s-1vcpu-1gb"));
+  REQUIRE(RunCairn({"plan", "--out", "../two.plan"}, e.env, "", ci2).exit_code == 0);
+  WriteFile(ci2 + "/extra.yaml",
+            "kind: ssh_key\nname: more\nspec: {public_key: \"" + std::string(kKey) + "\"}\n");
+  auto differs = RunCairn({"apply", "two.plan", "ci2"}, e.env, "", e.dir.path());
+  CHECK(differs.exit_code == 1);
+  CHECK(differs.err.find("two.plan: ci2 is not the stack the plan was made for: its manifests "
+                         "differ from those planned: extra.yaml added") != std::string::npos);
+  std::filesystem::remove(ci2 + "/extra.yaml");
+  // Without DIR, from a directory holding no stack, where it was made is used.
+  auto here = RunCairn({"apply", "two.plan"}, e.env, "", e.dir.path());
+  INFO(here.out << here.err);
+  REQUIRE(here.exit_code == 0);
+  CHECK(here.out.find("2 changed") != std::string::npos);
+
+  // Neither here nor where it was made: asks for DIR.
+  WriteFile(ci2 + "/main.yaml", Stack(2, "s-2vcpu-4gb"));
+  REQUIRE(RunCairn({"plan", "--out", "../three.plan"}, e.env, "", ci2).exit_code == 0);
+  std::filesystem::rename(ci2, e.dir.path() + "/ci3");
+  auto lost = RunCairn({"apply", "three.plan"}, e.env, "", e.dir.path());
+  CHECK(lost.exit_code == 1);
+  CHECK(lost.err.find("no directory holds the stack the plan was made for (the current directory "
+                      "holds no manifests; " +
+                      ci2 +
+                      ", where it was made, is gone): give its directory, 'cairn apply "
+                      "PLAN DIR'") != std::string::npos);
+  auto given = RunCairn({"apply", "three.plan", "ci3"}, e.env, "", e.dir.path());
+  INFO(given.out << given.err);
+  CHECK(given.exit_code == 0);
+  // A directory is not a plan: two of them are refused.
+  auto two_dirs = e.Cairn({"apply", e.dir.path() + "/ci3", e.dir.path()});
+  CHECK(two_dirs.exit_code == 1);
+  CHECK(two_dirs.err.find("'cairn apply PLAN DIR'") != std::string::npos);
+  // A plan of the format before is refused, saying what to do.
+  json old = json::parse(ReadFile(e.dir.path() + "/three.plan"));
+  old["format_version"] = 1;
+  WriteFile(e.dir.path() + "/old.plan", old.dump());
+  auto refused = e.Cairn({"apply", e.dir.path() + "/old.plan", e.dir.path() + "/ci3"});
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.err.find("plan format version 1 is not supported (this cairn reads version 2): "
+                         "make the plan again") != std::string::npos);
 }
 
 TEST_CASE("apply refuses the output of plan --json, whose sensitive values are redacted") {
