@@ -11,6 +11,7 @@
 
 #include "base/redact.h"
 #include "cli/engine_session.h"
+#include "engine/operations/saved_plan.h"
 #include "engine/report/plan_report.h"
 
 namespace cairn::cli {
@@ -63,11 +64,18 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
 
   std::optional<Plan> saved;
   SessionOptions so;
-  if (!destroy && f.stack.paths.size() == 1) {
+  SavedPlanStack saved_stack;
+  if (!destroy && !f.stack.paths.empty()) {
     std::string error;
     saved = ReadSavedPlan(f.stack.paths[0], error);
     if (!error.empty()) {
       std::cerr << "cairn: error: " << error << "\n";
+      return 1;
+    }
+    if (!saved && f.stack.paths.size() == 2) {
+      std::cerr << "cairn: error: " << f.stack.paths[0]
+                << " is a stack directory, and apply takes one: a second argument is the "
+                   "directory a saved plan applies in ('cairn apply PLAN DIR')\n";
       return 1;
     }
     if (saved) {
@@ -76,8 +84,27 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
                      "applied exactly as planned, with the variable values it was made with\n";
         return 1;
       }
-      so.stack_dir = saved->stack;
+      // Wherever the same stack is: DIR, else the current directory, else
+      // the directory it was made in (engine/operations/saved_plan.h).
+      LoadOptions lo;
+      if (!ToLoadOptions(f.stack, lo, error)) {
+        std::cerr << "cairn: error: " << error << "\n";
+        return 1;
+      }
+      std::optional<std::string> dir;
+      if (f.stack.paths.size() == 2) dir = f.stack.paths[1];
+      saved_stack = LoadSavedPlanStack(*saved, dir, std::move(lo));
+      if (!saved_stack.ok()) {
+        if (!saved_stack.load.diagnostics.empty()) {
+          std::cerr << RenderDiagnostics(saved_stack.load.diagnostics, saved_stack.load.sources,
+                                         {.color = UseColor(global, STDERR_FILENO)});
+        }
+        std::cerr << "cairn: error: " << f.stack.paths[0] << ": " << saved_stack.error << "\n";
+        return 1;
+      }
+      so.stack_dir = saved_stack.dir;
       so.plan_vars = saved->variables;
+      so.preloaded = &saved_stack.load;
     }
   }
   auto lock_wait = ParseDuration(f.lock_timeout);
@@ -190,8 +217,10 @@ void AddApplyFlags(CLI::App& sub, ApplyFlags& f, bool destroy) {
 std::function<int()> SetupApply(CLI::App& sub, const GlobalOptions& global) {
   auto f = std::make_shared<ApplyFlags>();
   sub.add_option("DIR_OR_PLAN", f->stack.paths,
-                 "Stack directory (default: .) or a plan saved with 'cairn plan --out'")
-      ->expected(0, 1);
+                 "Stack directory (default: .), or a plan saved with 'cairn plan --out' and the "
+                 "directory of its stack (default: the current directory if it holds that "
+                 "stack, else the one it was made in)")
+      ->expected(0, 2);
   sub.add_flag("-r,--recursive", f->stack.recursive, "Also read manifests in subdirectories");
   sub.add_option("--var", f->stack.vars, "Set a variable: NAME=VALUE (repeatable)")
       ->type_name("NAME=VALUE");
@@ -209,12 +238,17 @@ std::function<int()> SetupApply(CLI::App& sub, const GlobalOptions& global) {
       "Without a saved plan, shows the plan and asks for confirmation (with no terminal, it "
       "refuses\n"
       "unless --auto-approve). A saved plan is applied exactly, with the variable values it was\n"
-      "made with (so --var is refused), and refused if the state has moved.\n"
+      "made with (so --var is refused), and refused if the state has moved. It applies to the\n"
+      "stack it was made for wherever that is checked out: in DIR, else in the current\n"
+      "directory, else where it was made; a directory whose manifests or backend differ from\n"
+      "the ones planned is refused, naming the files that differ.\n"
       "Interrupted (Ctrl-C, or even kill -9), the next apply finishes the job with no "
       "duplicate.\n\n"
       "Examples:\n"
       "  cairn apply examples/quickstart --auto-approve\n"
-      "  cairn plan --out web.plan && cairn apply web.plan");
+      "  cairn plan --out web.plan && cairn apply web.plan\n"
+      "  cairn plan --out ../ci.plan        # in CI, then in another checkout of the stack:\n"
+      "  cairn apply ../ci.plan             # or: cairn apply ci.plan path/to/checkout");
   return [f, &global] { return RunApply(*f, global, /*destroy=*/false); };
 }
 
@@ -225,7 +259,9 @@ std::function<int()> SetupDestroy(CLI::App& sub, const GlobalOptions& global) {
   sub.footer(
       "Deletes everything the state tracks, dependents first; refuses resources with\n"
       "lifecycle.prevent_destroy. With --target, only the targets and what depends on them\n"
-      "(never what they depend on); an address that names nothing is an error.\n\n"
+      "(never what they depend on); an address that names nothing is an error. A targeted\n"
+      "destroy keeps the outputs whose values still resolve and removes those that refer to\n"
+      "what it deletes; a whole destroy removes them all.\n\n"
       "Examples:\n  cairn destroy examples/quickstart --auto-approve\n"
       "  cairn destroy examples/web --target 'volume.data[\"db\"]'   # the volume only");
   return [f, &global] { return RunApply(*f, global, /*destroy=*/true); };

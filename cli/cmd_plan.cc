@@ -13,6 +13,7 @@
 #include "base/value.h"
 #include "cli/engine_session.h"
 #include "engine/operations/operations.h"
+#include "engine/operations/saved_plan.h"
 #include "engine/report/plan_html.h"
 #include "engine/report/plan_report.h"
 #include "engine/state/state_lock.h"
@@ -22,7 +23,8 @@ namespace cairn::cli {
 // Shared by plan, apply and destroy: PlanStack, its problems printed.
 std::optional<Plan> BuildPlan(EngineSession& session, bool refresh, bool destroy,
                               const std::vector<std::string>& targets,
-                              const std::vector<std::string>& replace, std::stop_token stop) {
+                              const std::vector<std::string>& replace, std::stop_token stop,
+                              std::vector<JournalEntry> pending) {
   auto state = session.LoadState();
   if (!state) return std::nullopt;
   PlanOptions po = session.plan_options();
@@ -30,6 +32,7 @@ std::optional<Plan> BuildPlan(EngineSession& session, bool refresh, bool destroy
   po.destroy = destroy;
   po.targets = targets;
   po.replace = replace;
+  po.pending = std::move(pending);
   PlanResult pr =
       PlanStack(session.config(), *state, session.has_provider() ? &session.provider() : nullptr,
                 session.kinds(), po, stop);
@@ -92,8 +95,9 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
   sub.add_flag("--markdown", f->markdown, "Print the plan as Markdown (for pull request comments)")
       ->excludes(json);
   sub.add_option("--out", f->out,
-                 "Save the plan to FILE for 'cairn apply FILE' (mode 0600; an existing FILE is "
-                 "replaced only if it is empty or a Cairn plan, unless --force)")
+                 "Save the plan to FILE for 'cairn apply FILE [DIR]' (mode 0600; an existing FILE "
+                 "is replaced only if it is empty or a Cairn plan, unless --force; refused while "
+                 "an interrupted apply has operations to complete: run 'cairn apply' first)")
       ->type_name("FILE");
   sub.add_flag("--force", f->force,
                "Let --out replace a file that is not a Cairn plan (never a manifest or "
@@ -132,7 +136,9 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
                  "How long to wait for a running apply (e.g. 5m; default 0: fail at once)")
       ->type_name("DURATION");
   sub.footer(
-      "Reads CAIRN_ENDPOINT and CAIRN_TOKEN (or the provider document's settings).\n\n"
+      "Reads CAIRN_ENDPOINT and CAIRN_TOKEN (or the provider document's settings). After an\n"
+      "interrupted apply, the plan lists its unfinished operations first: 'cairn apply'\n"
+      "completes them before anything else, then plans again.\n\n"
       "Examples:\n"
       "  cairn plan examples/quickstart\n"
       "  cairn plan --out web.plan --detailed-exitcode   # in CI: 2 means changes\n"
@@ -183,20 +189,30 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
                 << " on this state: this plan reads the state as it is now, and may be stale "
                    "when it finishes\n";
     }
-    auto pending = session->store().PendingJournal();
-    if (!running->has_value() && pending.ok() && !pending->empty()) {
-      std::cerr << "cairn: warning: " << pending->size()
-                << " operation(s) of an interrupted apply are unfinished; 'cairn apply' completes "
-                   "them first, and this plan may change after that\n";
+    // The operations an interrupted apply left unfinished come first, and
+    // the plan shows them (those of a running apply are its own business).
+    std::vector<JournalEntry> interrupted;
+    if (!running->has_value()) {
+      auto pending = session->store().PendingJournal();
+      if (!pending.ok()) {
+        std::cerr << "cairn: error: cannot read the state's journal: "
+                  << Redact(pending.status().message()) << "\n";
+        return 1;
+      }
+      interrupted = std::move(*pending);
     }
-    auto plan = BuildPlan(*session, f->refresh, f->destroy, f->targets, f->replace, {});
+    if (Status st = CheckPlanCanBeSaved(interrupted); !f->out.empty() && !st.ok()) {
+      std::cerr << "cairn: error: " << st.message() << "\n";
+      return 1;
+    }
+    auto plan = BuildPlan(*session, f->refresh, f->destroy, f->targets, f->replace, {},
+                          std::move(interrupted));
     if (!plan) return 1;
     if (!f->out.empty()) {
       Plan saved = *plan;  // with the variables, which the other outputs leave out
-      saved.saved = true;
-      saved.variables = session->config().variables;
-      std::string error;
-      if (!WriteFileAtomically(f->out, PlanToJson(saved).dump(2) + "\n", error)) {
+      Status st = PrepareSavedPlan(saved, session->config(), f->stack.recursive, {}, PosixEnv());
+      std::string error = st.message();
+      if (!st.ok() || !WriteFileAtomically(f->out, PlanToJson(saved).dump(2) + "\n", error)) {
         std::cerr << "cairn: error: " << error << "\n";
         return 1;
       }

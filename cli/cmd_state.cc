@@ -1,21 +1,7 @@
 // cairn state, cairn import and cairn force-unlock: inspect and repair what
-// Cairn recorded about a stack.
-//
-// PULLED STATE FORMAT (what `cairn state pull` prints and `cairn state push`
-// reads back), format_version 1:
-//   {"format_version": 1,
-//    "lineage": "<uuid>", "serial": N,  -- the state pulled, and when
-//    "sequence": N,                     -- last journal sequence number used (absent before
-//                                          it was added: 0)
-//    "resources": [{"address", "kind", "id", "attributes": {...},
-//                   "depends_on": [addresses], "schema_version": N,
-//                   "tainted": "why" (only when tainted)}],   -- in address order
-//    "outputs": {"name": value},
-//    "sensitive_outputs": ["name"]}     -- those declared sensitive (absent in a file
-//                                          pulled before it was added: all of them)
-// Printed exactly as recorded, never redacted: it is the user's own state and
-// a backup must restore it. It holds what the state file holds, sensitive
-// values included, and no credential (tokens are never in the state).
+// Cairn recorded about a stack. `cairn state pull` prints the state in the
+// format engine/state/pulled_state.h documents, which `state push` reads back
+// and checks whole (engine/operations/state_check.h) before one commit.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -35,8 +21,11 @@
 #include "engine/address.h"
 #include "engine/manifest/generate.h"
 #include "engine/operations/operations.h"
+#include "engine/operations/state_check.h"
 #include "engine/state/moves.h"
+#include "engine/state/pulled_state.h"
 #include "engine/state/state_lock.h"
+#include "providers/infra/canonical_id.h"
 
 namespace cairn::cli {
 namespace {
@@ -89,6 +78,16 @@ std::optional<LockInfo> LockFor(EngineSession& s, const StateFlags& f, const std
     return std::nullopt;
   }
   return s.Lock(op, *wait);
+}
+
+// How the state commands check a state: against the kinds this Cairn knows,
+// with the provider's notion of an id and of two spellings of one.
+StateCheckOptions CheckOptions(const EngineSession& s) {
+  StateCheckOptions o;
+  for (const auto& [kind, info] : s.kinds()) o.kinds.insert(kind);
+  o.is_id = [](const std::string& id) { return IsSafePathId(id); };
+  o.canonical_id = s.canonical_id();
+  return o;
 }
 
 int List(const StateFlags& f, const GlobalOptions& g) {
@@ -213,6 +212,17 @@ int Move(const StateFlags& f, const GlobalOptions& g) {
     std::cerr << (taken.size() == 1 ? " is" : " are") << " already in the state\n";
     return 1;
   }
+  // A state that tracks one object at two addresses (made before import
+  // refused it) does not get a third.
+  std::vector<std::string> destinations;
+  for (const auto& [src, dst] : plan.moves) destinations.push_back(dst);
+  std::vector<Diagnostic> twice =
+      CheckTrackedOnce(ApplyMoves(*st, plan.moves), destinations, CheckOptions(*s));
+  if (!twice.empty()) {
+    s->PrintDiagnostics(twice);
+    std::cerr << "cairn: error: nothing was moved\n";
+    return 1;
+  }
   // Whatever recorded a dependency on a moved address now names its new one:
   // destroy orders deletes by these.
   if (auto c = s->store().Commit(MoveCommit(*st, plan.moves)); !c.ok()) {
@@ -223,8 +233,6 @@ int Move(const StateFlags& f, const GlobalOptions& g) {
   return 0;
 }
 
-constexpr int kPulledStateFormat = 1;
-
 int Pull(const StateFlags& f, const GlobalOptions& g) {
   auto s = OpenForState(f, g);
   if (!s) return 1;
@@ -234,134 +242,9 @@ int Pull(const StateFlags& f, const GlobalOptions& g) {
   }
   auto st = s->LoadState();
   if (!st) return 1;
-  std::vector<const ResourceState*> sorted;
-  for (const auto& [addr, rs] : st->resources) sorted.push_back(&rs);
-  std::sort(sorted.begin(), sorted.end(), [](const ResourceState* a, const ResourceState* b) {
-    return AddressTextLess(a->address, b->address);
-  });
-  Value resources = Value::array();
-  for (const ResourceState* rs : sorted) {
-    resources.push_back({{"address", rs->address},
-                         {"kind", rs->kind},
-                         {"id", rs->id},
-                         {"attributes", rs->attributes},
-                         {"depends_on", rs->depends_on},
-                         {"schema_version", rs->schema_version}});
-    if (!rs->tainted.empty()) resources.back()["tainted"] = rs->tainted;
-  }
-  Value j = {{"format_version", kPulledStateFormat},
-             {"lineage", st->lineage},
-             {"serial", st->serial},
-             {"sequence", st->sequence},
-             {"resources", resources},
-             {"outputs", st->outputs},
-             {"sensitive_outputs", st->sensitive_outputs}};
-  // Not through the redactor: see the format comment at the top.
-  std::cout << j.dump(2, ' ', false, Value::error_handler_t::replace) << "\n";
+  // Not through the redactor: see engine/state/pulled_state.h.
+  std::cout << PulledStateText(*st);
   return 0;
-}
-
-// A pulled state read back, or why the text is not one.
-struct PulledState {
-  std::string lineage;
-  int64_t serial = 0;
-  int64_t sequence = 0;
-  std::vector<ResourceState> resources;
-  std::map<std::string, Value> outputs;
-  std::set<std::string> sensitive_outputs;
-};
-
-std::optional<PulledState> ParsePulledState(const std::string& text, std::string& why) {
-  Result<Value> parsed = ParseJson(text);
-  if (!parsed.ok()) {
-    why = parsed.status().message();
-    return std::nullopt;
-  }
-  const Value& j = *parsed;
-  auto non_negative = [](const Value& v) { return v.is_number_integer() && v.get<int64_t>() >= 0; };
-  if (!j.is_object() || !j.contains("format_version") || !j.contains("resources")) {
-    why = "no format_version and resources";
-    return std::nullopt;
-  }
-  if (!j["format_version"].is_number_integer() ||
-      j["format_version"].get<int64_t>() != kPulledStateFormat) {
-    why = "format_version " + j["format_version"].dump() + " (this Cairn reads " +
-          std::to_string(kPulledStateFormat) + ")";
-    return std::nullopt;
-  }
-  PulledState out;
-  if (!j.contains("lineage") || !j["lineage"].is_string() ||
-      j["lineage"].get<std::string>().empty() || !j.contains("serial") ||
-      !non_negative(j["serial"]) || (j.contains("sequence") && !non_negative(j["sequence"])) ||
-      !j["resources"].is_array() || !j.contains("outputs") || !j["outputs"].is_object()) {
-    why = "it needs a lineage, a serial, resources (a list) and outputs (an object)";
-    return std::nullopt;
-  }
-  out.lineage = j["lineage"].get<std::string>();
-  out.serial = j["serial"].get<int64_t>();
-  out.sequence = j.value("sequence", int64_t{0});
-  std::set<std::string> seen;
-  for (const Value& r : j["resources"]) {
-    const std::string at = "resource " + std::to_string(seen.size() + 1);
-    if (!r.is_object() || !r.contains("address") || !r["address"].is_string()) {
-      why = at + " has no address";
-      return std::nullopt;
-    }
-    ResourceState rs;
-    rs.address = r["address"].get<std::string>();
-    auto addr = ResourceAddress::Parse(rs.address);
-    if (!addr || addr->ToString() != rs.address) {
-      why = "\"" + rs.address + "\" is not a resource address";
-      return std::nullopt;
-    }
-    auto is = [&](const char* name, auto check) { return r.contains(name) && check(r[name]); };
-    const bool complete =
-        is("kind", [&](const Value& v) { return v == addr->kind; }) &&
-        is("id", [](const Value& v) { return v.is_string(); }) &&
-        is("attributes", [](const Value& v) { return v.is_object(); }) &&
-        is("depends_on", [](const Value& v) { return v.is_array(); }) &&
-        is("schema_version", [](const Value& v) { return v.is_number_integer(); }) &&
-        (!r.contains("tainted") || r["tainted"].is_string());
-    if (!complete) {
-      why = rs.address + " needs kind (" + addr->kind +
-            "), id, attributes, depends_on and schema_version";
-      return std::nullopt;
-    }
-    rs.kind = addr->kind;
-    rs.id = r["id"].get<std::string>();
-    rs.attributes = r["attributes"];
-    for (const Value& d : r["depends_on"]) {
-      if (!d.is_string()) {
-        why = rs.address + ": depends_on holds something that is not an address";
-        return std::nullopt;
-      }
-      rs.depends_on.push_back(d.get<std::string>());
-    }
-    rs.schema_version = r["schema_version"].get<int>();
-    rs.tainted = r.value("tainted", "");
-    if (!seen.insert(rs.address).second) {
-      why = rs.address + " is there twice";
-      return std::nullopt;
-    }
-    out.resources.push_back(std::move(rs));
-  }
-  for (const auto& [name, v] : j["outputs"].items()) out.outputs[name] = v;
-  if (!j.contains("sensitive_outputs")) {
-    for (const auto& [name, v] : out.outputs) out.sensitive_outputs.insert(name);
-  } else {
-    if (!j["sensitive_outputs"].is_array()) {
-      why = "sensitive_outputs is not a list of names";
-      return std::nullopt;
-    }
-    for (const Value& n : j["sensitive_outputs"]) {
-      if (!n.is_string()) {
-        why = "sensitive_outputs holds something that is not a name";
-        return std::nullopt;
-      }
-      out.sensitive_outputs.insert(n.get<std::string>());
-    }
-  }
-  return out;
 }
 
 int Push(const StateFlags& f, const GlobalOptions& g) {
@@ -380,21 +263,30 @@ int Push(const StateFlags& f, const GlobalOptions& g) {
       return 1;
     }
   }
-  std::string why;
-  std::optional<PulledState> pulled = ParsePulledState(text, why);
-  if (!pulled) {
-    std::cerr << "cairn: error: " << f.file
-              << " is not a state printed by 'cairn state pull': " << why << "\n";
+  // Checked whole before anything is opened for writing: a diagnostic per
+  // problem, and nothing pushed if there is one.
+  const std::string name = f.file == "-" ? "(stdin)" : f.file;
+  PulledState pulled = ParsePulledState(text, name);
+  auto s = OpenForState(f, g);
+  if (!s) return 1;
+  std::vector<Diagnostic> problems = pulled.diagnostics;
+  if (pulled.ok()) {
+    StateCheckOptions check = CheckOptions(*s);
+    check.locations = pulled.locations;
+    problems = CheckState(pulled.state, check);
+  }
+  if (HasErrors(problems)) {
+    SourceFiles sources;
+    sources.Add(name, text);
+    std::cerr << RenderDiagnostics(problems, sources, {.color = UseColor(g, STDERR_FILENO)});
+    std::cerr << "cairn: error: " << f.file << " is not a state 'cairn state push' can restore ("
+              << problems.size() << " problem" << (problems.size() == 1 ? "" : "s")
+              << " above); nothing was pushed\n";
     return 1;
   }
-  auto s = OpenForState(f, g, /*create=*/true);
-  if (!s) return 1;
-  for (const ResourceState& rs : pulled->resources) {
-    if (!s->kinds().count(rs.kind)) {
-      std::cerr << "cairn: error: " << f.file << ": " << rs.address << " is of kind " << rs.kind
-                << ", which this Cairn does not know\n";
-      return 1;
-    }
+  if (!s->has_state()) {
+    s = OpenForState(f, g, /*create=*/true);
+    if (!s) return 1;
   }
   auto lock = LockFor(*s, f, "state push");
   if (!lock) return 1;
@@ -417,15 +309,16 @@ int Push(const StateFlags& f, const GlobalOptions& g) {
   // Serial 0: nothing was ever recorded here (a new or lost state file), so
   // there is nothing the file could wrongly replace.
   const bool empty_state = st->serial == 0;
-  if (!empty_state && st->lineage != pulled->lineage && !f.force) {
+  const StateSnapshot& restored = pulled.state;
+  if (!empty_state && st->lineage != restored.lineage && !f.force) {
     std::cerr << "cairn: error: " << f.file << " was pulled from another state (lineage "
-              << pulled->lineage << "; this stack's state is " << st->lineage
+              << restored.lineage << "; this stack's state is " << st->lineage
               << "); pass --force to replace this state with it\n";
     return 1;
   }
-  if (!empty_state && st->lineage == pulled->lineage && st->serial > pulled->serial && !f.force) {
+  if (!empty_state && st->lineage == restored.lineage && st->serial > restored.serial && !f.force) {
     std::cerr << "cairn: error: the state (serial " << st->serial << ") is newer than " << f.file
-              << " (serial " << pulled->serial << "): it changed after the file was pulled; pass "
+              << " (serial " << restored.serial << "): it changed after the file was pulled; pass "
               << "--force to go back to the file anyway\n";
     return 1;
   }
@@ -433,23 +326,21 @@ int Push(const StateFlags& f, const GlobalOptions& g) {
   // the serial past both the state's and the file's, so that every plan
   // saved before is stale; the sequence counter never below either.
   StateCommit commit;
-  commit.put = pulled->resources;
-  std::set<std::string> kept;
-  for (const ResourceState& rs : pulled->resources) kept.insert(rs.address);
+  for (const auto& [addr, rs] : restored.resources) commit.put.push_back(rs);
   for (const auto& [addr, rs] : st->resources) {
-    if (!kept.count(addr)) commit.remove.push_back(addr);
+    if (!restored.resources.count(addr)) commit.remove.push_back(addr);
   }
-  commit.outputs = pulled->outputs;
-  commit.sensitive_outputs = pulled->sensitive_outputs;
-  commit.restore = StateRestore{pulled->lineage, pulled->serial + 1, pulled->sequence};
+  commit.outputs = restored.outputs;
+  commit.sensitive_outputs = restored.sensitive_outputs;
+  commit.restore = StateRestore{restored.lineage, restored.serial + 1, restored.sequence};
   auto serial = s->store().Commit(commit);
   if (!serial.ok()) {
     std::cerr << "cairn: error: " << serial.status().message() << "\n";
     return 1;
   }
-  std::cout << "Pushed " << f.file << " to the state: " << pulled->resources.size()
-            << " resource(s), " << pulled->outputs.size() << " output(s); serial " << *serial
-            << ", lineage " << pulled->lineage << ". Run 'cairn plan' to compare it with the "
+  std::cout << "Pushed " << f.file << " to the state: " << restored.resources.size()
+            << " resource(s), " << restored.outputs.size() << " output(s); serial " << *serial
+            << ", lineage " << restored.lineage << ". Run 'cairn plan' to compare it with the "
             << "manifests and the API.\n";
   return 0;
 }
@@ -561,7 +452,7 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
   auto st = s->LoadState();
   if (!st) return 1;
   // Every object read before anything is written: one missing, nothing done.
-  ImportRead read = ReadForImport(items, *st, s->provider());
+  ImportRead read = ReadForImport(items, *st, s->provider(), s->canonical_id());
   if (!read.ok()) {
     if (!read.diagnostics.empty()) s->PrintDiagnostics(read.diagnostics);
     std::cerr << "cairn: error: " << read.error << "; nothing was imported\n";
@@ -813,7 +704,8 @@ std::function<int()> SetupState(CLI::App& sub, const GlobalOptions& global) {
   auto mv = add("mv", "Rename a resource, or every instance of one, in the state",
                 "After renaming a resource in the manifests. A count or for_each resource moves\n"
                 "whole, every instance keeping its index; all in one commit, and if any\n"
-                "destination is already in the state, nothing moves. Recorded dependencies on\n"
+                "destination is already in the state, nothing moves (nor if a moved object is\n"
+                "tracked at another address too). Recorded dependencies on\n"
                 "the moved addresses follow them.\n\n"
                 "Examples:\n"
                 "  cairn state mv instance.web instance.frontend     # web[0] -> frontend[0], ...\n"
@@ -834,10 +726,13 @@ std::function<int()> SetupState(CLI::App& sub, const GlobalOptions& global) {
   auto push =
       add("push", "Replace the state with a file printed by 'cairn state pull'",
           "Restores resources, outputs and lineage in one commit, holding the state lock. Refused\n"
-          "when the file is not a pulled state; and, unless --force, when it was pulled from\n"
-          "another state (lineage), when the state changed after it was pulled (a newer serial),\n"
-          "or when operations of an interrupted apply are still in flight. A stack with no state\n"
-          "yet (a lost state file) takes any pulled state.\n\n"
+          "when the file is not a pulled state, or is not one apply can work with: a diagnostic\n"
+          "per problem (an address, kind or id that is not one, a depends_on entry naming no\n"
+          "resource of the file or making a cycle, one object at two addresses; even with\n"
+          "--force). And, unless --force, when it was pulled from another state (lineage), when\n"
+          "the state changed after it was pulled (a newer serial), or when operations of an\n"
+          "interrupted apply are still in flight. A stack with no state yet (a lost state file)\n"
+          "takes any pulled state.\n\n"
           "Example (restore a backup):\n"
           "  cairn state push backup.json\n"
           "  cairn plan --detailed-exitcode   # 0: the backup matches the manifests and the API",
@@ -865,7 +760,9 @@ std::function<int()> SetupImport(CLI::App& sub, const GlobalOptions& global) {
       ->type_name("DURATION");
   sub.footer(
       "Adopts existing resources into the state, in one commit: every object is read first,\n"
-      "and if one is missing nothing is imported. The next plan shows how they differ from\n"
+      "and if one is missing nothing is imported. An object the state already tracks (at\n"
+      "another address) is refused, naming that address: one object, one address ('cairn\n"
+      "state mv' gives it another). The next plan shows how they differ from\n"
       "the manifests. The manifests are loaded as by plan, so give the variables they need\n"
       "(--var, --var-file or CAIRN_VAR_NAME). With --generate, resources the manifests do\n"
       "not declare get a document each, written from the live object (references to the\n"

@@ -50,7 +50,7 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   if (options.stack_dir) load_options.paths = {*options.stack_dir};
   load_options.plan_vars = options.plan_vars;
   load_options.settings_only = options.settings_only;
-  s->load_ = LoadStack(load_options);
+  s->load_ = options.preloaded ? std::move(*options.preloaded) : LoadStack(load_options);
   if (options.allow_no_manifests) {
     auto& d = s->load_.diagnostics;
     d.erase(std::remove_if(d.begin(), d.end(),

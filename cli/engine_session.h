@@ -34,6 +34,9 @@ struct SessionOptions {
   std::optional<std::string> stack_dir;
   // Variable values of a saved plan (LoadOptions::plan_vars).
   std::map<std::string, Value> plan_vars;
+  // The stack, loaded already (a saved plan's, found by LoadSavedPlanStack):
+  // moved from, instead of loading one from the flags.
+  LoadResult* preloaded = nullptr;
   // The command needs no resources (LoadOptions::settings_only).
   bool settings_only = false;
   // False for commands that only read the state: a stack without one opens
@@ -140,9 +143,12 @@ class InterruptWatcher {
 
 // Refreshes (unless `refresh` is false) and plans; prints problems and
 // returns nullopt on error. Shared by plan, apply and destroy (cmd_plan.cc).
+// `pending`: the journal's entries, which the plan shows as what apply
+// completes first (plan only: apply and destroy plan after completing them).
 std::optional<Plan> BuildPlan(EngineSession& session, bool refresh, bool destroy,
                               const std::vector<std::string>& targets,
-                              const std::vector<std::string>& replace, std::stop_token stop);
+                              const std::vector<std::string>& replace, std::stop_token stop,
+                              std::vector<JournalEntry> pending = {});
 
 // Parses durations like "30s", "5m", "1500ms", "0"; nullopt when malformed.
 std::optional<std::chrono::milliseconds> ParseDuration(const std::string& text);

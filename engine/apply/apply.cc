@@ -980,12 +980,14 @@ class ApplyRun {
   void EvaluateOutputs() EXCLUDES(mu_) {
     std::map<std::string, Value> outputs;
     std::set<std::string> sensitive;
-    if (!plan_.destroy) {
-      for (const auto& o : plan_.outputs) {
-        Value v = options_.resolve ? options_.resolve(o.value, Lookup()) : o.value;
-        outputs[o.name] = ContainsUnknown(v) ? Value(nullptr) : v;
-        if (o.sensitive) sensitive.insert(o.name);
-      }
+    // A destroy plan's outputs are those a targeted destroy keeps (none for
+    // a whole destroy): the others are removed with what they refer to.
+    for (const auto& o : plan_.outputs) {
+      Value v = options_.resolve ? options_.resolve(o.value, Lookup()) : o.value;
+      outputs[o.name] = ContainsUnknown(v) ? Value(nullptr) : v;
+      if (o.sensitive) sensitive.insert(o.name);
+    }
+    {
       MutexLock lock(mu_);
       result_.outputs = outputs;
     }

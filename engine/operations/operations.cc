@@ -1,6 +1,7 @@
 #include "engine/operations/operations.h"
 
 #include "base/schema/schema_registry.h"
+#include "engine/operations/state_check.h"
 #include "engine/plan/data_sources.h"
 #include "engine/plan/refresh.h"
 
@@ -48,14 +49,49 @@ PlanResult PlanStack(const StackConfig& config, const StateSnapshot& state, Prov
   return MakePlan(config, state, live, kinds, po);
 }
 
+namespace {
+
+// Why the objects `records` adopt cannot be tracked at their addresses in
+// `state` (one already is, elsewhere, or two are one), or "".
+std::string TrackedElsewhere(const StateSnapshot& state, const std::vector<ResourceState>& records,
+                             const std::function<std::string(const std::string&)>& canonical_id) {
+  StateSnapshot after = state;
+  std::vector<std::string> added;
+  for (const ResourceState& rs : records) {
+    after.resources[rs.address] = rs;
+    added.push_back(rs.address);
+  }
+  StateCheckOptions options;
+  options.canonical_id = canonical_id;
+  std::vector<Diagnostic> twice = CheckTrackedOnce(after, added, options);
+  return twice.empty() ? "" : twice.front().summary + "; " + twice.front().detail;
+}
+
+}  // namespace
+
 ImportRead ReadForImport(const std::vector<ImportItem>& items, const StateSnapshot& state,
-                         Provider& provider) {
+                         Provider& provider,
+                         const std::function<std::string(const std::string&)>& canonical_id) {
   ImportRead out;
   for (const ImportItem& it : items) {
     if (auto m = state.resources.find(it.address.ToString()); m != state.resources.end()) {
       out.error = m->first + " is already managed (id " + m->second.id + ")";
       return out;
     }
+  }
+  // An object tracked already is refused before anything is read: by the
+  // ids given, then (below) by the ids the API returns.
+  std::vector<ResourceState> given;
+  for (const ImportItem& it : items) {
+    ResourceState rs;
+    rs.address = it.address.ToString();
+    rs.kind = it.address.kind;
+    rs.id = it.id;
+    given.push_back(std::move(rs));
+  }
+  if (std::string why = TrackedElsewhere(state, given, canonical_id); !why.empty()) {
+    out.error = why;
+    return out;
   }
   for (const ImportItem& it : items) {
     ReadResponse read = provider.Read({it.address.kind, it.id}, {});
@@ -77,6 +113,10 @@ ImportRead ReadForImport(const std::vector<ImportItem>& items, const StateSnapsh
     rs.attributes = read.resource->attributes;
     rs.attributes["id"] = rs.id;
     out.records.push_back(std::move(rs));
+  }
+  if (std::string why = TrackedElsewhere(state, out.records, canonical_id); !why.empty()) {
+    out.error = why;
+    out.records.clear();
   }
   return out;
 }

@@ -6,6 +6,7 @@
 // FakeProvider (tests/engine/operations).
 #pragma once
 
+#include <functional>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -50,9 +51,13 @@ struct ImportRead {
 };
 
 // Reads every item's object before anything is written: all or none. Refused
-// when an address is already in `state`, an object does not exist or cannot
-// be read. The records carry the live attributes (with "id").
+// when an address is already in `state`, when an object is tracked already
+// (at another address of `state`, or given twice: one remote object has one
+// address; the message names the first), or does not exist or cannot be
+// read. Ids are compared through `canonical_id` (as written when unset). The
+// records carry the live attributes (with "id").
 ImportRead ReadForImport(const std::vector<ImportItem>& items, const StateSnapshot& state,
-                         Provider& provider);
+                         Provider& provider,
+                         const std::function<std::string(const std::string&)>& canonical_id = {});
 
 }  // namespace cairn

@@ -177,11 +177,12 @@ Plan::Counts Plan::counts() const {
     }
   }
   c.move = static_cast<int>(moves.size());
+  c.pending = static_cast<int>(pending.size());
   return c;
 }
 
 bool Plan::has_changes() const {
-  return !output_changes.empty() || !moves.empty() ||
+  return !output_changes.empty() || !moves.empty() || !pending.empty() ||
          std::any_of(changes.begin(), changes.end(),
                      [](const PlannedChange& c) { return c.action != Action::kNoOp; });
 }
@@ -269,10 +270,10 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
 
     auto st = state.resources.find(addr);
     if (options.destroy) {
-      // Destroy plans only delete; desired resources keep their values so
-      // that references still resolve.
-      planned[addr] =
-          st == state.resources.end() ? PlannedNew(resolved, info) : st->second.attributes;
+      // Destroy plans only delete. What the state holds keeps its values, so
+      // that the outputs a targeted destroy keeps still resolve; what it does
+      // not hold is not made, so nothing resolves from it.
+      if (st != state.resources.end()) planned[addr] = st->second.attributes;
       continue;
     }
     if (st == state.resources.end()) {
@@ -464,6 +465,17 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
     for (const auto& out : config.outputs) {
       plan.outputs.push_back({out.name, out.value, out.sensitive});
     }
+  } else if (!options.targets.empty()) {
+    // A targeted destroy keeps every output whose value still resolves once
+    // its deletes are made: those that refer to nothing it destroys (nor to
+    // anything never made). The others are removed, as a destroy removes all.
+    for (const auto& c : plan.changes) {
+      if (c.action == Action::kDelete) planned.erase(c.address);
+    }
+    for (const auto& out : config.outputs) {
+      if (ContainsUnknown(resolve(out.value, lookup))) continue;
+      plan.outputs.push_back({out.name, out.value, out.sensitive});
+    }
   }
   // Outputs as the apply will record them, against what the state holds.
   // One that depends on a value known only after apply counts as changing
@@ -497,10 +509,41 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
   return result;
 }
 
-}  // namespace
+// The journal's pending operations, as the plan shows them: what apply
+// completes first, and what the plan can tell of what follows.
+void AddPending(const StackConfig& config, const PlanOptions& options, Plan& plan) {
+  std::map<std::string, std::string> acted_on;  // address -> the action pending there
+  for (const JournalEntry& e : options.pending) {
+    PendingOperation op;
+    op.address = e.address;
+    op.kind = e.kind;
+    op.action = ParseAction(e.action).value_or(Action::kDelete);
+    op.remote_id = e.remote_id;
+    if (op.action == Action::kCreate) {
+      // What it makes is in the state once it completes, and goes with
+      // the rest when the manifests no longer declare it.
+      auto parsed = ParseStateAddress(e.address);
+      if (options.destroy && options.targets.empty()) {
+        op.note = "then destroyed";
+      } else if (!options.destroy && parsed && !config.Find(*parsed)) {
+        op.note = "then destroyed: no longer in the manifests";
+      }
+    }
+    acted_on[op.address] = e.action;
+    plan.pending.push_back(std::move(op));
+  }
+  for (PlannedChange& c : plan.changes) {
+    auto it = acted_on.find(c.address);
+    if (it == acted_on.end() || c.action == Action::kNoOp) continue;
+    c.note += (c.note.empty() ? "" : "; ") + std::string("an interrupted ") + it->second +
+              " of it completes first, and apply plans it again after that";
+  }
+}
 
-PlanResult MakePlan(const StackConfig& config, const StateSnapshot& state, const LiveView& live,
-                    const KindCatalog& kinds, const PlanOptions& options) {
+// MakePlan, but for the journal's pending operations.
+PlanResult PlanWithMoves(const StackConfig& config, const StateSnapshot& state,
+                         const LiveView& live, const KindCatalog& kinds,
+                         const PlanOptions& options) {
   // No copy of the state (nor of the live view) unless there is a move.
   if (config.moved.empty()) return PlanMoved(config, state, live, kinds, options);
   AddressMoves moves;
@@ -553,6 +596,15 @@ PlanResult MakePlan(const StackConfig& config, const StateSnapshot& state, const
   return result;
 }
 
+}  // namespace
+
+PlanResult MakePlan(const StackConfig& config, const StateSnapshot& state, const LiveView& live,
+                    const KindCatalog& kinds, const PlanOptions& options) {
+  PlanResult result = PlanWithMoves(config, state, live, kinds, options);
+  AddPending(config, options, result.plan);
+  return result;
+}
+
 Value PlanToJson(const Plan& plan) {
   Value changes = Value::array();
   for (const auto& c : plan.changes) {
@@ -593,6 +645,14 @@ Value PlanToJson(const Plan& plan) {
                               {"after", shown(o.after)},
                               {"sensitive", o.sensitive}});
   }
+  Value pending = Value::array();
+  for (const auto& p : plan.pending) {
+    pending.push_back({{"address", p.address},
+                       {"kind", p.kind},
+                       {"action", ActionName(p.action)},
+                       {"remote_id", p.remote_id},
+                       {"note", p.note}});
+  }
   auto counts = plan.counts();
   Value out = {{"format_version", Plan::kFormatVersion},
                {"stack", plan.stack},
@@ -605,7 +665,9 @@ Value PlanToJson(const Plan& plan) {
                  {"replace", counts.replace},
                  {"destroy", counts.destroy},
                  {"no_op", counts.noop},
-                 {"move", counts.move}}},
+                 {"move", counts.move},
+                 {"pending", counts.pending}}},
+               {"pending_operations", pending},
                {"changes", changes},
                {"outputs", outputs},
                {"output_changes", output_changes}};
@@ -615,7 +677,15 @@ Value PlanToJson(const Plan& plan) {
     for (const auto& [from, to] : plan.moves) moves.push_back({{"from", from}, {"to", to}});
     out["moves"] = moves;
   }
-  if (plan.saved) out["saved"] = true;
+  if (plan.saved) {
+    out["saved"] = true;
+    out["backend"] = {{"type", plan.backend.type},
+                      {"path", plan.backend.path},
+                      {"url_env", plan.backend.url_env},
+                      {"name", plan.backend.stack_name}};
+    out["manifests"] = plan.manifests;
+    out["recursive"] = plan.recursive;
+  }
   if (!plan.variables.empty()) out["variables"] = plan.variables;
   return out;
 }
@@ -629,10 +699,10 @@ Result<Plan> PlanFromJson(const Value& j) {
     // float out of int's range is undefined behaviour.
     const Value& version = j.at("format_version");
     if (!version.is_number_integer() || version != Plan::kFormatVersion) {
-      return Status::InvalidArgument("plan format version " +
-                                     version.dump(-1, ' ', false, Value::error_handler_t::replace) +
-                                     " is not supported (this cairn reads version " +
-                                     std::to_string(Plan::kFormatVersion) + ")");
+      return Status::InvalidArgument(
+          "plan format version " + version.dump(-1, ' ', false, Value::error_handler_t::replace) +
+          " is not supported (this cairn reads version " + std::to_string(Plan::kFormatVersion) +
+          "): make the plan again with this cairn ('cairn plan --out FILE')");
     }
     Plan plan;
     plan.stack = j.value("stack", "");
@@ -689,6 +759,12 @@ Result<Plan> PlanFromJson(const Value& j) {
         return Status::InvalidArgument("malformed plan: data is not an object");
       for (const auto& [addr, attrs] : data->items()) plan.data[addr] = attrs;
     }
+    for (const auto& p : j.value("pending_operations", Value::array())) {
+      auto action = ParseAction(p.at("action").get<std::string>());
+      if (!action) return Status::InvalidArgument("unknown action in plan for a pending operation");
+      plan.pending.push_back({p.at("address").get<std::string>(), p.value("kind", ""), *action,
+                              p.value("remote_id", ""), p.value("note", "")});
+    }
     for (const auto& m : j.value("moves", Value::array())) {
       plan.moves.emplace_back(m.at("from").get<std::string>(), m.at("to").get<std::string>());
     }
@@ -697,6 +773,28 @@ Result<Plan> PlanFromJson(const Value& j) {
         return Status::InvalidArgument("malformed plan: variables is not an object");
       }
       for (const auto& [name, v] : vars->items()) plan.variables[name] = v;
+    }
+    if (plan.saved && !plan.pending.empty()) {
+      return Status::InvalidArgument(
+          "malformed plan: a saved plan with pending operations (none is saved over them)");
+    }
+    if (plan.saved) {
+      // What ties the plan to its stack: without it, apply could not tell
+      // which directory holds the stack planned.
+      const Value& backend = j.value("backend", Value());
+      const Value& manifests = j.value("manifests", Value());
+      if (!backend.is_object() || !manifests.is_object() || manifests.empty()) {
+        return Status::InvalidArgument(
+            "malformed plan: a saved plan needs its backend and manifests");
+      }
+      plan.backend.type = backend.at("type").get<std::string>();
+      plan.backend.path = backend.value("path", "");
+      plan.backend.url_env = backend.value("url_env", "");
+      plan.backend.stack_name = backend.value("name", "");
+      for (const auto& [file, digest] : manifests.items()) {
+        plan.manifests[file] = digest.get<std::string>();
+      }
+      plan.recursive = j.value("recursive", false);
     }
     return plan;
   } catch (const nlohmann::json::exception& e) {

@@ -102,13 +102,34 @@ struct OutputChange {
   bool sensitive = false;
 };
 
+// An operation an interrupted apply or destroy left in the journal (sent or
+// not, its outcome unknown): `cairn apply` and `cairn destroy` complete it,
+// sending it again with its original key and body, before anything else, and
+// only then plan. A plan shows these as what happens first.
+struct PendingOperation {
+  std::string address;
+  std::string kind;
+  Action action = Action::kCreate;  // create, update or delete
+  std::string remote_id;            // update, delete: the object it acts on
+  // What follows it, when the plan can tell: "then destroyed: no longer in
+  // the manifests" for a create of what the manifests no longer declare.
+  std::string note;
+};
+
 struct Plan {
-  static constexpr int kFormatVersion = 1;
-  std::string stack;    // absolute path of the stack directory the plan is for
+  // 2: saved plans record their stack's backend and manifests; a destroy
+  // with targets keeps outputs; the journal's pending operations are shown.
+  static constexpr int kFormatVersion = 2;
+  // Absolute path of the stack directory the plan was made in (a saved plan
+  // applies wherever the same stack is: engine/operations/saved_plan.h).
+  std::string stack;
   std::string lineage;  // of the state the plan was made against
   int64_t serial = 0;   // the state serial it was made against: apply refuses if moved
   bool destroy = false;
   std::vector<PlannedChange> changes;  // every address, no-ops included, in apply order
+  // The outputs the apply records (replacing every recorded one): all the
+  // manifests declare; none for a destroy; for a destroy with targets, those
+  // whose value still resolves once its deletes are made.
   std::vector<OutputPlan> outputs;
   std::vector<OutputChange> output_changes;  // outputs whose recorded value changes
   // Data sources as read at plan time, "data.KIND.NAME" -> attributes:
@@ -117,6 +138,10 @@ struct Plan {
   // State addresses the apply moves first ({from, to}, from `kind: moved`
   // documents); `changes` already name the new addresses.
   AddressMoves moves;
+  // The journal's operations of an interrupted run, which apply completes
+  // before this plan's changes (a saved plan never has any: it is not saved
+  // over them). The changes are against the state as it was before them.
+  std::vector<PendingOperation> pending;
   std::vector<std::string> sensitive_values;  // values to mask in reports
   // Written by `cairn plan --out`, for `cairn apply FILE`. The output of
   // `cairn plan --json` is for reading: its sensitive values are redacted,
@@ -126,12 +151,20 @@ struct Plan {
   // `cairn apply FILE` loads the stack's provider and backend settings with
   // them, so the --var values given at plan time need not be given again.
   std::map<std::string, Value> variables;
+  // Saved plans only: the stack they apply to (engine/operations/saved_plan.h).
+  // Its backend settings, which name the state the plan was made against; its
+  // manifest files by path relative to the stack directory, each with
+  // "sha256:" and the digest of its content; whether subdirectories were read.
+  BackendConfig backend;
+  std::map<std::string, std::string> manifests;
+  bool recursive = false;
 
   struct Counts {
-    int add = 0, change = 0, replace = 0, destroy = 0, noop = 0, move = 0;
+    int add = 0, change = 0, replace = 0, destroy = 0, noop = 0, move = 0, pending = 0;
   };
   Counts counts() const;
-  // A resource change, a move, or an output whose recorded value changes.
+  // A resource change, a move, an output whose recorded value changes, or a
+  // pending operation of an interrupted run.
   bool has_changes() const;
 };
 
@@ -163,6 +196,9 @@ struct PlanOptions {
   std::map<std::string, Value> data;
   // Maps an id to its canonical form for comparison (inst_<hex> == UUID).
   std::function<std::string(const std::string&)> canonical_id;
+  // The journal's pending entries (StateStore::PendingJournal): the plan
+  // shows them as what apply completes first (Plan::pending).
+  std::vector<JournalEntry> pending;
 };
 
 struct PlanResult {

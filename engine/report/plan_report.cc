@@ -79,7 +79,33 @@ std::string PlanSummaryLine(const Plan& plan) {
   }
   return "Plan: " + std::to_string(n.add) + " to add, " + std::to_string(n.change) +
          " to change, " + std::to_string(n.replace) + " to replace, " + std::to_string(n.destroy) +
-         " to destroy" + (n.move ? ", " + std::to_string(n.move) + " to move" : "") + ".";
+         " to destroy" + (n.move ? ", " + std::to_string(n.move) + " to move" : "") +
+         (n.pending ? ", after " + std::to_string(n.pending) + " interrupted operation" +
+                          (n.pending == 1 ? "" : "s") + " to complete"
+                    : "") +
+         ".";
+}
+
+std::string RenderPendingOperations(const Plan& plan, const ReportOptions& opts) {
+  if (plan.pending.empty()) return "";
+  const char* reset = opts.color ? "\033[0m" : "";
+  size_t width = 0;
+  for (const auto& p : plan.pending) width = std::max(width, p.address.size());
+  std::string out =
+      "Interrupted operations, which 'cairn apply' completes first (then it plans again):\n";
+  for (const auto& p : plan.pending) {
+    PlannedChange as_change;
+    as_change.action = p.action;
+    Style s = StyleFor(as_change);
+    out += opts.color ? s.color : "";
+    out += s.symbol;
+    out += reset;
+    out += " " + p.address + std::string(width - p.address.size() + 3, ' ') + ActionName(p.action) +
+           (p.remote_id.empty() ? "" : " (id " + p.remote_id + ")") +
+           (p.note.empty() ? "" : "  # " + p.note) + "\n";
+  }
+  out += "The changes below are against the state as it is before them:\n";
+  return out;
 }
 
 std::string RenderPlanText(const Plan& plan, const ReportOptions& opts) {
@@ -90,7 +116,7 @@ std::string RenderPlanText(const Plan& plan, const ReportOptions& opts) {
       width = std::max(width, c.address.size());
     }
   }
-  std::string out;
+  std::string out = RenderPendingOperations(plan, opts);
   for (const auto& c : plan.changes) {
     if (c.action == Action::kNoOp && !c.moved_from.empty()) {
       out += "  > " + c.address + std::string(width - c.address.size() + 3, ' ') + "moved from " +
@@ -188,7 +214,14 @@ std::string RenderPlanMarkdown(const Plan& plan) {
          "** to change, **" + std::to_string(n.replace) + "** to replace, **" +
          std::to_string(n.destroy) + "** to destroy" +
          (n.move ? ", **" + std::to_string(n.move) + "** to move" : "") +
+         (n.pending ? ", after **" + std::to_string(n.pending) + "** interrupted operation" +
+                          (n.pending == 1 ? "" : "s") + " to complete"
+                    : "") +
          ".\n\n| action | address | details |\n|---|---|---|\n";
+  for (const auto& p : plan.pending) {
+    out += std::string("| ") + ActionName(p.action) + " (interrupted, completes first) | " +
+           CodeCell(p.address) + " | " + (p.note.empty() ? "" : CodeCell(p.note)) + " |\n";
+  }
   for (const auto& c : plan.changes) {
     if (c.action == Action::kNoOp && c.moved_from.empty()) continue;
     std::string details;

@@ -26,8 +26,16 @@ std::string RenderPlanText(const Plan& plan, const ReportOptions& opts = {});
 std::string RenderValue(const Value& v, const std::vector<std::string>& sensitive_values);
 
 // "Plan: 1 to add, 0 to change, 0 to replace, 0 to destroy." (", 2 to
-// move" when there are moves), or the "No changes." sentence.
+// move" when there are moves, ", after 3 interrupted operations to
+// complete" when the journal holds some), or the "No changes." sentence.
 std::string PlanSummaryLine(const Plan& plan);
+
+// The journal's pending operations (Plan::pending) as the text report
+// opens with them, or "" when there are none:
+//   Interrupted operations, which 'cairn apply' completes first (then it plans again):
+//     + instance.web[7]   create  # then destroyed: no longer in the manifests
+//   The changes below are against the state as it is before them:
+std::string RenderPendingOperations(const Plan& plan, const ReportOptions& opts = {});
 
 // Markdown for CI comments: a summary line and a table of changes.
 std::string RenderPlanMarkdown(const Plan& plan);

@@ -89,7 +89,7 @@ TEST_CASE("plan on an empty state shows the creates, --detailed-exitcode, --json
         std::string::npos);
   CHECK(e.Cairn({"plan", e.stack, "--detailed-exitcode"}).exit_code == 2);
   auto j = json::parse(e.Cairn({"plan", e.stack, "--json"}).out);
-  CHECK(j["format_version"] == 1);
+  CHECK(j["format_version"] == 2);
   CHECK(j["summary"]["add"] == 4);
   CHECK(e.Cairn({"plan", e.stack, "--markdown"}).out.find("| create | `network.app` |") !=
         std::string::npos);
@@ -150,6 +150,66 @@ TEST_CASE("an update in place, then a saved plan applied exactly, then refused o
   auto s = e.Cairn({"apply", stale});
   CHECK(s.exit_code == 1);
   CHECK(s.err.find("stale") != std::string::npos);
+}
+
+TEST_CASE("a saved plan applies wherever its stack is checked out, and nowhere else") {
+  Env e;
+  REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve"}).exit_code == 0);
+  // Planned in one checkout (as a CI job does), from inside it.
+  WriteFile(e.stack + "/main.yaml", Stack(2, "s-2vcpu-4gb"));
+  auto p = RunCairn({"plan", "--out", "../ci.plan"}, e.env, "", e.stack);
+  INFO(p.out << p.err);
+  REQUIRE(p.exit_code == 0);
+  // The checkout moves (its state with it): applied from inside the new one.
+  const std::string ci2 = e.dir.path() + "/ci2";
+  std::filesystem::rename(e.stack, ci2);
+  auto moved = RunCairn({"apply", "../ci.plan"}, e.env, "", ci2);
+  INFO(moved.out << moved.err);
+  REQUIRE(moved.exit_code == 0);
+  CHECK(moved.out.find("2 changed") != std::string::npos);
+
+  // PLAN DIR, from elsewhere; refused while DIR's manifests differ, naming the file.
+  WriteFile(ci2 + "/main.yaml", Stack(2, "s-1vcpu-1gb"));
+  REQUIRE(RunCairn({"plan", "--out", "../two.plan"}, e.env, "", ci2).exit_code == 0);
+  WriteFile(ci2 + "/extra.yaml",
+            "kind: ssh_key\nname: more\nspec: {public_key: \"" + std::string(kKey) + "\"}\n");
+  auto differs = RunCairn({"apply", "two.plan", "ci2"}, e.env, "", e.dir.path());
+  CHECK(differs.exit_code == 1);
+  CHECK(differs.err.find("two.plan: ci2 is not the stack the plan was made for: its manifests "
+                         "differ from those planned: extra.yaml added") != std::string::npos);
+  std::filesystem::remove(ci2 + "/extra.yaml");
+  // Without DIR, from a directory holding no stack, where it was made is used.
+  auto here = RunCairn({"apply", "two.plan"}, e.env, "", e.dir.path());
+  INFO(here.out << here.err);
+  REQUIRE(here.exit_code == 0);
+  CHECK(here.out.find("2 changed") != std::string::npos);
+
+  // Neither here nor where it was made: asks for DIR.
+  WriteFile(ci2 + "/main.yaml", Stack(2, "s-2vcpu-4gb"));
+  REQUIRE(RunCairn({"plan", "--out", "../three.plan"}, e.env, "", ci2).exit_code == 0);
+  std::filesystem::rename(ci2, e.dir.path() + "/ci3");
+  auto lost = RunCairn({"apply", "three.plan"}, e.env, "", e.dir.path());
+  CHECK(lost.exit_code == 1);
+  CHECK(lost.err.find("no directory holds the stack the plan was made for (the current directory "
+                      "holds no manifests; " +
+                      ci2 +
+                      ", where it was made, is gone): give its directory, 'cairn apply "
+                      "PLAN DIR'") != std::string::npos);
+  auto given = RunCairn({"apply", "three.plan", "ci3"}, e.env, "", e.dir.path());
+  INFO(given.out << given.err);
+  CHECK(given.exit_code == 0);
+  // A directory is not a plan: two of them are refused.
+  auto two_dirs = e.Cairn({"apply", e.dir.path() + "/ci3", e.dir.path()});
+  CHECK(two_dirs.exit_code == 1);
+  CHECK(two_dirs.err.find("'cairn apply PLAN DIR'") != std::string::npos);
+  // A plan of the format before is refused, saying what to do.
+  json old = json::parse(ReadFile(e.dir.path() + "/three.plan"));
+  old["format_version"] = 1;
+  WriteFile(e.dir.path() + "/old.plan", old.dump());
+  auto refused = e.Cairn({"apply", e.dir.path() + "/old.plan", e.dir.path() + "/ci3"});
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.err.find("plan format version 1 is not supported (this cairn reads version 2): "
+                         "make the plan again") != std::string::npos);
 }
 
 TEST_CASE("apply refuses the output of plan --json, whose sensitive values are redacted") {
@@ -569,6 +629,36 @@ TEST_CASE("destroy --target deletes the target and what depends on it, never wha
   CHECK(e.Names("/api/v1/networking") == std::vector<std::string>{"app"});
 }
 
+TEST_CASE("destroy --target keeps the outputs that still resolve, removes those it breaks") {
+  Env e;
+  WriteFile(e.stack + "/main.yaml",
+            "kind: network\nname: a\nspec: {region: eu-central, cidr: 10.31.0.0/16}\n---\n"
+            "kind: network\nname: b\nspec: {region: eu-central, cidr: 10.32.0.0/16}\n---\n"
+            "kind: output\nname: a_id\nvalue: ${network.a.id}\n---\n"
+            "kind: output\nname: b_id\nvalue: ${network.b.id}\n");
+  REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve"}).exit_code == 0);
+  const std::string a_id = e.StateId("network.a");
+  auto plan = e.Cairn({"plan", "--destroy", "--target", "network.b", e.stack});
+  INFO(plan.out << plan.err);
+  REQUIRE(plan.exit_code == 0);
+  CHECK(plan.out.find("  - b_id\n") != std::string::npos);
+  CHECK(plan.out.find("a_id") == std::string::npos);
+  auto d = e.Cairn({"destroy", "--target", "network.b", e.stack, "--auto-approve"});
+  INFO(d.out << d.err);
+  REQUIRE(d.exit_code == 0);
+  CHECK(e.Names("/api/v1/networking") == std::vector<std::string>{"a"});
+  auto out = e.Cairn({"output", "a_id", e.stack});
+  CHECK(out.exit_code == 0);
+  CHECK(out.out == a_id + "\n");
+  CHECK(e.Cairn({"output", "b_id", e.stack}).exit_code == 1);
+  // The next plan makes b and its output again; a_id is as recorded.
+  auto next = e.Cairn({"plan", e.stack});
+  INFO(next.out << next.err);
+  CHECK(next.out.find("  + network.b") != std::string::npos);
+  CHECK(next.out.find("+ b_id") != std::string::npos);
+  CHECK(next.out.find("a_id") == std::string::npos);
+}
+
 TEST_CASE("without a token the commands say which variable to set, and never print the token") {
   Env e;
   auto env = e.env;
@@ -680,6 +770,47 @@ TEST_CASE(
   CHECK(client->Get("/api/v1/networking/" + failed_id).status == 404);
   auto again = RunCairn({"plan", stack, "--detailed-exitcode"}, env);
   CHECK(again.exit_code == 0);
+}
+
+TEST_CASE(
+    "after a crash, plan shows the interrupted operations first, plan --out waits for apply") {
+  Env e;
+  // Killed with the first instance's create journaled: the network and the
+  // key are recorded, web[0] is in the journal.
+  auto env = e.env;
+  env["CAIRN_CRASH_AT"] = "apply.journaled:3";
+  auto crashed = RunCairn({"apply", e.stack, "--auto-approve", "--parallelism", "1"}, env);
+  REQUIRE(crashed.signal == SIGKILL);
+  WriteFile(e.stack + "/main.yaml", Stack(0));
+  auto plan = e.Cairn({"plan", e.stack, "--detailed-exitcode"});
+  INFO(plan.out << plan.err);
+  CHECK(plan.exit_code == 2);
+  CHECK(plan.out.rfind("Interrupted operations, which 'cairn apply' completes first (then it "
+                       "plans again):\n"
+                       "  + instance.web[0]   create  # then destroyed: no longer in the "
+                       "manifests\n",
+                       0) == 0);
+  CHECK(plan.out.find("after 1 interrupted operation to complete.") != std::string::npos);
+  auto j = json::parse(e.Cairn({"plan", e.stack, "--json"}).out);
+  REQUIRE(j["pending_operations"].size() == 1);
+  CHECK(j["pending_operations"][0]["address"] == "instance.web[0]");
+  CHECK(j["pending_operations"][0]["action"] == "create");
+  CHECK(j["summary"]["pending"] == 1);
+  // A plan to save would be of a state about to change: refused before planning.
+  const std::string planfile = e.dir.path() + "/after.plan";
+  auto out = e.Cairn({"plan", e.stack, "--out", planfile});
+  CHECK(out.exit_code == 1);
+  CHECK(out.err.find("not saving the plan: 1 operation(s) of an interrupted apply are "
+                     "unfinished") != std::string::npos);
+  CHECK(out.err.find("Run 'cairn apply' first") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(planfile));
+  // apply does what the plan said: completes the create, then destroys it.
+  auto a = e.Cairn({"apply", e.stack, "--auto-approve"});
+  INFO(a.out << a.err);
+  REQUIRE(a.exit_code == 0);
+  CHECK(e.Names("/api/v1/compute").empty());
+  CHECK(e.Cairn({"plan", e.stack, "--detailed-exitcode"}).exit_code == 0);
+  CHECK(e.Cairn({"plan", e.stack, "--out", planfile}).exit_code == 0);
 }
 
 TEST_CASE(

@@ -515,3 +515,89 @@ TEST_CASE("force-unlock releases a dead holder's lock without asking") {
   CHECK(r.out.find(" pid " + std::to_string(pid) + " ") != std::string::npos);
   CHECK(e.PlanExit() == 0);
 }
+
+TEST_CASE("state push checks the whole state, a diagnostic per problem, and pushes nothing") {
+  Env e;
+  e.Apply();
+  auto pulled = e.Cairn({"state", "pull", e.stack});
+  REQUIRE(pulled.exit_code == 0);
+  json broken = json::parse(pulled.out);
+  std::string app_id;
+  for (json& r : broken["resources"]) {
+    // The network depends on an instance that depends on it: destroy could
+    // not order them.
+    if (r["address"] == "network.app") {
+      r["depends_on"] = {"instance.web[0]"};
+      app_id = r["id"];
+    }
+    if (r["address"] == "ssh_key.deploy") r["depends_on"] = {"volume.gone"};
+    if (r["address"] == "instance.web[1]") r["id"] = "../networking";
+  }
+  json copy = broken["resources"][0];  // instance.web[0]'s object, at a second address
+  copy["address"] = "instance.copy";
+  broken["resources"].push_back(copy);
+  const std::string file = e.dir.path() + "/broken.json";
+  WriteFile(file, broken.dump(2));
+  auto r = e.Cairn({"state", "push", file, e.stack, "--force"});
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  for (const char* code :
+       {"[dependency_cycle]", "[unknown_depends_on]", "[invalid_id]", "[duplicate_id]"}) {
+    CHECK(r.err.find(code) != std::string::npos);
+  }
+  CHECK(r.err.find("depends_on entries form a cycle: instance.web[0] -> network.app -> "
+                   "instance.web[0]") != std::string::npos);
+  CHECK(r.err.find("instance.web[1]: \"../networking\" is not an id") != std::string::npos);
+  CHECK(r.err.find("ssh_key.deploy depends on volume.gone, which the state does not record") !=
+        std::string::npos);
+  CHECK(r.err.find("instance.copy: instance ") != std::string::npos);
+  CHECK(r.err.find("is tracked at instance.web[0] already") != std::string::npos);
+  // Each at the resource it is about, in the file.
+  CHECK(r.err.find(file + ":") != std::string::npos);
+  CHECK(r.err.find("(4 problems above); nothing was pushed") != std::string::npos);
+  CHECK(e.List().size() == 4);
+  CHECK(e.PlanExit() == 0);
+  // A stack without a state gets none from a refused push.
+  const std::string fresh = e.dir.path() + "/fresh";
+  WriteFile(fresh + "/main.yaml", Stack());
+  CHECK(e.Cairn({"state", "push", file, fresh}).exit_code == 1);
+  CHECK_FALSE(std::filesystem::exists(fresh + "/.cairn"));
+}
+
+TEST_CASE("one remote object has one address: import and state mv refuse a second, naming it") {
+  Env e;
+  WriteFile(e.stack + "/more.yaml",
+            "kind: network\nname: other\nspec: {region: eu-central, cidr: 10.31.0.0/16}\n");
+  auto created = e.Cairn({"apply", e.stack, "--auto-approve", "--target", "network.app"});
+  REQUIRE(created.exit_code == 0);
+  const std::string app_id = e.StateId("network.app");
+  auto imported = e.Cairn({"import", "network.other", app_id, e.stack});
+  INFO(imported.out << imported.err);
+  CHECK(imported.exit_code == 1);
+  CHECK(imported.err.find("network.other: network " + app_id +
+                          " is tracked at network.app already") != std::string::npos);
+  CHECK(imported.err.find("nothing was imported") != std::string::npos);
+  CHECK(e.List() == std::vector<std::string>{"network.app"});
+
+  // A state that tracks it twice already (written before this was refused):
+  // state mv gives it no further address.
+  {
+    auto store = cairn::SqliteStateStore::Open(e.stack + "/.cairn/state.db");
+    REQUIRE(store.ok());
+    auto st = (*store)->Load();
+    REQUIRE(st.ok());
+    cairn::ResourceState twin = st->resources.at("network.app");
+    twin.address = "network.twin";
+    REQUIRE((*store)->Commit({.put = {twin}}).ok());
+  }
+  auto moved = e.Cairn({"state", "mv", "network.twin", "network.other", e.stack});
+  INFO(moved.err);
+  CHECK(moved.exit_code == 1);
+  CHECK(moved.err.find("network.other: network " + app_id + " is tracked at network.app already") !=
+        std::string::npos);
+  CHECK(moved.err.find("nothing was moved") != std::string::npos);
+  CHECK(e.List() == std::vector<std::string>{"network.app", "network.twin"});
+  // Removing the stale one is the way out; then a move is a move.
+  REQUIRE(e.Cairn({"state", "rm", "network.twin", e.stack}).exit_code == 0);
+  CHECK(e.Cairn({"state", "mv", "network.app", "network.other", e.stack}).exit_code == 0);
+}

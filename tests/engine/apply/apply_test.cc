@@ -478,6 +478,28 @@ TEST_CASE("deletes run dependents first and empty the state") {
   CHECK(f.State().outputs.empty());
 }
 
+TEST_CASE("a targeted destroy keeps the outputs that do not refer to what it deletes") {
+  Fixture f;
+  StackConfig cfg = WebStack();
+  cfg.outputs.push_back({"key_id", "${ssh_key.deploy.id}", false, {}});
+  REQUIRE(f.Run(cfg).ok());
+  const std::string key_id = f.State().resources.at("ssh_key.deploy").id;
+  auto st = f.store.Load();
+  REQUIRE(st.ok());
+  PlanOptions po;
+  po.resolve = ResolveReferences;
+  po.destroy = true;
+  po.targets = {"instance.web"};
+  auto plan = MakePlan(cfg, *st, {}, Kinds(), po);
+  REQUIRE(plan.ok());
+  auto r = Apply(plan.plan, f.provider, f.store, f.options);
+  REQUIRE(r.ok());
+  CHECK(r.summary.deleted == 1);
+  // web_id referred to the instance destroyed; key_id still resolves.
+  CHECK(f.State().outputs == std::map<std::string, Value>{{"key_id", key_id}});
+  CHECK(r.outputs == f.State().outputs);
+}
+
 TEST_CASE("a failing state commit is reported and the journal keeps the operation") {
   Fixture f;
   StackConfig cfg;

@@ -4,6 +4,7 @@
 #include "engine/operations/operations.h"
 
 #include <catch2/catch.hpp>
+#include <cctype>
 
 #include "base/schema/schema_registry.h"
 #include "engine/manifest/expr.h"
@@ -143,4 +144,34 @@ TEST_CASE("ReadForImport reads every object first: all or none") {
   CHECK_FALSE(managed.ok());
   CHECK(managed.error.find("already managed") != std::string::npos);
   CHECK(api.reads() == reads);
+}
+
+TEST_CASE("ReadForImport refuses a second address for an object, naming the first") {
+  FakeProvider api;
+  const std::string vol = api.Inject("volume", {{"name", "a"}, {"region", "eu-central"}});
+  StateSnapshot st;
+  st.resources["volume.vols[\"a\"]"].address = "volume.vols[\"a\"]";
+  st.resources["volume.vols[\"a\"]"].kind = "volume";
+  st.resources["volume.vols[\"a\"]"].id = vol;
+  const int reads = api.reads();
+  // Tracked already: refused before any read, whatever the spelling of its id.
+  auto upper = [](const std::string& id) {
+    std::string out = id;
+    for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return out;
+  };
+  ImportRead twice =
+      ReadForImport({{*ResourceAddress::Parse("volume.vols[\"b\"]"), upper(vol)}}, st, api, upper);
+  CHECK_FALSE(twice.ok());
+  CHECK(twice.error.rfind("volume.vols[\"b\"]: volume " + upper(vol) +
+                              " is tracked at volume.vols[\"a\"] already",
+                          0) == 0);
+  CHECK(api.reads() == reads);
+  // Two addresses for one object in one import: the second is refused.
+  ImportRead pair = ReadForImport(
+      {{*ResourceAddress::Parse("volume.x"), vol}, {*ResourceAddress::Parse("volume.y"), vol}},
+      StateSnapshot{}, api);
+  CHECK_FALSE(pair.ok());
+  CHECK(pair.error.rfind("volume.y: volume " + vol + " is tracked at volume.x already", 0) == 0);
+  CHECK(pair.records.empty());
 }

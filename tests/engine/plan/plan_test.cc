@@ -697,6 +697,110 @@ TEST_CASE("output changes are changes: added, changed, known after apply, remove
         std::string::npos);
 }
 
+TEST_CASE("a targeted destroy removes only the outputs that refer to what it destroys") {
+  StackConfig cfg;
+  cfg.resources.push_back(Res("network.a", {{"name", "a"}}));
+  cfg.resources.push_back(Res("network.b", {{"name", "b"}}));
+  cfg.resources.push_back(Res("network.c", {{"name", "c"}}));  // never applied
+  cfg.outputs.push_back({"a_id", Value("${network.a.id}"), false, {}});
+  cfg.outputs.push_back({"b_id", Value("${network.b.id}"), false, {}});
+  cfg.outputs.push_back({"both", Value("${network.a.id},${network.b.id}"), false, {}});
+  cfg.outputs.push_back({"c_name", Value("${network.c.name}"), false, {}});
+  cfg.outputs.push_back({"greeting", Value("hello"), false, {}});
+  StateSnapshot st;
+  st.resources["network.a"] = St("network.a", "n-a", {{"name", "a"}});
+  st.resources["network.b"] = St("network.b", "n-b", {{"name", "b"}});
+  st.outputs = {{"a_id", "n-a"}, {"b_id", "n-b"}, {"both", "n-a,n-b"}, {"greeting", "hello"}};
+  auto o = Opts();
+  o.destroy = true;
+  o.targets = {"network.b"};
+  auto r = MakePlan(cfg, st, {}, Kinds(), o);
+  REQUIRE(r.ok());
+  REQUIRE(r.plan.changes.size() == 1);
+  CHECK(r.plan.changes[0].address == "network.b");
+  std::vector<std::string> kept;
+  for (const auto& out : r.plan.outputs) kept.push_back(out.name);
+  CHECK(kept == std::vector<std::string>{"a_id", "greeting"});
+  REQUIRE(r.plan.output_changes.size() == 2);
+  CHECK(r.plan.output_changes[0].name == "b_id");
+  CHECK(r.plan.output_changes[0].action == Action::kDelete);
+  CHECK(r.plan.output_changes[1].name == "both");
+  CHECK(r.plan.output_changes[1].action == Action::kDelete);
+  CHECK(RenderPlanText(r.plan).find("- a_id") == std::string::npos);
+  // The JSON form (a saved plan) keeps them for apply.
+  auto back = PlanFromJson(PlanToJson(r.plan));
+  REQUIRE(back.ok());
+  CHECK(back->outputs.size() == 2);
+
+  // A whole destroy removes every output.
+  o.targets.clear();
+  auto all = MakePlan(cfg, st, {}, Kinds(), o);
+  REQUIRE(all.ok());
+  CHECK(all.plan.outputs.empty());
+  CHECK(all.plan.output_changes.size() == 4);
+}
+
+TEST_CASE("the journal's pending operations are part of the plan: text, Markdown and JSON") {
+  StackConfig cfg;
+  cfg.resources.push_back(Res("network.core", {{"name", "core"}}));
+  cfg.resources.push_back(Res("instance.web[0]", {{"name", "web-0"}}));
+  StateSnapshot st;
+  st.resources["network.core"] = St("network.core", "n1", {{"name", "core"}});
+  JournalEntry web0, web7, old;
+  web0 = {.seq = 3, .address = "instance.web[0]", .action = "create", .kind = "instance"};
+  web7 = {.seq = 4, .address = "instance.web[7]", .action = "create", .kind = "instance"};
+  old = {.seq = 5,
+         .address = "ssh_key.old",
+         .action = "delete",
+         .kind = "ssh_key",
+         .remote_id = "key_1"};
+  auto o = Opts();
+  o.pending = {web0, web7, old};
+  auto r = MakePlan(cfg, st, {}, Kinds(), o);
+  REQUIRE(r.ok());
+  REQUIRE(r.plan.pending.size() == 3);
+  CHECK(r.plan.pending[0].note.empty());  // declared: compared again once made
+  CHECK(r.plan.pending[1].note == "then destroyed: no longer in the manifests");
+  CHECK(r.plan.pending[2].action == Action::kDelete);
+  CHECK(r.plan.counts().pending == 3);
+  CHECK(Find(r.plan, "instance.web[0]").note ==
+        "an interrupted create of it completes first, and apply plans it again after that");
+  std::string text = RenderPlanText(r.plan);
+  CHECK(text.rfind(
+            "Interrupted operations, which 'cairn apply' completes first (then it plans again):\n"
+            "  + instance.web[0]   create\n"
+            "  + instance.web[7]   create  # then destroyed: no longer in the manifests\n"
+            "  - ssh_key.old       delete (id key_1)\n"
+            "The changes below are against the state as it is before them:\n"
+            "  + instance.web[0]   create\n",
+            0) == 0);
+  CHECK(text.find("Plan: 1 to add, 0 to change, 0 to replace, 0 to destroy, after 3 interrupted "
+                  "operations to complete.") != std::string::npos);
+  CHECK(RenderPlanMarkdown(r.plan).find(
+            "| create (interrupted, completes first) | `instance.web[7]` |") != std::string::npos);
+  Value j = PlanToJson(r.plan);
+  CHECK(j["summary"]["pending"] == 3);
+  REQUIRE(j["pending_operations"].size() == 3);
+  CHECK(j["pending_operations"][2] == Value({{"address", "ssh_key.old"},
+                                             {"kind", "ssh_key"},
+                                             {"action", "delete"},
+                                             {"remote_id", "key_1"},
+                                             {"note", ""}}));
+  auto back = PlanFromJson(j);
+  REQUIRE(back.ok());
+  CHECK(back->pending.size() == 3);
+
+  // Nothing else to do: still not "No changes".
+  StackConfig none;
+  auto only = MakePlan(none, {}, {}, Kinds(), o);
+  CHECK(only.plan.has_changes());
+  CHECK(RenderPlanText(only.plan).find("No changes") == std::string::npos);
+  // A whole destroy destroys what they make too.
+  o.destroy = true;
+  auto destroy = MakePlan(cfg, st, {}, Kinds(), o);
+  CHECK(destroy.plan.pending[0].note == "then destroyed");
+}
+
 TEST_CASE("a destroy with nothing in the state says so") {
   auto o = Opts();
   o.destroy = true;
