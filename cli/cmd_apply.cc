@@ -67,12 +67,12 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
     std::string error;
     saved = ReadSavedPlan(f.stack.paths[0], error);
     if (!error.empty()) {
-      std::cerr << "cairn: error: " << error << "\n";
+      std::cerr << "error: " << error << "\n";
       return 1;
     }
     if (saved) {
       if (!f.stack.vars.empty() || !f.stack.var_files.empty()) {
-        std::cerr << "cairn: error: --var and --var-file cannot be given with a saved plan: it is "
+        std::cerr << "error: --var and --var-file cannot be given with a saved plan: it is "
                      "applied exactly as planned, with the variable values it was made with\n";
         return 1;
       }
@@ -82,7 +82,7 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
   }
   auto lock_wait = ParseDuration(f.lock_timeout);
   if (!lock_wait) {
-    std::cerr << "cairn: error: --lock-timeout " << f.lock_timeout
+    std::cerr << "error: --lock-timeout " << f.lock_timeout
               << ": expected a duration like 30s or 2m\n";
     return 1;
   }
@@ -107,7 +107,7 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
   RecoveryResult recovery = RecoverJournal(session->provider(), session->store(), options);
   if (!recovery.ok()) {
     session->PrintDiagnostics(recovery.diagnostics);
-    std::cerr << "cairn: error: could not complete the interrupted operations above; nothing else "
+    std::cerr << "error: could not complete the interrupted operations above; nothing else "
                  "was attempted\n";
     return 1;
   }
@@ -117,7 +117,7 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
     auto state = session->LoadState();
     if (!state) return 1;
     if (Status st = CheckPlanIsCurrent(*saved, *state); !st.ok()) {
-      std::cerr << "cairn: error: " << st.message() << "\n";
+      std::cerr << "error: " << st.message() << "\n";
       return 1;
     }
     plan = std::move(*saved);
@@ -127,7 +127,7 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
     plan = std::move(*built);
     if (!f.json) std::cout << RenderPlanText(plan, {.color = color});
     if (plan.has_changes() && !f.auto_approve && f.json) {
-      std::cerr << "cairn: error: --json prints events, not a plan to confirm: pass "
+      std::cerr << "error: --json prints events, not a plan to confirm: pass "
                    "--auto-approve, or apply a plan saved with 'cairn plan --out'\n";
       return 1;
     }

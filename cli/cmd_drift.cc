@@ -55,7 +55,7 @@ std::function<int()> SetupDrift(CLI::App& sub, const GlobalOptions& global) {
     }
     UnmanagedScope scope{.enabled = f->unmanaged, .name_prefixes = f->name_prefixes};
     if ((!f->name_prefixes.empty() || !f->managed_by.empty()) && !f->unmanaged) {
-      std::cerr << "cairn: error: --name-prefix and --managed-by apply to --unmanaged\n";
+      std::cerr << "error: --name-prefix and --managed-by apply to --unmanaged\n";
       return 1;
     }
     for (const auto& dir : f->managed_by) {

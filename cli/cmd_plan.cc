@@ -141,7 +141,7 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
   return [f, &global]() {
     auto lock_wait = ParseDuration(f->lock_timeout);
     if (!lock_wait) {
-      std::cerr << "cairn: error: --lock-timeout " << f->lock_timeout
+      std::cerr << "error: --lock-timeout " << f->lock_timeout
                 << ": expected a duration like 30s or 2m\n";
       return 1;
     }
@@ -157,7 +157,7 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
       if (path.empty()) continue;
       if (std::string why = RefuseOverwrite(path, *session, f->stack, plan_only, f->force);
           !why.empty()) {
-        std::cerr << "cairn: error: " << why << "\n";
+        std::cerr << "error: " << why << "\n";
         return 1;
       }
     }
@@ -167,25 +167,25 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
     // apply), or read anyway with --lock=false.
     auto running = session->WaitWhileLocked(f->lock ? *lock_wait : std::chrono::milliseconds(0));
     if (!running.ok()) {
-      std::cerr << "cairn: error: " << Redact(running.status().message()) << "\n";
+      std::cerr << "error: " << Redact(running.status().message()) << "\n";
       return 1;
     }
     if (running->has_value() && f->lock) {
-      std::cerr << "cairn: error: an apply is changing the state: "
+      std::cerr << "error: an apply is changing the state: "
                 << Redact(LockConflict(**running).message())
                 << ". Plan when it has finished, wait with --lock-timeout 5m, or read the state as "
                    "it is now with --lock=false\n";
       return 1;
     }
     if (running->has_value()) {
-      std::cerr << "cairn: warning: " << Redact((*running)->holder) << " is running "
+      std::cerr << "warning: " << Redact((*running)->holder) << " is running "
                 << (*running)->operation
                 << " on this state: this plan reads the state as it is now, and may be stale "
                    "when it finishes\n";
     }
     auto pending = session->store().PendingJournal();
     if (!running->has_value() && pending.ok() && !pending->empty()) {
-      std::cerr << "cairn: warning: " << pending->size()
+      std::cerr << "warning: " << pending->size()
                 << " operation(s) of an interrupted apply are unfinished; 'cairn apply' completes "
                    "them first, and this plan may change after that\n";
     }
@@ -197,14 +197,14 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
       saved.variables = session->config().variables;
       std::string error;
       if (!WriteFileAtomically(f->out, PlanToJson(saved).dump(2) + "\n", error)) {
-        std::cerr << "cairn: error: " << error << "\n";
+        std::cerr << "error: " << error << "\n";
         return 1;
       }
     }
     if (!f->html.empty()) {
       std::string error;
       if (!WriteFileAtomically(f->html, RenderPlanHtml(*plan), error)) {
-        std::cerr << "cairn: error: " << error << "\n";
+        std::cerr << "error: " << error << "\n";
         return 1;
       }
     }

@@ -36,7 +36,7 @@ struct ServeFlags {
 
 int RunServe(const ServeFlags& f) {
   auto fail = [](const std::string& msg) {
-    std::cerr << "cairn serve: error: " << Redact(msg) << "\n";
+    std::cerr << "error: " << Redact(msg) << "\n";
     return 1;
   };
   server::ServerOptions opt;
@@ -123,7 +123,7 @@ int RunServe(const ServeFlags& f) {
   if (!tokens.ok()) return fail(tokens.status().message());
   opt.tokens = std::move(*tokens);
   if (opt.tokens.empty()) {
-    std::cerr << "cairn serve: warning: no tokens (--dev, --dev-token or --tokens-file): every "
+    std::cerr << "warning: no tokens (--dev, --dev-token or --tokens-file): every "
                  "request but /healthz is refused with 401\n";
   }
   server::Server srv(opt);

@@ -84,8 +84,7 @@ void AddStack(CLI::App& sub, StateFlags& f) {
 std::optional<LockInfo> LockFor(EngineSession& s, const StateFlags& f, const std::string& op) {
   auto wait = ParseDuration(f.lock_timeout);
   if (!wait) {
-    std::cerr << "cairn: error: --lock-timeout " << f.lock_timeout
-              << ": expected a duration like 30s\n";
+    std::cerr << "error: --lock-timeout " << f.lock_timeout << ": expected a duration like 30s\n";
     return std::nullopt;
   }
   return s.Lock(op, *wait);
@@ -95,7 +94,7 @@ int List(const StateFlags& f, const GlobalOptions& g) {
   auto s = OpenForState(f, g);
   if (!s) return 1;
   if (!s->has_state()) {  // an empty list, and a note for the human
-    std::cerr << "cairn: " << NoState(*s) << "\n";
+    std::cerr << "note: " << NoState(*s) << "\n";
     return 0;
   }
   auto st = s->LoadState();
@@ -118,14 +117,14 @@ int Show(const StateFlags& f, const GlobalOptions& g) {
   auto s = OpenForState(f, g);
   if (!s) return 1;
   if (!s->has_state()) {
-    std::cerr << "cairn: error: " << f.address << " is not in the state: " << NoState(*s) << "\n";
+    std::cerr << "error: " << f.address << " is not in the state: " << NoState(*s) << "\n";
     return 1;
   }
   auto st = s->LoadState();
   if (!st) return 1;
   auto it = st->resources.find(Canonical(f.address));
   if (it == st->resources.end()) {
-    std::cerr << "cairn: error: " << f.address << " is not in the state (see 'cairn state list')\n";
+    std::cerr << "error: " << f.address << " is not in the state (see 'cairn state list')\n";
     return 1;
   }
   const ResourceState& rs = it->second;
@@ -143,7 +142,7 @@ int Remove(const StateFlags& f, const GlobalOptions& g) {
   auto s = OpenForState(f, g);
   if (!s) return 1;
   if (!s->has_state()) {
-    std::cerr << "cairn: error: " << f.address << " is not in the state: " << NoState(*s) << "\n";
+    std::cerr << "error: " << f.address << " is not in the state: " << NoState(*s) << "\n";
     return 1;
   }
   auto lock = LockFor(*s, f, "state rm");
@@ -153,11 +152,11 @@ int Remove(const StateFlags& f, const GlobalOptions& g) {
   if (!st) return 1;
   const std::string address = Canonical(f.address);
   if (!st->resources.count(address)) {
-    std::cerr << "cairn: error: " << f.address << " is not in the state\n";
+    std::cerr << "error: " << f.address << " is not in the state\n";
     return 1;
   }
   if (auto c = s->store().Commit({.remove = {address}}); !c.ok()) {
-    std::cerr << "cairn: error: " << c.status().message() << "\n";
+    std::cerr << "error: " << c.status().message() << "\n";
     return 1;
   }
   std::cout << "Removed " << address << " from the state. The resource itself still exists; "
@@ -169,28 +168,27 @@ int Move(const StateFlags& f, const GlobalOptions& g) {
   const char* kForms = " is not a resource address (kind.name, kind.name[0], kind.name[\"key\"])\n";
   auto from = ResourceAddress::Parse(f.address);
   if (!from) {
-    std::cerr << "cairn: error: \"" << f.address << "\"" << kForms;
+    std::cerr << "error: \"" << f.address << "\"" << kForms;
     return 1;
   }
   auto to = ResourceAddress::Parse(f.to);
   if (!to) {
-    std::cerr << "cairn: error: \"" << f.to << "\"" << kForms;
+    std::cerr << "error: \"" << f.to << "\"" << kForms;
     return 1;
   }
   if (to->kind != from->kind) {
-    std::cerr << "cairn: error: cannot move a " << from->kind << " to " << to->ToString()
+    std::cerr << "error: cannot move a " << from->kind << " to " << to->ToString()
               << ": an address keeps its kind\n";
     return 1;
   }
   if (*to == *from) {
-    std::cerr << "cairn: error: " << to->ToString() << " is where it already is\n";
+    std::cerr << "error: " << to->ToString() << " is where it already is\n";
     return 1;
   }
   auto s = OpenForState(f, g);
   if (!s) return 1;
   if (!s->has_state()) {
-    std::cerr << "cairn: error: " << from->ToString() << " is not in the state: " << NoState(*s)
-              << "\n";
+    std::cerr << "error: " << from->ToString() << " is not in the state: " << NoState(*s) << "\n";
     return 1;
   }
   auto lock = LockFor(*s, f, "state mv");
@@ -200,7 +198,7 @@ int Move(const StateFlags& f, const GlobalOptions& g) {
   if (!st) return 1;
   MovePlan plan = PlanMove(*st, *from, *to);
   if (!plan.error.empty()) {
-    std::cerr << "cairn: error: " << plan.error << "\n";
+    std::cerr << "error: " << plan.error << "\n";
     return 1;
   }
   std::vector<std::string> taken;
@@ -208,7 +206,7 @@ int Move(const StateFlags& f, const GlobalOptions& g) {
     if (st->resources.count(dst)) taken.push_back(dst);
   }
   if (!taken.empty()) {
-    std::cerr << "cairn: error: nothing was moved: ";
+    std::cerr << "error: nothing was moved: ";
     for (size_t i = 0; i < taken.size(); ++i) std::cerr << (i ? ", " : "") << taken[i];
     std::cerr << (taken.size() == 1 ? " is" : " are") << " already in the state\n";
     return 1;
@@ -216,7 +214,7 @@ int Move(const StateFlags& f, const GlobalOptions& g) {
   // Whatever recorded a dependency on a moved address now names its new one:
   // destroy orders deletes by these.
   if (auto c = s->store().Commit(MoveCommit(*st, plan.moves)); !c.ok()) {
-    std::cerr << "cairn: error: " << c.status().message() << "\n";
+    std::cerr << "error: " << c.status().message() << "\n";
     return 1;
   }
   for (const auto& [src, dst] : plan.moves) std::cout << "Moved " << src << " to " << dst << ".\n";
@@ -229,7 +227,7 @@ int Pull(const StateFlags& f, const GlobalOptions& g) {
   auto s = OpenForState(f, g);
   if (!s) return 1;
   if (!s->has_state()) {
-    std::cerr << "cairn: error: nothing to pull: " << NoState(*s) << "\n";
+    std::cerr << "error: nothing to pull: " << NoState(*s) << "\n";
     return 1;
   }
   auto st = s->LoadState();
@@ -371,27 +369,27 @@ int Push(const StateFlags& f, const GlobalOptions& g) {
   } else {
     std::ifstream in(f.file, std::ios::binary);
     if (!in) {
-      std::cerr << "cairn: error: cannot read " << f.file << ": " << std::strerror(errno) << "\n";
+      std::cerr << "error: cannot read " << f.file << ": " << std::strerror(errno) << "\n";
       return 1;
     }
     text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     if (in.bad()) {
-      std::cerr << "cairn: error: cannot read " << f.file << "\n";
+      std::cerr << "error: cannot read " << f.file << "\n";
       return 1;
     }
   }
   std::string why;
   std::optional<PulledState> pulled = ParsePulledState(text, why);
   if (!pulled) {
-    std::cerr << "cairn: error: " << f.file
-              << " is not a state printed by 'cairn state pull': " << why << "\n";
+    std::cerr << "error: " << f.file << " is not a state printed by 'cairn state pull': " << why
+              << "\n";
     return 1;
   }
   auto s = OpenForState(f, g, /*create=*/true);
   if (!s) return 1;
   for (const ResourceState& rs : pulled->resources) {
     if (!s->kinds().count(rs.kind)) {
-      std::cerr << "cairn: error: " << f.file << ": " << rs.address << " is of kind " << rs.kind
+      std::cerr << "error: " << f.file << ": " << rs.address << " is of kind " << rs.kind
                 << ", which this Cairn does not know\n";
       return 1;
     }
@@ -403,12 +401,11 @@ int Push(const StateFlags& f, const GlobalOptions& g) {
   if (!st) return 1;
   auto pending = s->store().PendingJournal();
   if (!pending.ok()) {
-    std::cerr << "cairn: error: cannot read the state: " << Redact(pending.status().message())
-              << "\n";
+    std::cerr << "error: cannot read the state: " << Redact(pending.status().message()) << "\n";
     return 1;
   }
   if (!pending->empty() && !f.force) {
-    std::cerr << "cairn: error: the state has " << pending->size()
+    std::cerr << "error: the state has " << pending->size()
               << " operation(s) in flight, left by an interrupted apply or destroy; run 'cairn "
                  "apply' to finish them first (or pass --force: the next apply finishes them "
                  "over the pushed state)\n";
@@ -418,13 +415,13 @@ int Push(const StateFlags& f, const GlobalOptions& g) {
   // there is nothing the file could wrongly replace.
   const bool empty_state = st->serial == 0;
   if (!empty_state && st->lineage != pulled->lineage && !f.force) {
-    std::cerr << "cairn: error: " << f.file << " was pulled from another state (lineage "
+    std::cerr << "error: " << f.file << " was pulled from another state (lineage "
               << pulled->lineage << "; this stack's state is " << st->lineage
               << "); pass --force to replace this state with it\n";
     return 1;
   }
   if (!empty_state && st->lineage == pulled->lineage && st->serial > pulled->serial && !f.force) {
-    std::cerr << "cairn: error: the state (serial " << st->serial << ") is newer than " << f.file
+    std::cerr << "error: the state (serial " << st->serial << ") is newer than " << f.file
               << " (serial " << pulled->serial << "): it changed after the file was pulled; pass "
               << "--force to go back to the file anyway\n";
     return 1;
@@ -444,7 +441,7 @@ int Push(const StateFlags& f, const GlobalOptions& g) {
   commit.restore = StateRestore{pulled->lineage, pulled->serial + 1, pulled->sequence};
   auto serial = s->store().Commit(commit);
   if (!serial.ok()) {
-    std::cerr << "cairn: error: " << serial.status().message() << "\n";
+    std::cerr << "error: " << serial.status().message() << "\n";
     return 1;
   }
   std::cout << "Pushed " << f.file << " to the state: " << pulled->resources.size()
@@ -502,13 +499,13 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
   StateFlags flags = f;
   std::string error;
   if (!ParseImportArgs(f.args, items, flags.stack.paths, error)) {
-    std::cerr << "cairn: error: " << error << "\n";
+    std::cerr << "error: " << error << "\n";
     return 1;
   }
   std::set<std::string> seen;
   for (const ImportItem& it : items) {
     if (!seen.insert(it.address.ToString()).second) {
-      std::cerr << "cairn: error: " << it.address.ToString() << " is given twice\n";
+      std::cerr << "error: " << it.address.ToString() << " is given twice\n";
       return 1;
     }
   }
@@ -522,7 +519,7 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
     if (!s->config().Find(it.address)) undeclared.push_back(&it);
   }
   if (!undeclared.empty() && !generate) {
-    std::cerr << "cairn: error: " << undeclared.front()->address.ToString()
+    std::cerr << "error: " << undeclared.front()->address.ToString()
               << (undeclared.size() > 1
                       ? " (and " + std::to_string(undeclared.size() - 1) + " more)"
                       : "")
@@ -532,15 +529,14 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
   }
   for (const ImportItem* it : undeclared) {
     if (!it->address.module.empty()) {
-      std::cerr << "cairn: error: --generate writes documents into the stack, not into a module: "
+      std::cerr << "error: --generate writes documents into the stack, not into a module: "
                 << it->address.ToString()
                 << " is in a module; declare it in the module first, or import it at an address "
                    "of the stack\n";
       return 1;
     }
     if (!std::holds_alternative<std::monostate>(it->address.index)) {
-      std::cerr << "cairn: error: --generate writes one document per resource: "
-                << it->address.ToString()
+      std::cerr << "error: --generate writes one document per resource: " << it->address.ToString()
                 << " has an index; declare the count or for_each resource first, or import it "
                    "at an address without one\n";
       return 1;
@@ -551,7 +547,7 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
   std::filesystem::path path = f.generate;
   if (!path.has_parent_path()) path = std::filesystem::path(s->stack_root()) / path;
   if (!undeclared.empty() && std::filesystem::exists(path)) {
-    std::cerr << "cairn: error: " << path.string() << " exists; --generate writes a new file\n";
+    std::cerr << "error: " << path.string() << " exists; --generate writes a new file\n";
     return 1;
   }
 
@@ -564,7 +560,7 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
   ImportRead read = ReadForImport(items, *st, s->provider());
   if (!read.ok()) {
     if (!read.diagnostics.empty()) s->PrintDiagnostics(read.diagnostics);
-    std::cerr << "cairn: error: " << read.error << "; nothing was imported\n";
+    std::cerr << "error: " << read.error << "; nothing was imported\n";
     return 1;
   }
   std::vector<ResourceState>& records = read.records;
@@ -586,7 +582,7 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
         GenerateManifests(docs, *s->load().registry, known_ids, canonical);
     std::string werror;
     if (!WriteFileAtomically(path.string(), text, werror, {.mode = 0644})) {
-      std::cerr << "cairn: error: " << werror << "\n";
+      std::cerr << "error: " << werror << "\n";
       return 1;
     }
     // The manifests as they now are must load, or the file is taken back.
@@ -594,7 +590,7 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
         EngineSession::Open(flags.stack, g, {.needs_api = false, .create_state = false});
     if (!reloaded) {
       std::filesystem::remove(path);
-      std::cerr << "cairn: error: the generated manifests do not load (above); " << path.string()
+      std::cerr << "error: the generated manifests do not load (above); " << path.string()
                 << " was removed and nothing was imported\n";
       return 1;
     }
@@ -612,7 +608,7 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
     }
   }
   if (auto c = s->store().Commit({.put = records}); !c.ok()) {
-    std::cerr << "cairn: error: " << c.status().message() << "\n";
+    std::cerr << "error: " << c.status().message() << "\n";
     return 1;
   }
   for (const ResourceState& rs : records) {
@@ -630,25 +626,24 @@ int ForceUnlock(const StateFlags& f, const GlobalOptions& g) {
   auto s = OpenForState(f, g);
   if (!s) return 1;
   if (!s->has_state()) {
-    std::cerr << "cairn: error: no state lock with ID " << f.id << ": " << NoState(*s) << "\n";
+    std::cerr << "error: no state lock with ID " << f.id << ": " << NoState(*s) << "\n";
     return 1;
   }
   auto held = s->store().CurrentLock();
   if (!held.ok()) {
-    std::cerr << "cairn: error: cannot read the state lock: " << Redact(held.status().message())
-              << "\n";
+    std::cerr << "error: cannot read the state lock: " << Redact(held.status().message()) << "\n";
     return 1;
   }
   if (!held->has_value()) {
-    std::cerr << "cairn: error: no state lock with ID " << f.id << ": the state is not locked\n";
+    std::cerr << "error: no state lock with ID " << f.id << ": the state is not locked\n";
     return 1;
   }
   const LockInfo& lock = **held;
   const std::string holder = Redact(lock.holder) + " (operation " + lock.operation + " since " +
                              FormatIsoTime(lock.created_at) + ")";
   if (lock.id != f.id) {
-    std::cerr << "cairn: error: no state lock with ID " << f.id << ": the state is locked by "
-              << holder << " with lock ID " << lock.id << "\n";
+    std::cerr << "error: no state lock with ID " << f.id << ": the state is locked by " << holder
+              << " with lock ID " << lock.id << "\n";
     return 1;
   }
   // A holder that still runs here is in the middle of writing the state:
@@ -660,9 +655,9 @@ int ForceUnlock(const StateFlags& f, const GlobalOptions& g) {
                             ", which is still running on this host; releasing it lets another "
                             "command write the state at the same time";
     if (f.force) {
-      std::cerr << "cairn: warning: " << why << "\n";
+      std::cerr << "warning: " << why << "\n";
     } else if (isatty(STDIN_FILENO) != 1) {
-      std::cerr << "cairn: error: refusing to release " << why
+      std::cerr << "error: refusing to release " << why
                 << ". Wait for it to finish or stop it; or pass --force to release it anyway.\n";
       return 1;
     } else {
@@ -672,7 +667,7 @@ int ForceUnlock(const StateFlags& f, const GlobalOptions& g) {
   }
   // By id: if the lock changed hands meanwhile, this removes nothing.
   if (Status st = s->store().ForceUnlock(f.id); !st.ok()) {
-    std::cerr << "cairn: error: " << st.message() << "\n";
+    std::cerr << "error: " << st.message() << "\n";
     return 1;
   }
   std::cout << "Released the state lock " << f.id << " held by " << holder << ".\n";
@@ -712,7 +707,7 @@ int Output(OutputFlags f, const GlobalOptions& g) {
       std::vector<std::string> names;
       for (const auto& [name, v] : st.outputs) names.push_back(name);
       std::string hint = DidYouMean(f.name, names);
-      std::cerr << "cairn: error: no output named " << f.name << " in the state"
+      std::cerr << "error: no output named " << f.name << " in the state"
                 << (hint.empty() ? "" : "; " + hint)
                 << (st.outputs.empty() ? " (it records none: run 'cairn apply')" : "") << "\n";
       return 1;
@@ -720,7 +715,7 @@ int Output(OutputFlags f, const GlobalOptions& g) {
     if (f.json) {
       std::cout << it->second.dump() << "\n";
     } else if (st.sensitive_outputs.count(f.name) && !f.show_sensitive) {
-      std::cerr << "cairn: error: output " << f.name
+      std::cerr << "error: output " << f.name
                 << " is sensitive: pass --show-sensitive (or --json) to print it\n";
       return 1;
     } else if (it->second.is_string()) {
@@ -743,7 +738,7 @@ int Output(OutputFlags f, const GlobalOptions& g) {
     return 0;
   }
   if (st.outputs.empty()) {
-    std::cerr << "cairn: no outputs recorded" << (s->has_state() ? "" : ": " + NoState(*s)) << "\n";
+    std::cerr << "note: no outputs recorded" << (s->has_state() ? "" : ": " + NoState(*s)) << "\n";
     return 0;
   }
   for (const auto& [name, v] : st.outputs) std::cout << name << " = " << shown(name, v) << "\n";

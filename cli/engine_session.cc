@@ -44,7 +44,7 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   LoadOptions load_options;
   std::string error;
   if (!ToLoadOptions(flags, load_options, error)) {
-    std::cerr << "cairn: error: " << error << "\n";
+    std::cerr << "error: " << error << "\n";
     return nullptr;
   }
   if (options.stack_dir) load_options.paths = {*options.stack_dir};
@@ -79,8 +79,7 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   if (store.ok()) {
     s->store_ = std::move(*store);
   } else if (options.create_state || store.status().code() != StatusCode::kNotFound) {
-    std::cerr << "cairn: error: cannot open the state: " << Redact(store.status().message())
-              << "\n";
+    std::cerr << "error: cannot open the state: " << Redact(store.status().message()) << "\n";
     return nullptr;
   }
 
@@ -92,14 +91,14 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
     endpoint = env ? env : "";
   }
   if (endpoint.empty()) {
-    std::cerr << "cairn: error: no API endpoint: set CAIRN_ENDPOINT (e.g. http://127.0.0.1:8080) "
+    std::cerr << "error: no API endpoint: set CAIRN_ENDPOINT (e.g. http://127.0.0.1:8080) "
                  "or `endpoint` in the provider document\n";
     return nullptr;
   }
   while (!endpoint.empty() && endpoint.back() == '/') endpoint.pop_back();
   const char* token = std::getenv(p.token_env.c_str());
   if (token == nullptr || *token == '\0') {
-    std::cerr << "cairn: error: no API token: set the environment variable " << p.token_env
+    std::cerr << "error: no API token: set the environment variable " << p.token_env
               << " (tokens are never read from manifests)\n";
     return nullptr;
   }
@@ -116,7 +115,7 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   auto provider =
       std::make_unique<InfraProvider>(po, s->descriptors_, *s->transport_, SystemClock());
   if (!provider->descriptor_status().ok()) {
-    std::cerr << "cairn: error: " << provider->descriptor_status().message() << "\n";
+    std::cerr << "error: " << provider->descriptor_status().message() << "\n";
     return nullptr;
   }
   s->provider_ = std::move(provider);
@@ -151,8 +150,7 @@ ApplyOptions EngineSession::apply_options(int parallelism) const {
 std::optional<StateSnapshot> EngineSession::LoadState() {
   auto state = store_->Load();
   if (!state.ok()) {
-    std::cerr << "cairn: error: cannot read the state: " << Redact(state.status().message())
-              << "\n";
+    std::cerr << "error: cannot read the state: " << Redact(state.status().message()) << "\n";
     return std::nullopt;
   }
   return std::move(*state);
@@ -172,7 +170,7 @@ std::optional<LockInfo> EngineSession::Lock(const std::string& operation,
     const LockInfo& stale = **held;
     // By id: if another process took the lock over first, this removes nothing.
     if (store_->ForceUnlock(stale.id).ok()) {
-      std::cerr << "cairn: warning: took over the state lock " << stale.id << " left by "
+      std::cerr << "warning: took over the state lock " << stale.id << " left by "
                 << Redact(stale.holder) << " (operation " << stale.operation << " since "
                 << FormatIsoTime(stale.created_at)
                 << "): that process no longer runs on this host\n";
@@ -180,7 +178,7 @@ std::optional<LockInfo> EngineSession::Lock(const std::string& operation,
   }
   auto lock = store_->Lock(operation, wait);
   if (!lock.ok()) {
-    std::cerr << "cairn: error: " << Redact(lock.status().message()) << "\n";
+    std::cerr << "error: " << Redact(lock.status().message()) << "\n";
     return std::nullopt;
   }
   return *lock;
@@ -205,8 +203,8 @@ Result<std::optional<LockInfo>> EngineSession::WaitWhileLocked(std::chrono::mill
 
 void EngineSession::Unlock(const LockInfo& lock) {
   if (Status st = store_->Unlock(lock.id); !st.ok()) {
-    std::cerr << "cairn: warning: could not release the state lock " << lock.id << ": "
-              << st.message() << "\n";
+    std::cerr << "warning: could not release the state lock " << lock.id << ": " << st.message()
+              << "\n";
   }
 }
 
@@ -229,7 +227,7 @@ InterruptWatcher::InterruptWatcher() {
   if (signal_fd_ < 0 || wake_fd_ < 0) {
     // Without them the signals keep their default action: Ctrl-C ends the
     // process, and the journal lets the next apply finish the job.
-    std::cerr << "cairn: warning: cannot watch for Ctrl-C (" << std::strerror(errno)
+    std::cerr << "warning: cannot watch for Ctrl-C (" << std::strerror(errno)
               << "); an interrupt will stop at once\n";
     return;
   }
@@ -466,7 +464,7 @@ int ReportApply(const ApplyResult& result, bool destroy, const EngineSession& se
 
 bool Confirm(const std::string& question, std::stop_token stop) {
   if (isatty(STDIN_FILENO) != 1) {
-    std::cerr << "cairn: error: refusing to make changes without confirmation: standard input is "
+    std::cerr << "error: refusing to make changes without confirmation: standard input is "
                  "not a terminal. Review the plan and pass --auto-approve.\n";
     return false;
   }

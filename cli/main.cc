@@ -61,19 +61,19 @@ int Run(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "cairn: error: " << Redact(e.what()) << "\n"
+    std::cerr << "error: " << Redact(e.what()) << "\n"
               << "Run 'cairn --help' for usage.\n";
     return 1;
   }
 
   if (Status st = InitLogging(global.log_level); !st.ok()) {
-    std::cerr << "cairn: error: " << st.message() << "\n";
+    std::cerr << "error: " << st.message() << "\n";
     return 1;
   }
   for (auto& [sub, run] : runners) {
     if (sub->parsed()) return run();
   }
-  std::cerr << "cairn: error: no command given\nRun 'cairn --help' for usage.\n";
+  std::cerr << "error: no command given\nRun 'cairn --help' for usage.\n";
   return 1;
 }
 
@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
   try {
     return cairn::cli::Run(argc, argv);
   } catch (const std::exception& e) {
-    std::cerr << "cairn: internal error: " << cairn::Redact(e.what()) << ", please report\n";
+    std::cerr << "error: internal error: " << cairn::Redact(e.what()) << ", please report\n";
     return 1;
   }
 }
