@@ -11,6 +11,8 @@
 
 #include "base/redact.h"
 #include "cli/engine_session.h"
+#include "engine/operations/operations.h"
+#include "engine/report/drift_report.h"
 #include "engine/report/plan_report.h"
 
 namespace cairn::cli {
@@ -27,6 +29,7 @@ struct ApplyFlags {
   std::vector<std::string> replace;
   int max_pending = 0;
   bool json = false;
+  bool refresh_only = false;
 };
 
 // A saved plan file, if `path` is one.
@@ -57,7 +60,106 @@ std::optional<Plan> ReadSavedPlan(const std::string& path, std::string& error) {
   return std::move(*plan);
 }
 
+// apply --refresh-only: the live values recorded in the state, once
+// approved, in one commit; nothing is sent to the API but reads.
+int RunRefreshOnly(const ApplyFlags& f, const GlobalOptions& global) {
+  InterruptWatcher interrupts;
+  const bool color = UseColor(global, STDOUT_FILENO);
+  if (!f.targets.empty() || !f.replace.empty() || !f.refresh) {
+    std::cerr << "error: --refresh-only records the live values of every resource in the state: "
+                 "it takes no --target, --replace or --refresh=false\n";
+    return 1;
+  }
+  if (f.stack.paths.size() == 1) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(f.stack.paths[0], ec)) {
+      std::cerr << "error: --refresh-only reads the live resources now: it does not apply a saved "
+                   "plan (give the stack directory)\n";
+      return 1;
+    }
+  }
+  auto lock_wait = ParseDuration(f.lock_timeout);
+  if (!lock_wait) {
+    std::cerr << "error: --lock-timeout " << f.lock_timeout
+              << ": expected a duration like 30s or 2m\n";
+    return 1;
+  }
+  auto session = EngineSession::Open(f.stack, global, {.create_state = false});
+  if (!session) return 1;
+  if (!session->has_state()) {
+    std::cout << "No changes. The stack has no state yet: nothing to refresh.\n";
+    return 0;
+  }
+  auto lock = session->Lock("apply --refresh-only", *lock_wait);
+  if (!lock) return 1;
+  HeldStateLock held(*session, *lock);
+  // Recovering an interrupted apply sends requests; recording live values
+  // beside operations whose outcome is unknown would record half of them.
+  auto pending = session->store().PendingJournal();
+  if (!pending.ok()) {
+    std::cerr << "error: cannot read the state journal: " << Redact(pending.status().message())
+              << "\n";
+    return 1;
+  }
+  if (!pending->empty()) {
+    std::cerr << "error: " << pending->size()
+              << " operation(s) of an interrupted apply are unfinished: run 'cairn apply' "
+                 "(without --refresh-only) to complete them first; nothing was recorded\n";
+    return 1;
+  }
+  auto state = session->LoadState();
+  if (!state) return 1;
+  RefreshOnlyPlan plan = PlanRefreshOnly(*state, session->provider(), session->kinds(),
+                                         session->canonical_id(), interrupts.token());
+  if (!plan.diagnostics.empty()) session->PrintDiagnostics(plan.diagnostics);
+  if (!plan.ok()) return 1;
+  if (!f.json) std::cout << RenderRefreshOnlyText(plan.report, plan.commit, color);
+  auto summary = [&](bool ok, size_t recorded, size_t removed) {
+    if (f.json) {
+      Value j = {{"event", "summary"},
+                 {"ok", ok},
+                 {"refresh_only", true},
+                 {"recorded", recorded},
+                 {"removed", removed}};
+      std::cout << j.dump() << std::endl;
+    }
+  };
+  if (!plan.has_changes()) {
+    summary(true, 0, 0);
+    return 0;
+  }
+  if (!f.auto_approve) {
+    if (f.json) {
+      std::cerr << "error: --json prints events, not a plan to confirm: pass --auto-approve\n";
+      return 1;
+    }
+    if (!Confirm("Do you want to record these live values in the state?", interrupts.token())) {
+      return 1;
+    }
+  }
+  if (interrupts.token().stop_requested()) {
+    std::cout << "Interrupted before anything was recorded.\n";
+    return 1;
+  }
+  if (auto c = session->store().Commit(plan.commit); !c.ok()) {
+    std::cerr << "error: could not record the live values in the state: "
+              << Redact(c.status().message()) << "\n";
+    summary(false, 0, 0);
+    return 1;
+  }
+  summary(true, plan.commit.put.size(), plan.commit.remove.size());
+  if (!f.json) {
+    std::cout << "\n"
+              << (color ? "\033[1;32m" : "") << "Refresh complete!" << (color ? "\033[0m" : "")
+              << " Recorded the live values of " << plan.commit.put.size() << " resource"
+              << (plan.commit.put.size() == 1 ? "" : "s") << "; removed "
+              << plan.commit.remove.size() << " deleted outside Cairn from the state.\n";
+  }
+  return 0;
+}
+
 int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
+  if (f.refresh_only) return RunRefreshOnly(f, global);
   InterruptWatcher interrupts;  // first: every thread started later inherits the signal mask
   bool color = UseColor(global, STDOUT_FILENO);
 
@@ -198,6 +300,10 @@ std::function<int()> SetupApply(CLI::App& sub, const GlobalOptions& global) {
   sub.add_option("--var-file", f->stack.var_files, "Read variable values from a YAML file")
       ->type_name("FILE");
   AddApplyFlags(sub, *f, /*destroy=*/false);
+  sub.add_flag("--refresh-only", f->refresh_only,
+               "Only record in the state the live values of what changed outside Cairn (and "
+               "forget what was deleted outside it), after showing them; nothing is sent to the "
+               "API but reads");
   sub.add_option("--replace", f->replace,
                  "Replace ADDRESS (KIND.NAME: all its instances; module.NAME: all in a module) "
                  "whatever its fields say, e.g. to "
@@ -211,10 +317,14 @@ std::function<int()> SetupApply(CLI::App& sub, const GlobalOptions& global) {
       "unless --auto-approve). A saved plan is applied exactly, with the variable values it was\n"
       "made with (so --var is refused), and refused if the state has moved.\n"
       "Interrupted (Ctrl-C, or even kill -9), the next apply finishes the job with no "
-      "duplicate.\n\n"
+      "duplicate.\n"
+      "With --refresh-only, it changes nothing in the API: it shows what differs between the\n"
+      "state and the live resources (as 'cairn drift' does, ignored fields included) and, once\n"
+      "approved, records the live values in the state; outputs change with the next apply.\n\n"
       "Examples:\n"
       "  cairn apply examples/quickstart --auto-approve\n"
-      "  cairn plan --out web.plan && cairn apply web.plan");
+      "  cairn plan --out web.plan && cairn apply web.plan\n"
+      "  cairn apply --refresh-only   # accept changes made outside Cairn");
   return [f, &global] { return RunApply(*f, global, /*destroy=*/false); };
 }
 

@@ -145,11 +145,13 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
                 << ": expected a duration like 30s or 2m\n";
       return 1;
     }
-    auto session = EngineSession::Open(f->stack, global, {.needs_api = f->refresh});
+    // A plan reads: a stack never applied stays without a state.
+    auto session =
+        EngineSession::Open(f->stack, global, {.needs_api = f->refresh, .create_state = false});
     if (!session) return 1;
     if (!f->refresh && !session->config().data.empty() && !f->destroy) {
       // Data sources are read from the API even without a refresh.
-      session = EngineSession::Open(f->stack, global, {.needs_api = true});
+      session = EngineSession::Open(f->stack, global, {.needs_api = true, .create_state = false});
       if (!session) return 1;
     }
     // Checked before any work, so that a refused --out costs nothing.
@@ -183,7 +185,9 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
                 << " on this state: this plan reads the state as it is now, and may be stale "
                    "when it finishes\n";
     }
-    auto pending = session->store().PendingJournal();
+    auto pending = session->has_state()
+                       ? session->store().PendingJournal()
+                       : Result<std::vector<JournalEntry>>(std::vector<JournalEntry>{});
     if (!running->has_value() && pending.ok() && !pending->empty()) {
       std::cerr << "warning: " << pending->size()
                 << " operation(s) of an interrupted apply are unfinished; 'cairn apply' completes "

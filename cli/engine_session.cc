@@ -50,6 +50,7 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   if (options.stack_dir) load_options.paths = {*options.stack_dir};
   load_options.plan_vars = options.plan_vars;
   load_options.settings_only = options.settings_only;
+  load_options.backend_only = options.backend_only;
   s->load_ = LoadStack(load_options);
   if (options.allow_no_manifests) {
     auto& d = s->load_.diagnostics;
@@ -83,7 +84,7 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
     return nullptr;
   }
 
-  if (!options.needs_api) return s;
+  if (!options.needs_api || options.backend_only) return s;
   const ProviderConfig& p = s->load_.config.provider;
   std::string endpoint = p.endpoint;
   if (endpoint.empty()) {
@@ -148,6 +149,7 @@ ApplyOptions EngineSession::apply_options(int parallelism) const {
 }
 
 std::optional<StateSnapshot> EngineSession::LoadState() {
+  if (!store_) return StateSnapshot();
   auto state = store_->Load();
   if (!state.ok()) {
     std::cerr << "error: cannot read the state: " << Redact(state.status().message()) << "\n";
@@ -185,6 +187,7 @@ std::optional<LockInfo> EngineSession::Lock(const std::string& operation,
 }
 
 Result<std::optional<LockInfo>> EngineSession::WaitWhileLocked(std::chrono::milliseconds wait) {
+  if (!store_) return std::optional<LockInfo>();  // no state, no lock
   std::optional<LockInfo> held_by;
   auto free = WaitForLock(SystemClock(), wait, [&]() -> Result<LockInfo> {
     auto held = store_->CurrentLock();

@@ -1071,6 +1071,15 @@ std::string IdempotencyKey(const std::string& lineage, int64_t seq, const std::s
 }
 
 Status CheckPlanIsCurrent(const Plan& plan, const StateSnapshot& state) {
+  // Planned before the stack had a state (a plan creates none): it applies
+  // to the state created since, as long as nothing was recorded in it.
+  if (plan.lineage.empty() && plan.serial == 0) {
+    if (state.serial == 0 && state.resources.empty()) return Status::Ok();
+    return Status::FailedPrecondition(
+        "the saved plan is stale: it was made before the stack had a state, and the state has "
+        "been written since (serial " +
+        std::to_string(state.serial) + "); run 'cairn plan' again");
+  }
   if (plan.lineage != state.lineage) {
     return Status::FailedPrecondition("the saved plan was made for another state (lineage " +
                                       plan.lineage + ", this state is " + state.lineage + ")");

@@ -88,7 +88,9 @@ struct ApplyResult {
   bool ok() const { return !HasErrors(diagnostics) && !summary.interrupted; }
 };
 
-// Refuses a saved plan whose lineage or serial no longer matches the state.
+// Refuses a saved plan whose lineage or serial no longer matches the state. A
+// plan made before the stack had a state (no lineage, serial 0) applies to a
+// state still at serial 0.
 Status CheckPlanIsCurrent(const Plan& plan, const StateSnapshot& state);
 
 ApplyResult Apply(const Plan& plan, Provider& provider, StateStore& store,

@@ -193,7 +193,7 @@ class Loader {
     }
     ClassifyDocuments();
     ResolveVariables();
-    LoadProvider();
+    if (!(options_.settings_only && options_.backend_only)) LoadProvider();
     LoadBackend();
     if (options_.settings_only) {
       Finish();

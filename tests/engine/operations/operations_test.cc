@@ -144,3 +144,70 @@ TEST_CASE("ReadForImport reads every object first: all or none") {
   CHECK(managed.error.find("already managed") != std::string::npos);
   CHECK(api.reads() == reads);
 }
+
+TEST_CASE("DetectStackDrift leaves ignored fields uncounted and data sources managed") {
+  auto loaded = Load(
+      "kind: data\nname: shared\ntype: network\nfilter: {name: shared}\n---\n"
+      "kind: network\nname: core\nspec: {region: eu-central, cidr: 10.1.0.0/16}\n"
+      "lifecycle: {ignore_changes: [name]}\n");
+  REQUIRE(loaded.ok());
+  const KindCatalog kinds = KindCatalogFrom(*loaded.registry);
+  FakeProvider api;
+  const std::string shared = api.Inject(
+      "network", {{"name", "shared"}, {"region", "eu-central"}, {"cidr", "10.9.0.0/16"}});
+  const std::string stray =
+      api.Inject("network", {{"name", "stray"}, {"region", "eu-central"}, {"cidr", "10.8.0.0/16"}});
+  StateSnapshot st;
+  ResourceState core;
+  core.address = "network.core";
+  core.kind = "network";
+  core.attributes = {{"name", "core"}, {"region", "eu-central"}, {"cidr", "10.1.0.0/16"}};
+  core.id = api.Inject("network", core.attributes);
+  core.attributes["id"] = core.id;
+  st.resources[core.address] = core;
+  api.Edit("network", core.id, "name", "renamed");
+
+  StackDrift drift = DetectStackDrift(loaded.config, st, api, kinds, {});
+  REQUIRE(drift.ok());
+  CHECK_FALSE(drift.report.has_drift());
+  REQUIRE(drift.report.items.size() == 1);
+  CHECK(drift.report.items[0].ignored.at(0).field == "name");
+
+  StackDriftOptions unmanaged;
+  unmanaged.unmanaged.enabled = true;
+  StackDrift all = DetectStackDrift(loaded.config, st, api, kinds, unmanaged);
+  REQUIRE(all.ok());
+  std::vector<std::string> unmanaged_ids;
+  for (const auto& item : all.report.items) {
+    if (item.type == DriftItem::Type::kUnmanaged) unmanaged_ids.push_back(item.id);
+  }
+  CHECK(unmanaged_ids == std::vector<std::string>{stray});  // not `shared`, which data reads
+  CHECK(api.mutations_sent() == 0);
+}
+
+TEST_CASE("PlanRefreshOnly finds what to record and sends nothing but reads") {
+  FakeProvider api;
+  const KindCatalog kinds = KindCatalogFrom(**SchemaRegistry::Load(CAIRN_SOURCE_SCHEMA_DIR));
+  StateSnapshot st;
+  for (const char* name : {"core", "gone"}) {
+    ResourceState rs;
+    rs.address = std::string("network.") + name;
+    rs.kind = "network";
+    rs.attributes = {{"name", name}, {"region", "eu-central"}, {"cidr", "10.1.0.0/16"}};
+    rs.id = api.Inject("network", rs.attributes);
+    rs.attributes["id"] = rs.id;
+    st.resources[rs.address] = rs;
+  }
+  api.Edit("network", st.resources["network.core"].id, "name", "renamed");
+  api.Remove("network", st.resources["network.gone"].id);
+
+  RefreshOnlyPlan plan = PlanRefreshOnly(st, api, kinds, {});
+  REQUIRE(plan.ok());
+  CHECK(plan.has_changes());
+  REQUIRE(plan.commit.put.size() == 1);
+  CHECK(plan.commit.put[0].attributes["name"] == "renamed");
+  CHECK(plan.commit.remove == std::vector<std::string>{"network.gone"});
+  CHECK(plan.report.items.size() == 2);
+  CHECK(api.mutations_sent() == 0);
+  CHECK(api.calls().empty());
+}
