@@ -6,9 +6,14 @@ DataSourcesResult ReadDataSources(const std::vector<DataConfig>& data, Provider&
                                   std::stop_token stop) {
   DataSourcesResult out;
   std::map<std::string, ListResponse> listings;  // by kind, read once
+  // Where the data document names it (data_not_found and the rest point at
+  // its name, not at its `kind:` line).
+  auto at = [](const DataConfig& d) {
+    return d.name_location.has_position() ? d.name_location : d.location;
+  };
   auto fail = [&](const DataConfig& d, const std::string& code, const std::string& summary,
                   const std::string& detail = "") {
-    out.diagnostics.push_back({Severity::kError, code, summary, detail, d.location});
+    out.diagnostics.push_back({Severity::kError, code, summary, detail, at(d)});
   };
   for (const DataConfig& d : data) {
     std::optional<RemoteResource> found;

@@ -425,7 +425,7 @@ TEST_CASE("kind: data reads a resource the stack does not manage, by filter or i
   WriteFile(e.stack + "/main.yaml", stack("filter: {name: nowhere}"));
   auto none = e.Cairn({"plan", e.stack});
   CHECK(none.exit_code == 1);
-  CHECK(none.err.find("main.yaml:1:7") != std::string::npos);
+  CHECK(none.err.find("main.yaml:2:7") != std::string::npos);
   CHECK(none.err.find("data_not_found") != std::string::npos);
   REQUIRE(client
               ->Post("/api/v1/networking",

@@ -211,3 +211,55 @@ TEST_CASE("PlanRefreshOnly finds what to record and sends nothing but reads") {
   CHECK(api.mutations_sent() == 0);
   CHECK(api.calls().empty());
 }
+
+TEST_CASE("plan-time errors point at the field or the resource's name, not at `kind:`") {
+  auto loaded = Load(
+      "kind: volume\n"
+      "name: data\n"
+      "spec:\n"
+      "  region: eu-central\n"
+      "  size_gb: 10\n"
+      "lifecycle: {prevent_destroy: true}\n"
+      "---\n"
+      "kind: data\n"
+      "name: shared\n"
+      "type: network\n"
+      "filter: {name: nowhere}\n");
+  REQUIRE(loaded.ok());
+  const KindCatalog kinds = KindCatalogFrom(*loaded.registry);
+  FakeProvider api;
+  StateSnapshot st;
+  ResourceState vol;
+  vol.address = "volume.data";
+  vol.kind = "volume";
+  vol.attributes = {{"name", "data"}, {"region", "eu-central"}, {"size_gb", 50}};
+  vol.id = api.Inject("volume", vol.attributes);
+  vol.attributes["id"] = vol.id;
+  st.resources[vol.address] = vol;
+  auto at = [](const Diagnostic& d) {
+    return d.location.file + ":" + std::to_string(d.location.line) + ":" +
+           std::to_string(d.location.column);
+  };
+
+  // The data source that matches nothing: at its name.
+  PlanResult data = PlanStack(loaded.config, st, &api, kinds, Opts());
+  REQUIRE(data.diagnostics.size() == 1);
+  CHECK(data.diagnostics[0].code == "data_not_found");
+  CHECK(at(data.diagnostics[0]) == "main.yaml:9:7");
+
+  // A grow-only field lowered: at the field's value.
+  StackConfig no_data = loaded.config;
+  no_data.data.clear();
+  PlanResult shrink = PlanStack(no_data, st, &api, kinds, Opts());
+  REQUIRE(shrink.diagnostics.size() == 1);
+  CHECK(shrink.diagnostics[0].code == "cannot_shrink");
+  CHECK(at(shrink.diagnostics[0]) == "main.yaml:5:12");
+
+  // prevent_destroy: at the resource's name.
+  PlanOptions destroy = Opts();
+  destroy.destroy = true;
+  PlanResult refused = PlanStack(no_data, st, &api, kinds, destroy);
+  REQUIRE(refused.diagnostics.size() == 1);
+  CHECK(refused.diagnostics[0].code == "prevent_destroy");
+  CHECK(at(refused.diagnostics[0]) == "main.yaml:2:7");
+}
