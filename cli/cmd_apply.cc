@@ -255,6 +255,7 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
       std::make_shared<ApplyProgress>(mode, color, ApplyProgress::Operations(plan), verb);
   options.progress = [progress](const ProgressEvent& e) { progress->Handle(e); };
   ApplyResult result = Apply(plan, session->provider(), session->store(), options);
+  result.summary.AddRecovered(recovery.summary);
   progress->Finish();
   return ReportApply(result, destroy, *session, color, f.json);
 }

@@ -20,6 +20,7 @@
 #include "base/schema/schema_registry.h"
 #include "engine/manifest/expr.h"
 #include "engine/operations/operations.h"
+#include "engine/report/apply_report.h"
 #include "engine/state/open_state_store.h"
 #include "engine/state/state_lock.h"
 #include "providers/infra/canonical_id.h"
@@ -433,35 +434,23 @@ int ReportApply(const ApplyResult& result, bool destroy, const EngineSession& se
     for (const auto& [name, value] : result.outputs) {
       outputs[name] = sensitive.count(name) ? Value("(sensitive)") : value;
     }
-    Value j = {{"event", "summary"},   {"ok", result.ok()},      {"added", s.created},
-               {"changed", s.updated}, {"replaced", s.replaced}, {"destroyed", s.deleted},
-               {"failed", s.failed},   {"skipped", s.skipped},   {"interrupted", s.interrupted},
+    Value j = {{"event", "summary"},
+               {"ok", result.ok()},
+               {"added", s.created},
+               {"changed", s.updated},
+               {"replaced", s.replaced},
+               {"destroyed", s.deleted},
+               {"moved", s.moved},
+               {"recovered", s.recovered},
+               {"failed", s.failed},
+               {"skipped", s.skipped},
+               {"interrupted", s.interrupted},
                {"outputs", outputs}};
     std::cout << Redact(j.dump()) << std::endl;
     return result.ok() ? 0 : 1;
   }
-  std::string counts = std::to_string(s.created) + " added, " + std::to_string(s.updated) +
-                       " changed, " + std::to_string(s.replaced) + " replaced, " +
-                       std::to_string(s.deleted) + " destroyed";
-  if (result.ok()) {
-    std::cout << "\n"
-              << (color ? "\033[1;32m" : "") << (destroy ? "Destroy" : "Apply") << " complete!"
-              << (color ? "\033[0m" : "") << " Resources: " << counts << ".\n";
-  } else {
-    std::cout << "\n"
-              << (color ? "\033[1;31m" : "")
-              << (s.interrupted ? "Interrupted." : (destroy ? "Destroy failed." : "Apply failed."))
-              << (color ? "\033[0m" : "") << " Resources: " << counts << "; " << s.failed
-              << " failed, " << s.skipped << " skipped"
-              << (s.interrupted ? "; run the command again to finish" : "") << ".\n";
-  }
-  if (!result.outputs.empty()) {
-    std::cout << "\nOutputs:\n";
-    for (const auto& [name, value] : result.outputs) {
-      std::cout << "  " << name << " = "
-                << (sensitive.count(name) ? "(sensitive)" : Redact(value.dump())) << "\n";
-    }
-  }
+  std::cout << "\n" << ApplySummaryLine(s, destroy, result.ok(), color) << "\n";
+  std::cout << RenderApplyOutputs(result.outputs, sensitive);
   return result.ok() ? 0 : 1;
 }
 

@@ -1094,6 +1094,17 @@ class ApplyRun {
 
 }  // namespace
 
+void ApplySummary::AddRecovered(const ApplySummary& r) {
+  created += r.created;
+  updated += r.updated;
+  replaced += r.replaced;
+  deleted += r.deleted;
+  failed += r.failed;
+  skipped += r.skipped;
+  recovered += r.done();
+  interrupted = interrupted || r.interrupted;
+}
+
 std::string IdempotencyKey(const std::string& lineage, int64_t seq, const std::string& action,
                            const std::string& address) {
   return "cairn-" + lineage + "-" + std::to_string(seq) + "-" + action + "-" + ShortHash(address);
@@ -1148,6 +1159,7 @@ ApplyResult Apply(const Plan& plan, Provider& provider, StateStore& store,
   ApplyRun run(plan, provider, store, options, std::move(*state));
   ApplyResult r = run.Run();
   r.summary.interrupted = r.summary.interrupted || options.stop.stop_requested();
+  r.summary.moved = static_cast<int>(plan.moves.size());
   return r;
 }
 
@@ -1200,6 +1212,7 @@ RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const Apply
   ApplyRun run(described, provider, store, options, std::move(*state), std::move(*pending));
   ApplyResult r = run.Run();
   const ApplySummary& s = r.summary;
+  result.summary = s;
   result.recovered = s.created + s.updated + s.replaced + s.deleted;
   result.interrupted = s.interrupted;
   result.diagnostics = std::move(r.diagnostics);

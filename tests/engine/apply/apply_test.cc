@@ -927,7 +927,24 @@ TEST_CASE("a stop during recovery finishes what was sent and leaves the rest for
   auto rest = RecoverJournal(f.provider, f.store, f.options);
   REQUIRE(rest.ok());
   CHECK(rest.recovered == 4);
+  CHECK(rest.summary.created == 4);
   CHECK(f.State().resources.size() == 5);
+}
+
+TEST_CASE("a summary counts the recovered operations, the moves and what never started") {
+  ApplySummary apply;
+  apply.deleted = 2;
+  apply.moved = 1;
+  ApplySummary recovery;
+  recovery.deleted = 47;
+  recovery.created = 2;
+  recovery.skipped = 1;
+  apply.AddRecovered(recovery);
+  CHECK(apply.deleted == 49);
+  CHECK(apply.created == 2);
+  CHECK(apply.skipped == 1);
+  CHECK(apply.recovered == 49);
+  CHECK(apply.moved == 1);
 }
 
 TEST_CASE("a failed create is one error, the provider's reason folded into it") {
@@ -961,6 +978,17 @@ TEST_CASE("an unreachable API is one error, and nothing more is started") {
   // Nothing was sent: nothing is left to recover.
   CHECK(f.store.PendingJournal()->empty());
   CHECK(f.provider.mutations_sent() == 0);
+}
+
+TEST_CASE("an apply counts the addresses it moved") {
+  Fixture f;
+  REQUIRE(f.Run(WebStack()).ok());
+  Plan plan = f.PlanFor(WebStack());
+  plan.moves = {{"ssh_key.deploy", "ssh_key.admin"}};
+  auto r = Apply(plan, f.provider, f.store, f.options);
+  REQUIRE(r.ok());
+  CHECK(r.summary.moved == 1);
+  CHECK(f.State().resources.count("ssh_key.admin") == 1);
 }
 
 namespace {
