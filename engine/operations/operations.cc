@@ -26,7 +26,7 @@ PlanResult PlanStack(const StackConfig& config, const StateSnapshot& state, Prov
   if (provider == nullptr && (refresh || read_data)) {
     Diagnostic d;
     d.severity = Severity::kError;
-    d.code = "internal";
+    d.code = "internal_error";
     d.summary = "internal error: planning needs the API but none was opened, please report";
     return {{}, {std::move(d)}};
   }

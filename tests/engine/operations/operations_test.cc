@@ -107,7 +107,7 @@ TEST_CASE("PlanStack refreshes, reads the data sources and plans, or says why it
   PlanResult no_api = PlanStack(loaded.config, st, nullptr, kinds, no_refresh);
   CHECK_FALSE(no_api.ok());
   REQUIRE_FALSE(no_api.diagnostics.empty());
-  CHECK(no_api.diagnostics[0].code == "internal");
+  CHECK(no_api.diagnostics[0].code == "internal_error");
   // A destroy reads no data source and, without refresh, needs no API.
   PlanOptions destroy = no_refresh;
   destroy.destroy = true;
