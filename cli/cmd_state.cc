@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -35,15 +36,18 @@
 #include "engine/address.h"
 #include "engine/manifest/generate.h"
 #include "engine/operations/operations.h"
+#include "engine/report/plan_report.h"
 #include "engine/state/moves.h"
 #include "engine/state/state_lock.h"
+#include "engine/state/state_query.h"
 
 namespace cairn::cli {
 namespace {
 
 struct StateFlags {
   StackFlags stack;
-  std::string address;
+  std::string address;                 // state mv: FROM
+  std::vector<std::string> addresses;  // state show, state rm: ADDRESS... [DIR]
   std::string to;
   std::string id;
   std::string file;               // state push
@@ -65,14 +69,6 @@ std::unique_ptr<EngineSession> OpenForState(const StateFlags& f, const GlobalOpt
 
 std::string NoState(const EngineSession& s) {
   return "the stack in " + s.stack_root() + " has no state yet (nothing was applied or imported)";
-}
-
-// The state is keyed by canonical address text: "instance.web[00]" is
-// "instance.web[0]". Text that is no address is looked up as given (and not
-// found).
-std::string Canonical(const std::string& address) {
-  auto parsed = ResourceAddress::Parse(address);
-  return parsed ? parsed->ToString() : address;
 }
 
 // DIR, -r, --var and --var-file, as on every command that reads a stack: the
@@ -113,36 +109,78 @@ int List(const StateFlags& f, const GlobalOptions& g) {
   return 0;
 }
 
-int Show(const StateFlags& f, const GlobalOptions& g) {
+// `state show` and `state rm` take ADDRESS... [DIR]: of two or more
+// arguments, the last is the stack directory when it names a directory, or
+// cannot be an address (a path such as examples/web).
+void SplitAddressesAndDir(StateFlags& f) {
+  if (f.addresses.size() < 2) return;
+  const std::string& last = f.addresses.back();
+  std::error_code ec;
+  if (std::filesystem::is_directory(last, ec) || !ResourceAddress::Parse(last)) {
+    f.stack.paths = {last};
+    f.addresses.pop_back();
+  }
+}
+
+// The recorded addresses each of `f.addresses` names (StateAddressesNamed),
+// in the order given, each once; nullopt after saying which name nothing.
+std::optional<std::vector<std::string>> Named(const StateFlags& f, const StateSnapshot& st) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  bool missing = false;
+  for (const std::string& given : f.addresses) {
+    std::vector<std::string> named = StateAddressesNamed(st, given);
+    if (named.empty()) {
+      std::cerr << "error: " << given << " is not in the state (see 'cairn state list')\n";
+      missing = true;
+    }
+    for (std::string& a : named) {
+      if (seen.insert(a).second) out.push_back(std::move(a));
+    }
+  }
+  if (missing) return std::nullopt;
+  return out;
+}
+
+int Show(const StateFlags& flags, const GlobalOptions& g) {
+  StateFlags f = flags;
+  SplitAddressesAndDir(f);
   auto s = OpenForState(f, g);
   if (!s) return 1;
   if (!s->has_state()) {
-    std::cerr << "error: " << f.address << " is not in the state: " << NoState(*s) << "\n";
+    std::cerr << "error: " << f.addresses.front() << " is not in the state: " << NoState(*s)
+              << "\n";
     return 1;
   }
   auto st = s->LoadState();
   if (!st) return 1;
-  auto it = st->resources.find(Canonical(f.address));
-  if (it == st->resources.end()) {
-    std::cerr << "error: " << f.address << " is not in the state (see 'cairn state list')\n";
-    return 1;
+  auto named = Named(f, *st);
+  if (!named) return 1;
+  Value shown = Value::array();
+  for (const std::string& address : *named) {
+    const ResourceState& rs = st->resources.at(address);
+    Value j = {{"address", rs.address},
+               {"kind", rs.kind},
+               {"id", rs.id},
+               {"attributes", rs.attributes},
+               {"depends_on", rs.depends_on}};
+    if (!rs.tainted.empty()) j["tainted"] = rs.tainted;
+    shown.push_back(std::move(j));
   }
-  const ResourceState& rs = it->second;
-  Value j = {{"address", rs.address},
-             {"kind", rs.kind},
-             {"id", rs.id},
-             {"attributes", rs.attributes},
-             {"depends_on", rs.depends_on}};
-  if (!rs.tainted.empty()) j["tainted"] = rs.tainted;
-  std::cout << Redact(j.dump(2)) << "\n";
+  // One resource as an object; several (addresses, or a resource's
+  // instances) as a list of them.
+  std::cout << Redact((shown.size() == 1 ? shown[0] : shown).dump(2)) << "\n";
   return 0;
 }
 
-int Remove(const StateFlags& f, const GlobalOptions& g) {
+int Remove(const StateFlags& flags, const GlobalOptions& g) {
+  StateFlags f = flags;
+  SplitAddressesAndDir(f);
   auto s = OpenForState(f, g);
   if (!s) return 1;
   if (!s->has_state()) {
-    std::cerr << "error: " << f.address << " is not in the state: " << NoState(*s) << "\n";
+    std::cerr << "error: " << f.addresses.front() << " is not in the state: " << NoState(*s)
+              << "\n";
     return 1;
   }
   auto lock = LockFor(*s, f, "state rm");
@@ -150,17 +188,22 @@ int Remove(const StateFlags& f, const GlobalOptions& g) {
   HeldStateLock held(*s, *lock);
   auto st = s->LoadState();
   if (!st) return 1;
-  const std::string address = Canonical(f.address);
-  if (!st->resources.count(address)) {
-    std::cerr << "error: " << f.address << " is not in the state\n";
+  // All or nothing: one address that names nothing removes none.
+  auto named = Named(f, *st);
+  if (!named) {
+    std::cerr << "error: nothing was removed\n";
     return 1;
   }
-  if (auto c = s->store().Commit({.remove = {address}}); !c.ok()) {
+  if (auto c = s->store().Commit({.remove = *named}); !c.ok()) {
     std::cerr << "error: " << c.status().message() << "\n";
     return 1;
   }
-  std::cout << "Removed " << address << " from the state. The resource itself still exists; "
-            << "Cairn no longer manages it.\n";
+  for (const std::string& address : *named) {
+    std::cout << "Removed " << address << " from the state.\n";
+  }
+  std::cout << (named->size() == 1 ? "The resource itself still exists"
+                                   : "The resources still exist")
+            << "; Cairn no longer manages " << (named->size() == 1 ? "it" : "them") << ".\n";
   return 0;
 }
 
@@ -683,9 +726,13 @@ struct OutputFlags {
 };
 
 int Output(OutputFlags f, const GlobalOptions& g) {
-  // Output names have neither '/' nor '.': a lone argument with one is the
-  // stack directory.
-  if (f.state.stack.paths.empty() && f.name.find_first_of("/.") != std::string::npos) {
+  // A lone argument naming a directory is the stack (decided by what exists:
+  // `cairn output web` in the parent of a stack directory `web`); so is one
+  // with '/' or '.', which no output name has.
+  std::error_code ec;
+  if (f.state.stack.paths.empty() && !f.name.empty() &&
+      (std::filesystem::is_directory(f.name, ec) ||
+       f.name.find_first_of("/.") != std::string::npos)) {
     f.state.stack.paths.push_back(f.name);
     f.name.clear();
   }
@@ -699,7 +746,7 @@ int Output(OutputFlags f, const GlobalOptions& g) {
   }
   auto shown = [&](const std::string& name, const Value& v) -> std::string {
     if (st.sensitive_outputs.count(name) && !f.show_sensitive) return "(sensitive)";
-    return v.dump();
+    return RenderValue(v, {});  // as plan and apply show values
   };
   if (!f.name.empty()) {
     auto it = st.outputs.find(f.name);
@@ -721,7 +768,7 @@ int Output(OutputFlags f, const GlobalOptions& g) {
     } else if (it->second.is_string()) {
       std::cout << it->second.get<std::string>() << "\n";  // raw, for $(cairn output NAME)
     } else {
-      std::cout << it->second.dump() << "\n";
+      std::cout << RenderValue(it->second, {}) << "\n";  // --json for JSON
     }
     return 0;
   }
@@ -747,7 +794,9 @@ int Output(OutputFlags f, const GlobalOptions& g) {
 
 std::function<int()> SetupOutput(CLI::App& sub, const GlobalOptions& global) {
   auto f = std::make_shared<OutputFlags>();
-  sub.add_option("NAME", f->name, "Print only this output (a string without quotes)");
+  sub.add_option("NAME", f->name,
+                 "Print only this output (a string without quotes); alone, a NAME that is a "
+                 "directory is the stack instead");
   AddStack(sub, f->state);
   sub.add_flag("--json", f->json,
                "Print as JSON: {NAME: {value, sensitive}} (sensitive values as \"(sensitive)\" "
@@ -757,7 +806,9 @@ std::function<int()> SetupOutput(CLI::App& sub, const GlobalOptions& global) {
   sub.footer(
       "The outputs the last apply recorded in the state (no API call). Sensitive outputs\n"
       "are shown as (sensitive) unless --show-sensitive, --json ones too; one asked for by\n"
-      "name is printed with --show-sensitive or --json.\n\n"
+      "name is printed with --show-sensitive or --json. Given one argument, Cairn decides\n"
+      "by what exists: a directory (or a path with '/' or '.') is the stack, anything else an\n"
+      "output of the stack in the current directory; give both to be explicit.\n\n"
       "Examples:\n"
       "  cairn output                          # every output: name = value\n"
       "  cairn output examples/web             # of another stack directory\n"
@@ -796,14 +847,33 @@ std::function<int()> SetupState(CLI::App& sub, const GlobalOptions& global) {
   AddStack(*add("list", "List the addresses and ids in the state",
                 "Example:\n  cairn state list examples/web", List),
            *f);
-  auto show = add("show", "Show one resource as recorded, as JSON",
-                  "Example:\n  cairn state show 'volume.data[\"db\"]' examples/web", Show);
-  show->add_option("ADDRESS", f->address, "Resource address")->required();
-  AddStack(*show, *f);
-  auto rm = add("rm", "Forget a resource without deleting it",
-                "Example:\n  cairn state rm ssh_key.old", Remove);
-  rm->add_option("ADDRESS", f->address, "Resource address")->required();
-  AddStack(*rm, *f);
+  auto show = add("show", "Show resources as recorded, as JSON",
+                  "One resource prints as a JSON object; several (more addresses, or the\n"
+                  "instances of a count or for_each resource named without an index) as a list.\n"
+                  "Of two or more arguments, the last is the stack directory when it is a\n"
+                  "directory (or cannot be an address).\n\n"
+                  "Examples:\n  cairn state show 'volume.data[\"db\"]' examples/web\n"
+                  "  cairn state show instance.node               # every instance of it\n"
+                  "  cairn state show network.core ssh_key.deploy",
+                  Show);
+  show->add_option("ADDRESS", f->addresses,
+                   "Resource addresses (one without an index: all its instances), then "
+                   "optionally the stack directory")
+      ->required();
+  AddStackFlags(*show, f->stack, /*multiple_paths=*/false, /*positional_dir=*/false);
+  auto rm = add("rm", "Forget resources without deleting them",
+                "All in one commit, or nothing if an address names nothing in the state. An\n"
+                "address without an index forgets every instance of its resource. Of two or more\n"
+                "arguments, the last is the stack directory when it is a directory (or cannot be\n"
+                "an address).\n\n"
+                "Examples:\n  cairn state rm ssh_key.old\n"
+                "  cairn state rm instance.node network.core examples/web",
+                Remove);
+  rm->add_option("ADDRESS", f->addresses,
+                 "Resource addresses (one without an index: all its instances), then optionally "
+                 "the stack directory")
+      ->required();
+  AddStackFlags(*rm, f->stack, /*multiple_paths=*/false, /*positional_dir=*/false);
   lock_timeout(rm);
   auto mv = add("mv", "Rename a resource, or every instance of one, in the state",
                 "After renaming a resource in the manifests. A count or for_each resource moves\n"
