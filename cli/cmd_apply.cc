@@ -11,6 +11,7 @@
 
 #include "base/redact.h"
 #include "cli/engine_session.h"
+#include "cli/flag_checks.h"
 #include "engine/operations/operations.h"
 #include "engine/report/drift_report.h"
 #include "engine/report/plan_report.h"
@@ -263,18 +264,20 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
 void AddApplyFlags(CLI::App& sub, ApplyFlags& f, bool destroy) {
   sub.add_flag("--auto-approve", f.auto_approve, "Skip the confirmation prompt");
   sub.add_option("--parallelism", f.parallelism,
-                 "Requests in flight at once (default: provider document, else 10); a resource "
-                 "waiting to be ready holds none")
-      ->check(CLI::Range(1, 256));
+                 "Requests in flight at once, 1 to 256 (default: provider document, else 10); a "
+                 "resource waiting to be ready holds none")
+      ->type_name("N")
+      ->check(WholeNumberIn(1, 256));
   sub.add_option("--refresh", f.refresh, "Read live resources before planning (default true)")
       ->default_val(true);
   sub.add_option("--lock-timeout", f.lock_timeout,
                  "Wait this long for the state lock (e.g. 30s; default 0)")
       ->type_name("DURATION");
   sub.add_option("--max-pending", f.max_pending,
-                 "Operations waiting at once for their resource to be ready or gone (default "
-                 "1000); they hold none of the --parallelism requests in flight")
-      ->check(CLI::Range(1, 1000000));
+                 "Operations waiting at once for their resource to be ready or gone, 1 to "
+                 "1000000 (default 1000); they hold none of the --parallelism requests in flight")
+      ->type_name("N")
+      ->check(WholeNumberIn(1, 1000000));
   sub.add_flag("--json", f.json,
                "Print progress as one JSON object per event, then a summary object (needs "
                "--auto-approve or a saved plan)");

@@ -31,6 +31,8 @@
 namespace cairn::cli {
 namespace {
 
+DiagnosticCollector* g_collector = nullptr;
+
 int TimeoutSeconds(const ProviderConfig& p, const std::string& name, int fallback) {
   auto it = p.timeouts.find(name);
   return it == p.timeouts.end() ? fallback : it->second;
@@ -159,7 +161,14 @@ std::optional<StateSnapshot> EngineSession::LoadState() {
   return std::move(*state);
 }
 
+DiagnosticCollector::DiagnosticCollector() { g_collector = this; }
+DiagnosticCollector::~DiagnosticCollector() { g_collector = nullptr; }
+void DiagnosticCollector::Add(const std::vector<Diagnostic>& diags) {
+  diagnostics_.insert(diagnostics_.end(), diags.begin(), diags.end());
+}
+
 void EngineSession::PrintDiagnostics(const std::vector<Diagnostic>& diags) const {
+  if (g_collector != nullptr) g_collector->Add(diags);
   RenderOptions render;
   render.color = UseColor(global_, STDERR_FILENO);
   SourceFiles sources = load_.sources;

@@ -107,6 +107,22 @@ class EngineSession {
   std::unique_ptr<StateStore> store_;
 };
 
+// While one exists, every diagnostic an EngineSession prints (the manifests'
+// and the plan's) is also kept here, for a command that reports them as JSON
+// (`plan --json`). One at a time; not thread-safe.
+class DiagnosticCollector {
+ public:
+  DiagnosticCollector();
+  ~DiagnosticCollector();
+  DiagnosticCollector(const DiagnosticCollector&) = delete;
+  DiagnosticCollector& operator=(const DiagnosticCollector&) = delete;
+  const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+  void Add(const std::vector<Diagnostic>& diags);
+
+ private:
+  std::vector<Diagnostic> diagnostics_;
+};
+
 // Holds a lock taken with EngineSession::Lock and releases it on scope exit,
 // whichever way the command returns.
 class HeldStateLock {

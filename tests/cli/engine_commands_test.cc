@@ -850,7 +850,7 @@ TEST_CASE(
 
   auto both = e.Cairn({"plan", e.stack, "--json", "--markdown"});
   CHECK(both.exit_code != 0);
-  CHECK(both.err.find("excludes") != std::string::npos);
+  CHECK(both.err.find("cannot be used together") != std::string::npos);
 
   // A destroy of a state that tracks nothing says so.
   REQUIRE(e.Cairn({"destroy", e.stack, "--auto-approve"}).exit_code == 0);
