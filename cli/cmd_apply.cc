@@ -11,7 +11,10 @@
 
 #include "base/redact.h"
 #include "cli/engine_session.h"
+#include "cli/flag_checks.h"
+#include "engine/operations/operations.h"
 #include "engine/operations/saved_plan.h"
+#include "engine/report/drift_report.h"
 #include "engine/report/plan_report.h"
 
 namespace cairn::cli {
@@ -28,6 +31,7 @@ struct ApplyFlags {
   std::vector<std::string> replace;
   int max_pending = 0;
   bool json = false;
+  bool refresh_only = false;
 };
 
 // A saved plan file, if `path` is one.
@@ -58,7 +62,106 @@ std::optional<Plan> ReadSavedPlan(const std::string& path, std::string& error) {
   return std::move(*plan);
 }
 
+// apply --refresh-only: the live values recorded in the state, once
+// approved, in one commit; nothing is sent to the API but reads.
+int RunRefreshOnly(const ApplyFlags& f, const GlobalOptions& global) {
+  InterruptWatcher interrupts;
+  const bool color = UseColor(global, STDOUT_FILENO);
+  if (!f.targets.empty() || !f.replace.empty() || !f.refresh) {
+    std::cerr << "error: --refresh-only records the live values of every resource in the state: "
+                 "it takes no --target, --replace or --refresh=false\n";
+    return 1;
+  }
+  if (f.stack.paths.size() == 1) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(f.stack.paths[0], ec)) {
+      std::cerr << "error: --refresh-only reads the live resources now: it does not apply a saved "
+                   "plan (give the stack directory)\n";
+      return 1;
+    }
+  }
+  auto lock_wait = ParseDuration(f.lock_timeout);
+  if (!lock_wait) {
+    std::cerr << "error: --lock-timeout " << f.lock_timeout
+              << ": expected a duration like 30s or 2m\n";
+    return 1;
+  }
+  auto session = EngineSession::Open(f.stack, global, {.create_state = false});
+  if (!session) return 1;
+  if (!session->has_state()) {
+    std::cout << "No changes. The stack has no state yet: nothing to refresh.\n";
+    return 0;
+  }
+  auto lock = session->Lock("apply --refresh-only", *lock_wait);
+  if (!lock) return 1;
+  HeldStateLock held(*session, *lock);
+  // Recovering an interrupted apply sends requests; recording live values
+  // beside operations whose outcome is unknown would record half of them.
+  auto pending = session->store().PendingJournal();
+  if (!pending.ok()) {
+    std::cerr << "error: cannot read the state journal: " << Redact(pending.status().message())
+              << "\n";
+    return 1;
+  }
+  if (!pending->empty()) {
+    std::cerr << "error: " << pending->size()
+              << " operation(s) of an interrupted apply are unfinished: run 'cairn apply' "
+                 "(without --refresh-only) to complete them first; nothing was recorded\n";
+    return 1;
+  }
+  auto state = session->LoadState();
+  if (!state) return 1;
+  RefreshOnlyPlan plan = PlanRefreshOnly(*state, session->provider(), session->kinds(),
+                                         session->canonical_id(), interrupts.token());
+  if (!plan.diagnostics.empty()) session->PrintDiagnostics(plan.diagnostics);
+  if (!plan.ok()) return 1;
+  if (!f.json) std::cout << RenderRefreshOnlyText(plan.report, plan.commit, color);
+  auto summary = [&](bool ok, size_t recorded, size_t removed) {
+    if (f.json) {
+      Value j = {{"event", "summary"},
+                 {"ok", ok},
+                 {"refresh_only", true},
+                 {"recorded", recorded},
+                 {"removed", removed}};
+      std::cout << j.dump() << std::endl;
+    }
+  };
+  if (!plan.has_changes()) {
+    summary(true, 0, 0);
+    return 0;
+  }
+  if (!f.auto_approve) {
+    if (f.json) {
+      std::cerr << "error: --json prints events, not a plan to confirm: pass --auto-approve\n";
+      return 1;
+    }
+    if (!Confirm("Do you want to record these live values in the state?", interrupts.token())) {
+      return 1;
+    }
+  }
+  if (interrupts.token().stop_requested()) {
+    std::cout << "Interrupted before anything was recorded.\n";
+    return 1;
+  }
+  if (auto c = session->store().Commit(plan.commit); !c.ok()) {
+    std::cerr << "error: could not record the live values in the state: "
+              << Redact(c.status().message()) << "\n";
+    summary(false, 0, 0);
+    return 1;
+  }
+  summary(true, plan.commit.put.size(), plan.commit.remove.size());
+  if (!f.json) {
+    std::cout << "\n"
+              << (color ? "\033[1;32m" : "") << "Refresh complete!" << (color ? "\033[0m" : "")
+              << " Recorded the live values of " << plan.commit.put.size() << " resource"
+              << (plan.commit.put.size() == 1 ? "" : "s") << "; removed "
+              << plan.commit.remove.size() << " deleted outside Cairn from the state.\n";
+  }
+  return 0;
+}
+
 int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
+  if (f.refresh_only) return RunRefreshOnly(f, global);
   InterruptWatcher interrupts;  // first: every thread started later inherits the signal mask
   bool color = UseColor(global, STDOUT_FILENO);
 
@@ -69,18 +172,18 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
     std::string error;
     saved = ReadSavedPlan(f.stack.paths[0], error);
     if (!error.empty()) {
-      std::cerr << "cairn: error: " << error << "\n";
+      std::cerr << "error: " << error << "\n";
       return 1;
     }
     if (!saved && f.stack.paths.size() == 2) {
-      std::cerr << "cairn: error: " << f.stack.paths[0]
+      std::cerr << "error: " << f.stack.paths[0]
                 << " is a stack directory, and apply takes one: a second argument is the "
                    "directory a saved plan applies in ('cairn apply PLAN DIR')\n";
       return 1;
     }
     if (saved) {
       if (!f.stack.vars.empty() || !f.stack.var_files.empty()) {
-        std::cerr << "cairn: error: --var and --var-file cannot be given with a saved plan: it is "
+        std::cerr << "error: --var and --var-file cannot be given with a saved plan: it is "
                      "applied exactly as planned, with the variable values it was made with\n";
         return 1;
       }
@@ -88,7 +191,7 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
       // the directory it was made in (engine/operations/saved_plan.h).
       LoadOptions lo;
       if (!ToLoadOptions(f.stack, lo, error)) {
-        std::cerr << "cairn: error: " << error << "\n";
+        std::cerr << "error: " << error << "\n";
         return 1;
       }
       std::optional<std::string> dir;
@@ -99,7 +202,7 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
           std::cerr << RenderDiagnostics(saved_stack.load.diagnostics, saved_stack.load.sources,
                                          {.color = UseColor(global, STDERR_FILENO)});
         }
-        std::cerr << "cairn: error: " << f.stack.paths[0] << ": " << saved_stack.error << "\n";
+        std::cerr << "error: " << f.stack.paths[0] << ": " << saved_stack.error << "\n";
         return 1;
       }
       so.stack_dir = saved_stack.dir;
@@ -109,7 +212,7 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
   }
   auto lock_wait = ParseDuration(f.lock_timeout);
   if (!lock_wait) {
-    std::cerr << "cairn: error: --lock-timeout " << f.lock_timeout
+    std::cerr << "error: --lock-timeout " << f.lock_timeout
               << ": expected a duration like 30s or 2m\n";
     return 1;
   }
@@ -134,7 +237,7 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
   RecoveryResult recovery = RecoverJournal(session->provider(), session->store(), options);
   if (!recovery.ok()) {
     session->PrintDiagnostics(recovery.diagnostics);
-    std::cerr << "cairn: error: could not complete the interrupted operations above; nothing else "
+    std::cerr << "error: could not complete the interrupted operations above; nothing else "
                  "was attempted\n";
     return 1;
   }
@@ -144,7 +247,7 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
     auto state = session->LoadState();
     if (!state) return 1;
     if (Status st = CheckPlanIsCurrent(*saved, *state); !st.ok()) {
-      std::cerr << "cairn: error: " << st.message() << "\n";
+      std::cerr << "error: " << st.message() << "\n";
       return 1;
     }
     plan = std::move(*saved);
@@ -154,7 +257,7 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
     plan = std::move(*built);
     if (!f.json) std::cout << RenderPlanText(plan, {.color = color});
     if (plan.has_changes() && !f.auto_approve && f.json) {
-      std::cerr << "cairn: error: --json prints events, not a plan to confirm: pass "
+      std::cerr << "error: --json prints events, not a plan to confirm: pass "
                    "--auto-approve, or apply a plan saved with 'cairn plan --out'\n";
       return 1;
     }
@@ -180,6 +283,7 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
       std::make_shared<ApplyProgress>(mode, color, ApplyProgress::Operations(plan), verb);
   options.progress = [progress](const ProgressEvent& e) { progress->Handle(e); };
   ApplyResult result = Apply(plan, session->provider(), session->store(), options);
+  result.summary.AddRecovered(recovery.summary);
   progress->Finish();
   return ReportApply(result, destroy, *session, color, f.json);
 }
@@ -187,18 +291,20 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
 void AddApplyFlags(CLI::App& sub, ApplyFlags& f, bool destroy) {
   sub.add_flag("--auto-approve", f.auto_approve, "Skip the confirmation prompt");
   sub.add_option("--parallelism", f.parallelism,
-                 "Requests in flight at once (default: provider document, else 10); a resource "
-                 "waiting to be ready holds none")
-      ->check(CLI::Range(1, 256));
+                 "Requests in flight at once, 1 to 256 (default: provider document, else 10); a "
+                 "resource waiting to be ready holds none")
+      ->type_name("N")
+      ->check(WholeNumberIn(1, 256));
   sub.add_option("--refresh", f.refresh, "Read live resources before planning (default true)")
       ->default_val(true);
   sub.add_option("--lock-timeout", f.lock_timeout,
                  "Wait this long for the state lock (e.g. 30s; default 0)")
       ->type_name("DURATION");
   sub.add_option("--max-pending", f.max_pending,
-                 "Operations waiting at once for their resource to be ready or gone (default "
-                 "1000); they hold none of the --parallelism requests in flight")
-      ->check(CLI::Range(1, 1000000));
+                 "Operations waiting at once for their resource to be ready or gone, 1 to "
+                 "1000000 (default 1000); they hold none of the --parallelism requests in flight")
+      ->type_name("N")
+      ->check(WholeNumberIn(1, 1000000));
   sub.add_flag("--json", f.json,
                "Print progress as one JSON object per event, then a summary object (needs "
                "--auto-approve or a saved plan)");
@@ -227,6 +333,10 @@ std::function<int()> SetupApply(CLI::App& sub, const GlobalOptions& global) {
   sub.add_option("--var-file", f->stack.var_files, "Read variable values from a YAML file")
       ->type_name("FILE");
   AddApplyFlags(sub, *f, /*destroy=*/false);
+  sub.add_flag("--refresh-only", f->refresh_only,
+               "Only record in the state the live values of what changed outside Cairn (and "
+               "forget what was deleted outside it), after showing them; nothing is sent to the "
+               "API but reads");
   sub.add_option("--replace", f->replace,
                  "Replace ADDRESS (KIND.NAME: all its instances; module.NAME: all in a module) "
                  "whatever its fields say, e.g. to "
@@ -243,12 +353,16 @@ std::function<int()> SetupApply(CLI::App& sub, const GlobalOptions& global) {
       "directory, else where it was made; a directory whose manifests or backend differ from\n"
       "the ones planned is refused, naming the files that differ.\n"
       "Interrupted (Ctrl-C, or even kill -9), the next apply finishes the job with no "
-      "duplicate.\n\n"
+      "duplicate.\n"
+      "With --refresh-only, it changes nothing in the API: it shows what differs between the\n"
+      "state and the live resources (as 'cairn drift' does, ignored fields included) and, once\n"
+      "approved, records the live values in the state; outputs change with the next apply.\n\n"
       "Examples:\n"
       "  cairn apply examples/quickstart --auto-approve\n"
       "  cairn plan --out web.plan && cairn apply web.plan\n"
       "  cairn plan --out ../ci.plan        # in CI, then in another checkout of the stack:\n"
-      "  cairn apply ../ci.plan             # or: cairn apply ci.plan path/to/checkout");
+      "  cairn apply ../ci.plan             # or: cairn apply ci.plan path/to/checkout\n"
+      "  cairn apply --refresh-only         # accept changes made outside Cairn");
   return [f, &global] { return RunApply(*f, global, /*destroy=*/false); };
 }
 

@@ -274,14 +274,14 @@ std::function<int()> SetupMan(CLI::App& sub, const GlobalOptions&) {
     std::error_code ec;
     std::filesystem::create_directories(*dir, ec);
     if (ec) {
-      std::cerr << "cairn man: error: cannot create " << *dir << ": " << ec.message() << "\n";
+      std::cerr << "error: cannot create " << *dir << ": " << ec.message() << "\n";
       return 1;
     }
     for (const Node& n : nodes) {
       const std::string path = *dir + "/" + PageName(n) + ".1";
       const Status st = PosixEnv().WriteFileAtomically(path, ManPage(n, root), {.mode = 0644});
       if (!st.ok()) {
-        std::cerr << "cairn man: error: " << st.message() << "\n";
+        std::cerr << "error: " << st.message() << "\n";
         return 1;
       }
     }

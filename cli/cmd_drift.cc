@@ -6,6 +6,7 @@
 
 #include "base/redact.h"
 #include "cli/engine_session.h"
+#include "engine/operations/operations.h"
 #include "engine/report/drift_report.h"
 
 namespace cairn::cli {
@@ -37,52 +38,61 @@ std::function<int()> SetupDrift(CLI::App& sub, const GlobalOptions& global) {
   sub.footer(
       "Compares the live resources with the state (what was last applied): fields changed\n"
       "outside Cairn, resources deleted outside Cairn, and resources the API reports failed.\n"
-      "With --unmanaged, also live resources no state tracks: in a project shared by several\n"
-      "stacks, subtract theirs with --managed-by and keep to this stack's names with\n"
-      "--name-prefix. Exit 0 no drift, 2 drift, 1 error.\n\n"
+      "Fields a resource's lifecycle.ignore_changes names are listed apart and not counted\n"
+      "('cairn apply --refresh-only' records their live values). The manifests are loaded as\n"
+      "by plan (give the variables they need). With --unmanaged, also live resources no state\n"
+      "tracks (the objects the stack's data sources read are its own): in a project shared by\n"
+      "several stacks, subtract theirs with --managed-by (their state is read with their\n"
+      "backend settings alone: their manifests' other variables are not needed) and keep to\n"
+      "this stack's names with --name-prefix. Reads only: a stack never applied stays without\n"
+      "a state. Exit 0 no drift, 2 drift, 1 error.\n\n"
       "Examples:\n  cairn drift examples/quickstart --unmanaged\n"
       "  cairn drift stacks/web --unmanaged --name-prefix web- --managed-by stacks/billing");
   return [f, &global]() {
-    // Live against the state: the manifests' resources play no part.
-    auto session = EngineSession::Open(f->stack, global, {.settings_only = true});
+    if ((!f->name_prefixes.empty() || !f->managed_by.empty()) && !f->unmanaged) {
+      std::cerr << "error: --name-prefix and --managed-by apply to --unmanaged\n";
+      return 1;
+    }
+    // Live against the state; the manifests say which fields are ignored and
+    // which objects the stack reads.
+    auto session = EngineSession::Open(f->stack, global, {.create_state = false});
     if (!session) return 1;
     auto state = session->LoadState();
     if (!state) return 1;
-    RefreshOptions ro;
-    ro.canonical_id = session->canonical_id();
-    if (f->unmanaged) {
-      for (const auto& [kind, info] : session->kinds()) ro.extra_kinds.insert(kind);
-    }
-    UnmanagedScope scope{.enabled = f->unmanaged, .name_prefixes = f->name_prefixes};
-    if ((!f->name_prefixes.empty() || !f->managed_by.empty()) && !f->unmanaged) {
-      std::cerr << "cairn: error: --name-prefix and --managed-by apply to --unmanaged\n";
-      return 1;
-    }
+    StackDriftOptions options;
+    options.canonical_id = session->canonical_id();
+    options.unmanaged = {.enabled = f->unmanaged, .name_prefixes = f->name_prefixes};
     for (const auto& dir : f->managed_by) {
       StackFlags other;
       other.paths = {dir};
-      auto them = EngineSession::Open(other, global, {.needs_api = false, .settings_only = true});
-      if (!them) return 1;
+      auto them = EngineSession::Open(
+          other, global, {.settings_only = true, .backend_only = true, .create_state = false});
+      if (!them) {
+        std::cerr << "error: --managed-by " << dir
+                  << ": cannot read the backend settings of the stack there (above)\n";
+        return 1;
+      }
+      if (!them->has_state()) {
+        std::cerr << "warning: --managed-by " << dir
+                  << ": that stack has no state yet, so it manages nothing\n";
+        continue;
+      }
       auto theirs = them->LoadState();
       if (!theirs) return 1;
-      auto canon = session->canonical_id();
       for (const auto& [addr, rs] : theirs->resources) {
-        scope.managed_elsewhere.insert(rs.kind + "/" + (canon ? canon(rs.id) : rs.id));
+        options.unmanaged.managed_elsewhere.insert(rs.kind + "/" + options.canonical_id(rs.id));
       }
     }
-    RefreshResult refresh = Refresh(*state, session->provider(), ro);
-    if (!refresh.ok()) {
-      session->PrintDiagnostics(refresh.diagnostics);
-      return 1;
-    }
-    DriftReport report =
-        DetectDrift(*state, refresh, session->kinds(), scope, session->canonical_id());
+    StackDrift drift =
+        DetectStackDrift(session->config(), *state, session->provider(), session->kinds(), options);
+    if (!drift.diagnostics.empty()) session->PrintDiagnostics(drift.diagnostics);
+    if (!drift.ok()) return 1;
     if (f->json) {
-      std::cout << Redact(DriftToJson(report).dump(2)) << "\n";
+      std::cout << Redact(DriftToJson(drift.report).dump(2)) << "\n";
     } else {
-      std::cout << RenderDriftText(report, UseColor(global, STDOUT_FILENO));
+      std::cout << RenderDriftText(drift.report, UseColor(global, STDOUT_FILENO));
     }
-    return report.has_drift() ? 2 : 0;
+    return drift.report.has_drift() ? 2 : 0;
   };
 }
 

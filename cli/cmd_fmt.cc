@@ -110,7 +110,7 @@ int Fmt(const FmtFlags& f, bool color) {
       std::sort(found.begin(), found.end());
       files.insert(files.end(), found.begin(), found.end());
     } else {
-      std::cerr << "cairn: error: " << p << ": no such file or directory\n";
+      std::cerr << "error: " << p << ": no such file or directory\n";
       failed = true;
     }
   }
@@ -119,7 +119,7 @@ int Fmt(const FmtFlags& f, bool color) {
     // Read as the loader reads a manifest: only a regular file, bounded.
     auto read = PosixEnv().ReadFile(file.string(), kMaxManifestFileBytes);
     if (!read.ok()) {
-      std::cerr << "cairn: error: cannot read " << file.string() << ": " << read.status().message()
+      std::cerr << "error: cannot read " << file.string() << ": " << read.status().message()
                 << "\n";
       failed = true;
       continue;
@@ -133,8 +133,7 @@ int Fmt(const FmtFlags& f, bool color) {
         sources.Add(file.string(), RedactPrivateKeys(text));
         std::cerr << RenderDiagnostics(refused, sources, {color});
       } else {
-        std::cerr << "cairn: error: " << file.string() << ": " << formatted.status().message()
-                  << "\n";
+        std::cerr << "error: " << file.string() << ": " << formatted.status().message() << "\n";
       }
       failed = true;
       continue;
@@ -148,12 +147,12 @@ int Fmt(const FmtFlags& f, bool color) {
     auto target = ResolveRewriteTarget(file);
     std::string error;
     if (!target.ok()) {
-      std::cerr << "cairn: error: " << target.status().message() << "\n";
+      std::cerr << "error: " << target.status().message() << "\n";
       failed = true;
       continue;
     }
     if (!WriteFileAtomically(target->path, *formatted, error, target->attributes)) {
-      std::cerr << "cairn: error: " << error << "\n";
+      std::cerr << "error: " << error << "\n";
       failed = true;
       continue;
     }

@@ -91,9 +91,11 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
   };
   auto f = std::make_shared<Flags>();
   AddStackFlags(sub, f->stack, /*multiple_paths=*/false);
-  auto* json = sub.add_flag("--json", f->json, "Print the plan as JSON (docs/plan-format.md)");
-  sub.add_flag("--markdown", f->markdown, "Print the plan as Markdown (for pull request comments)")
-      ->excludes(json);
+  sub.add_flag("--json", f->json,
+               "Print the plan as JSON (docs/plan-format.md); with errors, the diagnostics as "
+               "JSON (as 'cairn validate --json')");
+  sub.add_flag("--markdown", f->markdown,
+               "Print the plan as Markdown (for pull request comments; not with --json)");
   sub.add_option("--out", f->out,
                  "Save the plan to FILE for 'cairn apply FILE [DIR]' (mode 0600; an existing FILE "
                  "is replaced only if it is empty or a Cairn plan, unless --force; refused while "
@@ -145,26 +147,45 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
       "  cairn plan --json | jq .summary\n"
       "  cairn plan --html plan.html                     # open it in a browser");
   return [f, &global]() {
-    auto lock_wait = ParseDuration(f->lock_timeout);
-    if (!lock_wait) {
-      std::cerr << "cairn: error: --lock-timeout " << f->lock_timeout
-                << ": expected a duration like 30s or 2m\n";
+    if (f->json && f->markdown) {
+      std::cerr << "error: --json and --markdown cannot be used together: choose one\n";
       return 1;
     }
-    auto session = EngineSession::Open(f->stack, global, {.needs_api = f->refresh});
-    if (!session) return 1;
+    // With --json, a plan that cannot be made still answers on stdout: its
+    // diagnostics, as `cairn validate --json` gives them.
+    std::optional<DiagnosticCollector> collected;
+    if (f->json) collected.emplace();
+    auto failed = [&]() {
+      if (collected) {
+        Value out = {{"format_version", Plan::kFormatVersion},
+                     {"ok", false},
+                     {"diagnostics", Value::parse(DiagnosticsToJson(collected->diagnostics()))}};
+        std::cout << Redact(out.dump(2, ' ', false, Value::error_handler_t::replace)) << "\n";
+      }
+      return 1;
+    };
+    auto lock_wait = ParseDuration(f->lock_timeout);
+    if (!lock_wait) {
+      std::cerr << "error: --lock-timeout " << f->lock_timeout
+                << ": expected a duration like 30s or 2m\n";
+      return failed();
+    }
+    // A plan reads: a stack never applied stays without a state.
+    auto session =
+        EngineSession::Open(f->stack, global, {.needs_api = f->refresh, .create_state = false});
+    if (!session) return failed();
     if (!f->refresh && !session->config().data.empty() && !f->destroy) {
       // Data sources are read from the API even without a refresh.
-      session = EngineSession::Open(f->stack, global, {.needs_api = true});
-      if (!session) return 1;
+      session = EngineSession::Open(f->stack, global, {.needs_api = true, .create_state = false});
+      if (!session) return failed();
     }
     // Checked before any work, so that a refused --out costs nothing.
     for (const auto& [path, plan_only] : {std::pair{f->out, true}, std::pair{f->html, false}}) {
       if (path.empty()) continue;
       if (std::string why = RefuseOverwrite(path, *session, f->stack, plan_only, f->force);
           !why.empty()) {
-        std::cerr << "cairn: error: " << why << "\n";
-        return 1;
+        std::cerr << "error: " << why << "\n";
+        return failed();
       }
     }
     // An apply holding the lock is changing the state: a plan made now would
@@ -173,55 +194,56 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
     // apply), or read anyway with --lock=false.
     auto running = session->WaitWhileLocked(f->lock ? *lock_wait : std::chrono::milliseconds(0));
     if (!running.ok()) {
-      std::cerr << "cairn: error: " << Redact(running.status().message()) << "\n";
-      return 1;
+      std::cerr << "error: " << Redact(running.status().message()) << "\n";
+      return failed();
     }
     if (running->has_value() && f->lock) {
-      std::cerr << "cairn: error: an apply is changing the state: "
+      std::cerr << "error: an apply is changing the state: "
                 << Redact(LockConflict(**running).message())
                 << ". Plan when it has finished, wait with --lock-timeout 5m, or read the state as "
                    "it is now with --lock=false\n";
-      return 1;
+      return failed();
     }
     if (running->has_value()) {
-      std::cerr << "cairn: warning: " << Redact((*running)->holder) << " is running "
+      std::cerr << "warning: " << Redact((*running)->holder) << " is running "
                 << (*running)->operation
                 << " on this state: this plan reads the state as it is now, and may be stale "
                    "when it finishes\n";
     }
     // The operations an interrupted apply left unfinished come first, and
     // the plan shows them (those of a running apply are its own business).
+    // A stack never applied has no state, and no journal.
     std::vector<JournalEntry> interrupted;
-    if (!running->has_value()) {
+    if (!running->has_value() && session->has_state()) {
       auto pending = session->store().PendingJournal();
       if (!pending.ok()) {
-        std::cerr << "cairn: error: cannot read the state's journal: "
+        std::cerr << "error: cannot read the state's journal: "
                   << Redact(pending.status().message()) << "\n";
-        return 1;
+        return failed();
       }
       interrupted = std::move(*pending);
     }
     if (Status st = CheckPlanCanBeSaved(interrupted); !f->out.empty() && !st.ok()) {
-      std::cerr << "cairn: error: " << st.message() << "\n";
-      return 1;
+      std::cerr << "error: " << st.message() << "\n";
+      return failed();
     }
     auto plan = BuildPlan(*session, f->refresh, f->destroy, f->targets, f->replace, {},
                           std::move(interrupted));
-    if (!plan) return 1;
+    if (!plan) return failed();
     if (!f->out.empty()) {
       Plan saved = *plan;  // with the variables, which the other outputs leave out
       Status st = PrepareSavedPlan(saved, session->config(), f->stack.recursive, {}, PosixEnv());
       std::string error = st.message();
       if (!st.ok() || !WriteFileAtomically(f->out, PlanToJson(saved).dump(2) + "\n", error)) {
-        std::cerr << "cairn: error: " << error << "\n";
-        return 1;
+        std::cerr << "error: " << error << "\n";
+        return failed();
       }
     }
     if (!f->html.empty()) {
       std::string error;
       if (!WriteFileAtomically(f->html, RenderPlanHtml(*plan), error)) {
-        std::cerr << "cairn: error: " << error << "\n";
-        return 1;
+        std::cerr << "error: " << error << "\n";
+        return failed();
       }
     }
     if (f->json) {

@@ -22,8 +22,7 @@ std::function<int()> SetupSchema(CLI::App& sub, const GlobalOptions&) {
   return [kind]() {
     auto reg = SchemaRegistry::Embedded();
     if (!reg.ok()) {
-      std::cerr << "cairn: error: cannot load the resource schemas: " << reg.status().message()
-                << "\n";
+      std::cerr << "error: cannot load the resource schemas: " << reg.status().message() << "\n";
       return 1;
     }
     const SchemaRegistry& r = **reg;
@@ -40,8 +39,8 @@ std::function<int()> SetupSchema(CLI::App& sub, const GlobalOptions&) {
     }
     if (!r.HasKind(*kind)) {
       std::string hint = DidYouMean(*kind, r.kinds());
-      std::cerr << "cairn: error: unknown kind \"" << *kind << "\""
-                << (hint.empty() ? "" : "; " + hint) << "\nknown kinds:";
+      std::cerr << "error: unknown kind \"" << *kind << "\"" << (hint.empty() ? "" : "; " + hint)
+                << "\nknown kinds:";
       for (const auto& k : r.kinds()) std::cerr << " " << k;
       std::cerr << "\n";
       return 1;

@@ -9,6 +9,7 @@
 #include "base/pg_support.h"
 #include "base/redact.h"
 #include "cli/command.h"
+#include "cli/flag_checks.h"
 #include "server/duration.h"
 #include "server/faults.h"
 #include "server/server.h"
@@ -36,7 +37,7 @@ struct ServeFlags {
 
 int RunServe(const ServeFlags& f) {
   auto fail = [](const std::string& msg) {
-    std::cerr << "cairn serve: error: " << Redact(msg) << "\n";
+    std::cerr << "error: " << Redact(msg) << "\n";
     return 1;
   };
   server::ServerOptions opt;
@@ -123,7 +124,7 @@ int RunServe(const ServeFlags& f) {
   if (!tokens.ok()) return fail(tokens.status().message());
   opt.tokens = std::move(*tokens);
   if (opt.tokens.empty()) {
-    std::cerr << "cairn serve: warning: no tokens (--dev, --dev-token or --tokens-file): every "
+    std::cerr << "warning: no tokens (--dev, --dev-token or --tokens-file): every "
                  "request but /healthz is refused with 401\n";
   }
   server::Server srv(opt);
@@ -174,13 +175,16 @@ std::function<int()> SetupServe(CLI::App& sub, const GlobalOptions&) {
                  "response; then it is closed")
       ->capture_default_str();
   sub.add_option("--max-connections", flags->max_connections,
-                 "Open connections at most; one more is closed as soon as it is accepted")
-      ->check(CLI::Range(1, 1000000))
+                 "Open connections at most, 1 to 1000000; one more is closed as soon as it is "
+                 "accepted")
+      ->type_name("N")
+      ->check(WholeNumberIn(1, 1000000))
       ->capture_default_str();
   sub.add_option("--io-threads", flags->io_threads,
-                 "Threads serving requests (default 0: one per core; on PostgreSQL, whose "
-                 "requests wait for the database, four per core and at least 8)")
-      ->check(CLI::Range(0, 1024))
+                 "Threads serving requests, 0 to 1024 (default 0: one per core; on PostgreSQL, "
+                 "whose requests wait for the database, four per core and at least 8)")
+      ->type_name("N")
+      ->check(WholeNumberIn(0, 1024))
       ->capture_default_str();
   sub.footer(
       "Example:\n"

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -22,9 +23,11 @@
 #include "engine/manifest/generate.h"
 #include "engine/operations/operations.h"
 #include "engine/operations/state_check.h"
+#include "engine/report/plan_report.h"
 #include "engine/state/moves.h"
 #include "engine/state/pulled_state.h"
 #include "engine/state/state_lock.h"
+#include "engine/state/state_query.h"
 #include "providers/infra/canonical_id.h"
 
 namespace cairn::cli {
@@ -32,7 +35,8 @@ namespace {
 
 struct StateFlags {
   StackFlags stack;
-  std::string address;
+  std::string address;                 // state mv: FROM
+  std::vector<std::string> addresses;  // state show, state rm: ADDRESS... [DIR]
   std::string to;
   std::string id;
   std::string file;               // state push
@@ -56,14 +60,6 @@ std::string NoState(const EngineSession& s) {
   return "the stack in " + s.stack_root() + " has no state yet (nothing was applied or imported)";
 }
 
-// The state is keyed by canonical address text: "instance.web[00]" is
-// "instance.web[0]". Text that is no address is looked up as given (and not
-// found).
-std::string Canonical(const std::string& address) {
-  auto parsed = ResourceAddress::Parse(address);
-  return parsed ? parsed->ToString() : address;
-}
-
 // DIR, -r, --var and --var-file, as on every command that reads a stack: the
 // backend settings may use variables, and import loads the resources too.
 void AddStack(CLI::App& sub, StateFlags& f) {
@@ -73,8 +69,7 @@ void AddStack(CLI::App& sub, StateFlags& f) {
 std::optional<LockInfo> LockFor(EngineSession& s, const StateFlags& f, const std::string& op) {
   auto wait = ParseDuration(f.lock_timeout);
   if (!wait) {
-    std::cerr << "cairn: error: --lock-timeout " << f.lock_timeout
-              << ": expected a duration like 30s\n";
+    std::cerr << "error: --lock-timeout " << f.lock_timeout << ": expected a duration like 30s\n";
     return std::nullopt;
   }
   return s.Lock(op, *wait);
@@ -94,7 +89,7 @@ int List(const StateFlags& f, const GlobalOptions& g) {
   auto s = OpenForState(f, g);
   if (!s) return 1;
   if (!s->has_state()) {  // an empty list, and a note for the human
-    std::cerr << "cairn: " << NoState(*s) << "\n";
+    std::cerr << "note: " << NoState(*s) << "\n";
     return 0;
   }
   auto st = s->LoadState();
@@ -113,36 +108,78 @@ int List(const StateFlags& f, const GlobalOptions& g) {
   return 0;
 }
 
-int Show(const StateFlags& f, const GlobalOptions& g) {
+// `state show` and `state rm` take ADDRESS... [DIR]: of two or more
+// arguments, the last is the stack directory when it names a directory, or
+// cannot be an address (a path such as examples/web).
+void SplitAddressesAndDir(StateFlags& f) {
+  if (f.addresses.size() < 2) return;
+  const std::string& last = f.addresses.back();
+  std::error_code ec;
+  if (std::filesystem::is_directory(last, ec) || !ResourceAddress::Parse(last)) {
+    f.stack.paths = {last};
+    f.addresses.pop_back();
+  }
+}
+
+// The recorded addresses each of `f.addresses` names (StateAddressesNamed),
+// in the order given, each once; nullopt after saying which name nothing.
+std::optional<std::vector<std::string>> Named(const StateFlags& f, const StateSnapshot& st) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  bool missing = false;
+  for (const std::string& given : f.addresses) {
+    std::vector<std::string> named = StateAddressesNamed(st, given);
+    if (named.empty()) {
+      std::cerr << "error: " << given << " is not in the state (see 'cairn state list')\n";
+      missing = true;
+    }
+    for (std::string& a : named) {
+      if (seen.insert(a).second) out.push_back(std::move(a));
+    }
+  }
+  if (missing) return std::nullopt;
+  return out;
+}
+
+int Show(const StateFlags& flags, const GlobalOptions& g) {
+  StateFlags f = flags;
+  SplitAddressesAndDir(f);
   auto s = OpenForState(f, g);
   if (!s) return 1;
   if (!s->has_state()) {
-    std::cerr << "cairn: error: " << f.address << " is not in the state: " << NoState(*s) << "\n";
+    std::cerr << "error: " << f.addresses.front() << " is not in the state: " << NoState(*s)
+              << "\n";
     return 1;
   }
   auto st = s->LoadState();
   if (!st) return 1;
-  auto it = st->resources.find(Canonical(f.address));
-  if (it == st->resources.end()) {
-    std::cerr << "cairn: error: " << f.address << " is not in the state (see 'cairn state list')\n";
-    return 1;
+  auto named = Named(f, *st);
+  if (!named) return 1;
+  Value shown = Value::array();
+  for (const std::string& address : *named) {
+    const ResourceState& rs = st->resources.at(address);
+    Value j = {{"address", rs.address},
+               {"kind", rs.kind},
+               {"id", rs.id},
+               {"attributes", rs.attributes},
+               {"depends_on", rs.depends_on}};
+    if (!rs.tainted.empty()) j["tainted"] = rs.tainted;
+    shown.push_back(std::move(j));
   }
-  const ResourceState& rs = it->second;
-  Value j = {{"address", rs.address},
-             {"kind", rs.kind},
-             {"id", rs.id},
-             {"attributes", rs.attributes},
-             {"depends_on", rs.depends_on}};
-  if (!rs.tainted.empty()) j["tainted"] = rs.tainted;
-  std::cout << Redact(j.dump(2)) << "\n";
+  // One resource as an object; several (addresses, or a resource's
+  // instances) as a list of them.
+  std::cout << Redact((shown.size() == 1 ? shown[0] : shown).dump(2)) << "\n";
   return 0;
 }
 
-int Remove(const StateFlags& f, const GlobalOptions& g) {
+int Remove(const StateFlags& flags, const GlobalOptions& g) {
+  StateFlags f = flags;
+  SplitAddressesAndDir(f);
   auto s = OpenForState(f, g);
   if (!s) return 1;
   if (!s->has_state()) {
-    std::cerr << "cairn: error: " << f.address << " is not in the state: " << NoState(*s) << "\n";
+    std::cerr << "error: " << f.addresses.front() << " is not in the state: " << NoState(*s)
+              << "\n";
     return 1;
   }
   auto lock = LockFor(*s, f, "state rm");
@@ -150,17 +187,22 @@ int Remove(const StateFlags& f, const GlobalOptions& g) {
   HeldStateLock held(*s, *lock);
   auto st = s->LoadState();
   if (!st) return 1;
-  const std::string address = Canonical(f.address);
-  if (!st->resources.count(address)) {
-    std::cerr << "cairn: error: " << f.address << " is not in the state\n";
+  // All or nothing: one address that names nothing removes none.
+  auto named = Named(f, *st);
+  if (!named) {
+    std::cerr << "error: nothing was removed\n";
     return 1;
   }
-  if (auto c = s->store().Commit({.remove = {address}}); !c.ok()) {
-    std::cerr << "cairn: error: " << c.status().message() << "\n";
+  if (auto c = s->store().Commit({.remove = *named}); !c.ok()) {
+    std::cerr << "error: " << c.status().message() << "\n";
     return 1;
   }
-  std::cout << "Removed " << address << " from the state. The resource itself still exists; "
-            << "Cairn no longer manages it.\n";
+  for (const std::string& address : *named) {
+    std::cout << "Removed " << address << " from the state.\n";
+  }
+  std::cout << (named->size() == 1 ? "The resource itself still exists"
+                                   : "The resources still exist")
+            << "; Cairn no longer manages " << (named->size() == 1 ? "it" : "them") << ".\n";
   return 0;
 }
 
@@ -168,28 +210,27 @@ int Move(const StateFlags& f, const GlobalOptions& g) {
   const char* kForms = " is not a resource address (kind.name, kind.name[0], kind.name[\"key\"])\n";
   auto from = ResourceAddress::Parse(f.address);
   if (!from) {
-    std::cerr << "cairn: error: \"" << f.address << "\"" << kForms;
+    std::cerr << "error: \"" << f.address << "\"" << kForms;
     return 1;
   }
   auto to = ResourceAddress::Parse(f.to);
   if (!to) {
-    std::cerr << "cairn: error: \"" << f.to << "\"" << kForms;
+    std::cerr << "error: \"" << f.to << "\"" << kForms;
     return 1;
   }
   if (to->kind != from->kind) {
-    std::cerr << "cairn: error: cannot move a " << from->kind << " to " << to->ToString()
+    std::cerr << "error: cannot move a " << from->kind << " to " << to->ToString()
               << ": an address keeps its kind\n";
     return 1;
   }
   if (*to == *from) {
-    std::cerr << "cairn: error: " << to->ToString() << " is where it already is\n";
+    std::cerr << "error: " << to->ToString() << " is where it already is\n";
     return 1;
   }
   auto s = OpenForState(f, g);
   if (!s) return 1;
   if (!s->has_state()) {
-    std::cerr << "cairn: error: " << from->ToString() << " is not in the state: " << NoState(*s)
-              << "\n";
+    std::cerr << "error: " << from->ToString() << " is not in the state: " << NoState(*s) << "\n";
     return 1;
   }
   auto lock = LockFor(*s, f, "state mv");
@@ -199,7 +240,7 @@ int Move(const StateFlags& f, const GlobalOptions& g) {
   if (!st) return 1;
   MovePlan plan = PlanMove(*st, *from, *to);
   if (!plan.error.empty()) {
-    std::cerr << "cairn: error: " << plan.error << "\n";
+    std::cerr << "error: " << plan.error << "\n";
     return 1;
   }
   std::vector<std::string> taken;
@@ -207,7 +248,7 @@ int Move(const StateFlags& f, const GlobalOptions& g) {
     if (st->resources.count(dst)) taken.push_back(dst);
   }
   if (!taken.empty()) {
-    std::cerr << "cairn: error: nothing was moved: ";
+    std::cerr << "error: nothing was moved: ";
     for (size_t i = 0; i < taken.size(); ++i) std::cerr << (i ? ", " : "") << taken[i];
     std::cerr << (taken.size() == 1 ? " is" : " are") << " already in the state\n";
     return 1;
@@ -220,13 +261,13 @@ int Move(const StateFlags& f, const GlobalOptions& g) {
       CheckTrackedOnce(ApplyMoves(*st, plan.moves), destinations, CheckOptions(*s));
   if (!twice.empty()) {
     s->PrintDiagnostics(twice);
-    std::cerr << "cairn: error: nothing was moved\n";
+    std::cerr << "error: nothing was moved\n";
     return 1;
   }
   // Whatever recorded a dependency on a moved address now names its new one:
   // destroy orders deletes by these.
   if (auto c = s->store().Commit(MoveCommit(*st, plan.moves)); !c.ok()) {
-    std::cerr << "cairn: error: " << c.status().message() << "\n";
+    std::cerr << "error: " << c.status().message() << "\n";
     return 1;
   }
   for (const auto& [src, dst] : plan.moves) std::cout << "Moved " << src << " to " << dst << ".\n";
@@ -237,7 +278,7 @@ int Pull(const StateFlags& f, const GlobalOptions& g) {
   auto s = OpenForState(f, g);
   if (!s) return 1;
   if (!s->has_state()) {
-    std::cerr << "cairn: error: nothing to pull: " << NoState(*s) << "\n";
+    std::cerr << "error: nothing to pull: " << NoState(*s) << "\n";
     return 1;
   }
   auto st = s->LoadState();
@@ -254,12 +295,12 @@ int Push(const StateFlags& f, const GlobalOptions& g) {
   } else {
     std::ifstream in(f.file, std::ios::binary);
     if (!in) {
-      std::cerr << "cairn: error: cannot read " << f.file << ": " << std::strerror(errno) << "\n";
+      std::cerr << "error: cannot read " << f.file << ": " << std::strerror(errno) << "\n";
       return 1;
     }
     text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     if (in.bad()) {
-      std::cerr << "cairn: error: cannot read " << f.file << "\n";
+      std::cerr << "error: cannot read " << f.file << "\n";
       return 1;
     }
   }
@@ -279,7 +320,7 @@ int Push(const StateFlags& f, const GlobalOptions& g) {
     SourceFiles sources;
     sources.Add(name, text);
     std::cerr << RenderDiagnostics(problems, sources, {.color = UseColor(g, STDERR_FILENO)});
-    std::cerr << "cairn: error: " << f.file << " is not a state 'cairn state push' can restore ("
+    std::cerr << "error: " << f.file << " is not a state 'cairn state push' can restore ("
               << problems.size() << " problem" << (problems.size() == 1 ? "" : "s")
               << " above); nothing was pushed\n";
     return 1;
@@ -295,12 +336,11 @@ int Push(const StateFlags& f, const GlobalOptions& g) {
   if (!st) return 1;
   auto pending = s->store().PendingJournal();
   if (!pending.ok()) {
-    std::cerr << "cairn: error: cannot read the state: " << Redact(pending.status().message())
-              << "\n";
+    std::cerr << "error: cannot read the state: " << Redact(pending.status().message()) << "\n";
     return 1;
   }
   if (!pending->empty() && !f.force) {
-    std::cerr << "cairn: error: the state has " << pending->size()
+    std::cerr << "error: the state has " << pending->size()
               << " operation(s) in flight, left by an interrupted apply or destroy; run 'cairn "
                  "apply' to finish them first (or pass --force: the next apply finishes them "
                  "over the pushed state)\n";
@@ -311,13 +351,13 @@ int Push(const StateFlags& f, const GlobalOptions& g) {
   const bool empty_state = st->serial == 0;
   const StateSnapshot& restored = pulled.state;
   if (!empty_state && st->lineage != restored.lineage && !f.force) {
-    std::cerr << "cairn: error: " << f.file << " was pulled from another state (lineage "
+    std::cerr << "error: " << f.file << " was pulled from another state (lineage "
               << restored.lineage << "; this stack's state is " << st->lineage
               << "); pass --force to replace this state with it\n";
     return 1;
   }
   if (!empty_state && st->lineage == restored.lineage && st->serial > restored.serial && !f.force) {
-    std::cerr << "cairn: error: the state (serial " << st->serial << ") is newer than " << f.file
+    std::cerr << "error: the state (serial " << st->serial << ") is newer than " << f.file
               << " (serial " << restored.serial << "): it changed after the file was pulled; pass "
               << "--force to go back to the file anyway\n";
     return 1;
@@ -335,7 +375,7 @@ int Push(const StateFlags& f, const GlobalOptions& g) {
   commit.restore = StateRestore{restored.lineage, restored.serial + 1, restored.sequence};
   auto serial = s->store().Commit(commit);
   if (!serial.ok()) {
-    std::cerr << "cairn: error: " << serial.status().message() << "\n";
+    std::cerr << "error: " << serial.status().message() << "\n";
     return 1;
   }
   std::cout << "Pushed " << f.file << " to the state: " << restored.resources.size()
@@ -393,13 +433,13 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
   StateFlags flags = f;
   std::string error;
   if (!ParseImportArgs(f.args, items, flags.stack.paths, error)) {
-    std::cerr << "cairn: error: " << error << "\n";
+    std::cerr << "error: " << error << "\n";
     return 1;
   }
   std::set<std::string> seen;
   for (const ImportItem& it : items) {
     if (!seen.insert(it.address.ToString()).second) {
-      std::cerr << "cairn: error: " << it.address.ToString() << " is given twice\n";
+      std::cerr << "error: " << it.address.ToString() << " is given twice\n";
       return 1;
     }
   }
@@ -413,7 +453,7 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
     if (!s->config().Find(it.address)) undeclared.push_back(&it);
   }
   if (!undeclared.empty() && !generate) {
-    std::cerr << "cairn: error: " << undeclared.front()->address.ToString()
+    std::cerr << "error: " << undeclared.front()->address.ToString()
               << (undeclared.size() > 1
                       ? " (and " + std::to_string(undeclared.size() - 1) + " more)"
                       : "")
@@ -423,15 +463,14 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
   }
   for (const ImportItem* it : undeclared) {
     if (!it->address.module.empty()) {
-      std::cerr << "cairn: error: --generate writes documents into the stack, not into a module: "
+      std::cerr << "error: --generate writes documents into the stack, not into a module: "
                 << it->address.ToString()
                 << " is in a module; declare it in the module first, or import it at an address "
                    "of the stack\n";
       return 1;
     }
     if (!std::holds_alternative<std::monostate>(it->address.index)) {
-      std::cerr << "cairn: error: --generate writes one document per resource: "
-                << it->address.ToString()
+      std::cerr << "error: --generate writes one document per resource: " << it->address.ToString()
                 << " has an index; declare the count or for_each resource first, or import it "
                    "at an address without one\n";
       return 1;
@@ -442,7 +481,7 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
   std::filesystem::path path = f.generate;
   if (!path.has_parent_path()) path = std::filesystem::path(s->stack_root()) / path;
   if (!undeclared.empty() && std::filesystem::exists(path)) {
-    std::cerr << "cairn: error: " << path.string() << " exists; --generate writes a new file\n";
+    std::cerr << "error: " << path.string() << " exists; --generate writes a new file\n";
     return 1;
   }
 
@@ -455,7 +494,7 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
   ImportRead read = ReadForImport(items, *st, s->provider(), s->canonical_id());
   if (!read.ok()) {
     if (!read.diagnostics.empty()) s->PrintDiagnostics(read.diagnostics);
-    std::cerr << "cairn: error: " << read.error << "; nothing was imported\n";
+    std::cerr << "error: " << read.error << "; nothing was imported\n";
     return 1;
   }
   std::vector<ResourceState>& records = read.records;
@@ -477,7 +516,7 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
         GenerateManifests(docs, *s->load().registry, known_ids, canonical);
     std::string werror;
     if (!WriteFileAtomically(path.string(), text, werror, {.mode = 0644})) {
-      std::cerr << "cairn: error: " << werror << "\n";
+      std::cerr << "error: " << werror << "\n";
       return 1;
     }
     // The manifests as they now are must load, or the file is taken back.
@@ -485,7 +524,7 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
         EngineSession::Open(flags.stack, g, {.needs_api = false, .create_state = false});
     if (!reloaded) {
       std::filesystem::remove(path);
-      std::cerr << "cairn: error: the generated manifests do not load (above); " << path.string()
+      std::cerr << "error: the generated manifests do not load (above); " << path.string()
                 << " was removed and nothing was imported\n";
       return 1;
     }
@@ -503,7 +542,7 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
     }
   }
   if (auto c = s->store().Commit({.put = records}); !c.ok()) {
-    std::cerr << "cairn: error: " << c.status().message() << "\n";
+    std::cerr << "error: " << c.status().message() << "\n";
     return 1;
   }
   for (const ResourceState& rs : records) {
@@ -521,25 +560,24 @@ int ForceUnlock(const StateFlags& f, const GlobalOptions& g) {
   auto s = OpenForState(f, g);
   if (!s) return 1;
   if (!s->has_state()) {
-    std::cerr << "cairn: error: no state lock with ID " << f.id << ": " << NoState(*s) << "\n";
+    std::cerr << "error: no state lock with ID " << f.id << ": " << NoState(*s) << "\n";
     return 1;
   }
   auto held = s->store().CurrentLock();
   if (!held.ok()) {
-    std::cerr << "cairn: error: cannot read the state lock: " << Redact(held.status().message())
-              << "\n";
+    std::cerr << "error: cannot read the state lock: " << Redact(held.status().message()) << "\n";
     return 1;
   }
   if (!held->has_value()) {
-    std::cerr << "cairn: error: no state lock with ID " << f.id << ": the state is not locked\n";
+    std::cerr << "error: no state lock with ID " << f.id << ": the state is not locked\n";
     return 1;
   }
   const LockInfo& lock = **held;
   const std::string holder = Redact(lock.holder) + " (operation " + lock.operation + " since " +
                              FormatIsoTime(lock.created_at) + ")";
   if (lock.id != f.id) {
-    std::cerr << "cairn: error: no state lock with ID " << f.id << ": the state is locked by "
-              << holder << " with lock ID " << lock.id << "\n";
+    std::cerr << "error: no state lock with ID " << f.id << ": the state is locked by " << holder
+              << " with lock ID " << lock.id << "\n";
     return 1;
   }
   // A holder that still runs here is in the middle of writing the state:
@@ -551,9 +589,9 @@ int ForceUnlock(const StateFlags& f, const GlobalOptions& g) {
                             ", which is still running on this host; releasing it lets another "
                             "command write the state at the same time";
     if (f.force) {
-      std::cerr << "cairn: warning: " << why << "\n";
+      std::cerr << "warning: " << why << "\n";
     } else if (isatty(STDIN_FILENO) != 1) {
-      std::cerr << "cairn: error: refusing to release " << why
+      std::cerr << "error: refusing to release " << why
                 << ". Wait for it to finish or stop it; or pass --force to release it anyway.\n";
       return 1;
     } else {
@@ -563,7 +601,7 @@ int ForceUnlock(const StateFlags& f, const GlobalOptions& g) {
   }
   // By id: if the lock changed hands meanwhile, this removes nothing.
   if (Status st = s->store().ForceUnlock(f.id); !st.ok()) {
-    std::cerr << "cairn: error: " << st.message() << "\n";
+    std::cerr << "error: " << st.message() << "\n";
     return 1;
   }
   std::cout << "Released the state lock " << f.id << " held by " << holder << ".\n";
@@ -579,9 +617,13 @@ struct OutputFlags {
 };
 
 int Output(OutputFlags f, const GlobalOptions& g) {
-  // Output names have neither '/' nor '.': a lone argument with one is the
-  // stack directory.
-  if (f.state.stack.paths.empty() && f.name.find_first_of("/.") != std::string::npos) {
+  // A lone argument naming a directory is the stack (decided by what exists:
+  // `cairn output web` in the parent of a stack directory `web`); so is one
+  // with '/' or '.', which no output name has.
+  std::error_code ec;
+  if (f.state.stack.paths.empty() && !f.name.empty() &&
+      (std::filesystem::is_directory(f.name, ec) ||
+       f.name.find_first_of("/.") != std::string::npos)) {
     f.state.stack.paths.push_back(f.name);
     f.name.clear();
   }
@@ -595,7 +637,7 @@ int Output(OutputFlags f, const GlobalOptions& g) {
   }
   auto shown = [&](const std::string& name, const Value& v) -> std::string {
     if (st.sensitive_outputs.count(name) && !f.show_sensitive) return "(sensitive)";
-    return v.dump();
+    return RenderValue(v, {});  // as plan and apply show values
   };
   if (!f.name.empty()) {
     auto it = st.outputs.find(f.name);
@@ -603,7 +645,7 @@ int Output(OutputFlags f, const GlobalOptions& g) {
       std::vector<std::string> names;
       for (const auto& [name, v] : st.outputs) names.push_back(name);
       std::string hint = DidYouMean(f.name, names);
-      std::cerr << "cairn: error: no output named " << f.name << " in the state"
+      std::cerr << "error: no output named " << f.name << " in the state"
                 << (hint.empty() ? "" : "; " + hint)
                 << (st.outputs.empty() ? " (it records none: run 'cairn apply')" : "") << "\n";
       return 1;
@@ -611,13 +653,13 @@ int Output(OutputFlags f, const GlobalOptions& g) {
     if (f.json) {
       std::cout << it->second.dump() << "\n";
     } else if (st.sensitive_outputs.count(f.name) && !f.show_sensitive) {
-      std::cerr << "cairn: error: output " << f.name
+      std::cerr << "error: output " << f.name
                 << " is sensitive: pass --show-sensitive (or --json) to print it\n";
       return 1;
     } else if (it->second.is_string()) {
       std::cout << it->second.get<std::string>() << "\n";  // raw, for $(cairn output NAME)
     } else {
-      std::cout << it->second.dump() << "\n";
+      std::cout << RenderValue(it->second, {}) << "\n";  // --json for JSON
     }
     return 0;
   }
@@ -634,7 +676,7 @@ int Output(OutputFlags f, const GlobalOptions& g) {
     return 0;
   }
   if (st.outputs.empty()) {
-    std::cerr << "cairn: no outputs recorded" << (s->has_state() ? "" : ": " + NoState(*s)) << "\n";
+    std::cerr << "note: no outputs recorded" << (s->has_state() ? "" : ": " + NoState(*s)) << "\n";
     return 0;
   }
   for (const auto& [name, v] : st.outputs) std::cout << name << " = " << shown(name, v) << "\n";
@@ -643,7 +685,9 @@ int Output(OutputFlags f, const GlobalOptions& g) {
 
 std::function<int()> SetupOutput(CLI::App& sub, const GlobalOptions& global) {
   auto f = std::make_shared<OutputFlags>();
-  sub.add_option("NAME", f->name, "Print only this output (a string without quotes)");
+  sub.add_option("NAME", f->name,
+                 "Print only this output (a string without quotes); alone, a NAME that is a "
+                 "directory is the stack instead");
   AddStack(sub, f->state);
   sub.add_flag("--json", f->json,
                "Print as JSON: {NAME: {value, sensitive}} (sensitive values as \"(sensitive)\" "
@@ -653,7 +697,9 @@ std::function<int()> SetupOutput(CLI::App& sub, const GlobalOptions& global) {
   sub.footer(
       "The outputs the last apply recorded in the state (no API call). Sensitive outputs\n"
       "are shown as (sensitive) unless --show-sensitive, --json ones too; one asked for by\n"
-      "name is printed with --show-sensitive or --json.\n\n"
+      "name is printed with --show-sensitive or --json. Given one argument, Cairn decides\n"
+      "by what exists: a directory (or a path with '/' or '.') is the stack, anything else an\n"
+      "output of the stack in the current directory; give both to be explicit.\n\n"
       "Examples:\n"
       "  cairn output                          # every output: name = value\n"
       "  cairn output examples/web             # of another stack directory\n"
@@ -692,14 +738,33 @@ std::function<int()> SetupState(CLI::App& sub, const GlobalOptions& global) {
   AddStack(*add("list", "List the addresses and ids in the state",
                 "Example:\n  cairn state list examples/web", List),
            *f);
-  auto show = add("show", "Show one resource as recorded, as JSON",
-                  "Example:\n  cairn state show 'volume.data[\"db\"]' examples/web", Show);
-  show->add_option("ADDRESS", f->address, "Resource address")->required();
-  AddStack(*show, *f);
-  auto rm = add("rm", "Forget a resource without deleting it",
-                "Example:\n  cairn state rm ssh_key.old", Remove);
-  rm->add_option("ADDRESS", f->address, "Resource address")->required();
-  AddStack(*rm, *f);
+  auto show = add("show", "Show resources as recorded, as JSON",
+                  "One resource prints as a JSON object; several (more addresses, or the\n"
+                  "instances of a count or for_each resource named without an index) as a list.\n"
+                  "Of two or more arguments, the last is the stack directory when it is a\n"
+                  "directory (or cannot be an address).\n\n"
+                  "Examples:\n  cairn state show 'volume.data[\"db\"]' examples/web\n"
+                  "  cairn state show instance.node               # every instance of it\n"
+                  "  cairn state show network.core ssh_key.deploy",
+                  Show);
+  show->add_option("ADDRESS", f->addresses,
+                   "Resource addresses (one without an index: all its instances), then "
+                   "optionally the stack directory")
+      ->required();
+  AddStackFlags(*show, f->stack, /*multiple_paths=*/false, /*positional_dir=*/false);
+  auto rm = add("rm", "Forget resources without deleting them",
+                "All in one commit, or nothing if an address names nothing in the state. An\n"
+                "address without an index forgets every instance of its resource. Of two or more\n"
+                "arguments, the last is the stack directory when it is a directory (or cannot be\n"
+                "an address).\n\n"
+                "Examples:\n  cairn state rm ssh_key.old\n"
+                "  cairn state rm instance.node network.core examples/web",
+                Remove);
+  rm->add_option("ADDRESS", f->addresses,
+                 "Resource addresses (one without an index: all its instances), then optionally "
+                 "the stack directory")
+      ->required();
+  AddStackFlags(*rm, f->stack, /*multiple_paths=*/false, /*positional_dir=*/false);
   lock_timeout(rm);
   auto mv = add("mv", "Rename a resource, or every instance of one, in the state",
                 "After renaming a resource in the manifests. A count or for_each resource moves\n"

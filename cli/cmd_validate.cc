@@ -32,7 +32,7 @@ std::function<int()> SetupValidate(CLI::App& sub, const GlobalOptions& global) {
     LoadOptions options;
     std::string error;
     if (!ToLoadOptions(*flags, options, error)) {
-      std::cerr << "cairn: error: " << error << "\n";
+      std::cerr << "error: " << error << "\n";
       return 1;
     }
     LoadResult result = LoadStack(options);

@@ -20,6 +20,7 @@
 #include "base/schema/schema_registry.h"
 #include "engine/manifest/expr.h"
 #include "engine/operations/operations.h"
+#include "engine/report/apply_report.h"
 #include "engine/state/open_state_store.h"
 #include "engine/state/state_lock.h"
 #include "providers/infra/canonical_id.h"
@@ -29,6 +30,8 @@
 
 namespace cairn::cli {
 namespace {
+
+DiagnosticCollector* g_collector = nullptr;
 
 int TimeoutSeconds(const ProviderConfig& p, const std::string& name, int fallback) {
   auto it = p.timeouts.find(name);
@@ -44,12 +47,13 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   LoadOptions load_options;
   std::string error;
   if (!ToLoadOptions(flags, load_options, error)) {
-    std::cerr << "cairn: error: " << error << "\n";
+    std::cerr << "error: " << error << "\n";
     return nullptr;
   }
   if (options.stack_dir) load_options.paths = {*options.stack_dir};
   load_options.plan_vars = options.plan_vars;
   load_options.settings_only = options.settings_only;
+  load_options.backend_only = options.backend_only;
   s->load_ = options.preloaded ? std::move(*options.preloaded) : LoadStack(load_options);
   if (options.allow_no_manifests) {
     auto& d = s->load_.diagnostics;
@@ -79,12 +83,11 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   if (store.ok()) {
     s->store_ = std::move(*store);
   } else if (options.create_state || store.status().code() != StatusCode::kNotFound) {
-    std::cerr << "cairn: error: cannot open the state: " << Redact(store.status().message())
-              << "\n";
+    std::cerr << "error: cannot open the state: " << Redact(store.status().message()) << "\n";
     return nullptr;
   }
 
-  if (!options.needs_api) return s;
+  if (!options.needs_api || options.backend_only) return s;
   const ProviderConfig& p = s->load_.config.provider;
   std::string endpoint = p.endpoint;
   if (endpoint.empty()) {
@@ -92,14 +95,14 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
     endpoint = env ? env : "";
   }
   if (endpoint.empty()) {
-    std::cerr << "cairn: error: no API endpoint: set CAIRN_ENDPOINT (e.g. http://127.0.0.1:8080) "
+    std::cerr << "error: no API endpoint: set CAIRN_ENDPOINT (e.g. http://127.0.0.1:8080) "
                  "or `endpoint` in the provider document\n";
     return nullptr;
   }
   while (!endpoint.empty() && endpoint.back() == '/') endpoint.pop_back();
   const char* token = std::getenv(p.token_env.c_str());
   if (token == nullptr || *token == '\0') {
-    std::cerr << "cairn: error: no API token: set the environment variable " << p.token_env
+    std::cerr << "error: no API token: set the environment variable " << p.token_env
               << " (tokens are never read from manifests)\n";
     return nullptr;
   }
@@ -116,7 +119,7 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   auto provider =
       std::make_unique<InfraProvider>(po, s->descriptors_, *s->transport_, SystemClock());
   if (!provider->descriptor_status().ok()) {
-    std::cerr << "cairn: error: " << provider->descriptor_status().message() << "\n";
+    std::cerr << "error: " << provider->descriptor_status().message() << "\n";
     return nullptr;
   }
   s->provider_ = std::move(provider);
@@ -149,16 +152,23 @@ ApplyOptions EngineSession::apply_options(int parallelism) const {
 }
 
 std::optional<StateSnapshot> EngineSession::LoadState() {
+  if (!store_) return StateSnapshot();
   auto state = store_->Load();
   if (!state.ok()) {
-    std::cerr << "cairn: error: cannot read the state: " << Redact(state.status().message())
-              << "\n";
+    std::cerr << "error: cannot read the state: " << Redact(state.status().message()) << "\n";
     return std::nullopt;
   }
   return std::move(*state);
 }
 
+DiagnosticCollector::DiagnosticCollector() { g_collector = this; }
+DiagnosticCollector::~DiagnosticCollector() { g_collector = nullptr; }
+void DiagnosticCollector::Add(const std::vector<Diagnostic>& diags) {
+  diagnostics_.insert(diagnostics_.end(), diags.begin(), diags.end());
+}
+
 void EngineSession::PrintDiagnostics(const std::vector<Diagnostic>& diags) const {
+  if (g_collector != nullptr) g_collector->Add(diags);
   RenderOptions render;
   render.color = UseColor(global_, STDERR_FILENO);
   SourceFiles sources = load_.sources;
@@ -172,7 +182,7 @@ std::optional<LockInfo> EngineSession::Lock(const std::string& operation,
     const LockInfo& stale = **held;
     // By id: if another process took the lock over first, this removes nothing.
     if (store_->ForceUnlock(stale.id).ok()) {
-      std::cerr << "cairn: warning: took over the state lock " << stale.id << " left by "
+      std::cerr << "warning: took over the state lock " << stale.id << " left by "
                 << Redact(stale.holder) << " (operation " << stale.operation << " since "
                 << FormatIsoTime(stale.created_at)
                 << "): that process no longer runs on this host\n";
@@ -180,13 +190,14 @@ std::optional<LockInfo> EngineSession::Lock(const std::string& operation,
   }
   auto lock = store_->Lock(operation, wait);
   if (!lock.ok()) {
-    std::cerr << "cairn: error: " << Redact(lock.status().message()) << "\n";
+    std::cerr << "error: " << Redact(lock.status().message()) << "\n";
     return std::nullopt;
   }
   return *lock;
 }
 
 Result<std::optional<LockInfo>> EngineSession::WaitWhileLocked(std::chrono::milliseconds wait) {
+  if (!store_) return std::optional<LockInfo>();  // no state, no lock
   std::optional<LockInfo> held_by;
   auto free = WaitForLock(SystemClock(), wait, [&]() -> Result<LockInfo> {
     auto held = store_->CurrentLock();
@@ -205,8 +216,8 @@ Result<std::optional<LockInfo>> EngineSession::WaitWhileLocked(std::chrono::mill
 
 void EngineSession::Unlock(const LockInfo& lock) {
   if (Status st = store_->Unlock(lock.id); !st.ok()) {
-    std::cerr << "cairn: warning: could not release the state lock " << lock.id << ": "
-              << st.message() << "\n";
+    std::cerr << "warning: could not release the state lock " << lock.id << ": " << st.message()
+              << "\n";
   }
 }
 
@@ -229,7 +240,7 @@ InterruptWatcher::InterruptWatcher() {
   if (signal_fd_ < 0 || wake_fd_ < 0) {
     // Without them the signals keep their default action: Ctrl-C ends the
     // process, and the journal lets the next apply finish the job.
-    std::cerr << "cairn: warning: cannot watch for Ctrl-C (" << std::strerror(errno)
+    std::cerr << "warning: cannot watch for Ctrl-C (" << std::strerror(errno)
               << "); an interrupt will stop at once\n";
     return;
   }
@@ -432,41 +443,29 @@ int ReportApply(const ApplyResult& result, bool destroy, const EngineSession& se
     for (const auto& [name, value] : result.outputs) {
       outputs[name] = sensitive.count(name) ? Value("(sensitive)") : value;
     }
-    Value j = {{"event", "summary"},   {"ok", result.ok()},      {"added", s.created},
-               {"changed", s.updated}, {"replaced", s.replaced}, {"destroyed", s.deleted},
-               {"failed", s.failed},   {"skipped", s.skipped},   {"interrupted", s.interrupted},
+    Value j = {{"event", "summary"},
+               {"ok", result.ok()},
+               {"added", s.created},
+               {"changed", s.updated},
+               {"replaced", s.replaced},
+               {"destroyed", s.deleted},
+               {"moved", s.moved},
+               {"recovered", s.recovered},
+               {"failed", s.failed},
+               {"skipped", s.skipped},
+               {"interrupted", s.interrupted},
                {"outputs", outputs}};
     std::cout << Redact(j.dump()) << std::endl;
     return result.ok() ? 0 : 1;
   }
-  std::string counts = std::to_string(s.created) + " added, " + std::to_string(s.updated) +
-                       " changed, " + std::to_string(s.replaced) + " replaced, " +
-                       std::to_string(s.deleted) + " destroyed";
-  if (result.ok()) {
-    std::cout << "\n"
-              << (color ? "\033[1;32m" : "") << (destroy ? "Destroy" : "Apply") << " complete!"
-              << (color ? "\033[0m" : "") << " Resources: " << counts << ".\n";
-  } else {
-    std::cout << "\n"
-              << (color ? "\033[1;31m" : "")
-              << (s.interrupted ? "Interrupted." : (destroy ? "Destroy failed." : "Apply failed."))
-              << (color ? "\033[0m" : "") << " Resources: " << counts << "; " << s.failed
-              << " failed, " << s.skipped << " skipped"
-              << (s.interrupted ? "; run the command again to finish" : "") << ".\n";
-  }
-  if (!result.outputs.empty()) {
-    std::cout << "\nOutputs:\n";
-    for (const auto& [name, value] : result.outputs) {
-      std::cout << "  " << name << " = "
-                << (sensitive.count(name) ? "(sensitive)" : Redact(value.dump())) << "\n";
-    }
-  }
+  std::cout << "\n" << ApplySummaryLine(s, destroy, result.ok(), color) << "\n";
+  std::cout << RenderApplyOutputs(result.outputs, sensitive);
   return result.ok() ? 0 : 1;
 }
 
 bool Confirm(const std::string& question, std::stop_token stop) {
   if (isatty(STDIN_FILENO) != 1) {
-    std::cerr << "cairn: error: refusing to make changes without confirmation: standard input is "
+    std::cerr << "error: refusing to make changes without confirmation: standard input is "
                  "not a terminal. Review the plan and pass --auto-approve.\n";
     return false;
   }

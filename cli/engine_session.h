@@ -39,8 +39,12 @@ struct SessionOptions {
   LoadResult* preloaded = nullptr;
   // The command needs no resources (LoadOptions::settings_only).
   bool settings_only = false;
-  // False for commands that only read the state: a stack without one opens
-  // with no store (has_state() is false) and nothing is created.
+  // With settings_only: not even the provider settings
+  // (LoadOptions::backend_only); implies needs_api = false.
+  bool backend_only = false;
+  // False for commands that only read the state (plan, drift, state list...):
+  // a stack without one opens with no store (has_state() is false), reads
+  // as an empty state, and nothing is created.
   bool create_state = true;
   // A directory without manifests opens with an empty stack (import
   // --generate, which writes the first ones).
@@ -71,7 +75,9 @@ class EngineSession {
   ApplyOptions apply_options(int parallelism) const;
   std::function<std::string(const std::string&)> canonical_id() const;
 
-  // The state, or nullopt after printing why it could not be read.
+  // The state, or nullopt after printing why it could not be read. A stack
+  // opened without creating a state that has none reads as an empty one (no
+  // lineage, serial 0), and nothing is created.
   std::optional<StateSnapshot> LoadState();
 
   // Prints diagnostics (rendered with sources) to stderr.
@@ -102,6 +108,22 @@ class EngineSession {
   std::unique_ptr<HttpTransport> transport_;
   std::unique_ptr<Provider> provider_;
   std::unique_ptr<StateStore> store_;
+};
+
+// While one exists, every diagnostic an EngineSession prints (the manifests'
+// and the plan's) is also kept here, for a command that reports them as JSON
+// (`plan --json`). One at a time; not thread-safe.
+class DiagnosticCollector {
+ public:
+  DiagnosticCollector();
+  ~DiagnosticCollector();
+  DiagnosticCollector(const DiagnosticCollector&) = delete;
+  DiagnosticCollector& operator=(const DiagnosticCollector&) = delete;
+  const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+  void Add(const std::vector<Diagnostic>& diags);
+
+ private:
+  std::vector<Diagnostic> diagnostics_;
 };
 
 // Holds a lock taken with EngineSession::Lock and releases it on scope exit,

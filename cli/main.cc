@@ -9,6 +9,7 @@
 
 #include "base/log.h"
 #include "base/redact.h"
+#include "base/schema/suggest.h"
 #include "cli/command.h"
 
 namespace cairn::cli {
@@ -26,6 +27,61 @@ bool UseColor(const GlobalOptions& global, int fd) {
 }
 
 namespace {
+
+// The option `name` ("--log-level") of `app` or of a command above it, which
+// passes its options through (fallthrough).
+const CLI::Option* FindOption(const CLI::App* app, const std::string& name) {
+  for (; app != nullptr; app = app->get_parent()) {
+    if (const CLI::Option* opt = app->get_option_no_throw(name)) return opt;
+  }
+  return nullptr;
+}
+
+// Where a command is expected (after `cairn`, or after `cairn state`), a word
+// that names none: "unknown command" with what it may have meant, rather
+// than CLI11's "The following argument was not expected". Empty when every
+// such word is a command.
+std::string UnknownCommand(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* at = &app;
+  std::string path = "cairn";
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "--") return "";
+    if (word.size() > 1 && word[0] == '-') {
+      const CLI::Option* opt = FindOption(at, word.substr(0, word.find('=')));
+      if (opt && opt->get_expected_min() > 0 && word.find('=') == std::string::npos) ++i;
+      continue;
+    }
+    auto commands = at->get_subcommands([](const CLI::App*) { return true; });
+    if (commands.empty()) return "";
+    const CLI::App* next = nullptr;
+    std::vector<std::string> names;
+    for (const CLI::App* c : commands) {
+      if (c->get_name() == word) next = c;
+      names.push_back(c->get_name());
+    }
+    if (next != nullptr) {
+      at = next;
+      path += " " + word;
+      continue;
+    }
+    // A command of a command ("show" for "state show"), or a misspelling.
+    std::string hint;
+    for (const CLI::App* c : commands) {
+      for (const CLI::App* sub : c->get_subcommands([](const CLI::App*) { return true; })) {
+        if (sub->get_name() == word && hint.empty()) {
+          hint = "did you mean '" + path + " " + c->get_name() + " " + word + "'?";
+        }
+      }
+    }
+    if (hint.empty()) {
+      if (auto near = SuggestName(word, names)) hint = "did you mean '" + path + " " + *near + "'?";
+    }
+    return "unknown command \"" + word + "\"" + (path == "cairn" ? "" : " for '" + path + "'") +
+           (hint.empty() ? "" : "; " + hint);
+  }
+  return "";
+}
 
 int Run(int argc, char** argv) {
   CLI::App app{
@@ -52,6 +108,10 @@ int Run(int argc, char** argv) {
     runners.emplace_back(sub, cmd.setup(*sub, global));
   }
 
+  if (std::string unknown = UnknownCommand(app, argc, argv); !unknown.empty()) {
+    std::cerr << "error: " << Redact(unknown) << "\nRun 'cairn --help' for the commands.\n";
+    return 1;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -61,19 +121,25 @@ int Run(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "cairn: error: " << Redact(e.what()) << "\n"
+    // Written as Cairn's own messages are: "error: " and a lowercase start.
+    std::string message = e.what();
+    if (!message.empty() && message[0] >= 'A' && message[0] <= 'Z' &&
+        (message.size() < 2 || !(message[1] >= 'A' && message[1] <= 'Z'))) {
+      message[0] = static_cast<char>(message[0] - 'A' + 'a');
+    }
+    std::cerr << "error: " << Redact(message) << "\n"
               << "Run 'cairn --help' for usage.\n";
     return 1;
   }
 
   if (Status st = InitLogging(global.log_level); !st.ok()) {
-    std::cerr << "cairn: error: " << st.message() << "\n";
+    std::cerr << "error: " << st.message() << "\n";
     return 1;
   }
   for (auto& [sub, run] : runners) {
     if (sub->parsed()) return run();
   }
-  std::cerr << "cairn: error: no command given\nRun 'cairn --help' for usage.\n";
+  std::cerr << "error: no command given\nRun 'cairn --help' for usage.\n";
   return 1;
 }
 
@@ -84,7 +150,7 @@ int main(int argc, char** argv) {
   try {
     return cairn::cli::Run(argc, argv);
   } catch (const std::exception& e) {
-    std::cerr << "cairn: internal error: " << cairn::Redact(e.what()) << ", please report\n";
+    std::cerr << "error: internal error: " << cairn::Redact(e.what()) << ", please report\n";
     return 1;
   }
 }

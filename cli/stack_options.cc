@@ -4,6 +4,9 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
+
+#include "cli/flag_checks.h"
 
 namespace cairn::cli {
 
@@ -30,7 +33,7 @@ void AddStackFlags(CLI::App& app, StackFlags& flags, bool multiple_paths, bool p
                  "$CAIRN_MAX_INSTANCES, else " +
                      std::to_string(kDefaultMaxInstances) + ")")
       ->type_name("N")
-      ->check(CLI::PositiveNumber);
+      ->check(WholeNumberIn(1, std::numeric_limits<long long>::max()));
 }
 
 bool ToLoadOptions(const StackFlags& flags, LoadOptions& options, std::string& error) {

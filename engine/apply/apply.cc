@@ -3,6 +3,7 @@
 #include <openssl/sha.h>
 
 #include <algorithm>
+#include <atomic>
 #include <deque>
 #include <set>
 #include <stop_token>
@@ -44,13 +45,23 @@ bool OutcomeUnknown(const Status& st) {
   }
 }
 
-// `recovering`: the operation was an interrupted run's, being completed.
-Diagnostic Failure(const std::string& address, const std::string& op, const std::string& message,
-                   bool recovering = false) {
+// The one error of a failed operation: what failed, and why (`message`);
+// the provider's own error, when it gave one, folded into the detail rather
+// than said a second time. `recovering`: the operation was an interrupted
+// run's, being completed.
+Diagnostic Failure(const std::string& address, Action op, const std::string& message,
+                   const std::vector<Diagnostic>& provider_diags = {}, bool recovering = false) {
   Diagnostic d;
-  d.code = op + "_failed";
-  d.summary = address + ": " + (recovering ? "recovering the interrupted " : "") + op +
+  d.code = op == Action::kCreate   ? "create_failed"
+           : op == Action::kUpdate ? "update_failed"
+                                   : "delete_failed";
+  d.summary = address + ": " + (recovering ? "recovering the interrupted " : "") + ActionName(op) +
               " failed: " + message;
+  for (const Diagnostic& p : provider_diags) {
+    if (!p.is_error()) continue;
+    d.detail = "the API's code: " + p.code + (p.detail.empty() ? "" : "; " + p.detail);
+    break;
+  }
   return d;
 }
 
@@ -200,8 +211,11 @@ class ApplyRun {
                                        {}});
       }
     }
+    // Never started (a stop, or the API failing as a whole): skipped too.
     for (const NodeProgress& p : progress_) {
-      if (p.state == Node::State::kWaiting) result_.summary.interrupted = true;
+      if (p.state != Node::State::kWaiting) continue;
+      ++result_.summary.skipped;
+      if (options_.stop.stop_requested()) result_.summary.interrupted = true;
     }
     if (recovering_) {
       // The run's last write, as EvaluateOutputs is an apply's: the
@@ -577,8 +591,7 @@ class ApplyRun {
       } else {
         const Node& n = nodes_[index];
         last_error_[index] = "could not write the state journal: " + st.ToString();
-        result_.diagnostics.push_back(
-            Failure(n.change->address, ActionName(n.op), last_error_[index]));
+        result_.diagnostics.push_back(Failure(n.change->address, n.op, last_error_[index]));
       }
     }
     cv_.NotifyAll();
@@ -590,7 +603,9 @@ class ApplyRun {
     }
   }
 
-  bool Stopping() const { return options_.stop.stop_requested(); }
+  // A stop request (SIGINT), or the API failing as a whole: no operation
+  // starts, the ones sent finish.
+  bool Stopping() const { return options_.stop.stop_requested() || api_failed_; }
 
   // Appends a kSkipped event per skipped node.
   void SkipDependents(size_t failed, std::vector<ProgressEvent>& events) REQUIRES(mu_) {
@@ -685,12 +700,23 @@ class ApplyRun {
     };
   }
 
+  // One error per cause: the operation's failure with the provider's error
+  // folded in; or, when the API as a whole failed (unreachable, credentials
+  // refused), that failure once for the run, and nothing more is started
+  // (every request would fail alike). The provider's warnings are kept.
   void Fail(size_t index, std::vector<Diagnostic> diags, const std::string& address, Action op,
             const std::string& message) EXCLUDES(mu_) {
     MutexLock lock(mu_);
     last_error_[index] = message;
-    result_.diagnostics.push_back(Failure(address, ActionName(op), message, recovering_));
-    Append(result_.diagnostics, diags);
+    if (std::any_of(diags.begin(), diags.end(), IsApiWideFailure)) {
+      AppendOncePerCause(result_.diagnostics, diags);
+      if (!api_failed_.exchange(true)) cv_.NotifyAll();  // the workers stop starting
+      return;
+    }
+    result_.diagnostics.push_back(Failure(address, op, message, diags, recovering_));
+    for (Diagnostic& d : diags) {
+      if (!d.is_error()) result_.diagnostics.push_back(std::move(d));
+    }
   }
 
   std::chrono::seconds Timeout(Action op) const {
@@ -1061,6 +1087,9 @@ class ApplyRun {
   std::map<std::string, Value> values_ GUARDED_BY(mu_);
   std::map<size_t, std::string> done_ids_ GUARDED_BY(mu_);
   std::map<size_t, std::string> last_error_ GUARDED_BY(mu_);
+  // An operation failed for a reason every request would meet (the API
+  // unreachable, the token refused): Stopping() from then on.
+  std::atomic<bool> api_failed_{false};
   // Also taken where no worker runs (before and after them), to keep the
   // accesses checked.
   ApplyResult result_ GUARDED_BY(mu_);
@@ -1068,12 +1097,32 @@ class ApplyRun {
 
 }  // namespace
 
+void ApplySummary::AddRecovered(const ApplySummary& r) {
+  created += r.created;
+  updated += r.updated;
+  replaced += r.replaced;
+  deleted += r.deleted;
+  failed += r.failed;
+  skipped += r.skipped;
+  recovered += r.done();
+  interrupted = interrupted || r.interrupted;
+}
+
 std::string IdempotencyKey(const std::string& lineage, int64_t seq, const std::string& action,
                            const std::string& address) {
   return "cairn-" + lineage + "-" + std::to_string(seq) + "-" + action + "-" + ShortHash(address);
 }
 
 Status CheckPlanIsCurrent(const Plan& plan, const StateSnapshot& state) {
+  // Planned before the stack had a state (a plan creates none): it applies
+  // to the state created since, as long as nothing was recorded in it.
+  if (plan.lineage.empty() && plan.serial == 0) {
+    if (state.serial == 0 && state.resources.empty()) return Status::Ok();
+    return Status::FailedPrecondition(
+        "the saved plan is stale: it was made before the stack had a state, and the state has "
+        "been written since (serial " +
+        std::to_string(state.serial) + "); run 'cairn plan' again");
+  }
   if (plan.lineage != state.lineage) {
     return Status::FailedPrecondition("the saved plan was made for another state (lineage " +
                                       plan.lineage + ", this state is " + state.lineage + ")");
@@ -1113,6 +1162,7 @@ ApplyResult Apply(const Plan& plan, Provider& provider, StateStore& store,
   ApplyRun run(plan, provider, store, options, std::move(*state));
   ApplyResult r = run.Run();
   r.summary.interrupted = r.summary.interrupted || options.stop.stop_requested();
+  r.summary.moved = static_cast<int>(plan.moves.size());
   return r;
 }
 
@@ -1165,6 +1215,7 @@ RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const Apply
   ApplyRun run(described, provider, store, options, std::move(*state), std::move(*pending));
   ApplyResult r = run.Run();
   const ApplySummary& s = r.summary;
+  result.summary = s;
   result.recovered = s.created + s.updated + s.replaced + s.deleted;
   result.interrupted = s.interrupted;
   result.diagnostics = std::move(r.diagnostics);

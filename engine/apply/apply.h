@@ -76,9 +76,20 @@ struct ApplyOptions {
   std::set<std::string> find_by_name_kinds;
 };
 
+// What a run did. `skipped`: operations never started, because what they
+// depend on failed, or the run was stopped (SIGINT) or met an API failing as
+// a whole. `moved`: addresses moved in the state (`kind: moved`).
 struct ApplySummary {
-  int created = 0, updated = 0, replaced = 0, deleted = 0, failed = 0, skipped = 0;
+  int created = 0, updated = 0, replaced = 0, deleted = 0, moved = 0, failed = 0, skipped = 0;
   bool interrupted = false;
+  // Of the counts above, those of an interrupted run's operations completed
+  // first (RecoverJournal), after Add.
+  int recovered = 0;
+
+  // Adds `recovery`'s counts (RecoveryResult::summary) to these: a summary
+  // counts what happened, recovered operations included.
+  void AddRecovered(const ApplySummary& recovery);
+  int done() const { return created + updated + replaced + deleted; }
 };
 
 struct ApplyResult {
@@ -88,7 +99,9 @@ struct ApplyResult {
   bool ok() const { return !HasErrors(diagnostics) && !summary.interrupted; }
 };
 
-// Refuses a saved plan whose lineage or serial no longer matches the state.
+// Refuses a saved plan whose lineage or serial no longer matches the state. A
+// plan made before the stack had a state (no lineage, serial 0) applies to a
+// state still at serial 0.
 Status CheckPlanIsCurrent(const Plan& plan, const StateSnapshot& state);
 
 ApplyResult Apply(const Plan& plan, Provider& provider, StateStore& store,
@@ -107,6 +120,7 @@ ApplyResult Apply(const Plan& plan, Provider& provider, StateStore& store,
 // a kRecovered event.
 struct RecoveryResult {
   int recovered = 0;
+  ApplySummary summary;      // what the recovery did, counted as an apply counts
   bool interrupted = false;  // stopped with entries left in the journal
   std::vector<Diagnostic> diagnostics;
   bool ok() const { return !HasErrors(diagnostics) && !interrupted; }

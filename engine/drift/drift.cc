@@ -17,11 +17,32 @@ Value Canonical(const Value& v, const std::function<std::string(const std::strin
   return v;
 }
 
+bool SameValue(const Value& before, const Value& after, bool is_reference,
+               const std::function<std::string(const std::string&)>& canonical_id) {
+  return is_reference ? Canonical(before, canonical_id) == Canonical(after, canonical_id)
+                      : before == after;
+}
+
 }  // namespace
+
+bool DriftReport::has_drift() const {
+  return std::any_of(items.begin(), items.end(), [](const DriftItem& i) { return i.counts(); });
+}
+
+IgnoredFields IgnoredFieldsOf(const StackConfig& config) {
+  IgnoredFields out;
+  for (const ResourceConfig& rc : config.resources) {
+    if (rc.lifecycle.ignore_changes.empty()) continue;
+    auto& fields = out[rc.address.ToString()];
+    fields.insert(rc.lifecycle.ignore_changes.begin(), rc.lifecycle.ignore_changes.end());
+  }
+  return out;
+}
 
 DriftReport DetectDrift(const StateSnapshot& state, const RefreshResult& refresh,
                         const KindCatalog& kinds, const UnmanagedScope& unmanaged,
-                        const std::function<std::string(const std::string&)>& canonical_id) {
+                        const std::function<std::string(const std::string&)>& canonical_id,
+                        const IgnoredFields& ignored) {
   DriftReport report;
   std::set<std::string> tracked;  // kind/canonical id
   auto canon = [&](const std::string& id) { return canonical_id ? canonical_id(id) : id; };
@@ -38,24 +59,29 @@ DriftReport DetectDrift(const StateSnapshot& state, const RefreshResult& refresh
       report.items.push_back({DriftItem::Type::kFailed, addr, rs.kind, rs.id, "", {}, rs.tainted});
     }
     const KindInfo* info = kinds.count(rs.kind) ? &kinds.at(rs.kind) : nullptr;
+    auto ignored_here = ignored.find(addr);
     DriftItem item{DriftItem::Type::kChanged, addr, rs.kind, rs.id, "", {}};
     for (const auto& [field, before] : rs.attributes.items()) {
       if (field == "id" || (info && info->computed.count(field))) continue;
       Value after = live.contains(field) ? live.at(field) : Value(nullptr);
-      bool is_ref = info && info->references.count(field);
-      if (is_ref ? Canonical(before, canonical_id) == Canonical(after, canonical_id)
-                 : before == after) {
-        continue;
+      if (SameValue(before, after, info && info->references.count(field), canonical_id)) continue;
+      AttributeChange change{field, before, after, info && info->immutable.count(field) > 0};
+      if (ignored_here != ignored.end() && ignored_here->second.count(field)) {
+        item.ignored.push_back(std::move(change));
+      } else {
+        item.changes.push_back(std::move(change));
       }
-      item.changes.push_back({field, before, after, info && info->immutable.count(field) > 0});
     }
-    if (!item.changes.empty()) report.items.push_back(std::move(item));
+    if (!item.changes.empty() || !item.ignored.empty()) report.items.push_back(std::move(item));
   }
   if (unmanaged.enabled) {
     for (const auto& [kind, resources] : refresh.listed) {
       for (const auto& r : resources) {
         std::string key = kind + "/" + canon(r.id);
-        if (tracked.count(key) || unmanaged.managed_elsewhere.count(key)) continue;
+        if (tracked.count(key) || unmanaged.managed_elsewhere.count(key) ||
+            unmanaged.read_as_data.count(key)) {
+          continue;
+        }
         auto name_it = r.attributes.find("name");
         std::string name = name_it != r.attributes.end() && name_it->is_string()
                                ? name_it->get<std::string>()
@@ -70,6 +96,45 @@ DriftReport DetectDrift(const StateSnapshot& state, const RefreshResult& refresh
     }
   }
   return report;
+}
+
+StateCommit RecordLiveValues(const StateSnapshot& state, const RefreshResult& refresh,
+                             const KindCatalog& kinds,
+                             const std::function<std::string(const std::string&)>& canonical_id) {
+  StateCommit commit;
+  for (const auto& [addr, rs] : state.resources) {
+    auto lv = refresh.live.find(addr);
+    if (lv == refresh.live.end()) continue;  // not refreshed
+    if (!lv->second) {
+      commit.remove.push_back(addr);
+      continue;
+    }
+    const KindInfo* info = kinds.count(rs.kind) ? &kinds.at(rs.kind) : nullptr;
+    // Only what drift shows: a resource whose computed attributes alone
+    // moved (its status, an address) is left as recorded.
+    const Value& live_value = *lv->second;
+    bool differs = false;
+    for (const auto& [field, before] : rs.attributes.items()) {
+      if (field == "id" || (info && info->computed.count(field))) continue;
+      Value after = live_value.contains(field) ? live_value.at(field) : Value(nullptr);
+      differs =
+          differs || !SameValue(before, after, info && info->references.count(field), canonical_id);
+    }
+    if (!differs) continue;
+    Value attributes = Value::object();
+    for (const auto& [field, live] : lv->second->items()) {
+      auto recorded = rs.attributes.find(field);
+      const bool keep =
+          recorded != rs.attributes.end() &&
+          SameValue(*recorded, live, info && info->references.count(field), canonical_id);
+      attributes[field] = keep ? *recorded : live;
+    }
+    attributes["id"] = rs.id;  // the state's spelling of its own id
+    ResourceState updated = rs;
+    updated.attributes = std::move(attributes);
+    commit.put.push_back(std::move(updated));
+  }
+  return commit;
 }
 
 }  // namespace cairn

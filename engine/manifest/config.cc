@@ -16,4 +16,12 @@ const ResourceConfig* StackConfig::Find(const ResourceAddress& addr) const {
   return nullptr;
 }
 
+const SourceLocation& ResourceConfig::LocationOf(const std::string& field) const {
+  if (field_locations) {
+    auto it = field_locations->find(field);
+    if (it != field_locations->end() && it->second.has_position()) return it->second;
+  }
+  return name_location.has_position() ? name_location : location;
+}
+
 }  // namespace cairn

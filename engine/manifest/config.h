@@ -20,6 +20,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -46,6 +47,14 @@ struct ResourceConfig {
   std::vector<ResourceAddress> depends_on;
   Lifecycle lifecycle;
   SourceLocation location;  // the document's `kind:` node
+  // Where plan-time errors about it point: its `name:` value, and the value
+  // of each top-level spec field as written (shared by the instances of one
+  // document; null or without the field when there is none to point at).
+  SourceLocation name_location;
+  std::shared_ptr<const std::map<std::string, SourceLocation>> field_locations;
+
+  // The field's location if written, else the name's, else the document's.
+  const SourceLocation& LocationOf(const std::string& field) const;
 };
 
 struct OutputConfig {
@@ -71,6 +80,7 @@ struct DataConfig {
   std::string id;                             // by id, or
   std::map<std::string, std::string> filter;  // name and/or region
   SourceLocation location;
+  SourceLocation name_location;  // its `name:` value, where read errors point
   // "data.KIND.NAME": the key of its attributes in PlanOptions::data.
   std::string Address() const { return "data." + kind + "." + name; }
 };

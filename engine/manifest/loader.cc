@@ -61,6 +61,7 @@ const std::vector<std::string> kStackOnlyKinds = {"provider", "backend", "data",
 // Guards against a module tree that would never end or explode.
 constexpr size_t kMaxModuleDepth = 16;
 constexpr size_t kMaxModuleInstances = 10000;
+const std::vector<std::pair<YamlNode, YamlNode>> kNoPairs;
 const std::vector<std::string> kLifecycleKeys = {"ignore_changes", "prevent_destroy",
                                                  "create_before_destroy"};
 const std::vector<std::string> kTimeoutKeys = {"create",  "update",    "delete", "request",
@@ -195,7 +196,7 @@ class Loader {
     }
     ClassifyDocuments();
     ResolveVariables();
-    LoadProvider();
+    if (!(options_.settings_only && options_.backend_only)) LoadProvider();
     LoadBackend();
     if (options_.settings_only) {
       Finish();
@@ -2025,8 +2026,16 @@ class Loader {
     const YamlNode& spec_node = p.spec_node;
     const auto& fields = registry_->Fields(doc.kind);
     bool has_name_field = std::find(fields.begin(), fields.end(), "name") != fields.end();
+    // Where plan-time errors point: the resource's name, a field of its spec.
+    const SourceLocation name_location = Loc(doc.file, Child(doc.node, "name"));
+    auto field_locations = std::make_shared<std::map<std::string, SourceLocation>>();
+    for (const auto& [key, value] : spec_node.IsMap() ? spec_node.pairs() : kNoPairs) {
+      if (key.IsScalar()) (*field_locations)[key.Scalar()] = Loc(doc.file, value);
+    }
     for (size_t k = 0; k < indexes.size(); ++k) {
       ResourceConfig rc;
+      rc.name_location = name_location;
+      rc.field_locations = field_locations;
       rc.address.kind = doc.kind;
       rc.address.name = doc.name;
       rc.address.index = indexes[k];
@@ -2183,6 +2192,7 @@ class Loader {
       d.kind = doc.value["type"].get<std::string>();
       d.name = doc.name;
       d.location = doc.location;
+      d.name_location = name_loc;
       SourceLocation type_loc = Loc(doc.file, Child(doc.node, "type"));
       if (!registry_->HasKind(d.kind)) {
         Error("unknown_kind", "unknown kind \"" + d.kind + "\" in a data document", type_loc,

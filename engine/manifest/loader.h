@@ -54,6 +54,10 @@ struct LoadOptions {
   // are not read, and a variable without a value is an error only where a
   // setting uses it.
   bool settings_only = false;
+  // With settings_only: the backend settings alone, the provider document
+  // left unread (`drift --managed-by DIR` reads another stack's state and
+  // never calls its API), so a variable only the provider uses needs no value.
+  bool backend_only = false;
   // Where files are read, directories walked and environment variables
   // (CAIRN_VAR_*, ${env.NAME}) looked up; null: PosixEnv(), the disk and
   // the process's environment.

@@ -27,7 +27,7 @@ PlanResult PlanStack(const StackConfig& config, const StateSnapshot& state, Prov
   if (provider == nullptr && (refresh || read_data)) {
     Diagnostic d;
     d.severity = Severity::kError;
-    d.code = "internal";
+    d.code = "internal_error";
     d.summary = "internal error: planning needs the API but none was opened, please report";
     return {{}, {std::move(d)}};
   }
@@ -68,6 +68,61 @@ std::string TrackedElsewhere(const StateSnapshot& state, const std::vector<Resou
 }
 
 }  // namespace
+StackDrift DetectStackDrift(const StackConfig& config, const StateSnapshot& state,
+                            Provider& provider, const KindCatalog& kinds,
+                            const StackDriftOptions& options, std::stop_token stop) {
+  StackDrift out;
+  auto canon = [&](const std::string& id) {
+    return options.canonical_id ? options.canonical_id(id) : id;
+  };
+  UnmanagedScope scope = options.unmanaged;
+  RefreshOptions ro;
+  ro.canonical_id = options.canonical_id;
+  ro.stop = stop;
+  if (scope.enabled) {
+    for (const auto& [kind, info] : kinds) ro.extra_kinds.insert(kind);
+    // What the data sources read belongs to the stack as much as what it
+    // manages: by id, or by filter (the listing of its kind is made anyway).
+    if (!config.data.empty()) {
+      DataSourcesResult data = ReadDataSources(config.data, provider, stop);
+      if (!data.ok()) {
+        out.diagnostics = std::move(data.diagnostics);
+        return out;
+      }
+      for (const DataConfig& d : config.data) {
+        auto it = data.values.find(d.Address());
+        if (it == data.values.end() || !it->second.contains("id")) continue;
+        const Value& id = it->second["id"];
+        if (id.is_string()) scope.read_as_data.insert(d.kind + "/" + canon(id.get<std::string>()));
+      }
+    }
+  }
+  RefreshResult refresh = Refresh(state, provider, ro);
+  if (!refresh.ok()) {
+    out.diagnostics = std::move(refresh.diagnostics);
+    return out;
+  }
+  out.diagnostics = std::move(refresh.diagnostics);  // warnings
+  out.report =
+      DetectDrift(state, refresh, kinds, scope, options.canonical_id, IgnoredFieldsOf(config));
+  return out;
+}
+
+RefreshOnlyPlan PlanRefreshOnly(const StateSnapshot& state, Provider& provider,
+                                const KindCatalog& kinds,
+                                const std::function<std::string(const std::string&)>& canonical_id,
+                                std::stop_token stop) {
+  RefreshOnlyPlan out;
+  RefreshOptions ro;
+  ro.canonical_id = canonical_id;
+  ro.stop = stop;
+  RefreshResult refresh = Refresh(state, provider, ro);
+  out.diagnostics = std::move(refresh.diagnostics);
+  if (HasErrors(out.diagnostics)) return out;
+  out.report = DetectDrift(state, refresh, kinds, {}, canonical_id);
+  out.commit = RecordLiveValues(state, refresh, kinds, canonical_id);
+  return out;
+}
 
 ImportRead ReadForImport(const std::vector<ImportItem>& items, const StateSnapshot& state,
                          Provider& provider,

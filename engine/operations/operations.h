@@ -1,6 +1,7 @@
 // Operations: whole steps of the engine that commands run over a loaded
 // stack, a state snapshot and a provider: the planning facts of the kinds,
-// planning a stack (refresh, data sources, plan), and reading the objects an
+// planning a stack (refresh, data sources, plan), finding its drift and
+// recording the live values (refresh-only), and reading the objects an
 // import adopts. The CLI parses flags, opens what these need and prints what
 // they return; what happens in between is here, tested with the
 // FakeProvider (tests/engine/operations).
@@ -13,6 +14,7 @@
 
 #include "base/diagnostic.h"
 #include "engine/address.h"
+#include "engine/drift/drift.h"
 #include "engine/manifest/config.h"
 #include "engine/plan/plan.h"
 #include "engine/provider/provider.h"
@@ -36,6 +38,42 @@ KindCatalog KindCatalogFrom(const SchemaRegistry& registry);
 PlanResult PlanStack(const StackConfig& config, const StateSnapshot& state, Provider* provider,
                      const KindCatalog& kinds, const PlanOptions& options,
                      std::stop_token stop = {});
+
+struct StackDriftOptions {
+  // List the live resources no state tracks (drift --unmanaged); the stack's
+  // data sources are read then, since the objects they read are not.
+  UnmanagedScope unmanaged;
+  std::function<std::string(const std::string&)> canonical_id;
+};
+
+struct StackDrift {
+  DriftReport report;
+  std::vector<Diagnostic> diagnostics;  // refresh and data-source problems: no report
+  bool ok() const { return !HasErrors(diagnostics); }
+};
+
+// The stack's drift (`cairn drift`): its state refreshed through `provider`
+// and compared with what the state recorded, the fields the manifests'
+// lifecycle.ignore_changes names listed apart and not counted. Reads only.
+StackDrift DetectStackDrift(const StackConfig& config, const StateSnapshot& state,
+                            Provider& provider, const KindCatalog& kinds,
+                            const StackDriftOptions& options, std::stop_token stop = {});
+
+// A refresh-only plan (`cairn apply --refresh-only`): what differs between
+// the state and the live resources (ignored fields included: recording them
+// is what clears their drift), and the commit that records the live values.
+// Nothing is sent but reads; applying it is committing `commit`.
+struct RefreshOnlyPlan {
+  DriftReport report;
+  StateCommit commit;  // RecordLiveValues: empty when the state holds the live values
+  std::vector<Diagnostic> diagnostics;
+  bool ok() const { return !HasErrors(diagnostics); }
+  bool has_changes() const { return !commit.put.empty() || !commit.remove.empty(); }
+};
+RefreshOnlyPlan PlanRefreshOnly(const StateSnapshot& state, Provider& provider,
+                                const KindCatalog& kinds,
+                                const std::function<std::string(const std::string&)>& canonical_id,
+                                std::stop_token stop = {});
 
 // One object an import adopts: the address it takes and its id in the API.
 struct ImportItem {

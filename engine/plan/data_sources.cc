@@ -1,21 +1,38 @@
 #include "engine/plan/data_sources.h"
 
+#include <algorithm>
+
 namespace cairn {
 
 DataSourcesResult ReadDataSources(const std::vector<DataConfig>& data, Provider& provider,
                                   std::stop_token stop) {
   DataSourcesResult out;
   std::map<std::string, ListResponse> listings;  // by kind, read once
+  // Where the data document names it (data_not_found and the rest point at
+  // its name, not at its `kind:` line).
+  auto at = [](const DataConfig& d) {
+    return d.name_location.has_position() ? d.name_location : d.location;
+  };
   auto fail = [&](const DataConfig& d, const std::string& code, const std::string& summary,
                   const std::string& detail = "") {
-    out.diagnostics.push_back({Severity::kError, code, summary, detail, d.location});
+    out.diagnostics.push_back({Severity::kError, code, summary, detail, at(d)});
+  };
+  // A read that failed: the API's failure as a whole once (unreachable,
+  // credentials refused), or this data source's.
+  auto read_failed = [&](const DataConfig& d, const std::string& summary,
+                         const std::vector<Diagnostic>& from) {
+    if (std::any_of(from.begin(), from.end(), IsApiWideFailure)) {
+      AppendOncePerCause(out.diagnostics, from);
+    } else {
+      fail(d, "data_read_failed", summary);
+    }
   };
   for (const DataConfig& d : data) {
     std::optional<RemoteResource> found;
     if (!d.id.empty()) {
       ReadResponse r = provider.Read({d.kind, d.id}, stop);
       if (!r.status.ok()) {
-        fail(d, "data_read_failed", "could not read " + d.Address() + ": " + r.status.message());
+        read_failed(d, "could not read " + d.Address() + ": " + r.status.message(), r.diagnostics);
         continue;
       }
       if (!r.resource) {
@@ -28,7 +45,7 @@ DataSourcesResult ReadDataSources(const std::vector<DataConfig>& data, Provider&
       if (it == listings.end()) it = listings.emplace(d.kind, provider.List({d.kind}, stop)).first;
       const ListResponse& all = it->second;
       if (!all.status.ok()) {
-        fail(d, "data_read_failed", "could not list " + d.kind + ": " + all.status.message());
+        read_failed(d, "could not list " + d.kind + ": " + all.status.message(), all.diagnostics);
         continue;
       }
       std::vector<const RemoteResource*> matches;

@@ -346,7 +346,7 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
                  " or more; or replace the resource with a new one (whose data starts empty) by "
                  "planning and applying with --replace '" +
                  addr + "'",
-             rc.location});
+             rc.LocationOf(ac.field)});
       }
     }
     if (!ch.replace_fields.empty() || !ch.replace_reason.empty()) {
@@ -363,7 +363,8 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
                 addr + " has lifecycle.prevent_destroy set, but the plan must replace it (" + why +
                     ")",
                 "Remove prevent_destroy, or change the manifest so that it does not replace it.",
-                rc.location});
+                // The field that forces the replacement, else the resource's name.
+                rc.LocationOf(ch.replace_fields.empty() ? "" : ch.replace_fields.front())});
       }
     } else {
       ch.action = ch.changes.empty() ? Action::kNoOp : Action::kUpdate;
@@ -398,10 +399,10 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
       if (parsed && !deposed) {
         if (const ResourceConfig* rc = config.Find(*parsed); rc && rc->lifecycle.prevent_destroy) {
           refusals.emplace_back(
-              addr,
-              Diagnostic{Severity::kError, "prevent_destroy",
-                         addr + " has lifecycle.prevent_destroy set and cannot be destroyed",
-                         "Remove prevent_destroy from its manifest to destroy it.", rc->location});
+              addr, Diagnostic{Severity::kError, "prevent_destroy",
+                               addr + " has lifecycle.prevent_destroy set and cannot be destroyed",
+                               "Remove prevent_destroy from its manifest to destroy it.",
+                               rc->LocationOf("")});
         }
       }
     }

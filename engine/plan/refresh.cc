@@ -1,5 +1,6 @@
 #include "engine/plan/refresh.h"
 
+#include <algorithm>
 #include <future>
 
 namespace cairn {
@@ -13,6 +14,24 @@ RefreshResult Refresh(const StateSnapshot& state, Provider& provider,
   std::set<std::string> kinds = options.extra_kinds;
   for (const auto& [addr, rs] : state.resources) kinds.insert(rs.kind);
 
+  // One diagnostic per failure: the call's own (its error folded into the
+  // detail, its warnings kept), or, when the whole API fails (unreachable,
+  // credentials refused), that once for every call it failed.
+  auto fail = [&](const std::string& summary, const std::vector<Diagnostic>& from) {
+    if (std::any_of(from.begin(), from.end(), IsApiWideFailure)) {
+      AppendOncePerCause(result.diagnostics, from);
+      return;
+    }
+    std::string detail;
+    for (const Diagnostic& d : from) {
+      if (!d.is_error()) {
+        result.diagnostics.push_back(d);
+      } else if (detail.empty()) {
+        detail = "the API's code: " + d.code + (d.detail.empty() ? "" : "; " + d.detail);
+      }
+    }
+    result.diagnostics.push_back({Severity::kError, "refresh_failed", summary, detail, {}});
+  };
   std::map<std::string, std::future<ListResponse>> lists;
   for (const auto& kind : kinds) {
     lists[kind] = std::async(std::launch::async, [&provider, kind, stop = options.stop] {
@@ -24,18 +43,13 @@ RefreshResult Refresh(const StateSnapshot& state, Provider& provider,
   for (auto& [kind, fut] : lists) {
     ListResponse resp = fut.get();
     result.requests += resp.requests;
-    result.diagnostics.insert(result.diagnostics.end(), resp.diagnostics.begin(),
-                              resp.diagnostics.end());
     if (!resp.status.ok()) {
       failed_kinds.insert(kind);
-      result.diagnostics.push_back(
-          {Severity::kError,
-           "refresh_failed",
-           "could not list " + kind + " resources: " + resp.status.message(),
-           "",
-           {}});
+      fail("could not list " + kind + " resources: " + resp.status.message(), resp.diagnostics);
       continue;
     }
+    result.diagnostics.insert(result.diagnostics.end(), resp.diagnostics.begin(),
+                              resp.diagnostics.end());
     result.listed[kind] = std::move(resp.resources);
   }
   for (const auto& [kind, resources] : result.listed) {
@@ -52,11 +66,7 @@ RefreshResult Refresh(const StateSnapshot& state, Provider& provider,
     ReadResponse read = provider.Read(ReadRequest{rs.kind, rs.id}, options.stop);
     ++result.requests;
     if (!read.status.ok()) {
-      result.diagnostics.push_back({Severity::kError,
-                                    "refresh_failed",
-                                    "could not read " + addr + ": " + read.status.message(),
-                                    "",
-                                    {}});
+      fail("could not read " + addr + ": " + read.status.message(), read.diagnostics);
       continue;
     }
     result.live[addr] =

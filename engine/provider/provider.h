@@ -16,6 +16,7 @@
 //      passes. After a crash the engine re-sends the journaled request as is.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -29,6 +30,27 @@
 #include "engine/action.h"
 
 namespace cairn {
+
+// A failure of the API as a whole rather than of one request: it cannot be
+// reached (code "unreachable"), or it refuses the credentials
+// ("unauthorized"). A provider reports it with the same code
+// and summary from every call (no call's resource in it), since every
+// request would fail alike: the engine says it once and, in an apply,
+// starts nothing more.
+inline bool IsApiWideFailure(const Diagnostic& d) {
+  return d.is_error() && (d.code == "unreachable" || d.code == "unauthorized");
+}
+
+// Appends `from` to `to`, but an API-wide failure that `to` holds already
+// (same code and summary) only once: one diagnostic per cause.
+inline void AppendOncePerCause(std::vector<Diagnostic>& to, const std::vector<Diagnostic>& from) {
+  for (const Diagnostic& d : from) {
+    const bool said = IsApiWideFailure(d) && std::any_of(to.begin(), to.end(), [&](const auto& x) {
+                        return x.code == d.code && x.summary == d.summary;
+                      });
+    if (!said) to.push_back(d);
+  }
+}
 
 // A resource as the API reports it, in manifest field names, computed
 // attributes included. `attributes["id"] == id`.

@@ -20,62 +20,109 @@ const char* TypeName(DriftItem::Type t) {
   return "changed";
 }
 
-}  // namespace
+struct DriftCounts {
+  int changed = 0, deleted = 0, unmanaged = 0, failed = 0, ignored = 0;
+};
 
-std::string RenderDriftText(const DriftReport& report, bool color) {
+// A block per item, counted in `n`.
+std::string RenderItems(const DriftReport& report, bool color, DriftCounts& n) {
   const char* reset = color ? "\033[0m" : "";
   std::string out;
-  int changed = 0, deleted = 0, unmanaged = 0, failed = 0;
+  auto field_line = [](const AttributeChange& c, const char* note) {
+    return "      ~ " + c.field + ": " + RenderValue(c.before, {}) + " -> " +
+           RenderValue(c.after, {}) + note + "\n";
+  };
   for (const auto& item : report.items) {
     switch (item.type) {
       case DriftItem::Type::kChanged:
-        ++changed;
-        out += std::string(color ? "\033[33m" : "") + "  ~ " + reset + item.address +
-               "   changed outside Cairn (" + item.id + ")\n";
-        for (const auto& c : item.changes) {
-          out += "      ~ " + c.field + ": " + RenderValue(c.before, {}) + " -> " +
-                 RenderValue(c.after, {}) + "\n";
+        if (item.changes.empty()) {
+          out += std::string(color ? "\033[2m" : "") + "  ~ " + item.address +
+                 "   changed outside Cairn, ignored by lifecycle.ignore_changes (" + item.id + ")" +
+                 reset + "\n";
+        } else {
+          ++n.changed;
+          out += std::string(color ? "\033[33m" : "") + "  ~ " + reset + item.address +
+                 "   changed outside Cairn (" + item.id + ")\n";
+        }
+        for (const auto& c : item.changes) out += field_line(c, "");
+        for (const auto& c : item.ignored) {
+          ++n.ignored;
+          out += field_line(c, "   # ignored: lifecycle.ignore_changes");
         }
         break;
       case DriftItem::Type::kDeleted:
-        ++deleted;
+        ++n.deleted;
         out += std::string(color ? "\033[31m" : "") + "  - " + reset + item.address +
                "   deleted outside Cairn (" + item.id + ")\n";
         break;
       case DriftItem::Type::kFailed:
-        ++failed;
+        ++n.failed;
         out += std::string(color ? "\033[31m" : "") + "  ! " + reset + item.address +
                "   failed: the API reports status failed (" + item.id + ")" +
                (item.reason.empty() ? "" : "; state: " + item.reason) +
                "; the next apply replaces it\n";
         break;
       case DriftItem::Type::kUnmanaged:
-        ++unmanaged;
+        ++n.unmanaged;
         out += std::string(color ? "\033[36m" : "") + "  ? " + reset + item.kind + " " + item.id +
                (item.name.empty() ? "" : " \"" + item.name + "\"") +
                "   not managed by this stack\n";
         break;
     }
   }
-  if (report.items.empty()) {
-    out += "No drift. The live resources match the state.\n";
+  return out;
+}
+
+}  // namespace
+
+std::string RenderDriftText(const DriftReport& report, bool color) {
+  DriftCounts n;
+  std::string out = RenderItems(report, color, n);
+  const int ignored = n.ignored;
+  const std::string ignored_text =
+      std::to_string(ignored) + (ignored == 1 ? " field" : " fields") +
+      " that lifecycle.ignore_changes ignores (not counted; 'cairn apply --refresh-only' "
+      "records the live values in the state)";
+  if (!report.has_drift()) {
+    out += ignored == 0
+               ? "No drift. The live resources match the state.\n"
+               : "No drift. The live resources match the state but for " + ignored_text + ".\n";
   } else {
-    out += "Drift: " + std::to_string(changed) + " changed, " + std::to_string(deleted) +
-           " deleted, " + std::to_string(failed) + " failed, " + std::to_string(unmanaged) +
-           " unmanaged.\n";
+    out += "Drift: " + std::to_string(n.changed) + " changed, " + std::to_string(n.deleted) +
+           " deleted, " + std::to_string(n.failed) + " failed, " + std::to_string(n.unmanaged) +
+           " unmanaged" + (ignored == 0 ? "" : "; and " + ignored_text) + ".\n";
   }
+  return Redact(out);
+}
+
+std::string RenderRefreshOnlyText(const DriftReport& report, const StateCommit& commit,
+                                  bool color) {
+  DriftCounts n;
+  std::string out = RenderItems(report, color, n);
+  if (commit.put.empty() && commit.remove.empty()) {
+    return Redact(out + "No changes. The state holds the live values.\n");
+  }
+  out += "\nRefresh only: " + std::to_string(commit.put.size()) +
+         " to record with their live values, " + std::to_string(commit.remove.size()) +
+         " to remove from the state (deleted outside Cairn). Nothing is changed in the API.\n";
   return Redact(out);
 }
 
 Value DriftToJson(const DriftReport& report) {
   Value items = Value::array();
   for (const auto& item : report.items) {
-    Value changes = Value::array();
-    for (const auto& c : item.changes) {
-      changes.push_back({{"field", c.field}, {"state", c.before}, {"live", c.after}});
-    }
+    auto fields = [](const std::vector<AttributeChange>& list) {
+      Value out = Value::array();
+      for (const auto& c : list) {
+        out.push_back({{"field", c.field}, {"state", c.before}, {"live", c.after}});
+      }
+      return out;
+    };
+    // A changed item with only ignored differences is no drift: its own type.
+    const char* type = item.counts() ? TypeName(item.type) : "ignored";
     Value j = {
-        {"type", TypeName(item.type)}, {"kind", item.kind}, {"id", item.id}, {"changes", changes}};
+        {"type", type}, {"kind", item.kind}, {"id", item.id}, {"changes", fields(item.changes)}};
+    if (!item.ignored.empty()) j["ignored"] = fields(item.ignored);
     if (!item.address.empty()) j["address"] = item.address;
     if (!item.name.empty()) j["name"] = item.name;
     if (item.type == DriftItem::Type::kFailed) j["status"] = "failed";

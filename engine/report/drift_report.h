@@ -11,6 +11,8 @@
 namespace cairn {
 
 std::string RenderDriftText(const DriftReport& report, bool color);
+// `cairn apply --refresh-only`: what differs, and what the commit records.
+std::string RenderRefreshOnlyText(const DriftReport& report, const StateCommit& commit, bool color);
 Value DriftToJson(const DriftReport& report);
 
 }  // namespace cairn

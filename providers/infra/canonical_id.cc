@@ -45,6 +45,33 @@ std::string CanonicalId(std::string_view id) {
   return std::string(id);
 }
 
+std::string CanonicalIdsIn(std::string_view text) {
+  static constexpr std::array<std::string_view, 2> kPrefixes = {"inst_", "net_"};
+  auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    bool replaced = false;
+    if (i == 0 || !word_char(text[i - 1])) {
+      for (std::string_view prefix : kPrefixes) {
+        const size_t end = i + prefix.size() + 32;
+        if (end > text.size() || text.substr(i, prefix.size()) != prefix) continue;
+        if (end < text.size() && word_char(text[end])) continue;
+        std::string canonical = CanonicalId(text.substr(i, end - i));
+        if (IsUuid(canonical)) {
+          out += canonical;
+          i = end;
+          replaced = true;
+          break;
+        }
+      }
+    }
+    if (!replaced) out += text[i++];
+  }
+  return out;
+}
+
 bool IsSafePathId(std::string_view id) {
   if (id.empty() || id.size() > 200 || id == "." || id == "..") return false;
   for (char c : id) {

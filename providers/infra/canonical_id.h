@@ -18,6 +18,11 @@ namespace cairn {
 // CanonicalId(CanonicalId(x)) == CanonicalId(x). Thread-safe (pure).
 std::string CanonicalId(std::string_view id);
 
+// `text` (an API's error message) with every `inst_`/`net_` id in it, as a
+// whole word, in its canonical form: the form the engine's state records,
+// so that a message names an object as `cairn state list` does.
+std::string CanonicalIdsIn(std::string_view text);
+
 // True for 8-4-4-4-12 hex digits (any case).
 bool IsUuid(std::string_view text);
 

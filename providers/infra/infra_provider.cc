@@ -64,7 +64,9 @@ ApiError ParseError(const HttpResponse& resp) {
     auto err = body.find("error");
     if (err != body.end() && err->is_object()) {
       e.code = err->value("code", "");
-      e.message = Redact(err->value("message", ""));
+      // Ids in the form the state records them (a 409 names `inst_<hex>`
+      // where the state and `cairn state list` say the UUID).
+      e.message = CanonicalIdsIn(Redact(err->value("message", "")));
       e.request_id = Redact(err->value("request_id", ""));
     }
   }
@@ -112,6 +114,16 @@ Status ErrorAnswer(const std::string& what, const std::string& method, const std
   ApiError e = ParseError(resp);
   std::string detail = "HTTP " + std::to_string(resp.status) + " from " + method + " " + path;
   if (!e.request_id.empty()) detail += " (request id " + e.request_id + ")";
+  if (resp.status == 401) {
+    // Every call would be refused alike: one summary, whatever the call
+    // (an API-wide failure, engine/provider/provider.h), said once.
+    const std::string summary = "the API refused the token: " + e.message;
+    diags->push_back(MakeDiagnostic(
+        "unauthorized", summary,
+        detail + "; check the token (CAIRN_TOKEN, or the variable the provider document's "
+                 "token_env names)"));
+    return Status(StatusCode::kFailedPrecondition, Redact(summary));
+  }
   diags->push_back(MakeDiagnostic(e.code, what + ": " + e.message, detail));
   return Status(CodeForHttp(resp.status), Redact(what + ": " + e.code + ": " + e.message));
 }
@@ -223,6 +235,9 @@ InfraProvider::Outcome InfraProvider::Exchange(
     ++out.attempts;
 
     std::optional<std::chrono::seconds> retry_after;
+    // A connection refused is retried quietly: it gives up after a few
+    // attempts with one diagnostic, which a warning per call would only repeat.
+    bool quiet = false;
     if (!answer.ok()) {
       spdlog::debug("infra: {} {} -> {} in {} ms (request {}, attempt {})", method, path,
                     StatusCodeName(answer.status().code()), latency, request_id, out.attempts);
@@ -232,6 +247,7 @@ InfraProvider::Outcome InfraProvider::Exchange(
       }
       last_code = "network_error";
       last_problem = Redact(answer.status().message());
+      quiet = answer.status().code() == StatusCode::kUnreachable;
       if (answer.status().code() != StatusCode::kUnreachable) {
         outcome_unknown = true;
       } else if (++unreachable >= options_.max_unreachable_attempts) {
@@ -270,7 +286,7 @@ InfraProvider::Outcome InfraProvider::Exchange(
     }
 
     milliseconds delay = BackoffDelay(options_.retry_backoff, retry, UnitRandom(), retry_after);
-    if (retry % 5 == 0 && clock_.Now() + delay <= deadline) {
+    if (retry % 5 == 0 && !quiet && clock_.Now() + delay <= deadline) {
       // Users see why a command is slow; every fifth retry is enough.
       spdlog::warn("{} {}: {}; retrying in {} ms (attempt {})", method, path, last_problem,
                    delay.count(), out.attempts);

@@ -30,3 +30,41 @@ TEST_CASE("an unknown command is a clear error with exit 1") {
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("frobnicate") != std::string::npos);
 }
+
+TEST_CASE("an unknown command says what it may have meant") {
+  auto show = RunCairn({"show"});
+  CHECK(show.exit_code == 1);
+  CHECK(show.err ==
+        "error: unknown command \"show\"; did you mean 'cairn state show'?\n"
+        "Run 'cairn --help' for the commands.\n");
+  auto typo = RunCairn({"--no-color", "plna", "x"});
+  CHECK(typo.exit_code == 1);
+  CHECK(typo.err.find("error: unknown command \"plna\"; did you mean 'cairn plan'?") == 0);
+  auto sub = RunCairn({"state", "--log-level", "warn", "lst"});
+  CHECK(sub.exit_code == 1);
+  CHECK(sub.err.find("error: unknown command \"lst\" for 'cairn state'; did you mean 'cairn "
+                     "state list'?") == 0);
+  // Words after a command that is no group are its own arguments.
+  CHECK(RunCairn({"validate", "no-such-dir"}).err.find("unknown command") == std::string::npos);
+}
+
+TEST_CASE("errors have one prefix, as diagnostics do, and help shows no CLI11 leftovers") {
+  auto flag = RunCairn({"plan", "--frobnicate"});
+  CHECK(flag.exit_code == 1);
+  CHECK(flag.err.find("error: ") == 0);
+  CHECK(flag.err.find("cairn: error") == std::string::npos);
+  auto both = RunCairn({"plan", "--json", "--markdown"});
+  CHECK(both.exit_code == 1);
+  CHECK(both.err.find("error: --json and --markdown cannot be used together") == 0);
+  auto range = RunCairn({"apply", "--parallelism", "300"});
+  CHECK(range.exit_code == 1);
+  CHECK(range.err.find("error: --parallelism") == 0);
+  for (const char* command : {"plan", "apply", "destroy", "serve"}) {
+    auto help = RunCairn({command, "--help"});
+    INFO(command << "\n" << help.out);
+    CHECK(help.exit_code == 0);
+    CHECK(help.out.find("Excludes") == std::string::npos);
+    CHECK(help.out.find("INT:") == std::string::npos);
+    CHECK(help.out.find(" in [") == std::string::npos);
+  }
+}

@@ -80,10 +80,10 @@ TEST_CASE("cairn fmt refuses a read-only file and one with other hard links, cha
   auto r = RunCairn({"fmt", ro, a});
   CHECK(r.exit_code == 1);
   CHECK(r.out.empty());
-  CHECK(r.err.find("cairn: error: " + ro +
+  CHECK(r.err.find("error: " + ro +
                    " is read-only (mode 0444): not rewritten; make it writable to format it\n") !=
         std::string::npos);
-  CHECK(r.err.find("cairn: error: " + a +
+  CHECK(r.err.find("error: " + a +
                    " has 2 hard links: not rewritten, as replacing it would leave the other "
                    "names with the old text") != std::string::npos);
   CHECK(ReadFile(ro) == kMessy);
@@ -140,7 +140,7 @@ TEST_CASE("cairn fmt run by another user refuses a file it could only take over"
   auto r = RunCommand({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
                        CairnBinary(), "fmt", file});
   CHECK(r.exit_code == 1);
-  CHECK(r.err == "cairn: error: " + file +
+  CHECK(r.err == "error: " + file +
                      " belongs to another user (uid 0): not rewritten, as the new file would be "
                      "yours\n");
   CHECK(ReadFile(file) == kMessy);
@@ -173,7 +173,7 @@ TEST_CASE("plan --out never overwrites a manifest of the stack, even with --forc
     CAPTURE(force);
     auto r = force ? f.Plan({"--out", main, "--force"}) : f.Plan({"--out", main});
     CHECK(r.exit_code == 1);
-    CHECK(r.err == "cairn: error: " + main +
+    CHECK(r.err == "error: " + main +
                        " is a file of the stack: not overwritten (even with --force); save the "
                        "plan elsewhere\n");
     CHECK(ReadFile(main) == kStack);
@@ -191,7 +191,7 @@ TEST_CASE("plan --out replaces a plan or an empty file, and another file only wi
   WriteFile(notes, "my notes\n");
   auto refused = f.Plan({"--out", notes});
   CHECK(refused.exit_code == 1);
-  CHECK(refused.err == "cairn: error: " + notes +
+  CHECK(refused.err == "error: " + notes +
                            " exists and is not a Cairn plan: not overwritten; pass --force to "
                            "replace it, or save the plan elsewhere\n");
   CHECK(ReadFile(notes) == "my notes\n");

@@ -383,7 +383,7 @@ TEST_CASE("state push refuses what is not a pulled state, another lineage, a new
     auto r = e.Cairn({"state", "push", bad, e.stack, "--force"});
     INFO(content.substr(0, 200) << "\n" << r.err);
     CHECK(r.exit_code == 1);
-    CHECK(r.err.find("cairn: error: " + bad) != std::string::npos);
+    CHECK(r.err.find("error: " + bad) != std::string::npos);
   }
   CHECK(e.Cairn({"state", "push", e.dir.path() + "/missing.json", e.stack}).exit_code == 1);
   CHECK(e.List().size() == 4);

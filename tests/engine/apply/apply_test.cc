@@ -622,6 +622,7 @@ TEST_CASE("a stop with operations journaled ahead clears their entries and sends
   CHECK(sent >= 1);
   CHECK(sent <= 4);  // only those already running when the stop came
   CHECK(r.summary.created == sent);
+  CHECK(r.summary.skipped == 20 - sent);  // never started: skipped, not lost from the count
   CHECK(f.State().resources.size() == static_cast<size_t>(sent));
   // Journaled ahead but never sent: cleared, so the next run has nothing to
   // recover and the plan shows them as creates again.
@@ -948,7 +949,68 @@ TEST_CASE("a stop during recovery finishes what was sent and leaves the rest for
   auto rest = RecoverJournal(f.provider, f.store, f.options);
   REQUIRE(rest.ok());
   CHECK(rest.recovered == 4);
+  CHECK(rest.summary.created == 4);
   CHECK(f.State().resources.size() == 5);
+}
+
+TEST_CASE("a summary counts the recovered operations, the moves and what never started") {
+  ApplySummary apply;
+  apply.deleted = 2;
+  apply.moved = 1;
+  ApplySummary recovery;
+  recovery.deleted = 47;
+  recovery.created = 2;
+  recovery.skipped = 1;
+  apply.AddRecovered(recovery);
+  CHECK(apply.deleted == 49);
+  CHECK(apply.created == 2);
+  CHECK(apply.skipped == 1);
+  CHECK(apply.recovered == 49);
+  CHECK(apply.moved == 1);
+}
+
+TEST_CASE("a failed create is one error, the provider's reason folded into it") {
+  Fixture f;
+  f.provider.FailProvisioning("core");
+  auto r = f.Run(WebStack());
+  CHECK_FALSE(r.ok());
+  std::vector<Diagnostic> errors;
+  for (const auto& d : r.diagnostics) {
+    if (d.is_error()) errors.push_back(d);
+  }
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].code == "create_failed");
+  CHECK(errors[0].summary.find("network.core: create failed:") == 0);
+  CHECK(errors[0].detail.find("provisioning_failed") != std::string::npos);
+  CHECK(errors[0].detail.find("delete it and create it again") != std::string::npos);
+}
+
+TEST_CASE("an unreachable API is one error, and nothing more is started") {
+  Fixture f;
+  f.options.parallelism = 3;
+  f.provider.SetUnreachable(true);
+  auto r = f.Run(IndependentInstances(20));
+  CHECK_FALSE(r.ok());
+  REQUIRE(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].code == "unreachable");
+  CHECK(r.summary.failed >= 1);
+  CHECK(r.summary.failed <= 3);  // those sent before the first failure came back
+  CHECK(r.summary.failed + r.summary.skipped == 20);
+  CHECK_FALSE(r.summary.interrupted);
+  // Nothing was sent: nothing is left to recover.
+  CHECK(f.store.PendingJournal()->empty());
+  CHECK(f.provider.mutations_sent() == 0);
+}
+
+TEST_CASE("an apply counts the addresses it moved") {
+  Fixture f;
+  REQUIRE(f.Run(WebStack()).ok());
+  Plan plan = f.PlanFor(WebStack());
+  plan.moves = {{"ssh_key.deploy", "ssh_key.admin"}};
+  auto r = Apply(plan, f.provider, f.store, f.options);
+  REQUIRE(r.ok());
+  CHECK(r.summary.moved == 1);
+  CHECK(f.State().resources.count("ssh_key.admin") == 1);
 }
 
 namespace {

@@ -140,3 +140,99 @@ TEST_CASE("unmanaged resources can be scoped by name prefix and by other stacks'
   CHECK(scoped.items[0].name == "web-stray");
   (void)other_team;
 }
+
+TEST_CASE("a field lifecycle.ignore_changes names is listed apart and is no drift") {
+  FakeProvider p;
+  StateSnapshot st;
+  auto a = Track(p, "instance.a", {{"name", "a"}, {"plan", "small"}});
+  auto b = Track(p, "instance.b", {{"name", "b"}, {"plan", "small"}});
+  st.resources = {{a.address, a}, {b.address, b}};
+  p.Edit("instance", a.id, "plan", "large");
+  const IgnoredFields ignored = {{"instance.a", {"plan"}}, {"instance.b", {"plan"}}};
+
+  auto report = DetectDrift(st, Refresh(st, p, {}), Kinds(), {}, {}, ignored);
+  REQUIRE(report.items.size() == 1);
+  CHECK(report.items[0].changes.empty());
+  REQUIRE(report.items[0].ignored.size() == 1);
+  CHECK(report.items[0].ignored[0].after == "large");
+  CHECK_FALSE(report.items[0].counts());
+  CHECK_FALSE(report.has_drift());
+  std::string text = RenderDriftText(report, false);
+  CHECK(text.find("~ plan: \"small\" -> \"large\"   # ignored: lifecycle.ignore_changes") !=
+        std::string::npos);
+  CHECK(text.find("No drift. The live resources match the state but for 1 field that "
+                  "lifecycle.ignore_changes ignores") != std::string::npos);
+  Value j = DriftToJson(report);
+  CHECK(j["drift"] == false);
+  CHECK(j["items"][0]["type"] == "ignored");
+  CHECK(j["items"][0]["ignored"][0]["live"] == "large");
+
+  // Another field changed too: that one counts, the ignored one still does not.
+  p.Edit("instance", a.id, "name", "renamed");
+  auto both = DetectDrift(st, Refresh(st, p, {}), Kinds(), {}, {}, ignored);
+  REQUIRE(both.items.size() == 1);
+  CHECK(both.items[0].changes.size() == 1);
+  CHECK(both.items[0].ignored.size() == 1);
+  CHECK(both.has_drift());
+  CHECK(RenderDriftText(both, false)
+            .find("Drift: 1 changed, 0 deleted, 0 failed, 0 unmanaged; "
+                  "and 1 field that lifecycle.ignore_changes ignores") != std::string::npos);
+  CHECK(DriftToJson(both)["items"][0]["type"] == "changed");
+}
+
+TEST_CASE("IgnoredFieldsOf takes every instance's lifecycle.ignore_changes") {
+  StackConfig config;
+  ResourceConfig rc;
+  rc.address = *ResourceAddress::Parse("instance.web[1]");
+  rc.kind = "instance";
+  rc.lifecycle.ignore_changes = {"plan", "image"};
+  config.resources.push_back(rc);
+  rc.address = *ResourceAddress::Parse("instance.db");
+  rc.lifecycle.ignore_changes.clear();
+  config.resources.push_back(rc);
+  IgnoredFields fields = IgnoredFieldsOf(config);
+  CHECK(fields == IgnoredFields{{"instance.web[1]", {"image", "plan"}}});
+}
+
+TEST_CASE("an object the stack reads through a data source is not unmanaged") {
+  FakeProvider p;
+  StateSnapshot st;
+  std::string shared = p.Inject("network", {{"name", "shared"}});
+  std::string stray = p.Inject("network", {{"name", "stray"}});
+  auto refresh = Refresh(st, p, {.extra_kinds = {"network"}});
+  auto report = DetectDrift(st, refresh, Kinds(),
+                            {.enabled = true, .read_as_data = {"network/" + shared}}, {});
+  REQUIRE(report.items.size() == 1);
+  CHECK(report.items[0].id == stray);
+}
+
+TEST_CASE("RecordLiveValues takes the live values of what drifted, and forgets what is gone") {
+  FakeProvider p;
+  StateSnapshot st;
+  auto a = Track(p, "instance.a", {{"name", "a"}, {"plan", "small"}, {"status", "running"}});
+  auto b = Track(p, "instance.b", {{"name", "b"}, {"status", "running"}});
+  auto c = Track(p, "instance.c", {{"name", "c"}});
+  st.resources = {{a.address, a}, {b.address, b}, {c.address, c}};
+  p.Edit("instance", a.id, "plan", "large");
+  p.Edit("instance", a.id, "status", "stopped");
+  p.Edit("instance", b.id, "status", "stopped");  // computed alone: left as recorded
+  p.Remove("instance", c.id);
+  auto refresh = Refresh(st, p, {});
+  StateCommit commit = RecordLiveValues(st, refresh, Kinds(), {});
+  REQUIRE(commit.put.size() == 1);
+  CHECK(commit.put[0].address == "instance.a");
+  CHECK(commit.put[0].id == a.id);
+  CHECK(commit.put[0].attributes["plan"] == "large");
+  CHECK(commit.put[0].attributes["status"] == "stopped");  // with the rest of the live values
+  CHECK(commit.put[0].attributes["id"] == a.id);
+  CHECK(commit.remove == std::vector<std::string>{"instance.c"});
+
+  // Recorded, nothing differs any more.
+  StateSnapshot after = st;
+  after.resources["instance.a"] = commit.put[0];
+  after.resources.erase("instance.c");
+  CHECK_FALSE(DetectDrift(after, Refresh(after, p, {}), Kinds(), {}, {}).has_drift());
+  StateCommit none = RecordLiveValues(after, Refresh(after, p, {}), Kinds(), {});
+  CHECK(none.put.empty());
+  CHECK(none.remove.empty());
+}

@@ -108,7 +108,7 @@ TEST_CASE("PlanStack refreshes, reads the data sources and plans, or says why it
   PlanResult no_api = PlanStack(loaded.config, st, nullptr, kinds, no_refresh);
   CHECK_FALSE(no_api.ok());
   REQUIRE_FALSE(no_api.diagnostics.empty());
-  CHECK(no_api.diagnostics[0].code == "internal");
+  CHECK(no_api.diagnostics[0].code == "internal_error");
   // A destroy reads no data source and, without refresh, needs no API.
   PlanOptions destroy = no_refresh;
   destroy.destroy = true;
@@ -174,4 +174,123 @@ TEST_CASE("ReadForImport refuses a second address for an object, naming the firs
   CHECK_FALSE(pair.ok());
   CHECK(pair.error.rfind("volume.y: volume " + vol + " is tracked at volume.x already", 0) == 0);
   CHECK(pair.records.empty());
+}
+
+TEST_CASE("DetectStackDrift leaves ignored fields uncounted and data sources managed") {
+  auto loaded = Load(
+      "kind: data\nname: shared\ntype: network\nfilter: {name: shared}\n---\n"
+      "kind: network\nname: core\nspec: {region: eu-central, cidr: 10.1.0.0/16}\n"
+      "lifecycle: {ignore_changes: [name]}\n");
+  REQUIRE(loaded.ok());
+  const KindCatalog kinds = KindCatalogFrom(*loaded.registry);
+  FakeProvider api;
+  const std::string shared = api.Inject(
+      "network", {{"name", "shared"}, {"region", "eu-central"}, {"cidr", "10.9.0.0/16"}});
+  const std::string stray =
+      api.Inject("network", {{"name", "stray"}, {"region", "eu-central"}, {"cidr", "10.8.0.0/16"}});
+  StateSnapshot st;
+  ResourceState core;
+  core.address = "network.core";
+  core.kind = "network";
+  core.attributes = {{"name", "core"}, {"region", "eu-central"}, {"cidr", "10.1.0.0/16"}};
+  core.id = api.Inject("network", core.attributes);
+  core.attributes["id"] = core.id;
+  st.resources[core.address] = core;
+  api.Edit("network", core.id, "name", "renamed");
+
+  StackDrift drift = DetectStackDrift(loaded.config, st, api, kinds, {});
+  REQUIRE(drift.ok());
+  CHECK_FALSE(drift.report.has_drift());
+  REQUIRE(drift.report.items.size() == 1);
+  CHECK(drift.report.items[0].ignored.at(0).field == "name");
+
+  StackDriftOptions unmanaged;
+  unmanaged.unmanaged.enabled = true;
+  StackDrift all = DetectStackDrift(loaded.config, st, api, kinds, unmanaged);
+  REQUIRE(all.ok());
+  std::vector<std::string> unmanaged_ids;
+  for (const auto& item : all.report.items) {
+    if (item.type == DriftItem::Type::kUnmanaged) unmanaged_ids.push_back(item.id);
+  }
+  CHECK(unmanaged_ids == std::vector<std::string>{stray});  // not `shared`, which data reads
+  CHECK(api.mutations_sent() == 0);
+}
+
+TEST_CASE("PlanRefreshOnly finds what to record and sends nothing but reads") {
+  FakeProvider api;
+  const KindCatalog kinds = KindCatalogFrom(**SchemaRegistry::Load(CAIRN_SOURCE_SCHEMA_DIR));
+  StateSnapshot st;
+  for (const char* name : {"core", "gone"}) {
+    ResourceState rs;
+    rs.address = std::string("network.") + name;
+    rs.kind = "network";
+    rs.attributes = {{"name", name}, {"region", "eu-central"}, {"cidr", "10.1.0.0/16"}};
+    rs.id = api.Inject("network", rs.attributes);
+    rs.attributes["id"] = rs.id;
+    st.resources[rs.address] = rs;
+  }
+  api.Edit("network", st.resources["network.core"].id, "name", "renamed");
+  api.Remove("network", st.resources["network.gone"].id);
+
+  RefreshOnlyPlan plan = PlanRefreshOnly(st, api, kinds, {});
+  REQUIRE(plan.ok());
+  CHECK(plan.has_changes());
+  REQUIRE(plan.commit.put.size() == 1);
+  CHECK(plan.commit.put[0].attributes["name"] == "renamed");
+  CHECK(plan.commit.remove == std::vector<std::string>{"network.gone"});
+  CHECK(plan.report.items.size() == 2);
+  CHECK(api.mutations_sent() == 0);
+  CHECK(api.calls().empty());
+}
+
+TEST_CASE("plan-time errors point at the field or the resource's name, not at `kind:`") {
+  auto loaded = Load(
+      "kind: volume\n"
+      "name: data\n"
+      "spec:\n"
+      "  region: eu-central\n"
+      "  size_gb: 10\n"
+      "lifecycle: {prevent_destroy: true}\n"
+      "---\n"
+      "kind: data\n"
+      "name: shared\n"
+      "type: network\n"
+      "filter: {name: nowhere}\n");
+  REQUIRE(loaded.ok());
+  const KindCatalog kinds = KindCatalogFrom(*loaded.registry);
+  FakeProvider api;
+  StateSnapshot st;
+  ResourceState vol;
+  vol.address = "volume.data";
+  vol.kind = "volume";
+  vol.attributes = {{"name", "data"}, {"region", "eu-central"}, {"size_gb", 50}};
+  vol.id = api.Inject("volume", vol.attributes);
+  vol.attributes["id"] = vol.id;
+  st.resources[vol.address] = vol;
+  auto at = [](const Diagnostic& d) {
+    return d.location.file + ":" + std::to_string(d.location.line) + ":" +
+           std::to_string(d.location.column);
+  };
+
+  // The data source that matches nothing: at its name.
+  PlanResult data = PlanStack(loaded.config, st, &api, kinds, Opts());
+  REQUIRE(data.diagnostics.size() == 1);
+  CHECK(data.diagnostics[0].code == "data_not_found");
+  CHECK(at(data.diagnostics[0]) == "main.yaml:9:7");
+
+  // A grow-only field lowered: at the field's value.
+  StackConfig no_data = loaded.config;
+  no_data.data.clear();
+  PlanResult shrink = PlanStack(no_data, st, &api, kinds, Opts());
+  REQUIRE(shrink.diagnostics.size() == 1);
+  CHECK(shrink.diagnostics[0].code == "cannot_shrink");
+  CHECK(at(shrink.diagnostics[0]) == "main.yaml:5:12");
+
+  // prevent_destroy: at the resource's name.
+  PlanOptions destroy = Opts();
+  destroy.destroy = true;
+  PlanResult refused = PlanStack(no_data, st, &api, kinds, destroy);
+  REQUIRE(refused.diagnostics.size() == 1);
+  CHECK(refused.diagnostics[0].code == "prevent_destroy");
+  CHECK(at(refused.diagnostics[0]) == "main.yaml:2:7");
 }

@@ -6,10 +6,28 @@
 
 namespace cairn::testing {
 
+template <typename Response>
+bool FakeProvider::FailUnreachable(Response& r) {
+  if (!unreachable_) return false;
+  r.status = Status::Unreachable("cannot reach the API at http://fake (3 attempts)");
+  r.diagnostics.push_back({Severity::kError,
+                           "unreachable",
+                           "cannot reach the API at http://fake (3 attempts)",
+                           "connection refused",
+                           {}});
+  return true;
+}
+
+void FakeProvider::SetUnreachable(bool unreachable) {
+  std::lock_guard lock(mu_);
+  unreachable_ = unreachable;
+}
+
 ReadResponse FakeProvider::Read(const ReadRequest& req, std::stop_token) {
   std::lock_guard lock(mu_);
   ++reads_;
   ReadResponse r;
+  if (FailUnreachable(r)) return r;
   auto& m = live_[req.kind];
   auto it = m.find(req.id);
   if (it != m.end()) r.resource = RemoteResource{req.kind, req.id, it->second};
@@ -20,6 +38,7 @@ ListResponse FakeProvider::List(const ListRequest& req, std::stop_token) {
   std::lock_guard lock(mu_);
   ListResponse r;
   r.requests = 1;
+  if (FailUnreachable(r)) return r;
   for (const auto& [id, attrs] : live_[req.kind]) {
     if (!hidden_.count(id)) r.resources.push_back({req.kind, id, attrs});
   }
@@ -44,8 +63,9 @@ CreateResponse FakeProvider::Create(const CreateRequest& req, std::stop_token) {
   InFlight counted(*this);
   if (on_send) on_send(req.idempotency_key);
   std::lock_guard lock(mu_);
-  ++sent_;
   CreateResponse r;
+  if (FailUnreachable(r)) return r;
+  ++sent_;
   Value spec = Value::parse(req.mutation.body);
   calls_.push_back("create " + req.mutation.kind + " " + StringMember(spec, "name"));
   if (drop_ > 0) {
@@ -86,8 +106,9 @@ UpdateResponse FakeProvider::Update(const UpdateRequest& req, std::stop_token) {
   InFlight counted(*this);
   if (on_send) on_send(req.idempotency_key);
   std::lock_guard lock(mu_);
-  ++sent_;
   UpdateResponse r;
+  if (FailUnreachable(r)) return r;
+  ++sent_;
   calls_.push_back("update " + req.mutation.kind + " " + req.mutation.id);
   if (drop_ > 0) {
     --drop_;
@@ -119,8 +140,9 @@ DeleteResponse FakeProvider::Delete(const DeleteRequest& req, std::stop_token) {
   InFlight counted(*this);
   if (on_send) on_send(req.idempotency_key);
   std::lock_guard lock(mu_);
-  ++sent_;
   DeleteResponse r;
+  if (FailUnreachable(r)) return r;
+  ++sent_;
   calls_.push_back("delete " + req.mutation.kind + " " + req.mutation.id);
   if (drop_ > 0) {
     --drop_;
@@ -226,6 +248,12 @@ WaitResponse FakeProvider::Answer(const WaitRequest& req) {
   if (it->second.is_object() && failing_.count(StringMember(it->second, "name"))) {
     it->second["status"] = "failed";
     r.status = Status::FailedPrecondition(req.kind + " " + req.id + " failed: provisioning_failed");
+    // As the real provider reports it: the API's reason code, its guidance.
+    r.diagnostics.push_back({Severity::kError,
+                             "provisioning_failed",
+                             req.kind + " " + req.id + " failed: provisioning_failed",
+                             "delete it and create it again",
+                             {}});
     r.failed_reason = "provisioning_failed";
   }
   r.resource = RemoteResource{req.kind, req.id, it->second};

@@ -48,6 +48,10 @@ class FakeProvider final : public Provider {
   // reasonCode provisioning_failed.
   // `fail` false: the API provisions it again.
   void FailProvisioning(const std::string& name, bool fail = true);
+  // While set, every call fails as against an API nobody listens on
+  // (Unreachable, with the "unreachable" diagnostic the real provider gives,
+  // worded alike for every call); nothing takes effect.
+  void SetUnreachable(bool unreachable);
   // The next `n` mutations take effect but their responses are lost (Unavailable).
   void LoseResponses(int n);
   // The next `n` mutations are lost before taking effect (Unavailable).
@@ -82,6 +86,10 @@ class FakeProvider final : public Provider {
   int reads_ = 0;
   std::vector<std::string> calls_;
   int lose_ = 0;
+  bool unreachable_ = false;
+  // REQUIRES: mu_ held. Fills `r` as an unreachable API answers; false when reachable.
+  template <typename Response>
+  bool FailUnreachable(Response& r);
   int drop_ = 0;
   int next_id_ = 1;
   int sent_ = 0;

@@ -34,3 +34,17 @@ TEST_CASE("IsSafePathId accepts API ids and refuses anything that could change t
   CHECK_FALSE(IsSafePathId("a b"));
   CHECK_FALSE(IsSafePathId("%2e%2e"));
 }
+
+TEST_CASE("CanonicalIdsIn rewrites the inst_ and net_ ids of a message, as whole words") {
+  const std::string uuid = "0123abcd-4567-89ef-0123-456789abcdef";
+  CHECK(CanonicalIdsIn("the network is used by 1 instance(s), e.g. "
+                       "inst_0123abcd456789ef0123456789abcdef; delete or move them first") ==
+        "the network is used by 1 instance(s), e.g. " + uuid + "; delete or move them first");
+  CHECK(CanonicalIdsIn("net_0123abcd456789ef0123456789abcdef") == uuid);
+  // Not whole words, not 32 hex digits, other prefixes: as they are.
+  for (const char* same :
+       {"xinst_0123abcd456789ef0123456789abcdef", "inst_0123abcd456789ef0123456789abcdef0",
+        "inst_0123", "key_0123abcd456789ef0123456789abcdef", "no ids here", ""}) {
+    CHECK(CanonicalIdsIn(same) == same);
+  }
+}

@@ -891,3 +891,25 @@ TEST_CASE("a delete right after a listing that showed it offered sends no read f
   CHECK(sent[4].method == "GET");
   CHECK(sent[5].method == "DELETE");
 }
+
+TEST_CASE(
+    "a refused token is worded alike from every call, and an API's ids as the state has them") {
+  Fixture f;
+  f.transport.Push(ErrorAnswer(401, "unauthorized", "invalid bearer token"));
+  f.transport.Push(ErrorAnswer(401, "unauthorized", "invalid bearer token"));
+  auto listed = f.provider.List({"instance"}, {});
+  auto created = f.provider.Create({InstanceCreate(f.provider), "k-1"}, {});
+  REQUIRE(listed.diagnostics.size() == 1);
+  REQUIRE(created.diagnostics.size() == 1);
+  CHECK(listed.diagnostics[0].code == "unauthorized");
+  CHECK(IsApiWideFailure(listed.diagnostics[0]));
+  CHECK(listed.diagnostics[0].summary == created.diagnostics[0].summary);
+  CHECK(listed.diagnostics[0].summary == "the API refused the token: invalid bearer token");
+
+  f.transport.Push(
+      ErrorAnswer(409, "resource_in_use", "in use by inst_0123abcd456789ef0123456789abcdef"));
+  auto refused = f.provider.Create({InstanceCreate(f.provider), "k-2"}, {});
+  CHECK(refused.status.message().find("in use by " + kUuid) != std::string::npos);
+  REQUIRE(refused.diagnostics.size() == 1);
+  CHECK(refused.diagnostics[0].summary.find("inst_") == std::string::npos);
+}

@@ -1,0 +1,44 @@
+#include "engine/report/apply_report.h"
+
+#include "base/redact.h"
+#include "engine/report/plan_report.h"
+
+namespace cairn {
+
+std::string ApplySummaryLine(const ApplySummary& s, bool destroy, bool ok, bool color) {
+  std::string counts =
+      destroy ? std::to_string(s.deleted) + " destroyed"
+              : std::to_string(s.created) + " added, " + std::to_string(s.updated) + " changed, " +
+                    std::to_string(s.replaced) + " replaced, " + std::to_string(s.deleted) +
+                    " destroyed" + (s.moved ? ", " + std::to_string(s.moved) + " moved" : "");
+  if (s.recovered > 0) {
+    counts += " (" + std::to_string(s.recovered) + " of them recovered from an interrupted run)";
+  }
+  std::string out = color ? (ok ? "\033[1;32m" : "\033[1;31m") : "";
+  if (ok) {
+    out += destroy ? "Destroy complete!" : "Apply complete!";
+  } else {
+    out += s.interrupted ? "Interrupted." : (destroy ? "Destroy failed." : "Apply failed.");
+  }
+  out += color ? "\033[0m" : "";
+  out += " Resources: " + counts;
+  if (!ok) {
+    out += "; " + std::to_string(s.failed) + " failed, " + std::to_string(s.skipped) + " skipped" +
+           (s.interrupted ? "; run the command again to finish" : "");
+  }
+  return Redact(out + ".");
+}
+
+std::string RenderApplyOutputs(const std::map<std::string, Value>& outputs,
+                               const std::set<std::string>& sensitive) {
+  if (outputs.empty()) return "";
+  std::string out = "\nOutputs:\n";
+  for (const auto& [name, value] : outputs) {
+    out += "  " + name + " = " +
+           (sensitive.count(name) ? std::string("(sensitive)") : Redact(RenderValue(value, {}))) +
+           "\n";
+  }
+  return out;
+}
+
+}  // namespace cairn
