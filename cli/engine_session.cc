@@ -134,7 +134,6 @@ std::function<std::string(const std::string&)> EngineSession::canonical_id() con
 
 PlanOptions EngineSession::plan_options() const {
   PlanOptions o;
-  o.resolve = ResolveReferences;
   o.canonical_id = canonical_id();
   return o;
 }
@@ -146,7 +145,6 @@ ApplyOptions EngineSession::apply_options(int parallelism) const {
   o.create_timeout = std::chrono::seconds(TimeoutSeconds(p, "create", 600));
   o.update_timeout = std::chrono::seconds(TimeoutSeconds(p, "update", 600));
   o.delete_timeout = std::chrono::seconds(TimeoutSeconds(p, "delete", 600));
-  o.resolve = ResolveReferences;
   o.find_by_name_kinds = preview_kinds_;
   return o;
 }

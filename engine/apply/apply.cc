@@ -12,6 +12,7 @@
 #include "base/clock.h"
 #include "base/mutex.h"
 #include "engine/crash_point.h"
+#include "engine/manifest/expr.h"
 #include "engine/state/moves.h"
 
 namespace cairn {
@@ -736,8 +737,7 @@ class ApplyRun {
     if (node.op != Action::kCreate) prep.id = c.remote_id;
     Value resolved;
     if (node.op != Action::kDelete) {
-      ReferenceResolver resolve = options_.resolve;
-      resolved = resolve ? resolve(c.after, Lookup()) : c.after;
+      resolved = ResolveReferences(c.after, Lookup());
       if (ContainsUnknown(resolved)) {
         Fail(index, {}, c.address, node.op,
              "a value it needs is still unknown after its dependencies were applied");
@@ -1009,7 +1009,7 @@ class ApplyRun {
     // A destroy plan's outputs are those a targeted destroy keeps (none for
     // a whole destroy): the others are removed with what they refer to.
     for (const auto& o : plan_.outputs) {
-      Value v = options_.resolve ? options_.resolve(o.value, Lookup()) : o.value;
+      Value v = ResolveReferences(o.value, Lookup());
       outputs[o.name] = ContainsUnknown(v) ? Value(nullptr) : v;
       if (o.sensitive) sensitive.insert(o.name);
     }

@@ -70,7 +70,6 @@ struct ApplyOptions {
   // Graceful stop (SIGINT): no new operations start; running ones finish and
   // are recorded.
   std::stop_token stop;
-  ReferenceResolver resolve;
   // Kinds whose API cannot deduplicate creates: an interrupted create is
   // recovered by finding the resource by name first.
   std::set<std::string> find_by_name_kinds;

@@ -114,6 +114,10 @@ struct StackConfig {
   BackendConfig backend;
   std::map<std::string, Value> variables;  // resolved values
   std::vector<std::string> sensitive_variables;
+  // The stack's own locals (`kind: local`), in expression form (expr.h);
+  // those built from a sensitive value are in sensitive_locals.
+  std::map<std::string, Value> locals;
+  std::vector<std::string> sensitive_locals;
   std::vector<std::string> files;  // the manifest files read, in reading order
   // Address text -> position in `resources`, built by LoadStack so Find() is
   // fast on large stacks. Find() checks each hit and falls back to a scan,

@@ -1434,6 +1434,13 @@ class Loader {
         if (st.state == LocalState::kDeclared) LocalValueOf(s, name, {});
       }
     }
+    for (const auto& [name, st] : scopes_[0].locals) {
+      if (st.state != LocalState::kDone) continue;
+      const LocalValue& v = st.value;
+      result_.config.locals[name] =
+          v.residual ? Value(expr::PrintTemplate(*v.residual)) : ToExpressionForm(v.value);
+      if (v.value.DeepSensitive()) result_.config.sensitive_locals.push_back(name);
+    }
   }
 
   size_t ErrorCount() const {

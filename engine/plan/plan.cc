@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "base/schema/suggest.h"
+#include "engine/manifest/expr.h"
 
 namespace cairn {
 namespace {
@@ -212,8 +213,8 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
     if (it->second.contains(attr)) return it->second.at(attr);
     return Value(nullptr);
   };
-  ReferenceResolver resolve = options.resolve;
-  if (!resolve) resolve = [](const Value& v, const AttributeLookup&) { return v; };
+  // Residuals (engine/manifest/expr.h) evaluated with what the plan knows.
+  const auto resolve = ResolveReferences;
 
   // prevent_destroy refusals, by address: reported only for changes that
   // remain once targets have selected.

@@ -173,10 +173,6 @@ struct Plan {
 // were not refreshed (use the state).
 using LiveView = std::map<std::string, std::optional<Value>>;
 
-// Substitutes "${...}" references in a value (engine/manifest/expr.h's
-// ResolveReferences, injected to keep MakePlan testable on its own).
-using ReferenceResolver = std::function<Value(const Value&, const AttributeLookup&)>;
-
 struct PlanOptions {
   bool refresh = true;
   bool destroy = false;  // plan the destruction of everything in state
@@ -190,7 +186,6 @@ struct PlanOptions {
   // not report, or a grow-only field to lower. An address that names
   // nothing in the manifests is an error (unknown_target).
   std::vector<std::string> replace;
-  ReferenceResolver resolve;
   // Data sources read for this plan (engine/plan/data_sources.h), by
   // "data.KIND.NAME"; references to them resolve from these.
   std::map<std::string, Value> data;

@@ -67,7 +67,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     cairn::fuzz::AnsweringProvider provider;
     cairn::ApplyOptions options;
-    options.resolve = cairn::ResolveReferences;
     options.parallelism = 4;
     auto result = cairn::Apply(*plan, provider, store, options);
     (void)result;

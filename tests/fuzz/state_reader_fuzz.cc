@@ -265,7 +265,6 @@ void ExerciseStore(cairn::SqliteStateStore& store) {
     cairn::PlanOptions po;
     po.destroy = true;
     po.refresh = false;
-    po.resolve = cairn::ResolveReferences;
     cairn::StackConfig config;
     auto plan = cairn::MakePlan(config, *state, {}, {}, po);
     (void)cairn::RenderPlanText(plan.plan);
@@ -276,7 +275,6 @@ void ExerciseStore(cairn::SqliteStateStore& store) {
   if (!lock.ok()) return;
   cairn::fuzz::AnsweringProvider provider;
   cairn::ApplyOptions options;
-  options.resolve = cairn::ResolveReferences;
   options.find_by_name_kinds = {"ssh_key", "network"};
   auto recovered = cairn::RecoverJournal(provider, store, options);
   (void)recovered;

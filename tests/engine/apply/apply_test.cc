@@ -44,7 +44,6 @@ struct Fixture {
   std::vector<ProgressEvent> events;
 
   Fixture() {
-    options.resolve = ResolveReferences;
     options.parallelism = 4;
     options.progress = [this](const ProgressEvent& e) { events.push_back(e); };
   }
@@ -53,7 +52,6 @@ struct Fixture {
     auto st = store.Load();
     REQUIRE(st.ok());
     PlanOptions po;
-    po.resolve = ResolveReferences;
     po.destroy = destroy;
     LiveView live;
     for (const auto& [addr, rs] : st->resources) {
@@ -487,7 +485,6 @@ TEST_CASE("a targeted destroy keeps the outputs that do not refer to what it del
   auto st = f.store.Load();
   REQUIRE(st.ok());
   PlanOptions po;
-  po.resolve = ResolveReferences;
   po.destroy = true;
   po.targets = {"instance.web"};
   auto plan = MakePlan(cfg, *st, {}, Kinds(), po);

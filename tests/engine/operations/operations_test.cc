@@ -25,7 +25,6 @@ LoadResult Load(const std::string& yaml) {
 
 PlanOptions Opts() {
   PlanOptions o;
-  o.resolve = ResolveReferences;
   return o;
 }
 

@@ -43,7 +43,6 @@ ResourceState St(const std::string& addr, const std::string& id, Value attrs,
 
 PlanOptions Opts() {
   PlanOptions o;
-  o.resolve = ResolveReferences;
   o.canonical_id = [](const std::string& id) {
     return id.rfind("inst_", 0) == 0 ? "uuid:" + id.substr(5) : id;
   };
