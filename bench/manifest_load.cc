@@ -5,7 +5,13 @@
 // (YAML parsing, schema validation of every spec, references, graph and
 // topological order) and prints the time and the peak RSS.
 //
-//   build/bench/manifest_load [RESOURCES] [RUNS]
+//   build/bench/manifest_load [RESOURCES] [RUNS] [--expressions]
+//
+// With --expressions, every resource is a single instance whose fields use a
+// conditional and five function calls (the expression language at load):
+// the instances take their plan, image, name and region through lower,
+// upper, format, join and tostring, the networks their CIDR through
+// cidrsubnet.
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -23,6 +29,7 @@ namespace fs = std::filesystem;
 int main(int argc, char** argv) {
   const int total = argc > 1 ? std::atoi(argv[1]) : 10000;
   const int runs = argc > 2 ? std::atoi(argv[2]) : 3;
+  const bool expressions = argc > 3 && std::string(argv[3]) == "--expressions";
   const int networks = total / 10, keys = total / 20, firewalls = total / 20;
   const int instances = total - networks - keys - firewalls;
   const int files = 100;
@@ -36,7 +43,15 @@ int main(int argc, char** argv) {
   int n = 0;
   auto doc = [&](const std::string& s) { text[n++ % files] += s + "---\n"; };
   doc("kind: variable\nname: region\ndefault: eu-central\n");
+  doc("kind: variable\nname: prod\ntype: bool\ndefault: true\n");
   for (int i = 0; i < networks; ++i) {
+    if (expressions) {
+      doc("kind: network\nname: net" + std::to_string(i) +
+          "\nspec:\n  region: '${var.prod ? var.region : \"us-east\"}'\n"
+          "  cidr: ${cidrsubnet(\"10.0.0.0/8\", 8, " +
+          std::to_string(i % 256) + ")}\n");
+      continue;
+    }
     doc("kind: network\nname: net" + std::to_string(i) +
         "\nspec:\n  region: ${var.region}\n  cidr: 10." + std::to_string(i % 256) + ".0.0/16\n");
   }
@@ -50,7 +65,21 @@ int main(int argc, char** argv) {
         "allow}\n    - {direction: inbound, protocol: tcp, port: \"443\", source: 0.0.0.0/0, "
         "action: allow}\n");
   }
-  for (int i = 0; i < instances; ++i) {
+  for (int i = 0; expressions && i < instances; ++i) {
+    const std::string id = std::to_string(i);
+    doc("kind: instance\nname: web" + id + "\nspec:\n  name: ${join(\"-\", [\"web\", tostring(" +
+        id +
+        ")])}\n"
+        "  region: '${var.prod ? var.region : \"us-east\"}'\n"
+        "  plan: ${lower(\"S-1VCPU-1GB\")}\n"
+        "  image: '${format(\"%s-%d\", upper(\"debian\") == \"DEBIAN\" ? \"debian\" : \"x\", "
+        "12)}'\n"
+        "  network: ${network.net" +
+        std::to_string(i % networks) + ".id}\n  ssh_keys: [\"${ssh_key.key" +
+        std::to_string(i % keys) + ".id}\"]\ndepends_on: [firewall.fw" +
+        std::to_string(i % firewalls) + "]\n");
+  }
+  for (int i = 0; !expressions && i < instances; ++i) {
     doc("kind: instance\nname: web" + std::to_string(i) +
         "\nspec:\n  region: ${var.region}\n  plan: s-1vcpu-1gb\n  image: debian-12\n  network: "
         "${network.net" +
@@ -92,10 +121,10 @@ int main(int argc, char** argv) {
                 seconds(before.ru_stime)) /
                runs;
   std::printf(
-      "manifest_load: %zu resources, %d files, %.1f MB of YAML: best %.3f s wall, %.3f s CPU per "
-      "run, "
-      "peak RSS %.1f MB\n",
-      loaded, files, bytes / 1e6, best, cpu, usage.ru_maxrss / 1024.0);
+      "manifest_load: %zu resources%s, %d files, %.1f MB of YAML: best %.3f s wall, %.3f s CPU "
+      "per run, peak RSS %.1f MB\n",
+      loaded, expressions ? " (expressions)" : "", files, bytes / 1e6, best, cpu,
+      usage.ru_maxrss / 1024.0);
   fs::remove_all(dir);
   return 0;
 }

@@ -163,6 +163,12 @@ class Parser {
   std::optional<std::string> BinaryOp(int level) {
     size_t save = pos_;
     SkipSpace();
+    // Most operands are followed by no operator at all: say so at once.
+    static constexpr std::string_view kFirst = "|&=!<>+-*/%";
+    if (AtEnd() || kFirst.find(Peek()) == std::string_view::npos) {
+      pos_ = save;
+      return std::nullopt;
+    }
     static const std::vector<std::vector<std::string_view>> ops = {
         {"||"}, {"&&"}, {"==", "!="}, {"<=", ">=", "<", ">"}, {"+", "-"}, {"*", "/", "%"}};
     for (std::string_view op : ops[level]) {

@@ -80,8 +80,8 @@ class LoadScope : public expr::Scope {
       return expr::Value::Unknown();
     }
     if (root == "path") {
-      if (attr == "module") return expr::Value::String(in_.path_module);
-      if (attr == "root") return expr::Value::String(in_.path_root);
+      if (attr == "module") return expr::Value::String(in_.path_module ? *in_.path_module : ".");
+      if (attr == "root") return expr::Value::String(in_.path_root ? *in_.path_root : ".");
       ev.Error(at, "invalid_reference",
                "path." + attr + " is not available: path.module and path.root are");
       return expr::Value::Unknown();
@@ -177,8 +177,9 @@ class LoadScope : public expr::Scope {
     }
     if (recording) result_.references.push_back({e, At(at), false, Rewriting()});
     // What is known of it at load: its shape, not its attributes.
+    if (attr) return expr::Value::Unknown();
     const ResourceShape* shape = in_.shape ? in_.shape(e.target.BaseString()) : nullptr;
-    if (attr || !shape) return expr::Value::Unknown();
+    if (!shape) return expr::Value::Unknown();
     // An instance: its attributes, each known after apply (never a value
     // known at load, so that the reference is kept).
     auto object = [&] {
@@ -382,6 +383,38 @@ class LoadScope : public expr::Scope {
   Evaluated& result_;
 };
 
+// Whether the residual of `n` is `n` itself: literal text and references to
+// resources with literal indexes, nothing to fold in (the stack's own
+// resources: inside a module they are qualified). Most strings that wait for
+// apply are like this, and their text is then kept as it is.
+bool NothingToFold(const expr::Node& n) {
+  switch (n.kind) {
+    case expr::NodeKind::kLiteral:
+      return n.value.is_string() && !n.value.sensitive();
+    case expr::NodeKind::kTemplate:
+      return std::all_of(n.kids.begin(), n.kids.end(),
+                         [](const expr::NodePtr& k) { return NothingToFold(*k); });
+    case expr::NodeKind::kGetAttr:
+    case expr::NodeKind::kIndex: {
+      const expr::Node* cur = &n;
+      while (cur->kind == expr::NodeKind::kGetAttr || cur->kind == expr::NodeKind::kIndex) {
+        if (cur->kind == expr::NodeKind::kIndex &&
+            (cur->kids[1]->kind != expr::NodeKind::kLiteral ||
+             !(cur->kids[1]->value.is_string() || cur->kids[1]->value.is_number())))
+          return false;
+        cur = cur->kids[0].get();
+      }
+      if (cur->kind != expr::NodeKind::kVariable) return false;
+      const std::string& root = cur->name;
+      return root != "var" && root != "local" && root != "each" && root != "count" &&
+             root != "path" && root != "env" && root != "self" && root != "terraform" &&
+             root != "module" && root != "resource";
+    }
+    default:
+      return false;
+  }
+}
+
 // Whether the tree is a reference and nothing else: `network.main.id`,
 // `instance.web[*].id`.
 bool IsTraversal(const expr::Node& n) {
@@ -465,6 +498,8 @@ Evaluated EvaluateString(const std::string& text, const EvalInputs& in,
   v.DeepSensitive(&result.sensitive);
   if (v.WhollyKnown()) {
     result.value = ToExpressionForm(v);
+  } else if (in.module.empty() && !in.module_output && NothingToFold(*tree)) {
+    result.value = text;  // its own residual
   } else {
     scope.recording = false;
     expr::NodePtr residual = ev.Residual(*tree);

@@ -61,8 +61,9 @@ struct EvalInputs {
   std::function<std::optional<std::string>(const std::string& path, const SourceLocation& at)>
       read_file;
   std::function<bool(const std::string& path)> file_exists;
-  // path.module and path.root.
-  std::string path_module = ".", path_root = ".";
+  // path.module and path.root; null: ".".
+  const std::string* path_module = nullptr;
+  const std::string* path_root = nullptr;
   // The instance being evaluated: count.index, each.key, each.value (in
   // expression form).
   std::optional<int> count_index;

@@ -1520,8 +1520,8 @@ class Loader {
         std::string path = (fs::path(doc.dir) / rel).lexically_normal().string();
         return env_.Exists(path) && !env_.IsDirectory(path);
       };
-      in.path_module = doc.dir.empty() ? "." : doc.dir;
-      in.path_root = result_.config.root.empty() ? "." : result_.config.root;
+      if (!doc.dir.empty()) in.path_module = &doc.dir;
+      if (!result_.config.root.empty()) in.path_root = &result_.config.root;
       in.shape = [this](const std::string& base) { return ShapeOf(base); };
       in.parsed = &parsed_;
       if (ctx.count_index) in.count_index = *ctx.count_index;
