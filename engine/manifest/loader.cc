@@ -45,7 +45,7 @@ constexpr int kMaxDepth = kMaxYamlDepth;
 const std::vector<std::string> kResourceKeys = {"kind",     "name",       "spec",     "count",
                                                 "for_each", "depends_on", "lifecycle"};
 const std::map<std::string, std::vector<std::string>> kLanguageKinds = {
-    {"variable", {"kind", "name", "type", "default", "description", "sensitive"}},
+    {"variable", {"kind", "name", "type", "default", "description", "sensitive", "validation"}},
     {"local", {"kind", "name", "value", "description"}},
     {"output", {"kind", "name", "value", "description", "sensitive"}},
     {"provider", {"kind", "name", "endpoint", "token_env", "parallelism", "timeouts"}},
@@ -203,6 +203,7 @@ class Loader {
       return;
     }
     InstantiateModules();
+    CheckValidations();
     LoadData();
     ExpandResources();
     if (too_many_instances_) {
@@ -714,6 +715,9 @@ class Loader {
     // one ("sensitive variable \"pw\""); a module's sensitive output in an
     // input is followed where it ends up (MarkOutputsOfSensitiveOutputs).
     std::map<std::string, std::string> sensitive_inputs;
+    // Where each variable's value came from (ValueOrigin), for a failed
+    // validation to point at.
+    std::map<std::string, ValueOrigin> origins;
     std::map<std::string, ModuleCall> calls;
     std::map<std::string, size_t> outputs;  // name -> index in outputs_
   };
@@ -766,6 +770,7 @@ class Loader {
     VariableValues resolved = ResolveVariableValues(decls, sources);
     diags_.insert(diags_.end(), resolved.diagnostics.begin(), resolved.diagnostics.end());
     result_.config.variables = std::move(resolved.values);
+    scopes_[0].origins = std::move(resolved.origins);
     for (const std::string& name : resolved.sensitive) {
       result_.config.sensitive_variables.push_back(name);
       const Value& v = result_.config.variables[name];
@@ -1056,6 +1061,8 @@ class Loader {
       if (auto why = sensitive.find(it.key()); why != sensitive.end())
         scopes_[s].sensitive_inputs.emplace(it.key(), why->second);
       values[it.key()] = *it;
+      scopes_[s].origins[it.key()] = {"the input of module " + ScopeName(s),
+                                      Loc(call.file, Child(inputs_node, it.key()))};
     }
     for (const auto& [name, info] : vars) {
       if (given.count(name)) continue;
@@ -1063,6 +1070,7 @@ class Loader {
         if (info.sensitive && info.value->is_string())
           RegisterSecret(info.value->get<std::string>());
         values[name] = EscapeTemplateValue(*info.value);
+        scopes_[s].origins[name] = {"its default", info.default_location};
         continue;
       }
       const Doc& var_doc = docs_[info.doc];
@@ -1339,6 +1347,90 @@ class Loader {
   std::string SensitiveText(size_t s, const std::string& from) const {
     if (from.rfind("var.", 0) == 0) return SensitiveVariableText(s, from.substr(4));
     return from == "sensitive()" ? "a value marked sensitive()" : from;
+  }
+
+  // ---- validation ------------------------------------------------------------
+  // Every variable's `validation` conditions, in every scope, against the
+  // value it has (one known only after apply is not checked). A failed one
+  // is reported where the value came from, with the condition named; the
+  // value itself is never shown.
+  void CheckValidations() {
+    for (size_t s = 0; s < scopes_.size(); ++s) {
+      if (scopes_[s].unused) continue;
+      const auto& vars = s == 0 ? variables_ : scopes_[s].variables;
+      for (const auto& [name, info] : vars) CheckValidation(s, name, info);
+    }
+  }
+
+  void CheckValidation(size_t s, const std::string& name, const VariableInfo& info) {
+    const Doc& doc = docs_[info.doc];
+    if (!doc.value.contains("validation")) return;
+    const Value& list = doc.value["validation"];
+    YamlNode node = Child(doc.node, "validation");
+    if (!list.is_array()) {
+      Error("wrong_type",
+            "validation must be a list of {condition, error_message}, not " + ValueTypeNoun(list),
+            Loc(doc.file, node));
+      return;
+    }
+    const bool has_value =
+        s == 0 ? result_.config.variables.count(name) > 0 : scopes_[s].values.count(name) > 0;
+    for (size_t i = 0; i < list.size(); ++i) {
+      const Value& item = list[i];
+      YamlNode inode = node.IsSequence() && i < node.size() ? node[i] : node;
+      if (!item.is_object() || !item.contains("condition") || !item.contains("error_message")) {
+        Error("missing_field",
+              "a validation needs condition and error_message, e.g. {condition: ${var." + name +
+                  " != \"\"}, error_message: ...}",
+              Loc(doc.file, inode));
+        continue;
+      }
+      for (auto it = item.begin(); it != item.end(); ++it) {
+        if (it.key() != "condition" && it.key() != "error_message")
+          Error("unknown_field", "unknown field \"" + it.key() + "\" in a validation",
+                KeyLoc(doc.file, inode, it.key()),
+                DidYouMean(it.key(), {"condition", "error_message"}));
+      }
+      if (!has_value || options_.settings_only) continue;  // its absence is reported already
+      EvalContext ctx;
+      ctx.doc = &doc;
+      ctx.where = "a validation condition";
+      size_t errors = ErrorCount();
+      YamlNode cnode = Child(inode, "condition");
+      Value c = Eval(item["condition"], cnode, "", ctx);
+      if (ErrorCount() != errors || HasExpressions(c)) continue;  // reported, or known later
+      if (!c.is_boolean()) {
+        Error("invalid_condition", "a condition must be true or false, not " + ValueTypeNoun(c),
+              Loc(doc.file, cnode));
+        continue;
+      }
+      if (c.get<bool>()) continue;
+      EvalContext mctx;
+      mctx.doc = &doc;
+      mctx.where = "an error message";
+      Value message = Eval(item["error_message"], Child(inode, "error_message"), "", mctx);
+      std::string text = message.is_string() && !HasExpressions(message)
+                             ? FromExpressionForm(message).as_string()
+                             : "(the error message could not be evaluated)";
+      if (!mctx.sensitive.empty()) text = "(the error message holds a sensitive value)";
+      auto origin = scopes_[s].origins.find(name);
+      // A sensitive default is never quoted: its variable's name is
+      // pointed at instead.
+      const bool quoted_default = origin != scopes_[s].origins.end() &&
+                                  origin->second.what == "its default" &&
+                                  VariableIsSensitive(s, name);
+      SourceLocation at = origin != scopes_[s].origins.end() &&
+                                  !origin->second.location.file.empty() && !quoted_default
+                              ? origin->second.location
+                              : info.location;
+      Error("invalid_variable_value",
+            "invalid value for variable \"" + name + "\"" +
+                (s == 0 ? "" : " of module " + ScopeName(s)) + ": " + text,
+            at,
+            "the value (from " +
+                (origin != scopes_[s].origins.end() ? origin->second.what : "its source") +
+                ") fails the validation at " + LocationText(Loc(doc.file, cnode)));
+    }
   }
 
   // ---- locals --------------------------------------------------------------

@@ -96,6 +96,7 @@ VariableDecl ParseVariableDecl(const std::string& name, const Value& doc, const 
                at("default"));
     } else {
       decl.value = d;
+      decl.default_location = at("default");
     }
   }
   return decl;
@@ -118,9 +119,11 @@ VariableValues ResolveVariableValues(const std::map<std::string, VariableDecl>& 
   VariableValues out;
   std::vector<Diagnostic>& diags = out.diagnostics;
   std::map<std::string, std::optional<Value>> value;
+  std::map<std::string, ValueOrigin>& origin = out.origins;
   std::vector<std::string> names;
   for (const auto& [name, decl] : decls) {
     value[name] = decl.value;
+    if (decl.value) origin[name] = {"its default", decl.default_location};
     names.push_back(name);
     if (decl.sensitive && decl.value) CollectStrings(*decl.value, out.secrets);
   }
@@ -138,6 +141,7 @@ VariableValues ResolveVariableValues(const std::map<std::string, VariableDecl>& 
     if (auto v = ParseVariableText(env, decl.type)) {
       value[name] = *v;
       from_env.emplace(name, *v);
+      origin[name] = {"CAIRN_VAR_" + name, decl.location};
     } else {
       AddError(diags, "invalid_variable_value",
                "CAIRN_VAR_" + name + " is not " + VariableTypeNoun(decl.type) + " as variable \"" +
@@ -163,6 +167,7 @@ VariableValues ResolveVariableValues(const std::map<std::string, VariableDecl>& 
       continue;
     }
     value[e.name] = e.value;
+    origin[e.name] = {"the --var-file " + e.value_location.file, e.value_location};
   }
   // --var name=value
   for (const auto& [name, text] : sources.vars) {
@@ -175,6 +180,7 @@ VariableValues ResolveVariableValues(const std::map<std::string, VariableDecl>& 
     }
     if (auto v = ParseVariableText(text, decl->second.type)) {
       value[name] = *v;
+      origin[name] = {"--var " + name, decl->second.location};
     } else {
       AddError(diags, "invalid_variable_value",
                "--var " + name + " is not " + VariableTypeNoun(decl->second.type) +
@@ -187,6 +193,7 @@ VariableValues ResolveVariableValues(const std::map<std::string, VariableDecl>& 
     auto decl = decls.find(name);
     if (decl != decls.end() && TypeMatches(v, decl->second.type)) {
       value[name] = v;
+      origin[name] = {"the saved plan", decl->second.location};
       // The environment is not refused like --var (it may be set for
       // every command), but a value it would have changed is named.
       auto env = from_env.find(name);

@@ -39,7 +39,8 @@ struct VariableDecl {
   // declaration's type is invalid or the default is not of it (reported),
   // so that a missing value is not reported as well.
   std::optional<Value> value;
-  SourceLocation location;  // its name, where "has no value" points
+  SourceLocation location;          // its name, where "has no value" points
+  SourceLocation default_location;  // its default's value, when it has one
 };
 
 // Where each key of a variable document is, for its diagnostics.
@@ -69,9 +70,19 @@ struct VariableSources {
   bool settings_only = false;
 };
 
+// Where a variable's value came from, for a diagnostic about the value (a
+// failed validation): "--var env", "CAIRN_VAR_env", "the --var-file
+// prod.yaml", "its default", "a saved plan", with the place to point at (the
+// --var-file line, the default; else the variable's name).
+struct ValueOrigin {
+  std::string what;
+  SourceLocation location;
+};
+
 struct VariableValues {
-  std::map<std::string, Value> values;  // every variable that has one
-  std::vector<std::string> sensitive;   // of those, the sensitive ones
+  std::map<std::string, Value> values;         // every variable that has one
+  std::map<std::string, ValueOrigin> origins;  // of each value
+  std::vector<std::string> sensitive;          // of those, the sensitive ones
   // Every string any source gives a sensitive variable, the value it takes
   // or not (one of the wrong type, one a later source overrides): for the
   // redactor, since a diagnostic may point at where it is written.
