@@ -620,12 +620,41 @@ Value Evaluator::Conditional(const Node& n) {
       return Value::Unknown();
     }
   }
-  // Both branches are evaluated, so that a mistake in the one not taken is
-  // still found (as Terraform checks both).
-  Value yes = Eval(*n.kids[1]);
-  Value no = Eval(*n.kids[2]);
-  if (!cond) return CarryMarks(Value::Unknown(), c);
-  return (*cond ? yes : no).WithMarksOf(c);
+  // Both branches are evaluated, but as HCL does, only the taken one's
+  // errors count when the condition is known: `x == null ? "" : x.name` is
+  // how a possibly null value is read. With the condition unknown, both
+  // branches must work.
+  auto branch = [&](const Node& b, std::vector<EvalError>& errs, bool& failed) {
+    size_t mark = errors_.size();
+    bool before = failed_;
+    failed_ = false;
+    Value v = Eval(b);
+    failed = failed_;
+    failed_ = before;
+    errs.assign(std::make_move_iterator(errors_.begin() + static_cast<std::ptrdiff_t>(mark)),
+                std::make_move_iterator(errors_.end()));
+    errors_.resize(mark);
+    return v;
+  };
+  std::vector<EvalError> yes_errors, no_errors;
+  bool yes_failed = false, no_failed = false;
+  Value yes = branch(*n.kids[1], yes_errors, yes_failed);
+  Value no = branch(*n.kids[2], no_errors, no_failed);
+  auto keep = [&](std::vector<EvalError>& errs, bool failed) {
+    for (EvalError& e : errs) errors_.push_back(std::move(e));
+    failed_ = failed_ || failed;
+  };
+  if (!cond) {
+    keep(yes_errors, yes_failed);
+    keep(no_errors, no_failed);
+    return CarryMarks(Value::Unknown(), c);
+  }
+  if (*cond) {
+    keep(yes_errors, yes_failed);
+    return yes.WithMarksOf(c);
+  }
+  keep(no_errors, no_failed);
+  return no.WithMarksOf(c);
 }
 
 Value Evaluator::Call(const Node& n) {

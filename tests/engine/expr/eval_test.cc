@@ -198,6 +198,13 @@ TEST_CASE("expr: unknown propagates, except where the result is known anyway", "
   CHECK(Show("true || var.u", s) == "true");
   CHECK(Run("true && var.u", s).value.is_unknown());
   CHECK(Show("[for x in var.list : 1]", s) == "[1, 1]");
+  // Only the branch taken counts when the condition is known (as HCL): a
+  // possibly null value is read behind a test.
+  s.vars["none"] = Value();
+  CHECK(Show("var.none == null ? \"-\" : var.none.name", s) == "\"-\"");
+  CHECK(Show("var.none != null ? var.none.name : \"-\"", s) == "\"-\"");
+  CHECK(Show("true ? [1][5] : 0", s).rfind("error: index_out_of_range", 0) == 0);
+  CHECK(Run("var.u ? var.none.name : 1", s).errors.size() == 1);  // unknown: both must work
   // Errors are still found beside unknowns.
   CHECK(Show("var.u + \"a\"", s).rfind("error: type_mismatch", 0) == 0);
 }
