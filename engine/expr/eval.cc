@@ -743,8 +743,8 @@ Value Evaluator::For(const Node& n) {
   if (coll.is_unknown()) {
     // Check the body once with stand-ins, for mistakes that do not depend
     // on the elements.
-    bindings_.push_back({n.name, {Value::Unknown(), true}});
-    if (!n.key_var.empty()) bindings_.push_back({n.key_var, {Value::Unknown(), true}});
+    bindings_.push_back({n.name, {Value::Unknown(), true, nullptr}});
+    if (!n.key_var.empty()) bindings_.push_back({n.key_var, {Value::Unknown(), true, nullptr}});
     if (n.kids[1]) Eval(*n.kids[1]);
     Eval(*n.kids[2]);
     if (n.kids[3]) Eval(*n.kids[3]);
@@ -760,8 +760,8 @@ Value Evaluator::For(const Node& n) {
   std::map<std::string, List, std::less<>> groups;
   bool unknown = false;
   auto visit = [&](const Value& key, const Value& value) {
-    bindings_.push_back({n.name, {value.WithMarksOf(coll), false}});
-    if (!n.key_var.empty()) bindings_.push_back({n.key_var, {key, false}});
+    bindings_.push_back({n.name, {value.WithMarksOf(coll), false, nullptr}});
+    if (!n.key_var.empty()) bindings_.push_back({n.key_var, {key, false, nullptr}});
     struct Pop {
       Evaluator& ev;
       size_t count;
@@ -964,8 +964,8 @@ Value Evaluator::TemplateFor(const Node& n, std::string& out, Value& marks, bool
     return Value();
   }
   auto visit = [&](const Value& key, const Value& value) {
-    bindings_.push_back({n.name, {value, false}});
-    if (!n.key_var.empty()) bindings_.push_back({n.key_var, {key, false}});
+    bindings_.push_back({n.name, {value, false, nullptr}});
+    if (!n.key_var.empty()) bindings_.push_back({n.key_var, {key, false, nullptr}});
     for (const NodePtr& k : n.kids[1]->kids) TemplateAppend(*k, out, marks, unknown);
     bindings_.resize(bindings_.size() - (n.key_var.empty() ? 1 : 2));
   };
@@ -1015,7 +1015,9 @@ NodePtr Evaluator::Residual(const Node& n) {
   switch (n.kind) {
     case NodeKind::kVariable:
       for (auto it = bindings_.rbegin(); it != bindings_.rend(); ++it) {
-        if (it->first == n.name) return std::make_shared<Node>(n);
+        if (it->first != n.name) continue;
+        if (it->second.residual) return it->second.residual;
+        return std::make_shared<Node>(n);
       }
       return std::make_shared<Node>(n);
     case NodeKind::kGetAttr:
@@ -1058,8 +1060,8 @@ NodePtr Evaluator::Residual(const Node& n) {
     }
     case NodeKind::kTemplateFor: {
       auto copy = std::make_shared<Node>(n);
-      bindings_.push_back({n.name, {Value::Unknown(), true}});
-      if (!n.key_var.empty()) bindings_.push_back({n.key_var, {Value::Unknown(), true}});
+      bindings_.push_back({n.name, {Value::Unknown(), true, nullptr}});
+      if (!n.key_var.empty()) bindings_.push_back({n.key_var, {Value::Unknown(), true, nullptr}});
       std::vector<NodePtr> body;
       for (const NodePtr& k : n.kids[1]->kids) body.push_back(Residual(*k));
       bindings_.resize(bindings_.size() - (n.key_var.empty() ? 1 : 2));
@@ -1186,11 +1188,29 @@ NodePtr Evaluator::ResidualFor(const Node& n) {
     coll = Eval(*n.kids[0]);
   }
   auto copy = std::make_shared<Node>(n);
-  if (coll.is_unknown() || !coll.is_collection()) {
+  // Unrolled only when every element's condition is known.
+  bool conditions_known = true;
+  if (!coll.is_unknown() && coll.is_collection() && n.kids[3]) {
+    auto check = [&](const Value& key, const Value& value) {
+      bindings_.push_back({n.name, {value, false, nullptr}});
+      if (!n.key_var.empty()) bindings_.push_back({n.key_var, {key, false, nullptr}});
+      Silence quiet(silenced_);
+      Value c = Eval(*n.kids[3]);
+      if (!c.WhollyKnown()) conditions_known = false;
+      bindings_.resize(bindings_.size() - (n.key_var.empty() ? 1 : 2));
+    };
+    if (coll.is_map()) {
+      for (const auto& [k, v] : coll.entries()) check(Value::String(k), v);
+    } else {
+      int64_t i = 0;
+      for (const Value& v : coll.items()) check(coll.is_set() ? v : Value::Int(i++), v);
+    }
+  }
+  if (coll.is_unknown() || !coll.is_collection() || !conditions_known) {
     // The elements are not known: the body stays, with what it reads from
     // outside folded in and its own names kept.
-    bindings_.push_back({n.name, {Value::Unknown(), true}});
-    if (!n.key_var.empty()) bindings_.push_back({n.key_var, {Value::Unknown(), true}});
+    bindings_.push_back({n.name, {Value::Unknown(), true, nullptr}});
+    if (!n.key_var.empty()) bindings_.push_back({n.key_var, {Value::Unknown(), true, nullptr}});
     std::vector<NodePtr> kids = {Residual(*n.kids[0])};
     for (size_t i = 1; i < n.kids.size(); ++i)
       kids.push_back(n.kids[i] ? Residual(*n.kids[i]) : nullptr);
@@ -1205,9 +1225,36 @@ NodePtr Evaluator::ResidualFor(const Node& n) {
   out->begin = n.begin;
   out->end = n.end;
   std::map<std::string, std::vector<NodePtr>> groups;
+  // Each element's own expression, for a value that is not wholly known:
+  // the collection's residual, indexed (or its element, when it is written
+  // out as a list or object).
+  NodePtr coll_residual = coll.WhollyKnown() ? nullptr : Residual(*n.kids[0]);
+  size_t position = 0;
+  auto element = [&](const Value& key) -> NodePtr {
+    size_t at = position++;
+    if (!coll_residual) return nullptr;
+    if (coll_residual->kind == NodeKind::kTuple && coll.is_list() &&
+        at < coll_residual->kids.size())
+      return coll_residual->kids[at];
+    if (coll_residual->kind == NodeKind::kObject && coll.is_map()) {
+      for (size_t i = 0; i + 1 < coll_residual->kids.size(); i += 2) {
+        const Node& k = *coll_residual->kids[i];
+        if (k.kind == NodeKind::kLiteral && Equal(k.value, key)) return coll_residual->kids[i + 1];
+      }
+    }
+    if (coll.is_set()) {
+      auto list = std::make_shared<Node>();
+      list->kind = NodeKind::kCall;
+      list->name = "tolist";
+      list->kids = {coll_residual};
+      return MakeIndex(list, MakeLiteral(Value::Int(static_cast<int64_t>(at))));
+    }
+    return MakeIndex(coll_residual, MakeLiteral(key));
+  };
   auto visit = [&](const Value& key, const Value& value) {
-    bindings_.push_back({n.name, {value.WithMarksOf(coll), false}});
-    if (!n.key_var.empty()) bindings_.push_back({n.key_var, {key, false}});
+    NodePtr self = element(key);
+    bindings_.push_back({n.name, {value.WithMarksOf(coll), false, self}});
+    if (!n.key_var.empty()) bindings_.push_back({n.key_var, {key, false, nullptr}});
     bool keep = true;
     if (n.kids[3]) {
       Silence quiet(silenced_);

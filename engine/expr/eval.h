@@ -166,6 +166,9 @@ class Evaluator {
     // Residual keeps the name: the value is a stand-in for each element of
     // a collection not known yet.
     bool symbolic = false;
+    // What Residual writes for the name when its value is not wholly known:
+    // the element of the collection's residual it stands for.
+    NodePtr residual;
   };
 
  private:

@@ -69,6 +69,10 @@ struct OutputConfig {
 struct MovedConfig {
   ResourceAddress from, to;
   SourceLocation location;
+  // Not written but implied: a resource declared with `enabled` was
+  // `count: 1` before (its [0] becomes it). Made only when `from` is in
+  // the state and `to` is not; never an error.
+  bool implicit = false;
 };
 
 // A `kind: data` document: an existing resource the stack reads but does

@@ -168,6 +168,16 @@ class LoadScope : public expr::Scope {
                "use a variable or a literal value here");
       return expr::Value::Unknown();
     }
+    if (const ResourceShape* shape = in_.shape ? in_.shape(e.target.BaseString()) : nullptr;
+        shape && shape->mode == Instances::Mode::kSingle && shape->indexes.empty()) {
+      // Disabled (enabled: false): null, and nothing to read in it.
+      if (!attr && !key) return expr::Value::Null();
+      ev.Error(at, "disabled_resource",
+               e.target.BaseString() + " is disabled (enabled: false): it has no " +
+                   (attr ? "\"" + *attr + "\"" : "instances"),
+               "test it first: " + e.target.BaseString() + " == null ? ... : " + e.ToString());
+      return expr::Value::Unknown();
+    }
     if (kind.rfind("data.", 0) == 0 && !in_.module.empty() && module.empty()) {
       ev.Error(at, "module_data_reference",
                "a module cannot read the stack's data source " + e.target.BaseString(),

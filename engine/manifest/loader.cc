@@ -42,8 +42,8 @@ constexpr int kMaxDepth = kMaxYamlDepth;
 // The manifest language's own document kinds and their top-level keys. The
 // resource kinds come from the schema registry; their specs are described by
 // the schemas, not here.
-const std::vector<std::string> kResourceKeys = {"kind",     "name",       "spec",     "count",
-                                                "for_each", "depends_on", "lifecycle"};
+const std::vector<std::string> kResourceKeys = {"kind",     "name",       "spec",      "count",
+                                                "for_each", "depends_on", "lifecycle", "enabled"};
 const std::map<std::string, std::vector<std::string>> kLanguageKinds = {
     {"variable", {"kind", "name", "type", "default", "description", "sensitive", "validation"}},
     {"local", {"kind", "name", "value", "description"}},
@@ -52,7 +52,7 @@ const std::map<std::string, std::vector<std::string>> kLanguageKinds = {
     {"backend", {"kind", "name", "type", "path", "url_env"}},
     {"moved", {"kind", "from", "to"}},
     {"data", {"kind", "name", "type", "id", "filter"}},
-    {"module", {"kind", "name", "source", "inputs", "count", "for_each", "description"}},
+    {"module", {"kind", "name", "source", "inputs", "count", "for_each", "enabled", "description"}},
 };
 // What a module may not declare: the stack's provider and backend serve it,
 // and data sources and moves belong to the stack (they may name addresses
@@ -1869,6 +1869,7 @@ class Loader {
   // The instances a resource or module document declares: count and
   // for_each evaluated (variables only, no resources), then expanded.
   bool EvalInstances(const Doc& doc, const std::string& what, Instances& out) {
+    if (doc.value.contains("enabled")) return EvalEnabled(doc, what, out);
     if (!doc.value.contains("count") && !doc.value.contains("for_each")) {
       return ExpandInstances(what, nullptr, nullptr, {}, out, diags_);
     }
@@ -1923,6 +1924,42 @@ class Loader {
     }
     return ExpandInstances(what, count ? &*count : nullptr, for_each ? &*for_each : nullptr, at,
                            out, diags_);
+  }
+
+  // `enabled` (OpenTofu's): one instance without an index when true, none
+  // when false; in the place of count and for_each, never beside them.
+  bool EvalEnabled(const Doc& doc, const std::string& what, Instances& out) {
+    out = Instances();
+    YamlNode node = Child(doc.node, "enabled");
+    if (doc.value.contains("count") || doc.value.contains("for_each")) {
+      Error("count_and_for_each",
+            "a " + what + " takes enabled, count or for_each, not more than one",
+            KeyLoc(doc.file, doc.node, "enabled"),
+            "enabled: false is no instance, true one without an index");
+      return false;
+    }
+    EvalContext ctx;
+    ctx.doc = &doc;
+    ctx.where = "enabled";
+    size_t errors = ErrorCount();
+    size_t refs = pending_refs_.size();
+    Value v = Eval(doc.value["enabled"], node, "", ctx);
+    pending_refs_.resize(refs);  // checked where they are written
+    if (ErrorCount() != errors) return false;
+    if (HasExpressions(v)) {
+      Error("unknown_enabled",
+            "enabled must be known when the stack is loaded, but it depends on a value known only "
+            "after apply",
+            Loc(doc.file, node), "build it from variables, locals and literals");
+      return false;
+    }
+    if (!v.is_boolean()) {
+      Error("invalid_enabled", "enabled must be true or false, not " + ValueTypeNoun(v),
+            Loc(doc.file, node));
+      return false;
+    }
+    if (v.get<bool>()) out.indexes.emplace_back(std::monostate{});
+    return true;
   }
 
   void LoadLifecycle(const Doc& doc, Lifecycle& lc) {
@@ -2158,6 +2195,15 @@ class Loader {
       rc.spec = Eval(*spec, spec_node, "", ctx);
       if (has_name_field && rc.spec.is_object() && !rc.spec.contains("name")) {
         rc.spec["name"] = EscapeTemplateLiteral(DefaultApiName(scope.path, doc.name, indexes[k]));
+      }
+      if (doc.value.contains("enabled")) {
+        MovedConfig implied;
+        implied.from = rc.address;
+        implied.from.index = 0;
+        implied.to = rc.address;
+        implied.location = doc.location;
+        implied.implicit = true;
+        implicit_moves_.push_back(std::move(implied));
       }
       group.instances.push_back(resources_.size());
       resources_.push_back(std::move(rc));
@@ -2476,6 +2522,11 @@ class Loader {
         continue;
       }
       result_.config.moved.push_back({from, to, doc.location});
+    }
+    // The implied ones after the written ones, unless a written one moves
+    // the same address.
+    for (MovedConfig& m : implicit_moves_) {
+      if (!first.count(m.from.ToString())) result_.config.moved.push_back(std::move(m));
     }
   }
 
@@ -2811,8 +2862,9 @@ class Loader {
   std::map<std::string, std::vector<std::pair<ResourceAddress, SourceLocation>>> depends_on_;
   std::vector<ResourceConfig> resources_;
   std::vector<size_t> resource_docs_of_;
-  std::set<std::string> keyed_files_;  // files reported for holding key material
-  bool too_many_instances_ = false;    // refused: the stack is not checked further
+  std::vector<MovedConfig> implicit_moves_;  // see MovedConfig::implicit
+  std::set<std::string> keyed_files_;        // files reported for holding key material
+  bool too_many_instances_ = false;          // refused: the stack is not checked further
   // Where an evaluated value was found to hold key material: (doc, node).
   std::vector<std::pair<size_t, YamlNode>> key_nodes_;
   std::vector<OutputConfig> outputs_;                  // of the stack and of every module instance

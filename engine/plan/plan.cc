@@ -555,6 +555,8 @@ PlanResult PlanWithMoves(const StackConfig& config, const StateSnapshot& state,
   for (const MovedConfig& m : config.moved) {
     MovePlan mp = PlanMove(moved, m.from, m.to);
     if (mp.moves.empty()) continue;  // moved already (or never applied)
+    // An implied move (MovedConfig::implicit) is made only when it can be.
+    if (m.implicit && (!mp.error.empty() || moved.resources.count(m.to.ToString()))) continue;
     if (!mp.error.empty()) {
       diagnostics.push_back({Severity::kError, "invalid_move", mp.error, "", m.location});
       continue;

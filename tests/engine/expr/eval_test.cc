@@ -294,6 +294,14 @@ TEST_CASE("expr: residuals fold what is known and keep references", "[expr]") {
   CHECK(residual("${var.n > 5 ? \"many\" : network.main.id}") == "${network.main.id}");
   CHECK(residual("${[for k in var.names : instance.node[k].id]}") ==
         "${[instance.node[\"a\"].id, instance.node[\"b\"].id]}");
+  // A for over the resource itself: each name stands for its instance.
+  s.resources["instance.node"] =
+      Value::MakeMap({{"a", Value::MakeMap({{"id", Value::Unknown()}})},
+                      {"b", Value::MakeMap({{"id", Value::Unknown()}})}});
+  CHECK(residual("${[for k, n in instance.node : n.id]}") ==
+        "${[instance.node[\"a\"].id, instance.node[\"b\"].id]}");
+  CHECK(residual("${{for k, n in instance.node : k => n.id if k != \"b\"}}") ==
+        "${{\"a\" = instance.node[\"a\"].id}}");
   CHECK(residual("${\"${var.pw}-${network.main.id}\"}") ==
         "${sensitive(\"x\")}-${network.main.id}");
 }

@@ -334,3 +334,64 @@ value: ${local.label}
   REQUIRE(r.config.outputs.size() == 1);
   CHECK(r.config.outputs[0].value == "prod-app");
 }
+
+TEST_CASE("language: enabled gives one instance without an index, or none") {
+  auto r = Load(R"(
+kind: variable
+name: canary
+type: bool
+default: false
+---
+kind: network
+name: main
+enabled: true
+spec: {region: eu-central, cidr: 10.0.0.0/16}
+---
+kind: network
+name: canary
+enabled: ${var.canary}
+spec: {region: eu-central, cidr: 10.1.0.0/16}
+---
+kind: output
+name: canary_id
+value: '${network.canary == null ? "none" : network.canary.id}'
+)");
+  INFO(Diags(r));
+  REQUIRE(r.ok());
+  REQUIRE(r.config.resources.size() == 1);
+  CHECK(r.config.resources[0].address.ToString() == "network.main");
+  CHECK(r.config.outputs[0].value == "none");
+  // The implied move from count's [0], for a resource that had count: 1.
+  REQUIRE(r.config.moved.size() == 1);
+  CHECK(r.config.moved[0].implicit);
+  CHECK(r.config.moved[0].from.ToString() == "network.main[0]");
+
+  auto bad = Load(R"(kind: network
+name: a
+enabled: yes please
+count: 2
+spec: {region: eu-central, cidr: 10.0.0.0/16}
+---
+kind: network
+name: b
+enabled: '${"x"}'
+spec: {region: eu-central, cidr: 10.0.0.0/16}
+---
+kind: network
+name: c
+enabled: false
+spec: {region: eu-central, cidr: 10.0.0.0/16}
+---
+kind: output
+name: o
+value: ${network.c.id}
+)");
+  std::string d = Diags(bad);
+  INFO(d);
+  CHECK(d.find("main.yaml:3:1: count_and_for_each: a resource takes enabled, count or for_each") !=
+        std::string::npos);
+  CHECK(d.find("main.yaml:9:10: invalid_enabled: enabled must be true or false, not a string") !=
+        std::string::npos);
+  CHECK(d.find("main.yaml:19:10: disabled_resource: network.c is disabled (enabled: false)") !=
+        std::string::npos);
+}

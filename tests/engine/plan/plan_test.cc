@@ -937,3 +937,32 @@ TEST_CASE("moved: chains are followed, and a move onto a recorded address is an 
   CHECK(taken.diagnostics[0].code == "moved_target_exists");
   CHECK(taken.diagnostics[0].location.line == 5);
 }
+
+TEST_CASE("enabled: an implied move takes count's [0] to the address without index") {
+  StackConfig cfg;
+  Value spec = {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}};
+  cfg.resources.push_back(Res("network.core", spec));
+  MovedConfig implied{*ResourceAddress::Parse("network.core[0]"),
+                      *ResourceAddress::Parse("network.core"),
+                      {"main.yaml", 1, 1, 1},
+                      /*implicit=*/true};
+  cfg.moved.push_back(implied);
+  StateSnapshot st;
+  st.resources["network.core[0]"] = St("network.core[0]", "n1", spec);
+  auto r = MakePlan(cfg, st, {}, Kinds(), Opts());
+  REQUIRE(r.ok());
+  const auto& net = Find(r.plan, "network.core");
+  CHECK(net.action == Action::kNoOp);  // moved, not replaced
+  CHECK(net.moved_from == "network.core[0]");
+  // Already at its address, or nothing at [0]: nothing to do, and no error.
+  StateSnapshot there;
+  there.resources["network.core"] = St("network.core", "n1", spec);
+  there.resources["network.core[0]"] = St("network.core[0]", "n2", spec);
+  auto both = MakePlan(cfg, there, {}, Kinds(), Opts());
+  REQUIRE(both.ok());
+  CHECK(Find(both.plan, "network.core").moved_from.empty());
+  CHECK(Find(both.plan, "network.core[0]").action == Action::kDelete);
+  auto fresh = MakePlan(cfg, {}, {}, Kinds(), Opts());
+  REQUIRE(fresh.ok());
+  CHECK(Find(fresh.plan, "network.core").action == Action::kCreate);
+}
