@@ -142,6 +142,28 @@ std::map<std::string, std::string> CheckLiveWiring(HttpClient& client, const std
   return node_ids;
 }
 
+// A `for` over a resource's instances (or over a list read from resources)
+// is resolved once the resources exist, as Terraform resolves it. Two
+// networks and an instance on each; `tail` adds what reads them only
+// through `for` expressions.
+std::string ForOverResourcesStack(const std::string& tail) {
+  return R"(kind: network
+name: tier
+count: 2
+spec: {region: eu-central, cidr: '${cidrsubnet("10.60.0.0/16", 8, count.index)}'}
+---
+kind: instance
+name: node
+for_each: {a: 0, b: 1}
+spec:
+  region: eu-central
+  plan: s-1vcpu-1gb
+  image: debian-12
+  network: ${network.tier[each.value].id}
+---
+)" + tail;
+}
+
 }  // namespace
 
 TEST_CASE("examples/expressions end to end: conditional count, cidrsubnet, a volume per instance",
@@ -273,4 +295,83 @@ TEST_CASE("examples/expressions end to end: conditional count, cidrsubnet, a vol
   auto listed = e.Cairn({"state", "list", e.stack});
   CHECK(listed.exit_code == 0);
   CHECK(listed.out.empty());
+}
+
+// The loader unrolls the `for` (the instances are known, their ids are not)
+// but leaves the loop variable in each element: the plan's residual is
+// "${[n.id, n.id]}", whose `n` nothing binds at apply.
+TEST_CASE("expressions: a for over a resource's instances in a spec is resolved at apply",
+          "[expressions]") {
+  StackEnv e;
+  WriteFile(e.stack + "/main.yaml", ForOverResourcesStack(R"(kind: firewall
+name: edge
+spec:
+  rules: [{direction: inbound, protocol: tcp, port: "22", source: 0.0.0.0/0, action: allow}]
+  instances: '${[for k, n in instance.node : n.id]}'
+)"));
+  auto client = e.server.Client();
+  auto applied = e.Cairn({"apply", e.stack, "--auto-approve"});
+  INFO(applied.out << applied.err);
+  // firewall.edge fails: "create failed: a value it needs is still unknown
+  // after its dependencies were applied".
+  CHECK(applied.exit_code == 0);
+  auto firewalls = ListAll(*client, "/v1/firewalls");
+  REQUIRE(firewalls.size() == 1);
+  std::set<std::string> covered, nodes;
+  for (const auto& id : firewalls[0]["instances"]) covered.insert(id.get<std::string>());
+  for (const auto& i : ListAll(*client, "/api/v1/compute")) {
+    nodes.insert(PreviewInstanceId(i["publicId"]));
+  }
+  CHECK(nodes.size() == 2);
+  CHECK(covered == nodes);
+  auto again = e.Cairn({"plan", e.stack, "--detailed-exitcode"});
+  INFO(again.out << again.err);
+  CHECK(again.exit_code == 0);
+}
+
+// The same in outputs, where the apply succeeds and records each as null.
+// The plan does not know them either, though every value they read but
+// the addresses is in the manifests.
+TEST_CASE("expressions: a for over resources in an output has its value after apply",
+          "[expressions]") {
+  StackEnv e;
+  WriteFile(e.stack + "/main.yaml", ForOverResourcesStack(R"(kind: output
+name: ips
+value: '${{for k, n in instance.node : k => n.ipv4}}'
+---
+kind: output
+name: plans
+value: '${{for k, n in instance.node : k => n.plan}}'
+---
+kind: output
+name: gateways
+value: '${[for c in network.tier[*].cidr : cidrhost(c, 1)]}'
+)"));
+  auto client = e.server.Client();
+  auto planned = e.Cairn({"plan", e.stack, "--json"});
+  INFO(planned.err);
+  REQUIRE(planned.exit_code == 0);
+  std::map<std::string, json> planned_outputs;
+  const json plan = json::parse(planned.out);
+  for (const auto& o : plan["output_changes"]) {
+    planned_outputs[o["name"]] = o["after"];
+  }
+  CHECK(planned_outputs["plans"] == json({{"a", "s-1vcpu-1gb"}, {"b", "s-1vcpu-1gb"}}));
+  CHECK(planned_outputs["gateways"] == json::array({"10.60.0.1", "10.60.1.1"}));
+
+  auto applied = e.Cairn({"apply", e.stack, "--auto-approve"});
+  INFO(applied.out << applied.err);
+  REQUIRE(applied.exit_code == 0);
+  auto out = e.Cairn({"output", e.stack, "--json"});
+  REQUIRE(out.exit_code == 0);
+  json outputs = json::parse(out.out);
+  json ips = json::object();
+  for (const auto& i : ListAll(*client, "/api/v1/compute")) {
+    ips[i["name"].get<std::string>().substr(5)] = i["ipv4"];  // node-a -> a
+  }
+  CHECK(ips.size() == 2);
+  CHECK(outputs["ips"]["value"] == ips);
+  CHECK(outputs["plans"]["value"] == json({{"a", "s-1vcpu-1gb"}, {"b", "s-1vcpu-1gb"}}));
+  CHECK(outputs["gateways"]["value"] == json::array({"10.60.0.1", "10.60.1.1"}));
+  CHECK(e.Cairn({"plan", e.stack, "--detailed-exitcode"}).exit_code == 0);
 }
