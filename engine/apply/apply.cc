@@ -1008,14 +1008,29 @@ class ApplyRun {
     std::set<std::string> sensitive;
     // A destroy plan's outputs are those a targeted destroy keeps (none for
     // a whole destroy): the others are removed with what they refer to.
+    std::vector<std::string> unknown;
     for (const auto& o : plan_.outputs) {
       Value v = ResolveReferences(o.value, Lookup());
+      if (ContainsUnknown(v)) unknown.push_back(o.name);
       outputs[o.name] = ContainsUnknown(v) ? Value(nullptr) : v;
       if (o.sensitive) sensitive.insert(o.name);
     }
     {
       MutexLock lock(mu_);
       result_.outputs = outputs;
+      // Recorded as null, and said when nothing failed: an output still
+      // unknown once every operation succeeded reads something no resource
+      // gave (after a failure, the failure says it already).
+      if (HasErrors(result_.diagnostics)) unknown.clear();
+      for (const std::string& name : unknown) {
+        result_.diagnostics.push_back(
+            {Severity::kWarning,
+             "output_unknown",
+             "output \"" + name + "\" is not known after the apply, and is recorded as null",
+             "it reads a value no resource gave: one that failed or was held back, or an "
+             "attribute the API does not return",
+             {}});
+      }
     }
     auto serial = store_.Commit(
         StateCommit{.outputs = std::move(outputs), .sensitive_outputs = std::move(sensitive)});
