@@ -216,6 +216,7 @@ class Loader {
     CheckLocals();
     MarkOutputsOfSensitiveOutputs();
     ResolveModuleOutputs();
+    parsed_ = {};  // every string is evaluated: its trees are not needed again
     CheckAssembledKeys();
     LoadMoved();
     ResolveDependsOn();
