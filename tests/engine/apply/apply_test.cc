@@ -854,6 +854,8 @@ TEST_CASE("recovery holds no slot while its operations provision, as apply does"
   f.options.parallelism = 1;
   f.events.clear();
   f.provider.HoldReadiness(true);
+  // The failed apply above sent in parallel: only recovery's sends count.
+  f.provider.ResetMaxInFlight();
   RecoveryResult rec;
   std::thread recover([&] { rec = RecoverJournal(f.provider, f.store, f.options); });
   // One wait at a time would never have more than one pending.

@@ -233,6 +233,11 @@ int FakeProvider::max_in_flight() {
   return max_in_flight_;
 }
 
+void FakeProvider::ResetMaxInFlight() {
+  std::lock_guard lock(mu_);
+  max_in_flight_ = in_flight_;
+}
+
 WaitResponse FakeProvider::Answer(const WaitRequest& req) {
   WaitResponse r;
   auto& m = live_[req.kind];

@@ -38,8 +38,10 @@ class FakeProvider final : public Provider {
   int waiting();
   std::vector<std::string> waiting_ids();
   int max_waiting();
-  // The most Create/Update/Delete calls ever in flight at once.
+  // The most Create/Update/Delete calls in flight at once, ever or since
+  // the last ResetMaxInFlight().
   int max_in_flight();
+  void ResetMaxInFlight();
 
   // Creates/updates of a resource with this spec name fail with a 400-like refusal.
   void RefuseName(const std::string& name);
