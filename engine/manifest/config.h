@@ -32,10 +32,32 @@
 
 namespace cairn {
 
+// A condition: a precondition or postcondition of a resource or output, or
+// an assertion of a `kind: check`. Both values are in expression form
+// (engine/manifest/expr.h): `condition` is true or false when it was known
+// at load, else its residual, which plan or apply evaluates (a
+// postcondition's may read `self`, the resource as the API returned it).
+struct ConditionConfig {
+  Value condition;
+  Value error_message;
+  SourceLocation location;  // the condition's value
+};
+
 struct Lifecycle {
   std::vector<std::string> ignore_changes;  // top-level spec field names
   bool prevent_destroy = false;
   bool create_before_destroy = false;
+  std::vector<ConditionConfig> preconditions, postconditions;
+  // Addresses (an instance, a resource's every instance, or ADDRESS.ATTR):
+  // when one of them is replaced or updated by the plan (or that attribute
+  // changes), this resource is replaced.
+  struct Trigger {
+    ResourceAddress address;
+    bool whole = false;  // no index written: every instance
+    std::string attr;    // "" when the resource itself
+    SourceLocation location;
+  };
+  std::vector<Trigger> replace_triggered_by;
 };
 
 struct ResourceConfig {
@@ -61,6 +83,15 @@ struct OutputConfig {
   std::string name;
   Value value;  // may hold references, like a spec
   bool sensitive = false;
+  SourceLocation location;
+  std::vector<ConditionConfig> preconditions;
+};
+
+// A `kind: check` document: assertions evaluated at the end of every plan
+// and apply; a failing one is a warning.
+struct CheckConfig {
+  std::string name;  // with its module's path in front ("module.app.NAME")
+  std::vector<ConditionConfig> asserts;
   SourceLocation location;
 };
 
@@ -114,6 +145,7 @@ struct StackConfig {
   std::vector<OutputConfig> outputs;
   std::vector<MovedConfig> moved;  // in document order
   std::vector<DataConfig> data;
+  std::vector<CheckConfig> checks;
   ProviderConfig provider;
   BackendConfig backend;
   std::map<std::string, Value> variables;  // resolved values

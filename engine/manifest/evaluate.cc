@@ -101,6 +101,7 @@ class LoadScope : public expr::Scope {
       return expr::Value::Unknown();
     }
     if (root == "self") {
+      if (in_.allow_self) return expr::Value::Unknown();  // the resource, once it exists
       ev.Error(at, "invalid_reference", "self is only available in a resource's postconditions");
       return expr::Value::Unknown();
     }

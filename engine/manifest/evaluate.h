@@ -73,6 +73,9 @@ struct EvalInputs {
   // `where` ("count", "provider"...) names the field in the refusal.
   bool resource_refs = false;
   const char* where = "this field";
+  // A postcondition: `self` (and self.ATTR) is the resource as the API
+  // returned it, known only after apply.
+  bool allow_self = false;
   // The module instance the string is written in (empty: the stack).
   std::vector<ModuleStep> module;
   // The shape of a declared resource by its base address

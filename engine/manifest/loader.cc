@@ -47,7 +47,8 @@ const std::vector<std::string> kResourceKeys = {"kind",     "name",       "spec"
 const std::map<std::string, std::vector<std::string>> kLanguageKinds = {
     {"variable", {"kind", "name", "type", "default", "description", "sensitive", "validation"}},
     {"local", {"kind", "name", "value", "description"}},
-    {"output", {"kind", "name", "value", "description", "sensitive"}},
+    {"output", {"kind", "name", "value", "description", "sensitive", "precondition"}},
+    {"check", {"kind", "name", "assert", "description"}},
     {"provider", {"kind", "name", "endpoint", "token_env", "parallelism", "timeouts"}},
     {"backend", {"kind", "name", "type", "path", "url_env"}},
     {"moved", {"kind", "from", "to"}},
@@ -62,8 +63,9 @@ const std::vector<std::string> kStackOnlyKinds = {"provider", "backend", "data",
 constexpr size_t kMaxModuleDepth = 16;
 constexpr size_t kMaxModuleInstances = 10000;
 const std::vector<std::pair<YamlNode, YamlNode>> kNoPairs;
-const std::vector<std::string> kLifecycleKeys = {"ignore_changes", "prevent_destroy",
-                                                 "create_before_destroy"};
+const std::vector<std::string> kLifecycleKeys = {"ignore_changes",  "precondition",
+                                                 "postcondition",   "replace_triggered_by",
+                                                 "prevent_destroy", "create_before_destroy"};
 const std::vector<std::string> kTimeoutKeys = {"create",  "update",    "delete", "request",
                                                "connect", "operation", "read"};
 
@@ -169,6 +171,7 @@ struct EvalContext {
   const Value* each_value = nullptr;
   int resource = -1;
   std::string output;
+  bool allow_self = false;  // a postcondition: `self` is the resource
   // What its strings may read (evaluate.h): made at the first string, then
   // shared by the context's other strings.
   mutable std::optional<EvalInputs> inputs;
@@ -213,6 +216,7 @@ class Loader {
       return;
     }
     LoadOutputs();
+    LoadChecks();
     CheckLocals();
     MarkOutputsOfSensitiveOutputs();
     ResolveModuleOutputs();
@@ -220,6 +224,7 @@ class Loader {
     CheckAssembledKeys();
     LoadMoved();
     ResolveDependsOn();
+    ResolveTriggers();
     CheckReferences();
     ValidateSpecs();
     RedactKeySources();
@@ -626,7 +631,8 @@ class Loader {
         continue;
       }
       bool needs_name = resource || doc.kind == "variable" || doc.kind == "output" ||
-                        doc.kind == "data" || doc.kind == "module" || doc.kind == "local";
+                        doc.kind == "data" || doc.kind == "module" || doc.kind == "local" ||
+                        doc.kind == "check";
       if (doc.value.contains("name")) {
         const Value& n = doc.value["name"];
         if (!n.is_string()) {
@@ -663,6 +669,7 @@ class Loader {
     if (doc.kind == "local") scopes_[doc.scope].local_docs.push_back(i);
     if (doc.kind == "module") scopes_[doc.scope].module_docs.push_back(i);
     if (doc.kind == "output") output_docs_.push_back(i);
+    if (doc.kind == "check") check_docs_.push_back(i);
     if (doc.kind == "provider") provider_docs_.push_back(i);
     if (doc.kind == "backend") backend_docs_.push_back(i);
     if (doc.kind == "moved") moved_docs_.push_back(i);
@@ -1622,6 +1629,7 @@ class Loader {
       in.each_value = ctx.each_value;
       in.resource_refs = ctx.resource_refs;
       if (ctx.where) in.where = ctx.where;
+      in.allow_self = ctx.allow_self;
       in.module = scopes_[doc.scope].path;
     }
     // Found once for the string, not per expression: that would be
@@ -2019,11 +2027,106 @@ class Loader {
             lc.ignore_changes.push_back(f.get<std::string>());
           }
         }
+      } else if (key == "precondition" || key == "postcondition") {
+        // Evaluated per instance (MakeInstances: LoadConditions).
+      } else if (key == "replace_triggered_by") {
+        LoadTriggers(doc, *it, child, lc);
       } else {
         Error("unknown_field", "unknown field \"" + key + "\" in lifecycle",
               KeyLoc(doc.file, node, key), DidYouMean(key, kLifecycleKeys));
       }
     }
+  }
+
+  // lifecycle.replace_triggered_by: addresses of the document's scope, each
+  // with an attribute or not.
+  void LoadTriggers(const Doc& doc, const Value& v, const YamlNode& node, Lifecycle& lc) {
+    if (!v.is_array()) {
+      Error("wrong_type",
+            "lifecycle.replace_triggered_by must be a list of addresses, not " + ValueTypeNoun(v),
+            Loc(doc.file, node));
+      return;
+    }
+    for (size_t i = 0; i < v.size(); ++i) {
+      SourceLocation at = Loc(doc.file, node.IsSequence() && i < node.size() ? node[i] : node);
+      Lifecycle::Trigger t;
+      t.location = at;
+      std::optional<ResourceAddress> addr;
+      if (v[i].is_string()) {
+        const std::string& text = v[i].get_ref<const std::string&>();
+        addr = ResourceAddress::Parse(text);
+        if (!addr) {
+          // ADDRESS.ATTR
+          size_t dot = text.rfind('.');
+          if (dot != std::string::npos && dot > 0) {
+            addr = ResourceAddress::Parse(text.substr(0, dot));
+            if (addr) t.attr = text.substr(dot + 1);
+          }
+        }
+      }
+      if (!addr || !addr->module.empty()) {
+        Error("invalid_replace_trigger",
+              "replace_triggered_by entries are addresses of this stack or module (network.a, "
+              "instance.web[0], instance.web[0].image), not " +
+                  (v[i].is_string() ? "\"" + v[i].get<std::string>() + "\"" : ValueTypeNoun(v[i])),
+              at);
+        continue;
+      }
+      t.whole = std::holds_alternative<std::monostate>(addr->index);
+      addr->module = scopes_[doc.scope].path;
+      t.address = std::move(*addr);
+      lc.replace_triggered_by.push_back(std::move(t));
+    }
+  }
+
+  // A list of {condition, error_message} under `key` of `doc` (its value
+  // `list`, its node `node`), each evaluated in `ctx`: known at load, or
+  // kept as a residual for plan or apply. `self` may be read when
+  // `allow_self` (postconditions).
+  std::vector<ConditionConfig> LoadConditions(const Doc& doc, const Value& list,
+                                              const YamlNode& node, const std::string& key,
+                                              EvalContext& ctx, bool allow_self) {
+    std::vector<ConditionConfig> out;
+    if (!list.is_array()) {
+      Error("wrong_type",
+            key + " must be a list of {condition, error_message}, not " + ValueTypeNoun(list),
+            Loc(doc.file, node));
+      return out;
+    }
+    for (size_t i = 0; i < list.size(); ++i) {
+      const Value& item = list[i];
+      YamlNode inode = node.IsSequence() && i < node.size() ? node[i] : node;
+      if (!item.is_object() || !item.contains("condition") || !item.contains("error_message")) {
+        Error("missing_field", "each " + key + " needs condition and error_message",
+              Loc(doc.file, inode));
+        continue;
+      }
+      for (auto it = item.begin(); it != item.end(); ++it) {
+        if (it.key() != "condition" && it.key() != "error_message")
+          Error("unknown_field", "unknown field \"" + it.key() + "\" in " + key,
+                KeyLoc(doc.file, inode, it.key()),
+                DidYouMean(it.key(), {"condition", "error_message"}));
+      }
+      YamlNode cnode = Child(inode, "condition");
+      ConditionConfig c;
+      c.location = Loc(doc.file, cnode);
+      size_t errors = ErrorCount();
+      ctx.inputs.reset();
+      ctx.allow_self = allow_self;
+      c.condition = Eval(item["condition"], cnode, "/lifecycle", ctx);
+      c.error_message =
+          Eval(item["error_message"], Child(inode, "error_message"), "/lifecycle", ctx);
+      ctx.allow_self = false;
+      ctx.inputs.reset();
+      if (ErrorCount() != errors) continue;
+      if (!HasExpressions(c.condition) && !c.condition.is_boolean()) {
+        Error("invalid_condition",
+              "a condition must be true or false, not " + ValueTypeNoun(c.condition), c.location);
+        continue;
+      }
+      out.push_back(std::move(c));
+    }
+    return out;
   }
 
   // A resource document whose instances are known, before they are made.
@@ -2194,6 +2297,16 @@ class Loader {
         ctx.each_value = &each_values[k];
       }
       rc.spec = Eval(*spec, spec_node, "", ctx);
+      if (const Value* lcv = doc.value.contains("lifecycle") ? &doc.value["lifecycle"] : nullptr;
+          lcv && lcv->is_object()) {
+        YamlNode lnode = Child(doc.node, "lifecycle");
+        for (const char* key : {"precondition", "postcondition"}) {
+          if (!lcv->contains(key)) continue;
+          const bool post = key[1] == 'o';
+          (post ? rc.lifecycle.postconditions : rc.lifecycle.preconditions) =
+              LoadConditions(doc, (*lcv)[key], Child(lnode, key), key, ctx, post);
+        }
+      }
       if (has_name_field && rc.spec.is_object() && !rc.spec.contains("name")) {
         rc.spec["name"] = EscapeTemplateLiteral(DefaultApiName(scope.path, doc.name, indexes[k]));
       }
@@ -2257,11 +2370,46 @@ class Loader {
           RefuseUndeclaredSensitive(doc, SensitiveText(doc.scope, ctx.sensitive[0].second));
         out.sensitive = true;
       }
+      if (doc.value.contains("precondition")) {
+        out.preconditions =
+            LoadConditions(doc, doc.value["precondition"], Child(doc.node, "precondition"),
+                           "precondition", ctx, false);
+      }
       output_index_[key] = outputs_.size();
       scopes_[doc.scope].outputs[doc.name] = outputs_.size();
       output_scope_.push_back(doc.scope);
       output_docs_of_.push_back(di);
       outputs_.push_back(std::move(out));
+    }
+  }
+
+  // `kind: check` documents: their assertions, evaluated as far as the
+  // stack knows at load; the plan and apply evaluate the rest.
+  void LoadChecks() {
+    std::map<std::string, SourceLocation> first;
+    for (size_t di : check_docs_) {
+      const Doc& doc = docs_[di];
+      const std::string name = scopes_[doc.scope].prefix + doc.name;
+      SourceLocation name_loc = Loc(doc.file, Child(doc.node, "name"));
+      if (auto [it, inserted] = first.emplace(name, name_loc); !inserted) {
+        Error("duplicate_check", "check \"" + doc.name + "\" is declared twice", name_loc,
+              "first declared at " + LocationText(it->second));
+        continue;
+      }
+      if (!doc.value.contains("assert")) {
+        Error("missing_field", "a check needs assert: a list of {condition, error_message}",
+              doc.location);
+        continue;
+      }
+      CheckConfig check;
+      check.name = name;
+      check.location = name_loc;
+      EvalContext ctx;
+      ctx.doc = &doc;
+      ctx.resource_refs = true;
+      check.asserts =
+          LoadConditions(doc, doc.value["assert"], Child(doc.node, "assert"), "assert", ctx, false);
+      result_.config.checks.push_back(std::move(check));
     }
   }
 
@@ -2538,6 +2686,43 @@ class Loader {
 
   // What references resolve against (references.h).
   DeclaredResources Declared() const { return {resources_, groups_, *registry_}; }
+
+  // lifecycle.replace_triggered_by: each address declared, its attribute
+  // one its kind has; it is a dependency, as Terraform makes it.
+  void ResolveTriggers() {
+    for (size_t r = 0; r < resources_.size(); ++r) {
+      for (const Lifecycle::Trigger& t : resources_[r].lifecycle.replace_triggered_by) {
+        auto g = groups_.find(t.address.BaseString());
+        if (g == groups_.end()) {
+          Error("unknown_replace_trigger",
+                "replace_triggered_by names undeclared resource " + t.address.ToString(),
+                t.location,
+                DidYouMean(t.address.name,
+                           DeclaredNames(Declared(), t.address.kind, t.address.module)));
+          continue;
+        }
+        if (!t.attr.empty() && !registry_->HasAttribute(t.address.kind, t.attr)) {
+          Error("unknown_attribute", t.address.kind + " has no attribute \"" + t.attr + "\"",
+                t.location, DidYouMean(t.attr, registry_->Attributes(t.address.kind)));
+          continue;
+        }
+        auto targets = ReferenceTargets(Declared(), t.address, false, true, g->second);
+        if (auto* msg = std::get_if<std::string>(&targets)) {
+          Error("unknown_replace_trigger", "replace_triggered_by: " + *msg, t.location);
+          continue;
+        }
+        for (size_t id : std::get<std::vector<size_t>>(targets)) {
+          if (id == r) {
+            Error("unknown_replace_trigger",
+                  resources_[r].address.ToString() + " cannot be replaced because of itself",
+                  t.location);
+            continue;
+          }
+          AddEdge(r, id, t.location);
+        }
+      }
+    }
+  }
 
   void ResolveDependsOn() {
     for (const auto& [base, entries] : depends_on_) {
@@ -2846,6 +3031,7 @@ class Loader {
   std::vector<Diagnostic> diags_;
   std::vector<std::unique_ptr<YamlTree>> trees_;
   std::vector<Doc> docs_;
+  std::vector<size_t> check_docs_;
   std::vector<size_t> resource_docs_, output_docs_, provider_docs_, backend_docs_, moved_docs_,
       data_docs_;
   std::set<std::string> data_addresses_;  // "data.KIND.NAME" of every data document

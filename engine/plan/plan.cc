@@ -192,6 +192,53 @@ namespace {
 
 // The plan of `config` against a state whose addresses are the manifests'
 // (moves made).
+// A condition (a precondition, an output's precondition, a check's
+// assertion) as far as the plan knows its values: nullopt when it holds or
+// is not known yet, else the diagnostic saying why it failed. `what` says
+// whose it is ("network.a: precondition"). The message never shows the
+// value of a sensitive variable.
+std::optional<Diagnostic> FailedCondition(const ConditionConfig& c, const AttributeLookup& lookup,
+                                          Severity severity, const std::string& code,
+                                          const std::string& what,
+                                          const std::vector<std::string>& secrets) {
+  Value v = ResolveReferences(c.condition, lookup);
+  if (ContainsUnknown(v)) return std::nullopt;
+  if (!v.is_boolean()) {
+    return Diagnostic{Severity::kError, "invalid_condition",
+                      what + ": a condition must be true or false, not " + v.dump(), "",
+                      c.location};
+  }
+  if (v.get<bool>()) return std::nullopt;
+  Value m = ResolveReferences(c.error_message, lookup);
+  std::string message = m.is_string() && !ContainsUnknown(m) ? m.get<std::string>()
+                        : c.error_message.is_string()        ? c.error_message.get<std::string>()
+                                                             : c.error_message.dump();
+  for (const std::string& secret : secrets) {
+    if (secret.empty()) continue;
+    for (size_t at = message.find(secret); at != std::string::npos; at = message.find(secret, at)) {
+      message.replace(at, secret.size(), "(sensitive value)");
+    }
+  }
+  return Diagnostic{severity, code, what + " failed: " + message, "", c.location};
+}
+
+// A condition the plan cannot decide, which nothing checks later yet.
+// (Checking the rest during apply, before the request and once the
+// resource is ready, is not built yet: docs/manifests.md, Conditions.)
+Diagnostic UncheckedCondition(const ConditionConfig& c, const std::string& what,
+                              bool postcondition = false) {
+  return Diagnostic{Severity::kWarning, "condition_not_checked",
+                    what + " is not checked: it reads values known only after apply",
+                    postcondition ? "the plan checks postconditions whose values it knows; one "
+                                    "reading `self` is not checked yet"
+                                  : "plan again once they are known (after this apply) to check it",
+                    c.location};
+}
+
+bool KnownCondition(const ConditionConfig& c, const AttributeLookup& lookup) {
+  return !ContainsUnknown(ResolveReferences(c.condition, lookup));
+}
+
 PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, const LiveView& live,
                      const KindCatalog& kinds, const PlanOptions& options) {
   PlanResult result;
@@ -216,9 +263,16 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
   // Residuals (engine/manifest/expr.h) evaluated with what the plan knows.
   const auto resolve = ResolveReferences;
 
-  // prevent_destroy refusals, by address: reported only for changes that
-  // remain once targets have selected.
+  // prevent_destroy refusals and failed preconditions, by address: reported
+  // only for changes that remain once targets have selected.
   std::vector<std::pair<std::string, Diagnostic>> refusals;
+  std::vector<std::string> secrets;
+  for (const auto& name : config.sensitive_variables) {
+    auto it = config.variables.find(name);
+    if (it != config.variables.end() && it->second.is_string()) {
+      secrets.push_back(it->second.get<std::string>());
+    }
+  }
 
   // --replace: which desired addresses (an address, every instance of a
   // base address, or everything in a module); each must name something.
@@ -276,6 +330,25 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
       // not hold is not made, so nothing resolves from it.
       if (st != state.resources.end()) planned[addr] = st->second.attributes;
       continue;
+    }
+    // Preconditions, with what the resources this one reads will be: a
+    // false one ends the plan (it is an error), before any request.
+    for (const ConditionConfig& c : rc.lifecycle.preconditions) {
+      const std::string what = addr + ": precondition";
+      if (auto d =
+              FailedCondition(c, lookup, Severity::kError, "precondition_failed", what, secrets)) {
+        refusals.emplace_back(addr, std::move(*d));
+      } else if (!KnownCondition(c, lookup)) {
+        refusals.emplace_back(addr, UncheckedCondition(c, what));
+      }
+    }
+    for (const ConditionConfig& c : rc.lifecycle.postconditions) {
+      if (auto d = FailedCondition(c, lookup, Severity::kError, "postcondition_failed",
+                                   addr + ": postcondition", secrets)) {
+        refusals.emplace_back(addr, std::move(*d));
+      } else if (!KnownCondition(c, lookup)) {
+        refusals.emplace_back(addr, UncheckedCondition(c, addr + ": postcondition", true));
+      }
     }
     if (st == state.resources.end()) {
       ch.action = Action::kCreate;
@@ -466,6 +539,27 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
   if (!options.destroy) {
     for (const auto& out : config.outputs) {
       plan.outputs.push_back({out.name, out.value, out.sensitive});
+      for (const ConditionConfig& c : out.preconditions) {
+        const std::string what = "output " + out.name + ": precondition";
+        if (auto d = FailedCondition(c, lookup, Severity::kError, "precondition_failed", what,
+                                     secrets)) {
+          result.diagnostics.push_back(std::move(*d));
+        } else if (!KnownCondition(c, lookup)) {
+          result.diagnostics.push_back(UncheckedCondition(c, what));
+        }
+      }
+    }
+    // Checks: what the stack will be once applied, as a warning when not.
+    for (const CheckConfig& check : config.checks) {
+      for (const ConditionConfig& c : check.asserts) {
+        const std::string what = "check " + check.name;
+        if (auto d =
+                FailedCondition(c, lookup, Severity::kWarning, "check_failed", what, secrets)) {
+          result.diagnostics.push_back(std::move(*d));
+        } else if (!KnownCondition(c, lookup)) {
+          result.diagnostics.push_back(UncheckedCondition(c, what));
+        }
+      }
     }
   } else if (!options.targets.empty()) {
     // A targeted destroy keeps every output whose value still resolves once
@@ -502,12 +596,7 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
           {name, Action::kDelete, value, nullptr, state.sensitive_outputs.count(name) > 0});
     }
   }
-  for (const auto& name : config.sensitive_variables) {
-    auto it = config.variables.find(name);
-    if (it != config.variables.end() && it->second.is_string()) {
-      plan.sensitive_values.push_back(it->second.get<std::string>());
-    }
-  }
+  plan.sensitive_values = std::move(secrets);
   return result;
 }
 

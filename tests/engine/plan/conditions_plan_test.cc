@@ -1,0 +1,135 @@
+// Conditions at plan time: a precondition, an output's precondition and a
+// check are decided with what the plan knows (the manifests through the
+// real loader, the recorded state); what it cannot know yet is said, not
+// passed over.
+#include <catch2/catch.hpp>
+
+#include "engine/manifest/loader.h"
+#include "engine/operations/operations.h"
+#include "engine/plan/plan.h"
+
+using namespace cairn;
+
+namespace {
+
+const char* kStack = R"(kind: variable
+name: size
+type: number
+---
+kind: variable
+name: secret
+type: string
+sensitive: true
+default: hunter2
+---
+kind: network
+name: net
+spec: {region: eu-central, cidr: 10.0.0.0/16}
+---
+kind: volume
+name: data
+spec: {region: eu-central, size_gb: '${var.size}'}
+lifecycle:
+  precondition:
+    - condition: ${var.size <= 100}
+      error_message: 'volume is ${var.size} GiB (${var.secret})'
+    - condition: ${network.net.cidr == "10.0.0.0/16"}
+      error_message: the network is a /16
+    - condition: ${network.net.id != ""}
+      error_message: the network has an id
+---
+kind: output
+name: size
+value: ${var.size}
+precondition:
+  - condition: ${var.size != 13}
+    error_message: unlucky
+---
+kind: check
+name: small
+assert:
+  - condition: ${var.size < 50}
+    error_message: 'a volume of ${var.size} GiB is large'
+)";
+
+struct Planned {
+  PlanResult plan;
+  std::string text;  // every diagnostic, one line each
+};
+
+Planned PlanWith(int size, const StateSnapshot& state = {}, bool destroy = false) {
+  LoadOptions o;
+  o.schema_dir = CAIRN_SOURCE_SCHEMA_DIR;
+  o.getenv = [](const char*) -> const char* { return nullptr; };
+  o.vars["size"] = std::to_string(size);
+  LoadResult loaded = LoadStackFromText({{"main.yaml", kStack}}, o);
+  INFO((loaded.diagnostics.empty() ? std::string() : loaded.diagnostics[0].summary));
+  REQUIRE(loaded.ok());
+  PlanOptions po;
+  po.destroy = destroy;
+  Planned out;
+  out.plan = MakePlan(loaded.config, state, {}, KindCatalogFrom(*loaded.registry), po);
+  for (const Diagnostic& d : out.plan.diagnostics) {
+    out.text += std::string(d.severity == Severity::kError ? "error " : "warning ") + d.code + " " +
+                std::to_string(d.location.line) + ":" + std::to_string(d.location.column) + " " +
+                d.summary + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("conditions at plan: a false precondition is an error at the condition") {
+  Planned p = PlanWith(200);
+  INFO(p.text);
+  CHECK_FALSE(p.plan.ok());
+  CHECK(p.text.find("error precondition_failed 20:18 volume.data: precondition failed: volume "
+                    "is 200 GiB ((sensitive value))") != std::string::npos);
+  CHECK(p.text.find("hunter2") == std::string::npos);
+  // The one reading the network's planned cidr is known, and holds; the one
+  // reading its id is not known before apply, and is said to be unchecked.
+  CHECK(p.text.find("22:18") == std::string::npos);
+  CHECK(p.text.find("warning condition_not_checked 24:18 volume.data: precondition is not "
+                    "checked") != std::string::npos);
+  // The check fails too, as a warning.
+  CHECK(p.text.find("warning check_failed 37:16 check small failed: a volume of 200 GiB is "
+                    "large") != std::string::npos);
+}
+
+TEST_CASE("conditions at plan: preconditions that hold leave the plan as it was") {
+  Planned p = PlanWith(20);
+  INFO(p.text);
+  CHECK(p.plan.ok());
+  CHECK(p.text.find("precondition_failed") == std::string::npos);
+  CHECK(p.text.find("check_failed") == std::string::npos);
+  CHECK(p.plan.plan.counts().add == 2);
+}
+
+TEST_CASE("conditions at plan: an output's precondition, and none at destroy") {
+  Planned p = PlanWith(13);
+  INFO(p.text);
+  CHECK(p.text.find("error precondition_failed 31:16 output size: precondition failed: unlucky") !=
+        std::string::npos);
+
+  // Once the network is recorded, its id is known and the precondition is
+  // decided (it holds): no warning left for it.
+  StateSnapshot state;
+  ResourceState net;
+  net.address = "network.net";
+  net.kind = "network";
+  net.id = "n-1";
+  net.attributes = Value::parse(R"({"id": "n-1", "region": "eu-central", "cidr": "10.0.0.0/16",
+                                    "name": "net", "status": "active"})");
+  state.resources["network.net"] = net;
+  Planned known = PlanWith(20, state);
+  INFO(known.text);
+  CHECK(known.plan.ok());
+  CHECK(known.text.find("condition_not_checked") == std::string::npos);
+
+  // Destroying checks no precondition: a stack that no longer satisfies
+  // them can still be taken down.
+  Planned gone = PlanWith(200, state, true);
+  INFO(gone.text);
+  CHECK(gone.plan.ok());
+  CHECK(gone.text.empty());
+}
