@@ -45,6 +45,16 @@ if(NOT RE2_FOUND)
     "(apt-get install --no-install-recommends libre2-dev) or run scripts/install-deps.sh.")
 endif()
 
+# libedit gives `cairn console` its line editing and history on a terminal
+# (its readline interface); BSD-licensed, unlike GNU readline. Only the cli
+# target links it. Debian's libedit-dev has a pkg-config file.
+pkg_check_modules(LIBEDIT QUIET IMPORTED_TARGET libedit)
+if(NOT LIBEDIT_FOUND)
+  message(FATAL_ERROR
+    "Cairn needs libedit, which was not found. Install the Debian package 'libedit-dev' "
+    "(apt-get install --no-install-recommends libedit-dev) or run scripts/install-deps.sh.")
+endif()
+
 # Beast/Asio come with the Boost headers (libboost-graph-dev pulls libboost1.74-dev).
 if(NOT EXISTS "${Boost_INCLUDE_DIRS}/boost/beast.hpp")
   message(FATAL_ERROR "Boost.Beast headers not found. Install the Debian package 'libboost-graph-dev'.")
