@@ -441,18 +441,12 @@ int ReportApply(const ApplyResult& result, bool destroy, const EngineSession& se
     for (const auto& [name, value] : result.outputs) {
       outputs[name] = sensitive.count(name) ? Value("(sensitive)") : value;
     }
-    Value j = {{"event", "summary"},
-               {"ok", result.ok()},
-               {"added", s.created},
-               {"changed", s.updated},
-               {"replaced", s.replaced},
-               {"destroyed", s.deleted},
-               {"moved", s.moved},
-               {"recovered", s.recovered},
-               {"failed", s.failed},
-               {"skipped", s.skipped},
-               {"interrupted", s.interrupted},
-               {"outputs", outputs}};
+    Value j = {
+        {"event", "summary"},       {"ok", result.ok()},        {"added", s.created},
+        {"changed", s.updated},     {"replaced", s.replaced},   {"destroyed", s.deleted},
+        {"moved", s.moved},         {"recovered", s.recovered}, {"failed", s.failed},
+        {"held_back", s.held_back}, {"skipped", s.skipped},     {"interrupted", s.interrupted},
+        {"outputs", outputs}};
     std::cout << Redact(j.dump()) << std::endl;
     return result.ok() ? 0 : 1;
   }

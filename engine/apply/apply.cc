@@ -13,6 +13,7 @@
 #include "base/mutex.h"
 #include "engine/crash_point.h"
 #include "engine/manifest/expr.h"
+#include "engine/plan/conditions.h"
 #include "engine/state/moves.h"
 
 namespace cairn {
@@ -102,6 +103,9 @@ struct Node {
     bool ok = true;      // false: it exists, but the wait for it failed
     std::string message;
     std::vector<Diagnostic> diagnostics;
+    // A postcondition that failed: the resource exists, and is recorded,
+    // but what depends on it is not applied. Reported as it is.
+    std::optional<Diagnostic> condition;
   };
   std::optional<Outcome> outcome;
 };
@@ -720,6 +724,45 @@ class ApplyRun {
     }
   }
 
+  // A condition of the node that does not hold (PlannedChange's
+  // preconditions and postconditions): reported where it is written, the
+  // node failed, and what depends on it skipped.
+  void FailCondition(size_t index, Diagnostic d) EXCLUDES(mu_) {
+    MutexLock lock(mu_);
+    last_error_[index] = d.summary;
+    result_.diagnostics.push_back(std::move(d));
+  }
+
+  // The first of `conditions` that does not hold with what is known now,
+  // as a diagnostic; nullopt when they all do. `what`: "ADDRESS:
+  // precondition". A condition still unknown now fails too: apply cannot
+  // act on what it cannot check.
+  std::optional<Diagnostic> FirstFailing(const std::vector<ConditionConfig>& conditions,
+                                         const std::string& what, const std::string& code,
+                                         const Value* self, const std::string& detail)
+      EXCLUDES(mu_) {
+    for (const ConditionConfig& cond : conditions) {
+      ConditionVerdict v = DecideCondition(cond, Lookup(), self, plan_.sensitive_values);
+      switch (v.kind) {
+        case ConditionVerdict::Kind::kHolds:
+          continue;
+        case ConditionVerdict::Kind::kFails:
+          return Diagnostic{Severity::kError, code, what + " failed: " + v.message, detail,
+                            cond.location};
+        case ConditionVerdict::Kind::kInvalid:
+          return Diagnostic{Severity::kError, "invalid_condition", what + ": " + v.message, detail,
+                            cond.location};
+        case ConditionVerdict::Kind::kUnknown:
+          return Diagnostic{Severity::kError, code,
+                            what +
+                                " could not be decided: it reads a value that is still "
+                                "unknown",
+                            detail, cond.location};
+      }
+    }
+    return std::nullopt;
+  }
+
   std::chrono::seconds Timeout(Action op) const {
     return op == Action::kCreate   ? options_.create_timeout
            : op == Action::kUpdate ? options_.update_timeout
@@ -736,6 +779,16 @@ class ApplyRun {
                                                              : Action::kDelete};
     if (node.op != Action::kCreate) prep.id = c.remote_id;
     Value resolved;
+    if (node.op != Action::kDelete && !c.preconditions.empty()) {
+      if (auto failed =
+              FirstFailing(c.preconditions, c.address + ": precondition", "precondition_failed",
+                           nullptr, "not sent: it and what depends on it were held back")) {
+        FailCondition(index, std::move(*failed));
+        MutexLock lock(mu_);
+        ++result_.summary.held_back;
+        return false;
+      }
+    }
     if (node.op != Action::kDelete) {
       resolved = ResolveReferences(c.after, Lookup());
       if (ContainsUnknown(resolved)) {
@@ -939,6 +992,17 @@ class ApplyRun {
     bool ok = wait.status.ok();
     node.outcome =
         Node::Outcome{std::move(commit), ok, wait.status.message(), std::move(node.diagnostics)};
+    if (ok && !c.postconditions.empty()) {
+      // With `self` as the API returned it, now that it is ready.
+      Node::Outcome& o = *node.outcome;
+      o.condition = FirstFailing(c.postconditions, c.address + ": postcondition",
+                                 "postcondition_failed", &o.commit.put[0].attributes,
+                                 "it exists and is recorded; what depends on it was not applied");
+      if (o.condition) {
+        ok = o.ok = false;
+        o.message = o.condition->summary;
+      }
+    }
     return ok;
   }
 
@@ -992,7 +1056,11 @@ class ApplyRun {
         if (c.action == Action::kReplace) ++result_.summary.replaced;
       }
     }
-    if (!outcome.ok) Fail(index, outcome.diagnostics, c.address, node.op, outcome.message);
+    if (outcome.condition) {
+      FailCondition(index, std::move(*outcome.condition));
+    } else if (!outcome.ok) {
+      Fail(index, outcome.diagnostics, c.address, node.op, outcome.message);
+    }
     return outcome.ok;
   }
 
@@ -1009,14 +1077,38 @@ class ApplyRun {
     // A destroy plan's outputs are those a targeted destroy keeps (none for
     // a whole destroy): the others are removed with what they refer to.
     std::vector<std::string> unknown;
+    std::vector<Diagnostic> conditions;
     for (const auto& o : plan_.outputs) {
       Value v = ResolveReferences(o.value, Lookup());
+      // An output whose precondition fails is recorded as null: what reads
+      // it (another stack, a script) must not take a value it refuses.
+      std::optional<Diagnostic> refused =
+          o.preconditions.empty()
+              ? std::nullopt
+              : FirstFailing(o.preconditions, "output " + o.name + ": precondition",
+                             "precondition_failed", nullptr, "the output is recorded as null");
+      if (refused) {
+        conditions.push_back(std::move(*refused));
+        v = nullptr;
+      }
       if (ContainsUnknown(v)) unknown.push_back(o.name);
       outputs[o.name] = ContainsUnknown(v) ? Value(nullptr) : v;
       if (o.sensitive) sensitive.insert(o.name);
     }
+    // The checks the plan could not decide, with what the apply made: a
+    // failing one (or one still unknown) is a warning, as at plan.
+    for (const CheckConfig& check : plan_.checks) {
+      for (const ConditionConfig& assertion : check.asserts) {
+        if (auto failed =
+                FirstFailing({assertion}, "check " + check.name, "check_failed", nullptr, "")) {
+          failed->severity = Severity::kWarning;
+          conditions.push_back(std::move(*failed));
+        }
+      }
+    }
     {
       MutexLock lock(mu_);
+      for (Diagnostic& d : conditions) result_.diagnostics.push_back(std::move(d));
       result_.outputs = outputs;
       // Recorded as null, and said when nothing failed: an output still
       // unknown once every operation succeeded reads something no resource
@@ -1119,6 +1211,7 @@ void ApplySummary::AddRecovered(const ApplySummary& r) {
   deleted += r.deleted;
   failed += r.failed;
   skipped += r.skipped;
+  held_back += r.held_back;
   recovered += r.done();
   interrupted = interrupted || r.interrupted;
 }

@@ -80,6 +80,8 @@ struct ApplyOptions {
 // a whole. `moved`: addresses moved in the state (`kind: moved`).
 struct ApplySummary {
   int created = 0, updated = 0, replaced = 0, deleted = 0, moved = 0, failed = 0, skipped = 0;
+  // Of `failed`: not sent, because a precondition did not hold then.
+  int held_back = 0;
   bool interrupted = false;
   // Of the counts above, those of an interrupted run's operations completed
   // first (RecoverJournal), after Add.

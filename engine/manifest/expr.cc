@@ -69,7 +69,12 @@ void CollectReferences(const Value& v, std::vector<Expression>& out) {
 // lookup, nothing else.
 class LookupScope : public expr::Scope {
  public:
-  explicit LookupScope(const AttributeLookup& lookup) : lookup_(lookup) {}
+  LookupScope(const AttributeLookup& lookup, const Value* self) : lookup_(lookup), self_(self) {}
+
+  std::optional<expr::Value> Root(const std::string& name) override {
+    if (name == "self" && self_) return expr::Value::FromJson(*self_);
+    return std::nullopt;
+  }
 
   expr::Value Resource(const std::string& module, const std::string& kind, const std::string& name,
                        const expr::Value* key, const std::string* attr, const expr::Node& at,
@@ -108,6 +113,7 @@ class LookupScope : public expr::Scope {
 
  private:
   const AttributeLookup& lookup_;
+  const Value* self_;
 };
 
 }  // namespace
@@ -271,15 +277,21 @@ std::vector<Expression> ReferencesIn(const expr::Node& n) {
 }
 
 Value ResolveReferences(const Value& v, const AttributeLookup& lookup) {
+  return ResolveReferences(v, lookup, nullptr);
+}
+
+Value ResolveReferences(const Value& v, const AttributeLookup& lookup, const Value* self) {
   if (v.is_array()) {
     Value out = Value::array();
-    for (const auto& item : v) out.push_back(ResolveReferences(item, lookup));
+    for (const auto& item : v) out.push_back(ResolveReferences(item, lookup, self));
     return out;
   }
   if (v.is_object()) {
     if (IsUnknown(v)) return v;
     Value out = Value::object();
-    for (auto it = v.begin(); it != v.end(); ++it) out[it.key()] = ResolveReferences(*it, lookup);
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      out[it.key()] = ResolveReferences(*it, lookup, self);
+    }
     return out;
   }
   if (!v.is_string()) return v;
@@ -287,7 +299,7 @@ Value ResolveReferences(const Value& v, const AttributeLookup& lookup) {
   if (!HasTemplateSyntax(s)) return v;
   expr::NodePtr n = ParseExpressionForm(s);
   if (!n) return v;
-  LookupScope scope(lookup);
+  LookupScope scope(lookup, self);
   std::vector<expr::EvalError> errors;
   expr::EvalOptions options;
   options.qualified_refs = true;

@@ -81,6 +81,8 @@ std::vector<Expression> ReferencesIn(const expr::Node& n);
 // (nullopt from it: not known yet), and anything that depends on one not
 // known becomes UnknownValue(). The identity on values without residuals.
 Value ResolveReferences(const Value& v, const AttributeLookup& lookup);
+// As above, `self` (a postcondition's) bound to `self` when not null.
+Value ResolveReferences(const Value& v, const AttributeLookup& lookup, const Value* self);
 
 // Every resource reference in the residuals of `v`, in document order.
 std::vector<Expression> ResourceReferences(const Value& v);

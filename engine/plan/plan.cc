@@ -6,6 +6,7 @@
 
 #include "base/schema/suggest.h"
 #include "engine/manifest/expr.h"
+#include "engine/plan/conditions.h"
 
 namespace cairn {
 namespace {
@@ -195,48 +196,39 @@ namespace {
 // A condition (a precondition, an output's precondition, a check's
 // assertion) as far as the plan knows its values: nullopt when it holds or
 // is not known yet, else the diagnostic saying why it failed. `what` says
-// whose it is ("network.a: precondition"). The message never shows the
-// value of a sensitive variable.
+// whose it is ("network.a: precondition").
 std::optional<Diagnostic> FailedCondition(const ConditionConfig& c, const AttributeLookup& lookup,
                                           Severity severity, const std::string& code,
                                           const std::string& what,
-                                          const std::vector<std::string>& secrets) {
-  Value v = ResolveReferences(c.condition, lookup);
-  if (ContainsUnknown(v)) return std::nullopt;
-  if (!v.is_boolean()) {
-    return Diagnostic{Severity::kError, "invalid_condition",
-                      what + ": a condition must be true or false, not " + v.dump(), "",
-                      c.location};
+                                          const std::vector<std::string>& secrets,
+                                          const Value* self = nullptr) {
+  ConditionVerdict v = DecideCondition(c, lookup, self, secrets);
+  switch (v.kind) {
+    case ConditionVerdict::Kind::kHolds:
+    case ConditionVerdict::Kind::kUnknown:
+      return std::nullopt;
+    case ConditionVerdict::Kind::kInvalid:
+      return Diagnostic{Severity::kError, "invalid_condition", what + ": " + v.message, "",
+                        c.location};
+    case ConditionVerdict::Kind::kFails:
+      break;
   }
-  if (v.get<bool>()) return std::nullopt;
-  Value m = ResolveReferences(c.error_message, lookup);
-  std::string message = m.is_string() && !ContainsUnknown(m) ? m.get<std::string>()
-                        : c.error_message.is_string()        ? c.error_message.get<std::string>()
-                                                             : c.error_message.dump();
-  for (const std::string& secret : secrets) {
-    if (secret.empty()) continue;
-    for (size_t at = message.find(secret); at != std::string::npos; at = message.find(secret, at)) {
-      message.replace(at, secret.size(), "(sensitive value)");
-    }
-  }
-  return Diagnostic{severity, code, what + " failed: " + message, "", c.location};
+  return Diagnostic{severity, code, what + " failed: " + v.message, "", c.location};
 }
 
-// A condition the plan cannot decide, which nothing checks later yet.
-// (Checking the rest during apply, before the request and once the
-// resource is ready, is not built yet: docs/manifests.md, Conditions.)
-Diagnostic UncheckedCondition(const ConditionConfig& c, const std::string& what,
-                              bool postcondition = false) {
+// A condition of a resource with no change that the plan cannot decide:
+// apply does not act on the resource, so nothing checks it this time.
+Diagnostic UncheckedCondition(const ConditionConfig& c, const std::string& what) {
   return Diagnostic{Severity::kWarning, "condition_not_checked",
-                    what + " is not checked: it reads values known only after apply",
-                    postcondition ? "the plan checks postconditions whose values it knows; one "
-                                    "reading `self` is not checked yet"
-                                  : "plan again once they are known (after this apply) to check it",
-                    c.location};
+                    what +
+                        " is not checked: it reads values not known yet, and the resource has "
+                        "no change to apply",
+                    "the next plan checks it once they are known", c.location};
 }
 
-bool KnownCondition(const ConditionConfig& c, const AttributeLookup& lookup) {
-  return !ContainsUnknown(ResolveReferences(c.condition, lookup));
+bool KnownCondition(const ConditionConfig& c, const AttributeLookup& lookup,
+                    const Value* self = nullptr) {
+  return !ContainsUnknown(ResolveReferences(c.condition, lookup, self));
 }
 
 PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, const LiveView& live,
@@ -261,7 +253,9 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
     return Value(nullptr);
   };
   // Residuals (engine/manifest/expr.h) evaluated with what the plan knows.
-  const auto resolve = ResolveReferences;
+  const auto resolve = [](const Value& v, const AttributeLookup& l) {
+    return ResolveReferences(v, l);
+  };
 
   // prevent_destroy refusals and failed preconditions, by address: reported
   // only for changes that remain once targets have selected.
@@ -300,6 +294,35 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
     }
   }
 
+  // lifecycle.replace_triggered_by: the changes planned so far, by base
+  // address (kept only when some resource names a trigger). A trigger is a
+  // dependency, so its changes are planned before the resource's.
+  const bool any_triggers = std::any_of(
+      config.resources.begin(), config.resources.end(),
+      [](const ResourceConfig& rc) { return !rc.lifecycle.replace_triggered_by.empty(); });
+  std::map<std::string, std::vector<size_t>> changes_of_base;
+  auto triggered = [&](const ResourceConfig& rc) -> std::string {
+    for (const Lifecycle::Trigger& t : rc.lifecycle.replace_triggered_by) {
+      auto it = changes_of_base.find(t.address.BaseString());
+      if (it == changes_of_base.end()) continue;
+      const std::string named = t.address.ToString();
+      for (size_t i : it->second) {
+        const PlannedChange& other = plan.changes[i];
+        if (!t.whole && other.address != named) continue;
+        if (other.action != Action::kUpdate && other.action != Action::kReplace) continue;
+        if (t.attr.empty()) {
+          return "replace_triggered_by " + named + ": it is " +
+                 (other.action == Action::kUpdate ? "updated" : "replaced");
+        }
+        for (const AttributeChange& ac : other.changes) {
+          if (ac.field == t.attr) {
+            return "replace_triggered_by " + named + "." + t.attr + ": it changes";
+          }
+        }
+      }
+    }
+    return "";
+  };
   std::set<std::string> desired_addresses;
   for (const ResourceConfig& rc : config.resources) {
     const std::string addr = rc.address.ToString();
@@ -332,28 +355,46 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
       continue;
     }
     // Preconditions, with what the resources this one reads will be: a
-    // false one ends the plan (it is an error), before any request.
+    // false one ends the plan (it is an error), before any request. Those
+    // it cannot decide yet go with the change, for apply.
     for (const ConditionConfig& c : rc.lifecycle.preconditions) {
-      const std::string what = addr + ": precondition";
-      if (auto d =
-              FailedCondition(c, lookup, Severity::kError, "precondition_failed", what, secrets)) {
+      if (auto d = FailedCondition(c, lookup, Severity::kError, "precondition_failed",
+                                   addr + ": precondition", secrets)) {
         refusals.emplace_back(addr, std::move(*d));
       } else if (!KnownCondition(c, lookup)) {
-        refusals.emplace_back(addr, UncheckedCondition(c, what));
+        ch.preconditions.push_back(c);
       }
     }
-    for (const ConditionConfig& c : rc.lifecycle.postconditions) {
-      if (auto d = FailedCondition(c, lookup, Severity::kError, "postcondition_failed",
-                                   addr + ": postcondition", secrets)) {
-        refusals.emplace_back(addr, std::move(*d));
-      } else if (!KnownCondition(c, lookup)) {
-        refusals.emplace_back(addr, UncheckedCondition(c, addr + ": postcondition", true));
+    // Postconditions, once the change's values are planned: with `self`
+    // as planned, decided when known (a resource with no change: as the
+    // API shows it now), else left for apply once it is ready.
+    auto finish = [&](PlannedChange& change) {
+      if (any_triggers) changes_of_base[rc.address.BaseString()].push_back(plan.changes.size());
+      if (rc.lifecycle.postconditions.empty() && change.preconditions.empty()) return;
+      const Value& self = planned[addr];
+      for (const ConditionConfig& c : rc.lifecycle.postconditions) {
+        if (auto d = FailedCondition(c, lookup, Severity::kError, "postcondition_failed",
+                                     addr + ": postcondition", secrets, &self)) {
+          refusals.emplace_back(addr, std::move(*d));
+        } else if (!KnownCondition(c, lookup, &self)) {
+          change.postconditions.push_back(c);
+        }
       }
-    }
+      if (change.action != Action::kNoOp) return;
+      for (const ConditionConfig& c : change.preconditions) {
+        refusals.emplace_back(addr, UncheckedCondition(c, addr + ": precondition"));
+      }
+      for (const ConditionConfig& c : change.postconditions) {
+        refusals.emplace_back(addr, UncheckedCondition(c, addr + ": postcondition"));
+      }
+      change.preconditions.clear();
+      change.postconditions.clear();
+    };
     if (st == state.resources.end()) {
       ch.action = Action::kCreate;
       ch.changes = CreatedFields(resolved, info);
       planned[addr] = PlannedNew(resolved, info);
+      finish(ch);
       plan.changes.push_back(std::move(ch));
       continue;
     }
@@ -369,6 +410,7 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
           ch.remote_id.clear();
           ch.changes = CreatedFields(resolved, info);
           planned[addr] = PlannedNew(resolved, info);
+          finish(ch);
           plan.changes.push_back(std::move(ch));
           continue;
         }
@@ -403,6 +445,9 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
     }
     if (ch.replace_fields.empty() && ch.replace_reason.empty() && forced.count(addr)) {
       ch.replace_reason = "replacement requested with --replace";
+    }
+    if (ch.replace_fields.empty() && ch.replace_reason.empty() && any_triggers) {
+      ch.replace_reason = triggered(rc);
     }
     // A grow-only field (a volume's size) the API refuses to lower: an error
     // now rather than at apply, unless the resource is replaced anyway.
@@ -450,6 +495,7 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
       }
       planned[addr] = std::move(merged);
     }
+    finish(ch);
     plan.changes.push_back(std::move(ch));
   }
 
@@ -540,26 +586,27 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
     for (const auto& out : config.outputs) {
       plan.outputs.push_back({out.name, out.value, out.sensitive});
       for (const ConditionConfig& c : out.preconditions) {
-        const std::string what = "output " + out.name + ": precondition";
-        if (auto d = FailedCondition(c, lookup, Severity::kError, "precondition_failed", what,
-                                     secrets)) {
+        if (auto d = FailedCondition(c, lookup, Severity::kError, "precondition_failed",
+                                     "output " + out.name + ": precondition", secrets)) {
           result.diagnostics.push_back(std::move(*d));
         } else if (!KnownCondition(c, lookup)) {
-          result.diagnostics.push_back(UncheckedCondition(c, what));
+          plan.outputs.back().preconditions.push_back(c);
         }
       }
     }
-    // Checks: what the stack will be once applied, as a warning when not.
+    // Checks: what the stack will be once applied, a warning when not; what
+    // the plan cannot tell, apply evaluates at its end.
     for (const CheckConfig& check : config.checks) {
+      CheckConfig undecided{check.name, {}, check.location};
       for (const ConditionConfig& c : check.asserts) {
-        const std::string what = "check " + check.name;
-        if (auto d =
-                FailedCondition(c, lookup, Severity::kWarning, "check_failed", what, secrets)) {
+        if (auto d = FailedCondition(c, lookup, Severity::kWarning, "check_failed",
+                                     "check " + check.name, secrets)) {
           result.diagnostics.push_back(std::move(*d));
         } else if (!KnownCondition(c, lookup)) {
-          result.diagnostics.push_back(UncheckedCondition(c, what));
+          undecided.asserts.push_back(c);
         }
       }
+      if (!undecided.asserts.empty()) plan.checks.push_back(std::move(undecided));
     }
   } else if (!options.targets.empty()) {
     // A targeted destroy keeps every output whose value still resolves once
@@ -698,6 +745,35 @@ PlanResult MakePlan(const StackConfig& config, const StateSnapshot& state, const
   return result;
 }
 
+// Conditions as a saved plan holds them (docs/plan-format.md).
+Value ConditionsToJson(const std::vector<ConditionConfig>& conditions) {
+  Value out = Value::array();
+  for (const ConditionConfig& c : conditions) {
+    out.push_back({{"condition", c.condition},
+                   {"error_message", c.error_message},
+                   {"file", c.location.file},
+                   {"line", c.location.line},
+                   {"column", c.location.column},
+                   {"length", c.location.length}});
+  }
+  return out;
+}
+
+std::vector<ConditionConfig> ConditionsFromJson(const Value& j) {
+  std::vector<ConditionConfig> out;
+  for (const Value& c : j) {
+    ConditionConfig cc;
+    cc.condition = c.at("condition");
+    cc.error_message = c.value("error_message", Value(""));
+    cc.location.file = c.value("file", "");
+    cc.location.line = c.value("line", 0);
+    cc.location.column = c.value("column", 0);
+    cc.location.length = std::max(1, c.value("length", 1));
+    out.push_back(std::move(cc));
+  }
+  return out;
+}
+
 Value PlanToJson(const Plan& plan) {
   Value changes = Value::array();
   for (const auto& c : plan.changes) {
@@ -722,10 +798,19 @@ Value PlanToJson(const Plan& plan) {
                        {"prior_depends_on", c.prior_depends_on},
                        {"note", c.note}});
     if (!c.moved_from.empty()) changes.back()["moved_from"] = c.moved_from;
+    if (!c.preconditions.empty()) {
+      changes.back()["preconditions"] = ConditionsToJson(c.preconditions);
+    }
+    if (!c.postconditions.empty()) {
+      changes.back()["postconditions"] = ConditionsToJson(c.postconditions);
+    }
   }
   Value outputs = Value::array();
   for (const auto& o : plan.outputs) {
     outputs.push_back({{"name", o.name}, {"value", o.value}, {"sensitive", o.sensitive}});
+    if (!o.preconditions.empty()) {
+      outputs.back()["preconditions"] = ConditionsToJson(o.preconditions);
+    }
   }
   Value output_changes = Value::array();
   for (const auto& o : plan.output_changes) {
@@ -765,6 +850,17 @@ Value PlanToJson(const Plan& plan) {
                {"outputs", outputs},
                {"output_changes", output_changes}};
   if (!plan.data.empty()) out["data"] = plan.data;
+  if (!plan.checks.empty()) {
+    Value checks = Value::array();
+    for (const CheckConfig& check : plan.checks) {
+      checks.push_back({{"name", check.name},
+                        {"file", check.location.file},
+                        {"line", check.location.line},
+                        {"column", check.location.column},
+                        {"assert", ConditionsToJson(check.asserts)}});
+    }
+    out["checks"] = checks;
+  }
   if (!plan.moves.empty()) {
     Value moves = Value::array();
     for (const auto& [from, to] : plan.moves) moves.push_back({{"from", from}, {"to", to}});
@@ -834,11 +930,23 @@ Result<Plan> PlanFromJson(const Value& j) {
       ch.prior_depends_on = c.value("prior_depends_on", std::vector<std::string>{});
       ch.note = c.value("note", "");
       ch.moved_from = c.value("moved_from", "");
+      ch.preconditions = ConditionsFromJson(c.value("preconditions", Value::array()));
+      ch.postconditions = ConditionsFromJson(c.value("postconditions", Value::array()));
       plan.changes.push_back(std::move(ch));
     }
     for (const auto& o : j.value("outputs", Value::array())) {
       plan.outputs.push_back({o.at("name").get<std::string>(), o.value("value", Value()),
-                              o.value("sensitive", false)});
+                              o.value("sensitive", false),
+                              ConditionsFromJson(o.value("preconditions", Value::array()))});
+    }
+    for (const auto& c : j.value("checks", Value::array())) {
+      CheckConfig check;
+      check.name = c.at("name").get<std::string>();
+      check.location.file = c.value("file", "");
+      check.location.line = c.value("line", 0);
+      check.location.column = c.value("column", 0);
+      check.asserts = ConditionsFromJson(c.at("assert"));
+      plan.checks.push_back(std::move(check));
     }
     for (const auto& o : j.value("output_changes", Value::array())) {
       auto action = ParseAction(o.at("action").get<std::string>());

@@ -83,12 +83,18 @@ struct PlannedChange {
   // The address the state recorded it at, when a `kind: moved` document
   // moves it here (the plan's `moves`).
   std::string moved_from;
+  // Conditions the plan could not decide, their values known only after
+  // apply: apply checks the preconditions before the resource's request is
+  // sent, the postconditions once it is ready (`self` being the resource as
+  // the API returned it). Those the plan decided are not carried.
+  std::vector<ConditionConfig> preconditions, postconditions;
 };
 
 struct OutputPlan {
   std::string name;
   Value value;  // with references kept
   bool sensitive = false;
+  std::vector<ConditionConfig> preconditions;  // undecided at plan: checked by apply
 };
 
 // An output whose recorded value (in the state) the apply will change:
@@ -119,7 +125,8 @@ struct PendingOperation {
 struct Plan {
   // 2: saved plans record their stack's backend and manifests; a destroy
   // with targets keeps outputs; the journal's pending operations are shown.
-  static constexpr int kFormatVersion = 2;
+  // 3: changes, outputs and checks carry the conditions apply checks.
+  static constexpr int kFormatVersion = 3;
   // Absolute path of the stack directory the plan was made in (a saved plan
   // applies wherever the same stack is: engine/operations/saved_plan.h).
   std::string stack;
@@ -132,6 +139,9 @@ struct Plan {
   // whose value still resolves once its deletes are made.
   std::vector<OutputPlan> outputs;
   std::vector<OutputChange> output_changes;  // outputs whose recorded value changes
+  // The `check` assertions the plan could not decide: apply evaluates them
+  // once every change is made, a false one a warning.
+  std::vector<CheckConfig> checks;
   // Data sources as read at plan time, "data.KIND.NAME" -> attributes:
   // apply resolves references to them from these, not from a new read.
   std::map<std::string, Value> data;

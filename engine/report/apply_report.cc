@@ -23,7 +23,10 @@ std::string ApplySummaryLine(const ApplySummary& s, bool destroy, bool ok, bool 
   out += color ? "\033[0m" : "";
   out += " Resources: " + counts;
   if (!ok) {
-    out += "; " + std::to_string(s.failed) + " failed, " + std::to_string(s.skipped) + " skipped" +
+    out += "; " + std::to_string(s.failed) + " failed" +
+           (s.held_back ? " (" + std::to_string(s.held_back) + " held back by a precondition)"
+                        : std::string()) +
+           ", " + std::to_string(s.skipped) + " skipped" +
            (s.interrupted ? "; run the command again to finish" : "");
   }
   return Redact(out + ".");

@@ -1,7 +1,7 @@
 // Conditions at plan time: a precondition, an output's precondition and a
 // check are decided with what the plan knows (the manifests through the
-// real loader, the recorded state); what it cannot know yet is said, not
-// passed over.
+// real loader, the recorded state); what it cannot know yet goes with the
+// plan, for apply; replace_triggered_by replaces what its triggers change.
 #include <catch2/catch.hpp>
 
 #include "engine/manifest/loader.h"
@@ -87,10 +87,13 @@ TEST_CASE("conditions at plan: a false precondition is an error at the condition
                     "is 200 GiB ((sensitive value))") != std::string::npos);
   CHECK(p.text.find("hunter2") == std::string::npos);
   // The one reading the network's planned cidr is known, and holds; the one
-  // reading its id is not known before apply, and is said to be unchecked.
+  // reading its id is not known before apply: it goes with the change.
   CHECK(p.text.find("22:18") == std::string::npos);
-  CHECK(p.text.find("warning condition_not_checked 24:18 volume.data: precondition is not "
-                    "checked") != std::string::npos);
+  CHECK(p.text.find("24:18") == std::string::npos);
+  const PlannedChange& data = p.plan.plan.changes[1];
+  REQUIRE(data.address == "volume.data");
+  REQUIRE(data.preconditions.size() == 1);
+  CHECK(data.preconditions[0].location.line == 24);
   // The check fails too, as a warning.
   CHECK(p.text.find("warning check_failed 37:16 check small failed: a volume of 200 GiB is "
                     "large") != std::string::npos);
@@ -124,7 +127,7 @@ TEST_CASE("conditions at plan: an output's precondition, and none at destroy") {
   Planned known = PlanWith(20, state);
   INFO(known.text);
   CHECK(known.plan.ok());
-  CHECK(known.text.find("condition_not_checked") == std::string::npos);
+  CHECK(known.plan.plan.changes[1].preconditions.empty());
 
   // Destroying checks no precondition: a stack that no longer satisfies
   // them can still be taken down.
@@ -132,4 +135,78 @@ TEST_CASE("conditions at plan: an output's precondition, and none at destroy") {
   INFO(gone.text);
   CHECK(gone.plan.ok());
   CHECK(gone.text.empty());
+}
+
+TEST_CASE("conditions at plan: replace_triggered_by replaces when its trigger changes") {
+  const char* stack = R"(kind: variable
+name: cidr
+type: string
+---
+kind: network
+name: net
+spec: {region: eu-central, cidr: '${var.cidr}'}
+---
+kind: network
+name: other
+spec: {region: eu-central, cidr: 10.9.0.0/16}
+---
+kind: volume
+name: by_attr
+spec: {region: eu-central, size_gb: 10}
+lifecycle:
+  replace_triggered_by: [network.net.cidr]
+---
+kind: volume
+name: by_other
+spec: {region: eu-central, size_gb: 10}
+lifecycle:
+  replace_triggered_by: [network.other]
+)";
+  auto plan = [&](const std::string& cidr) {
+    LoadOptions o;
+    o.schema_dir = CAIRN_SOURCE_SCHEMA_DIR;
+    o.getenv = [](const char*) -> const char* { return nullptr; };
+    o.vars["cidr"] = cidr;
+    LoadResult loaded = LoadStackFromText({{"main.yaml", stack}}, o);
+    REQUIRE(loaded.ok());
+    StateSnapshot state;
+    auto put = [&](const std::string& addr, const std::string& kind, const std::string& json) {
+      ResourceState rs;
+      rs.address = addr;
+      rs.kind = kind;
+      rs.id = addr + "-id";
+      rs.attributes = Value::parse(json);
+      rs.attributes["id"] = rs.id;
+      state.resources[addr] = rs;
+    };
+    put("network.net", "network",
+        R"({"name": "net", "region": "eu-central", "cidr": "10.0.0.0/16"})");
+    put("network.other", "network",
+        R"({"name": "other", "region": "eu-central", "cidr": "10.9.0.0/16"})");
+    put("volume.by_attr", "volume",
+        R"({"name": "by_attr", "region": "eu-central", "size_gb": 10})");
+    put("volume.by_other", "volume",
+        R"({"name": "by_other", "region": "eu-central", "size_gb": 10})");
+    return MakePlan(loaded.config, state, {}, KindCatalogFrom(*loaded.registry), {});
+  };
+  auto find = [](const PlanResult& r, const std::string& addr) {
+    for (const PlannedChange& c : r.plan.changes) {
+      if (c.address == addr) return c;
+    }
+    FAIL("no change for " << addr);
+    return PlannedChange();
+  };
+  PlanResult same = plan("10.0.0.0/16");
+  REQUIRE(same.ok());
+  CHECK(find(same, "volume.by_attr").action == Action::kNoOp);
+  CHECK(find(same, "volume.by_other").action == Action::kNoOp);
+
+  PlanResult moved = plan("10.1.0.0/16");
+  REQUIRE(moved.ok());
+  CHECK(find(moved, "network.net").action == Action::kReplace);
+  const PlannedChange by_attr = find(moved, "volume.by_attr");
+  CHECK(by_attr.action == Action::kReplace);
+  CHECK(by_attr.replace_reason == "replace_triggered_by network.net.cidr: it changes");
+  // A trigger on another resource, which does not change, triggers nothing.
+  CHECK(find(moved, "volume.by_other").action == Action::kNoOp);
 }
