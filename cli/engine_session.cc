@@ -21,6 +21,7 @@
 #include "engine/manifest/expr.h"
 #include "engine/operations/operations.h"
 #include "engine/report/apply_report.h"
+#include "engine/report/plan_report.h"
 #include "engine/state/open_state_store.h"
 #include "engine/state/state_lock.h"
 #include "providers/infra/canonical_id.h"
@@ -441,16 +442,18 @@ int ReportApply(const ApplyResult& result, bool destroy, const EngineSession& se
     for (const auto& [name, value] : result.outputs) {
       outputs[name] = sensitive.count(name) ? Value("(sensitive)") : value;
     }
-    Value j = {
-        {"event", "summary"},       {"ok", result.ok()},        {"added", s.created},
-        {"changed", s.updated},     {"replaced", s.replaced},   {"destroyed", s.deleted},
-        {"moved", s.moved},         {"recovered", s.recovered}, {"failed", s.failed},
-        {"held_back", s.held_back}, {"skipped", s.skipped},     {"interrupted", s.interrupted},
-        {"outputs", outputs}};
+    Value j = {{"event", "summary"},     {"ok", result.ok()},
+               {"added", s.created},     {"changed", s.updated},
+               {"replaced", s.replaced}, {"destroyed", s.deleted},
+               {"moved", s.moved},       {"recovered", s.recovered},
+               {"failed", s.failed},     {"held_back", s.held_back},
+               {"skipped", s.skipped},   {"interrupted", s.interrupted},
+               {"outputs", outputs},     {"checks", CheckResultsToJson(result.checks)}};
     std::cout << Redact(j.dump()) << std::endl;
     return result.ok() ? 0 : 1;
   }
   std::cout << "\n" << ApplySummaryLine(s, destroy, result.ok(), color) << "\n";
+  if (!result.checks.empty()) std::cout << ChecksLine(result.checks, true) << "\n";
   std::cout << RenderApplyOutputs(result.outputs, sensitive);
   return result.ok() ? 0 : 1;
 }

@@ -1097,18 +1097,24 @@ class ApplyRun {
     }
     // The checks the plan could not decide, with what the apply made: a
     // failing one (or one still unknown) is a warning, as at plan.
+    std::vector<CheckResult> checks;
     for (const CheckConfig& check : plan_.checks) {
+      CheckResult outcome{check.name, CheckResult::Status::kPassed, {}};
       for (const ConditionConfig& assertion : check.asserts) {
         if (auto failed =
                 FirstFailing({assertion}, "check " + check.name, "check_failed", nullptr, "")) {
           failed->severity = Severity::kWarning;
+          outcome.status = CheckResult::Status::kFailed;
+          outcome.messages.push_back(failed->summary);
           conditions.push_back(std::move(*failed));
         }
       }
+      checks.push_back(std::move(outcome));
     }
     {
       MutexLock lock(mu_);
       for (Diagnostic& d : conditions) result_.diagnostics.push_back(std::move(d));
+      result_.checks = std::move(checks);
       result_.outputs = outputs;
       // Recorded as null, and said when nothing failed: an output still
       // unknown once every operation succeeded reads something no resource

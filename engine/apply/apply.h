@@ -96,6 +96,8 @@ struct ApplySummary {
 struct ApplyResult {
   ApplySummary summary;
   std::map<std::string, Value> outputs;  // evaluated after apply
+  // The checks the plan could not decide (Plan::checks), decided at the end.
+  std::vector<CheckResult> checks;
   std::vector<Diagnostic> diagnostics;
   bool ok() const { return !HasErrors(diagnostics) && !summary.interrupted; }
 };

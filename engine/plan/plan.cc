@@ -157,6 +157,27 @@ std::set<std::string> SelectTargets(const std::vector<PlannedChange>& changes,
 
 }  // namespace
 
+const char* CheckStatusName(CheckResult::Status status) {
+  switch (status) {
+    case CheckResult::Status::kPassed:
+      return "passed";
+    case CheckResult::Status::kFailed:
+      return "failed";
+    case CheckResult::Status::kUnknown:
+      return "unknown";
+  }
+  return "unknown";
+}
+
+Value CheckResultsToJson(const std::vector<CheckResult>& results) {
+  Value out = Value::array();
+  for (const CheckResult& r : results) {
+    out.push_back(
+        {{"name", r.name}, {"status", CheckStatusName(r.status)}, {"messages", r.messages}});
+  }
+  return out;
+}
+
 Plan::Counts Plan::counts() const {
   Counts c;
   for (const auto& ch : changes) {
@@ -598,14 +619,20 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
     // the plan cannot tell, apply evaluates at its end.
     for (const CheckConfig& check : config.checks) {
       CheckConfig undecided{check.name, {}, check.location};
+      CheckResult outcome{check.name, CheckResult::Status::kPassed, {}};
       for (const ConditionConfig& c : check.asserts) {
         if (auto d = FailedCondition(c, lookup, Severity::kWarning, "check_failed",
                                      "check " + check.name, secrets)) {
+          outcome.messages.push_back(d->summary);
           result.diagnostics.push_back(std::move(*d));
         } else if (!KnownCondition(c, lookup)) {
           undecided.asserts.push_back(c);
         }
       }
+      outcome.status = !outcome.messages.empty()    ? CheckResult::Status::kFailed
+                       : !undecided.asserts.empty() ? CheckResult::Status::kUnknown
+                                                    : CheckResult::Status::kPassed;
+      plan.check_results.push_back(std::move(outcome));
       if (!undecided.asserts.empty()) plan.checks.push_back(std::move(undecided));
     }
   } else if (!options.targets.empty()) {
@@ -850,6 +877,7 @@ Value PlanToJson(const Plan& plan) {
                {"outputs", outputs},
                {"output_changes", output_changes}};
   if (!plan.data.empty()) out["data"] = plan.data;
+  if (!plan.check_results.empty()) out["check_results"] = CheckResultsToJson(plan.check_results);
   if (!plan.checks.empty()) {
     Value checks = Value::array();
     for (const CheckConfig& check : plan.checks) {

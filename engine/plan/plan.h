@@ -90,6 +90,20 @@ struct PlannedChange {
   std::vector<ConditionConfig> preconditions, postconditions;
 };
 
+// A `check` document's result: every assertion true (kPassed), one false
+// (kFailed, with each false one's message), or one not known yet and none
+// false (kUnknown: apply decides it).
+struct CheckResult {
+  enum class Status { kPassed, kFailed, kUnknown };
+  std::string name;
+  Status status = Status::kPassed;
+  std::vector<std::string> messages;  // of the false assertions
+};
+
+const char* CheckStatusName(CheckResult::Status status);
+// [{"name", "status" ("passed", "failed", "unknown"), "messages"}]
+Value CheckResultsToJson(const std::vector<CheckResult>& results);
+
 struct OutputPlan {
   std::string name;
   Value value;  // with references kept
@@ -142,6 +156,8 @@ struct Plan {
   // The `check` assertions the plan could not decide: apply evaluates them
   // once every change is made, a false one a warning.
   std::vector<CheckConfig> checks;
+  // Every check document's result at plan (reported, never applied).
+  std::vector<CheckResult> check_results;
   // Data sources as read at plan time, "data.KIND.NAME" -> attributes:
   // apply resolves references to them from these, not from a new read.
   std::map<std::string, Value> data;

@@ -185,6 +185,17 @@ std::string RenderPlanHtml(const Plan& plan) {
   }
   h += "</table>\n";
 
+  if (!plan.check_results.empty()) {
+    h += "<h2>Checks</h2>\n<table id=\"checks\">\n<tr><th>check</th><th>result</th></tr>\n";
+    for (const CheckResult& r : plan.check_results) {
+      std::string result = CheckStatusName(r.status);
+      for (const std::string& m : r.messages) result += "<br>" + HtmlEscape(m);
+      h += "<tr class=\"check-" + std::string(CheckStatusName(r.status)) + "\"><td><code>" +
+           HtmlEscape(r.name) + "</code></td><td>" + result + "</td></tr>\n";
+    }
+    h += "</table>\n";
+  }
+
   if (!plan.output_changes.empty()) {
     h += "<h2>Outputs</h2>\n<table id=\"outputs\">\n<tr><th>output</th><th>change</th></tr>\n";
     for (const auto& o : plan.output_changes) {

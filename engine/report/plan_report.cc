@@ -86,6 +86,27 @@ std::string PlanSummaryLine(const Plan& plan) {
          ".";
 }
 
+std::string ChecksLine(const std::vector<CheckResult>& results, bool after_apply) {
+  if (results.empty()) return "";
+  int passed = 0, unknown = 0;
+  std::string failed;
+  int nfailed = 0;
+  for (const CheckResult& r : results) {
+    if (r.status == CheckResult::Status::kPassed) ++passed;
+    if (r.status == CheckResult::Status::kUnknown) ++unknown;
+    if (r.status == CheckResult::Status::kFailed) {
+      failed += (nfailed++ ? ", " : "") + r.name;
+    }
+  }
+  std::vector<std::string> parts;
+  if (nfailed) parts.push_back(std::to_string(nfailed) + " failed (" + failed + ")");
+  if (passed) parts.push_back(std::to_string(passed) + " passed");
+  if (unknown) parts.push_back(std::to_string(unknown) + " known after apply");
+  std::string out = after_apply ? "Checks after apply: " : "Checks: ";
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
+  return out + ".";
+}
+
 std::string RenderPendingOperations(const Plan& plan, const ReportOptions& opts) {
   if (plan.pending.empty()) return "";
   const char* reset = opts.color ? "\033[0m" : "";
@@ -180,6 +201,7 @@ std::string RenderPlanText(const Plan& plan, const ReportOptions& opts) {
     }
   }
   out += PlanSummaryLine(plan) + "\n";
+  if (!plan.check_results.empty()) out += ChecksLine(plan.check_results) + "\n";
   return Redact(out);
 }
 
@@ -209,7 +231,16 @@ std::string CodeCell(const std::string& text) {
 std::string RenderPlanMarkdown(const Plan& plan) {
   auto n = plan.counts();
   std::string out = "### Cairn plan\n\n";
-  if (!plan.has_changes()) return Redact(out + "No changes.\n");
+  std::string checks;
+  if (!plan.check_results.empty()) {
+    checks = "\n| check | result |\n|---|---|\n";
+    for (const CheckResult& r : plan.check_results) {
+      std::string result = CheckStatusName(r.status);
+      for (const std::string& m : r.messages) result += "<br>" + CodeCell(m);
+      checks += "| " + CodeCell(r.name) + " | " + result + " |\n";
+    }
+  }
+  if (!plan.has_changes()) return Redact(out + "No changes.\n" + checks);
   out += "**" + std::to_string(n.add) + "** to add, **" + std::to_string(n.change) +
          "** to change, **" + std::to_string(n.replace) + "** to replace, **" +
          std::to_string(n.destroy) + "** to destroy" +
@@ -252,6 +283,7 @@ std::string RenderPlanMarkdown(const Plan& plan) {
       out += "| " + CodeCell(o.name) + " | " + change + " |\n";
     }
   }
+  out += checks;
   return Redact(out);
 }
 

@@ -30,6 +30,10 @@ std::string RenderValue(const Value& v, const std::vector<std::string>& sensitiv
 // complete" when the journal holds some), or the "No changes." sentence.
 std::string PlanSummaryLine(const Plan& plan);
 
+// "Checks: 1 failed (storage), 2 passed, 1 known after apply." or "" when
+// there are none; `after_apply` words it for the checks an apply decided.
+std::string ChecksLine(const std::vector<CheckResult>& results, bool after_apply = false);
+
 // The journal's pending operations (Plan::pending) as the text report
 // opens with them, or "" when there are none:
 //   Interrupted operations, which 'cairn apply' completes first (then it plans again):
