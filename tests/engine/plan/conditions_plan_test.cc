@@ -7,6 +7,8 @@
 #include "engine/manifest/loader.h"
 #include "engine/operations/operations.h"
 #include "engine/plan/plan.h"
+#include "engine/report/plan_html.h"
+#include "engine/report/plan_report.h"
 
 using namespace cairn;
 
@@ -209,4 +211,33 @@ lifecycle:
   CHECK(by_attr.replace_reason == "replace_triggered_by network.net.cidr: it changes");
   // A trigger on another resource, which does not change, triggers nothing.
   CHECK(find(moved, "volume.by_other").action == Action::kNoOp);
+}
+
+TEST_CASE("conditions at plan: check results in the text, Markdown, HTML and JSON reports") {
+  Planned p = PlanWith(200);
+  REQUIRE(p.plan.plan.check_results.size() == 1);
+  const CheckResult& small = p.plan.plan.check_results[0];
+  CHECK(small.name == "small");
+  CHECK(small.status == CheckResult::Status::kFailed);
+  REQUIRE(small.messages.size() == 1);
+  CHECK(small.messages[0] == "check small failed: a volume of 200 GiB is large");
+
+  CHECK(RenderPlanText(p.plan.plan).find("\nChecks: 1 failed (small).\n") != std::string::npos);
+  CHECK(RenderPlanMarkdown(p.plan.plan)
+            .find("| `small` | failed<br>`check small failed: a volume of 200 GiB is large` |") !=
+        std::string::npos);
+  const std::string html = RenderPlanHtml(p.plan.plan);
+  CHECK(html.find("<tr class=\"check-failed\"><td><code>small</code></td><td>failed<br>check "
+                  "small failed: a volume of 200 GiB is large</td></tr>") != std::string::npos);
+  Value json = PlanToJson(p.plan.plan);
+  REQUIRE(json["check_results"].size() == 1);
+  CHECK(json["check_results"][0]["status"] == "failed");
+
+  Planned fine = PlanWith(20);
+  CHECK(fine.plan.plan.check_results[0].status == CheckResult::Status::kPassed);
+  CHECK(RenderPlanText(fine.plan.plan).find("\nChecks: 1 passed.\n") != std::string::npos);
+  CHECK(ChecksLine({{"a", CheckResult::Status::kUnknown, {}}}, false) ==
+        "Checks: 1 known after apply.");
+  CHECK(ChecksLine({{"a", CheckResult::Status::kPassed, {}}}, true) ==
+        "Checks after apply: 1 passed.");
 }
