@@ -12,6 +12,7 @@
 #include "base/clock.h"
 #include "base/mutex.h"
 #include "engine/crash_point.h"
+#include "engine/graph/topological_order.h"
 #include "engine/manifest/expr.h"
 #include "engine/plan/conditions.h"
 #include "engine/state/moves.h"
@@ -349,22 +350,11 @@ class ApplyRun {
       }
     }
     // The graph comes from a valid plan and is acyclic; prove it before running.
-    std::vector<int> pending(nodes_.size());
-    std::deque<size_t> q;
+    std::vector<std::pair<size_t, size_t>> before;
     for (size_t i = 0; i < nodes_.size(); ++i) {
-      pending[i] = progress_[i].pending;
-      if (!pending[i]) q.push_back(i);
+      for (size_t s : nodes_[i].successors) before.emplace_back(i, s);
     }
-    size_t seen = 0;
-    while (!q.empty()) {
-      size_t i = q.front();
-      q.pop_front();
-      ++seen;
-      for (size_t s : nodes_[i].successors) {
-        if (--pending[s] == 0) q.push_back(s);
-      }
-    }
-    if (seen != nodes_.size()) {
+    if (!SortTopologically(nodes_.size(), before).acyclic()) {
       result_.diagnostics.push_back({Severity::kError,
                                      "internal_error",
                                      "internal error: the apply graph has a cycle, please report",

@@ -8,6 +8,8 @@
 #include <set>
 #include <utility>
 
+#include "engine/graph/topological_order.h"
+
 namespace cairn {
 
 using BoostGraph = boost::adjacency_list<boost::setS, boost::vecS, boost::bidirectionalS>;
@@ -81,29 +83,13 @@ std::vector<size_t> DependencyGraph::Dependencies(size_t node) const {
 
 std::vector<size_t> DependencyGraph::TopologicalOrder() const {
   const auto& g = impl_->graph;
-  const auto& rank = impl_->Ranks();
-  const size_t n = size();
-  std::vector<size_t> pending(n);
-  // Min-heap of (rank, node) over nodes whose dependencies are all emitted.
-  std::priority_queue<std::pair<size_t, size_t>, std::vector<std::pair<size_t, size_t>>,
-                      std::greater<>>
-      ready;
-  for (size_t v = 0; v < n; ++v) {
-    pending[v] = boost::out_degree(v, g);
-    if (pending[v] == 0) ready.emplace(rank[v], v);
+  // A depends on B: B comes before A.
+  std::vector<std::pair<size_t, size_t>> before;
+  before.reserve(boost::num_edges(g));
+  for (auto [it, end] = boost::edges(g); it != end; ++it) {
+    before.emplace_back(boost::target(*it, g), boost::source(*it, g));
   }
-  std::vector<size_t> order;
-  order.reserve(n);
-  while (!ready.empty()) {
-    size_t v = ready.top().second;
-    ready.pop();
-    order.push_back(v);
-    for (auto [it, end] = boost::in_edges(v, g); it != end; ++it) {
-      size_t dependent = boost::source(*it, g);
-      if (--pending[dependent] == 0) ready.emplace(rank[dependent], dependent);
-    }
-  }
-  return order;
+  return SortTopologically(size(), before, impl_->Ranks()).order;
 }
 
 std::vector<DependencyCycle> DependencyGraph::FindCycles() const {

@@ -3,10 +3,11 @@
 //
 // Invariants: node ids are dense, in insertion order; an edge A -> B means A
 // depends on B (B must exist before A); parallel edges are merged, keeping
-// the location of the first. TopologicalOrder() is deterministic: among the
-// nodes whose dependencies are all done, the smallest address text comes
-// first. Nodes on or behind a cycle are not in the order; FindCycles() names
-// every cycle in full, once per strongly connected component.
+// the location of the first. TopologicalOrder() is the engine's one order
+// (engine/graph/topological_order.h), deterministic: among the nodes whose
+// dependencies are all done, the smallest address comes first. Nodes on or
+// behind a cycle are not in the order; FindCycles() names every cycle in
+// full, once per strongly connected component.
 #pragma once
 
 #include <cstddef>

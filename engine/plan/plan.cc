@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "base/schema/suggest.h"
+#include "engine/graph/topological_order.h"
 #include "engine/manifest/expr.h"
 #include "engine/plan/conditions.h"
 
@@ -554,45 +555,24 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
     deletes.push_back(std::move(ch));
   }
   // Reverse dependency order: a resource is deleted after everything in state
-  // that depends on it. Kahn's algorithm over the prior dependencies, ties by
-  // address for determinism.
+  // that depends on it, ties by address for determinism.
   {
-    std::map<std::string, int> dependents;  // address -> number of deletes depending on it
-    std::set<std::string> deleting;
-    for (const auto& d : deletes) deleting.insert(d.address);
-    for (const auto& d : deletes) {
-      for (const auto& dep : d.prior_depends_on) {
-        if (deleting.count(dep)) ++dependents[dep];
+    std::map<std::string, size_t> index;
+    for (size_t i = 0; i < deletes.size(); ++i) index.emplace(deletes[i].address, i);
+    std::vector<std::pair<size_t, size_t>> before;
+    for (size_t i = 0; i < deletes.size(); ++i) {
+      for (const auto& dep : deletes[i].prior_depends_on) {
+        if (auto it = index.find(dep); it != index.end()) before.emplace_back(i, it->second);
       }
     }
-    std::map<std::string, PlannedChange*> by_addr;
-    for (auto& d : deletes) by_addr[d.address] = &d;
-    std::set<std::string, AddressTextOrder> ready;
-    for (const auto& d : deletes) {
-      if (dependents[d.address] == 0) ready.insert(d.address);
-    }
-    std::vector<PlannedChange> ordered;
-    while (!ready.empty()) {
-      std::string a = *ready.begin();
-      ready.erase(ready.begin());
-      PlannedChange* ch = by_addr[a];
-      for (const auto& dep : ch->prior_depends_on) {
-        if (deleting.count(dep) && --dependents[dep] == 0) ready.insert(dep);
-      }
-      ordered.push_back(std::move(*ch));
-    }
-    if (ordered.size() != deletes.size()) {
-      // A cycle in recorded dependencies cannot come from a valid config;
-      // fall back to address order rather than losing deletes.
-      for (auto& d : deletes) {
-        if (!d.address.empty() &&
-            std::none_of(ordered.begin(), ordered.end(),
-                         [&](const PlannedChange& o) { return o.address == d.address; })) {
-          ordered.push_back(std::move(d));
-        }
-      }
-    }
-    for (auto& d : ordered) plan.changes.push_back(std::move(d));
+    auto rank = RanksBy(deletes.size(), [&](size_t a, size_t b) {
+      return AddressTextLess(deletes[a].address, deletes[b].address);
+    });
+    TopologicalOrder sorted = SortTopologically(deletes.size(), before, rank);
+    // A cycle in recorded dependencies cannot come from a valid config;
+    // those deletes go last, in the state's order, rather than being lost.
+    for (size_t i : sorted.order) plan.changes.push_back(std::move(deletes[i]));
+    for (size_t i : sorted.unplaced) plan.changes.push_back(std::move(deletes[i]));
   }
 
   if (!options.targets.empty()) {
