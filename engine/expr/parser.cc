@@ -591,6 +591,9 @@ class Parser {
         break;
       }
       if (quoted && c == '\n') Fail(open, pos_, "a quoted string cannot span lines");
+      // As \u0000 is refused: a NUL would end the string wherever a C
+      // string carries it, and printing the tree would write \u0000.
+      if (quoted && c == '\0') Fail(pos_, pos_ + 1, "a quoted string cannot hold a NUL byte");
       if (quoted && c == '\\') {
         text += Escape();
         continue;

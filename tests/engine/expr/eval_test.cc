@@ -363,6 +363,13 @@ TEST_CASE("expr: syntax errors say what was expected where", "[expr]") {
     CHECK(std::get<ParseError>(r).message == c.message);
     CHECK(std::get<ParseError>(r).begin == c.begin);
   }
+  // A NUL in a quoted string is refused, as \u0000 is: a printed tree
+  // writes it as the escape, which must parse again (found by expr_fuzz).
+  auto nul = ParseExpression(std::string("a[\"x\0y\"]", 8));
+  REQUIRE(std::holds_alternative<ParseError>(nul));
+  CHECK(std::get<ParseError>(nul).message == "a quoted string cannot hold a NUL byte");
+  CHECK(std::get<ParseError>(nul).begin == 4);
+  CHECK(std::holds_alternative<ParseError>(ParseExpression("\"\\u0000\"")));
   std::string deep(200, '(');
   auto r = ParseExpression(deep + "1" + std::string(200, ')'));
   REQUIRE(std::holds_alternative<ParseError>(r));
