@@ -725,14 +725,19 @@ class ApplyRun {
 
   // The first of `conditions` that does not hold with what is known now,
   // as a diagnostic; nullopt when they all do. `what`: "ADDRESS:
-  // precondition". A condition still unknown now fails too: apply cannot
-  // act on what it cannot check.
+  // precondition". A condition still unknown fails too (apply cannot act
+  // on what it cannot check), unless `unknown` is given: then it is set,
+  // and the condition passed over.
   std::optional<Diagnostic> FirstFailing(const std::vector<ConditionConfig>& conditions,
                                          const std::string& what, const std::string& code,
-                                         const Value* self, const std::string& detail)
-      EXCLUDES(mu_) {
+                                         const Value* self, const std::string& detail,
+                                         bool* unknown = nullptr) EXCLUDES(mu_) {
     for (const ConditionConfig& cond : conditions) {
       ConditionVerdict v = DecideCondition(cond, Lookup(), self, plan_.sensitive_values);
+      if (unknown && v.kind == ConditionVerdict::Kind::kUnknown) {
+        *unknown = true;
+        continue;
+      }
       switch (v.kind) {
         case ConditionVerdict::Kind::kHolds:
           continue;
@@ -769,10 +774,18 @@ class ApplyRun {
                                                              : Action::kDelete};
     if (node.op != Action::kCreate) prep.id = c.remote_id;
     Value resolved;
-    if (node.op != Action::kDelete && !c.preconditions.empty()) {
+    // Preconditions, before the request. A replace that deletes first
+    // checks them before its delete too, as far as they are known then
+    // (what they read may not be made yet): a false one keeps the old
+    // object rather than leaving neither.
+    const bool replace_delete =
+        node.op == Action::kDelete && c.action == Action::kReplace && !node.deposed;
+    if ((node.op != Action::kDelete || replace_delete) && !c.preconditions.empty()) {
+      bool unknown = false;
       if (auto failed =
               FirstFailing(c.preconditions, c.address + ": precondition", "precondition_failed",
-                           nullptr, "not sent: it and what depends on it were held back")) {
+                           nullptr, "not sent: it and what depends on it were held back",
+                           replace_delete ? &unknown : nullptr)) {
         FailCondition(index, std::move(*failed));
         MutexLock lock(mu_);
         ++result_.summary.held_back;
@@ -1068,15 +1081,25 @@ class ApplyRun {
     // a whole destroy): the others are removed with what they refer to.
     std::vector<std::string> unknown;
     std::vector<Diagnostic> conditions;
+    // After a failure, a condition that reads what was not made is left
+    // undecided, not reported again: the failure says it already.
+    bool failed_before = false;
+    {
+      MutexLock lock(mu_);
+      failed_before = HasErrors(result_.diagnostics);
+    }
     for (const auto& o : plan_.outputs) {
       Value v = ResolveReferences(o.value, Lookup());
       // An output whose precondition fails is recorded as null: what reads
       // it (another stack, a script) must not take a value it refuses.
+      bool undecided = false;
       std::optional<Diagnostic> refused =
           o.preconditions.empty()
               ? std::nullopt
               : FirstFailing(o.preconditions, "output " + o.name + ": precondition",
-                             "precondition_failed", nullptr, "the output is recorded as null");
+                             "precondition_failed", nullptr, "the output is recorded as null",
+                             failed_before ? &undecided : nullptr);
+      if (refused || undecided) v = nullptr;
       if (refused) {
         conditions.push_back(std::move(*refused));
         v = nullptr;
@@ -1090,14 +1113,18 @@ class ApplyRun {
     std::vector<CheckResult> checks;
     for (const CheckConfig& check : plan_.checks) {
       CheckResult outcome{check.name, CheckResult::Status::kPassed, {}};
+      bool undecided = false;
       for (const ConditionConfig& assertion : check.asserts) {
-        if (auto failed =
-                FirstFailing({assertion}, "check " + check.name, "check_failed", nullptr, "")) {
+        if (auto failed = FirstFailing({assertion}, "check " + check.name, "check_failed", nullptr,
+                                       "", failed_before ? &undecided : nullptr)) {
           failed->severity = Severity::kWarning;
           outcome.status = CheckResult::Status::kFailed;
           outcome.messages.push_back(failed->summary);
           conditions.push_back(std::move(*failed));
         }
+      }
+      if (undecided && outcome.status == CheckResult::Status::kPassed) {
+        outcome.status = CheckResult::Status::kUnknown;
       }
       checks.push_back(std::move(outcome));
     }

@@ -2113,9 +2113,18 @@ class Loader {
       size_t errors = ErrorCount();
       ctx.inputs.reset();
       ctx.allow_self = allow_self;
+      // The context's sensitive marks are its document's: a condition reads
+      // what it likes without making the resource or output sensitive.
+      const auto marks = ctx.sensitive;
       c.condition = Eval(item["condition"], cnode, "/lifecycle", ctx);
+      ctx.sensitive = marks;
       c.error_message =
           Eval(item["error_message"], Child(inode, "error_message"), "/lifecycle", ctx);
+      // A message is printed: one built from a sensitive value never is.
+      if (ctx.sensitive.size() != marks.size()) {
+        c.error_message = "(the error message holds a sensitive value)";
+      }
+      ctx.sensitive = marks;
       ctx.allow_self = false;
       ctx.inputs.reset();
       if (ErrorCount() != errors) continue;

@@ -213,8 +213,6 @@ bool Plan::has_changes() const {
 
 namespace {
 
-// The plan of `config` against a state whose addresses are the manifests'
-// (moves made).
 // A condition (a precondition, an output's precondition, a check's
 // assertion) as far as the plan knows its values: nullopt when it holds or
 // is not known yet, else the diagnostic saying why it failed. `what` says
@@ -253,6 +251,8 @@ bool KnownCondition(const ConditionConfig& c, const AttributeLookup& lookup,
   return !ContainsUnknown(ResolveReferences(c.condition, lookup, self));
 }
 
+// The plan of `config` against a state whose addresses are the manifests'
+// (moves made).
 PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, const LiveView& live,
                      const KindCatalog& kinds, const PlanOptions& options) {
   PlanResult result;
@@ -279,8 +279,10 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
     return ResolveReferences(v, l);
   };
 
-  // prevent_destroy refusals and failed preconditions, by address: reported
-  // only for changes that remain once targets have selected.
+  // prevent_destroy refusals and what conditions say (failed, or not
+  // checked), by address: reported only for changes that remain once
+  // targets have selected. The values of sensitive variables, masked in
+  // condition messages.
   std::vector<std::pair<std::string, Diagnostic>> refusals;
   std::vector<std::string> secrets;
   for (const auto& name : config.sensitive_variables) {

@@ -101,7 +101,11 @@ std::string ChecksLine(const std::vector<CheckResult>& results, bool after_apply
   std::vector<std::string> parts;
   if (nfailed) parts.push_back(std::to_string(nfailed) + " failed (" + failed + ")");
   if (passed) parts.push_back(std::to_string(passed) + " passed");
-  if (unknown) parts.push_back(std::to_string(unknown) + " known after apply");
+  if (unknown) {
+    parts.push_back(std::to_string(unknown) + (after_apply
+                                                   ? " not decided (what they read was not made)"
+                                                   : " known after apply"));
+  }
   std::string out = after_apply ? "Checks after apply: " : "Checks: ";
   for (size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
   return out + ".";

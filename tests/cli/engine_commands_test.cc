@@ -89,7 +89,7 @@ TEST_CASE("plan on an empty state shows the creates, --detailed-exitcode, --json
         std::string::npos);
   CHECK(e.Cairn({"plan", e.stack, "--detailed-exitcode"}).exit_code == 2);
   auto j = json::parse(e.Cairn({"plan", e.stack, "--json"}).out);
-  CHECK(j["format_version"] == 2);
+  CHECK(j["format_version"] == 3);
   CHECK(j["summary"]["add"] == 4);
   CHECK(e.Cairn({"plan", e.stack, "--markdown"}).out.find("| create | `network.app` |") !=
         std::string::npos);
@@ -204,11 +204,11 @@ TEST_CASE("a saved plan applies wherever its stack is checked out, and nowhere e
   CHECK(two_dirs.err.find("'cairn apply PLAN DIR'") != std::string::npos);
   // A plan of the format before is refused, saying what to do.
   json old = json::parse(ReadFile(e.dir.path() + "/three.plan"));
-  old["format_version"] = 1;
+  old["format_version"] = 2;
   WriteFile(e.dir.path() + "/old.plan", old.dump());
   auto refused = e.Cairn({"apply", e.dir.path() + "/old.plan", e.dir.path() + "/ci3"});
   CHECK(refused.exit_code == 1);
-  CHECK(refused.err.find("plan format version 1 is not supported (this cairn reads version 2): "
+  CHECK(refused.err.find("plan format version 2 is not supported (this cairn reads version 3): "
                          "make the plan again") != std::string::npos);
 }
 

@@ -198,3 +198,60 @@ TEST_CASE("conditions at apply: checks and output preconditions are decided at t
     CHECK(r.applied.summary.created == 4);
   }
 }
+
+TEST_CASE("conditions at apply: after a failure, what reads the unmade is left undecided") {
+  FakeProvider provider;
+  MemoryStateStore store;
+  StackConfig cfg = Chain();
+  cfg.resources[1].lifecycle.preconditions.push_back(
+      Cond("${network.core.status == \"active\"}", "network is ${network.core.status}", 7));
+  cfg.outputs.push_back({"web_id", "${instance.web.id}", false, {}, {}});
+  cfg.outputs[0].preconditions.push_back(Cond("${instance.web.id != \"\"}", "no id", 13));
+  cfg.checks.push_back({"web_up", {}, {"main.yaml", 15, 7, 1}});
+  cfg.checks[0].asserts.push_back(Cond("${instance.web.status == \"running\"}", "web is down", 16));
+  Run r = PlanAndApply(provider, store, cfg);
+  INFO(r.diags);
+  // One error, the precondition's: nothing more about what it held back.
+  int errors = 0;
+  for (const Diagnostic& d : r.applied.diagnostics) errors += d.is_error() ? 1 : 0;
+  CHECK(errors == 1);
+  CHECK(r.diags.find("precondition_failed 7:") != std::string::npos);
+  CHECK(r.diags.find("check_failed") == std::string::npos);
+  CHECK(r.applied.outputs.at("web_id").is_null());
+  REQUIRE(r.applied.checks.size() == 1);
+  CHECK(r.applied.checks[0].status == CheckResult::Status::kUnknown);
+}
+
+TEST_CASE("conditions at apply: a replace whose precondition fails keeps the old object") {
+  FakeProvider provider;
+  MemoryStateStore store;
+  StackConfig cfg = Chain();
+  cfg.resources.erase(cfg.resources.begin() + 2);  // no tail
+  REQUIRE(PlanAndApply(provider, store, cfg).applied.ok());
+  const std::string old_id = store.Load()->resources.at("instance.web").id;
+
+  // The region forces a replace (delete first). A saved plan made when the
+  // precondition could not be decided carries it: false now, it holds the
+  // replace back before its delete.
+  cfg.resources[1].spec["region"] = "us";
+  PlanResult planned = MakePlan(cfg, *store.Load(), {}, Kinds(), {});
+  REQUIRE(planned.ok());
+  Plan plan = planned.plan;
+  bool found = false;
+  for (PlannedChange& c : plan.changes) {
+    if (c.address != "instance.web") continue;
+    REQUIRE(c.action == Action::kReplace);
+    c.preconditions.push_back(
+        Cond("${network.core.status == \"active\"}", "network is ${network.core.status}", 7));
+    found = true;
+  }
+  REQUIRE(found);
+  ApplyOptions options;
+  ApplyResult r = Apply(plan, provider, store, options);
+  CHECK_FALSE(r.ok());
+  CHECK(r.summary.held_back == 1);
+  for (const std::string& call : provider.calls()) {
+    CHECK(call.rfind("delete instance", 0) != 0);
+  }
+  CHECK(store.Load()->resources.at("instance.web").id == old_id);
+}

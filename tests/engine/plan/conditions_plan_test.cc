@@ -85,8 +85,9 @@ TEST_CASE("conditions at plan: a false precondition is an error at the condition
   Planned p = PlanWith(200);
   INFO(p.text);
   CHECK_FALSE(p.plan.ok());
-  CHECK(p.text.find("error precondition_failed 20:18 volume.data: precondition failed: volume "
-                    "is 200 GiB ((sensitive value))") != std::string::npos);
+  // Its message reads a sensitive variable: it is not shown at all.
+  CHECK(p.text.find("error precondition_failed 20:18 volume.data: precondition failed: (the "
+                    "error message holds a sensitive value)") != std::string::npos);
   CHECK(p.text.find("hunter2") == std::string::npos);
   // The one reading the network's planned cidr is known, and holds; the one
   // reading its id is not known before apply: it goes with the change.
@@ -240,4 +241,6 @@ TEST_CASE("conditions at plan: check results in the text, Markdown, HTML and JSO
         "Checks: 1 known after apply.");
   CHECK(ChecksLine({{"a", CheckResult::Status::kPassed, {}}}, true) ==
         "Checks after apply: 1 passed.");
+  CHECK(ChecksLine({{"a", CheckResult::Status::kUnknown, {}}}, true) ==
+        "Checks after apply: 1 not decided (what they read was not made).");
 }
