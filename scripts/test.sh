@@ -68,7 +68,7 @@ if [ $# -gt 0 ]; then
   step "ctest" run_ctest build "$@"
   echo "test.sh: ctest arguments given: the sanitizer runs are left out (scripts/test-sanitizers.sh runs them)"
 else
-  step "Release build (cairn, benchmarks)" scripts/build.sh build Release cairn cairn_benchmarks
+  step "Release build (cairn, benchmarks)" scripts/build.sh build Release cairn cairn_share cairn_benchmarks
   if [ ${#failed[@]} -gt 0 ]; then exit 1; fi
   step "clang ASan/UBSan tree (fuzzers, tests, lock annotations)" \
     tests/fuzz/run_fuzz.sh build "$(pwd)" build/fuzz-clang all
