@@ -111,8 +111,8 @@ int RunRefreshOnly(const ApplyFlags& f, const GlobalOptions& global) {
   }
   auto state = session->LoadState();
   if (!state) return 1;
-  RefreshOnlyPlan plan = PlanRefreshOnly(*state, session->provider(), session->kinds(),
-                                         session->canonical_id(), interrupts.token());
+  RefreshOnlyPlan plan =
+      PlanRefreshOnly(*state, session->provider(), session->kinds(), interrupts.token());
   if (!plan.diagnostics.empty()) session->PrintDiagnostics(plan.diagnostics);
   if (!plan.ok()) return 1;
   if (!f.json) std::cout << RenderRefreshOnlyText(plan.report, plan.commit, color);

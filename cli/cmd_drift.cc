@@ -60,7 +60,6 @@ std::function<int()> SetupDrift(CLI::App& sub, const GlobalOptions& global) {
     auto state = session->LoadState();
     if (!state) return 1;
     StackDriftOptions options;
-    options.canonical_id = session->canonical_id();
     options.unmanaged = {.enabled = f->unmanaged, .name_prefixes = f->name_prefixes};
     for (const auto& dir : f->managed_by) {
       StackFlags other;
@@ -80,7 +79,8 @@ std::function<int()> SetupDrift(CLI::App& sub, const GlobalOptions& global) {
       auto theirs = them->LoadState();
       if (!theirs) return 1;
       for (const auto& [addr, rs] : theirs->resources) {
-        options.unmanaged.managed_elsewhere.insert(rs.kind + "/" + options.canonical_id(rs.id));
+        options.unmanaged.managed_elsewhere.insert(rs.kind + "/" +
+                                                   CanonicalId(session->kinds(), rs.id));
       }
     }
     StackDrift drift =

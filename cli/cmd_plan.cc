@@ -27,7 +27,7 @@ std::optional<Plan> BuildPlan(EngineSession& session, bool refresh, bool destroy
                               std::vector<JournalEntry> pending) {
   auto state = session.LoadState();
   if (!state) return std::nullopt;
-  PlanOptions po = session.plan_options();
+  PlanOptions po;
   po.refresh = refresh;
   po.destroy = destroy;
   po.targets = targets;

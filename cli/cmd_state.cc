@@ -79,9 +79,8 @@ std::optional<LockInfo> LockFor(EngineSession& s, const StateFlags& f, const std
 // with the provider's notion of an id and of two spellings of one.
 StateCheckOptions CheckOptions(const EngineSession& s) {
   StateCheckOptions o;
-  for (const auto& [kind, info] : s.kinds()) o.kinds.insert(kind);
+  o.kinds = s.kinds();
   o.is_id = [](const std::string& id) { return IsSafePathId(id); };
-  o.canonical_id = s.canonical_id();
   return o;
 }
 
@@ -491,7 +490,7 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
   auto st = s->LoadState();
   if (!st) return 1;
   // Every object read before anything is written: one missing, nothing done.
-  ImportRead read = ReadForImport(items, *st, s->provider(), s->canonical_id());
+  ImportRead read = ReadForImport(items, *st, s->provider(), s->kinds());
   if (!read.ok()) {
     if (!read.diagnostics.empty()) s->PrintDiagnostics(read.diagnostics);
     std::cerr << "error: " << read.error << "; nothing was imported\n";
@@ -502,9 +501,8 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
   std::string written;
   if (!undeclared.empty()) {
     std::map<std::string, std::string> known_ids;  // canonical id -> address
-    auto canonical = s->canonical_id();
-    for (const auto& [addr, rs] : st->resources) known_ids[canonical(rs.id)] = addr;
-    for (const ResourceState& rs : records) known_ids[canonical(rs.id)] = rs.address;
+    for (const auto& [addr, rs] : st->resources) known_ids[CanonicalId(s->kinds(), rs.id)] = addr;
+    for (const ResourceState& rs : records) known_ids[CanonicalId(s->kinds(), rs.id)] = rs.address;
     std::vector<ExistingResource> docs;
     for (const ImportItem* it : undeclared) {
       for (const ResourceState& rs : records) {
@@ -513,7 +511,7 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
     }
     std::string text =
         "# Written by cairn import --generate from the live objects; edit freely.\n" +
-        GenerateManifests(docs, *s->load().registry, known_ids, canonical);
+        GenerateManifests(docs, *s->load().registry, known_ids);
     std::string werror;
     if (!WriteFileAtomically(path.string(), text, werror, {.mode = 0644})) {
       std::cerr << "error: " << werror << "\n";

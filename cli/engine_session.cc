@@ -24,7 +24,6 @@
 #include "engine/report/plan_report.h"
 #include "engine/state/open_state_store.h"
 #include "engine/state/state_lock.h"
-#include "providers/infra/canonical_id.h"
 #include "providers/infra/curl_transport.h"
 #include "providers/infra/infra_provider.h"
 #include "providers/infra/kind_wire.h"
@@ -128,16 +127,6 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
 }
 
 EngineSession::~EngineSession() = default;
-
-std::function<std::string(const std::string&)> EngineSession::canonical_id() const {
-  return [](const std::string& id) { return CanonicalId(id); };
-}
-
-PlanOptions EngineSession::plan_options() const {
-  PlanOptions o;
-  o.canonical_id = canonical_id();
-  return o;
-}
 
 ApplyOptions EngineSession::apply_options(int parallelism) const {
   const ProviderConfig& p = load_.config.provider;

@@ -70,10 +70,8 @@ class EngineSession {
   bool has_provider() const { return provider_ != nullptr; }
   const std::string& stack_root() const { return stack_root_; }
 
-  // Options for MakePlan, Refresh and Apply with the real resolver and id mapping.
-  PlanOptions plan_options() const;
+  // Options for Apply from the provider document and the flags.
   ApplyOptions apply_options(int parallelism) const;
-  std::function<std::string(const std::string&)> canonical_id() const;
 
   // The state, or nullopt after printing why it could not be read. A stack
   // opened without creating a state that has none reads as an empty one (no

@@ -33,6 +33,7 @@ struct SchemaRegistry::KindInfo {
   std::vector<std::string> computed_names;
   std::vector<std::string> immutable;
   std::vector<std::string> grow_only;
+  std::string id_alias;
   std::map<std::string, std::string> references;
   Value wire = Value::object();
   std::vector<std::string> attributes;
@@ -469,6 +470,12 @@ Result<std::shared_ptr<const SchemaRegistry>> SchemaRegistry::FromDocuments(
     if (x.contains("grow_only") && !x["grow_only"].is_array())
       return bad("x-cairn.grow_only must be a list");
     info->grow_only = StringList(x.value("grow_only", Value::array()));
+    if (x.contains("id_alias")) {
+      const Value& a = x["id_alias"];
+      if (!a.is_string() || a.get<std::string>().empty() || a.get<std::string>().back() != '_')
+        return bad("x-cairn.id_alias must be a prefix ending in \"_\" (\"inst_\")");
+      info->id_alias = a.get<std::string>();
+    }
     for (auto it = x["references"].begin(); it != x["references"].end(); ++it) {
       if (!it->is_string()) return bad("x-cairn.references values must be kind names");
       info->references[it.key()] = it->get<std::string>();
@@ -531,6 +538,11 @@ std::vector<std::string> SchemaRegistry::ComputedNames(std::string_view kind) co
 const std::vector<std::string>& SchemaRegistry::Immutable(std::string_view kind) const {
   const KindInfo* k = Find(kind);
   return k ? k->immutable : Empty<std::vector<std::string>>();
+}
+
+const std::string& SchemaRegistry::IdAlias(std::string_view kind) const {
+  const KindInfo* k = Find(kind);
+  return k ? k->id_alias : Empty<std::string>();
 }
 
 const std::vector<std::string>& SchemaRegistry::GrowOnly(std::string_view kind) const {

@@ -10,6 +10,7 @@
 //   computed    attribute -> JSON Schema of an attribute the API computes
 //   immutable   spec fields whose change forces replacement
 //   references  spec field -> kind it refers to (a string or list of strings)
+//   id_alias    (optional) the prefix of the ids' second spelling, "inst_"
 //   wire        api, collection, envelope, id_field, pagination, fields
 //               {field: {request, response}}, ready {status, timeout_seconds}
 //
@@ -104,6 +105,10 @@ class SchemaRegistry {
   // Numeric fields an update may raise but never lower (x-cairn.grow_only,
   // optional): a volume's size_gb.
   const std::vector<std::string>& GrowOnly(std::string_view kind) const;
+  // The prefix another spelling of this kind's ids starts with
+  // (x-cairn.id_alias, base/identifiers.h): `inst_<32 hex>` for an instance
+  // whose id is that UUID. Empty when the kind has one spelling.
+  const std::string& IdAlias(std::string_view kind) const;
   // x-cairn.references: spec field -> kind.
   const std::map<std::string, std::string>& References(std::string_view kind) const;
   // x-cairn.wire as read.

@@ -4,27 +4,6 @@
 #include <set>
 
 namespace cairn {
-namespace {
-
-Value Canonical(const Value& v, const std::function<std::string(const std::string&)>& canon) {
-  if (!canon) return v;
-  if (v.is_string()) return canon(v.get<std::string>());
-  if (v.is_array()) {
-    Value out = Value::array();
-    for (const auto& item : v) out.push_back(Canonical(item, canon));
-    return out;
-  }
-  return v;
-}
-
-bool SameValue(const Value& before, const Value& after, bool is_reference,
-               const std::function<std::string(const std::string&)>& canonical_id) {
-  return is_reference ? Canonical(before, canonical_id) == Canonical(after, canonical_id)
-                      : before == after;
-}
-
-}  // namespace
-
 bool DriftReport::has_drift() const {
   return std::any_of(items.begin(), items.end(), [](const DriftItem& i) { return i.counts(); });
 }
@@ -41,11 +20,10 @@ IgnoredFields IgnoredFieldsOf(const StackConfig& config) {
 
 DriftReport DetectDrift(const StateSnapshot& state, const RefreshResult& refresh,
                         const KindCatalog& kinds, const UnmanagedScope& unmanaged,
-                        const std::function<std::string(const std::string&)>& canonical_id,
                         const IgnoredFields& ignored) {
   DriftReport report;
   std::set<std::string> tracked;  // kind/canonical id
-  auto canon = [&](const std::string& id) { return canonical_id ? canonical_id(id) : id; };
+  auto canon = [&](const std::string& id) { return CanonicalId(kinds, id); };
   for (const auto& [addr, rs] : state.resources) {
     tracked.insert(rs.kind + "/" + canon(rs.id));
     auto lv = refresh.live.find(addr);
@@ -64,7 +42,7 @@ DriftReport DetectDrift(const StateSnapshot& state, const RefreshResult& refresh
     for (const auto& [field, before] : rs.attributes.items()) {
       if (field == "id" || (info && info->computed.count(field))) continue;
       Value after = live.contains(field) ? live.at(field) : Value(nullptr);
-      if (SameValue(before, after, info && info->references.count(field), canonical_id)) continue;
+      if (SameFieldValue(kinds, before, after, info && info->references.count(field))) continue;
       AttributeChange change{field, before, after, info && info->immutable.count(field) > 0};
       if (ignored_here != ignored.end() && ignored_here->second.count(field)) {
         item.ignored.push_back(std::move(change));
@@ -99,8 +77,7 @@ DriftReport DetectDrift(const StateSnapshot& state, const RefreshResult& refresh
 }
 
 StateCommit RecordLiveValues(const StateSnapshot& state, const RefreshResult& refresh,
-                             const KindCatalog& kinds,
-                             const std::function<std::string(const std::string&)>& canonical_id) {
+                             const KindCatalog& kinds) {
   StateCommit commit;
   for (const auto& [addr, rs] : state.resources) {
     auto lv = refresh.live.find(addr);
@@ -118,7 +95,7 @@ StateCommit RecordLiveValues(const StateSnapshot& state, const RefreshResult& re
       if (field == "id" || (info && info->computed.count(field))) continue;
       Value after = live_value.contains(field) ? live_value.at(field) : Value(nullptr);
       differs =
-          differs || !SameValue(before, after, info && info->references.count(field), canonical_id);
+          differs || !SameFieldValue(kinds, before, after, info && info->references.count(field));
     }
     if (!differs) continue;
     Value attributes = Value::object();
@@ -126,7 +103,7 @@ StateCommit RecordLiveValues(const StateSnapshot& state, const RefreshResult& re
       auto recorded = rs.attributes.find(field);
       const bool keep =
           recorded != rs.attributes.end() &&
-          SameValue(*recorded, live, info && info->references.count(field), canonical_id);
+          SameFieldValue(kinds, *recorded, live, info && info->references.count(field));
       attributes[field] = keep ? *recorded : live;
     }
     attributes["id"] = rs.id;  // the state's spelling of its own id

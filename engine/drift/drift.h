@@ -68,7 +68,6 @@ IgnoredFields IgnoredFieldsOf(const StackConfig& config);
 
 DriftReport DetectDrift(const StateSnapshot& state, const RefreshResult& refresh,
                         const KindCatalog& kinds, const UnmanagedScope& unmanaged,
-                        const std::function<std::string(const std::string&)>& canonical_id,
                         const IgnoredFields& ignored = {});
 
 // The state commit that records what refresh found, for every resource
@@ -80,8 +79,7 @@ DriftReport DetectDrift(const StateSnapshot& state, const RefreshResult& refresh
 // holds the live values. `report` is DetectDrift's for the same refresh,
 // without ignored fields: everything that differs is recorded.
 StateCommit RecordLiveValues(const StateSnapshot& state, const RefreshResult& refresh,
-                             const KindCatalog& kinds,
-                             const std::function<std::string(const std::string&)>& canonical_id);
+                             const KindCatalog& kinds);
 
 // Rendering for people and tools: engine/report/drift_report.h.
 

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "base/identifiers.h"
 #include "engine/manifest/expr.h"
 
 namespace cairn {
@@ -47,13 +48,15 @@ Value Escaped(const Value& v) {
 
 std::string GenerateManifests(const std::vector<ExistingResource>& resources,
                               const SchemaRegistry& registry,
-                              const std::map<std::string, std::string>& known_ids,
-                              const std::function<std::string(const std::string&)>& canonical_id) {
+                              const std::map<std::string, std::string>& known_ids) {
+  std::vector<std::string> aliases;
+  for (const std::string& kind : registry.kinds()) {
+    if (!registry.IdAlias(kind).empty()) aliases.push_back(registry.IdAlias(kind));
+  }
   // An id of `kind` the stack knows, as a reference; else the literal.
   auto reference = [&](const std::string& kind, const Value& v) -> Value {
     if (!v.is_string()) return v;
-    auto it =
-        known_ids.find(canonical_id ? canonical_id(v.get<std::string>()) : v.get<std::string>());
+    auto it = known_ids.find(CanonicalIdWith(v.get<std::string>(), aliases));
     if (it == known_ids.end() || it->second.rfind(kind + ".", 0) != 0) {
       return EscapeTemplateLiteral(v.get<std::string>());
     }

@@ -24,11 +24,10 @@ struct ExistingResource {
 };
 
 // `known_ids`: canonical id -> address text of every resource the stack can
-// refer to (those generated included); `canonical_id` maps an id to the form
-// used there.
+// refer to (those generated included), ids in their canonical form
+// (CanonicalIdWith and the registry's kinds' id_alias).
 std::string GenerateManifests(const std::vector<ExistingResource>& resources,
                               const SchemaRegistry& registry,
-                              const std::map<std::string, std::string>& known_ids,
-                              const std::function<std::string(const std::string&)>& canonical_id);
+                              const std::map<std::string, std::string>& known_ids);
 
 }  // namespace cairn

@@ -15,6 +15,7 @@ KindCatalog KindCatalogFrom(const SchemaRegistry& registry) {
     for (const auto& f : registry.GrowOnly(kind)) info.grow_only.insert(f);
     for (const auto& f : registry.ComputedNames(kind)) info.computed.insert(f);
     info.references = registry.References(kind);
+    info.id_alias = registry.IdAlias(kind);
     kinds[kind] = std::move(info);
   }
   return kinds;
@@ -34,9 +35,8 @@ PlanResult PlanStack(const StackConfig& config, const StateSnapshot& state, Prov
   LiveView live;
   if (refresh) {
     RefreshOptions ro;
-    ro.canonical_id = options.canonical_id;
     ro.stop = stop;
-    RefreshResult r = Refresh(state, *provider, ro);
+    RefreshResult r = Refresh(state, *provider, kinds, ro);
     if (!r.ok()) return {{}, std::move(r.diagnostics)};
     live = std::move(r.live);
   }
@@ -54,7 +54,7 @@ namespace {
 // Why the objects `records` adopt cannot be tracked at their addresses in
 // `state` (one already is, elsewhere, or two are one), or "".
 std::string TrackedElsewhere(const StateSnapshot& state, const std::vector<ResourceState>& records,
-                             const std::function<std::string(const std::string&)>& canonical_id) {
+                             const KindCatalog& kinds) {
   StateSnapshot after = state;
   std::vector<std::string> added;
   for (const ResourceState& rs : records) {
@@ -62,7 +62,7 @@ std::string TrackedElsewhere(const StateSnapshot& state, const std::vector<Resou
     added.push_back(rs.address);
   }
   StateCheckOptions options;
-  options.canonical_id = canonical_id;
+  options.kinds = kinds;
   std::vector<Diagnostic> twice = CheckTrackedOnce(after, added, options);
   return twice.empty() ? "" : twice.front().summary + "; " + twice.front().detail;
 }
@@ -72,12 +72,9 @@ StackDrift DetectStackDrift(const StackConfig& config, const StateSnapshot& stat
                             Provider& provider, const KindCatalog& kinds,
                             const StackDriftOptions& options, std::stop_token stop) {
   StackDrift out;
-  auto canon = [&](const std::string& id) {
-    return options.canonical_id ? options.canonical_id(id) : id;
-  };
+  auto canon = [&](const std::string& id) { return CanonicalId(kinds, id); };
   UnmanagedScope scope = options.unmanaged;
   RefreshOptions ro;
-  ro.canonical_id = options.canonical_id;
   ro.stop = stop;
   if (scope.enabled) {
     for (const auto& [kind, info] : kinds) ro.extra_kinds.insert(kind);
@@ -97,36 +94,31 @@ StackDrift DetectStackDrift(const StackConfig& config, const StateSnapshot& stat
       }
     }
   }
-  RefreshResult refresh = Refresh(state, provider, ro);
+  RefreshResult refresh = Refresh(state, provider, kinds, ro);
   if (!refresh.ok()) {
     out.diagnostics = std::move(refresh.diagnostics);
     return out;
   }
   out.diagnostics = std::move(refresh.diagnostics);  // warnings
-  out.report =
-      DetectDrift(state, refresh, kinds, scope, options.canonical_id, IgnoredFieldsOf(config));
+  out.report = DetectDrift(state, refresh, kinds, scope, IgnoredFieldsOf(config));
   return out;
 }
 
 RefreshOnlyPlan PlanRefreshOnly(const StateSnapshot& state, Provider& provider,
-                                const KindCatalog& kinds,
-                                const std::function<std::string(const std::string&)>& canonical_id,
-                                std::stop_token stop) {
+                                const KindCatalog& kinds, std::stop_token stop) {
   RefreshOnlyPlan out;
   RefreshOptions ro;
-  ro.canonical_id = canonical_id;
   ro.stop = stop;
-  RefreshResult refresh = Refresh(state, provider, ro);
+  RefreshResult refresh = Refresh(state, provider, kinds, ro);
   out.diagnostics = std::move(refresh.diagnostics);
   if (HasErrors(out.diagnostics)) return out;
-  out.report = DetectDrift(state, refresh, kinds, {}, canonical_id);
-  out.commit = RecordLiveValues(state, refresh, kinds, canonical_id);
+  out.report = DetectDrift(state, refresh, kinds, {});
+  out.commit = RecordLiveValues(state, refresh, kinds);
   return out;
 }
 
 ImportRead ReadForImport(const std::vector<ImportItem>& items, const StateSnapshot& state,
-                         Provider& provider,
-                         const std::function<std::string(const std::string&)>& canonical_id) {
+                         Provider& provider, const KindCatalog& kinds) {
   ImportRead out;
   for (const ImportItem& it : items) {
     if (auto m = state.resources.find(it.address.ToString()); m != state.resources.end()) {
@@ -144,7 +136,7 @@ ImportRead ReadForImport(const std::vector<ImportItem>& items, const StateSnapsh
     rs.id = it.id;
     given.push_back(std::move(rs));
   }
-  if (std::string why = TrackedElsewhere(state, given, canonical_id); !why.empty()) {
+  if (std::string why = TrackedElsewhere(state, given, kinds); !why.empty()) {
     out.error = why;
     return out;
   }
@@ -169,7 +161,7 @@ ImportRead ReadForImport(const std::vector<ImportItem>& items, const StateSnapsh
     rs.attributes["id"] = rs.id;
     out.records.push_back(std::move(rs));
   }
-  if (std::string why = TrackedElsewhere(state, out.records, canonical_id); !why.empty()) {
+  if (std::string why = TrackedElsewhere(state, out.records, kinds); !why.empty()) {
     out.error = why;
     out.records.clear();
   }

@@ -43,7 +43,6 @@ struct StackDriftOptions {
   // List the live resources no state tracks (drift --unmanaged); the stack's
   // data sources are read then, since the objects they read are not.
   UnmanagedScope unmanaged;
-  std::function<std::string(const std::string&)> canonical_id;
 };
 
 struct StackDrift {
@@ -71,9 +70,7 @@ struct RefreshOnlyPlan {
   bool has_changes() const { return !commit.put.empty() || !commit.remove.empty(); }
 };
 RefreshOnlyPlan PlanRefreshOnly(const StateSnapshot& state, Provider& provider,
-                                const KindCatalog& kinds,
-                                const std::function<std::string(const std::string&)>& canonical_id,
-                                std::stop_token stop = {});
+                                const KindCatalog& kinds, std::stop_token stop = {});
 
 // One object an import adopts: the address it takes and its id in the API.
 struct ImportItem {
@@ -92,10 +89,9 @@ struct ImportRead {
 // when an address is already in `state`, when an object is tracked already
 // (at another address of `state`, or given twice: one remote object has one
 // address; the message names the first), or does not exist or cannot be
-// read. Ids are compared through `canonical_id` (as written when unset). The
-// records carry the live attributes (with "id").
+// read. Ids are compared in their canonical form (CanonicalId with `kinds`).
+// The records carry the live attributes (with "id").
 ImportRead ReadForImport(const std::vector<ImportItem>& items, const StateSnapshot& state,
-                         Provider& provider,
-                         const std::function<std::string(const std::string&)>& canonical_id = {});
+                         Provider& provider, const KindCatalog& kinds);
 
 }  // namespace cairn

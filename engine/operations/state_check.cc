@@ -15,7 +15,7 @@ SourceLocation Where(const StateCheckOptions& options, const std::string& addres
 }
 
 std::string Canonical(const StateCheckOptions& options, const std::string& id) {
-  return options.canonical_id ? options.canonical_id(id) : id;
+  return CanonicalId(options.kinds, id);
 }
 
 // The resources tracking each remote object, by canonical id, in the order

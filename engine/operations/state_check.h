@@ -23,18 +23,18 @@
 #include <vector>
 
 #include "base/diagnostic.h"
+#include "engine/plan/plan.h"
 #include "engine/state/state_store.h"
 
 namespace cairn {
 
 struct StateCheckOptions {
-  std::set<std::string> kinds;  // the kinds this Cairn knows
+  // The kinds this Cairn knows (empty: any), and how their ids are spelled:
+  // two spellings of one id (inst_<hex> and its UUID) are one object.
+  KindCatalog kinds;
   // True for an id the provider can act on (providers/infra: IsSafePathId);
   // unset: any non-empty id.
   std::function<bool(const std::string& id)> is_id;
-  // The canonical spelling of an id (inst_<hex> and its UUID are one
-  // object); unset: ids compared as written.
-  std::function<std::string(const std::string& id)> canonical_id;
   // Where each address is written (PulledState::locations).
   std::map<std::string, SourceLocation> locations;
 };

@@ -16,24 +16,6 @@ bool Contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
-// Compares a desired and a current value, mapping ids to their canonical form
-// in reference fields (an instance may be named inst_<hex> or by its UUID).
-bool SameValue(const Value& before, const Value& after, bool is_reference,
-               const std::function<std::string(const std::string&)>& canonical) {
-  if (!is_reference || !canonical) return before == after;
-  auto norm = [&](const Value& v) -> Value {
-    if (v.is_string()) return canonical(v.get<std::string>());
-    if (v.is_array()) {
-      Value out = Value::array();
-      for (const auto& item : v)
-        out.push_back(item.is_string() ? Value(canonical(item.get<std::string>())) : item);
-      return out;
-    }
-    return v;
-  };
-  return norm(before) == norm(after);
-}
-
 // Desired values plus computed attributes not yet known.
 Value PlannedNew(const Value& resolved, const KindInfo& info) {
   Value v = resolved.is_object() ? resolved : Value::object();
@@ -448,8 +430,7 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
         if (info.computed.count(field) || Contains(rc.lifecycle.ignore_changes, field)) continue;
         Value before = current->contains(field) ? current->at(field) : Value(nullptr);
         bool unknown = ContainsUnknown(after);
-        if (!unknown &&
-            SameValue(before, after, info.references.count(field) > 0, options.canonical_id)) {
+        if (!unknown && SameFieldValue(kinds, before, after, info.references.count(field) > 0)) {
           continue;
         }
         AttributeChange ac{field, before, unknown ? UnknownValue() : after,

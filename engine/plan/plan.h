@@ -46,8 +46,21 @@ struct KindInfo {
   // spec field -> kind it refers to (ids compared in canonical form)
   std::map<std::string, std::string> references;
   std::set<std::string> grow_only;  // numeric fields that may rise, never fall
+  // The prefix of this kind's ids' second spelling (x-cairn.id_alias):
+  // `inst_<32 hex>` names the instance whose id is that UUID.
+  std::string id_alias;
 };
 using KindCatalog = std::map<std::string, KindInfo>;
+
+// `id` in its canonical form (base/identifiers.h), by the spellings the
+// catalog's kinds declare: what ids are compared and keyed by.
+std::string CanonicalId(const KindCatalog& kinds, std::string_view id);
+
+// Whether a field's two values are the same: equal, or for a reference
+// field (KindInfo::references) naming the same objects once their ids are
+// canonical (a network named `net_<hex>` in one and by its UUID in the other).
+bool SameFieldValue(const KindCatalog& kinds, const Value& before, const Value& after,
+                    bool is_reference);
 
 struct AttributeChange {
   std::string field;  // top-level spec field
@@ -215,8 +228,6 @@ struct PlanOptions {
   // Data sources read for this plan (engine/plan/data_sources.h), by
   // "data.KIND.NAME"; references to them resolve from these.
   std::map<std::string, Value> data;
-  // Maps an id to its canonical form for comparison (inst_<hex> == UUID).
-  std::function<std::string(const std::string&)> canonical_id;
   // The journal's pending entries (StateStore::PendingJournal): the plan
   // shows them as what apply completes first (Plan::pending).
   std::vector<JournalEntry> pending;

@@ -5,12 +5,10 @@
 
 namespace cairn {
 
-RefreshResult Refresh(const StateSnapshot& state, Provider& provider,
+RefreshResult Refresh(const StateSnapshot& state, Provider& provider, const KindCatalog& catalog,
                       const RefreshOptions& options) {
   RefreshResult result;
-  auto canonical = [&](const std::string& id) {
-    return options.canonical_id ? options.canonical_id(id) : id;
-  };
+  auto canonical = [&](const std::string& id) { return CanonicalId(catalog, id); };
   std::set<std::string> kinds = options.extra_kinds;
   for (const auto& [addr, rs] : state.resources) kinds.insert(rs.kind);
 

@@ -29,11 +29,12 @@ struct RefreshResult {
 
 struct RefreshOptions {
   std::set<std::string> extra_kinds;  // also list these (drift --unmanaged)
-  std::function<std::string(const std::string&)> canonical_id;
   std::stop_token stop;
 };
 
-RefreshResult Refresh(const StateSnapshot& state, Provider& provider,
+// Listed objects are matched to the state's by canonical id (CanonicalId
+// with `kinds`).
+RefreshResult Refresh(const StateSnapshot& state, Provider& provider, const KindCatalog& kinds,
                       const RefreshOptions& options);
 
 }  // namespace cairn

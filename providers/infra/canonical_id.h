@@ -9,6 +9,9 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "base/identifiers.h"  // IsUuid
 
 namespace cairn {
 
@@ -23,8 +26,9 @@ std::string CanonicalId(std::string_view id);
 // so that a message names an object as `cairn state list` does.
 std::string CanonicalIdsIn(std::string_view text);
 
-// True for 8-4-4-4-12 hex digits (any case).
-bool IsUuid(std::string_view text);
+// The preview API's id prefixes, `inst_` and `net_`: the kinds' x-cairn.id_alias
+// values in schemas/ (a test keeps the two lists equal).
+const std::vector<std::string>& PreviewPrefixes();
 
 // True when `id` is safe to put in a URL path segment as is: non-empty, at
 // most 200 characters of [A-Za-z0-9._~-] (RFC 3986 unreserved), and not

@@ -38,6 +38,9 @@ TEST_CASE("the registry reads the kinds and their x-cairn metadata from the sche
   CHECK(reg->Wire("ssh_key")["envelope"].is_null());
   CHECK(reg->Wire("volume")["fields"]["size_gb"]["request"] == "sizeGb");
   CHECK_FALSE(reg->HasKind("variable"));
+  CHECK(reg->IdAlias("instance") == "inst_");
+  CHECK(reg->IdAlias("network") == "net_");
+  CHECK(reg->IdAlias("volume").empty());
 }
 
 TEST_CASE("a valid spec has no violations, references are not type-checked") {
@@ -239,4 +242,17 @@ TEST_CASE("a registry loads from texts in memory the same as from a directory") 
   auto broken = SchemaRegistry::FromDocuments({{"x.schema.json", "{"}}, "memory");
   REQUIRE_FALSE(broken.ok());
   CHECK(broken.status().message() == "memory/x.schema.json: not valid JSON");
+}
+
+TEST_CASE("x-cairn.id_alias is a prefix ending in an underscore, or absent") {
+  auto from_dir = Registry();
+  Value doc = from_dir->Document("network");
+  for (const Value& bad : {Value(7), Value(""), Value("net")}) {
+    doc["x-cairn"]["id_alias"] = bad;
+    auto r = SchemaRegistry::FromDocuments({{"network.schema.json", doc.dump()}}, "memory");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().message() ==
+          "memory/network.schema.json: x-cairn.id_alias must be a prefix ending in \"_\" "
+          "(\"inst_\")");
+  }
 }

@@ -44,7 +44,7 @@ TEST_CASE("refresh lists each kind once and confirms a missing resource with one
   st.resources[gone.address] = gone;
   p.Remove("instance", gone.id);
 
-  auto r = Refresh(st, p, {});
+  auto r = Refresh(st, p, Kinds(), {});
   REQUIRE(r.ok());
   CHECK(p.reads() == 2);       // only the two missing from the listing
   CHECK(r.requests == 2 + 2);  // one listing per kind + two confirmations
@@ -66,8 +66,8 @@ TEST_CASE(
   p.Remove("instance", b.id);
   std::string stray = p.Inject("network", {{"name", "stray"}});
 
-  auto refresh = Refresh(st, p, {.extra_kinds = {"network", "instance"}});
-  auto report = DetectDrift(st, refresh, Kinds(), {}, {});
+  auto refresh = Refresh(st, p, Kinds(), {.extra_kinds = {"network", "instance"}});
+  auto report = DetectDrift(st, refresh, Kinds(), {});
   REQUIRE(report.items.size() == 2);
   const auto& changed = report.items[0];
   CHECK(changed.address == "instance.a");
@@ -76,7 +76,7 @@ TEST_CASE(
   CHECK(changed.changes[0].after == "large");
   CHECK(report.items[1].type == DriftItem::Type::kDeleted);
 
-  auto with_unmanaged = DetectDrift(st, refresh, Kinds(), {.enabled = true}, {});
+  auto with_unmanaged = DetectDrift(st, refresh, Kinds(), {.enabled = true});
   REQUIRE(with_unmanaged.items.size() == 3);
   CHECK(with_unmanaged.items[2].type == DriftItem::Type::kUnmanaged);
   CHECK(with_unmanaged.items[2].id == stray);
@@ -94,7 +94,7 @@ TEST_CASE("no drift when live matches the state") {
   StateSnapshot st;
   auto a = Track(p, "instance.a", {{"name", "a"}});
   st.resources[a.address] = a;
-  auto report = DetectDrift(st, Refresh(st, p, {}), Kinds(), {.enabled = true}, {});
+  auto report = DetectDrift(st, Refresh(st, p, Kinds(), {}), Kinds(), {.enabled = true});
   CHECK_FALSE(report.has_drift());
   CHECK(RenderDriftText(report, false) == "No drift. The live resources match the state.\n");
 }
@@ -108,7 +108,7 @@ TEST_CASE("drift reports a resource the API reports failed, with the state's tai
   st.resources = {{a.address, a}, {b.address, b}};
   p.Edit("network", a.id, "status", "failed");
   p.Edit("network", b.id, "status", "failed");
-  auto report = DetectDrift(st, Refresh(st, p, {}), Kinds(), {}, {});
+  auto report = DetectDrift(st, Refresh(st, p, Kinds(), {}), Kinds(), {});
   REQUIRE(report.items.size() == 2);
   CHECK(report.items[0].type == DriftItem::Type::kFailed);
   CHECK(report.items[1].reason == "provisioning failed: provisioning_failed");
@@ -128,13 +128,13 @@ TEST_CASE("unmanaged resources can be scoped by name prefix and by other stacks'
   std::string stray = p.Inject("network", {{"name", "web-stray"}});
   std::string theirs = p.Inject("network", {{"name", "web-theirs"}});
   std::string other_team = p.Inject("network", {{"name", "billing-db"}});
-  auto refresh = Refresh(st, p, {.extra_kinds = {"network"}});
+  auto refresh = Refresh(st, p, Kinds(), {.extra_kinds = {"network"}});
 
-  auto all = DetectDrift(st, refresh, Kinds(), {.enabled = true}, {});
+  auto all = DetectDrift(st, refresh, Kinds(), {.enabled = true});
   CHECK(all.items.size() == 3);
   UnmanagedScope scope{
       .enabled = true, .name_prefixes = {"web-"}, .managed_elsewhere = {"network/" + theirs}};
-  auto scoped = DetectDrift(st, refresh, Kinds(), scope, {});
+  auto scoped = DetectDrift(st, refresh, Kinds(), scope);
   REQUIRE(scoped.items.size() == 1);
   CHECK(scoped.items[0].id == stray);
   CHECK(scoped.items[0].name == "web-stray");
@@ -150,7 +150,7 @@ TEST_CASE("a field lifecycle.ignore_changes names is listed apart and is no drif
   p.Edit("instance", a.id, "plan", "large");
   const IgnoredFields ignored = {{"instance.a", {"plan"}}, {"instance.b", {"plan"}}};
 
-  auto report = DetectDrift(st, Refresh(st, p, {}), Kinds(), {}, {}, ignored);
+  auto report = DetectDrift(st, Refresh(st, p, Kinds(), {}), Kinds(), {}, ignored);
   REQUIRE(report.items.size() == 1);
   CHECK(report.items[0].changes.empty());
   REQUIRE(report.items[0].ignored.size() == 1);
@@ -169,7 +169,7 @@ TEST_CASE("a field lifecycle.ignore_changes names is listed apart and is no drif
 
   // Another field changed too: that one counts, the ignored one still does not.
   p.Edit("instance", a.id, "name", "renamed");
-  auto both = DetectDrift(st, Refresh(st, p, {}), Kinds(), {}, {}, ignored);
+  auto both = DetectDrift(st, Refresh(st, p, Kinds(), {}), Kinds(), {}, ignored);
   REQUIRE(both.items.size() == 1);
   CHECK(both.items[0].changes.size() == 1);
   CHECK(both.items[0].ignored.size() == 1);
@@ -199,9 +199,9 @@ TEST_CASE("an object the stack reads through a data source is not unmanaged") {
   StateSnapshot st;
   std::string shared = p.Inject("network", {{"name", "shared"}});
   std::string stray = p.Inject("network", {{"name", "stray"}});
-  auto refresh = Refresh(st, p, {.extra_kinds = {"network"}});
-  auto report = DetectDrift(st, refresh, Kinds(),
-                            {.enabled = true, .read_as_data = {"network/" + shared}}, {});
+  auto refresh = Refresh(st, p, Kinds(), {.extra_kinds = {"network"}});
+  auto report =
+      DetectDrift(st, refresh, Kinds(), {.enabled = true, .read_as_data = {"network/" + shared}});
   REQUIRE(report.items.size() == 1);
   CHECK(report.items[0].id == stray);
 }
@@ -217,8 +217,8 @@ TEST_CASE("RecordLiveValues takes the live values of what drifted, and forgets w
   p.Edit("instance", a.id, "status", "stopped");
   p.Edit("instance", b.id, "status", "stopped");  // computed alone: left as recorded
   p.Remove("instance", c.id);
-  auto refresh = Refresh(st, p, {});
-  StateCommit commit = RecordLiveValues(st, refresh, Kinds(), {});
+  auto refresh = Refresh(st, p, Kinds(), {});
+  StateCommit commit = RecordLiveValues(st, refresh, Kinds());
   REQUIRE(commit.put.size() == 1);
   CHECK(commit.put[0].address == "instance.a");
   CHECK(commit.put[0].id == a.id);
@@ -231,8 +231,8 @@ TEST_CASE("RecordLiveValues takes the live values of what drifted, and forgets w
   StateSnapshot after = st;
   after.resources["instance.a"] = commit.put[0];
   after.resources.erase("instance.c");
-  CHECK_FALSE(DetectDrift(after, Refresh(after, p, {}), Kinds(), {}, {}).has_drift());
-  StateCommit none = RecordLiveValues(after, Refresh(after, p, {}), Kinds(), {});
+  CHECK_FALSE(DetectDrift(after, Refresh(after, p, Kinds(), {}), Kinds(), {}).has_drift());
+  StateCommit none = RecordLiveValues(after, Refresh(after, p, Kinds(), {}), Kinds());
   CHECK(none.put.empty());
   CHECK(none.remove.empty());
 }

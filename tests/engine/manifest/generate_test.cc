@@ -14,7 +14,7 @@ TEST_CASE("generated manifests load back as the values they were written from") 
   REQUIRE(registry.ok());
   std::vector<ExistingResource> docs;
   docs.push_back({*ResourceAddress::Parse("network.core"),
-                  {{"id", "n-1"},
+                  {{"id", "01234567-89ab-cdef-0123-456789abcdef"},
                    {"name", "odd ${name} \"quoted\" true"},
                    {"region", "eu-central"},
                    {"cidr", "10.0.0.0/16"},
@@ -24,15 +24,11 @@ TEST_CASE("generated manifests load back as the values they were written from") 
                    {"region", "eu-central"},
                    {"image", "debian-12"},
                    {"plan", "s-1vcpu-1gb"},
-                   {"network", "N-1"},
+                   {"network", "net_0123456789abcdef0123456789abcdef"},  // its other spelling
                    {"ssh_keys", Value::array({"key_0123456789abcdef0123456789abcdef"})},
                    {"ipv4", "100.64.0.1"}}});
-  auto lower = [](const std::string& id) {
-    std::string out = id;
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-  };
-  std::string text = GenerateManifests(docs, **registry, {{"n-1", "network.core"}}, lower);
+  std::string text = GenerateManifests(docs, **registry,
+                                       {{"01234567-89ab-cdef-0123-456789abcdef", "network.core"}});
   CHECK(text.find("status") == std::string::npos);  // computed
   CHECK(text.find("ipv4") == std::string::npos);
   CHECK(text.find("id:") == std::string::npos);

@@ -116,12 +116,13 @@ TEST_CASE("PlanStack refreshes, reads the data sources and plans, or says why it
 
 TEST_CASE("ReadForImport reads every object first: all or none") {
   FakeProvider api;
+  const KindCatalog kinds = KindCatalogFrom(**SchemaRegistry::Load(CAIRN_SOURCE_SCHEMA_DIR));
   const std::string net = api.Inject("network", {{"name", "n"}, {"region", "eu-central"}});
   const std::string key = api.Inject("ssh_key", {{"name", "k"}, {"public_key", "ssh-ed25519 A"}});
   StateSnapshot st;
   std::vector<ImportItem> items = {{*ResourceAddress::Parse("network.core"), net},
                                    {*ResourceAddress::Parse("module.m.ssh_key.deploy"), key}};
-  ImportRead read = ReadForImport(items, st, api);
+  ImportRead read = ReadForImport(items, st, api, kinds);
   REQUIRE(read.ok());
   REQUIRE(read.records.size() == 2);
   CHECK(read.records[1].address == "module.m.ssh_key.deploy");
@@ -131,7 +132,7 @@ TEST_CASE("ReadForImport reads every object first: all or none") {
 
   // One object missing: nothing at all, and the reason names it.
   items.push_back({*ResourceAddress::Parse("network.gone"), "no-such-id"});
-  ImportRead partial = ReadForImport(items, st, api);
+  ImportRead partial = ReadForImport(items, st, api, kinds);
   CHECK_FALSE(partial.ok());
   CHECK(partial.records.empty());
   CHECK(partial.error.find("no-such-id") != std::string::npos);
@@ -139,7 +140,7 @@ TEST_CASE("ReadForImport reads every object first: all or none") {
   // An address already managed is refused before any read.
   st.resources["network.core"].id = net;
   const int reads = api.reads();
-  ImportRead managed = ReadForImport({items[0]}, st, api);
+  ImportRead managed = ReadForImport({items[0]}, st, api, kinds);
   CHECK_FALSE(managed.ok());
   CHECK(managed.error.find("already managed") != std::string::npos);
   CHECK(api.reads() == reads);
@@ -147,29 +148,36 @@ TEST_CASE("ReadForImport reads every object first: all or none") {
 
 TEST_CASE("ReadForImport refuses a second address for an object, naming the first") {
   FakeProvider api;
+  const KindCatalog kinds = KindCatalogFrom(**SchemaRegistry::Load(CAIRN_SOURCE_SCHEMA_DIR));
   const std::string vol = api.Inject("volume", {{"name", "a"}, {"region", "eu-central"}});
   StateSnapshot st;
   st.resources["volume.vols[\"a\"]"].address = "volume.vols[\"a\"]";
   st.resources["volume.vols[\"a\"]"].kind = "volume";
   st.resources["volume.vols[\"a\"]"].id = vol;
+  // An instance the API calls by its UUID, imported by its preview spelling.
+  const std::string uuid = "01234567-89ab-cdef-0123-456789abcdef";
+  st.resources["instance.web"].address = "instance.web";
+  st.resources["instance.web"].kind = "instance";
+  st.resources["instance.web"].id = uuid;
   const int reads = api.reads();
   // Tracked already: refused before any read, whatever the spelling of its id.
-  auto upper = [](const std::string& id) {
-    std::string out = id;
-    for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    return out;
-  };
   ImportRead twice =
-      ReadForImport({{*ResourceAddress::Parse("volume.vols[\"b\"]"), upper(vol)}}, st, api, upper);
+      ReadForImport({{*ResourceAddress::Parse("volume.vols[\"b\"]"), vol}}, st, api, kinds);
   CHECK_FALSE(twice.ok());
-  CHECK(twice.error.rfind("volume.vols[\"b\"]: volume " + upper(vol) +
-                              " is tracked at volume.vols[\"a\"] already",
-                          0) == 0);
+  CHECK(twice.error.rfind(
+            "volume.vols[\"b\"]: volume " + vol + " is tracked at volume.vols[\"a\"] already", 0) ==
+        0);
+  const std::string alias = "inst_0123456789ABCDEF0123456789abcdef";
+  ImportRead spelled =
+      ReadForImport({{*ResourceAddress::Parse("instance.api"), alias}}, st, api, kinds);
+  CHECK_FALSE(spelled.ok());
+  CHECK(spelled.error.rfind(
+            "instance.api: instance " + alias + " is tracked at instance.web already", 0) == 0);
   CHECK(api.reads() == reads);
   // Two addresses for one object in one import: the second is refused.
   ImportRead pair = ReadForImport(
       {{*ResourceAddress::Parse("volume.x"), vol}, {*ResourceAddress::Parse("volume.y"), vol}},
-      StateSnapshot{}, api);
+      StateSnapshot{}, api, kinds);
   CHECK_FALSE(pair.ok());
   CHECK(pair.error.rfind("volume.y: volume " + vol + " is tracked at volume.x already", 0) == 0);
   CHECK(pair.records.empty());
@@ -231,7 +239,7 @@ TEST_CASE("PlanRefreshOnly finds what to record and sends nothing but reads") {
   api.Edit("network", st.resources["network.core"].id, "name", "renamed");
   api.Remove("network", st.resources["network.gone"].id);
 
-  RefreshOnlyPlan plan = PlanRefreshOnly(st, api, kinds, {});
+  RefreshOnlyPlan plan = PlanRefreshOnly(st, api, kinds);
   REQUIRE(plan.ok());
   CHECK(plan.has_changes());
   REQUIRE(plan.commit.put.size() == 1);

@@ -27,12 +27,10 @@ StateSnapshot State(std::vector<ResourceState> resources) {
 
 StateCheckOptions Options() {
   StateCheckOptions o;
-  o.kinds = {"network", "instance", "volume"};
+  o.kinds = {{"network", {}}, {"instance", {}}, {"volume", {}}};
+  o.kinds["instance"].id_alias = "inst_";
   o.is_id = [](const std::string& id) {
     return !id.empty() && id.find_first_of("/ ?") == std::string::npos;
-  };
-  o.canonical_id = [](const std::string& id) {
-    return id.rfind("inst_", 0) == 0 ? "uuid-" + id.substr(5) : id;
   };
   return o;
 }
@@ -87,13 +85,15 @@ TEST_CASE("every problem of a state is its own diagnostic, at the resource") {
 
 TEST_CASE("one remote object at two addresses is refused, naming the first, ids canonical") {
   auto st = State({Res("volume.vols[\"a\"]", "v1"), Res("volume.vols[\"b\"]", "v1"),
-                   Res("instance.api", "uuid-7"), Res("instance.web", "inst_7")});
+                   Res("instance.api", "01234567-89ab-cdef-0123-456789abcd07"),
+                   Res("instance.web", "inst_0123456789abcdef0123456789abcd07")});
   auto diags = CheckState(st, Options());
   REQUIRE(diags.size() == 2);
   CHECK(diags[0].code == "duplicate_id");
   CHECK(diags[0].summary ==
-        "instance.web: instance inst_7 is tracked at instance.api already (as "
-        "uuid-7)");
+        "instance.web: instance inst_0123456789abcdef0123456789abcd07 is tracked at instance.api "
+        "already (as "
+        "01234567-89ab-cdef-0123-456789abcd07)");
   CHECK(diags[1].summary ==
         "volume.vols[\"b\"]: volume v1 is tracked at volume.vols[\"a\"] already");
   CHECK(diags[1].detail.find("'cairn state mv volume.vols[\"a\"] volume.vols[\"b\"]'") !=

@@ -41,13 +41,7 @@ ResourceState St(const std::string& addr, const std::string& id, Value attrs,
   return rs;
 }
 
-PlanOptions Opts() {
-  PlanOptions o;
-  o.canonical_id = [](const std::string& id) {
-    return id.rfind("inst_", 0) == 0 ? "uuid:" + id.substr(5) : id;
-  };
-  return o;
-}
+PlanOptions Opts() { return {}; }
 
 const PlannedChange& Find(const Plan& p, const std::string& addr) {
   for (const auto& c : p.changes) {
@@ -157,20 +151,25 @@ TEST_CASE("a known reference to an unchanged dependency compares equal, ids cano
   cfg.resources.push_back(
       Res("network.n", {{"name", "n"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
   StateSnapshot st;
-  st.resources["instance.web"] =
-      St("instance.web", "uuid:abc", {{"name", "web"}, {"region", "eu"}});
+  st.resources["instance.web"] = St("instance.web", "01234567-89ab-cdef-0123-456789abcdef",
+                                    {{"name", "web"}, {"region", "eu"}});
   st.resources["network.n"] =
       St("network.n", "n1", {{"name", "n"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}});
   // A firewall-like kind referring to instances by either id form.
   KindCatalog kinds = Kinds();
+  kinds["instance"].id_alias = "inst_";
   kinds["firewall"] = {{}, {"id"}, {{"instances", "instance"}}};
   cfg.resources.push_back(
       Res("firewall.edge", {{"name", "edge"}, {"instances", Value::array({"${instance.web.id}"})}},
           {"instance.web"}));
-  st.resources["firewall.edge"] =
-      St("firewall.edge", "fw1", {{"name", "edge"}, {"instances", Value::array({"inst_abc"})}});
+  st.resources["firewall.edge"] = St(
+      "firewall.edge", "fw1",
+      {{"name", "edge"}, {"instances", Value::array({"inst_0123456789ABCDEF0123456789abcdef"})}});
   auto r = MakePlan(cfg, st, {}, kinds, Opts());
   CHECK(Find(r.plan, "firewall.edge").action == Action::kNoOp);
+  // The alias is what makes the two spellings one: without it, they differ.
+  kinds["instance"].id_alias.clear();
+  CHECK(Find(MakePlan(cfg, st, {}, kinds, Opts()).plan, "firewall.edge").action == Action::kUpdate);
 }
 
 TEST_CASE("ignore_changes skips the listed fields") {

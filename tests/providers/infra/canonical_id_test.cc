@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "base/schema/schema_registry.h"
+
 using namespace cairn;
 
 TEST_CASE("CanonicalId maps both forms of an instance or network id to the UUID") {
@@ -47,4 +49,14 @@ TEST_CASE("CanonicalIdsIn rewrites the inst_ and net_ ids of a message, as whole
         "inst_0123", "key_0123abcd456789ef0123456789abcdef", "no ids here", ""}) {
     CHECK(CanonicalIdsIn(same) == same);
   }
+}
+
+TEST_CASE("the provider's id prefixes are the schemas' id aliases") {
+  auto reg = SchemaRegistry::Load(CAIRN_SOURCE_SCHEMA_DIR);
+  REQUIRE(reg.ok());
+  std::vector<std::string> aliases;
+  for (const std::string& kind : (*reg)->kinds()) {
+    if (!(*reg)->IdAlias(kind).empty()) aliases.push_back((*reg)->IdAlias(kind));
+  }
+  CHECK(aliases == PreviewPrefixes());
 }
