@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -155,6 +156,15 @@ struct StackConfig {
   std::map<std::string, Value> locals;
   std::vector<std::string> sensitive_locals;
   std::vector<std::string> files;  // the manifest files read, in reading order
+  // For `cairn console`, what the resources and outputs alone do not say:
+  // the outputs of the stack's own module calls by "module.NAME[KEY].OUTPUT"
+  // (ModulePathPrefix), in expression form (their residuals written from
+  // the stack's root), and which of them are sensitive; and the stack's
+  // resources with no instance (count 0, an empty for_each), base address
+  // -> "count" or "for_each", so that they read as empty, not undeclared.
+  std::map<std::string, Value> module_outputs;
+  std::set<std::string> sensitive_module_outputs;
+  std::map<std::string, std::string> empty_resources;
   // Address text -> position in `resources`, built by LoadStack so Find() is
   // fast on large stacks. Find() checks each hit and falls back to a scan,
   // so a stale or empty index is never wrong, only slower.

@@ -220,6 +220,7 @@ class Loader {
     CheckLocals();
     MarkOutputsOfSensitiveOutputs();
     ResolveModuleOutputs();
+    RecordForConsole();
     parsed_ = {};  // every string is evaluated: its trees are not needed again
     CheckAssembledKeys();
     LoadMoved();
@@ -3002,6 +3003,26 @@ class Loader {
       ResourceConfig rc = std::move(resources_[i]);
       for (size_t dep : graph.Dependencies(i)) rc.depends_on.push_back(graph.address(dep));
       out.push_back(std::move(rc));
+    }
+  }
+
+  // StackConfig::module_outputs and empty_resources.
+  void RecordForConsole() {
+    for (size_t s = 1; s < scopes_.size(); ++s) {
+      if (scopes_[s].parent != 0 || scopes_[s].unused) continue;
+      for (const auto& [name, i] : scopes_[s].outputs) {
+        const Value* v = ModuleOutputValue(s, name);
+        if (!v) continue;
+        const std::string key = scopes_[s].prefix + name;
+        result_.config.module_outputs[key] = *v;
+        if (outputs_[i].sensitive) result_.config.sensitive_module_outputs.insert(key);
+      }
+    }
+    for (const auto& [base, g] : groups_) {
+      if (!g.module.empty() || !g.instances.empty() || g.mode == ResourceGroup::Mode::kSingle)
+        continue;
+      result_.config.empty_resources[base] =
+          g.mode == ResourceGroup::Mode::kCount ? "count" : "for_each";
     }
   }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -24,8 +25,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // How a declared resource of the stack expands, from its instances in the
-// StackConfig (a count of 0 or an empty for_each leaves none: such a
-// resource reads as undeclared).
+// StackConfig (one with count 0 or an empty for_each has none, and is in
+// StackConfig::empty_resources).
 struct ResourceGroup {
   enum class Mode { kSingle, kCount, kForEach } mode = Mode::kSingle;
   std::vector<AddressIndex> indexes;  // count: 0..n-1; for_each: the keys, sorted
@@ -77,6 +78,13 @@ struct ConsoleIndex {
       g.indexes.push_back(rc.address.index);
     }
     for (auto& [base, g] : groups) std::sort(g.indexes.begin(), g.indexes.end());
+    for (const auto& [base, mode] : config.empty_resources) {
+      auto addr = ResourceAddress::Parse(base);
+      if (!addr) continue;
+      names_by_kind[addr->kind].push_back(addr->name);
+      groups[base].mode =
+          mode == "count" ? ResourceGroup::Mode::kCount : ResourceGroup::Mode::kForEach;
+    }
     for (const DataConfig& d : config.data) data.insert(d.kind + "." + d.name);
     for (const std::string& name : config.sensitive_variables) {
       auto it = config.variables.find(name);
@@ -203,8 +211,7 @@ class ConsoleScope : public expr::Scope {
       if (hint.empty() && HasRecordedInstance(base)) {
         hint = "the state still records it: the next apply destroys it";
       }
-      ev.Error(at, "unknown_reference",
-               "no resource " + base + " is declared in the manifests (or it has no instances)",
+      ev.Error(at, "unknown_reference", "no resource " + base + " is declared in the manifests",
                hint);
       return expr::Value::Unknown();
     }
@@ -242,14 +249,38 @@ class ConsoleScope : public expr::Scope {
 
   expr::Value Module(const std::string& name, const expr::Value* key, const std::string* output,
                      const expr::Node& at, expr::Evaluator& ev) override {
-    (void)key;
     if (!output) {
       ev.Error(at, "invalid_reference",
                "refer to one of the module's outputs: module." + name + ".OUTPUT");
+      return expr::Value::Unknown();
     }
-    // The StackConfig keeps no module outputs (they are substituted where
-    // the stack uses them): known after apply, as far as the console sees.
-    return expr::Value::Unknown();
+    std::vector<ModuleStep> path{{name, {}}};
+    if (key) {
+      const expr::Number* n = key->type() == expr::Type::kNumber ? &key->as_number() : nullptr;
+      if (n && n->is_int && n->i >= 0 && n->i <= std::numeric_limits<int>::max()) {
+        path[0].index = static_cast<int>(n->i);
+      } else if (key->type() == expr::Type::kString) {
+        path[0].index = key->as_string();
+      } else {
+        ev.Error(at, "invalid_index", "a module instance is named by a number or a string");
+        return expr::Value::Unknown();
+      }
+    }
+    const std::string full = ModulePathPrefix(path) + *output;
+    auto it = ix_.config.module_outputs.find(full);
+    if (it == ix_.config.module_outputs.end()) {
+      const std::string prefix = ModulePathPrefix(path);
+      std::vector<std::string> names;
+      for (const auto& [k, v] : ix_.config.module_outputs) {
+        if (k.starts_with(prefix)) names.push_back(k.substr(prefix.size()));
+      }
+      ev.Error(at, "unknown_output", "no output " + full + " in the stack's modules",
+               DidYouMean(*output, names));
+      return expr::Value::Unknown();
+    }
+    expr::Value v = Residual(it->second, full, at, ev);
+    if (ix_.config.sensitive_module_outputs.count(full)) v = v.MarkedSensitive(full);
+    return v;
   }
 
   std::optional<std::string> ReadFile(const std::string& path, const expr::Node& at,
@@ -307,6 +338,26 @@ class ConsoleScope : public expr::Scope {
     return v;
   }
 
+  // A value in expression form (a local's, a module output's): when it
+  // waits for a resource, its residual (references written from the stack's
+  // root) evaluated here, reading the state.
+  expr::Value Residual(const Value& form, const std::string& what, const expr::Node& at,
+                       expr::Evaluator& ev) {
+    expr::Value v = FromExpressionForm(form);
+    if (v.WhollyKnown()) return v;
+    expr::NodePtr residual = NodeFromExpressionForm(form);
+    if (!residual) return v;
+    std::vector<expr::EvalError> errors;
+    expr::EvalOptions options;
+    options.qualified_refs = true;
+    expr::Evaluator inner(*this, errors, options);
+    v = inner.Eval(*residual);
+    for (const expr::EvalError& e : errors) {
+      ev.Error(at, e.code, what + ": " + e.message, e.detail);
+    }
+    return inner.failed() ? expr::Value::Unknown() : v;
+  }
+
   expr::Value Local(const std::string& name, const expr::Node& at, expr::Evaluator& ev) {
     auto it = ix_.config.locals.find(name);
     if (it == ix_.config.locals.end()) {
@@ -316,22 +367,7 @@ class ConsoleScope : public expr::Scope {
                DidYouMean(name, names));
       return expr::Value::Unknown();
     }
-    expr::Value v = FromExpressionForm(it->second);
-    if (!v.WhollyKnown()) {
-      // It waits for a resource: its residual (references written from the
-      // stack's root) evaluated here, reading the state.
-      if (expr::NodePtr residual = NodeFromExpressionForm(it->second)) {
-        std::vector<expr::EvalError> errors;
-        expr::EvalOptions options;
-        options.qualified_refs = true;
-        expr::Evaluator inner(*this, errors, options);
-        v = inner.Eval(*residual);
-        for (const expr::EvalError& e : errors) {
-          ev.Error(at, e.code, "local." + name + ": " + e.message, e.detail);
-        }
-        if (inner.failed()) return expr::Value::Unknown();
-      }
-    }
+    expr::Value v = Residual(it->second, "local." + name, at, ev);
     const auto& sensitive = ix_.config.sensitive_locals;
     if (std::find(sensitive.begin(), sensitive.end(), name) != sensitive.end()) {
       v = v.MarkedSensitive("local." + name);

@@ -10,6 +10,7 @@
 
 #include "base/env.h"
 #include "engine/manifest/loader.h"
+#include "tests/support/process.h"
 
 using namespace cairn;
 
@@ -198,8 +199,7 @@ TEST_CASE("console: errors are diagnostics at the sub-expression, with did you m
   CHECK(c.Eval("(1 + ").diagnostics[0].location.column >= 5);
   CHECK(c.Show("local.prefx") == "error unknown_local: reference to undeclared local \"prefx\"");
   CHECK(c.Show("network.cor.id") ==
-        "error unknown_reference: no resource network.cor is declared in the manifests (or it "
-        "has no instances)");
+        "error unknown_reference: no resource network.cor is declared in the manifests");
   CHECK(c.Eval("network.cor.id").diagnostics[0].detail == "did you mean \"core\"?");
   CHECK(c.Show("netwrk.core.id").rfind("error unknown_reference: \"netwrk\" is not", 0) == 0);
   CHECK(c.Show("network.core.cdir") ==
@@ -230,4 +230,61 @@ TEST_CASE("console: private key material is never shown") {
   // Assembled from pieces: refused on the result.
   CHECK(c.Show("\"-----BEGIN ${\"RSA\"} PRIVATE KEY-----\"")
             .rfind("error private_key_material:", 0) == 0);
+}
+
+TEST_CASE("console: module outputs read as the module computes them; empty counts are empty") {
+  cairn::testing::TempDir dir;
+  cairn::testing::WriteFile(
+      dir.path() + "/main.yaml",
+      "kind: variable\nname: n\ntype: number\ndefault: 0\n---\n"
+      "kind: network\nname: net\ncount: ${var.n}\n"
+      "spec: {name: 'net-${count.index}', region: eu-central, cidr: 10.0.0.0/16}\n---\n"
+      "kind: volume\nname: none\nfor_each: []\n"
+      "spec: {name: 'v-${each.key}', region: eu-central, size_gb: 1}\n---\n"
+      "kind: module\nname: app\nsource: ./app\n---\n"
+      "kind: module\nname: tier\nsource: ./app\nfor_each: [a, b]\ninputs: {suffix: "
+      "'${each.key}'}\n");
+  cairn::testing::WriteFile(
+      dir.path() + "/app/app.yaml",
+      "kind: variable\nname: suffix\ntype: string\ndefault: x\n---\n"
+      "kind: variable\nname: pw\ntype: string\nsensitive: true\ndefault: hunter2\n---\n"
+      "kind: network\nname: inner\n"
+      "spec: {name: 'inner-${var.suffix}', region: eu-central, cidr: 10.1.0.0/16}\n---\n"
+      "kind: output\nname: label\nvalue: app-${upper(var.suffix)}\n---\n"
+      "kind: output\nname: net_id\nvalue: ${network.inner.id}\n---\n"
+      "kind: output\nname: secret\nvalue: ${var.pw}\nsensitive: true\n");
+  LoadOptions o;
+  o.paths = {dir.path()};
+  o.schema_dir = CAIRN_SOURCE_SCHEMA_DIR;
+  o.getenv = [](const char*) -> const char* { return nullptr; };
+  LoadResult loaded = LoadStack(o);
+  INFO(RenderDiagnostics(loaded.diagnostics, loaded.sources));
+  REQUIRE(loaded.ok());
+  StateSnapshot st;
+  Record(st, "module.app.network.inner", "network", "net-in",
+         {{"name", "inner-x"}, {"region", "eu-central"}, {"cidr", "10.1.0.0/16"}});
+  StackConsole console(loaded.config, st, loaded.registry.get(), {});
+  auto show = [&](const std::string& text) {
+    ConsoleResult r = console.Eval(text);
+    if (!r.ok()) return "error " + r.diagnostics[0].code + ": " + r.diagnostics[0].summary;
+    return ConsoleText(r.value);
+  };
+  CHECK(show("module.app.label") == "\"app-X\"");
+  CHECK(show("module.tier[\"b\"].label") == "\"app-B\"");
+  // A module's resource, read from the state; one never applied is unknown.
+  CHECK(show("module.app.net_id") == "\"net-in\"");
+  CHECK(show("module.tier[\"a\"].net_id") == "(known after apply)");
+  CHECK(show("module.app.secret") == "(sensitive value)");
+  CHECK(show("module.app.nope") ==
+        "error unknown_output: no output module.app.nope in the stack's modules");
+  CHECK(show("module.tier[\"c\"].label") ==
+        "error unknown_output: no output module.tier[\"c\"].label in the stack's modules");
+  // count 0 and an empty for_each: declared, with no instance.
+  CHECK(show("length(network.net)") == "0");
+  CHECK(show("network.net") == "[]");
+  CHECK(show("volume.none") == "{}");
+  CHECK(show("network.nett")
+            .rfind("error unknown_reference: no resource network.nett is "
+                   "declared in the manifests",
+                   0) == 0);
 }
