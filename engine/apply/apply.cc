@@ -793,7 +793,15 @@ class ApplyRun {
       }
     }
     if (node.op != Action::kDelete) {
-      resolved = ResolveReferences(c.after, Lookup());
+      std::vector<ResolveError> failed;
+      resolved = ResolveReferences(c.after, Lookup(), nullptr, &failed);
+      if (!failed.empty()) {
+        const ResolveError& e = failed.front();
+        Fail(index, {}, c.address, node.op,
+             MaskSecrets((e.path.empty() ? "" : e.path + ": ") + e.message + " (" + e.code + ")",
+                         plan_.sensitive_values));
+        return false;
+      }
       if (ContainsUnknown(resolved)) {
         Fail(index, {}, c.address, node.op,
              "a value it needs is still unknown after its dependencies were applied");

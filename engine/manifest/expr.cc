@@ -281,16 +281,25 @@ Value ResolveReferences(const Value& v, const AttributeLookup& lookup) {
 }
 
 Value ResolveReferences(const Value& v, const AttributeLookup& lookup, const Value* self) {
+  return ResolveReferences(v, lookup, self, nullptr);
+}
+
+Value ResolveReferences(const Value& v, const AttributeLookup& lookup, const Value* self,
+                        std::vector<ResolveError>* report, const std::string& path) {
   if (v.is_array()) {
     Value out = Value::array();
-    for (const auto& item : v) out.push_back(ResolveReferences(item, lookup, self));
+    for (size_t i = 0; i < v.size(); ++i) {
+      out.push_back(ResolveReferences(v[i], lookup, self, report,
+                                      report ? path + "[" + std::to_string(i) + "]" : path));
+    }
     return out;
   }
   if (v.is_object()) {
     if (IsUnknown(v)) return v;
     Value out = Value::object();
     for (auto it = v.begin(); it != v.end(); ++it) {
-      out[it.key()] = ResolveReferences(*it, lookup, self);
+      out[it.key()] = ResolveReferences(
+          *it, lookup, self, report, report ? (path.empty() ? "" : path + ".") + it.key() : path);
     }
     return out;
   }
@@ -307,6 +316,11 @@ Value ResolveReferences(const Value& v, const AttributeLookup& lookup, const Val
   expr::Value r = ev.Eval(*n);
   // An error here (a function refusing a value known only now) leaves the
   // value unknown: apply refuses to send what it cannot compute.
+  if (report) {
+    for (expr::EvalError& e : errors) {
+      report->push_back({path, std::move(e.code), std::move(e.message), std::move(e.detail)});
+    }
+  }
   if (!errors.empty() || r.ContainsUnknown()) return UnknownValue();
   return r.ToJson();
 }

@@ -84,6 +84,20 @@ Value ResolveReferences(const Value& v, const AttributeLookup& lookup);
 // As above, `self` (a postcondition's) bound to `self` when not null.
 Value ResolveReferences(const Value& v, const AttributeLookup& lookup, const Value* self);
 
+// A residual that fails once its references are known (a function refusing
+// a value known only now: `cidrsubnet(network.a.cidr, 8, 300)`): where in
+// the value (`rules[0].port`, "" for the value itself), and the evaluator's
+// error. The residual becomes UnknownValue(), as when it waits.
+struct ResolveError {
+  std::string path;
+  std::string code;
+  std::string message;
+  std::string detail;
+};
+// As above, every failing residual reported in `errors` (when not null).
+Value ResolveReferences(const Value& v, const AttributeLookup& lookup, const Value* self,
+                        std::vector<ResolveError>* errors, const std::string& path = "");
+
 // Every resource reference in the residuals of `v`, in document order.
 std::vector<Expression> ResourceReferences(const Value& v);
 

@@ -16,13 +16,17 @@ ConditionVerdict DecideCondition(const ConditionConfig& c, const AttributeLookup
   std::string message = m.is_string() && !ContainsUnknown(m) ? m.get<std::string>()
                         : c.error_message.is_string()        ? c.error_message.get<std::string>()
                                                              : c.error_message.dump();
+  return {Kind::kFails, MaskSecrets(std::move(message), secrets)};
+}
+
+std::string MaskSecrets(std::string text, const std::vector<std::string>& secrets) {
   for (const std::string& secret : secrets) {
     if (secret.empty()) continue;
-    for (size_t at = message.find(secret); at != std::string::npos; at = message.find(secret, at)) {
-      message.replace(at, secret.size(), "(sensitive value)");
+    for (size_t at = text.find(secret); at != std::string::npos; at = text.find(secret, at)) {
+      text.replace(at, secret.size(), "(sensitive value)");
     }
   }
-  return {Kind::kFails, std::move(message)};
+  return text;
 }
 
 }  // namespace cairn

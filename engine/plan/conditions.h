@@ -30,4 +30,8 @@ struct ConditionVerdict {
 ConditionVerdict DecideCondition(const ConditionConfig& c, const AttributeLookup& lookup,
                                  const Value* self, const std::vector<std::string>& secrets);
 
+// `text` with every one of `secrets` (the values of sensitive variables) in
+// it replaced by "(sensitive value)".
+std::string MaskSecrets(std::string text, const std::vector<std::string>& secrets);
+
 }  // namespace cairn

@@ -342,7 +342,14 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
       continue;
     }
     const KindInfo& info = kind_it->second;
-    Value resolved = resolve(rc.spec, lookup);
+    std::vector<ResolveError> failed;
+    Value resolved = ResolveReferences(rc.spec, lookup, nullptr, &failed);
+    for (const ResolveError& e : failed) {
+      result.diagnostics.push_back(
+          {Severity::kError, e.code,
+           MaskSecrets(addr + ": " + (e.path.empty() ? "" : e.path + ": ") + e.message, secrets),
+           MaskSecrets(e.detail, secrets), rc.location});
+    }
 
     PlannedChange ch;
     ch.address = addr;
@@ -616,7 +623,20 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
   std::set<std::string> declared;
   for (const auto& out : plan.outputs) {
     declared.insert(out.name);
-    Value after = resolve(out.value, lookup);
+    std::vector<ResolveError> failed;
+    Value after = ResolveReferences(out.value, lookup, nullptr, &failed);
+    for (const ResolveError& e : failed) {
+      SourceLocation at;
+      for (const OutputConfig& oc : config.outputs) {
+        if (oc.name == out.name) at = oc.location;
+      }
+      result.diagnostics.push_back(
+          {Severity::kError, e.code,
+           MaskSecrets(
+               "output " + out.name + ": " + (e.path.empty() ? "" : e.path + ": ") + e.message,
+               secrets),
+           MaskSecrets(e.detail, secrets), at});
+    }
     if (ContainsUnknown(after)) after = UnknownValue();
     auto recorded = state.outputs.find(out.name);
     if (recorded == state.outputs.end()) {

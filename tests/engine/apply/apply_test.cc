@@ -1177,3 +1177,26 @@ TEST_CASE("recovery completes more journal entries than max_pending") {
   CHECK(f.State().resources.size() == 20 * bound);
   CHECK(f.store.PendingJournal()->empty());
 }
+
+TEST_CASE("a value that fails once its dependency exists fails its resource, saying why") {
+  Fixture f;
+  StackConfig cfg;
+  cfg.resources.push_back(
+      Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+  // Known only once the network exists: its id is not a number.
+  cfg.resources.push_back(
+      Res("instance.web",
+          {{"name", "web"}, {"region", "eu"}, {"network", "${tonumber(network.core.id)}"}},
+          {"network.core"}));
+  auto r = f.Run(cfg);
+  CHECK_FALSE(r.ok());
+  CHECK(r.summary.created == 1);
+  CHECK(r.summary.failed == 1);
+  CHECK(f.State().resources.count("instance.web") == 0);
+  std::string why;
+  for (const auto& d : r.diagnostics) why += d.summary + "\n";
+  INFO(why);
+  CHECK(why.find("network: ") != std::string::npos);
+  CHECK(why.find("tonumber") != std::string::npos);
+  CHECK(why.find("still unknown") == std::string::npos);
+}

@@ -965,3 +965,42 @@ TEST_CASE("enabled: an implied move takes count's [0] to the address without ind
   REQUIRE(fresh.ok());
   CHECK(Find(fresh.plan, "network.core").action == Action::kCreate);
 }
+
+TEST_CASE("a residual that fails once its references are known is a plan error at the resource") {
+  StackConfig cfg;
+  cfg.resources.push_back(
+      Res("network.n", {{"name", "n"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+  ResourceConfig web = Res("instance.web",
+                           {{"name", "web"},
+                            {"region", "eu"},
+                            {"rules", Value::array({"${cidrsubnet(network.n.cidr, 8, 300)}"})},
+                            {"image", "${tonumber(\"hunter2-${network.n.id}\")}"}},
+                           {"network.n"});
+  web.location = {"main.yaml", 7, 3, 7};
+  cfg.resources.push_back(web);
+  cfg.variables["pw"] = "hunter2";
+  cfg.sensitive_variables = {"pw"};
+  StateSnapshot st;
+  st.resources["network.n"] =
+      St("network.n", "n1", {{"name", "n"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}});
+  PlanResult r = MakePlan(cfg, st, {}, Kinds(), Opts());
+  CHECK_FALSE(r.ok());
+  std::vector<std::string> got;
+  for (const Diagnostic& d : r.diagnostics) {
+    CHECK(d.location.line == 7);
+    CHECK(d.location.column == 3);
+    got.push_back(d.code + " " + d.summary);
+  }
+  for (const auto& g : got) UNSCOPED_INFO(g);
+  REQUIRE(got.size() == 2);
+  CHECK(got[0].find("instance.web: image: ") != std::string::npos);
+  CHECK(got[0].find("hunter2") == std::string::npos);  // a sensitive variable's value, masked
+  CHECK(got[0].find("(sensitive value)-n1") != std::string::npos);
+  CHECK(got[1].find("instance.web: rules[0]: ") != std::string::npos);
+  // The network is new: its cidr is known from the manifests, its id only
+  // after apply, so only the first fails now; the second waits for apply.
+  PlanResult fresh = MakePlan(cfg, {}, {}, Kinds(), Opts());
+  REQUIRE(fresh.diagnostics.size() == 1);
+  CHECK(fresh.diagnostics[0].code == "invalid_function_argument");
+  CHECK(fresh.diagnostics[0].summary.rfind("instance.web: rules[0]: cidrsubnet(): ", 0) == 0);
+}
