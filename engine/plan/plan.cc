@@ -8,134 +8,13 @@
 #include "engine/graph/topological_order.h"
 #include "engine/manifest/expr.h"
 #include "engine/plan/conditions.h"
+#include "engine/plan/plan_steps.h"
 
 namespace cairn {
 namespace {
 
 bool Contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
-}
-
-// Desired values plus computed attributes not yet known.
-Value PlannedNew(const Value& resolved, const KindInfo& info) {
-  Value v = resolved.is_object() ? resolved : Value::object();
-  for (const auto& c : info.computed) v[c] = UnknownValue();
-  return v;
-}
-
-// The fields a create sets, for the plan to show: each spec field (not the
-// computed ones) from nothing to its value, "(known after apply)" where it
-// depends on something not made yet.
-std::vector<AttributeChange> CreatedFields(const Value& resolved, const KindInfo& info) {
-  std::vector<AttributeChange> out;
-  if (!resolved.is_object()) return out;
-  for (const auto& [field, after] : resolved.items()) {
-    if (info.computed.count(field)) continue;
-    out.push_back({field, nullptr, ContainsUnknown(after) ? UnknownValue() : after, false});
-  }
-  return out;
-}
-
-// The changes `targets` select, as users of every IaC tool expect:
-//   - a target without an index selects every instance of the resource;
-//   - a create, update or replace brings in what it depends on (it cannot
-//     be made without them), transitively;
-//   - a delete brings in everything that depends on the object deleted
-//     (recorded in the state, or desired), which must go or let go first:
-//     destroying a target never deletes what the target depends on.
-// A target that is not an address, or names nothing in the manifests or
-// the state, is an error naming it (with a suggestion): silently planning
-// nothing would read as "no changes".
-std::set<std::string> SelectTargets(const std::vector<PlannedChange>& changes,
-                                    const StackConfig& config, const StateSnapshot& state,
-                                    const std::vector<std::string>& targets,
-                                    std::vector<Diagnostic>& diags) {
-  std::map<std::string, const PlannedChange*> by_address;
-  std::map<std::string, std::vector<std::string>> dependents;
-  for (const auto& c : changes) {
-    by_address[c.address] = &c;
-    for (const auto& d : c.prior_depends_on) dependents[d].push_back(c.address);
-    for (const auto& d : c.depends_on) dependents[d].push_back(c.address);
-  }
-  // Every address the stack knows, to tell "nothing to do" from "no such".
-  std::set<std::string> known;
-  for (const auto& r : config.resources) {
-    known.insert(r.address.ToString());
-    known.insert(r.address.BaseString());
-  }
-  for (const auto& [addr, rs] : state.resources) {
-    known.insert(addr);
-    if (auto parsed = ParseStateAddress(addr)) {
-      known.insert(parsed->ToString());
-      known.insert(parsed->BaseString());
-    }
-  }
-  std::vector<std::string> work;
-  for (const auto& t : targets) {
-    auto parsed = ResourceAddress::Parse(t);
-    // A module instance, or every instance of a module: all resources in it.
-    if (auto module = ParseModulePath(t); module && !parsed) {
-      size_t before = work.size();
-      for (const auto& c : changes) {
-        if (InModule(c.parsed_address.module, *module)) work.push_back(c.address);
-      }
-      bool declared =
-          std::any_of(config.resources.begin(), config.resources.end(),
-                      [&](const auto& r) { return InModule(r.address.module, *module); });
-      if (work.size() == before && !declared) {
-        diags.push_back({Severity::kError,
-                         "unknown_target",
-                         "--target \"" + t + "\" matches no resource in the manifests or the state",
-                         "`cairn state list` and `cairn graph` show the addresses",
-                         {}});
-      }
-      continue;
-    }
-    if (!parsed) {
-      diags.push_back({Severity::kError,
-                       "invalid_target",
-                       "--target \"" + t + "\" is not a resource address",
-                       "addresses look like KIND.NAME, KIND.NAME[2], KIND.NAME[\"key\"] or "
-                       "module.NAME (everything in a module); `cairn state list` and `cairn graph` "
-                       "show them",
-                       {}});
-      continue;
-    }
-    if (!known.count(t)) {
-      std::vector<std::string> candidates(known.begin(), known.end());
-      std::string hint = DidYouMean(t, candidates);
-      diags.push_back(
-          {Severity::kError,
-           "unknown_target",
-           "--target \"" + t + "\" matches no resource in the manifests or the state",
-           hint.empty() ? "`cairn state list` and `cairn graph` show the addresses" : hint,
-           {}});
-      continue;
-    }
-    // An address takes the objects its resources deposed too.
-    bool whole = std::holds_alternative<std::monostate>(parsed->index);
-    for (const auto& c : changes) {
-      if (c.parsed_address == *parsed || (whole && c.parsed_address.BaseString() == t)) {
-        work.push_back(c.address);
-      }
-    }
-  }
-  std::set<std::string> selected;
-  while (!work.empty()) {
-    std::string a = work.back();
-    work.pop_back();
-    auto it = by_address.find(a);
-    if (it == by_address.end() || !selected.insert(a).second) continue;
-    const PlannedChange& c = *it->second;
-    if (c.action == Action::kDelete) {
-      auto deps = dependents.find(a);
-      if (deps != dependents.end())
-        work.insert(work.end(), deps->second.begin(), deps->second.end());
-    } else {
-      work.insert(work.end(), c.depends_on.begin(), c.depends_on.end());
-    }
-  }
-  return selected;
 }
 
 }  // namespace
@@ -195,46 +74,8 @@ bool Plan::has_changes() const {
 
 namespace {
 
-// A condition (a precondition, an output's precondition, a check's
-// assertion) as far as the plan knows its values: nullopt when it holds or
-// is not known yet, else the diagnostic saying why it failed. `what` says
-// whose it is ("network.a: precondition").
-std::optional<Diagnostic> FailedCondition(const ConditionConfig& c, const AttributeLookup& lookup,
-                                          Severity severity, const std::string& code,
-                                          const std::string& what,
-                                          const std::vector<std::string>& secrets,
-                                          const Value* self = nullptr) {
-  ConditionVerdict v = DecideCondition(c, lookup, self, secrets);
-  switch (v.kind) {
-    case ConditionVerdict::Kind::kHolds:
-    case ConditionVerdict::Kind::kUnknown:
-      return std::nullopt;
-    case ConditionVerdict::Kind::kInvalid:
-      return Diagnostic{Severity::kError, "invalid_condition", what + ": " + v.message, "",
-                        c.location};
-    case ConditionVerdict::Kind::kFails:
-      break;
-  }
-  return Diagnostic{severity, code, what + " failed: " + v.message, "", c.location};
-}
-
-// A condition of a resource with no change that the plan cannot decide:
-// apply does not act on the resource, so nothing checks it this time.
-Diagnostic UncheckedCondition(const ConditionConfig& c, const std::string& what) {
-  return Diagnostic{Severity::kWarning, "condition_not_checked",
-                    what +
-                        " is not checked: it reads values not known yet, and the resource has "
-                        "no change to apply",
-                    "the next plan checks it once they are known", c.location};
-}
-
-bool KnownCondition(const ConditionConfig& c, const AttributeLookup& lookup,
-                    const Value* self = nullptr) {
-  return !ContainsUnknown(ResolveReferences(c.condition, lookup, self));
-}
-
 // The plan of `config` against a state whose addresses are the manifests'
-// (moves made).
+// (moves made): the steps of plan_steps.h, in order.
 PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, const LiveView& live,
                      const KindCatalog& kinds, const PlanOptions& options) {
   PlanResult result;
@@ -256,16 +97,12 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
     if (it->second.contains(attr)) return it->second.at(attr);
     return Value(nullptr);
   };
-  // Residuals (engine/manifest/expr.h) evaluated with what the plan knows.
-  const auto resolve = [](const Value& v, const AttributeLookup& l) {
-    return ResolveReferences(v, l);
-  };
 
   // prevent_destroy refusals and what conditions say (failed, or not
   // checked), by address: reported only for changes that remain once
   // targets have selected. The values of sensitive variables, masked in
   // condition messages.
-  std::vector<std::pair<std::string, Diagnostic>> refusals;
+  plan::Refusals refusals;
   std::vector<std::string> secrets;
   for (const auto& name : config.sensitive_variables) {
     auto it = config.variables.find(name);
@@ -274,61 +111,9 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
     }
   }
 
-  // --replace: which desired addresses (an address, every instance of a
-  // base address, or everything in a module); each must name something.
-  std::set<std::string> forced;
-  for (const auto& want : options.replace) {
-    bool found = false;
-    std::optional<std::vector<ModuleStep>> module;
-    if (!ResourceAddress::Parse(want)) module = ParseModulePath(want);
-    for (const ResourceConfig& rc : config.resources) {
-      if (rc.address.ToString() == want || rc.address.BaseString() == want ||
-          (module && InModule(rc.address.module, *module))) {
-        forced.insert(rc.address.ToString());
-        found = true;
-      }
-    }
-    if (!found) {
-      std::vector<std::string> candidates;
-      for (const ResourceConfig& rc : config.resources) candidates.push_back(rc.address.ToString());
-      std::string hint = DidYouMean(want, candidates);
-      result.diagnostics.push_back({Severity::kError,
-                                    "unknown_target",
-                                    "--replace \"" + want + "\" names no resource in the manifests",
-                                    hint.empty() ? "`cairn graph` shows the addresses" : hint,
-                                    {}});
-    }
-  }
-
-  // lifecycle.replace_triggered_by: the changes planned so far, by base
-  // address (kept only when some resource names a trigger). A trigger is a
-  // dependency, so its changes are planned before the resource's.
-  const bool any_triggers = std::any_of(
-      config.resources.begin(), config.resources.end(),
-      [](const ResourceConfig& rc) { return !rc.lifecycle.replace_triggered_by.empty(); });
-  std::map<std::string, std::vector<size_t>> changes_of_base;
-  auto triggered = [&](const ResourceConfig& rc) -> std::string {
-    for (const Lifecycle::Trigger& t : rc.lifecycle.replace_triggered_by) {
-      auto it = changes_of_base.find(t.address.BaseString());
-      if (it == changes_of_base.end()) continue;
-      const std::string named = t.address.ToString();
-      for (size_t i : it->second) {
-        const PlannedChange& other = plan.changes[i];
-        if (!t.whole && other.address != named) continue;
-        if (other.action != Action::kUpdate && other.action != Action::kReplace) continue;
-        if (t.attr.empty()) {
-          return "replace_triggered_by " + named + ": it is " +
-                 (other.action == Action::kUpdate ? "updated" : "replaced");
-        }
-        for (const AttributeChange& ac : other.changes) {
-          if (ac.field == t.attr) {
-            return "replace_triggered_by " + named + "." + t.attr + ": it changes";
-          }
-        }
-      }
-    }
-    return "";
-  };
+  const std::set<std::string> forced =
+      plan::ForcedReplacements(config, options.replace, result.diagnostics);
+  plan::TriggerIndex triggers(config);
   std::set<std::string> desired_addresses;
   for (const ResourceConfig& rc : config.resources) {
     const std::string addr = rc.address.ToString();
@@ -345,10 +130,7 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
     std::vector<ResolveError> failed;
     Value resolved = ResolveReferences(rc.spec, lookup, nullptr, &failed);
     for (const ResolveError& e : failed) {
-      result.diagnostics.push_back(
-          {Severity::kError, e.code,
-           MaskSecrets(addr + ": " + (e.path.empty() ? "" : e.path + ": ") + e.message, secrets),
-           MaskSecrets(e.detail, secrets), rc.location});
+      result.diagnostics.push_back(plan::ResolveFailure(addr, e, secrets, rc.location));
     }
 
     PlannedChange ch;
@@ -367,137 +149,50 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
       if (st != state.resources.end()) planned[addr] = st->second.attributes;
       continue;
     }
-    // Preconditions, with what the resources this one reads will be: a
-    // false one ends the plan (it is an error), before any request. Those
-    // it cannot decide yet go with the change, for apply.
-    for (const ConditionConfig& c : rc.lifecycle.preconditions) {
-      if (auto d = FailedCondition(c, lookup, Severity::kError, "precondition_failed",
-                                   addr + ": precondition", secrets)) {
-        refusals.emplace_back(addr, std::move(*d));
-      } else if (!KnownCondition(c, lookup)) {
-        ch.preconditions.push_back(c);
-      }
-    }
-    // Postconditions, once the change's values are planned: with `self`
-    // as planned, decided when known (a resource with no change: as the
-    // API shows it now), else left for apply once it is ready.
+    // A false precondition ends the plan (it is an error), before any
+    // request; those it cannot decide yet go with the change, for apply.
+    plan::DecidePreconditions(rc, ch, lookup, secrets, refusals);
+    // Once the change's values are planned: postconditions with `self` as
+    // planned (a resource with no change: as the API shows it now).
     auto finish = [&](PlannedChange& change) {
-      if (any_triggers) changes_of_base[rc.address.BaseString()].push_back(plan.changes.size());
+      triggers.Record(rc.address.BaseString(), plan.changes.size());
       if (rc.lifecycle.postconditions.empty() && change.preconditions.empty()) return;
-      const Value& self = planned[addr];
-      for (const ConditionConfig& c : rc.lifecycle.postconditions) {
-        if (auto d = FailedCondition(c, lookup, Severity::kError, "postcondition_failed",
-                                     addr + ": postcondition", secrets, &self)) {
-          refusals.emplace_back(addr, std::move(*d));
-        } else if (!KnownCondition(c, lookup, &self)) {
-          change.postconditions.push_back(c);
+      plan::DecidePostconditions(rc, change, lookup, planned[addr], secrets, refusals);
+    };
+    const Value* current = nullptr;
+    if (st != state.resources.end()) {
+      current = &st->second.attributes;
+      if (options.refresh) {
+        if (auto lv = live.find(addr); lv != live.end()) {
+          current = lv->second ? &*lv->second : nullptr;
+          if (!current) ch.note = "deleted outside Cairn; it will be created again";
         }
       }
-      if (change.action != Action::kNoOp) return;
-      for (const ConditionConfig& c : change.preconditions) {
-        refusals.emplace_back(addr, UncheckedCondition(c, addr + ": precondition"));
-      }
-      for (const ConditionConfig& c : change.postconditions) {
-        refusals.emplace_back(addr, UncheckedCondition(c, addr + ": postcondition"));
-      }
-      change.preconditions.clear();
-      change.postconditions.clear();
-    };
-    if (st == state.resources.end()) {
+    }
+    if (!current) {
       ch.action = Action::kCreate;
-      ch.changes = CreatedFields(resolved, info);
-      planned[addr] = PlannedNew(resolved, info);
+      ch.changes = plan::CreatedFields(resolved, info);
+      planned[addr] = plan::PlannedNew(resolved, info);
       finish(ch);
       plan.changes.push_back(std::move(ch));
       continue;
     }
     ch.remote_id = st->second.id;
     ch.prior_depends_on = st->second.depends_on;
-    const Value* current = &st->second.attributes;
-    if (options.refresh) {
-      auto lv = live.find(addr);
-      if (lv != live.end()) {
-        if (!lv->second) {
-          ch.action = Action::kCreate;
-          ch.note = "deleted outside Cairn; it will be created again";
-          ch.remote_id.clear();
-          ch.changes = CreatedFields(resolved, info);
-          planned[addr] = PlannedNew(resolved, info);
-          finish(ch);
-          plan.changes.push_back(std::move(ch));
-          continue;
-        }
-        current = &*lv->second;
-      }
-    }
     ch.before = *current;
-
-    if (resolved.is_object()) {
-      for (const auto& [field, after] : resolved.items()) {
-        if (info.computed.count(field) || Contains(rc.lifecycle.ignore_changes, field)) continue;
-        Value before = current->contains(field) ? current->at(field) : Value(nullptr);
-        bool unknown = ContainsUnknown(after);
-        if (!unknown && SameFieldValue(kinds, before, after, info.references.count(field) > 0)) {
-          continue;
-        }
-        AttributeChange ac{field, before, unknown ? UnknownValue() : after,
-                           info.immutable.count(field) > 0};
-        if (ac.forces_replacement) ch.replace_fields.push_back(field);
-        ch.changes.push_back(std::move(ac));
-      }
+    ch.changes = plan::DiffFields(resolved, *current, rc, info, kinds, ch.replace_fields);
+    ch.replace_reason =
+        plan::ReplacementReason(st->second, *current, options.refresh,
+                                /*forced=*/ch.replace_fields.empty() && forced.count(addr) > 0);
+    if (ch.replace_fields.empty() && ch.replace_reason.empty() && triggers.enabled()) {
+      ch.replace_reason = triggers.Reason(rc, plan.changes);
     }
-    // A resource that failed is replaced whatever its fields say: it exists
-    // but cannot be used, and nothing may be built on it.
-    ch.replace_reason = st->second.tainted;
-    if (ch.replace_reason.empty() && options.refresh && current->is_object()) {
-      auto status = current->find("status");
-      if (status != current->end() && *status == "failed") {
-        ch.replace_reason = "failed: the API reports its status as failed";
-      }
-    }
-    if (ch.replace_fields.empty() && ch.replace_reason.empty() && forced.count(addr)) {
-      ch.replace_reason = "replacement requested with --replace";
-    }
-    if (ch.replace_fields.empty() && ch.replace_reason.empty() && any_triggers) {
-      ch.replace_reason = triggered(rc);
-    }
-    // A grow-only field (a volume's size) the API refuses to lower: an error
-    // now rather than at apply, unless the resource is replaced anyway.
     if (ch.replace_fields.empty() && ch.replace_reason.empty()) {
-      for (const AttributeChange& ac : ch.changes) {
-        if (!info.grow_only.count(ac.field) || !ac.before.is_number() || !ac.after.is_number() ||
-            !(ac.after < ac.before)) {
-          continue;
-        }
-        result.diagnostics.push_back(
-            {Severity::kError, "cannot_shrink",
-             addr + ": " + ac.field + " cannot shrink from " + ac.before.dump() + " to " +
-                 ac.after.dump() + ": the API only lets it grow",
-             "keep it at " + ac.before.dump() +
-                 " or more; or replace the resource with a new one (whose data starts empty) by "
-                 "planning and applying with --replace '" +
-                 addr + "'",
-             rc.LocationOf(ac.field)});
+      // A grow-only field the API refuses to lower: an error now rather than
+      // at apply, unless the resource is replaced anyway.
+      for (Diagnostic& d : plan::ShrinkRefusals(ch, info, rc)) {
+        result.diagnostics.push_back(std::move(d));
       }
-    }
-    if (!ch.replace_fields.empty() || !ch.replace_reason.empty()) {
-      ch.action = Action::kReplace;
-      planned[addr] = PlannedNew(resolved, info);
-      if (rc.lifecycle.prevent_destroy) {
-        std::string why = ch.replace_fields.empty()
-                              ? ch.replace_reason
-                              : ch.replace_fields.front() + " forces replacement";
-        refusals.emplace_back(
-            addr,
-            Diagnostic{
-                Severity::kError, "prevent_destroy",
-                addr + " has lifecycle.prevent_destroy set, but the plan must replace it (" + why +
-                    ")",
-                "Remove prevent_destroy, or change the manifest so that it does not replace it.",
-                // The field that forces the replacement, else the resource's name.
-                rc.LocationOf(ch.replace_fields.empty() ? "" : ch.replace_fields.front())});
-      }
-    } else {
       ch.action = ch.changes.empty() ? Action::kNoOp : Action::kUpdate;
       Value merged = *current;
       if (resolved.is_object()) {
@@ -506,6 +201,12 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
         }
       }
       planned[addr] = std::move(merged);
+    } else {
+      ch.action = Action::kReplace;
+      planned[addr] = plan::PlannedNew(resolved, info);
+      if (rc.lifecycle.prevent_destroy) {
+        refusals.emplace_back(addr, plan::PreventDestroyOnReplace(ch, rc));
+      }
     }
     finish(ch);
     plan.changes.push_back(std::move(ch));
@@ -513,146 +214,23 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
 
   // Deletes: everything in state no longer desired (or everything, when
   // destroying), dependents before their dependencies.
-  std::vector<PlannedChange> deletes;
-  for (const auto& [addr, rs] : state.resources) {
-    if (!options.destroy && desired_addresses.count(addr)) continue;
-    PlannedChange ch;
-    ch.address = addr;
-    bool deposed = false;
-    std::optional<ResourceAddress> parsed = ParseStateAddress(addr, &deposed);
-    if (parsed) ch.parsed_address = *parsed;
-    ch.kind = rs.kind;
-    ch.action = Action::kDelete;
-    ch.remote_id = rs.id;
-    ch.before = rs.attributes;
-    ch.after = nullptr;
-    ch.prior_depends_on = rs.depends_on;
-    if (options.destroy) {
-      if (parsed && !deposed) {
-        if (const ResourceConfig* rc = config.Find(*parsed); rc && rc->lifecycle.prevent_destroy) {
-          refusals.emplace_back(
-              addr, Diagnostic{Severity::kError, "prevent_destroy",
-                               addr + " has lifecycle.prevent_destroy set and cannot be destroyed",
-                               "Remove prevent_destroy from its manifest to destroy it.",
-                               rc->LocationOf("")});
-        }
-      }
-    }
-    if (options.refresh) {
-      auto lv = live.find(addr);
-      if (lv != live.end() && !lv->second) ch.note = "already deleted outside Cairn";
-    }
-    deletes.push_back(std::move(ch));
-  }
-  // Reverse dependency order: a resource is deleted after everything in state
-  // that depends on it, ties by address for determinism.
-  {
-    std::map<std::string, size_t> index;
-    for (size_t i = 0; i < deletes.size(); ++i) index.emplace(deletes[i].address, i);
-    std::vector<std::pair<size_t, size_t>> before;
-    for (size_t i = 0; i < deletes.size(); ++i) {
-      for (const auto& dep : deletes[i].prior_depends_on) {
-        if (auto it = index.find(dep); it != index.end()) before.emplace_back(i, it->second);
-      }
-    }
-    auto rank = RanksBy(deletes.size(), [&](size_t a, size_t b) {
-      return AddressTextLess(deletes[a].address, deletes[b].address);
-    });
-    TopologicalOrder sorted = SortTopologically(deletes.size(), before, rank);
-    // A cycle in recorded dependencies cannot come from a valid config;
-    // those deletes go last, in the state's order, rather than being lost.
-    for (size_t i : sorted.order) plan.changes.push_back(std::move(deletes[i]));
-    for (size_t i : sorted.unplaced) plan.changes.push_back(std::move(deletes[i]));
+  for (PlannedChange& ch :
+       plan::PlanDeletes(config, state, live, desired_addresses, options, refusals)) {
+    plan.changes.push_back(std::move(ch));
   }
 
   if (!options.targets.empty()) {
     std::set<std::string> selected =
-        SelectTargets(plan.changes, config, state, options.targets, result.diagnostics);
+        plan::SelectTargets(plan.changes, config, state, options.targets, result.diagnostics);
     std::erase_if(plan.changes, [&](const PlannedChange& c) { return !selected.count(c.address); });
     std::erase_if(refusals, [&](const auto& r) { return !selected.count(r.first); });
   }
   for (auto& [addr, d] : refusals) result.diagnostics.push_back(std::move(d));
 
-  if (!options.destroy) {
-    for (const auto& out : config.outputs) {
-      plan.outputs.push_back({out.name, out.value, out.sensitive});
-      for (const ConditionConfig& c : out.preconditions) {
-        if (auto d = FailedCondition(c, lookup, Severity::kError, "precondition_failed",
-                                     "output " + out.name + ": precondition", secrets)) {
-          result.diagnostics.push_back(std::move(*d));
-        } else if (!KnownCondition(c, lookup)) {
-          plan.outputs.back().preconditions.push_back(c);
-        }
-      }
-    }
-    // Checks: what the stack will be once applied, a warning when not; what
-    // the plan cannot tell, apply evaluates at its end.
-    for (const CheckConfig& check : config.checks) {
-      CheckConfig undecided{check.name, {}, check.location};
-      CheckResult outcome{check.name, CheckResult::Status::kPassed, {}};
-      for (const ConditionConfig& c : check.asserts) {
-        if (auto d = FailedCondition(c, lookup, Severity::kWarning, "check_failed",
-                                     "check " + check.name, secrets)) {
-          outcome.messages.push_back(d->summary);
-          result.diagnostics.push_back(std::move(*d));
-        } else if (!KnownCondition(c, lookup)) {
-          undecided.asserts.push_back(c);
-        }
-      }
-      outcome.status = !outcome.messages.empty()    ? CheckResult::Status::kFailed
-                       : !undecided.asserts.empty() ? CheckResult::Status::kUnknown
-                                                    : CheckResult::Status::kPassed;
-      plan.check_results.push_back(std::move(outcome));
-      if (!undecided.asserts.empty()) plan.checks.push_back(std::move(undecided));
-    }
-  } else if (!options.targets.empty()) {
-    // A targeted destroy keeps every output whose value still resolves once
-    // its deletes are made: those that refer to nothing it destroys (nor to
-    // anything never made). The others are removed, as a destroy removes all.
-    for (const auto& c : plan.changes) {
-      if (c.action == Action::kDelete) planned.erase(c.address);
-    }
-    for (const auto& out : config.outputs) {
-      if (ContainsUnknown(resolve(out.value, lookup))) continue;
-      plan.outputs.push_back({out.name, out.value, out.sensitive});
-    }
-  }
-  // Outputs as the apply will record them, against what the state holds.
-  // One that depends on a value known only after apply counts as changing
-  // ("(known after apply)"): the plan cannot tell it will not.
-  std::set<std::string> declared;
-  for (const auto& out : plan.outputs) {
-    declared.insert(out.name);
-    std::vector<ResolveError> failed;
-    Value after = ResolveReferences(out.value, lookup, nullptr, &failed);
-    for (const ResolveError& e : failed) {
-      SourceLocation at;
-      for (const OutputConfig& oc : config.outputs) {
-        if (oc.name == out.name) at = oc.location;
-      }
-      result.diagnostics.push_back(
-          {Severity::kError, e.code,
-           MaskSecrets(
-               "output " + out.name + ": " + (e.path.empty() ? "" : e.path + ": ") + e.message,
-               secrets),
-           MaskSecrets(e.detail, secrets), at});
-    }
-    if (ContainsUnknown(after)) after = UnknownValue();
-    auto recorded = state.outputs.find(out.name);
-    if (recorded == state.outputs.end()) {
-      plan.output_changes.push_back({out.name, Action::kCreate, nullptr, after, out.sensitive});
-    } else if (IsUnknown(after) || recorded->second != after) {
-      plan.output_changes.push_back(
-          {out.name, Action::kUpdate, recorded->second, after, out.sensitive});
-    }
-  }
-  for (const auto& [name, value] : state.outputs) {
-    if (!declared.count(name)) {
-      // Recorded as sensitive, it stays so: its last value is not shown.
-      plan.output_changes.push_back(
-          {name, Action::kDelete, value, nullptr, state.sensitive_outputs.count(name) > 0});
-    }
-  }
+  plan::PlanOutputs(config, state, options, planned, lookup, secrets, plan, result.diagnostics);
+  // Checks: what the stack will be once applied, a warning when not; what
+  // the plan cannot tell, apply evaluates at its end.
+  if (!options.destroy) plan::PlanChecks(config, lookup, secrets, plan, result.diagnostics);
   plan.sensitive_values = std::move(secrets);
   return result;
 }
