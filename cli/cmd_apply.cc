@@ -12,6 +12,7 @@
 #include "base/redact.h"
 #include "cli/engine_session.h"
 #include "cli/flag_checks.h"
+#include "cli/policy_flags.h"
 #include "engine/operations/operations.h"
 #include "engine/operations/saved_plan.h"
 #include "engine/report/drift_report.h"
@@ -32,6 +33,7 @@ struct ApplyFlags {
   int max_pending = 0;
   bool json = false;
   bool refresh_only = false;
+  PolicyFlags policy;
 };
 
 // A saved plan file, if `path` is one.
@@ -216,6 +218,9 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
               << ": expected a duration like 30s or 2m\n";
     return 1;
   }
+  // A saved plan is checked again with the policies given now.
+  auto policies = LoadPolicyFlags(f.policy, global);
+  if (!policies) return 1;
   auto session = EngineSession::Open(f.stack, global, so);
   if (!session) return 1;
   auto lock = session->Lock(destroy ? "destroy" : "apply", *lock_wait);
@@ -256,6 +261,17 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
     if (!built) return 1;
     plan = std::move(*built);
     if (!f.json) std::cout << RenderPlanText(plan, {.color = color});
+  }
+  const std::vector<PolicyResult> policy_results =
+      EvaluatePolicies(policies->policies, plan, &session->config());
+  if (!WriteSarif(f.policy, *policies, policy_results)) return 1;
+  if (!policy_results.empty())
+    (f.json ? std::cerr : std::cout) << Redact(RenderPolicyText(policy_results));
+  if (MandatoryViolated(policy_results)) {
+    std::cerr << "error: a mandatory policy failed: nothing was applied\n";
+    return 1;
+  }
+  if (!saved) {
     if (plan.has_changes() && !f.auto_approve && f.json) {
       std::cerr << "error: --json prints events, not a plan to confirm: pass "
                    "--auto-approve, or apply a plan saved with 'cairn plan --out'\n";
@@ -318,6 +334,7 @@ void AddApplyFlags(CLI::App& sub, ApplyFlags& f, bool destroy) {
       ->type_name("ADDRESS")
       ->expected(1)
       ->allow_extra_args(false);
+  AddPolicyFlags(sub, f.policy);
 }
 
 std::function<int()> SetupApply(CLI::App& sub, const GlobalOptions& global) {

@@ -12,6 +12,7 @@
 #include "base/redact.h"
 #include "base/value.h"
 #include "cli/engine_session.h"
+#include "cli/policy_flags.h"
 #include "engine/operations/operations.h"
 #include "engine/operations/saved_plan.h"
 #include "engine/report/plan_html.h"
@@ -88,6 +89,7 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
     std::vector<std::string> replace;
     bool lock = true, force = false;
     std::string lock_timeout = "0s";
+    PolicyFlags policy;
   };
   auto f = std::make_shared<Flags>();
   AddStackFlags(sub, f->stack, /*multiple_paths=*/false);
@@ -130,6 +132,7 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
       ->expected(1)
       ->allow_extra_args(false);
   sub.add_flag("--destroy", f->destroy, "Plan the destruction of everything in the state");
+  AddPolicyFlags(sub, f->policy);
   sub.add_option("--lock", f->lock,
                  "Wait for a running apply to finish before reading the state (default true; "
                  "--lock=false reads it as it is, with a warning)")
@@ -145,7 +148,8 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
       "  cairn plan examples/quickstart\n"
       "  cairn plan --out web.plan --detailed-exitcode   # in CI: 2 means changes\n"
       "  cairn plan --json | jq .summary\n"
-      "  cairn plan --html plan.html                     # open it in a browser");
+      "  cairn plan --html plan.html                     # open it in a browser\n"
+      "  cairn plan --policy policies/ --sarif policy.sarif   # policy as code in CI");
   return [f, &global]() {
     if (f->json && f->markdown) {
       std::cerr << "error: --json and --markdown cannot be used together: choose one\n";
@@ -223,6 +227,9 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
       }
       interrupted = std::move(*pending);
     }
+    // Policies load before any work: one that does not load fails the plan.
+    auto policies = LoadPolicyFlags(f->policy, global);
+    if (!policies) return failed();
     if (Status st = CheckPlanCanBeSaved(interrupted); !f->out.empty() && !st.ok()) {
       std::cerr << "error: " << st.message() << "\n";
       return failed();
@@ -230,7 +237,15 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
     auto plan = BuildPlan(*session, f->refresh, f->destroy, f->targets, f->replace, {},
                           std::move(interrupted));
     if (!plan) return failed();
-    if (!f->out.empty()) {
+    const std::vector<PolicyResult> policy_results =
+        EvaluatePolicies(policies->policies, *plan, &session->config());
+    const bool violated = MandatoryViolated(policy_results);
+    if (!WriteSarif(f->policy, *policies, policy_results)) return failed();
+    if (violated && !f->out.empty()) {
+      std::cerr << "error: a mandatory policy failed (below): the plan was not saved to " << f->out
+                << "\n";
+    }
+    if (!f->out.empty() && !violated) {
       Plan saved = *plan;  // with the variables, which the other outputs leave out
       Status st = PrepareSavedPlan(saved, session->config(), f->stack.recursive, {}, PosixEnv());
       std::string error = st.message();
@@ -253,15 +268,21 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
       for (auto& o : shown.outputs) {
         if (o.sensitive) o.value = "(sensitive)";
       }
-      std::cout << Redact(PlanToJson(shown).dump(2)) << "\n";
+      Value json = PlanToJson(shown);
+      if (!policies->policies.empty()) json["policy_results"] = PolicyResultsToJson(policy_results);
+      std::cout << Redact(json.dump(2)) << "\n";
     } else if (f->markdown) {
       std::cout << RenderPlanMarkdown(*plan);
+      if (!policy_results.empty())
+        std::cout << "\n```\n" << RenderPolicyText(policy_results) << "```\n";
     } else {
       std::cout << RenderPlanText(*plan, {.color = UseColor(global, STDOUT_FILENO)});
-      if (!f->out.empty())
+      if (!policy_results.empty()) std::cout << "\n" << Redact(RenderPolicyText(policy_results));
+      if (!f->out.empty() && !violated)
         std::cout << "Saved the plan to " << f->out << "; apply it with: cairn apply " << f->out
                   << "\n";
     }
+    if (violated) return 1;
     if (f->detailed && plan->has_changes()) return 2;
     return 0;
   };

@@ -1,0 +1,55 @@
+#include "cli/policy_flags.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "base/env.h"
+#include "base/redact.h"
+#include "cli/engine_session.h"
+
+namespace cairn::cli {
+
+void AddPolicyFlags(CLI::App& sub, PolicyFlags& flags) {
+  sub.add_option("--policy", flags.dirs,
+                 "Check the plan against the `kind: policy` documents in DIR (repeatable; also "
+                 "the directories of CAIRN_POLICY_PATH, colon-separated): a failed mandatory "
+                 "policy fails the command, an advisory one is a warning (docs/policy.md)")
+      ->type_name("DIR")
+      ->expected(1)
+      ->allow_extra_args(false);
+  sub.add_option("--sarif", flags.sarif,
+                 "Also write the policy results as a SARIF 2.1.0 log to FILE, each violation at "
+                 "the resource's manifest file:line (for code-scanning annotations)")
+      ->type_name("FILE");
+}
+
+std::optional<PolicySet> LoadPolicyFlags(const PolicyFlags& flags, const GlobalOptions& global) {
+  std::vector<std::string> dirs = PolicyDirs(std::getenv("CAIRN_POLICY_PATH"), flags.dirs);
+  PolicySet set = LoadPolicies(dirs, PosixEnv());
+  if (!set.diagnostics.empty()) {
+    std::cerr << RenderDiagnostics(set.diagnostics, set.sources,
+                                   {.color = UseColor(global, STDERR_FILENO)});
+  }
+  if (!set.ok()) {
+    std::cerr << "error: the policies above do not load; nothing was planned or applied\n";
+    return std::nullopt;
+  }
+  return set;
+}
+
+bool WriteSarif(const PolicyFlags& flags, const PolicySet& set,
+                const std::vector<PolicyResult>& results) {
+  if (flags.sarif.empty()) return true;
+  std::string error;
+  const std::string text =
+      Redact(PolicyResultsToSarif(results, set.policies, CAIRN_VERSION).dump(2)) + "\n";
+  if (!WriteFileAtomically(flags.sarif, text, error, {.mode = 0644})) {
+    std::cerr << "error: " << error << "\n";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace cairn::cli

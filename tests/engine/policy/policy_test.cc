@@ -1,0 +1,203 @@
+// Policy as code (engine/policy/policy.h): loading `kind: policy`
+// documents with diagnostics at file:line:col, evaluating them over a plan
+// (per change of a kind, or over the whole plan; unknown values undecided),
+// and the JSON, text and SARIF forms of the results.
+#include "engine/policy/policy.h"
+
+#include <catch2/catch.hpp>
+
+#include "engine/manifest/expr.h"
+
+using namespace cairn;
+
+namespace {
+
+constexpr const char* kPolicies =
+    "kind: policy\n"
+    "name: no-ssh-from-the-world\n"
+    "resource_kind: firewall\n"
+    "condition: '${alltrue([for r in change.after.rules : !(r.port == \"22\" && r.source == "
+    "\"0.0.0.0/0\")])}'\n"
+    "error_message: SSH must not be open to the world.\n"
+    "---\n"
+    "kind: policy\n"
+    "name: small-volumes\n"
+    "enforcement: advisory\n"
+    "resource_kind: volume\n"
+    "condition: ${change.after.size_gb <= 100}\n"
+    "error_message: volumes over 100 GB need a review\n"
+    "---\n"
+    "kind: policy\n"
+    "name: few-destroys\n"
+    "condition: ${plan.summary.destroy <= 1}\n"
+    "error_message: more than one destroy in one plan\n";
+
+PlannedChange Change(const std::string& addr, Action action, Value after, Value before = nullptr) {
+  PlannedChange c;
+  c.address = addr;
+  c.parsed_address = *ResourceAddress::Parse(addr);
+  c.kind = c.parsed_address.kind;
+  c.action = action;
+  c.after = std::move(after);
+  c.before = std::move(before);
+  return c;
+}
+
+Value Rule(const std::string& port, const std::string& source) {
+  return {{"direction", "inbound"}, {"protocol", "tcp"}, {"port", port}, {"source", source}};
+}
+
+std::vector<std::string> Summaries(const std::vector<PolicyResult>& results) {
+  std::vector<std::string> out;
+  for (const auto& r : results) {
+    out.push_back(r.policy + " " + r.address + " " + PolicyStatusName(r.status));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("policies are evaluated per change of their kind and over the whole plan") {
+  PolicySet set = LoadPoliciesFromText({{"policies/rules.yaml", kPolicies}});
+  INFO((set.diagnostics.empty() ? std::string() : set.diagnostics[0].summary));
+  REQUIRE(set.ok());
+  REQUIRE(set.policies.size() == 3);
+  CHECK(set.policies[1].enforcement == PolicyConfig::Enforcement::kAdvisory);
+  CHECK(set.policies[0].location.line == 2);
+
+  Plan plan;
+  plan.changes.push_back(
+      Change("firewall.open", Action::kCreate,
+             {{"name", "open"}, {"rules", Value::array({Rule("22", "0.0.0.0/0")})}}));
+  plan.changes.push_back(
+      Change("firewall.office", Action::kUpdate,
+             {{"name", "office"}, {"rules", Value::array({Rule("22", "10.0.0.0/8")})}}));
+  plan.changes.push_back(
+      Change("volume.big", Action::kCreate, {{"name", "big"}, {"size_gb", 500}}));
+  // Known only after apply: neither passed nor failed.
+  plan.changes.push_back(Change("volume.later", Action::kCreate,
+                                {{"name", "later"}, {"size_gb", "${var_size.later.n}"}}));
+  plan.changes.push_back(Change("network.a", Action::kDelete, nullptr, {{"name", "a"}}));
+  plan.changes.push_back(Change("network.b", Action::kDelete, nullptr, {{"name", "b"}}));
+
+  StackConfig config;
+  ResourceConfig open;
+  open.address = *ResourceAddress::Parse("firewall.open");
+  open.kind = "firewall";
+  open.location = {"stack/fw.yaml", 12, 1, 1};
+  config.resources.push_back(open);
+  config.resource_index.clear();
+
+  auto results = EvaluatePolicies(set.policies, plan, &config);
+  CHECK(Summaries(results) == std::vector<std::string>{
+                                  "no-ssh-from-the-world firewall.open failed",
+                                  "no-ssh-from-the-world firewall.office passed",
+                                  "small-volumes volume.big failed",
+                                  "small-volumes volume.later unknown",
+                                  "few-destroys  failed",
+                              });
+  CHECK(results[0].message == "SSH must not be open to the world.");
+  CHECK(results[0].resource_location.file == "stack/fw.yaml");
+  CHECK(results[0].resource_location.line == 12);
+  CHECK(MandatoryViolated(results));
+
+  // Advisory failures alone do not fail the plan.
+  std::vector<PolicyResult> advisory = {results[2], results[3]};
+  CHECK_FALSE(MandatoryViolated(advisory));
+
+  Value json = PolicyResultsToJson(results);
+  REQUIRE(json.size() == 5);
+  CHECK(json[0]["status"] == "failed");
+  CHECK(json[0]["enforcement"] == "mandatory");
+  CHECK(json[0]["location"] == "stack/fw.yaml:12");
+  CHECK(json[2]["enforcement"] == "advisory");
+  CHECK_FALSE(json[1].contains("message"));
+
+  std::string text = RenderPolicyText(results);
+  CHECK(text.rfind("Policies: 1 passed, 2 mandatory failed, 1 advisory failed, 1 not decided.\n",
+                   0) == 0);
+  CHECK(text.find("no-ssh-from-the-world [mandatory] (firewall.open): SSH must not be open") !=
+        std::string::npos);
+}
+
+TEST_CASE("a policy's SARIF log locates each violation at the resource's manifest") {
+  PolicySet set = LoadPoliciesFromText({{"p.yaml", kPolicies}});
+  REQUIRE(set.ok());
+  Plan plan;
+  plan.changes.push_back(Change("volume.big", Action::kCreate, {{"size_gb", 500}}));
+  StackConfig config;
+  ResourceConfig big;
+  big.address = *ResourceAddress::Parse("volume.big");
+  big.kind = "volume";
+  big.location = {"stack/disks.yaml", 4, 3, 1};
+  config.resources.push_back(big);
+  Value sarif =
+      PolicyResultsToSarif(EvaluatePolicies(set.policies, plan, &config), set.policies, "1.2.3");
+  CHECK(sarif["version"] == "2.1.0");
+  const Value& run = sarif["runs"][0];
+  CHECK(run["tool"]["driver"]["name"] == "cairn");
+  CHECK(run["tool"]["driver"]["version"] == "1.2.3");
+  CHECK(run["tool"]["driver"]["rules"].size() == 3);
+  REQUIRE(run["results"].size() == 1);  // passed results are not listed
+  const Value& r = run["results"][0];
+  CHECK(r["ruleId"] == "small-volumes");
+  CHECK(r["ruleIndex"] == 1);
+  CHECK(r["level"] == "warning");  // advisory
+  CHECK(r["message"]["text"] == "volume.big: volumes over 100 GB need a review");
+  const Value& loc = r["locations"][0]["physicalLocation"];
+  CHECK(loc["artifactLocation"]["uri"] == "stack/disks.yaml");
+  CHECK(loc["region"]["startLine"] == 4);
+  CHECK(loc["region"]["startColumn"] == 3);
+}
+
+TEST_CASE("policy documents are checked at load, every problem at its file:line:col") {
+  PolicySet set = LoadPoliciesFromText(
+      {{"a.yaml",
+        "kind: policy\nname: one\ncondition: ${change.after.x ==}\nerror_message: m\n---\n"
+        "kind: policy\nname: two\ncondition: ${true}\nerror_message: m\nenforcment: advisory\n"
+        "---\n"
+        "kind: policy\nname: three\ncondition: ${true}\nerror_message: m\n"
+        "enforcement: sometimes\n---\n"
+        "kind: network\nname: n\n---\n"
+        "kind: policy\nname: four\nerror_message: m\n"},
+       {"b.yaml", "kind: policy\nname: one\ncondition: ${true}\nerror_message: again\n"},
+       {"b.test.yaml", "this is a test file: never read as a policy"}});
+  std::vector<std::string> got;
+  for (const Diagnostic& d : set.diagnostics) {
+    got.push_back(d.location.file + ":" + std::to_string(d.location.line) + ":" +
+                  std::to_string(d.location.column) + " " + d.code);
+  }
+  CHECK(got == std::vector<std::string>{
+                   "a.yaml:3:31 invalid_expression",  // under the "}" an operand should precede
+                   "a.yaml:10:1 unknown_field",
+                   "a.yaml:16:14 invalid_value",
+                   "a.yaml:18:7 invalid_policy",
+                   "a.yaml:21:1 missing_field",
+                   "b.yaml:2:7 duplicate_policy",
+               });
+  CHECK(set.diagnostics[1].detail == "did you mean \"enforcement\"?");
+}
+
+TEST_CASE("a condition that reads what a policy has not, or is not a bool, is an error") {
+  PolicySet set = LoadPoliciesFromText(
+      {{"p.yaml",
+        "kind: policy\nname: reads-var\ncondition: ${var.x == 1}\nerror_message: m\n---\n"
+        "kind: policy\nname: not-bool\nresource_kind: volume\ncondition: ${change.address}\n"
+        "error_message: m\n"}});
+  REQUIRE(set.ok());
+  Plan plan;
+  plan.changes.push_back(Change("volume.a", Action::kCreate, {{"size_gb", 1}}));
+  auto results = EvaluatePolicies(set.policies, plan, nullptr);
+  REQUIRE(results.size() == 2);
+  CHECK(results[0].status == PolicyResult::Status::kError);
+  CHECK(results[0].message.rfind("the condition cannot be evaluated: ", 0) == 0);
+  CHECK(results[1].status == PolicyResult::Status::kError);
+  CHECK(results[1].message == "the condition must be true or false");
+  CHECK(MandatoryViolated(results));  // a mandatory policy that cannot be evaluated fails closed
+}
+
+TEST_CASE("CAIRN_POLICY_PATH then --policy, each directory once") {
+  CHECK(PolicyDirs("/a:/b::/a", {"/c", "/b"}) == std::vector<std::string>{"/a", "/b", "/c"});
+  CHECK(PolicyDirs(nullptr, {"p"}) == std::vector<std::string>{"p"});
+  CHECK(PolicyDirs("", {}).empty());
+}
