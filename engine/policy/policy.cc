@@ -19,8 +19,9 @@ namespace cairn {
 namespace {
 
 const std::vector<std::string>& PolicyKeys() {
-  static const std::vector<std::string> keys = {
-      "kind", "name", "enforcement", "resource_kind", "condition", "error_message", "description"};
+  static const std::vector<std::string> keys = {"kind",          "name",      "enforcement",
+                                                "resource_kind", "condition", "error_message",
+                                                "description",   "actions"};
   return keys;
 }
 
@@ -91,6 +92,30 @@ void ParsePolicyDocument(const std::string& file, const YamlNode& doc, PolicySet
     }
   }
   if (resource_kind) p.resource_kind = *resource_kind;
+  if (YamlNode actions = doc.Get("actions"); actions.IsDefined()) {
+    const SourceLocation at = NodeLoc(file, actions);
+    if (!resource_kind) {
+      error("invalid_value", "`actions` needs `resource_kind`: a plan-wide policy reads them all",
+            at);
+      ok = false;
+    } else if (!actions.IsSequence() || actions.size() == 0) {
+      error("invalid_value", "`actions` is a list of create, update, replace, delete, no-op", at);
+      ok = false;
+    } else {
+      p.actions.clear();
+      for (const YamlNode& a : actions.items()) {
+        auto parsed = a.IsScalar() ? ParseAction(a.Scalar()) : std::nullopt;
+        if (!parsed) {
+          error("invalid_value",
+                "\"" + a.Scalar() + "\" is not an action: create, update, replace, delete, no-op",
+                NodeLoc(file, a));
+          ok = false;
+          continue;
+        }
+        p.actions.insert(*parsed);
+      }
+    }
+  }
   if (auto [it, fresh] = seen.emplace(p.name, p.location); !fresh) {
     error("duplicate_policy", "policy \"" + p.name + "\" is declared twice", p.location,
           "first declared at " + it->second.file + ":" + std::to_string(it->second.line));
@@ -277,7 +302,7 @@ std::vector<PolicyResult> EvaluatePolicies(const std::vector<PolicyConfig>& poli
     }
     for (size_t i = 0; i < plan.changes.size(); ++i) {
       const PlannedChange& c = plan.changes[i];
-      if (c.kind != p.resource_kind) continue;
+      if (c.kind != p.resource_kind || !p.actions.count(c.action)) continue;
       PolicyResult r = Evaluate(p, &changes[i], nullptr, plan.sensitive_values);
       r.address = c.address;
       r.resource_location = located(c);
@@ -395,14 +420,13 @@ Value PolicyResultsToSarif(const std::vector<PolicyResult>& results,
     }
     out.push_back(std::move(result));
   }
-  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-          {"version", "2.1.0"},
-          {"runs", Value::array({{{"tool",
-                                   {{"driver",
-                                     {{"name", "cairn"},
-                                      {"version", version},
-                                      {"rules", rules}}}}},
-                                  {"results", out}}})}};
+  return {
+      {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+      {"version", "2.1.0"},
+      {"runs",
+       Value::array(
+           {{{"tool", {{"driver", {{"name", "cairn"}, {"version", version}, {"rules", rules}}}}},
+             {"results", out}}})}};
 }
 
 }  // namespace cairn

@@ -10,8 +10,8 @@
 //   error_message: SSH must not be open to the world.
 //
 // A policy with `resource_kind` is evaluated once per planned change of that
-// kind (no-ops included), with `change.address`, `change.action`,
-// `change.before` and `change.after`; one without, once per plan, with
+// kind (every action but delete, or those `actions:` lists), with `change.address`,
+// `change.action`, `change.before` and `change.after`; one without, once per plan, with
 // `plan.changes` (a list of those objects) and `plan.summary`. Values known
 // only after apply stay unknown: a condition that depends on one is
 // `unknown`, neither passed nor failed. The condition is parsed once, when
@@ -23,6 +23,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,7 +44,10 @@ struct PolicyConfig {
   std::string name;
   Enforcement enforcement = Enforcement::kMandatory;
   std::string resource_kind;  // "": once per plan
-  std::string condition;      // the text as written
+  // With resource_kind: the actions of the changes it judges (`actions:`);
+  // by default every one but delete, whose `change.after` is null.
+  std::set<Action> actions = {Action::kCreate, Action::kUpdate, Action::kReplace, Action::kNoOp};
+  std::string condition;  // the text as written
   std::string error_message;
   std::shared_ptr<const expr::Node> parsed;  // `condition`, parsed
   SourceLocation location;                   // the document's `name`

@@ -196,6 +196,36 @@ TEST_CASE("a condition that reads what a policy has not, or is not a bool, is an
   CHECK(MandatoryViolated(results));  // a mandatory policy that cannot be evaluated fails closed
 }
 
+TEST_CASE("a per-change policy judges every action but delete, unless `actions` says which") {
+  PolicySet set = LoadPoliciesFromText(
+      {{"p.yaml",
+        "kind: policy\nname: sizes\nresource_kind: volume\n"
+        "condition: ${change.after.size_gb < 100}\nerror_message: m\n---\n"
+        "kind: policy\nname: keep-data\nresource_kind: volume\nactions: [delete, replace]\n"
+        "condition: ${change.address != \"volume.data\"}\nerror_message: data stays\n"}});
+  REQUIRE(set.ok());
+  Plan plan;
+  plan.changes.push_back(Change("volume.small", Action::kUpdate, {{"size_gb", 5}}));
+  plan.changes.push_back(Change("volume.data", Action::kDelete, nullptr, {{"size_gb", 500}}));
+  plan.changes.push_back(Change("volume.same", Action::kNoOp, {{"size_gb", 200}}));
+  CHECK(Summaries(EvaluatePolicies(set.policies, plan, nullptr)) ==
+        std::vector<std::string>{"sizes volume.small passed", "sizes volume.same failed",
+                                 "keep-data volume.data failed"});
+
+  PolicySet bad = LoadPoliciesFromText(
+      {{"b.yaml",
+        "kind: policy\nname: a\nresource_kind: volume\nactions: [create, destroy]\n"
+        "condition: ${true}\nerror_message: m\n---\n"
+        "kind: policy\nname: b\nactions: [create]\ncondition: ${true}\nerror_message: m\n"}});
+  REQUIRE(bad.diagnostics.size() == 2);
+  CHECK(bad.diagnostics[0].summary ==
+        "\"destroy\" is not an action: create, update, replace, delete, no-op");
+  CHECK(bad.diagnostics[0].location.line == 4);
+  CHECK(bad.diagnostics[0].location.column == 19);
+  CHECK(bad.diagnostics[1].summary ==
+        "`actions` needs `resource_kind`: a plan-wide policy reads them all");
+}
+
 TEST_CASE("CAIRN_POLICY_PATH then --policy, each directory once") {
   CHECK(PolicyDirs("/a:/b::/a", {"/c", "/b"}) == std::vector<std::string>{"/a", "/b", "/c"});
   CHECK(PolicyDirs(nullptr, {"p"}) == std::vector<std::string>{"p"});
