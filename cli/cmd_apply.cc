@@ -264,7 +264,7 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
   }
   const std::vector<PolicyResult> policy_results =
       EvaluatePolicies(policies->policies, plan, &session->config());
-  if (!WriteSarif(f.policy, *policies, policy_results)) return 1;
+  if (!WritePolicyReports(f.policy, *policies, policy_results)) return 1;
   if (!policy_results.empty())
     (f.json ? std::cerr : std::cout) << Redact(RenderPolicyText(policy_results));
   if (MandatoryViolated(policy_results)) {

@@ -240,7 +240,7 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
     const std::vector<PolicyResult> policy_results =
         EvaluatePolicies(policies->policies, *plan, &session->config());
     const bool violated = MandatoryViolated(policy_results);
-    if (!WriteSarif(f->policy, *policies, policy_results)) return failed();
+    if (!WritePolicyReports(f->policy, *policies, policy_results)) return failed();
     if (violated && !f->out.empty()) {
       std::cerr << "error: a mandatory policy failed (below): the plan was not saved to " << f->out
                 << "\n";

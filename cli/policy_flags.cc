@@ -8,6 +8,7 @@
 #include "base/env.h"
 #include "base/redact.h"
 #include "cli/engine_session.h"
+#include "engine/report/junit.h"
 
 namespace cairn::cli {
 
@@ -22,6 +23,10 @@ void AddPolicyFlags(CLI::App& sub, PolicyFlags& flags) {
   sub.add_option("--sarif", flags.sarif,
                  "Also write the policy results as a SARIF 2.1.0 log to FILE, each violation at "
                  "the resource's manifest file:line (for code-scanning annotations)")
+      ->type_name("FILE");
+  sub.add_option("--junit-xml", flags.junit,
+                 "Also write the policy results as JUnit XML to FILE (a test case per policy "
+                 "and resource; advisory failures show as failures too)")
       ->type_name("FILE");
 }
 
@@ -39,15 +44,23 @@ std::optional<PolicySet> LoadPolicyFlags(const PolicyFlags& flags, const GlobalO
   return set;
 }
 
-bool WriteSarif(const PolicyFlags& flags, const PolicySet& set,
-                const std::vector<PolicyResult>& results) {
-  if (flags.sarif.empty()) return true;
+bool WritePolicyReports(const PolicyFlags& flags, const PolicySet& set,
+                        const std::vector<PolicyResult>& results) {
   std::string error;
-  const std::string text =
-      Redact(PolicyResultsToSarif(results, set.policies, CAIRN_VERSION).dump(2)) + "\n";
-  if (!WriteFileAtomically(flags.sarif, text, error, {.mode = 0644})) {
-    std::cerr << "error: " << error << "\n";
-    return false;
+  if (!flags.sarif.empty()) {
+    const std::string text =
+        Redact(PolicyResultsToSarif(results, set.policies, CAIRN_VERSION).dump(2)) + "\n";
+    if (!WriteFileAtomically(flags.sarif, text, error, {.mode = 0644})) {
+      std::cerr << "error: " << error << "\n";
+      return false;
+    }
+  }
+  if (!flags.junit.empty()) {
+    const std::string text = Redact(RenderJUnitXml({PolicyResultsToJUnit(results)}));
+    if (!WriteFileAtomically(flags.junit, text, error, {.mode = 0644})) {
+      std::cerr << "error: " << error << "\n";
+      return false;
+    }
   }
   return true;
 }

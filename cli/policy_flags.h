@@ -16,6 +16,7 @@ namespace cairn::cli {
 struct PolicyFlags {
   std::vector<std::string> dirs;  // --policy
   std::string sarif;              // --sarif FILE
+  std::string junit;              // --junit-xml FILE
 };
 
 void AddPolicyFlags(CLI::App& sub, PolicyFlags& flags);
@@ -25,8 +26,9 @@ void AddPolicyFlags(CLI::App& sub, PolicyFlags& flags);
 // silently). An empty set when none is given.
 std::optional<PolicySet> LoadPolicyFlags(const PolicyFlags& flags, const GlobalOptions& global);
 
-// `results` written to --sarif (when given); false after printing why not.
-bool WriteSarif(const PolicyFlags& flags, const PolicySet& set,
-                const std::vector<PolicyResult>& results);
+// `results` written to --sarif and --junit-xml (when given); false after
+// printing why not.
+bool WritePolicyReports(const PolicyFlags& flags, const PolicySet& set,
+                        const std::vector<PolicyResult>& results);
 
 }  // namespace cairn::cli

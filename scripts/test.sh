@@ -5,6 +5,7 @@
 #   1. scripts/install-deps.sh, with what only the tests need: clang and the
 #      LLVM runtimes of its version (libFuzzer, the sanitizers,
 #      llvm-symbolizer), chromium (headless, for the HTML plan report test),
+#      libxml2-utils (xmllint, which parses the JUnit XML reports in tests),
 #      Spectral pinned by tools/spectral/package-lock.json (the OpenAPI lint)
 #   2. the Release build (g++, -Werror) in build/: `cairn` and the
 #      benchmarks, what users and the package run
@@ -26,7 +27,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
-CAIRN_LLVM=1 CAIRN_NODE_TOOLS=1 CAIRN_EXTRA_PACKAGES="${CAIRN_EXTRA_PACKAGES:-} chromium" \
+CAIRN_LLVM=1 CAIRN_NODE_TOOLS=1 CAIRN_EXTRA_PACKAGES="${CAIRN_EXTRA_PACKAGES:-} chromium libxml2-utils" \
   scripts/install-deps.sh
 
 failed=()

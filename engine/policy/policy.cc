@@ -430,3 +430,190 @@ Value PolicyResultsToSarif(const std::vector<PolicyResult>& results,
 }
 
 }  // namespace cairn
+
+namespace cairn {
+namespace {
+
+void ParsePolicyTestDocument(const std::string& file, const YamlNode& doc, PolicyTestSet& set) {
+  auto error = [&](std::string code, std::string summary, SourceLocation at,
+                   std::string detail = "") {
+    AddError(set.diagnostics, std::move(code), std::move(summary), std::move(at),
+             std::move(detail));
+  };
+  const SourceLocation doc_loc = NodeLoc(file, doc);
+  YamlNode kind = doc.IsMap() ? doc.Get("kind") : YamlNode();
+  if (!kind.IsScalar() || kind.Scalar() != "policy_test") {
+    error("invalid_policy_test", "a policy test file holds `kind: policy_test` documents",
+          kind.IsDefined() ? NodeLoc(file, kind) : doc_loc);
+    return;
+  }
+  static const std::vector<std::string> keys = {"kind", "name", "changes", "expect_failures",
+                                                "description"};
+  bool ok = true;
+  for (const auto& [k, v] : doc.pairs()) {
+    if (std::find(keys.begin(), keys.end(), k.Scalar()) == keys.end()) {
+      error("unknown_field", "unknown key \"" + k.Scalar() + "\" in a policy test",
+            NodeLoc(file, k), DidYouMean(k.Scalar(), keys));
+      ok = false;
+    }
+  }
+  PolicyTestCase c;
+  YamlNode name = doc.Get("name");
+  if (!name.IsScalar() || name.Scalar().empty()) {
+    error("missing_field", "a policy test needs a `name`", doc_loc);
+    return;
+  }
+  c.name = name.Scalar();
+  c.location = NodeLoc(file, name);
+  YamlNode changes = doc.Get("changes");
+  if (changes.IsDefined() && !changes.IsSequence()) {
+    error("invalid_value", "`changes` is a list of planned changes", NodeLoc(file, changes));
+    return;
+  }
+  static const std::vector<std::string> change_keys = {"address", "action", "before", "after"};
+  for (const YamlNode& ch : changes.IsDefined() ? changes.items() : std::vector<YamlNode>{}) {
+    if (!ch.IsMap()) {
+      error("invalid_value", "a change is a mapping with `address`", NodeLoc(file, ch));
+      ok = false;
+      continue;
+    }
+    for (const auto& [k, v] : ch.pairs()) {
+      if (std::find(change_keys.begin(), change_keys.end(), k.Scalar()) == change_keys.end()) {
+        error("unknown_field", "unknown key \"" + k.Scalar() + "\" in a change", NodeLoc(file, k),
+              DidYouMean(k.Scalar(), change_keys));
+        ok = false;
+      }
+    }
+    PlannedChange pc;
+    YamlNode address = ch.Get("address");
+    auto parsed = address.IsScalar() ? ResourceAddress::Parse(address.Scalar()) : std::nullopt;
+    if (!parsed) {
+      error("invalid_value", "a change needs an `address` such as firewall.open",
+            address.IsDefined() ? NodeLoc(file, address) : NodeLoc(file, ch));
+      ok = false;
+      continue;
+    }
+    pc.address = parsed->ToString();
+    pc.parsed_address = *parsed;
+    pc.kind = parsed->kind;
+    pc.action = Action::kCreate;
+    if (YamlNode action = ch.Get("action"); action.IsDefined()) {
+      auto a = action.IsScalar() ? ParseAction(action.Scalar()) : std::nullopt;
+      if (!a) {
+        error("invalid_value", "action must be create, update, replace, delete or no-op",
+              NodeLoc(file, action));
+        ok = false;
+        continue;
+      }
+      pc.action = *a;
+    }
+    size_t budget = 0;
+    if (YamlNode before = ch.Get("before"); before.IsDefined()) {
+      pc.before = YamlToValue(file, before, 0, budget, set.diagnostics);
+    }
+    if (YamlNode after = ch.Get("after"); after.IsDefined()) {
+      pc.after = YamlToValue(file, after, 0, budget, set.diagnostics);
+    }
+    c.plan.changes.push_back(std::move(pc));
+  }
+  if (YamlNode expect = doc.Get("expect_failures"); expect.IsDefined()) {
+    if (!expect.IsSequence()) {
+      error("invalid_value", "`expect_failures` is a list of policy names", NodeLoc(file, expect));
+      ok = false;
+    } else {
+      for (const YamlNode& e : expect.items()) c.expect_failures.insert(e.Scalar());
+    }
+  }
+  if (ok) set.cases.push_back(std::move(c));
+}
+
+void ParsePolicyTestFile(const std::string& file, const std::string& content, PolicyTestSet& set) {
+  set.sources.Add(file, content);
+  std::unique_ptr<YamlTree> tree = YamlTree::Parse(content);
+  AddTextDiagnostics(file, *tree, set.diagnostics, content);
+  for (const YamlNode& doc : tree->documents) {
+    if (doc.IsNull()) continue;
+    if (!DocumentWithinBounds(file, doc, set.diagnostics)) continue;
+    ParsePolicyTestDocument(file, doc, set);
+  }
+}
+
+}  // namespace
+
+PolicyTestSet LoadPolicyTestsFromText(const std::map<std::string, std::string>& files) {
+  PolicyTestSet set;
+  for (const auto& [name, content] : files) {
+    if (IsTestFile(name)) ParsePolicyTestFile(name, content, set);
+  }
+  SortDiagnostics(set.diagnostics);
+  return set;
+}
+
+PolicyTestSet LoadPolicyTests(const std::vector<std::string>& dirs, const Env& env) {
+  PolicyTestSet set;
+  for (const std::string& dir : dirs) {
+    if (!env.IsDirectory(dir)) {
+      AddError(set.diagnostics, "path_not_found", dir + ": no such directory", {});
+      continue;
+    }
+    for (const std::string& file : env.ListFiles(dir, false, {".yaml", ".yml"})) {
+      if (!IsTestFile(file)) continue;
+      auto content = env.ReadFile(file, kMaxManifestFileBytes);
+      if (!content.ok()) {
+        AddError(set.diagnostics, "file_not_found",
+                 "cannot read " + file + ": " + content.status().message(), {});
+        continue;
+      }
+      ParsePolicyTestFile(file, *content, set);
+    }
+  }
+  SortDiagnostics(set.diagnostics);
+  return set;
+}
+
+std::string PolicyTestOutcome::Message() const {
+  if (passed) return "";
+  std::string out;
+  auto list = [&](const char* what, const std::vector<std::string>& names) {
+    if (names.empty()) return;
+    if (!out.empty()) out += "; ";
+    out += what;
+    for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : " ") + names[i];
+  };
+  list("failed but not expected to:", unexpected);
+  list("expected to fail but did not:", missing);
+  list("expected to fail but no policy has that name:", unknown_expected);
+  return out;
+}
+
+std::vector<PolicyTestOutcome> RunPolicyTests(const std::vector<PolicyConfig>& policies,
+                                              const std::vector<PolicyTestCase>& cases) {
+  std::set<std::string> names;
+  for (const PolicyConfig& p : policies) names.insert(p.name);
+  std::vector<PolicyTestOutcome> out;
+  for (const PolicyTestCase& c : cases) {
+    PolicyTestOutcome o;
+    o.name = c.name;
+    o.location = c.location;
+    std::set<std::string> failed;
+    for (const PolicyResult& r : EvaluatePolicies(policies, c.plan, nullptr)) {
+      if (r.status == PolicyResult::Status::kFailed || r.status == PolicyResult::Status::kError)
+        failed.insert(r.policy);
+    }
+    for (const std::string& f : failed) {
+      if (!c.expect_failures.count(f)) o.unexpected.push_back(f);
+    }
+    for (const std::string& e : c.expect_failures) {
+      if (!names.count(e)) {
+        o.unknown_expected.push_back(e);
+      } else if (!failed.count(e)) {
+        o.missing.push_back(e);
+      }
+    }
+    o.passed = o.unexpected.empty() && o.missing.empty() && o.unknown_expected.empty();
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+}  // namespace cairn

@@ -108,4 +108,51 @@ std::string RenderPolicyText(const std::vector<PolicyResult>& results);
 Value PolicyResultsToSarif(const std::vector<PolicyResult>& results,
                            const std::vector<PolicyConfig>& policies, const std::string& version);
 
+// `cairn policy test DIR`: a policy directory's own cases, in its
+// `*.test.yaml` files, so that policy authors can test their rules:
+//
+//   kind: policy_test
+//   name: ssh from the world is refused
+//   changes:                        # a plan fragment
+//     - address: firewall.open
+//       action: create              # create (default), update, replace, delete, no-op
+//       after: {rules: [{port: "22", source: 0.0.0.0/0}]}
+//       before: {...}               # optional
+//   expect_failures: [no-ssh-from-the-world]   # default: none
+//
+// A string "${...}" in `after` stands for a value known only after apply.
+// A case passes when the policies that fail (or cannot be evaluated) are
+// exactly those it expects, whatever their enforcement.
+struct PolicyTestCase {
+  std::string name;
+  Plan plan;
+  std::set<std::string> expect_failures;
+  SourceLocation location;  // the document's `name`
+};
+
+struct PolicyTestSet {
+  std::vector<PolicyTestCase> cases;
+  std::vector<Diagnostic> diagnostics;
+  SourceFiles sources;
+  bool ok() const { return !HasErrors(diagnostics); }
+};
+
+// The `*.test.yaml` cases of `dirs` (not their subdirectories), in name
+// order; every problem a diagnostic at file:line:col, all at once.
+PolicyTestSet LoadPolicyTests(const std::vector<std::string>& dirs, const Env& env);
+PolicyTestSet LoadPolicyTestsFromText(const std::map<std::string, std::string>& files);
+
+struct PolicyTestOutcome {
+  std::string name;
+  SourceLocation location;
+  bool passed = false;
+  std::vector<std::string> unexpected;        // failed, not expected to
+  std::vector<std::string> missing;           // expected to fail, did not
+  std::vector<std::string> unknown_expected;  // expected, but named by no policy loaded
+  std::string Message() const;                // why it did not pass ("" when it did)
+};
+
+std::vector<PolicyTestOutcome> RunPolicyTests(const std::vector<PolicyConfig>& policies,
+                                              const std::vector<PolicyTestCase>& cases);
+
 }  // namespace cairn

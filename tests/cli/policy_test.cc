@@ -17,6 +17,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// libxml2-utils' parser (scripts/test.sh installs it): the JUnit reports
+// must be well-formed XML.
+constexpr const char* kXmllint = "/usr/bin/xmllint";
+
 bool Has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
@@ -108,4 +112,52 @@ TEST_CASE("policies: one that does not load stops the command before any request
   CHECK(missing.exit_code == 1);
   CHECK(Has(missing.err, "no such directory"));
   CHECK(e.Names("/api/v1/compute").empty());
+}
+
+TEST_CASE("policies: `cairn policy test` runs a directory's cases, with JUnit XML") {
+  TempDir dir;
+  const std::string example = std::string(CAIRN_SOURCE_DIR) + "/examples/policy/policies";
+  const std::string junit = dir.path() + "/tests.xml";
+  auto ok = RunCairn({"policy", "test", example, "--junit-xml", junit}, {});
+  INFO(ok.err);
+  CHECK(ok.exit_code == 0);
+  CHECK(Has(ok.out, "5 passed, 0 failed (3 policies).\n"));
+  auto parsed = RunCommand({kXmllint, "--noout", junit});
+  INFO(parsed.err);
+  CHECK(parsed.exit_code == 0);  // well-formed XML
+  CHECK(Has(ReadFile(junit), "<testsuite name=\"" + example +
+                                 "/rules.test.yaml\" tests=\"5\" "
+                                 "failures=\"0\""));
+
+  // A case whose expectation is wrong fails, in the output and the report.
+  fs::copy(example, dir.path() + "/p", fs::copy_options::recursive);
+  WriteFile(dir.path() + "/p/wrong.test.yaml",
+            "kind: policy_test\nname: a big volume passes\nchanges:\n"
+            "  - {address: volume.big, after: {size_gb: 900}}\n");
+  auto bad = RunCairn({"policy", "test", dir.path() + "/p", "--junit-xml", junit}, {});
+  CHECK(bad.exit_code == 1);
+  CHECK(Has(bad.out, "  FAIL  " + dir.path() + "/p/wrong.test.yaml:2: a big volume passes\n"));
+  CHECK(Has(bad.out, "failed but not expected to: small-volumes"));
+  CHECK(Has(ReadFile(junit), "<failure message=\"failed but not expected to: small-volumes\">"));
+  CHECK(RunCommand({kXmllint, "--noout", junit}).exit_code == 0);
+
+  // No test at all is an error, not a pass.
+  auto none = RunCairn({"policy", "test", dir.path()}, {});
+  CHECK(none.exit_code == 1);
+  CHECK(Has(none.err, "no policy tests"));
+}
+
+TEST_CASE("policies: plan --junit-xml writes a test case per policy result") {
+  StackEnv e;
+  fs::remove_all(e.stack);
+  const std::string example = std::string(CAIRN_SOURCE_DIR) + "/examples/policy";
+  fs::copy(example + "/stack", e.stack, fs::copy_options::recursive);
+  const std::string junit = e.dir.path() + "/plan.xml";
+  auto r = e.Cairn({"plan", e.stack, "--policy", example + "/policies", "--var", "data_gb=500",
+                    "--junit-xml", junit});
+  CHECK(r.exit_code == 0);  // advisory only
+  std::string xml = ReadFile(junit);
+  CHECK(RunCommand({kXmllint, "--noout", junit}).exit_code == 0);
+  CHECK(Has(xml, "tests=\"3\" failures=\"1\""));
+  CHECK(Has(xml, "<testcase name=\"small-volumes volume.data\" classname=\"policies.advisory\""));
 }

@@ -231,3 +231,45 @@ TEST_CASE("CAIRN_POLICY_PATH then --policy, each directory once") {
   CHECK(PolicyDirs(nullptr, {"p"}) == std::vector<std::string>{"p"});
   CHECK(PolicyDirs("", {}).empty());
 }
+
+TEST_CASE("policy tests: a case passes when exactly the expected policies fail") {
+  PolicySet set = LoadPoliciesFromText({{"p.yaml", kPolicies}});
+  REQUIRE(set.ok());
+  PolicyTestSet tests =
+      LoadPolicyTestsFromText({{"p.test.yaml",
+                                "kind: policy_test\nname: open ssh\nchanges:\n"
+                                "  - address: firewall.open\n"
+                                "    after: {rules: [{port: '22', source: 0.0.0.0/0}]}\n"
+                                "expect_failures: [no-ssh-from-the-world]\n---\n"
+                                "kind: policy_test\nname: wrong expectation\nchanges:\n"
+                                "  - {address: volume.big, after: {size_gb: 500}}\n"
+                                "expect_failures: [no-ssh-from-the-world, no-such-policy]\n---\n"
+                                "kind: policy_test\nname: empty plan\n"},
+                               {"p.yaml", "not read: not a test file"}});
+  INFO((tests.diagnostics.empty() ? std::string() : tests.diagnostics[0].summary));
+  REQUIRE(tests.ok());
+  REQUIRE(tests.cases.size() == 3);
+  CHECK(tests.cases[0].plan.changes[0].kind == "firewall");
+  CHECK(tests.cases[0].plan.changes[0].action == Action::kCreate);
+  auto outcomes = RunPolicyTests(set.policies, tests.cases);
+  REQUIRE(outcomes.size() == 3);
+  CHECK(outcomes[0].passed);
+  CHECK_FALSE(outcomes[1].passed);
+  CHECK(outcomes[1].Message() ==
+        "failed but not expected to: small-volumes; expected to fail but did not: "
+        "no-ssh-from-the-world; expected to fail but no policy has that name: no-such-policy");
+  CHECK(outcomes[1].location.line == 9);
+  CHECK(outcomes[2].passed);
+
+  PolicyTestSet bad = LoadPolicyTestsFromText(
+      {{"b.test.yaml",
+        "kind: policy_test\nname: x\nchanges:\n  - {address: 'not an address'}\n"
+        "  - {address: volume.a, action: explode, aftr: {}}\n---\nkind: policy\nname: y\n"}});
+  std::vector<std::string> got;
+  for (const Diagnostic& d : bad.diagnostics) {
+    got.push_back(std::to_string(d.location.line) + ":" + std::to_string(d.location.column) + " " +
+                  d.code);
+  }
+  CHECK(got == std::vector<std::string>{"4:15 invalid_value", "5:33 invalid_value",
+                                        "5:42 unknown_field", "7:7 invalid_policy_test"});
+}
