@@ -228,6 +228,7 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
   HeldStateLock held(*session, *lock);
 
   ApplyOptions options = session->apply_options(f.parallelism);
+  options.policies = policies->policies;
   if (f.max_pending > 0) options.max_pending = f.max_pending;
   const auto mode = f.json                       ? ApplyProgress::Mode::kJson
                     : isatty(STDOUT_FILENO) == 1 ? ApplyProgress::Mode::kLive

@@ -807,6 +807,30 @@ class ApplyRun {
              "a value it needs is still unknown after its dependencies were applied");
         return false;
       }
+      if (!options_.policies.empty()) {
+        for (const PolicyResult& r :
+             EvaluateChangePolicies(options_.policies, c, resolved, plan_.sensitive_values)) {
+          if (r.status != PolicyResult::Status::kFailed &&
+              r.status != PolicyResult::Status::kError) {
+            continue;
+          }
+          if (r.enforcement == PolicyConfig::Enforcement::kAdvisory) {
+            MutexLock lock(mu_);
+            result_.diagnostics.push_back(
+                {Severity::kWarning, "policy_failed",
+                 c.address + ": advisory policy " + r.policy + " failed: " + r.message, "",
+                 r.policy_location});
+            continue;
+          }
+          FailCondition(index,
+                        {Severity::kError, "policy_failed",
+                         c.address + ": mandatory policy " + r.policy + " failed: " + r.message,
+                         "not sent: it and what depends on it were held back", r.policy_location});
+          MutexLock lock(mu_);
+          ++result_.summary.held_back;
+          return false;
+        }
+      }
       if (node.op == Action::kCreate) {
         prep.spec = resolved;
       } else {

@@ -34,6 +34,7 @@
 #include "base/clock.h"
 #include "base/diagnostic.h"
 #include "engine/plan/plan.h"
+#include "engine/policy/policy.h"
 #include "engine/provider/provider.h"
 #include "engine/state/state_store.h"
 
@@ -73,6 +74,12 @@ struct ApplyOptions {
   // Kinds whose API cannot deduplicate creates: an interrupted create is
   // recovered by finding the resource by name first.
   std::set<std::string> find_by_name_kinds;
+  // Policies (engine/policy/policy.h) checked again on each create, update
+  // and replace once its values are known, before its request is sent: one
+  // a mandatory policy refuses is held back (not sent), with what depends
+  // on it, as a failed precondition is. The plan checked them with what it
+  // knew; this catches what was unknown then.
+  std::vector<PolicyConfig> policies;
 };
 
 // What a run did. `skipped`: operations never started, because what they

@@ -312,6 +312,25 @@ std::vector<PolicyResult> EvaluatePolicies(const std::vector<PolicyConfig>& poli
   return results;
 }
 
+std::vector<PolicyResult> EvaluateChangePolicies(const std::vector<PolicyConfig>& policies,
+                                                 const PlannedChange& change, const Value& after,
+                                                 const std::vector<std::string>& secrets) {
+  std::vector<PolicyResult> results;
+  std::optional<expr::Value> value;
+  for (const PolicyConfig& p : policies) {
+    if (p.resource_kind != change.kind || !p.actions.count(change.action)) continue;
+    if (!value) {
+      PlannedChange known = change;
+      known.after = after;
+      value = ChangeValue(known);
+    }
+    PolicyResult r = Evaluate(p, &*value, nullptr, secrets);
+    r.address = change.address;
+    results.push_back(std::move(r));
+  }
+  return results;
+}
+
 bool MandatoryViolated(const std::vector<PolicyResult>& results) {
   return std::any_of(results.begin(), results.end(), [](const PolicyResult& r) {
     return r.enforcement == PolicyConfig::Enforcement::kMandatory &&

@@ -92,6 +92,13 @@ struct PolicyResult {
 std::vector<PolicyResult> EvaluatePolicies(const std::vector<PolicyConfig>& policies,
                                            const Plan& plan, const StackConfig* config);
 
+// The per-change policies (with resource_kind) that apply to `change`,
+// evaluated with its values as they are now known (`after`, residuals
+// resolved): what apply checks before it sends the change.
+std::vector<PolicyResult> EvaluateChangePolicies(const std::vector<PolicyConfig>& policies,
+                                                 const PlannedChange& change, const Value& after,
+                                                 const std::vector<std::string>& secrets);
+
 // Whether a mandatory policy failed or could not be evaluated: the plan
 // fails and apply refuses.
 bool MandatoryViolated(const std::vector<PolicyResult>& results);

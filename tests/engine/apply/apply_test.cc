@@ -1200,3 +1200,53 @@ TEST_CASE("a value that fails once its dependency exists fails its resource, say
   CHECK(why.find("tonumber") != std::string::npos);
   CHECK(why.find("still unknown") == std::string::npos);
 }
+
+TEST_CASE("a mandatory policy undecided at plan is checked at apply, before the request") {
+  Fixture f;
+  PolicySet set = LoadPoliciesFromText(
+      {{"p.yaml",
+        "kind: policy\nname: no-default-network\nresource_kind: instance\n"
+        "condition: ${!startswith(change.after.network, \"network-\")}\n"
+        "error_message: instances must not join a network-N\n---\n"
+        "kind: policy\nname: named\nresource_kind: instance\nenforcement: advisory\n"
+        "condition: ${change.after.name == \"api\"}\nerror_message: call it api\n"}});
+  REQUIRE(set.ok());
+  f.options.policies = set.policies;
+  StackConfig cfg;
+  cfg.resources.push_back(
+      Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+  cfg.resources.push_back(
+      Res("instance.web", {{"name", "web"}, {"region", "eu"}, {"network", "${network.core.id}"}},
+          {"network.core"}));
+  Plan plan = f.PlanFor(cfg);
+  // At plan, the network's id is not known: the policy is not decided.
+  auto at_plan = EvaluatePolicies(set.policies, plan, nullptr);
+  REQUIRE(at_plan.size() == 2);
+  CHECK(at_plan[0].status == PolicyResult::Status::kUnknown);
+
+  auto r = Apply(plan, f.provider, f.store, f.options);
+  CHECK_FALSE(r.ok());
+  CHECK(r.summary.created == 1);    // the network
+  CHECK(r.summary.held_back == 1);  // the instance: refused before its request
+  CHECK(f.State().resources.count("instance.web") == 0);
+  std::vector<std::string> calls = f.provider.calls();
+  CHECK(std::none_of(calls.begin(), calls.end(),
+                     [](const std::string& c) { return c.find("instance") != std::string::npos; }));
+  std::string text;
+  for (const auto& d : r.diagnostics) text += d.code + ": " + d.summary + "\n";
+  INFO(text);
+  CHECK(text.find("policy_failed: instance.web: mandatory policy no-default-network failed: "
+                  "instances must not join a network-N") != std::string::npos);
+
+  // Without the mandatory one, the advisory one only warns, and it is made.
+  Fixture g;
+  g.options.policies = {set.policies[1]};
+  auto ok = g.Run(cfg);
+  CHECK(ok.ok());
+  CHECK(ok.summary.created == 2);
+  bool warned = false;
+  for (const auto& d : ok.diagnostics) {
+    warned = warned || (d.severity == Severity::kWarning && d.code == "policy_failed");
+  }
+  CHECK(warned);
+}
