@@ -256,7 +256,7 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
     }
     if (!f->html.empty()) {
       std::string error;
-      if (!WriteFileAtomically(f->html, RenderPlanHtml(*plan), error)) {
+      if (!WriteFileAtomically(f->html, RenderPlanHtml(*plan, policy_results), error)) {
         std::cerr << "error: " << error << "\n";
         return failed();
       }

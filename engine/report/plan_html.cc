@@ -132,7 +132,7 @@ std::string GraphSvg(const Plan& plan) {
 
 }  // namespace
 
-std::string RenderPlanHtml(const Plan& plan) {
+std::string RenderPlanHtml(const Plan& plan, const std::vector<PolicyResult>& policies) {
   std::string h =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -192,6 +192,20 @@ std::string RenderPlanHtml(const Plan& plan) {
       for (const std::string& m : r.messages) result += "<br>" + HtmlEscape(m);
       h += "<tr class=\"check-" + std::string(CheckStatusName(r.status)) + "\"><td><code>" +
            HtmlEscape(r.name) + "</code></td><td>" + result + "</td></tr>\n";
+    }
+    h += "</table>\n";
+  }
+
+  if (!policies.empty()) {
+    h += "<h2>Policies</h2>\n<table id=\"policies\">\n<tr><th>policy</th><th>resource</th>"
+         "<th>result</th></tr>\n";
+    for (const PolicyResult& r : policies) {
+      const std::string status = PolicyStatusName(r.status);
+      std::string result = status + " (" + EnforcementName(r.enforcement) + ")";
+      if (r.status != PolicyResult::Status::kPassed) result += "<br>" + HtmlEscape(r.message);
+      h += "<tr class=\"policy-" + status + "\"><td><code>" + HtmlEscape(r.policy) +
+           "</code></td><td><code>" + HtmlEscape(r.address) + "</code></td><td>" + result +
+           "</td></tr>\n";
     }
     h += "</table>\n";
   }

@@ -9,10 +9,12 @@
 #include <string>
 
 #include "engine/plan/plan.h"
+#include "engine/policy/policy.h"
 
 namespace cairn {
 
-std::string RenderPlanHtml(const Plan& plan);
+// With `policies` (cairn plan --policy), their results as a table too.
+std::string RenderPlanHtml(const Plan& plan, const std::vector<PolicyResult>& policies = {});
 
 // Text with &, <, >, " and ' escaped for HTML content and attributes.
 std::string HtmlEscape(const std::string& text);

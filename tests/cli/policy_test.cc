@@ -43,14 +43,22 @@ TEST_CASE("policies: mandatory fails plan and apply, advisory warns, saved plans
 
   // Mandatory: exit 1, the plan is not saved, the SARIF log names the rule
   // at the firewall's manifest line.
-  auto open = e.Cairn({"plan", e.stack, "--policy", policies, "--var", "ssh_from=0.0.0.0/0",
-                       "--out", plan_file, "--sarif", sarif, "--detailed-exitcode"});
+  const std::string html = e.dir.path() + "/plan.html";
+  auto open =
+      e.Cairn({"plan", e.stack, "--policy", policies, "--var", "ssh_from=0.0.0.0/0", "--out",
+               plan_file, "--sarif", sarif, "--detailed-exitcode", "--html", html});
   CHECK(open.exit_code == 1);
   CHECK(Has(open.out,
             "  ✗ no-ssh-from-the-world [mandatory] (firewall.admin): SSH must not be open to the "
             "world.\n"));
   CHECK(Has(open.err, "the plan was not saved"));
   CHECK_FALSE(fs::exists(plan_file));
+  // The review page shows the results too.
+  const std::string page = ReadFile(html);
+  CHECK(Has(page, "<table id=\"policies\">"));
+  CHECK(Has(page,
+            "<tr class=\"policy-failed\"><td><code>no-ssh-from-the-world</code></td>"
+            "<td><code>firewall.admin</code></td>"));
   json log = json::parse(ReadFile(sarif));
   CHECK(log["version"] == "2.1.0");
   REQUIRE(log["runs"][0]["results"].size() == 1);
