@@ -27,6 +27,7 @@
 #include "engine/manifest/evaluate.h"
 #include "engine/manifest/expand.h"
 #include "engine/manifest/expr.h"
+#include "engine/manifest/read_files.h"
 #include "engine/manifest/references.h"
 #include "engine/manifest/variables.h"
 #include "engine/manifest/yaml_tree.h"
@@ -232,31 +233,12 @@ class Loader {
     Finish();
   }
 
-  std::vector<std::pair<std::string, std::string>> ReadFiles() {
-    std::vector<std::string> paths = options_.paths;
-    if (paths.empty()) paths.push_back(".");
-    std::vector<std::pair<std::string, std::string>> files;
-    std::set<std::string> seen;
-    for (const auto& p : paths) {
-      if (env_.IsDirectory(p)) {
-        if (result_.config.root.empty()) result_.config.root = p;
-        for (const auto& display : ManifestFilesIn(p, options_.recursive)) {
-          if (seen.insert(display).second) files.emplace_back(display, "");
-        }
-      } else if (env_.Exists(p)) {
-        if (result_.config.root.empty()) {
-          std::string parent = fs::path(p).parent_path().string();
-          result_.config.root = parent.empty() ? "." : parent;
-        }
-        std::string display = fs::path(p).lexically_normal().string();
-        if (seen.insert(display).second) files.emplace_back(display, "");
-      } else {
-        Error("path_not_found", "no such file or directory: " + p, {});
-      }
-    }
-    ReadContents(files);
-    if (result_.config.root.empty()) result_.config.root = ".";
-    return files;
+  // The first stage (read_files.h); its diagnostics come first.
+  ManifestFiles ReadFiles() {
+    ReadFilesResult read = ReadManifestFiles(options_.paths, options_.recursive, env_);
+    for (auto& d : read.diagnostics) diags_.push_back(std::move(d));
+    if (result_.config.root.empty()) result_.config.root = std::move(read.root);
+    return std::move(read.files);
   }
 
   // With --recursive, the files of module directories below the stack are
@@ -279,24 +261,6 @@ class Loader {
     });
   }
 
-  // The *.yaml and *.yml files in `dir` (display names), in name order.
-  std::vector<std::string> ManifestFilesIn(const std::string& dir, bool recursive) const {
-    return env_.ListFiles(dir, recursive, {".yaml", ".yml"});
-  }
-
-  // Fills in each file's content; a file that cannot be read is reported
-  // and left empty.
-  void ReadContents(std::vector<std::pair<std::string, std::string>>& files) {
-    for (auto& [display, content] : files) {
-      auto text = env_.ReadFile(display, kMaxManifestFileBytes);
-      if (text.ok()) {
-        content = std::move(*text);
-      } else {
-        ReportUnreadable("cannot read " + display, text.status(), {}, "");
-      }
-    }
-  }
-
   std::vector<Diagnostic>& diags() { return diags_; }
 
   const char* GetEnv(const char* name) const {
@@ -305,16 +269,10 @@ class Loader {
 
  private:
   // ---- diagnostics ------------------------------------------------------
-  // A file Env::ReadFile refused: file_not_found, file_not_regular or
-  // file_too_large.
+  // A file Env::ReadFile refused (read_files.h).
   void ReportUnreadable(const std::string& summary, const Status& why, SourceLocation at,
                         std::string detail) {
-    std::string code = "file_not_found";
-    if (why.code() == StatusCode::kInvalidArgument) code = "file_not_regular";
-    if (why.code() == StatusCode::kFailedPrecondition) code = "file_too_large";
-    if (code == "file_not_regular")
-      detail = "only regular files are read" + (detail.empty() ? "" : "; " + detail);
-    Error(code, summary + ": " + why.message(), std::move(at), std::move(detail));
+    AddUnreadable(diags_, summary, why, std::move(at), std::move(detail));
   }
 
   void Error(std::string code, std::string summary, SourceLocation loc, std::string detail = "") {
@@ -993,12 +951,12 @@ class Loader {
     auto cached = module_docs_.find(scopes_[s].dir);
     if (cached == module_docs_.end()) {
       std::vector<std::pair<std::string, std::string>> files;
-      for (auto& f : ManifestFilesIn(dir, false)) files.emplace_back(std::move(f), "");
+      for (auto& f : ManifestFilesIn(env_, dir, false)) files.emplace_back(std::move(f), "");
       if (files.empty()) {
         Error("module_not_found", "module source " + dir + " holds no manifest files", source_loc,
               "a module is a directory of *.yaml or *.yml files");
       }
-      ReadContents(files);
+      ReadContents(env_, files, diags_);
       size_t begin = docs_.size();
       ParseFiles(files);
       for (size_t i = begin; i < docs_.size(); ++i) docs_[i].scope = s;
