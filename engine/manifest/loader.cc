@@ -27,8 +27,11 @@
 #include "engine/manifest/evaluate.h"
 #include "engine/manifest/expand.h"
 #include "engine/manifest/expr.h"
+#include "engine/manifest/key_material.h"
+#include "engine/manifest/locate.h"
 #include "engine/manifest/read_files.h"
 #include "engine/manifest/references.h"
+#include "engine/manifest/validate_specs.h"
 #include "engine/manifest/variables.h"
 #include "engine/manifest/yaml_tree.h"
 #include "engine/manifest/yaml_value.h"
@@ -81,23 +84,6 @@ bool IsName(std::string_view s) {
 std::string LocationText(const SourceLocation& l) {
   std::string out = l.file;
   if (l.has_position()) out += ":" + std::to_string(l.line) + ":" + std::to_string(l.column);
-  return out;
-}
-
-// `key` as one token of a JSON pointer ("~" and "/" escaped).
-std::string PointerToken(const std::string& key) {
-  std::string out;
-  for (char c : key) out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
-  return out;
-}
-
-// The scalars of `tree` whose value, escapes undone, holds private key
-// material: the text check misses a key spelt with YAML escapes ("\x2D...").
-std::vector<YamlNode> ScalarsHoldingKeys(const YamlTree& tree) {
-  std::vector<YamlNode> out;
-  for (const YamlNode& s : tree.Scalars()) {
-    if (FindPrivateKey(s.Scalar()).found()) out.push_back(s);
-  }
   return out;
 }
 
@@ -284,75 +270,7 @@ class Loader {
 
   SourceLocation Loc(const std::string& file, const YamlNode& n) const { return NodeLoc(file, n); }
 
-  // Location of the key `key` in mapping `map`, or of the mapping.
-  SourceLocation KeyLoc(const std::string& file, const YamlNode& map,
-                        const std::string& key) const {
-    if (map.IsMap()) {
-      for (auto it = map.pairs().begin(); it != map.pairs().end(); ++it) {
-        if (it->first.IsScalar() && it->first.Scalar() == key) return Loc(file, it->first);
-      }
-    }
-    return Loc(file, map);
-  }
-
-  YamlNode Child(const YamlNode& map, const std::string& key) const {
-    if (map.IsMap()) {
-      for (auto it = map.pairs().begin(); it != map.pairs().end(); ++it) {
-        if (it->first.IsScalar() && it->first.Scalar() == key) return it->second;
-      }
-    }
-    return YamlNode();
-  }
-
-  // The node at a JSON pointer below `base`; the deepest one that exists.
-  SourceLocation Locate(const std::string& file, YamlNode base, const std::string& pointer,
-                        bool at_key) const {
-    auto [node, key] = Descend(base, pointer);
-    if (at_key && key.IsDefined()) return Loc(file, key);
-    return Loc(file, node);
-  }
-
-  // The deepest node that exists on the way from `base` along a JSON
-  // pointer, and the key node of the pointer's last step when it exists.
-  std::pair<YamlNode, YamlNode> Descend(YamlNode base, const std::string& pointer) const {
-    YamlNode cur = base;
-    YamlNode key_node;
-    size_t pos = pointer.empty() ? std::string::npos : 1;
-    while (pos != std::string::npos && pos <= pointer.size()) {
-      size_t next = pointer.find('/', pos);
-      std::string seg =
-          pointer.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
-      std::string un;
-      for (size_t i = 0; i < seg.size(); ++i) {
-        if (seg[i] == '~' && i + 1 < seg.size()) {
-          un += seg[i + 1] == '1' ? '/' : '~';
-          ++i;
-        } else {
-          un += seg[i];
-        }
-      }
-      bool last = next == std::string::npos;
-      YamlNode child;
-      if (cur.IsMap()) {
-        for (auto it = cur.pairs().begin(); it != cur.pairs().end(); ++it) {
-          if (it->first.IsScalar() && it->first.Scalar() == un) {
-            child = it->second;
-            if (last) key_node = it->first;
-            break;
-          }
-        }
-      } else if (cur.IsSequence()) {
-        size_t i = 0;
-        auto [ptr, ec] = std::from_chars(un.data(), un.data() + un.size(), i);
-        if (ec == std::errc() && ptr == un.data() + un.size() && i < cur.size()) child = cur[i];
-      }
-      if (!child.IsDefined()) break;
-      cur = child;
-      if (last) return {cur, key_node};
-      pos = next + 1;
-    }
-    return {cur, YamlNode()};
-  }
+  YamlNode Child(const YamlNode& map, const std::string& key) const { return ChildNode(map, key); }
 
   // A scalar's location, and whether its text is written on one line
   // exactly as parsed, so that bytes of it can be pointed at.
@@ -2748,66 +2666,19 @@ class Loader {
     }
   }
 
-  // Schema validation is independent per resource and read-only on the
-  // loader's state, so large stacks validate on several threads.
+  // Schema validation and keys in specs (validate_specs.h).
   void ValidateSpecs() {
-    const size_t n = resources_.size();
-    size_t threads =
-        n < 512 ? 1 : std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), 8);
-    std::vector<std::vector<Diagnostic>> found(threads);
-    auto work = [&](size_t t) {
-      for (size_t i = t; i < n; i += threads) ValidateOne(i, found[t]);
-    };
-    std::vector<std::thread> pool;
-    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work, t);
-    work(0);
-    for (auto& t : pool) t.join();
-    for (auto& list : found) {
-      for (auto& d : list) diags_.push_back(std::move(d));
+    std::vector<SpecSource> sources;
+    sources.reserve(resources_.size());
+    for (size_t i = 0; i < resources_.size(); ++i) {
+      const Doc& doc = docs_[resource_docs_of_[i]];
+      auto it = spec_nodes_.find(resources_[i].address.BaseString());
+      YamlNode spec_node = it == spec_nodes_.end() ? doc.node : it->second;
+      sources.push_back(
+          {doc.file, doc.node, doc.location, spec_node, keyed_files_.count(doc.file) > 0});
     }
-  }
-
-  void ValidateOne(size_t i, std::vector<Diagnostic>& out) const {
-    const ResourceConfig& rc = resources_[i];
-    const Doc& doc = docs_[resource_docs_of_[i]];
-    auto it = spec_nodes_.find(rc.address.BaseString());
-    YamlNode spec_node = it == spec_nodes_.end() ? doc.node : it->second;
-    auto locate = [&](const std::string& pointer, bool at_key) {
-      if (pointer.empty() && spec_node == doc.node) return doc.location;
-      if (pointer.empty()) return KeyLoc(doc.file, doc.node, "spec");
-      return Locate(doc.file, spec_node, pointer, at_key);
-    };
-    for (auto& d : registry_->Validate(rc.kind, rc.spec, locate)) out.push_back(std::move(d));
-    // A file refused for holding a key was reported once already.
-    if (MayHoldKey(rc.spec) && !keyed_files_.count(doc.file)) {
-      ScanValueForKeys(rc.spec, doc, spec_node, "", out);
-    }
-  }
-
-  static bool MayHoldKey(const Value& v) {
-    if (v.is_string())
-      return v.get_ref<const std::string&>().find("PRIVATE KEY-----") != std::string::npos;
-    if (v.is_structured()) return std::any_of(v.begin(), v.end(), MayHoldKey);
-    return false;
-  }
-
-  // Key material that arrived through a variable (files and manifests are
-  // checked as text when read).
-  void ScanValueForKeys(const Value& v, const Doc& doc, const YamlNode& base,
-                        const std::string& pointer, std::vector<Diagnostic>& out) const {
-    if (v.is_string()) {
-      if (FindPrivateKey(v.get_ref<const std::string&>()).found()) {
-        AddError(out, "private_key_material", "private key material in a value",
-                 Locate(doc.file, base, pointer, false),
-                 "it came from a variable or a for_each value; only public keys belong in a "
-                 "stack, and the key is not shown");
-      }
-    } else if (v.is_array()) {
-      for (size_t i = 0; i < v.size(); ++i)
-        ScanValueForKeys(v[i], doc, base, pointer + "/" + std::to_string(i), out);
-    } else if (v.is_object()) {
-      for (auto it = v.begin(); it != v.end(); ++it)
-        ScanValueForKeys(*it, doc, base, pointer + "/" + PointerToken(it.key()), out);
+    for (auto& d : cairn::ValidateSpecs(resources_, sources, *registry_)) {
+      diags_.push_back(std::move(d));
     }
   }
 
@@ -2857,20 +2728,6 @@ class Loader {
     }
     std::set<std::pair<size_t, int>> done;
     for (const auto& [doc, node] : key_nodes_) RedactFeeding(doc, node, 0, done);
-  }
-
-  static void KeyPointers(const Value& v, const std::string& pointer,
-                          std::vector<std::string>& out) {
-    if (v.is_string()) {
-      if (FindPrivateKey(v.get_ref<const std::string&>()).found()) out.push_back(pointer);
-    } else if (v.is_array()) {
-      for (size_t i = 0; i < v.size(); ++i)
-        KeyPointers(v[i], pointer + "/" + std::to_string(i), out);
-    } else if (v.is_object()) {
-      for (auto it = v.begin(); it != v.end(); ++it) {
-        KeyPointers(*it, pointer + "/" + PointerToken(it.key()), out);
-      }
-    }
   }
 
   void RedactFeeding(size_t doc_index, const YamlNode& node, int depth,
