@@ -27,6 +27,7 @@
 #include "engine/manifest/evaluate.h"
 #include "engine/manifest/expand.h"
 #include "engine/manifest/expr.h"
+#include "engine/manifest/graph_edges.h"
 #include "engine/manifest/key_material.h"
 #include "engine/manifest/locate.h"
 #include "engine/manifest/read_files.h"
@@ -129,23 +130,6 @@ struct Doc {
   std::string name;
   SourceLocation location;  // the `kind:` value node
   size_t scope = 0;         // index into Loader::scopes_: 0 is the stack itself
-};
-
-// A resource reference written in a spec or an output value.
-struct RefUse {
-  Expression expr;
-  size_t doc = 0;
-  std::string pointer;  // into the spec (resources) or the value (outputs)
-  int resource = -1;    // index into resources_, or -1 for an output
-  std::string output;   // output key when resource == -1 (see OutputKey)
-  bool exact = false;   // the whole string is this one expression
-  SourceLocation location;
-  // Written in a module's inputs: checked where it is written, but it joins
-  // the graph where the module uses the input (a `derived` use).
-  bool check_only = false;
-  // Found in a value that came from a module input or output: errors were
-  // reported where it was written, so it only adds edges and expands [*].
-  bool derived = false;
 };
 
 struct EvalContext {
@@ -1128,7 +1112,8 @@ class Loader {
     auto derive = [&](std::vector<std::pair<std::string, FoundReference>>& found, int resource,
                       const std::string& output, size_t doc) {
       for (auto& [pointer, ref] : found) {
-        RefUse use{std::move(ref.expr), doc, pointer, resource, output, false, ref.location};
+        WrittenReference use{std::move(ref.expr), doc, pointer, resource, output, false,
+                             ref.location};
         use.derived = true;
         pending_refs_.push_back(std::move(use));
       }
@@ -1526,13 +1511,13 @@ class Loader {
       if (ref.expr.type == Expression::Type::kModuleOutput) {
         if (!ref.derived) module_uses_.push_back({std::move(ref.expr), ref.location, ref.exact});
       } else {
-        RefUse use{std::move(ref.expr),
-                   static_cast<size_t>(&doc - docs_.data()),
-                   pointer,
-                   ctx.resource,
-                   ctx.output,
-                   ref.exact,
-                   ref.location};
+        WrittenReference use{std::move(ref.expr),
+                             static_cast<size_t>(&doc - docs_.data()),
+                             pointer,
+                             ctx.resource,
+                             ctx.output,
+                             ref.exact,
+                             ref.location};
         use.check_only = ctx.module_inputs;
         use.derived = ref.derived;
         pending_refs_.push_back(std::move(use));
@@ -2425,53 +2410,6 @@ class Loader {
     }
   }
 
-  // A reference to a data source: declared, without an index, to an
-  // attribute its kind has, of the kind the field refers to.
-  void CheckDataReference(const RefUse& use) {
-    const Expression& e = use.expr;
-    const ResourceAddress& t = e.target;
-    const std::string kind = t.kind.substr(5);
-    if (!registry_->HasKind(kind)) {
-      ReportRef(use, "unknown_reference",
-                "reference to unknown kind \"" + kind + "\" in " + e.ToString(), use.location,
-                DidYouMean(kind, registry_->kinds()));
-      return;
-    }
-    if (!data_addresses_.count(t.BaseString())) {
-      std::vector<std::string> names;
-      for (const auto& a : data_addresses_) {
-        if (a.rfind(t.kind + ".", 0) == 0) names.push_back(a.substr(t.kind.size() + 1));
-      }
-      ReportRef(use, "unknown_reference", "reference to undeclared data source " + t.BaseString(),
-                use.location, DidYouMean(t.name, names));
-      return;
-    }
-    if (!std::holds_alternative<std::monostate>(t.index) || (e.splat && !e.attr.empty())) {
-      ReportRef(use, "invalid_index",
-                "a data source has no instances: refer to it without an index", use.location);
-      return;
-    }
-    if (e.attr.empty()) return;  // used whole
-    if (!registry_->HasAttribute(kind, e.attr)) {
-      std::string hint = DidYouMean(e.attr, registry_->Attributes(kind));
-      ReportRef(use, "unknown_attribute", kind + " has no attribute \"" + e.attr + "\"",
-                use.location,
-                (hint.empty() ? "" : hint + "\n") + "attributes of " + kind + ": " +
-                    JoinNames(registry_->Attributes(kind)));
-      return;
-    }
-    if (use.resource >= 0 && use.exact) {
-      const std::string field = use.pointer.substr(1, use.pointer.find('/', 1) - 1);
-      const auto& refs = registry_->References(resources_[use.resource].kind);
-      auto want = refs.find(field);
-      if (want != refs.end() && want->second != kind) {
-        Error("reference_kind_mismatch",
-              "field \"" + field + "\" must refer to " + want->second + ", not to " + kind,
-              use.location, "use an id such as ${data." + want->second + ".NAME.id}");
-      }
-    }
-  }
-
   // ---- moved ---------------------------------------------------------------
   // Whether the manifests declare exactly `addr` (an instance address, or a
   // resource without count or for_each when it has no index).
@@ -2564,107 +2502,21 @@ class Loader {
     }
   }
 
-  // ---- references ------------------------------------------------------------
-  void AddEdge(size_t from, size_t to, const SourceLocation& why) {
-    edges_.push_back({from, to, why});
-  }
-
+  // ---- references (graph_edges.h) -------------------------------------------
   // What references resolve against (references.h).
   DeclaredResources Declared() const { return {resources_, groups_, *registry_}; }
 
-  // lifecycle.replace_triggered_by: each address declared, its attribute
-  // one its kind has; it is a dependency, as Terraform makes it.
-  void ResolveTriggers() {
-    for (size_t r = 0; r < resources_.size(); ++r) {
-      for (const Lifecycle::Trigger& t : resources_[r].lifecycle.replace_triggered_by) {
-        auto g = groups_.find(t.address.BaseString());
-        if (g == groups_.end()) {
-          Error("unknown_replace_trigger",
-                "replace_triggered_by names undeclared resource " + t.address.ToString(),
-                t.location,
-                DidYouMean(t.address.name,
-                           DeclaredNames(Declared(), t.address.kind, t.address.module)));
-          continue;
-        }
-        if (!t.attr.empty() && !registry_->HasAttribute(t.address.kind, t.attr)) {
-          Error("unknown_attribute", t.address.kind + " has no attribute \"" + t.attr + "\"",
-                t.location, DidYouMean(t.attr, registry_->Attributes(t.address.kind)));
-          continue;
-        }
-        auto targets = ReferenceTargets(Declared(), t.address, false, true, g->second);
-        if (auto* msg = std::get_if<std::string>(&targets)) {
-          Error("unknown_replace_trigger", "replace_triggered_by: " + *msg, t.location);
-          continue;
-        }
-        for (size_t id : std::get<std::vector<size_t>>(targets)) {
-          if (id == r) {
-            Error("unknown_replace_trigger",
-                  resources_[r].address.ToString() + " cannot be replaced because of itself",
-                  t.location);
-            continue;
-          }
-          AddEdge(r, id, t.location);
-        }
-      }
-    }
+  void AddEdges(EdgesResult found) {
+    edges_.insert(edges_.end(), std::make_move_iterator(found.edges.begin()),
+                  std::make_move_iterator(found.edges.end()));
+    for (auto& d : found.diagnostics) diags_.push_back(std::move(d));
   }
 
-  void ResolveDependsOn() {
-    for (const auto& [base, entries] : depends_on_) {
-      auto from = groups_.find(base);
-      if (from == groups_.end()) continue;
-      for (const auto& [addr, at] : entries) {
-        auto g = groups_.find(addr.BaseString());
-        if (g == groups_.end()) {
-          std::string hint =
-              registry_->HasKind(addr.kind)
-                  ? DidYouMean(addr.name, DeclaredNames(Declared(), addr.kind, addr.module))
-                  : DidYouMean(addr.kind, registry_->kinds());
-          Error("unknown_depends_on", "depends_on names undeclared resource " + addr.ToString(), at,
-                hint);
-          continue;
-        }
-        auto targets = ReferenceTargets(Declared(), addr, false, true, g->second);
-        if (auto* msg = std::get_if<std::string>(&targets)) {
-          Error("unknown_depends_on", "depends_on: " + *msg, at);
-          continue;
-        }
-        for (size_t r : from->second.instances) {
-          for (size_t t : std::get<std::vector<size_t>>(targets)) AddEdge(r, t, at);
-        }
-      }
-    }
-  }
-
-  // An error about a reference, unless it is a derived use (reported where
-  // it was written).
-  void ReportRef(const RefUse& use, std::string code, std::string summary, SourceLocation loc,
-                 std::string detail = "") {
-    if (!use.derived) Error(std::move(code), std::move(summary), std::move(loc), std::move(detail));
-  }
-
-  // Resolves every resource reference (references.h); each resolved one is
-  // an edge in the graph, and a splat becomes the list of its instances'
-  // references.
-  void CheckReferences() {
-    const DeclaredResources declared = Declared();
-    for (const RefUse& use : pending_refs_) {
-      const Expression& e = use.expr;
-      if (e.target.kind.rfind("data.", 0) == 0) {
-        CheckDataReference(use);  // read at plan time: no edge in the graph
-        continue;
-      }
-      ResolvedReference resolved = ResolveReference(
-          {&e, &use.location, use.resource, use.pointer, use.exact, use.derived}, declared);
-      diags_.insert(diags_.end(), resolved.diagnostics.begin(), resolved.diagnostics.end());
-      if (!resolved.ok) continue;
-      const std::vector<size_t>& ids = resolved.targets;
-      if (use.check_only) continue;  // joins the graph where the module uses it
-      if (use.resource >= 0) {
-        for (size_t id : ids) AddEdge(static_cast<size_t>(use.resource), id, use.location);
-      }
-    }
-  }
+  void ResolveTriggers() { AddEdges(cairn::ResolveTriggers(Declared())); }
+  void ResolveDependsOn() { AddEdges(cairn::ResolveDependsOn(Declared(), depends_on_)); }
+  // Every resource reference, each resolved one an edge in the graph; a
+  // data source's is checked but makes none.
+  void CheckReferences() { AddEdges(ReferenceEdges(pending_refs_, Declared(), data_addresses_)); }
 
   // Schema validation and keys in specs (validate_specs.h).
   void ValidateSpecs() {
@@ -2790,34 +2642,12 @@ class Loader {
     for (const auto& [k, v] : node.pairs()) CollectScalars(v, depth + 1, out);
   }
 
-  // ---- graph -----------------------------------------------------------------
+  // ---- graph (graph_edges.h) ------------------------------------------------
   void BuildGraph() {
-    DependencyGraph graph;
-    for (const auto& rc : resources_) graph.AddNode(rc.address);
-    for (const auto& [from, to, why] : edges_) graph.AddEdge(from, to, why);
-    for (const auto& cycle : graph.FindCycles()) {
-      Error("dependency_cycle", "dependency cycle: " + cycle.ToString(), cycle.location,
-            "break the cycle by removing one of these references or depends_on entries");
-    }
-    std::vector<size_t> order = graph.TopologicalOrder();
-    std::vector<bool> placed(resources_.size(), false);
-    for (size_t i : order) placed[i] = true;
-    std::vector<size_t> rest;
-    for (size_t i = 0; i < resources_.size(); ++i) {
-      if (!placed[i]) rest.push_back(i);
-    }
-    std::sort(rest.begin(), rest.end(),
-              [&](size_t a, size_t b) { return resources_[a].address < resources_[b].address; });
-    order.insert(order.end(), rest.begin(), rest.end());
-    auto& out = result_.config.resources;
-    out.reserve(order.size());
-    result_.config.resource_index.reserve(order.size());
-    for (size_t i : order) {
-      result_.config.resource_index.emplace(graph.address(i).ToString(), out.size());
-      ResourceConfig rc = std::move(resources_[i]);
-      for (size_t dep : graph.Dependencies(i)) rc.depends_on.push_back(graph.address(dep));
-      out.push_back(std::move(rc));
-    }
+    Graph graph = cairn::BuildGraph(std::move(resources_), edges_);
+    for (auto& d : graph.diagnostics) diags_.push_back(std::move(d));
+    result_.config.resources = std::move(graph.resources);
+    result_.config.resource_index = std::move(graph.index);
   }
 
   void Finish() {
@@ -2867,7 +2697,7 @@ class Loader {
   std::map<std::string, size_t> shape_docs_;                // base address -> resource document
   size_t shape_docs_seen_ = 0;                              // resource_docs_ indexed in shape_docs_
   std::map<size_t, std::pair<bool, Instances>> instances_;  // InstancesOf
-  std::vector<RefUse> pending_refs_;
+  std::vector<WrittenReference> pending_refs_;
   std::map<std::string, ResourceGroup> groups_;
   std::map<std::string, YamlNode> spec_nodes_;
   std::map<std::string, std::vector<std::pair<ResourceAddress, SourceLocation>>> depends_on_;
@@ -2887,10 +2717,6 @@ class Loader {
   std::vector<ModuleUse> module_uses_;
   std::map<std::string, Value> module_output_values_;  // by key, once substituted
   std::vector<std::string> resolving_;                 // output keys being substituted
-  struct Edge {
-    size_t from, to;
-    SourceLocation why;
-  };
   std::vector<Edge> edges_;
 };
 
