@@ -82,12 +82,6 @@ bool IsName(std::string_view s) {
   });
 }
 
-std::string LocationText(const SourceLocation& l) {
-  std::string out = l.file;
-  if (l.has_position()) out += ":" + std::to_string(l.line) + ":" + std::to_string(l.column);
-  return out;
-}
-
 // One manifest file read and parsed, independently of the others (files are
 // parsed in parallel; everything else runs on the calling thread).
 struct ParsedFile {
@@ -318,80 +312,11 @@ class Loader {
     auto tree = YamlTree::Parse(content);
     AddTextDiagnostics(display, *tree, diags_, content);
     std::vector<YamlNode> docs = tree->documents;
-    if (RefuseKeyScalars(display, ScalarsHoldingKeys(*tree))) docs.clear();
+    if (RefuseKeyScalars(result_.sources, display, ScalarsHoldingKeys(*tree), diags_)) {
+      docs.clear();
+    }
     trees_.push_back(std::move(tree));
     return docs;
-  }
-
-  // The lines of `node`'s text in `file` (1-based, first and last): from its
-  // mark to the line before the next node's, or to that line when the node's
-  // text goes on there (a flow collection, a quoted scalar closing before a
-  // following key). Without a next node, to the end of the file.
-  std::pair<int, int> NodeLines(const std::string& file, const YamlNode& node) {
-    int first = node.Mark().line + 1;
-    YamlMark end = node.EndMark();
-    if (end.is_null()) return {first, std::numeric_limits<int>::max()};
-    int last = end.line + 1;
-    auto text = result_.sources.Line(file, last);
-    std::string_view before =
-        text ? text->substr(0, std::min<size_t>(text->size(), std::max(end.column, 0))) : "";
-    if (before.find_first_not_of(" \t-?") == std::string::npos) --last;
-    return {first, std::max(first, last)};
-  }
-
-  void RedactNode(const std::string& file, const YamlNode& node) {
-    if (!node.IsDefined() || node.Mark().is_null()) return;
-    auto [first, last] = NodeLines(file, node);
-    result_.sources.RedactLines(file, first, last);
-  }
-
-  // Hides key material from every output: the scalars' lines from excerpts,
-  // and each line of the key itself (registered with the redactor) from any
-  // message that would quote the value, such as an invalid name's.
-  void HideKeyScalars(const std::string& file, const std::vector<YamlNode>& scalars) {
-    for (const YamlNode& s : scalars) {
-      RedactNode(file, s);
-      std::string_view value = s.Scalar();
-      size_t start = 0;
-      while (start < value.size()) {
-        size_t nl = value.find('\n', start);
-        std::string_view line = value.substr(start, nl == std::string_view::npos ? nl : nl - start);
-        while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
-        if (line.size() >= 8) RegisterSecret(line);
-        if (nl == std::string_view::npos) break;
-        start = nl + 1;
-      }
-    }
-  }
-
-  // Refuses the scalars of `file` found to hold key material: hidden (see
-  // HideKeyScalars), and the first one reported. True if any.
-  bool RefuseKeyScalars(const std::string& file, const std::vector<YamlNode>& scalars) {
-    if (scalars.empty()) return false;
-    HideKeyScalars(file, scalars);
-    Error("private_key_material", "private key material in a manifest", Loc(file, scalars[0]),
-          "written with escapes, it is still a private key; only public keys belong in a stack, "
-          "and the key is not shown. Remove it, and rotate it if it was ever committed");
-    return true;
-  }
-
-  // Adds `content` to the sources (redacted) and refuses it if it holds a
-  // private key. Returns false when it does.
-  bool AddSource(const std::string& display, const std::string& content,
-                 const SourceLocation* read_at) {
-    result_.sources.Add(display, RedactPrivateKeys(content));
-    PrivateKeyMatch m = FindPrivateKey(content);
-    if (!m.found()) return true;
-    std::string detail =
-        "only public keys belong in a stack; the key is not shown. Remove it, and rotate it if it "
-        "was "
-        "ever committed";
-    if (read_at) detail = "read by file() at " + LocationText(*read_at) + "; " + detail;
-    Error("private_key_material",
-          read_at ? "private key material in a file read by file()"
-                  : "private key material in a manifest",
-          {display, m.line, m.column, m.length}, detail);
-    return false;
   }
 
   void ParseFiles(const std::vector<std::pair<std::string, std::string>>& files) {
@@ -419,9 +344,10 @@ class Loader {
               "only public keys belong in a stack; the key is not shown. Remove it, and rotate it "
               "if it was "
               "ever committed");
-        HideKeyScalars(display, p.key_scalars);  // reported once, by the text check
+        HideKeyScalars(result_.sources, display,
+                       p.key_scalars);  // reported once, by the text check
         keyed_files_.insert(display);
-      } else if (RefuseKeyScalars(display, p.key_scalars)) {
+      } else if (RefuseKeyScalars(result_.sources, display, p.key_scalars, diags_)) {
         keyed_files_.insert(display);
       }
       for (auto& d : p.diags) diags_.push_back(std::move(d));
@@ -658,7 +584,7 @@ class Loader {
       return;
     }
     std::string display = fs::path(path).lexically_normal().string();
-    if (!AddSource(display, *text, nullptr)) return;
+    if (!AddSourceRefusingKeys(result_.sources, display, *text, nullptr, diags_)) return;
     for (const auto& node : ParseYaml(display, *text)) {
       if (node.IsNull()) continue;
       if (!node.IsMap()) {
@@ -684,7 +610,7 @@ class Loader {
   // points at it, and --var and CAIRN_VAR_ values are never shown either.
   void HideValueText(const std::string& file, const YamlNode& value) {
     if (!value.IsDefined() || value.Mark().is_null()) return;
-    auto [first, last] = NodeLines(file, value);
+    auto [first, last] = NodeLines(result_.sources, file, value);
     std::vector<std::string> lines;
     for (int n = 1;; ++n) {
       auto line = result_.sources.Line(file, n);
@@ -1146,7 +1072,7 @@ class Loader {
                        "file() paths are relative to the directory of the manifest: " + display);
     } else {
       std::string text = std::move(*read);
-      if (AddSource(display, text, &at)) {
+      if (AddSourceRefusingKeys(result_.sources, display, text, &at, diags_)) {
         while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
         content = std::move(text);
       }
@@ -2587,7 +2513,7 @@ class Loader {
     const Doc& doc = docs_[doc_index];
     if (!node.IsDefined() || node.Mark().is_null() || depth > kMaxDepth) return;
     if (!done.insert({doc_index, node.Mark().line}).second) return;
-    RedactNode(doc.file, node);
+    RedactNode(result_.sources, doc.file, node);
     std::vector<YamlNode> scalars;
     CollectScalars(node, 0, scalars);
     for (const YamlNode& s : scalars) {

@@ -6,6 +6,12 @@
 
 namespace cairn {
 
+std::string LocationText(const SourceLocation& l) {
+  std::string out = l.file;
+  if (l.has_position()) out += ":" + std::to_string(l.line) + ":" + std::to_string(l.column);
+  return out;
+}
+
 std::string PointerToken(const std::string& key) {
   std::string out;
   for (char c : key) out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);

@@ -11,6 +11,9 @@
 
 namespace cairn {
 
+// "file:line:col", or the file alone when the location has no position.
+std::string LocationText(const SourceLocation& l);
+
 // `key` as one token of a JSON pointer ("~" and "/" escaped).
 std::string PointerToken(const std::string& key);
 
