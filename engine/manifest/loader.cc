@@ -24,6 +24,7 @@
 #include "base/schema/suggest.h"
 #include "engine/expr/parser.h"
 #include "engine/graph/dependency_graph.h"
+#include "engine/manifest/documents.h"
 #include "engine/manifest/evaluate.h"
 #include "engine/manifest/expand.h"
 #include "engine/manifest/expr.h"
@@ -44,26 +45,6 @@ namespace fs = std::filesystem;
 
 constexpr int kMaxDepth = kMaxYamlDepth;
 
-// The manifest language's own document kinds and their top-level keys. The
-// resource kinds come from the schema registry; their specs are described by
-// the schemas, not here.
-const std::vector<std::string> kResourceKeys = {"kind",     "name",       "spec",      "count",
-                                                "for_each", "depends_on", "lifecycle", "enabled"};
-const std::map<std::string, std::vector<std::string>> kLanguageKinds = {
-    {"variable", {"kind", "name", "type", "default", "description", "sensitive", "validation"}},
-    {"local", {"kind", "name", "value", "description"}},
-    {"output", {"kind", "name", "value", "description", "sensitive", "precondition"}},
-    {"check", {"kind", "name", "assert", "description"}},
-    {"provider", {"kind", "name", "endpoint", "token_env", "parallelism", "timeouts"}},
-    {"backend", {"kind", "name", "type", "path", "url_env"}},
-    {"moved", {"kind", "from", "to"}},
-    {"data", {"kind", "name", "type", "id", "filter"}},
-    {"module", {"kind", "name", "source", "inputs", "count", "for_each", "enabled", "description"}},
-};
-// What a module may not declare: the stack's provider and backend serve it,
-// and data sources and moves belong to the stack (they may name addresses
-// inside modules).
-const std::vector<std::string> kStackOnlyKinds = {"provider", "backend", "data", "moved"};
 // Guards against a module tree that would never end or explode.
 constexpr size_t kMaxModuleDepth = 16;
 constexpr size_t kMaxModuleInstances = 10000;
@@ -74,57 +55,8 @@ const std::vector<std::string> kLifecycleKeys = {"ignore_changes",  "preconditio
 const std::vector<std::string> kTimeoutKeys = {"create",  "update",    "delete", "request",
                                                "connect", "operation", "read"};
 
-bool IsName(std::string_view s) {
-  if (s.empty() || s.size() > 128) return false;
-  if (!(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
-  });
-}
-
-// One manifest file read and parsed, independently of the others (files are
-// parsed in parallel; everything else runs on the calling thread).
-struct ParsedFile {
-  std::string redacted;  // the text with key material removed, for carets
-  PrivateKeyMatch key;
-  std::unique_ptr<YamlTree> tree;
-  std::vector<YamlNode> key_scalars;  // scalars whose value holds a key (any spelling)
-  std::vector<std::pair<YamlNode, Value>> documents;
-  std::vector<Diagnostic> diags;
-};
-
-void ParseManifest(const std::string& display, const std::string& content, ParsedFile& out) {
-  out.key = FindPrivateKey(content);
-  out.redacted = out.key.found() ? RedactPrivateKeys(content) : content;
-  // A file holding a key is still read, so that all its problems are
-  // reported at once; the caller hides the key from every output.
-  out.tree = YamlTree::Parse(content);
-  out.key_scalars = ScalarsHoldingKeys(*out.tree);
-  AddTextDiagnostics(display, *out.tree, out.diags, content);
-  for (const auto& node : out.tree->documents) {
-    if (node.IsNull() || !node.IsDefined()) continue;
-    if (!node.IsMap()) {
-      AddError(out.diags, "invalid_document",
-               "a manifest document must be a mapping with kind and name", NodeLoc(display, node));
-      continue;
-    }
-    size_t budget = 0;
-    Value v = YamlToValue(display, node, 0, budget, out.diags);
-    if (budget > kMaxNodesPerDocument) continue;
-    out.documents.emplace_back(node, std::move(v));
-  }
-}
-
-struct Doc {
-  std::string file;  // display name
-  std::string dir;   // directory for file() and a module's source
-  YamlNode node;
-  Value value;
-  std::string kind;
-  std::string name;
-  SourceLocation location;  // the `kind:` value node
-  size_t scope = 0;         // index into Loader::scopes_: 0 is the stack itself
-};
+// A document, as the documents stage reads it (documents.h).
+using Doc = ManifestDocument;
 
 struct EvalContext {
   const Doc* doc = nullptr;
@@ -319,130 +251,24 @@ class Loader {
     return docs;
   }
 
-  void ParseFiles(const std::vector<std::pair<std::string, std::string>>& files) {
-    std::vector<ParsedFile> parsed(files.size());
-    std::atomic<size_t> next{0};
-    auto work = [&] {
-      for (size_t i; (i = next.fetch_add(1)) < files.size();) {
-        ParseManifest(files[i].first, files[i].second, parsed[i]);
-      }
-    };
-    size_t threads =
-        std::min<size_t>({std::max(1u, std::thread::hardware_concurrency()), files.size(), 8});
-    std::vector<std::thread> pool;
-    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-    work();
-    for (auto& t : pool) t.join();
-    for (size_t i = 0; i < files.size(); ++i) {
-      const std::string& display = files[i].first;
-      ParsedFile& p = parsed[i];
-      result_.config.files.push_back(display);
-      result_.sources.Add(display, std::move(p.redacted));
-      if (p.key.found()) {
-        Error("private_key_material", "private key material in a manifest",
-              {display, p.key.line, p.key.column, p.key.length},
-              "only public keys belong in a stack; the key is not shown. Remove it, and rotate it "
-              "if it was "
-              "ever committed");
-        HideKeyScalars(result_.sources, display,
-                       p.key_scalars);  // reported once, by the text check
-        keyed_files_.insert(display);
-      } else if (RefuseKeyScalars(result_.sources, display, p.key_scalars, diags_)) {
-        keyed_files_.insert(display);
-      }
-      for (auto& d : p.diags) diags_.push_back(std::move(d));
-      std::string dir = fs::path(display).parent_path().string();
-      if (dir.empty()) dir = ".";
-      for (auto& [node, value] : p.documents) {
-        Doc doc;
-        doc.file = display;
-        doc.dir = dir;
-        doc.node = node;
-        doc.value = std::move(value);
-        docs_.push_back(std::move(doc));
-      }
-      trees_.push_back(std::move(p.tree));
-    }
+  // The documents stage (documents.h): its files, documents, trees and
+  // diagnostics join the loader's.
+  void ParseFiles(const ManifestFiles& files) {
+    Documents parsed = ParseDocuments(files, result_.sources);
+    for (auto& file : parsed.files) result_.config.files.push_back(std::move(file));
+    for (auto& d : parsed.diagnostics) diags_.push_back(std::move(d));
+    for (auto& doc : parsed.docs) docs_.push_back(std::move(doc));
+    for (auto& tree : parsed.trees) trees_.push_back(std::move(tree));
+    keyed_files_.insert(parsed.keyed_files.begin(), parsed.keyed_files.end());
   }
 
   // ---- documents ---------------------------------------------------------
-  void CheckKeys(const Doc& doc, const std::vector<std::string>& allowed, const std::string& what) {
-    for (auto it = doc.value.begin(); it != doc.value.end(); ++it) {
-      if (std::find(allowed.begin(), allowed.end(), it.key()) != allowed.end()) continue;
-      if (doc.kind == "provider" && it.key() == "token") continue;  // reported by LoadProvider
-      if (doc.kind == "backend" && it.key() == "url") continue;     // reported by LoadBackend
-      Error("unknown_field", "unknown field \"" + it.key() + "\" in " + what,
-            KeyLoc(doc.file, doc.node, it.key()), DidYouMean(it.key(), allowed));
-    }
-  }
-
-  // Classifies docs_[begin, end), all of one scope, and enlists each one
-  // that is valid so far.
+  // Classifies docs_[begin, end), all of one scope (documents.h), and
+  // enlists each one that is valid so far.
   void ClassifyDocuments(size_t begin = 0) {
-    std::vector<std::string> all_kinds = registry_->kinds();
-    for (const auto& [k, keys] : kLanguageKinds) all_kinds.push_back(k);
-    std::sort(all_kinds.begin(), all_kinds.end());
+    const std::vector<std::string> kinds = DocumentKinds(*registry_);
     for (size_t i = begin; i < docs_.size(); ++i) {
-      Doc& doc = docs_[i];
-      YamlNode kind_node = Child(doc.node, "kind");
-      doc.location = kind_node.IsDefined() ? Loc(doc.file, kind_node) : Loc(doc.file, doc.node);
-      if (!doc.value.contains("kind")) {
-        Error("missing_field", "missing required field \"kind\"", Loc(doc.file, doc.node),
-              "every document starts with kind: one of " + JoinNames(all_kinds));
-        continue;
-      }
-      if (!doc.value["kind"].is_string()) {
-        Error("wrong_type", "kind must be a string, not " + ValueTypeNoun(doc.value["kind"]),
-              doc.location);
-        continue;
-      }
-      doc.kind = doc.value["kind"].get<std::string>();
-      bool resource = registry_->HasKind(doc.kind);
-      auto lang = kLanguageKinds.find(doc.kind);
-      if (!resource && lang == kLanguageKinds.end()) {
-        std::string hint = DidYouMean(doc.kind, all_kinds);
-        Error("unknown_kind", "unknown kind \"" + doc.kind + "\"", doc.location,
-              (hint.empty() ? "" : hint + "\n") + "known kinds: " + JoinNames(all_kinds));
-        doc.kind.clear();
-        continue;
-      }
-      if (doc.scope != 0 && std::find(kStackOnlyKinds.begin(), kStackOnlyKinds.end(), doc.kind) !=
-                                kStackOnlyKinds.end()) {
-        Error("not_in_module", "a module cannot declare a " + doc.kind + " document", doc.location,
-              doc.kind == "provider" || doc.kind == "backend"
-                  ? "the stack's " + doc.kind + " serves its modules too"
-                  : "declare it in the stack; it may name addresses inside modules, and a module "
-                    "takes what it needs as inputs");
-        doc.kind.clear();
-        continue;
-      }
-      bool needs_name = resource || doc.kind == "variable" || doc.kind == "output" ||
-                        doc.kind == "data" || doc.kind == "module" || doc.kind == "local" ||
-                        doc.kind == "check";
-      if (doc.value.contains("name")) {
-        const Value& n = doc.value["name"];
-        if (!n.is_string()) {
-          Error("wrong_type", "name must be a string, not " + ValueTypeNoun(n),
-                Loc(doc.file, Child(doc.node, "name")));
-          doc.kind.clear();
-          continue;
-        }
-        doc.name = n.get<std::string>();
-        if (needs_name && !IsName(doc.name)) {
-          Error("invalid_name", "\"" + doc.name + "\" is not a valid name",
-                Loc(doc.file, Child(doc.node, "name")),
-                "names start with a letter or _ and hold letters, digits, _ and -");
-          doc.kind.clear();
-          continue;
-        }
-      } else if (needs_name) {
-        Error("missing_field", "missing required field \"name\" in " + doc.kind + " document",
-              doc.location);
-        doc.kind.clear();
-        continue;
-      }
-      CheckKeys(doc, resource ? kResourceKeys : lang->second, doc.kind + " document");
-      Enlist(i);
+      if (ClassifyDocument(docs_[i], *registry_, kinds, diags_)) Enlist(i);
     }
   }
 
