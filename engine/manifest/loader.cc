@@ -31,6 +31,7 @@
 #include "engine/manifest/graph_edges.h"
 #include "engine/manifest/key_material.h"
 #include "engine/manifest/locate.h"
+#include "engine/manifest/moved.h"
 #include "engine/manifest/read_files.h"
 #include "engine/manifest/references.h"
 #include "engine/manifest/validate_specs.h"
@@ -2162,96 +2163,13 @@ class Loader {
     }
   }
 
-  // ---- moved ---------------------------------------------------------------
-  // Whether the manifests declare exactly `addr` (an instance address, or a
-  // resource without count or for_each when it has no index).
-  bool Declares(const ResourceAddress& addr) const {
-    auto g = groups_.find(addr.BaseString());
-    if (g == groups_.end()) return false;
-    for (size_t i : g->second.instances) {
-      if (resources_[i].address == addr) return true;
-    }
-    return false;
-  }
-
+  // ---- moved (moved.h) -----------------------------------------------------
   void LoadMoved() {
-    std::map<std::string, SourceLocation> first;  // by from
-    for (size_t di : moved_docs_) {
-      const Doc& doc = docs_[di];
-      std::optional<ResourceAddress> ends[2];
-      bool ok = true;
-      for (int e = 0; e < 2; ++e) {
-        const char* key = e == 0 ? "from" : "to";
-        if (!doc.value.contains(key)) {
-          Error("missing_field",
-                std::string("missing required field \"") + key + "\" in moved document",
-                doc.location, "moved: {from: instance.old, to: instance.new}");
-          ok = false;
-          continue;
-        }
-        SourceLocation at = Loc(doc.file, Child(doc.node, key));
-        const Value& v = doc.value[key];
-        if (v.is_string()) ends[e] = ResourceAddress::Parse(v.get<std::string>());
-        if (!ends[e]) {
-          Error("invalid_address",
-                std::string(key) + " must be a resource address, not " +
-                    (v.is_string() ? "\"" + v.get<std::string>() + "\"" : ValueTypeNoun(v)),
-                at, "kind.name, kind.name[0] or kind.name[\"key\"]");
-          ok = false;
-        } else if (!registry_->HasKind(ends[e]->kind)) {
-          Error("unknown_kind", "unknown kind \"" + ends[e]->kind + "\" in " + key, at,
-                DidYouMean(ends[e]->kind, registry_->kinds()));
-          ok = false;
-        }
-      }
-      if (!ok) continue;
-      const ResourceAddress& from = *ends[0];
-      const ResourceAddress& to = *ends[1];
-      SourceLocation from_loc = Loc(doc.file, Child(doc.node, "from"));
-      SourceLocation to_loc = Loc(doc.file, Child(doc.node, "to"));
-      if (from.kind != to.kind) {
-        Error("moved_kind_mismatch",
-              "cannot move a " + from.kind + " to " + to.ToString() + ": an address keeps its kind",
-              to_loc);
-        continue;
-      }
-      if (from == to) {
-        Error("moved_to_itself", from.ToString() + " is moved to itself", to_loc);
-        continue;
-      }
-      if (auto [it, inserted] = first.emplace(from.ToString(), from_loc); !inserted) {
-        Error("duplicate_moved", from.ToString() + " is moved twice", from_loc,
-              "first moved at " + LocationText(it->second));
-        continue;
-      }
-      const bool from_whole = std::holds_alternative<std::monostate>(from.index);
-      const bool to_whole = std::holds_alternative<std::monostate>(to.index);
-      // FROM must be gone from the manifests. A resource that gained count
-      // or for_each (web -> web[0]) keeps its base: only FROM itself counts.
-      auto g = groups_.find(from.BaseString());
-      const bool still_there = from_whole && to_whole ? g != groups_.end() : Declares(from);
-      if (still_there) {
-        Error("moved_from_declared",
-              from.ToString() + " is still declared: a move is from an address the manifests " +
-                  "no longer have",
-              from_loc, "rename the resource in its document, then keep this move");
-        continue;
-      }
-      const bool to_there =
-          from_whole && to_whole ? groups_.count(to.BaseString()) > 0 : Declares(to);
-      if (!to_there) {
-        std::string hint = DidYouMean(to.name, DeclaredNames(Declared(), to.kind, to.module));
-        Error("moved_to_undeclared", to.ToString() + " is not declared in the manifests", to_loc,
-              hint.empty() ? "a move is to an address the manifests declare" : hint);
-        continue;
-      }
-      result_.config.moved.push_back({from, to, doc.location});
-    }
-    // The implied ones after the written ones, unless a written one moves
-    // the same address.
-    for (MovedConfig& m : implicit_moves_) {
-      if (!first.count(m.from.ToString())) result_.config.moved.push_back(std::move(m));
-    }
+    std::vector<const Doc*> docs;
+    for (size_t di : moved_docs_) docs.push_back(&docs_[di]);
+    Moves moves = LoadMoves(docs, Declared(), std::move(implicit_moves_));
+    for (auto& d : moves.diagnostics) diags_.push_back(std::move(d));
+    for (auto& m : moves.moved) result_.config.moved.push_back(std::move(m));
   }
 
   // ---- references (graph_edges.h) -------------------------------------------
