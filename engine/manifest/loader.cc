@@ -34,6 +34,7 @@
 #include "engine/manifest/moved.h"
 #include "engine/manifest/read_files.h"
 #include "engine/manifest/references.h"
+#include "engine/manifest/settings.h"
 #include "engine/manifest/validate_specs.h"
 #include "engine/manifest/variables.h"
 #include "engine/manifest/yaml_tree.h"
@@ -53,8 +54,6 @@ const std::vector<std::pair<YamlNode, YamlNode>> kNoPairs;
 const std::vector<std::string> kLifecycleKeys = {"ignore_changes",  "precondition",
                                                  "postcondition",   "replace_triggered_by",
                                                  "prevent_destroy", "create_before_destroy"};
-const std::vector<std::string> kTimeoutKeys = {"create",  "update",    "delete", "request",
-                                               "connect", "operation", "read"};
 
 // A document, as the documents stage reads it (documents.h).
 using Doc = ManifestDocument;
@@ -1316,176 +1315,26 @@ class Loader {
     return Eval(doc.value[key], Child(doc.node, key), "", ctx);
   }
 
-  // ---- provider and backend ----------------------------------------------
-  void ScanTokenLiterals(const Doc& doc, const YamlNode& node) {
-    if (node.IsScalar()) {
-      if (LooksLikeApiToken(node.Scalar())) {
-        Error(
-            "token_literal", "provider document holds a literal that looks like an API token",
-            Loc(doc.file, node),
-            "tokens are read from the environment only: set token_env to the name of the variable "
-            "holding it (default CAIRN_TOKEN)");
-      }
-    } else if (node.IsSequence()) {
-      for (const auto& c : node.items()) ScanTokenLiterals(doc, c);
-    } else if (node.IsMap()) {
-      for (auto it = node.pairs().begin(); it != node.pairs().end(); ++it) {
-        if (it->first.IsScalar() && it->first.Scalar() == "token") continue;
-        ScanTokenLiterals(doc, it->second);
-      }
-    }
+  // ---- provider and backend (settings.h) ----------------------------------
+  EvalSetting SettingEvaluator() {
+    return [this](const Doc& doc, const std::string& key, const char* where) {
+      return EvalPlain(doc, key, where);
+    };
+  }
+
+  std::vector<const Doc*> DocsOf(const std::vector<size_t>& indexes) const {
+    std::vector<const Doc*> out;
+    for (size_t i : indexes) out.push_back(&docs_[i]);
+    return out;
   }
 
   void LoadProvider() {
-    for (size_t n = 0; n < provider_docs_.size(); ++n) {
-      const Doc& doc = docs_[provider_docs_[n]];
-      if (n > 0) {
-        Error("duplicate_provider", "a stack has at most one provider document", doc.location,
-              "first declared at " + LocationText(docs_[provider_docs_[0]].location));
-        continue;
-      }
-      ProviderConfig& p = result_.config.provider;
-      if (doc.value.contains("token")) {
-        Error(
-            "token_in_manifest", "provider documents must not hold a token",
-            KeyLoc(doc.file, doc.node, "token"),
-            "tokens are read from the environment only: set token_env to the name of the variable "
-            "holding it (default CAIRN_TOKEN)");
-      }
-      ScanTokenLiterals(doc, doc.node);
-      if (doc.value.contains("endpoint")) {
-        size_t before = diags_.size();
-        Value v = EvalPlain(doc, "endpoint", "a provider document");
-        if (diags_.size() != before) {
-          // already reported
-        } else if (!v.is_string()) {
-          Error("wrong_type", "endpoint must be a string, not " + ValueTypeNoun(v),
-                Loc(doc.file, Child(doc.node, "endpoint")));
-        } else if (v.get<std::string>().rfind("http://", 0) != 0 &&
-                   v.get<std::string>().rfind("https://", 0) != 0) {
-          Error("invalid_value", "endpoint must be an http:// or https:// URL",
-                Loc(doc.file, Child(doc.node, "endpoint")));
-        } else {
-          p.endpoint = v.get<std::string>();
-        }
-      }
-      if (doc.value.contains("token_env")) {
-        const Value& v = doc.value["token_env"];
-        if (!v.is_string() || !IsEnvName(v.get<std::string>())) {
-          Error("invalid_value", "token_env must name an environment variable, such as CAIRN_TOKEN",
-                Loc(doc.file, Child(doc.node, "token_env")));
-        } else {
-          p.token_env = v.get<std::string>();
-        }
-      }
-      if (doc.value.contains("parallelism")) {
-        size_t before = diags_.size();
-        Value v = EvalPlain(doc, "parallelism", "a provider document");
-        if (v.is_string()) v = PlainScalar(v.get<std::string>());
-        if (diags_.size() != before) {
-          // already reported
-        } else if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > 256) {
-          Error("invalid_value", "parallelism must be a whole number from 1 to 256",
-                Loc(doc.file, Child(doc.node, "parallelism")));
-        } else {
-          p.parallelism = static_cast<int>(v.get<long long>());
-        }
-      }
-      if (doc.value.contains("timeouts")) {
-        const Value& t = doc.value["timeouts"];
-        YamlNode tn = Child(doc.node, "timeouts");
-        if (!t.is_object()) {
-          Error("wrong_type", "timeouts must be a mapping, not " + ValueTypeNoun(t),
-                Loc(doc.file, tn));
-        } else {
-          for (auto it = t.begin(); it != t.end(); ++it) {
-            if (std::find(kTimeoutKeys.begin(), kTimeoutKeys.end(), it.key()) ==
-                kTimeoutKeys.end()) {
-              Error("unknown_field", "unknown field \"" + it.key() + "\" in timeouts",
-                    KeyLoc(doc.file, tn, it.key()), DidYouMean(it.key(), kTimeoutKeys));
-            } else if (!it->is_number_integer() || it->get<long long>() < 1 ||
-                       it->get<long long>() > 86400) {
-              Error("invalid_value",
-                    "timeouts." + it.key() + " must be a whole number of seconds from 1 to 86400",
-                    Loc(doc.file, Child(tn, it.key())));
-            } else {
-              p.timeouts[it.key()] = static_cast<int>(it->get<long long>());
-            }
-          }
-        }
-      }
-    }
+    cairn::LoadProvider(DocsOf(provider_docs_), SettingEvaluator(), result_.config.provider,
+                        diags_);
   }
 
   void LoadBackend() {
-    for (size_t n = 0; n < backend_docs_.size(); ++n) {
-      const Doc& doc = docs_[backend_docs_[n]];
-      if (n > 0) {
-        Error("duplicate_backend", "a stack has at most one backend document", doc.location,
-              "first declared at " + LocationText(docs_[backend_docs_[0]].location));
-        continue;
-      }
-      BackendConfig& b = result_.config.backend;
-      if (doc.value.contains("name") && doc.value["name"].is_string()) {
-        b.stack_name = doc.value["name"].get<std::string>();
-      }
-      if (doc.value.contains("url")) {
-        Error(
-            "secret_in_manifest", "backend documents must not hold a connection URL",
-            KeyLoc(doc.file, doc.node, "url"),
-            "it carries credentials: put it in an environment variable and name that with url_env");
-      }
-      if (doc.value.contains("type")) {
-        const Value& t = doc.value["type"];
-        if (!t.is_string() || (t != "sqlite" && t != "postgres")) {
-          Error("invalid_value", "backend type must be \"sqlite\" or \"postgres\"",
-                Loc(doc.file, Child(doc.node, "type")));
-          continue;
-        }
-        b.type = t.get<std::string>();
-      }
-      if (doc.value.contains("path")) {
-        size_t before = diags_.size();
-        Value v = EvalPlain(doc, "path", "a backend document");
-        if (diags_.size() != before) {
-          // already reported
-        } else if (!v.is_string()) {
-          Error("wrong_type", "path must be a string, not " + ValueTypeNoun(v),
-                Loc(doc.file, Child(doc.node, "path")));
-        } else if (b.type != "sqlite") {
-          Error("invalid_value", "path applies to the sqlite backend only",
-                KeyLoc(doc.file, doc.node, "path"));
-        } else {
-          b.path = v.get<std::string>();
-        }
-      }
-      if (doc.value.contains("url_env")) {
-        const Value& v = doc.value["url_env"];
-        if (!v.is_string() || !IsEnvName(v.get<std::string>())) {
-          Error("invalid_value",
-                "url_env must name an environment variable, such as CAIRN_DATABASE_URL",
-                Loc(doc.file, Child(doc.node, "url_env")));
-        } else if (b.type != "postgres") {
-          Error("invalid_value", "url_env applies to the postgres backend only",
-                KeyLoc(doc.file, doc.node, "url_env"));
-        } else {
-          b.url_env = v.get<std::string>();
-        }
-      }
-      if (b.type == "postgres" && b.url_env.empty() && !doc.value.contains("url_env")) {
-        Error("missing_field", "missing required field \"url_env\" in postgres backend document",
-              doc.location, "name the environment variable holding the connection URL");
-      }
-      // Stacks sharing a database are told apart by name alone: one taken
-      // from the directory made t1/web and t2/web one stack, and the second's
-      // plan deleted the first's resources.
-      if (b.type == "postgres" && b.stack_name.empty()) {
-        Error("missing_field", "missing required field \"name\" in postgres backend document",
-              doc.location,
-              "stacks sharing a database are told apart by this name alone; give each stack its "
-              "own, e.g. name: web-production");
-      }
-    }
+    cairn::LoadBackend(DocsOf(backend_docs_), SettingEvaluator(), result_.config.backend, diags_);
   }
 
   // ---- resources -----------------------------------------------------------
@@ -2165,9 +2014,7 @@ class Loader {
 
   // ---- moved (moved.h) -----------------------------------------------------
   void LoadMoved() {
-    std::vector<const Doc*> docs;
-    for (size_t di : moved_docs_) docs.push_back(&docs_[di]);
-    Moves moves = LoadMoves(docs, Declared(), std::move(implicit_moves_));
+    Moves moves = LoadMoves(DocsOf(moved_docs_), Declared(), std::move(implicit_moves_));
     for (auto& d : moves.diagnostics) diags_.push_back(std::move(d));
     for (auto& m : moves.moved) result_.config.moved.push_back(std::move(m));
   }
