@@ -28,6 +28,7 @@
 #include "engine/manifest/evaluate.h"
 #include "engine/manifest/expand.h"
 #include "engine/manifest/expr.h"
+#include "engine/manifest/finish.h"
 #include "engine/manifest/graph_edges.h"
 #include "engine/manifest/key_material.h"
 #include "engine/manifest/locate.h"
@@ -2171,26 +2172,13 @@ class Loader {
     for (size_t i = 0; i < outputs_.size(); ++i) {
       if (output_scope_[i] == 0) result_.config.outputs.push_back(std::move(outputs_[i]));
     }
-    SortDiagnostics(diags_);
-    // A module's documents are checked once per instance: a problem in its
-    // files is reported once, for the first instance (the messages differ
-    // only in the instance's path).
+    // A module's documents are checked once per instance (finish.h).
     std::set<std::string> module_files;
     for (const Doc& doc : docs_) {
       if (doc.scope != 0) module_files.insert(doc.file);
     }
-    std::set<std::tuple<std::string, int, int, std::string, std::string, std::string>> seen;
-    for (auto& d : diags_) {
-      // Manifests may hold bytes that are not UTF-8; diagnostics must not,
-      // or their JSON form could not be written.
-      d.summary = ValidUtf8(d.summary);
-      d.detail = ValidUtf8(d.detail);
-      const bool in_module = module_files.count(d.location.file) > 0;
-      if (seen.insert({d.location.file, d.location.line, d.location.column, d.code,
-                       in_module ? "" : d.summary, in_module ? "" : d.detail})
-              .second) {
-        result_.diagnostics.push_back(std::move(d));
-      }
+    for (auto& d : FinishDiagnostics(std::move(diags_), module_files)) {
+      result_.diagnostics.push_back(std::move(d));
     }
     diags_.clear();
   }
