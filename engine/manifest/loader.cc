@@ -24,6 +24,7 @@
 #include "base/schema/suggest.h"
 #include "engine/expr/parser.h"
 #include "engine/graph/dependency_graph.h"
+#include "engine/manifest/data_sources.h"
 #include "engine/manifest/documents.h"
 #include "engine/manifest/evaluate.h"
 #include "engine/manifest/expand.h"
@@ -1944,73 +1945,11 @@ class Loader {
   }
 
   // ---- data sources --------------------------------------------------------
+  // The data sources (data_sources.h).
   void LoadData() {
-    std::map<std::string, SourceLocation> first;
-    for (size_t di : data_docs_) {
-      const Doc& doc = docs_[di];
-      SourceLocation name_loc = Loc(doc.file, Child(doc.node, "name"));
-      if (!doc.value.contains("type") || !doc.value["type"].is_string()) {
-        Error(doc.value.contains("type") ? "wrong_type" : "missing_field",
-              "a data document needs type: the kind of resource it reads", doc.location,
-              "one of " + JoinNames(registry_->kinds()));
-        continue;
-      }
-      DataConfig d;
-      d.kind = doc.value["type"].get<std::string>();
-      d.name = doc.name;
-      d.location = doc.location;
-      d.name_location = name_loc;
-      SourceLocation type_loc = Loc(doc.file, Child(doc.node, "type"));
-      if (!registry_->HasKind(d.kind)) {
-        Error("unknown_kind", "unknown kind \"" + d.kind + "\" in a data document", type_loc,
-              DidYouMean(d.kind, registry_->kinds()));
-        continue;
-      }
-      if (auto [it, inserted] = first.emplace(d.Address(), name_loc); !inserted) {
-        Error("duplicate_data", d.Address() + " is declared twice", name_loc,
-              "first declared at " + LocationText(it->second));
-        continue;
-      }
-      data_addresses_.insert(d.Address());
-      const bool by_id = doc.value.contains("id"), by_filter = doc.value.contains("filter");
-      if (by_id == by_filter) {
-        Error(by_id ? "invalid_value" : "missing_field",
-              "a data document reads by id or by filter, " +
-                  std::string(by_id ? "not both" : "and has neither"),
-              doc.location, "id: THE_ID, or filter: {name: NAME, region: REGION}");
-        continue;
-      }
-      if (by_id) {
-        Value v = EvalPlain(doc, "id", "a data document");
-        if (!v.is_string() || v.get<std::string>().empty()) {
-          Error("wrong_type", "id must be a non-empty string",
-                Loc(doc.file, Child(doc.node, "id")));
-          continue;
-        }
-        d.id = v.get<std::string>();
-      } else {
-        Value f = EvalPlain(doc, "filter", "a data document");
-        SourceLocation at = Loc(doc.file, Child(doc.node, "filter"));
-        bool ok = f.is_object() && !f.empty();
-        for (auto it = f.begin(); ok && it != f.end(); ++it) {
-          if ((it.key() != "name" && it.key() != "region") || !it->is_string()) {
-            Error("invalid_value",
-                  "filter \"" + it.key() + "\": a data filter matches name and region, as strings",
-                  at);
-            ok = false;
-            break;
-          }
-          d.filter[it.key()] = it->get<std::string>();
-        }
-        if (!ok) {
-          if (!f.is_object() || f.empty()) {
-            Error("wrong_type", "filter must be a mapping of name and/or region", at);
-          }
-          continue;
-        }
-      }
-      result_.config.data.push_back(std::move(d));
-    }
+    DataSources found = LoadDataSources(DocsOf(data_docs_), *registry_, SettingEvaluator(), diags_);
+    for (auto& d : found.data) result_.config.data.push_back(std::move(d));
+    data_addresses_ = std::move(found.addresses);
   }
 
   // ---- moved (moved.h) -----------------------------------------------------
