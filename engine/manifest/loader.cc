@@ -32,6 +32,7 @@
 #include "engine/manifest/finish.h"
 #include "engine/manifest/graph_edges.h"
 #include "engine/manifest/key_material.h"
+#include "engine/manifest/lifecycle.h"
 #include "engine/manifest/locate.h"
 #include "engine/manifest/moved.h"
 #include "engine/manifest/read_files.h"
@@ -53,10 +54,6 @@ constexpr int kMaxDepth = kMaxYamlDepth;
 constexpr size_t kMaxModuleDepth = 16;
 constexpr size_t kMaxModuleInstances = 10000;
 const std::vector<std::pair<YamlNode, YamlNode>> kNoPairs;
-const std::vector<std::string> kLifecycleKeys = {"ignore_changes",  "precondition",
-                                                 "postcondition",   "replace_triggered_by",
-                                                 "prevent_destroy", "create_before_destroy"};
-
 // A document, as the documents stage reads it (documents.h).
 using Doc = ManifestDocument;
 
@@ -1436,114 +1433,6 @@ class Loader {
     return true;
   }
 
-  void LoadLifecycle(const Doc& doc, Lifecycle& lc) {
-    YamlNode node = Child(doc.node, "lifecycle");
-    const Value& v = doc.value["lifecycle"];
-    if (!v.is_object()) {
-      Error("wrong_type", "lifecycle must be a mapping, not " + ValueTypeNoun(v),
-            Loc(doc.file, node));
-      return;
-    }
-    for (auto it = v.begin(); it != v.end(); ++it) {
-      const std::string& key = it.key();
-      YamlNode child = Child(node, key);
-      if (key == "prevent_destroy" || key == "create_before_destroy") {
-        if (!it->is_boolean()) {
-          Error("wrong_type",
-                "lifecycle." + key + " must be true or false, not " + ValueTypeNoun(*it),
-                Loc(doc.file, child));
-        } else {
-          (key == "prevent_destroy" ? lc.prevent_destroy : lc.create_before_destroy) =
-              it->get<bool>();
-        }
-      } else if (key == "ignore_changes") {
-        if (!it->is_array()) {
-          Error("wrong_type",
-                "lifecycle.ignore_changes must be a list of field names, not " + ValueTypeNoun(*it),
-                Loc(doc.file, child));
-          continue;
-        }
-        const auto& fields = registry_->Fields(doc.kind);
-        for (size_t i = 0; i < it->size(); ++i) {
-          const Value& f = (*it)[i];
-          SourceLocation at =
-              Loc(doc.file, child.IsSequence() && i < child.size() ? child[i] : child);
-          if (!f.is_string()) {
-            Error("invalid_ignore_changes",
-                  "lifecycle.ignore_changes items must be field names, not " + ValueTypeNoun(f),
-                  at);
-          } else if (registry_->IsComputed(doc.kind, f.get<std::string>()) &&
-                     std::find(fields.begin(), fields.end(), f.get<std::string>()) ==
-                         fields.end()) {
-            Error("invalid_ignore_changes",
-                  "ignore_changes names \"" + f.get<std::string>() +
-                      "\", a computed attribute of " + doc.kind,
-                  at, "only spec fields can be ignored: " + JoinNames(fields));
-          } else if (std::find(fields.begin(), fields.end(), f.get<std::string>()) ==
-                     fields.end()) {
-            std::string hint = DidYouMean(f.get<std::string>(), fields);
-            Error("invalid_ignore_changes",
-                  "ignore_changes names \"" + f.get<std::string>() +
-                      "\", which is not a field of " + doc.kind,
-                  at,
-                  (hint.empty() ? "" : hint + "\n") + "fields of " + doc.kind + ": " +
-                      JoinNames(fields));
-          } else {
-            lc.ignore_changes.push_back(f.get<std::string>());
-          }
-        }
-      } else if (key == "precondition" || key == "postcondition") {
-        // Evaluated per instance (MakeInstances: LoadConditions).
-      } else if (key == "replace_triggered_by") {
-        LoadTriggers(doc, *it, child, lc);
-      } else {
-        Error("unknown_field", "unknown field \"" + key + "\" in lifecycle",
-              KeyLoc(doc.file, node, key), DidYouMean(key, kLifecycleKeys));
-      }
-    }
-  }
-
-  // lifecycle.replace_triggered_by: addresses of the document's scope, each
-  // with an attribute or not.
-  void LoadTriggers(const Doc& doc, const Value& v, const YamlNode& node, Lifecycle& lc) {
-    if (!v.is_array()) {
-      Error("wrong_type",
-            "lifecycle.replace_triggered_by must be a list of addresses, not " + ValueTypeNoun(v),
-            Loc(doc.file, node));
-      return;
-    }
-    for (size_t i = 0; i < v.size(); ++i) {
-      SourceLocation at = Loc(doc.file, node.IsSequence() && i < node.size() ? node[i] : node);
-      Lifecycle::Trigger t;
-      t.location = at;
-      std::optional<ResourceAddress> addr;
-      if (v[i].is_string()) {
-        const std::string& text = v[i].get_ref<const std::string&>();
-        addr = ResourceAddress::Parse(text);
-        if (!addr) {
-          // ADDRESS.ATTR
-          size_t dot = text.rfind('.');
-          if (dot != std::string::npos && dot > 0) {
-            addr = ResourceAddress::Parse(text.substr(0, dot));
-            if (addr) t.attr = text.substr(dot + 1);
-          }
-        }
-      }
-      if (!addr || !addr->module.empty()) {
-        Error("invalid_replace_trigger",
-              "replace_triggered_by entries are addresses of this stack or module (network.a, "
-              "instance.web[0], instance.web[0].image), not " +
-                  (v[i].is_string() ? "\"" + v[i].get<std::string>() + "\"" : ValueTypeNoun(v[i])),
-              at);
-        continue;
-      }
-      t.whole = std::holds_alternative<std::monostate>(addr->index);
-      addr->module = scopes_[doc.scope].path;
-      t.address = std::move(*addr);
-      lc.replace_triggered_by.push_back(std::move(t));
-    }
-  }
-
   // A list of {condition, error_message} under `key` of `doc` (its value
   // `list`, its node `node`), each evaluated in `ctx`: known at load, or
   // kept as a residual for plan or apply. `self` may be read when
@@ -1641,42 +1530,13 @@ class Loader {
       bool broken = !expanded;
       group.mode = instances.mode;
       Lifecycle lifecycle;
-      if (doc.value.contains("lifecycle")) LoadLifecycle(doc, lifecycle);
+      if (doc.value.contains("lifecycle")) {
+        lifecycle = LoadLifecycle(doc, *registry_, scope.path, diags_);
+      }
       // depends_on entries are resolved once every resource is known.
       if (doc.value.contains("depends_on")) {
-        YamlNode node = Child(doc.node, "depends_on");
-        const Value& d = doc.value["depends_on"];
-        if (!d.is_array()) {
-          Error("invalid_depends_on",
-                "depends_on must be a list of resource addresses, not " + ValueTypeNoun(d),
-                Loc(doc.file, node));
-        } else {
-          for (size_t i = 0; i < d.size(); ++i) {
-            SourceLocation at =
-                Loc(doc.file, node.IsSequence() && i < node.size() ? node[i] : node);
-            std::optional<ResourceAddress> addr;
-            if (d[i].is_string()) addr = ResourceAddress::Parse(d[i].get<std::string>());
-            if (addr && !addr->module.empty()) {
-              Error("module_internal_reference",
-                    "depends_on cannot name " + addr->ToString() +
-                        ": a module's resources are its own",
-                    at, "depend on what the module's outputs refer to instead");
-              continue;
-            }
-            if (addr) addr->module = scope.path;
-            if (!addr) {
-              Error(
-                  "invalid_depends_on",
-                  "depends_on entry " +
-                      (d[i].is_string() ? "\"" + d[i].get<std::string>() + "\""
-                                        : ValueTypeNoun(d[i])) +
-                      " is not a resource address",
-                  at,
-                  "write addresses such as firewall.edge, instance.web[0] or instance.web[\"eu\"]");
-            } else {
-              depends_on_[base].push_back({*addr, at});
-            }
-          }
+        for (auto& entry : LoadDependsOn(doc, scope.path, diags_)) {
+          depends_on_[base].push_back(std::move(entry));
         }
       }
       const Value* spec = nullptr;
