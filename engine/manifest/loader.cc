@@ -3,27 +3,20 @@
 #include <errno.h>
 
 #include <algorithm>
-#include <atomic>
-#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <limits>
 #include <set>
 #include <sstream>
-#include <thread>
-#include <tuple>
 #include <unordered_map>
 
 #include "base/env.h"
-#include "base/private_key.h"
 #include "base/redact.h"
 #include "base/schema/formats.h"
 #include "base/schema/schema_registry.h"
 #include "base/schema/suggest.h"
 #include "engine/expr/parser.h"
-#include "engine/graph/dependency_graph.h"
 #include "engine/manifest/data_sources.h"
 #include "engine/manifest/documents.h"
 #include "engine/manifest/evaluate.h"
