@@ -32,6 +32,7 @@
 #include "engine/manifest/references.h"
 #include "engine/manifest/settings.h"
 #include "engine/manifest/validate_specs.h"
+#include "engine/manifest/variable_files.h"
 #include "engine/manifest/variables.h"
 #include "engine/manifest/yaml_tree.h"
 #include "engine/manifest/yaml_value.h"
@@ -226,23 +227,6 @@ class Loader {
     return true;
   }
 
-  Value ToValue(const std::string& file, const YamlNode& n, int depth, size_t& budget) {
-    return YamlToValue(file, n, depth, budget, diags_);
-  }
-
-  // Parses YAML text into nodes; reports bad bytes and syntax errors where
-  // they are.
-  std::vector<YamlNode> ParseYaml(const std::string& display, const std::string& content) {
-    auto tree = YamlTree::Parse(content);
-    AddTextDiagnostics(display, *tree, diags_, content);
-    std::vector<YamlNode> docs = tree->documents;
-    if (RefuseKeyScalars(result_.sources, display, ScalarsHoldingKeys(*tree), diags_)) {
-      docs.clear();
-    }
-    trees_.push_back(std::move(tree));
-    return docs;
-  }
-
   // The documents stage (documents.h): its files, documents, trees and
   // diagnostics join the loader's.
   void ParseFiles(const ManifestFiles& files) {
@@ -376,8 +360,10 @@ class Loader {
     sources.vars = options_.vars;
     sources.plan_vars = options_.plan_vars;
     sources.settings_only = options_.settings_only;
-    for (const auto& path : options_.var_files) {
-      ReadVariableFile(path, decls, sources.file_entries);
+    for (const auto& path : options_.var_files) {  // variable_files.h
+      for (auto& entry : ReadVariableFile(env_, path, decls, result_.sources, diags_)) {
+        sources.file_entries.push_back(std::move(entry));
+      }
     }
     VariableValues resolved = ResolveVariableValues(decls, sources);
     diags_.insert(diags_.end(), resolved.diagnostics.begin(), resolved.diagnostics.end());
@@ -389,64 +375,6 @@ class Loader {
       if (v.is_string()) RegisterSecret(v.get<std::string>());
     }
     for (const std::string& secret : resolved.secrets) RegisterSecret(secret);
-  }
-
-  // The `name: value` entries of a --var-file. Only a declared variable's
-  // value is read: an undeclared one is a warning (the variables stage's),
-  // whatever its value holds.
-  void ReadVariableFile(const std::string& path, const std::map<std::string, VariableDecl>& decls,
-                        std::vector<VariableFileEntry>& out) {
-    auto text = env_.ReadFile(path, kMaxManifestFileBytes);
-    if (!text.ok()) {
-      ReportUnreadable("cannot read variable file " + path, text.status(), {}, "");
-      return;
-    }
-    std::string display = fs::path(path).lexically_normal().string();
-    if (!AddSourceRefusingKeys(result_.sources, display, *text, nullptr, diags_)) return;
-    for (const auto& node : ParseYaml(display, *text)) {
-      if (node.IsNull()) continue;
-      if (!node.IsMap()) {
-        Error("invalid_document", "a variable file must be a mapping of variable names to values",
-              Loc(display, node));
-        continue;
-      }
-      for (auto it = node.pairs().begin(); it != node.pairs().end(); ++it) {
-        std::string name = it->first.IsScalar() ? it->first.Scalar() : "";
-        size_t budget = 0;
-        auto decl = decls.find(name);
-        Value v = decl != decls.end() ? ToValue(display, it->second, 0, budget) : Value();
-        if (decl != decls.end() && decl->second.sensitive) HideValueText(display, it->second);
-        out.push_back(
-            {std::move(name), std::move(v), Loc(display, it->first), Loc(display, it->second)});
-      }
-    }
-  }
-
-  // A sensitive variable's value in a variable file, shown as [REDACTED] in
-  // every excerpt, however short (the redactor ignores short secrets) and
-  // whatever its type: a diagnostic about it (a value of the wrong type)
-  // points at it, and --var and CAIRN_VAR_ values are never shown either.
-  void HideValueText(const std::string& file, const YamlNode& value) {
-    if (!value.IsDefined() || value.Mark().is_null()) return;
-    auto [first, last] = NodeLines(result_.sources, file, value);
-    std::vector<std::string> lines;
-    for (int n = 1;; ++n) {
-      auto line = result_.sources.Line(file, n);
-      if (!line) break;
-      std::string text(*line);
-      if (n == first) {
-        size_t col = std::min<size_t>(static_cast<size_t>(value.Mark().column), text.size());
-        text = text.substr(0, col) + std::string(kRedacted);
-      } else if (n > first && n <= last) {
-        size_t indent = text.find_first_not_of(" \t");
-        text =
-            (indent == std::string::npos ? text : text.substr(0, indent)) + std::string(kRedacted);
-      }
-      lines.push_back(std::move(text));
-    }
-    std::string text;
-    for (const auto& l : lines) text += l + "\n";
-    result_.sources.Add(file, std::move(text));
   }
 
   // ---- modules ------------------------------------------------------------
