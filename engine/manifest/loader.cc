@@ -1,19 +1,12 @@
 #include "engine/manifest/loader.h"
 
-#include <errno.h>
-
 #include <algorithm>
-#include <cmath>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <unordered_map>
 
 #include "base/env.h"
 #include "base/redact.h"
-#include "base/schema/formats.h"
 #include "base/schema/schema_registry.h"
 #include "base/schema/suggest.h"
 #include "engine/expr/parser.h"
