@@ -1,33 +1,31 @@
 #include "engine/manifest/loader.h"
 
-#include <errno.h>
-
 #include <algorithm>
-#include <atomic>
-#include <charconv>
-#include <cmath>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <limits>
 #include <set>
-#include <sstream>
-#include <thread>
-#include <tuple>
 #include <unordered_map>
 
 #include "base/env.h"
-#include "base/private_key.h"
 #include "base/redact.h"
-#include "base/schema/formats.h"
 #include "base/schema/schema_registry.h"
 #include "base/schema/suggest.h"
 #include "engine/expr/parser.h"
-#include "engine/graph/dependency_graph.h"
+#include "engine/manifest/data_sources.h"
+#include "engine/manifest/documents.h"
 #include "engine/manifest/evaluate.h"
 #include "engine/manifest/expand.h"
 #include "engine/manifest/expr.h"
+#include "engine/manifest/finish.h"
+#include "engine/manifest/graph_edges.h"
+#include "engine/manifest/key_material.h"
+#include "engine/manifest/lifecycle.h"
+#include "engine/manifest/locate.h"
+#include "engine/manifest/moved.h"
+#include "engine/manifest/read_files.h"
 #include "engine/manifest/references.h"
+#include "engine/manifest/settings.h"
+#include "engine/manifest/validate_specs.h"
+#include "engine/manifest/variable_files.h"
 #include "engine/manifest/variables.h"
 #include "engine/manifest/yaml_tree.h"
 #include "engine/manifest/yaml_value.h"
@@ -39,127 +37,12 @@ namespace fs = std::filesystem;
 
 constexpr int kMaxDepth = kMaxYamlDepth;
 
-// The manifest language's own document kinds and their top-level keys. The
-// resource kinds come from the schema registry; their specs are described by
-// the schemas, not here.
-const std::vector<std::string> kResourceKeys = {"kind",     "name",       "spec",      "count",
-                                                "for_each", "depends_on", "lifecycle", "enabled"};
-const std::map<std::string, std::vector<std::string>> kLanguageKinds = {
-    {"variable", {"kind", "name", "type", "default", "description", "sensitive", "validation"}},
-    {"local", {"kind", "name", "value", "description"}},
-    {"output", {"kind", "name", "value", "description", "sensitive", "precondition"}},
-    {"check", {"kind", "name", "assert", "description"}},
-    {"provider", {"kind", "name", "endpoint", "token_env", "parallelism", "timeouts"}},
-    {"backend", {"kind", "name", "type", "path", "url_env"}},
-    {"moved", {"kind", "from", "to"}},
-    {"data", {"kind", "name", "type", "id", "filter"}},
-    {"module", {"kind", "name", "source", "inputs", "count", "for_each", "enabled", "description"}},
-};
-// What a module may not declare: the stack's provider and backend serve it,
-// and data sources and moves belong to the stack (they may name addresses
-// inside modules).
-const std::vector<std::string> kStackOnlyKinds = {"provider", "backend", "data", "moved"};
 // Guards against a module tree that would never end or explode.
 constexpr size_t kMaxModuleDepth = 16;
 constexpr size_t kMaxModuleInstances = 10000;
 const std::vector<std::pair<YamlNode, YamlNode>> kNoPairs;
-const std::vector<std::string> kLifecycleKeys = {"ignore_changes",  "precondition",
-                                                 "postcondition",   "replace_triggered_by",
-                                                 "prevent_destroy", "create_before_destroy"};
-const std::vector<std::string> kTimeoutKeys = {"create",  "update",    "delete", "request",
-                                               "connect", "operation", "read"};
-
-bool IsName(std::string_view s) {
-  if (s.empty() || s.size() > 128) return false;
-  if (!(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
-  });
-}
-
-std::string LocationText(const SourceLocation& l) {
-  std::string out = l.file;
-  if (l.has_position()) out += ":" + std::to_string(l.line) + ":" + std::to_string(l.column);
-  return out;
-}
-
-// `key` as one token of a JSON pointer ("~" and "/" escaped).
-std::string PointerToken(const std::string& key) {
-  std::string out;
-  for (char c : key) out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
-  return out;
-}
-
-// The scalars of `tree` whose value, escapes undone, holds private key
-// material: the text check misses a key spelt with YAML escapes ("\x2D...").
-std::vector<YamlNode> ScalarsHoldingKeys(const YamlTree& tree) {
-  std::vector<YamlNode> out;
-  for (const YamlNode& s : tree.Scalars()) {
-    if (FindPrivateKey(s.Scalar()).found()) out.push_back(s);
-  }
-  return out;
-}
-
-// One manifest file read and parsed, independently of the others (files are
-// parsed in parallel; everything else runs on the calling thread).
-struct ParsedFile {
-  std::string redacted;  // the text with key material removed, for carets
-  PrivateKeyMatch key;
-  std::unique_ptr<YamlTree> tree;
-  std::vector<YamlNode> key_scalars;  // scalars whose value holds a key (any spelling)
-  std::vector<std::pair<YamlNode, Value>> documents;
-  std::vector<Diagnostic> diags;
-};
-
-void ParseManifest(const std::string& display, const std::string& content, ParsedFile& out) {
-  out.key = FindPrivateKey(content);
-  out.redacted = out.key.found() ? RedactPrivateKeys(content) : content;
-  // A file holding a key is still read, so that all its problems are
-  // reported at once; the caller hides the key from every output.
-  out.tree = YamlTree::Parse(content);
-  out.key_scalars = ScalarsHoldingKeys(*out.tree);
-  AddTextDiagnostics(display, *out.tree, out.diags, content);
-  for (const auto& node : out.tree->documents) {
-    if (node.IsNull() || !node.IsDefined()) continue;
-    if (!node.IsMap()) {
-      AddError(out.diags, "invalid_document",
-               "a manifest document must be a mapping with kind and name", NodeLoc(display, node));
-      continue;
-    }
-    size_t budget = 0;
-    Value v = YamlToValue(display, node, 0, budget, out.diags);
-    if (budget > kMaxNodesPerDocument) continue;
-    out.documents.emplace_back(node, std::move(v));
-  }
-}
-
-struct Doc {
-  std::string file;  // display name
-  std::string dir;   // directory for file() and a module's source
-  YamlNode node;
-  Value value;
-  std::string kind;
-  std::string name;
-  SourceLocation location;  // the `kind:` value node
-  size_t scope = 0;         // index into Loader::scopes_: 0 is the stack itself
-};
-
-// A resource reference written in a spec or an output value.
-struct RefUse {
-  Expression expr;
-  size_t doc = 0;
-  std::string pointer;  // into the spec (resources) or the value (outputs)
-  int resource = -1;    // index into resources_, or -1 for an output
-  std::string output;   // output key when resource == -1 (see OutputKey)
-  bool exact = false;   // the whole string is this one expression
-  SourceLocation location;
-  // Written in a module's inputs: checked where it is written, but it joins
-  // the graph where the module uses the input (a `derived` use).
-  bool check_only = false;
-  // Found in a value that came from a module input or output: errors were
-  // reported where it was written, so it only adds edges and expands [*].
-  bool derived = false;
-};
+// A document, as the documents stage reads it (documents.h).
+using Doc = ManifestDocument;
 
 struct EvalContext {
   const Doc* doc = nullptr;
@@ -233,31 +116,12 @@ class Loader {
     Finish();
   }
 
-  std::vector<std::pair<std::string, std::string>> ReadFiles() {
-    std::vector<std::string> paths = options_.paths;
-    if (paths.empty()) paths.push_back(".");
-    std::vector<std::pair<std::string, std::string>> files;
-    std::set<std::string> seen;
-    for (const auto& p : paths) {
-      if (env_.IsDirectory(p)) {
-        if (result_.config.root.empty()) result_.config.root = p;
-        for (const auto& display : ManifestFilesIn(p, options_.recursive)) {
-          if (seen.insert(display).second) files.emplace_back(display, "");
-        }
-      } else if (env_.Exists(p)) {
-        if (result_.config.root.empty()) {
-          std::string parent = fs::path(p).parent_path().string();
-          result_.config.root = parent.empty() ? "." : parent;
-        }
-        std::string display = fs::path(p).lexically_normal().string();
-        if (seen.insert(display).second) files.emplace_back(display, "");
-      } else {
-        Error("path_not_found", "no such file or directory: " + p, {});
-      }
-    }
-    ReadContents(files);
-    if (result_.config.root.empty()) result_.config.root = ".";
-    return files;
+  // The first stage (read_files.h); its diagnostics come first.
+  ManifestFiles ReadFiles() {
+    ReadFilesResult read = ReadManifestFiles(options_.paths, options_.recursive, env_);
+    for (auto& d : read.diagnostics) diags_.push_back(std::move(d));
+    if (result_.config.root.empty()) result_.config.root = std::move(read.root);
+    return std::move(read.files);
   }
 
   // With --recursive, the files of module directories below the stack are
@@ -280,24 +144,6 @@ class Loader {
     });
   }
 
-  // The *.yaml and *.yml files in `dir` (display names), in name order.
-  std::vector<std::string> ManifestFilesIn(const std::string& dir, bool recursive) const {
-    return env_.ListFiles(dir, recursive, {".yaml", ".yml"});
-  }
-
-  // Fills in each file's content; a file that cannot be read is reported
-  // and left empty.
-  void ReadContents(std::vector<std::pair<std::string, std::string>>& files) {
-    for (auto& [display, content] : files) {
-      auto text = env_.ReadFile(display, kMaxManifestFileBytes);
-      if (text.ok()) {
-        content = std::move(*text);
-      } else {
-        ReportUnreadable("cannot read " + display, text.status(), {}, "");
-      }
-    }
-  }
-
   std::vector<Diagnostic>& diags() { return diags_; }
 
   const char* GetEnv(const char* name) const {
@@ -306,16 +152,10 @@ class Loader {
 
  private:
   // ---- diagnostics ------------------------------------------------------
-  // A file Env::ReadFile refused: file_not_found, file_not_regular or
-  // file_too_large.
+  // A file Env::ReadFile refused (read_files.h).
   void ReportUnreadable(const std::string& summary, const Status& why, SourceLocation at,
                         std::string detail) {
-    std::string code = "file_not_found";
-    if (why.code() == StatusCode::kInvalidArgument) code = "file_not_regular";
-    if (why.code() == StatusCode::kFailedPrecondition) code = "file_too_large";
-    if (code == "file_not_regular")
-      detail = "only regular files are read" + (detail.empty() ? "" : "; " + detail);
-    Error(code, summary + ": " + why.message(), std::move(at), std::move(detail));
+    AddUnreadable(diags_, summary, why, std::move(at), std::move(detail));
   }
 
   void Error(std::string code, std::string summary, SourceLocation loc, std::string detail = "") {
@@ -327,75 +167,7 @@ class Loader {
 
   SourceLocation Loc(const std::string& file, const YamlNode& n) const { return NodeLoc(file, n); }
 
-  // Location of the key `key` in mapping `map`, or of the mapping.
-  SourceLocation KeyLoc(const std::string& file, const YamlNode& map,
-                        const std::string& key) const {
-    if (map.IsMap()) {
-      for (auto it = map.pairs().begin(); it != map.pairs().end(); ++it) {
-        if (it->first.IsScalar() && it->first.Scalar() == key) return Loc(file, it->first);
-      }
-    }
-    return Loc(file, map);
-  }
-
-  YamlNode Child(const YamlNode& map, const std::string& key) const {
-    if (map.IsMap()) {
-      for (auto it = map.pairs().begin(); it != map.pairs().end(); ++it) {
-        if (it->first.IsScalar() && it->first.Scalar() == key) return it->second;
-      }
-    }
-    return YamlNode();
-  }
-
-  // The node at a JSON pointer below `base`; the deepest one that exists.
-  SourceLocation Locate(const std::string& file, YamlNode base, const std::string& pointer,
-                        bool at_key) const {
-    auto [node, key] = Descend(base, pointer);
-    if (at_key && key.IsDefined()) return Loc(file, key);
-    return Loc(file, node);
-  }
-
-  // The deepest node that exists on the way from `base` along a JSON
-  // pointer, and the key node of the pointer's last step when it exists.
-  std::pair<YamlNode, YamlNode> Descend(YamlNode base, const std::string& pointer) const {
-    YamlNode cur = base;
-    YamlNode key_node;
-    size_t pos = pointer.empty() ? std::string::npos : 1;
-    while (pos != std::string::npos && pos <= pointer.size()) {
-      size_t next = pointer.find('/', pos);
-      std::string seg =
-          pointer.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
-      std::string un;
-      for (size_t i = 0; i < seg.size(); ++i) {
-        if (seg[i] == '~' && i + 1 < seg.size()) {
-          un += seg[i + 1] == '1' ? '/' : '~';
-          ++i;
-        } else {
-          un += seg[i];
-        }
-      }
-      bool last = next == std::string::npos;
-      YamlNode child;
-      if (cur.IsMap()) {
-        for (auto it = cur.pairs().begin(); it != cur.pairs().end(); ++it) {
-          if (it->first.IsScalar() && it->first.Scalar() == un) {
-            child = it->second;
-            if (last) key_node = it->first;
-            break;
-          }
-        }
-      } else if (cur.IsSequence()) {
-        size_t i = 0;
-        auto [ptr, ec] = std::from_chars(un.data(), un.data() + un.size(), i);
-        if (ec == std::errc() && ptr == un.data() + un.size() && i < cur.size()) child = cur[i];
-      }
-      if (!child.IsDefined()) break;
-      cur = child;
-      if (last) return {cur, key_node};
-      pos = next + 1;
-    }
-    return {cur, YamlNode()};
-  }
+  YamlNode Child(const YamlNode& map, const std::string& key) const { return ChildNode(map, key); }
 
   // A scalar's location, and whether its text is written on one line
   // exactly as parsed, so that bytes of it can be pointed at.
@@ -449,215 +221,24 @@ class Loader {
     return true;
   }
 
-  Value ToValue(const std::string& file, const YamlNode& n, int depth, size_t& budget) {
-    return YamlToValue(file, n, depth, budget, diags_);
-  }
-
-  // Parses YAML text into nodes; reports bad bytes and syntax errors where
-  // they are.
-  std::vector<YamlNode> ParseYaml(const std::string& display, const std::string& content) {
-    auto tree = YamlTree::Parse(content);
-    AddTextDiagnostics(display, *tree, diags_, content);
-    std::vector<YamlNode> docs = tree->documents;
-    if (RefuseKeyScalars(display, ScalarsHoldingKeys(*tree))) docs.clear();
-    trees_.push_back(std::move(tree));
-    return docs;
-  }
-
-  // The lines of `node`'s text in `file` (1-based, first and last): from its
-  // mark to the line before the next node's, or to that line when the node's
-  // text goes on there (a flow collection, a quoted scalar closing before a
-  // following key). Without a next node, to the end of the file.
-  std::pair<int, int> NodeLines(const std::string& file, const YamlNode& node) {
-    int first = node.Mark().line + 1;
-    YamlMark end = node.EndMark();
-    if (end.is_null()) return {first, std::numeric_limits<int>::max()};
-    int last = end.line + 1;
-    auto text = result_.sources.Line(file, last);
-    std::string_view before =
-        text ? text->substr(0, std::min<size_t>(text->size(), std::max(end.column, 0))) : "";
-    if (before.find_first_not_of(" \t-?") == std::string::npos) --last;
-    return {first, std::max(first, last)};
-  }
-
-  void RedactNode(const std::string& file, const YamlNode& node) {
-    if (!node.IsDefined() || node.Mark().is_null()) return;
-    auto [first, last] = NodeLines(file, node);
-    result_.sources.RedactLines(file, first, last);
-  }
-
-  // Hides key material from every output: the scalars' lines from excerpts,
-  // and each line of the key itself (registered with the redactor) from any
-  // message that would quote the value, such as an invalid name's.
-  void HideKeyScalars(const std::string& file, const std::vector<YamlNode>& scalars) {
-    for (const YamlNode& s : scalars) {
-      RedactNode(file, s);
-      std::string_view value = s.Scalar();
-      size_t start = 0;
-      while (start < value.size()) {
-        size_t nl = value.find('\n', start);
-        std::string_view line = value.substr(start, nl == std::string_view::npos ? nl : nl - start);
-        while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
-        if (line.size() >= 8) RegisterSecret(line);
-        if (nl == std::string_view::npos) break;
-        start = nl + 1;
-      }
-    }
-  }
-
-  // Refuses the scalars of `file` found to hold key material: hidden (see
-  // HideKeyScalars), and the first one reported. True if any.
-  bool RefuseKeyScalars(const std::string& file, const std::vector<YamlNode>& scalars) {
-    if (scalars.empty()) return false;
-    HideKeyScalars(file, scalars);
-    Error("private_key_material", "private key material in a manifest", Loc(file, scalars[0]),
-          "written with escapes, it is still a private key; only public keys belong in a stack, "
-          "and the key is not shown. Remove it, and rotate it if it was ever committed");
-    return true;
-  }
-
-  // Adds `content` to the sources (redacted) and refuses it if it holds a
-  // private key. Returns false when it does.
-  bool AddSource(const std::string& display, const std::string& content,
-                 const SourceLocation* read_at) {
-    result_.sources.Add(display, RedactPrivateKeys(content));
-    PrivateKeyMatch m = FindPrivateKey(content);
-    if (!m.found()) return true;
-    std::string detail =
-        "only public keys belong in a stack; the key is not shown. Remove it, and rotate it if it "
-        "was "
-        "ever committed";
-    if (read_at) detail = "read by file() at " + LocationText(*read_at) + "; " + detail;
-    Error("private_key_material",
-          read_at ? "private key material in a file read by file()"
-                  : "private key material in a manifest",
-          {display, m.line, m.column, m.length}, detail);
-    return false;
-  }
-
-  void ParseFiles(const std::vector<std::pair<std::string, std::string>>& files) {
-    std::vector<ParsedFile> parsed(files.size());
-    std::atomic<size_t> next{0};
-    auto work = [&] {
-      for (size_t i; (i = next.fetch_add(1)) < files.size();) {
-        ParseManifest(files[i].first, files[i].second, parsed[i]);
-      }
-    };
-    size_t threads =
-        std::min<size_t>({std::max(1u, std::thread::hardware_concurrency()), files.size(), 8});
-    std::vector<std::thread> pool;
-    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-    work();
-    for (auto& t : pool) t.join();
-    for (size_t i = 0; i < files.size(); ++i) {
-      const std::string& display = files[i].first;
-      ParsedFile& p = parsed[i];
-      result_.config.files.push_back(display);
-      result_.sources.Add(display, std::move(p.redacted));
-      if (p.key.found()) {
-        Error("private_key_material", "private key material in a manifest",
-              {display, p.key.line, p.key.column, p.key.length},
-              "only public keys belong in a stack; the key is not shown. Remove it, and rotate it "
-              "if it was "
-              "ever committed");
-        HideKeyScalars(display, p.key_scalars);  // reported once, by the text check
-        keyed_files_.insert(display);
-      } else if (RefuseKeyScalars(display, p.key_scalars)) {
-        keyed_files_.insert(display);
-      }
-      for (auto& d : p.diags) diags_.push_back(std::move(d));
-      std::string dir = fs::path(display).parent_path().string();
-      if (dir.empty()) dir = ".";
-      for (auto& [node, value] : p.documents) {
-        Doc doc;
-        doc.file = display;
-        doc.dir = dir;
-        doc.node = node;
-        doc.value = std::move(value);
-        docs_.push_back(std::move(doc));
-      }
-      trees_.push_back(std::move(p.tree));
-    }
+  // The documents stage (documents.h): its files, documents, trees and
+  // diagnostics join the loader's.
+  void ParseFiles(const ManifestFiles& files) {
+    Documents parsed = ParseDocuments(files, result_.sources);
+    for (auto& file : parsed.files) result_.config.files.push_back(std::move(file));
+    for (auto& d : parsed.diagnostics) diags_.push_back(std::move(d));
+    for (auto& doc : parsed.docs) docs_.push_back(std::move(doc));
+    for (auto& tree : parsed.trees) trees_.push_back(std::move(tree));
+    keyed_files_.insert(parsed.keyed_files.begin(), parsed.keyed_files.end());
   }
 
   // ---- documents ---------------------------------------------------------
-  void CheckKeys(const Doc& doc, const std::vector<std::string>& allowed, const std::string& what) {
-    for (auto it = doc.value.begin(); it != doc.value.end(); ++it) {
-      if (std::find(allowed.begin(), allowed.end(), it.key()) != allowed.end()) continue;
-      if (doc.kind == "provider" && it.key() == "token") continue;  // reported by LoadProvider
-      if (doc.kind == "backend" && it.key() == "url") continue;     // reported by LoadBackend
-      Error("unknown_field", "unknown field \"" + it.key() + "\" in " + what,
-            KeyLoc(doc.file, doc.node, it.key()), DidYouMean(it.key(), allowed));
-    }
-  }
-
-  // Classifies docs_[begin, end), all of one scope, and enlists each one
-  // that is valid so far.
+  // Classifies docs_[begin, end), all of one scope (documents.h), and
+  // enlists each one that is valid so far.
   void ClassifyDocuments(size_t begin = 0) {
-    std::vector<std::string> all_kinds = registry_->kinds();
-    for (const auto& [k, keys] : kLanguageKinds) all_kinds.push_back(k);
-    std::sort(all_kinds.begin(), all_kinds.end());
+    const std::vector<std::string> kinds = DocumentKinds(*registry_);
     for (size_t i = begin; i < docs_.size(); ++i) {
-      Doc& doc = docs_[i];
-      YamlNode kind_node = Child(doc.node, "kind");
-      doc.location = kind_node.IsDefined() ? Loc(doc.file, kind_node) : Loc(doc.file, doc.node);
-      if (!doc.value.contains("kind")) {
-        Error("missing_field", "missing required field \"kind\"", Loc(doc.file, doc.node),
-              "every document starts with kind: one of " + JoinNames(all_kinds));
-        continue;
-      }
-      if (!doc.value["kind"].is_string()) {
-        Error("wrong_type", "kind must be a string, not " + ValueTypeNoun(doc.value["kind"]),
-              doc.location);
-        continue;
-      }
-      doc.kind = doc.value["kind"].get<std::string>();
-      bool resource = registry_->HasKind(doc.kind);
-      auto lang = kLanguageKinds.find(doc.kind);
-      if (!resource && lang == kLanguageKinds.end()) {
-        std::string hint = DidYouMean(doc.kind, all_kinds);
-        Error("unknown_kind", "unknown kind \"" + doc.kind + "\"", doc.location,
-              (hint.empty() ? "" : hint + "\n") + "known kinds: " + JoinNames(all_kinds));
-        doc.kind.clear();
-        continue;
-      }
-      if (doc.scope != 0 && std::find(kStackOnlyKinds.begin(), kStackOnlyKinds.end(), doc.kind) !=
-                                kStackOnlyKinds.end()) {
-        Error("not_in_module", "a module cannot declare a " + doc.kind + " document", doc.location,
-              doc.kind == "provider" || doc.kind == "backend"
-                  ? "the stack's " + doc.kind + " serves its modules too"
-                  : "declare it in the stack; it may name addresses inside modules, and a module "
-                    "takes what it needs as inputs");
-        doc.kind.clear();
-        continue;
-      }
-      bool needs_name = resource || doc.kind == "variable" || doc.kind == "output" ||
-                        doc.kind == "data" || doc.kind == "module" || doc.kind == "local" ||
-                        doc.kind == "check";
-      if (doc.value.contains("name")) {
-        const Value& n = doc.value["name"];
-        if (!n.is_string()) {
-          Error("wrong_type", "name must be a string, not " + ValueTypeNoun(n),
-                Loc(doc.file, Child(doc.node, "name")));
-          doc.kind.clear();
-          continue;
-        }
-        doc.name = n.get<std::string>();
-        if (needs_name && !IsName(doc.name)) {
-          Error("invalid_name", "\"" + doc.name + "\" is not a valid name",
-                Loc(doc.file, Child(doc.node, "name")),
-                "names start with a letter or _ and hold letters, digits, _ and -");
-          doc.kind.clear();
-          continue;
-        }
-      } else if (needs_name) {
-        Error("missing_field", "missing required field \"name\" in " + doc.kind + " document",
-              doc.location);
-        doc.kind.clear();
-        continue;
-      }
-      CheckKeys(doc, resource ? kResourceKeys : lang->second, doc.kind + " document");
-      Enlist(i);
+      if (ClassifyDocument(docs_[i], *registry_, kinds, diags_)) Enlist(i);
     }
   }
 
@@ -773,8 +354,10 @@ class Loader {
     sources.vars = options_.vars;
     sources.plan_vars = options_.plan_vars;
     sources.settings_only = options_.settings_only;
-    for (const auto& path : options_.var_files) {
-      ReadVariableFile(path, decls, sources.file_entries);
+    for (const auto& path : options_.var_files) {  // variable_files.h
+      for (auto& entry : ReadVariableFile(env_, path, decls, result_.sources, diags_)) {
+        sources.file_entries.push_back(std::move(entry));
+      }
     }
     VariableValues resolved = ResolveVariableValues(decls, sources);
     diags_.insert(diags_.end(), resolved.diagnostics.begin(), resolved.diagnostics.end());
@@ -786,64 +369,6 @@ class Loader {
       if (v.is_string()) RegisterSecret(v.get<std::string>());
     }
     for (const std::string& secret : resolved.secrets) RegisterSecret(secret);
-  }
-
-  // The `name: value` entries of a --var-file. Only a declared variable's
-  // value is read: an undeclared one is a warning (the variables stage's),
-  // whatever its value holds.
-  void ReadVariableFile(const std::string& path, const std::map<std::string, VariableDecl>& decls,
-                        std::vector<VariableFileEntry>& out) {
-    auto text = env_.ReadFile(path, kMaxManifestFileBytes);
-    if (!text.ok()) {
-      ReportUnreadable("cannot read variable file " + path, text.status(), {}, "");
-      return;
-    }
-    std::string display = fs::path(path).lexically_normal().string();
-    if (!AddSource(display, *text, nullptr)) return;
-    for (const auto& node : ParseYaml(display, *text)) {
-      if (node.IsNull()) continue;
-      if (!node.IsMap()) {
-        Error("invalid_document", "a variable file must be a mapping of variable names to values",
-              Loc(display, node));
-        continue;
-      }
-      for (auto it = node.pairs().begin(); it != node.pairs().end(); ++it) {
-        std::string name = it->first.IsScalar() ? it->first.Scalar() : "";
-        size_t budget = 0;
-        auto decl = decls.find(name);
-        Value v = decl != decls.end() ? ToValue(display, it->second, 0, budget) : Value();
-        if (decl != decls.end() && decl->second.sensitive) HideValueText(display, it->second);
-        out.push_back(
-            {std::move(name), std::move(v), Loc(display, it->first), Loc(display, it->second)});
-      }
-    }
-  }
-
-  // A sensitive variable's value in a variable file, shown as [REDACTED] in
-  // every excerpt, however short (the redactor ignores short secrets) and
-  // whatever its type: a diagnostic about it (a value of the wrong type)
-  // points at it, and --var and CAIRN_VAR_ values are never shown either.
-  void HideValueText(const std::string& file, const YamlNode& value) {
-    if (!value.IsDefined() || value.Mark().is_null()) return;
-    auto [first, last] = NodeLines(file, value);
-    std::vector<std::string> lines;
-    for (int n = 1;; ++n) {
-      auto line = result_.sources.Line(file, n);
-      if (!line) break;
-      std::string text(*line);
-      if (n == first) {
-        size_t col = std::min<size_t>(static_cast<size_t>(value.Mark().column), text.size());
-        text = text.substr(0, col) + std::string(kRedacted);
-      } else if (n > first && n <= last) {
-        size_t indent = text.find_first_not_of(" \t");
-        text =
-            (indent == std::string::npos ? text : text.substr(0, indent)) + std::string(kRedacted);
-      }
-      lines.push_back(std::move(text));
-    }
-    std::string text;
-    for (const auto& l : lines) text += l + "\n";
-    result_.sources.Add(file, std::move(text));
   }
 
   // ---- modules ------------------------------------------------------------
@@ -994,12 +519,12 @@ class Loader {
     auto cached = module_docs_.find(scopes_[s].dir);
     if (cached == module_docs_.end()) {
       std::vector<std::pair<std::string, std::string>> files;
-      for (auto& f : ManifestFilesIn(dir, false)) files.emplace_back(std::move(f), "");
+      for (auto& f : ManifestFilesIn(env_, dir, false)) files.emplace_back(std::move(f), "");
       if (files.empty()) {
         Error("module_not_found", "module source " + dir + " holds no manifest files", source_loc,
               "a module is a directory of *.yaml or *.yml files");
       }
-      ReadContents(files);
+      ReadContents(env_, files, diags_);
       size_t begin = docs_.size();
       ParseFiles(files);
       for (size_t i = begin; i < docs_.size(); ++i) docs_[i].scope = s;
@@ -1253,7 +778,8 @@ class Loader {
     auto derive = [&](std::vector<std::pair<std::string, FoundReference>>& found, int resource,
                       const std::string& output, size_t doc) {
       for (auto& [pointer, ref] : found) {
-        RefUse use{std::move(ref.expr), doc, pointer, resource, output, false, ref.location};
+        WrittenReference use{std::move(ref.expr), doc, pointer, resource, output, false,
+                             ref.location};
         use.derived = true;
         pending_refs_.push_back(std::move(use));
       }
@@ -1286,7 +812,7 @@ class Loader {
                        "file() paths are relative to the directory of the manifest: " + display);
     } else {
       std::string text = std::move(*read);
-      if (AddSource(display, text, &at)) {
+      if (AddSourceRefusingKeys(result_.sources, display, text, &at, diags_)) {
         while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
         content = std::move(text);
       }
@@ -1651,13 +1177,13 @@ class Loader {
       if (ref.expr.type == Expression::Type::kModuleOutput) {
         if (!ref.derived) module_uses_.push_back({std::move(ref.expr), ref.location, ref.exact});
       } else {
-        RefUse use{std::move(ref.expr),
-                   static_cast<size_t>(&doc - docs_.data()),
-                   pointer,
-                   ctx.resource,
-                   ctx.output,
-                   ref.exact,
-                   ref.location};
+        WrittenReference use{std::move(ref.expr),
+                             static_cast<size_t>(&doc - docs_.data()),
+                             pointer,
+                             ctx.resource,
+                             ctx.output,
+                             ref.exact,
+                             ref.location};
         use.check_only = ctx.module_inputs;
         use.derived = ref.derived;
         pending_refs_.push_back(std::move(use));
@@ -1703,176 +1229,26 @@ class Loader {
     return Eval(doc.value[key], Child(doc.node, key), "", ctx);
   }
 
-  // ---- provider and backend ----------------------------------------------
-  void ScanTokenLiterals(const Doc& doc, const YamlNode& node) {
-    if (node.IsScalar()) {
-      if (LooksLikeApiToken(node.Scalar())) {
-        Error(
-            "token_literal", "provider document holds a literal that looks like an API token",
-            Loc(doc.file, node),
-            "tokens are read from the environment only: set token_env to the name of the variable "
-            "holding it (default CAIRN_TOKEN)");
-      }
-    } else if (node.IsSequence()) {
-      for (const auto& c : node.items()) ScanTokenLiterals(doc, c);
-    } else if (node.IsMap()) {
-      for (auto it = node.pairs().begin(); it != node.pairs().end(); ++it) {
-        if (it->first.IsScalar() && it->first.Scalar() == "token") continue;
-        ScanTokenLiterals(doc, it->second);
-      }
-    }
+  // ---- provider and backend (settings.h) ----------------------------------
+  EvalSetting SettingEvaluator() {
+    return [this](const Doc& doc, const std::string& key, const char* where) {
+      return EvalPlain(doc, key, where);
+    };
+  }
+
+  std::vector<const Doc*> DocsOf(const std::vector<size_t>& indexes) const {
+    std::vector<const Doc*> out;
+    for (size_t i : indexes) out.push_back(&docs_[i]);
+    return out;
   }
 
   void LoadProvider() {
-    for (size_t n = 0; n < provider_docs_.size(); ++n) {
-      const Doc& doc = docs_[provider_docs_[n]];
-      if (n > 0) {
-        Error("duplicate_provider", "a stack has at most one provider document", doc.location,
-              "first declared at " + LocationText(docs_[provider_docs_[0]].location));
-        continue;
-      }
-      ProviderConfig& p = result_.config.provider;
-      if (doc.value.contains("token")) {
-        Error(
-            "token_in_manifest", "provider documents must not hold a token",
-            KeyLoc(doc.file, doc.node, "token"),
-            "tokens are read from the environment only: set token_env to the name of the variable "
-            "holding it (default CAIRN_TOKEN)");
-      }
-      ScanTokenLiterals(doc, doc.node);
-      if (doc.value.contains("endpoint")) {
-        size_t before = diags_.size();
-        Value v = EvalPlain(doc, "endpoint", "a provider document");
-        if (diags_.size() != before) {
-          // already reported
-        } else if (!v.is_string()) {
-          Error("wrong_type", "endpoint must be a string, not " + ValueTypeNoun(v),
-                Loc(doc.file, Child(doc.node, "endpoint")));
-        } else if (v.get<std::string>().rfind("http://", 0) != 0 &&
-                   v.get<std::string>().rfind("https://", 0) != 0) {
-          Error("invalid_value", "endpoint must be an http:// or https:// URL",
-                Loc(doc.file, Child(doc.node, "endpoint")));
-        } else {
-          p.endpoint = v.get<std::string>();
-        }
-      }
-      if (doc.value.contains("token_env")) {
-        const Value& v = doc.value["token_env"];
-        if (!v.is_string() || !IsEnvName(v.get<std::string>())) {
-          Error("invalid_value", "token_env must name an environment variable, such as CAIRN_TOKEN",
-                Loc(doc.file, Child(doc.node, "token_env")));
-        } else {
-          p.token_env = v.get<std::string>();
-        }
-      }
-      if (doc.value.contains("parallelism")) {
-        size_t before = diags_.size();
-        Value v = EvalPlain(doc, "parallelism", "a provider document");
-        if (v.is_string()) v = PlainScalar(v.get<std::string>());
-        if (diags_.size() != before) {
-          // already reported
-        } else if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > 256) {
-          Error("invalid_value", "parallelism must be a whole number from 1 to 256",
-                Loc(doc.file, Child(doc.node, "parallelism")));
-        } else {
-          p.parallelism = static_cast<int>(v.get<long long>());
-        }
-      }
-      if (doc.value.contains("timeouts")) {
-        const Value& t = doc.value["timeouts"];
-        YamlNode tn = Child(doc.node, "timeouts");
-        if (!t.is_object()) {
-          Error("wrong_type", "timeouts must be a mapping, not " + ValueTypeNoun(t),
-                Loc(doc.file, tn));
-        } else {
-          for (auto it = t.begin(); it != t.end(); ++it) {
-            if (std::find(kTimeoutKeys.begin(), kTimeoutKeys.end(), it.key()) ==
-                kTimeoutKeys.end()) {
-              Error("unknown_field", "unknown field \"" + it.key() + "\" in timeouts",
-                    KeyLoc(doc.file, tn, it.key()), DidYouMean(it.key(), kTimeoutKeys));
-            } else if (!it->is_number_integer() || it->get<long long>() < 1 ||
-                       it->get<long long>() > 86400) {
-              Error("invalid_value",
-                    "timeouts." + it.key() + " must be a whole number of seconds from 1 to 86400",
-                    Loc(doc.file, Child(tn, it.key())));
-            } else {
-              p.timeouts[it.key()] = static_cast<int>(it->get<long long>());
-            }
-          }
-        }
-      }
-    }
+    cairn::LoadProvider(DocsOf(provider_docs_), SettingEvaluator(), result_.config.provider,
+                        diags_);
   }
 
   void LoadBackend() {
-    for (size_t n = 0; n < backend_docs_.size(); ++n) {
-      const Doc& doc = docs_[backend_docs_[n]];
-      if (n > 0) {
-        Error("duplicate_backend", "a stack has at most one backend document", doc.location,
-              "first declared at " + LocationText(docs_[backend_docs_[0]].location));
-        continue;
-      }
-      BackendConfig& b = result_.config.backend;
-      if (doc.value.contains("name") && doc.value["name"].is_string()) {
-        b.stack_name = doc.value["name"].get<std::string>();
-      }
-      if (doc.value.contains("url")) {
-        Error(
-            "secret_in_manifest", "backend documents must not hold a connection URL",
-            KeyLoc(doc.file, doc.node, "url"),
-            "it carries credentials: put it in an environment variable and name that with url_env");
-      }
-      if (doc.value.contains("type")) {
-        const Value& t = doc.value["type"];
-        if (!t.is_string() || (t != "sqlite" && t != "postgres")) {
-          Error("invalid_value", "backend type must be \"sqlite\" or \"postgres\"",
-                Loc(doc.file, Child(doc.node, "type")));
-          continue;
-        }
-        b.type = t.get<std::string>();
-      }
-      if (doc.value.contains("path")) {
-        size_t before = diags_.size();
-        Value v = EvalPlain(doc, "path", "a backend document");
-        if (diags_.size() != before) {
-          // already reported
-        } else if (!v.is_string()) {
-          Error("wrong_type", "path must be a string, not " + ValueTypeNoun(v),
-                Loc(doc.file, Child(doc.node, "path")));
-        } else if (b.type != "sqlite") {
-          Error("invalid_value", "path applies to the sqlite backend only",
-                KeyLoc(doc.file, doc.node, "path"));
-        } else {
-          b.path = v.get<std::string>();
-        }
-      }
-      if (doc.value.contains("url_env")) {
-        const Value& v = doc.value["url_env"];
-        if (!v.is_string() || !IsEnvName(v.get<std::string>())) {
-          Error("invalid_value",
-                "url_env must name an environment variable, such as CAIRN_DATABASE_URL",
-                Loc(doc.file, Child(doc.node, "url_env")));
-        } else if (b.type != "postgres") {
-          Error("invalid_value", "url_env applies to the postgres backend only",
-                KeyLoc(doc.file, doc.node, "url_env"));
-        } else {
-          b.url_env = v.get<std::string>();
-        }
-      }
-      if (b.type == "postgres" && b.url_env.empty() && !doc.value.contains("url_env")) {
-        Error("missing_field", "missing required field \"url_env\" in postgres backend document",
-              doc.location, "name the environment variable holding the connection URL");
-      }
-      // Stacks sharing a database are told apart by name alone: one taken
-      // from the directory made t1/web and t2/web one stack, and the second's
-      // plan deleted the first's resources.
-      if (b.type == "postgres" && b.stack_name.empty()) {
-        Error("missing_field", "missing required field \"name\" in postgres backend document",
-              doc.location,
-              "stacks sharing a database are told apart by this name alone; give each stack its "
-              "own, e.g. name: web-production");
-      }
-    }
+    cairn::LoadBackend(DocsOf(backend_docs_), SettingEvaluator(), result_.config.backend, diags_);
   }
 
   // ---- resources -----------------------------------------------------------
@@ -1972,114 +1348,6 @@ class Loader {
     return true;
   }
 
-  void LoadLifecycle(const Doc& doc, Lifecycle& lc) {
-    YamlNode node = Child(doc.node, "lifecycle");
-    const Value& v = doc.value["lifecycle"];
-    if (!v.is_object()) {
-      Error("wrong_type", "lifecycle must be a mapping, not " + ValueTypeNoun(v),
-            Loc(doc.file, node));
-      return;
-    }
-    for (auto it = v.begin(); it != v.end(); ++it) {
-      const std::string& key = it.key();
-      YamlNode child = Child(node, key);
-      if (key == "prevent_destroy" || key == "create_before_destroy") {
-        if (!it->is_boolean()) {
-          Error("wrong_type",
-                "lifecycle." + key + " must be true or false, not " + ValueTypeNoun(*it),
-                Loc(doc.file, child));
-        } else {
-          (key == "prevent_destroy" ? lc.prevent_destroy : lc.create_before_destroy) =
-              it->get<bool>();
-        }
-      } else if (key == "ignore_changes") {
-        if (!it->is_array()) {
-          Error("wrong_type",
-                "lifecycle.ignore_changes must be a list of field names, not " + ValueTypeNoun(*it),
-                Loc(doc.file, child));
-          continue;
-        }
-        const auto& fields = registry_->Fields(doc.kind);
-        for (size_t i = 0; i < it->size(); ++i) {
-          const Value& f = (*it)[i];
-          SourceLocation at =
-              Loc(doc.file, child.IsSequence() && i < child.size() ? child[i] : child);
-          if (!f.is_string()) {
-            Error("invalid_ignore_changes",
-                  "lifecycle.ignore_changes items must be field names, not " + ValueTypeNoun(f),
-                  at);
-          } else if (registry_->IsComputed(doc.kind, f.get<std::string>()) &&
-                     std::find(fields.begin(), fields.end(), f.get<std::string>()) ==
-                         fields.end()) {
-            Error("invalid_ignore_changes",
-                  "ignore_changes names \"" + f.get<std::string>() +
-                      "\", a computed attribute of " + doc.kind,
-                  at, "only spec fields can be ignored: " + JoinNames(fields));
-          } else if (std::find(fields.begin(), fields.end(), f.get<std::string>()) ==
-                     fields.end()) {
-            std::string hint = DidYouMean(f.get<std::string>(), fields);
-            Error("invalid_ignore_changes",
-                  "ignore_changes names \"" + f.get<std::string>() +
-                      "\", which is not a field of " + doc.kind,
-                  at,
-                  (hint.empty() ? "" : hint + "\n") + "fields of " + doc.kind + ": " +
-                      JoinNames(fields));
-          } else {
-            lc.ignore_changes.push_back(f.get<std::string>());
-          }
-        }
-      } else if (key == "precondition" || key == "postcondition") {
-        // Evaluated per instance (MakeInstances: LoadConditions).
-      } else if (key == "replace_triggered_by") {
-        LoadTriggers(doc, *it, child, lc);
-      } else {
-        Error("unknown_field", "unknown field \"" + key + "\" in lifecycle",
-              KeyLoc(doc.file, node, key), DidYouMean(key, kLifecycleKeys));
-      }
-    }
-  }
-
-  // lifecycle.replace_triggered_by: addresses of the document's scope, each
-  // with an attribute or not.
-  void LoadTriggers(const Doc& doc, const Value& v, const YamlNode& node, Lifecycle& lc) {
-    if (!v.is_array()) {
-      Error("wrong_type",
-            "lifecycle.replace_triggered_by must be a list of addresses, not " + ValueTypeNoun(v),
-            Loc(doc.file, node));
-      return;
-    }
-    for (size_t i = 0; i < v.size(); ++i) {
-      SourceLocation at = Loc(doc.file, node.IsSequence() && i < node.size() ? node[i] : node);
-      Lifecycle::Trigger t;
-      t.location = at;
-      std::optional<ResourceAddress> addr;
-      if (v[i].is_string()) {
-        const std::string& text = v[i].get_ref<const std::string&>();
-        addr = ResourceAddress::Parse(text);
-        if (!addr) {
-          // ADDRESS.ATTR
-          size_t dot = text.rfind('.');
-          if (dot != std::string::npos && dot > 0) {
-            addr = ResourceAddress::Parse(text.substr(0, dot));
-            if (addr) t.attr = text.substr(dot + 1);
-          }
-        }
-      }
-      if (!addr || !addr->module.empty()) {
-        Error("invalid_replace_trigger",
-              "replace_triggered_by entries are addresses of this stack or module (network.a, "
-              "instance.web[0], instance.web[0].image), not " +
-                  (v[i].is_string() ? "\"" + v[i].get<std::string>() + "\"" : ValueTypeNoun(v[i])),
-              at);
-        continue;
-      }
-      t.whole = std::holds_alternative<std::monostate>(addr->index);
-      addr->module = scopes_[doc.scope].path;
-      t.address = std::move(*addr);
-      lc.replace_triggered_by.push_back(std::move(t));
-    }
-  }
-
   // A list of {condition, error_message} under `key` of `doc` (its value
   // `list`, its node `node`), each evaluated in `ctx`: known at load, or
   // kept as a residual for plan or apply. `self` may be read when
@@ -2177,42 +1445,13 @@ class Loader {
       bool broken = !expanded;
       group.mode = instances.mode;
       Lifecycle lifecycle;
-      if (doc.value.contains("lifecycle")) LoadLifecycle(doc, lifecycle);
+      if (doc.value.contains("lifecycle")) {
+        lifecycle = LoadLifecycle(doc, *registry_, scope.path, diags_);
+      }
       // depends_on entries are resolved once every resource is known.
       if (doc.value.contains("depends_on")) {
-        YamlNode node = Child(doc.node, "depends_on");
-        const Value& d = doc.value["depends_on"];
-        if (!d.is_array()) {
-          Error("invalid_depends_on",
-                "depends_on must be a list of resource addresses, not " + ValueTypeNoun(d),
-                Loc(doc.file, node));
-        } else {
-          for (size_t i = 0; i < d.size(); ++i) {
-            SourceLocation at =
-                Loc(doc.file, node.IsSequence() && i < node.size() ? node[i] : node);
-            std::optional<ResourceAddress> addr;
-            if (d[i].is_string()) addr = ResourceAddress::Parse(d[i].get<std::string>());
-            if (addr && !addr->module.empty()) {
-              Error("module_internal_reference",
-                    "depends_on cannot name " + addr->ToString() +
-                        ": a module's resources are its own",
-                    at, "depend on what the module's outputs refer to instead");
-              continue;
-            }
-            if (addr) addr->module = scope.path;
-            if (!addr) {
-              Error(
-                  "invalid_depends_on",
-                  "depends_on entry " +
-                      (d[i].is_string() ? "\"" + d[i].get<std::string>() + "\""
-                                        : ValueTypeNoun(d[i])) +
-                      " is not a resource address",
-                  at,
-                  "write addresses such as firewall.edge, instance.web[0] or instance.web[\"eu\"]");
-            } else {
-              depends_on_[base].push_back({*addr, at});
-            }
-          }
+        for (auto& entry : LoadDependsOn(doc, scope.path, diags_)) {
+          depends_on_[base].push_back(std::move(entry));
         }
       }
       const Value* spec = nullptr;
@@ -2481,376 +1720,49 @@ class Loader {
   }
 
   // ---- data sources --------------------------------------------------------
+  // The data sources (data_sources.h).
   void LoadData() {
-    std::map<std::string, SourceLocation> first;
-    for (size_t di : data_docs_) {
-      const Doc& doc = docs_[di];
-      SourceLocation name_loc = Loc(doc.file, Child(doc.node, "name"));
-      if (!doc.value.contains("type") || !doc.value["type"].is_string()) {
-        Error(doc.value.contains("type") ? "wrong_type" : "missing_field",
-              "a data document needs type: the kind of resource it reads", doc.location,
-              "one of " + JoinNames(registry_->kinds()));
-        continue;
-      }
-      DataConfig d;
-      d.kind = doc.value["type"].get<std::string>();
-      d.name = doc.name;
-      d.location = doc.location;
-      d.name_location = name_loc;
-      SourceLocation type_loc = Loc(doc.file, Child(doc.node, "type"));
-      if (!registry_->HasKind(d.kind)) {
-        Error("unknown_kind", "unknown kind \"" + d.kind + "\" in a data document", type_loc,
-              DidYouMean(d.kind, registry_->kinds()));
-        continue;
-      }
-      if (auto [it, inserted] = first.emplace(d.Address(), name_loc); !inserted) {
-        Error("duplicate_data", d.Address() + " is declared twice", name_loc,
-              "first declared at " + LocationText(it->second));
-        continue;
-      }
-      data_addresses_.insert(d.Address());
-      const bool by_id = doc.value.contains("id"), by_filter = doc.value.contains("filter");
-      if (by_id == by_filter) {
-        Error(by_id ? "invalid_value" : "missing_field",
-              "a data document reads by id or by filter, " +
-                  std::string(by_id ? "not both" : "and has neither"),
-              doc.location, "id: THE_ID, or filter: {name: NAME, region: REGION}");
-        continue;
-      }
-      if (by_id) {
-        Value v = EvalPlain(doc, "id", "a data document");
-        if (!v.is_string() || v.get<std::string>().empty()) {
-          Error("wrong_type", "id must be a non-empty string",
-                Loc(doc.file, Child(doc.node, "id")));
-          continue;
-        }
-        d.id = v.get<std::string>();
-      } else {
-        Value f = EvalPlain(doc, "filter", "a data document");
-        SourceLocation at = Loc(doc.file, Child(doc.node, "filter"));
-        bool ok = f.is_object() && !f.empty();
-        for (auto it = f.begin(); ok && it != f.end(); ++it) {
-          if ((it.key() != "name" && it.key() != "region") || !it->is_string()) {
-            Error("invalid_value",
-                  "filter \"" + it.key() + "\": a data filter matches name and region, as strings",
-                  at);
-            ok = false;
-            break;
-          }
-          d.filter[it.key()] = it->get<std::string>();
-        }
-        if (!ok) {
-          if (!f.is_object() || f.empty()) {
-            Error("wrong_type", "filter must be a mapping of name and/or region", at);
-          }
-          continue;
-        }
-      }
-      result_.config.data.push_back(std::move(d));
-    }
+    DataSources found = LoadDataSources(DocsOf(data_docs_), *registry_, SettingEvaluator(), diags_);
+    for (auto& d : found.data) result_.config.data.push_back(std::move(d));
+    data_addresses_ = std::move(found.addresses);
   }
 
-  // A reference to a data source: declared, without an index, to an
-  // attribute its kind has, of the kind the field refers to.
-  void CheckDataReference(const RefUse& use) {
-    const Expression& e = use.expr;
-    const ResourceAddress& t = e.target;
-    const std::string kind = t.kind.substr(5);
-    if (!registry_->HasKind(kind)) {
-      ReportRef(use, "unknown_reference",
-                "reference to unknown kind \"" + kind + "\" in " + e.ToString(), use.location,
-                DidYouMean(kind, registry_->kinds()));
-      return;
-    }
-    if (!data_addresses_.count(t.BaseString())) {
-      std::vector<std::string> names;
-      for (const auto& a : data_addresses_) {
-        if (a.rfind(t.kind + ".", 0) == 0) names.push_back(a.substr(t.kind.size() + 1));
-      }
-      ReportRef(use, "unknown_reference", "reference to undeclared data source " + t.BaseString(),
-                use.location, DidYouMean(t.name, names));
-      return;
-    }
-    if (!std::holds_alternative<std::monostate>(t.index) || (e.splat && !e.attr.empty())) {
-      ReportRef(use, "invalid_index",
-                "a data source has no instances: refer to it without an index", use.location);
-      return;
-    }
-    if (e.attr.empty()) return;  // used whole
-    if (!registry_->HasAttribute(kind, e.attr)) {
-      std::string hint = DidYouMean(e.attr, registry_->Attributes(kind));
-      ReportRef(use, "unknown_attribute", kind + " has no attribute \"" + e.attr + "\"",
-                use.location,
-                (hint.empty() ? "" : hint + "\n") + "attributes of " + kind + ": " +
-                    JoinNames(registry_->Attributes(kind)));
-      return;
-    }
-    if (use.resource >= 0 && use.exact) {
-      const std::string field = use.pointer.substr(1, use.pointer.find('/', 1) - 1);
-      const auto& refs = registry_->References(resources_[use.resource].kind);
-      auto want = refs.find(field);
-      if (want != refs.end() && want->second != kind) {
-        Error("reference_kind_mismatch",
-              "field \"" + field + "\" must refer to " + want->second + ", not to " + kind,
-              use.location, "use an id such as ${data." + want->second + ".NAME.id}");
-      }
-    }
-  }
-
-  // ---- moved ---------------------------------------------------------------
-  // Whether the manifests declare exactly `addr` (an instance address, or a
-  // resource without count or for_each when it has no index).
-  bool Declares(const ResourceAddress& addr) const {
-    auto g = groups_.find(addr.BaseString());
-    if (g == groups_.end()) return false;
-    for (size_t i : g->second.instances) {
-      if (resources_[i].address == addr) return true;
-    }
-    return false;
-  }
-
+  // ---- moved (moved.h) -----------------------------------------------------
   void LoadMoved() {
-    std::map<std::string, SourceLocation> first;  // by from
-    for (size_t di : moved_docs_) {
-      const Doc& doc = docs_[di];
-      std::optional<ResourceAddress> ends[2];
-      bool ok = true;
-      for (int e = 0; e < 2; ++e) {
-        const char* key = e == 0 ? "from" : "to";
-        if (!doc.value.contains(key)) {
-          Error("missing_field",
-                std::string("missing required field \"") + key + "\" in moved document",
-                doc.location, "moved: {from: instance.old, to: instance.new}");
-          ok = false;
-          continue;
-        }
-        SourceLocation at = Loc(doc.file, Child(doc.node, key));
-        const Value& v = doc.value[key];
-        if (v.is_string()) ends[e] = ResourceAddress::Parse(v.get<std::string>());
-        if (!ends[e]) {
-          Error("invalid_address",
-                std::string(key) + " must be a resource address, not " +
-                    (v.is_string() ? "\"" + v.get<std::string>() + "\"" : ValueTypeNoun(v)),
-                at, "kind.name, kind.name[0] or kind.name[\"key\"]");
-          ok = false;
-        } else if (!registry_->HasKind(ends[e]->kind)) {
-          Error("unknown_kind", "unknown kind \"" + ends[e]->kind + "\" in " + key, at,
-                DidYouMean(ends[e]->kind, registry_->kinds()));
-          ok = false;
-        }
-      }
-      if (!ok) continue;
-      const ResourceAddress& from = *ends[0];
-      const ResourceAddress& to = *ends[1];
-      SourceLocation from_loc = Loc(doc.file, Child(doc.node, "from"));
-      SourceLocation to_loc = Loc(doc.file, Child(doc.node, "to"));
-      if (from.kind != to.kind) {
-        Error("moved_kind_mismatch",
-              "cannot move a " + from.kind + " to " + to.ToString() + ": an address keeps its kind",
-              to_loc);
-        continue;
-      }
-      if (from == to) {
-        Error("moved_to_itself", from.ToString() + " is moved to itself", to_loc);
-        continue;
-      }
-      if (auto [it, inserted] = first.emplace(from.ToString(), from_loc); !inserted) {
-        Error("duplicate_moved", from.ToString() + " is moved twice", from_loc,
-              "first moved at " + LocationText(it->second));
-        continue;
-      }
-      const bool from_whole = std::holds_alternative<std::monostate>(from.index);
-      const bool to_whole = std::holds_alternative<std::monostate>(to.index);
-      // FROM must be gone from the manifests. A resource that gained count
-      // or for_each (web -> web[0]) keeps its base: only FROM itself counts.
-      auto g = groups_.find(from.BaseString());
-      const bool still_there = from_whole && to_whole ? g != groups_.end() : Declares(from);
-      if (still_there) {
-        Error("moved_from_declared",
-              from.ToString() + " is still declared: a move is from an address the manifests " +
-                  "no longer have",
-              from_loc, "rename the resource in its document, then keep this move");
-        continue;
-      }
-      const bool to_there =
-          from_whole && to_whole ? groups_.count(to.BaseString()) > 0 : Declares(to);
-      if (!to_there) {
-        std::string hint = DidYouMean(to.name, DeclaredNames(Declared(), to.kind, to.module));
-        Error("moved_to_undeclared", to.ToString() + " is not declared in the manifests", to_loc,
-              hint.empty() ? "a move is to an address the manifests declare" : hint);
-        continue;
-      }
-      result_.config.moved.push_back({from, to, doc.location});
-    }
-    // The implied ones after the written ones, unless a written one moves
-    // the same address.
-    for (MovedConfig& m : implicit_moves_) {
-      if (!first.count(m.from.ToString())) result_.config.moved.push_back(std::move(m));
-    }
+    Moves moves = LoadMoves(DocsOf(moved_docs_), Declared(), std::move(implicit_moves_));
+    for (auto& d : moves.diagnostics) diags_.push_back(std::move(d));
+    for (auto& m : moves.moved) result_.config.moved.push_back(std::move(m));
   }
 
-  // ---- references ------------------------------------------------------------
-  void AddEdge(size_t from, size_t to, const SourceLocation& why) {
-    edges_.push_back({from, to, why});
-  }
-
+  // ---- references (graph_edges.h) -------------------------------------------
   // What references resolve against (references.h).
   DeclaredResources Declared() const { return {resources_, groups_, *registry_}; }
 
-  // lifecycle.replace_triggered_by: each address declared, its attribute
-  // one its kind has; it is a dependency, as Terraform makes it.
-  void ResolveTriggers() {
-    for (size_t r = 0; r < resources_.size(); ++r) {
-      for (const Lifecycle::Trigger& t : resources_[r].lifecycle.replace_triggered_by) {
-        auto g = groups_.find(t.address.BaseString());
-        if (g == groups_.end()) {
-          Error("unknown_replace_trigger",
-                "replace_triggered_by names undeclared resource " + t.address.ToString(),
-                t.location,
-                DidYouMean(t.address.name,
-                           DeclaredNames(Declared(), t.address.kind, t.address.module)));
-          continue;
-        }
-        if (!t.attr.empty() && !registry_->HasAttribute(t.address.kind, t.attr)) {
-          Error("unknown_attribute", t.address.kind + " has no attribute \"" + t.attr + "\"",
-                t.location, DidYouMean(t.attr, registry_->Attributes(t.address.kind)));
-          continue;
-        }
-        auto targets = ReferenceTargets(Declared(), t.address, false, true, g->second);
-        if (auto* msg = std::get_if<std::string>(&targets)) {
-          Error("unknown_replace_trigger", "replace_triggered_by: " + *msg, t.location);
-          continue;
-        }
-        for (size_t id : std::get<std::vector<size_t>>(targets)) {
-          if (id == r) {
-            Error("unknown_replace_trigger",
-                  resources_[r].address.ToString() + " cannot be replaced because of itself",
-                  t.location);
-            continue;
-          }
-          AddEdge(r, id, t.location);
-        }
-      }
-    }
+  void AddEdges(EdgesResult found) {
+    edges_.insert(edges_.end(), std::make_move_iterator(found.edges.begin()),
+                  std::make_move_iterator(found.edges.end()));
+    for (auto& d : found.diagnostics) diags_.push_back(std::move(d));
   }
 
-  void ResolveDependsOn() {
-    for (const auto& [base, entries] : depends_on_) {
-      auto from = groups_.find(base);
-      if (from == groups_.end()) continue;
-      for (const auto& [addr, at] : entries) {
-        auto g = groups_.find(addr.BaseString());
-        if (g == groups_.end()) {
-          std::string hint =
-              registry_->HasKind(addr.kind)
-                  ? DidYouMean(addr.name, DeclaredNames(Declared(), addr.kind, addr.module))
-                  : DidYouMean(addr.kind, registry_->kinds());
-          Error("unknown_depends_on", "depends_on names undeclared resource " + addr.ToString(), at,
-                hint);
-          continue;
-        }
-        auto targets = ReferenceTargets(Declared(), addr, false, true, g->second);
-        if (auto* msg = std::get_if<std::string>(&targets)) {
-          Error("unknown_depends_on", "depends_on: " + *msg, at);
-          continue;
-        }
-        for (size_t r : from->second.instances) {
-          for (size_t t : std::get<std::vector<size_t>>(targets)) AddEdge(r, t, at);
-        }
-      }
-    }
-  }
+  void ResolveTriggers() { AddEdges(cairn::ResolveTriggers(Declared())); }
+  void ResolveDependsOn() { AddEdges(cairn::ResolveDependsOn(Declared(), depends_on_)); }
+  // Every resource reference, each resolved one an edge in the graph; a
+  // data source's is checked but makes none.
+  void CheckReferences() { AddEdges(ReferenceEdges(pending_refs_, Declared(), data_addresses_)); }
 
-  // An error about a reference, unless it is a derived use (reported where
-  // it was written).
-  void ReportRef(const RefUse& use, std::string code, std::string summary, SourceLocation loc,
-                 std::string detail = "") {
-    if (!use.derived) Error(std::move(code), std::move(summary), std::move(loc), std::move(detail));
-  }
-
-  // Resolves every resource reference (references.h); each resolved one is
-  // an edge in the graph, and a splat becomes the list of its instances'
-  // references.
-  void CheckReferences() {
-    const DeclaredResources declared = Declared();
-    for (const RefUse& use : pending_refs_) {
-      const Expression& e = use.expr;
-      if (e.target.kind.rfind("data.", 0) == 0) {
-        CheckDataReference(use);  // read at plan time: no edge in the graph
-        continue;
-      }
-      ResolvedReference resolved = ResolveReference(
-          {&e, &use.location, use.resource, use.pointer, use.exact, use.derived}, declared);
-      diags_.insert(diags_.end(), resolved.diagnostics.begin(), resolved.diagnostics.end());
-      if (!resolved.ok) continue;
-      const std::vector<size_t>& ids = resolved.targets;
-      if (use.check_only) continue;  // joins the graph where the module uses it
-      if (use.resource >= 0) {
-        for (size_t id : ids) AddEdge(static_cast<size_t>(use.resource), id, use.location);
-      }
-    }
-  }
-
-  // Schema validation is independent per resource and read-only on the
-  // loader's state, so large stacks validate on several threads.
+  // Schema validation and keys in specs (validate_specs.h).
   void ValidateSpecs() {
-    const size_t n = resources_.size();
-    size_t threads =
-        n < 512 ? 1 : std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), 8);
-    std::vector<std::vector<Diagnostic>> found(threads);
-    auto work = [&](size_t t) {
-      for (size_t i = t; i < n; i += threads) ValidateOne(i, found[t]);
-    };
-    std::vector<std::thread> pool;
-    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work, t);
-    work(0);
-    for (auto& t : pool) t.join();
-    for (auto& list : found) {
-      for (auto& d : list) diags_.push_back(std::move(d));
+    std::vector<SpecSource> sources;
+    sources.reserve(resources_.size());
+    for (size_t i = 0; i < resources_.size(); ++i) {
+      const Doc& doc = docs_[resource_docs_of_[i]];
+      auto it = spec_nodes_.find(resources_[i].address.BaseString());
+      YamlNode spec_node = it == spec_nodes_.end() ? doc.node : it->second;
+      sources.push_back(
+          {doc.file, doc.node, doc.location, spec_node, keyed_files_.count(doc.file) > 0});
     }
-  }
-
-  void ValidateOne(size_t i, std::vector<Diagnostic>& out) const {
-    const ResourceConfig& rc = resources_[i];
-    const Doc& doc = docs_[resource_docs_of_[i]];
-    auto it = spec_nodes_.find(rc.address.BaseString());
-    YamlNode spec_node = it == spec_nodes_.end() ? doc.node : it->second;
-    auto locate = [&](const std::string& pointer, bool at_key) {
-      if (pointer.empty() && spec_node == doc.node) return doc.location;
-      if (pointer.empty()) return KeyLoc(doc.file, doc.node, "spec");
-      return Locate(doc.file, spec_node, pointer, at_key);
-    };
-    for (auto& d : registry_->Validate(rc.kind, rc.spec, locate)) out.push_back(std::move(d));
-    // A file refused for holding a key was reported once already.
-    if (MayHoldKey(rc.spec) && !keyed_files_.count(doc.file)) {
-      ScanValueForKeys(rc.spec, doc, spec_node, "", out);
-    }
-  }
-
-  static bool MayHoldKey(const Value& v) {
-    if (v.is_string())
-      return v.get_ref<const std::string&>().find("PRIVATE KEY-----") != std::string::npos;
-    if (v.is_structured()) return std::any_of(v.begin(), v.end(), MayHoldKey);
-    return false;
-  }
-
-  // Key material that arrived through a variable (files and manifests are
-  // checked as text when read).
-  void ScanValueForKeys(const Value& v, const Doc& doc, const YamlNode& base,
-                        const std::string& pointer, std::vector<Diagnostic>& out) const {
-    if (v.is_string()) {
-      if (FindPrivateKey(v.get_ref<const std::string&>()).found()) {
-        AddError(out, "private_key_material", "private key material in a value",
-                 Locate(doc.file, base, pointer, false),
-                 "it came from a variable or a for_each value; only public keys belong in a "
-                 "stack, and the key is not shown");
-      }
-    } else if (v.is_array()) {
-      for (size_t i = 0; i < v.size(); ++i)
-        ScanValueForKeys(v[i], doc, base, pointer + "/" + std::to_string(i), out);
-    } else if (v.is_object()) {
-      for (auto it = v.begin(); it != v.end(); ++it)
-        ScanValueForKeys(*it, doc, base, pointer + "/" + PointerToken(it.key()), out);
+    for (auto& d : cairn::ValidateSpecs(resources_, sources, *registry_)) {
+      diags_.push_back(std::move(d));
     }
   }
 
@@ -2902,26 +1814,12 @@ class Loader {
     for (const auto& [doc, node] : key_nodes_) RedactFeeding(doc, node, 0, done);
   }
 
-  static void KeyPointers(const Value& v, const std::string& pointer,
-                          std::vector<std::string>& out) {
-    if (v.is_string()) {
-      if (FindPrivateKey(v.get_ref<const std::string&>()).found()) out.push_back(pointer);
-    } else if (v.is_array()) {
-      for (size_t i = 0; i < v.size(); ++i)
-        KeyPointers(v[i], pointer + "/" + std::to_string(i), out);
-    } else if (v.is_object()) {
-      for (auto it = v.begin(); it != v.end(); ++it) {
-        KeyPointers(*it, pointer + "/" + PointerToken(it.key()), out);
-      }
-    }
-  }
-
   void RedactFeeding(size_t doc_index, const YamlNode& node, int depth,
                      std::set<std::pair<size_t, int>>& done) {
     const Doc& doc = docs_[doc_index];
     if (!node.IsDefined() || node.Mark().is_null() || depth > kMaxDepth) return;
     if (!done.insert({doc_index, node.Mark().line}).second) return;
-    RedactNode(doc.file, node);
+    RedactNode(result_.sources, doc.file, node);
     std::vector<YamlNode> scalars;
     CollectScalars(node, 0, scalars);
     for (const YamlNode& s : scalars) {
@@ -2976,34 +1874,12 @@ class Loader {
     for (const auto& [k, v] : node.pairs()) CollectScalars(v, depth + 1, out);
   }
 
-  // ---- graph -----------------------------------------------------------------
+  // ---- graph (graph_edges.h) ------------------------------------------------
   void BuildGraph() {
-    DependencyGraph graph;
-    for (const auto& rc : resources_) graph.AddNode(rc.address);
-    for (const auto& [from, to, why] : edges_) graph.AddEdge(from, to, why);
-    for (const auto& cycle : graph.FindCycles()) {
-      Error("dependency_cycle", "dependency cycle: " + cycle.ToString(), cycle.location,
-            "break the cycle by removing one of these references or depends_on entries");
-    }
-    std::vector<size_t> order = graph.TopologicalOrder();
-    std::vector<bool> placed(resources_.size(), false);
-    for (size_t i : order) placed[i] = true;
-    std::vector<size_t> rest;
-    for (size_t i = 0; i < resources_.size(); ++i) {
-      if (!placed[i]) rest.push_back(i);
-    }
-    std::sort(rest.begin(), rest.end(),
-              [&](size_t a, size_t b) { return resources_[a].address < resources_[b].address; });
-    order.insert(order.end(), rest.begin(), rest.end());
-    auto& out = result_.config.resources;
-    out.reserve(order.size());
-    result_.config.resource_index.reserve(order.size());
-    for (size_t i : order) {
-      result_.config.resource_index.emplace(graph.address(i).ToString(), out.size());
-      ResourceConfig rc = std::move(resources_[i]);
-      for (size_t dep : graph.Dependencies(i)) rc.depends_on.push_back(graph.address(dep));
-      out.push_back(std::move(rc));
-    }
+    Graph graph = cairn::BuildGraph(std::move(resources_), edges_);
+    for (auto& d : graph.diagnostics) diags_.push_back(std::move(d));
+    result_.config.resources = std::move(graph.resources);
+    result_.config.resource_index = std::move(graph.index);
   }
 
   // StackConfig::module_outputs and empty_resources.
@@ -3030,26 +1906,13 @@ class Loader {
     for (size_t i = 0; i < outputs_.size(); ++i) {
       if (output_scope_[i] == 0) result_.config.outputs.push_back(std::move(outputs_[i]));
     }
-    SortDiagnostics(diags_);
-    // A module's documents are checked once per instance: a problem in its
-    // files is reported once, for the first instance (the messages differ
-    // only in the instance's path).
+    // A module's documents are checked once per instance (finish.h).
     std::set<std::string> module_files;
     for (const Doc& doc : docs_) {
       if (doc.scope != 0) module_files.insert(doc.file);
     }
-    std::set<std::tuple<std::string, int, int, std::string, std::string, std::string>> seen;
-    for (auto& d : diags_) {
-      // Manifests may hold bytes that are not UTF-8; diagnostics must not,
-      // or their JSON form could not be written.
-      d.summary = ValidUtf8(d.summary);
-      d.detail = ValidUtf8(d.detail);
-      const bool in_module = module_files.count(d.location.file) > 0;
-      if (seen.insert({d.location.file, d.location.line, d.location.column, d.code,
-                       in_module ? "" : d.summary, in_module ? "" : d.detail})
-              .second) {
-        result_.diagnostics.push_back(std::move(d));
-      }
+    for (auto& d : FinishDiagnostics(std::move(diags_), module_files)) {
+      result_.diagnostics.push_back(std::move(d));
     }
     diags_.clear();
   }
@@ -3073,7 +1936,7 @@ class Loader {
   std::map<std::string, size_t> shape_docs_;                // base address -> resource document
   size_t shape_docs_seen_ = 0;                              // resource_docs_ indexed in shape_docs_
   std::map<size_t, std::pair<bool, Instances>> instances_;  // InstancesOf
-  std::vector<RefUse> pending_refs_;
+  std::vector<WrittenReference> pending_refs_;
   std::map<std::string, ResourceGroup> groups_;
   std::map<std::string, YamlNode> spec_nodes_;
   std::map<std::string, std::vector<std::pair<ResourceAddress, SourceLocation>>> depends_on_;
@@ -3093,10 +1956,6 @@ class Loader {
   std::vector<ModuleUse> module_uses_;
   std::map<std::string, Value> module_output_values_;  // by key, once substituted
   std::vector<std::string> resolving_;                 // output keys being substituted
-  struct Edge {
-    size_t from, to;
-    SourceLocation why;
-  };
   std::vector<Edge> edges_;
 };
 
