@@ -77,7 +77,8 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   s->stack_root_ = std::filesystem::weakly_canonical(root, ec).string();
 
   const BackendConfig& b = s->load_.config.backend;
-  const BackendSpec spec{b.type, b.path, b.url_env, b.stack_name};
+  BackendSpec spec{b.type, b.path, b.url_env, b.stack_name};
+  if (options.state_dir) spec = BackendSpec{"sqlite", *options.state_dir + "/state.db", "", ""};
   auto store = options.create_state ? OpenStateStore(s->stack_root_, spec)
                                     : OpenExistingStateStore(s->stack_root_, spec);
   if (store.ok()) {
@@ -89,7 +90,7 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
 
   if (!options.needs_api || options.backend_only) return s;
   const ProviderConfig& p = s->load_.config.provider;
-  std::string endpoint = p.endpoint;
+  std::string endpoint = options.endpoint.value_or(p.endpoint);
   if (endpoint.empty()) {
     const char* env = std::getenv("CAIRN_ENDPOINT");
     endpoint = env ? env : "";
@@ -100,7 +101,8 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
     return nullptr;
   }
   while (!endpoint.empty() && endpoint.back() == '/') endpoint.pop_back();
-  const char* token = std::getenv(p.token_env.c_str());
+  const char* token =
+      options.token ? options.token->c_str() : std::getenv(p.token_env.c_str());
   if (token == nullptr || *token == '\0') {
     std::cerr << "error: no API token: set the environment variable " << p.token_env
               << " (tokens are never read from manifests)\n";

@@ -49,6 +49,12 @@ struct SessionOptions {
   // A directory without manifests opens with an empty stack (import
   // --generate, which writes the first ones).
   bool allow_no_manifests = false;
+  // `cairn test`: the state in a SQLite file in this directory instead of
+  // the backend's, and the API at `endpoint` with `token` instead of the
+  // provider document's or the environment's.
+  std::optional<std::string> state_dir;
+  std::optional<std::string> endpoint;
+  std::optional<std::string> token;
 };
 
 class EngineSession {

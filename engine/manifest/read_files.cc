@@ -39,7 +39,11 @@ ReadFilesResult ReadManifestFiles(const std::vector<std::string>& given, bool re
 }
 
 std::vector<std::string> ManifestFilesIn(const Env& env, const std::string& dir, bool recursive) {
-  return env.ListFiles(dir, recursive, {".yaml", ".yml"});
+  std::vector<std::string> files = env.ListFiles(dir, recursive, {".yaml", ".yml"});
+  std::erase_if(files, [](const std::string& f) {
+    return f.ends_with(".test.yaml") || f.ends_with(".test.yml");
+  });
+  return files;
 }
 
 void ReadContents(const Env& env, ManifestFiles& files, std::vector<Diagnostic>& diags) {

@@ -35,7 +35,8 @@ struct ReadFilesResult {
 ReadFilesResult ReadManifestFiles(const std::vector<std::string>& paths, bool recursive,
                                   const Env& env);
 
-// The *.yaml and *.yml files in `dir` (display names), in name order.
+// The *.yaml and *.yml files in `dir` (display names), in name order; not
+// the *.test.yaml (*.test.yml) files, which are `cairn test`'s.
 std::vector<std::string> ManifestFilesIn(const Env& env, const std::string& dir, bool recursive);
 
 // Fills in each file's content (at most kMaxManifestFileBytes); a file that

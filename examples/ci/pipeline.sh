@@ -21,7 +21,16 @@ plan)
   "$cairn" fmt --check "$stack"
   # 2. The policies' own tests, as a JUnit report the CI shows.
   "$cairn" policy test "$policies" --junit-xml "$out/policy-tests.xml"
-  # 3. The plan, saved for the apply job, checked against the policies,
+  # 3. The stack's own tests, if it has any, against a throwaway control
+  #    plane `cairn test` starts itself (no credentials needed).
+  has_tests=0
+  for t in "$stack"/*.test.yaml "$stack"/tests/*.test.yaml; do
+    if [ -e "$t" ]; then has_tests=1; fi
+  done
+  if [ "$has_tests" = 1 ]; then
+    "$cairn" test "$stack" --junit-xml "$out/stack-tests.xml"
+  fi
+  # 4. The plan, saved for the apply job, checked against the policies,
   #    with a Markdown summary for the pull request comment, a SARIF log for
   #    code scanning and a JUnit report. Exit 2 means "changes": success.
   status=0
@@ -32,7 +41,7 @@ plan)
   echo "plan: $([ "$status" -eq 2 ] && echo changes || echo no changes), saved to $out/ci.plan"
   ;;
 apply)
-  # 4. After the merge: the reviewed plan, checked again against the
+  # 5. After the merge: the reviewed plan, checked again against the
   #    policies, applied as saved (refused if the state moved since).
   "$cairn" apply "$out/ci.plan" "$stack" --policy "$policies"
   ;;

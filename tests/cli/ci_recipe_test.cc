@@ -39,13 +39,14 @@ TEST_CASE("the CI recipe of docs/ci.md: plan on the pull request, apply the save
   INFO(plan.out << plan.err);
   REQUIRE(plan.exit_code == 0);
   CHECK(Has(plan.out, "plan: changes, saved to " + out + "/ci.plan"));
-  for (const char* artifact :
-       {"ci.plan", "plan.md", "policy.sarif", "policy.xml", "policy-tests.xml"}) {
+  for (const char* artifact : {"ci.plan", "plan.md", "policy.sarif", "policy.xml",
+                               "policy-tests.xml", "stack-tests.xml"}) {
     CHECK(fs::exists(out + "/" + artifact));
   }
   CHECK(Has(ReadFile(out + "/plan.md"), "Policies: 3 passed"));
   CHECK(RunCommand({"/usr/bin/xmllint", "--noout", out + "/policy.xml"}).exit_code == 0);
   CHECK(Has(ReadFile(out + "/policy-tests.xml"), "failures=\"0\""));
+  CHECK(Has(ReadFile(out + "/stack-tests.xml"), "tests=\"1\" failures=\"0\""));
   CHECK(e.Names("/api/v1/storage").empty());  // planning changed nothing
 
   auto apply = job("apply");
@@ -59,6 +60,14 @@ TEST_CASE("the CI recipe of docs/ci.md: plan on the pull request, apply the save
   main.replace(main.find("default: 10.20.0.0/16"), 21, "default: 0.0.0.0/0");
   WriteFile(e.stack + "/main.yaml", main);
   fs::remove(out + "/ci.plan");
+  // The stack's own test catches it first...
+  auto tested = job("plan");
+  CHECK(tested.exit_code == 1);
+  CHECK(Has(tested.out, "  FAIL  " + e.stack + "/tests/admin.test.yaml: ssh_only_from_the_office"));
+  CHECK_FALSE(fs::exists(out + "/ci.plan"));
+  // ... and with that test deleted in the same pull request, the policy,
+  // which the stack does not own, still does.
+  fs::remove_all(e.stack + "/tests");
   auto refused = job("plan");
   CHECK(refused.exit_code == 1);
   CHECK(Has(refused.err, "a mandatory policy failed"));

@@ -1,0 +1,90 @@
+// `cairn test` end to end: examples/testing against the throwaway server it
+// starts itself; against a real `cairn serve` with --endpoint-from-env, a
+// failing assertion, the runs after it skipped, and everything the file made
+// destroyed anyway; --filter; JUnit XML; test files that do not load.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <string>
+
+#include "tests/cli/support/stack_env.h"
+
+using namespace cairn::testing;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+bool Has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+constexpr const char* kWrong =
+    "kind: run\nname: dev_has_two_nodes\nvariables: {env: dev}\nassert:\n"
+    "  - condition: ${length(volume.node) == 2}\n    error_message: dev runs two nodes\n---\n"
+    "kind: run\nname: never_reached\nvariables: {env: prod}\n";
+
+}  // namespace
+
+TEST_CASE("cairn test: examples/testing passes against its own throwaway server") {
+  TempDir dir;
+  const std::string junit = dir.path() + "/tests.xml";
+  auto r =
+      RunCairn({"test", std::string(CAIRN_SOURCE_DIR) + "/examples/testing", "--junit-xml", junit},
+               {{"CAIRN_ENDPOINT", ""}, {"CAIRN_TOKEN", ""}});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(Has(r.out, "env.test.yaml: dev_has_one_node\n"));
+  CHECK(Has(r.out, "  pass  "));
+  CHECK(Has(r.out, "3 passed, 0 failed, 0 skipped.\n"));
+  CHECK(RunCommand({"/usr/bin/xmllint", "--noout", junit}).exit_code == 0);
+  CHECK(Has(ReadFile(junit), "tests=\"3\" failures=\"0\""));
+
+  auto one = RunCairn(
+      {"test", std::string(CAIRN_SOURCE_DIR) + "/examples/testing", "--filter", "qa_is_refused"});
+  CHECK(one.exit_code == 0);
+  CHECK(Has(one.out, "1 passed, 0 failed, 0 skipped.\n"));
+}
+
+TEST_CASE("cairn test: a failed run skips the rest of its file, which is destroyed anyway") {
+  StackEnv e;
+  fs::remove_all(e.stack);
+  fs::copy(std::string(CAIRN_SOURCE_DIR) + "/examples/testing", e.stack,
+           fs::copy_options::recursive);
+  WriteFile(e.stack + "/wrong.test.yaml", kWrong);
+  const std::string junit = e.dir.path() + "/tests.xml";
+  auto r = e.Cairn({"test", e.stack, "--endpoint-from-env", "--junit-xml", junit});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(Has(r.err, "warning: testing against " + e.server.base()));
+  CHECK(Has(r.out, "  FAIL  " + e.stack + "/wrong.test.yaml: dev_has_two_nodes\n"));
+  CHECK(Has(r.out, e.stack + "/wrong.test.yaml:5: dev runs two nodes\n"));
+  CHECK(Has(r.out, "  skip  " + e.stack + "/wrong.test.yaml: never_reached\n"));
+  CHECK(Has(r.out, "3 passed, 1 failed, 1 skipped.\n"));
+  // Both files applied resources on this server; none is left.
+  CHECK(e.Names("/api/v1/storage").empty());
+  CHECK(e.Names("/api/v1/networking").empty());
+  // The stack's own state was never touched: the tests keep theirs apart.
+  CHECK_FALSE(fs::exists(e.stack + "/.cairn/state.db"));
+  CHECK(RunCommand({"/usr/bin/xmllint", "--noout", junit}).exit_code == 0);
+  CHECK(Has(ReadFile(junit),
+            "<failure message=\"" + e.stack + "/wrong.test.yaml:5: dev runs two nodes\">"));
+  // The test files are not manifests.
+  CHECK(e.Cairn({"validate", e.stack}).exit_code == 0);
+}
+
+TEST_CASE("cairn test: test files that do not load stop it before any run") {
+  StackEnv e;
+  WriteFile(e.stack + "/tests/bad.test.yaml",
+            "kind: run\nname: x\ncomand: plan\nassert:\n  - condition: length(x)\n"
+            "    error_message: m\n");
+  auto r = e.Cairn({"test", e.stack});
+  CHECK(r.exit_code == 1);
+  CHECK(Has(r.err, "bad.test.yaml:3:1: error: unknown key \"comand\" in a run [unknown_field]"));
+  CHECK(Has(r.err, "did you mean \"command\"?"));
+  CHECK(Has(r.err, "bad.test.yaml:5:16: error: a condition is one expression, written ${...}"));
+  CHECK(Has(r.err, "no test was run"));
+  fs::remove_all(e.stack + "/tests");
+  auto none = e.Cairn({"test", e.stack});
+  CHECK(none.exit_code == 1);
+  CHECK(Has(none.err, "no test files"));
+}
