@@ -9,6 +9,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "base/duration.h"
 #include "base/redact.h"
 #include "cli/engine_session.h"
 #include "cli/flag_checks.h"
@@ -81,9 +82,8 @@ int RunRefreshOnly(const ApplyFlags& f, const GlobalOptions& global) {
     }
   }
   auto lock_wait = ParseDuration(f.lock_timeout);
-  if (!lock_wait) {
-    std::cerr << "error: --lock-timeout " << f.lock_timeout
-              << ": expected a duration like 30s or 2m\n";
+  if (!lock_wait.ok()) {
+    std::cerr << "error: --lock-timeout: " << lock_wait.status().message() << "\n";
     return 1;
   }
   auto session = EngineSession::Open(f.stack, global, {.create_state = false});
@@ -211,9 +211,8 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
     }
   }
   auto lock_wait = ParseDuration(f.lock_timeout);
-  if (!lock_wait) {
-    std::cerr << "error: --lock-timeout " << f.lock_timeout
-              << ": expected a duration like 30s or 2m\n";
+  if (!lock_wait.ok()) {
+    std::cerr << "error: --lock-timeout: " << lock_wait.status().message() << "\n";
     return 1;
   }
   auto session = EngineSession::Open(f.stack, global, so);
@@ -298,7 +297,8 @@ void AddApplyFlags(CLI::App& sub, ApplyFlags& f, bool destroy) {
   sub.add_option("--refresh", f.refresh, "Read live resources before planning (default true)")
       ->default_val(true);
   sub.add_option("--lock-timeout", f.lock_timeout,
-                 "Wait this long for the state lock (e.g. 30s; default 0)")
+                 "Wait this long for the state lock (default 0: fail at once): " +
+                     std::string(kDurationSyntax))
       ->type_name("DURATION");
   sub.add_option("--max-pending", f.max_pending,
                  "Operations waiting at once for their resource to be ready or gone, 1 to "

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <utility>
 
+#include "base/duration.h"
 #include "base/env.h"
 #include "base/redact.h"
 #include "base/value.h"
@@ -135,7 +136,8 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
                  "--lock=false reads it as it is, with a warning)")
       ->default_val(true);
   sub.add_option("--lock-timeout", f->lock_timeout,
-                 "How long to wait for a running apply (e.g. 5m; default 0: fail at once)")
+                 "How long to wait for a running apply (default 0: fail at once): " +
+                     std::string(kDurationSyntax))
       ->type_name("DURATION");
   sub.footer(
       "Reads CAIRN_ENDPOINT and CAIRN_TOKEN (or the provider document's settings). After an\n"
@@ -165,9 +167,8 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
       return 1;
     };
     auto lock_wait = ParseDuration(f->lock_timeout);
-    if (!lock_wait) {
-      std::cerr << "error: --lock-timeout " << f->lock_timeout
-                << ": expected a duration like 30s or 2m\n";
+    if (!lock_wait.ok()) {
+      std::cerr << "error: --lock-timeout: " << lock_wait.status().message() << "\n";
       return failed();
     }
     // A plan reads: a stack never applied stays without a state.

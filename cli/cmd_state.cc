@@ -16,6 +16,7 @@
 #include <set>
 #include <variant>
 
+#include "base/duration.h"
 #include "base/redact.h"
 #include "base/schema/suggest.h"
 #include "cli/engine_session.h"
@@ -68,8 +69,8 @@ void AddStack(CLI::App& sub, StateFlags& f) {
 
 std::optional<LockInfo> LockFor(EngineSession& s, const StateFlags& f, const std::string& op) {
   auto wait = ParseDuration(f.lock_timeout);
-  if (!wait) {
-    std::cerr << "error: --lock-timeout " << f.lock_timeout << ": expected a duration like 30s\n";
+  if (!wait.ok()) {
+    std::cerr << "error: --lock-timeout: " << wait.status().message() << "\n";
     return std::nullopt;
   }
   return s.Lock(op, *wait);
@@ -730,7 +731,9 @@ std::function<int()> SetupState(CLI::App& sub, const GlobalOptions& global) {
     return c;
   };
   auto lock_timeout = [&](CLI::App* c) {
-    c->add_option("--lock-timeout", f->lock_timeout, "Wait this long for the state lock")
+    c->add_option("--lock-timeout", f->lock_timeout,
+                  "Wait this long for the state lock (default 0: fail at once): " +
+                      std::string(kDurationSyntax))
         ->type_name("DURATION");
   };
   AddStack(*add("list", "List the addresses and ids in the state",
@@ -819,7 +822,9 @@ std::function<int()> SetupImport(CLI::App& sub, const GlobalOptions& global) {
                  "Write the manifests of the resources the stack does not declare yet to FILE "
                  "(a new file; a bare name goes in the stack directory)")
       ->type_name("FILE");
-  sub.add_option("--lock-timeout", f->lock_timeout, "Wait this long for the state lock")
+  sub.add_option("--lock-timeout", f->lock_timeout,
+                 "Wait this long for the state lock (default 0: fail at once): " +
+                     std::string(kDurationSyntax))
       ->type_name("DURATION");
   sub.footer(
       "Adopts existing resources into the state, in one commit: every object is read first,\n"

@@ -277,26 +277,6 @@ InterruptWatcher::~InterruptWatcher() {
   if (wake_fd_ >= 0) close(wake_fd_);
 }
 
-std::optional<std::chrono::milliseconds> ParseDuration(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  size_t pos = 0;
-  double n = 0;
-  try {
-    n = std::stod(text, &pos);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-  if (n < 0) return std::nullopt;
-  std::string unit = text.substr(pos);
-  double ms = unit == "ms"                                ? n
-              : (unit == "s" || (unit.empty() && n == 0)) ? n * 1000
-              : unit == "m"                               ? n * 60'000
-              : unit == "h"                               ? n * 3'600'000
-                                                          : -1;
-  if (ms < 0) return std::nullopt;
-  return std::chrono::milliseconds(static_cast<int64_t>(ms));
-}
-
 ApplyProgress::ApplyProgress(Mode mode, bool color, int total, std::string verb)
     : mode_(mode), color_(color), total_(total), verb_(std::move(verb)) {}
 

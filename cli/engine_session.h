@@ -170,9 +170,6 @@ std::optional<Plan> BuildPlan(EngineSession& session, bool refresh, bool destroy
                               const std::vector<std::string>& replace, std::stop_token stop,
                               std::vector<JournalEntry> pending = {});
 
-// Parses durations like "30s", "5m", "1500ms", "0"; nullopt when malformed.
-std::optional<std::chrono::milliseconds> ParseDuration(const std::string& text);
-
 // How apply and destroy show progress on stdout:
 //   kLines  a line per operation step (not a terminal: logs, CI);
 //   kLive   on a terminal, one line rewritten in place ("creating 143/200,
