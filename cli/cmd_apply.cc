@@ -11,8 +11,11 @@
 
 #include "base/duration.h"
 #include "base/redact.h"
+#include "cli/apply_output.h"
+#include "cli/confirm.h"
 #include "cli/engine_session.h"
 #include "cli/flag_checks.h"
+#include "cli/interrupt_watcher.h"
 #include "engine/operations/operations.h"
 #include "engine/operations/saved_plan.h"
 #include "engine/report/drift_report.h"
@@ -251,7 +254,9 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
     }
     plan = std::move(*saved);
   } else {
-    auto built = BuildPlan(*session, f.refresh, destroy, f.targets, f.replace, interrupts.token());
+    auto built = session->PlanStack(
+        {.refresh = f.refresh, .destroy = destroy, .targets = f.targets, .replace = f.replace},
+        interrupts.token());
     if (!built) return 1;
     plan = std::move(*built);
     if (!f.json) std::cout << RenderPlanText(plan, {.color = color});
@@ -273,13 +278,8 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
     std::cout << "Interrupted before any change was made.\n";
     return 1;
   }
-  std::string verb = destroy ? "destroying" : "applying";
-  bool creates_only = std::all_of(plan.changes.begin(), plan.changes.end(), [](const auto& c) {
-    return c.action == Action::kCreate || c.action == Action::kNoOp;
-  });
-  if (!destroy && creates_only) verb = "creating";
-  auto progress =
-      std::make_shared<ApplyProgress>(mode, color, ApplyProgress::Operations(plan), verb);
+  auto progress = std::make_shared<ApplyProgress>(mode, color, PlannedOperations(plan),
+                                                  ProgressVerb(plan, destroy));
   options.progress = [progress](const ProgressEvent& e) { progress->Handle(e); };
   ApplyResult result = Apply(plan, session->provider(), session->store(), options);
   result.summary.AddRecovered(recovery.summary);

@@ -21,28 +21,6 @@
 
 namespace cairn::cli {
 
-// Shared by plan, apply and destroy: PlanStack, its problems printed.
-std::optional<Plan> BuildPlan(EngineSession& session, bool refresh, bool destroy,
-                              const std::vector<std::string>& targets,
-                              const std::vector<std::string>& replace, std::stop_token stop,
-                              std::vector<JournalEntry> pending) {
-  auto state = session.LoadState();
-  if (!state) return std::nullopt;
-  PlanOptions po;
-  po.refresh = refresh;
-  po.destroy = destroy;
-  po.targets = targets;
-  po.replace = replace;
-  po.pending = std::move(pending);
-  PlanResult pr =
-      PlanStack(session.config(), *state, session.has_provider() ? &session.provider() : nullptr,
-                session.kinds(), po, stop);
-  if (!pr.diagnostics.empty()) session.PrintDiagnostics(pr.diagnostics);
-  if (!pr.ok()) return std::nullopt;
-  pr.plan.stack = session.stack_root();
-  return std::move(pr.plan);
-}
-
 namespace {
 
 // Why `path` must not be replaced by the plan written there, or "" when it
@@ -228,22 +206,25 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
       std::cerr << "error: " << st.message() << "\n";
       return failed();
     }
-    auto plan = BuildPlan(*session, f->refresh, f->destroy, f->targets, f->replace, {},
-                          std::move(interrupted));
+    auto plan = session->PlanStack({.refresh = f->refresh,
+                                    .destroy = f->destroy,
+                                    .targets = f->targets,
+                                    .replace = f->replace,
+                                    .pending = std::move(interrupted)},
+                                   {});
     if (!plan) return failed();
     if (!f->out.empty()) {
       Plan saved = *plan;  // with the variables, which the other outputs leave out
       Status st = PrepareSavedPlan(saved, session->config(), f->stack.recursive, {}, PosixEnv());
-      std::string error = st.message();
-      if (!st.ok() || !WriteFileAtomically(f->out, PlanToJson(saved).dump(2) + "\n", error)) {
-        std::cerr << "error: " << error << "\n";
+      if (st.ok()) st = PosixEnv().WriteFileAtomically(f->out, PlanToJson(saved).dump(2) + "\n");
+      if (!st.ok()) {
+        std::cerr << "error: " << st.message() << "\n";
         return failed();
       }
     }
     if (!f->html.empty()) {
-      std::string error;
-      if (!WriteFileAtomically(f->html, RenderPlanHtml(*plan), error)) {
-        std::cerr << "error: " << error << "\n";
+      if (Status st = PosixEnv().WriteFileAtomically(f->html, RenderPlanHtml(*plan)); !st.ok()) {
+        std::cerr << "error: " << st.message() << "\n";
         return failed();
       }
     }
