@@ -38,7 +38,7 @@
 #include <thread>
 #include <vector>
 
-#include "server/duration.h"
+#include "base/duration.h"
 #include "server/server.h"
 #include "server/token.h"
 
@@ -236,7 +236,7 @@ int main(int argc, char** argv) {
     opt.port = 0;
     opt.data_dir = data_dir;
     opt.tokens = {{"bench", cairn::server::Sha256Hex(cfg.token)}};
-    auto d = cairn::server::ParseDuration(delay);
+    auto d = cairn::ParseDuration(delay);
     if (!d.ok()) {
       std::fprintf(stderr, "server_load: %s\n", d.status().message().c_str());
       return 1;

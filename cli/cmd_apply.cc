@@ -9,9 +9,13 @@
 #include <iostream>
 #include <sstream>
 
+#include "base/duration.h"
 #include "base/redact.h"
+#include "cli/apply_output.h"
+#include "cli/confirm.h"
 #include "cli/engine_session.h"
 #include "cli/flag_checks.h"
+#include "cli/interrupt_watcher.h"
 #include "cli/policy_flags.h"
 #include "engine/operations/operations.h"
 #include "engine/operations/saved_plan.h"
@@ -83,9 +87,8 @@ int RunRefreshOnly(const ApplyFlags& f, const GlobalOptions& global) {
     }
   }
   auto lock_wait = ParseDuration(f.lock_timeout);
-  if (!lock_wait) {
-    std::cerr << "error: --lock-timeout " << f.lock_timeout
-              << ": expected a duration like 30s or 2m\n";
+  if (!lock_wait.ok()) {
+    std::cerr << "error: --lock-timeout: " << lock_wait.status().message() << "\n";
     return 1;
   }
   auto session = EngineSession::Open(f.stack, global, {.create_state = false});
@@ -213,9 +216,8 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
     }
   }
   auto lock_wait = ParseDuration(f.lock_timeout);
-  if (!lock_wait) {
-    std::cerr << "error: --lock-timeout " << f.lock_timeout
-              << ": expected a duration like 30s or 2m\n";
+  if (!lock_wait.ok()) {
+    std::cerr << "error: --lock-timeout: " << lock_wait.status().message() << "\n";
     return 1;
   }
   // A saved plan is checked again with the policies given now.
@@ -258,7 +260,9 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
     }
     plan = std::move(*saved);
   } else {
-    auto built = BuildPlan(*session, f.refresh, destroy, f.targets, f.replace, interrupts.token());
+    auto built = session->PlanStack(
+        {.refresh = f.refresh, .destroy = destroy, .targets = f.targets, .replace = f.replace},
+        interrupts.token());
     if (!built) return 1;
     plan = std::move(*built);
     if (!f.json) std::cout << RenderPlanText(plan, {.color = color});
@@ -291,13 +295,8 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
     std::cout << "Interrupted before any change was made.\n";
     return 1;
   }
-  std::string verb = destroy ? "destroying" : "applying";
-  bool creates_only = std::all_of(plan.changes.begin(), plan.changes.end(), [](const auto& c) {
-    return c.action == Action::kCreate || c.action == Action::kNoOp;
-  });
-  if (!destroy && creates_only) verb = "creating";
-  auto progress =
-      std::make_shared<ApplyProgress>(mode, color, ApplyProgress::Operations(plan), verb);
+  auto progress = std::make_shared<ApplyProgress>(mode, color, PlannedOperations(plan),
+                                                  ProgressVerb(plan, destroy));
   options.progress = [progress](const ProgressEvent& e) { progress->Handle(e); };
   ApplyResult result = Apply(plan, session->provider(), session->store(), options);
   result.summary.AddRecovered(recovery.summary);
@@ -315,7 +314,8 @@ void AddApplyFlags(CLI::App& sub, ApplyFlags& f, bool destroy) {
   sub.add_option("--refresh", f.refresh, "Read live resources before planning (default true)")
       ->default_val(true);
   sub.add_option("--lock-timeout", f.lock_timeout,
-                 "Wait this long for the state lock (e.g. 30s; default 0)")
+                 "Wait this long for the state lock (default 0: fail at once): " +
+                     std::string(kDurationSyntax))
       ->type_name("DURATION");
   sub.add_option("--max-pending", f.max_pending,
                  "Operations waiting at once for their resource to be ready or gone, 1 to "

@@ -16,7 +16,6 @@
 #include "base/env.h"
 #include "base/private_key.h"
 #include "cli/command.h"
-#include "cli/engine_session.h"
 #include "engine/manifest/format.h"
 #include "engine/manifest/loader.h"
 
@@ -145,14 +144,14 @@ int Fmt(const FmtFlags& f, bool color) {
       continue;
     }
     auto target = ResolveRewriteTarget(file);
-    std::string error;
     if (!target.ok()) {
       std::cerr << "error: " << target.status().message() << "\n";
       failed = true;
       continue;
     }
-    if (!WriteFileAtomically(target->path, *formatted, error, target->attributes)) {
-      std::cerr << "error: " << error << "\n";
+    if (Status st = PosixEnv().WriteFileAtomically(target->path, *formatted, target->attributes);
+        !st.ok()) {
+      std::cerr << "error: " << st.message() << "\n";
       failed = true;
       continue;
     }

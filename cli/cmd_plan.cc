@@ -8,6 +8,7 @@
 #include <iostream>
 #include <utility>
 
+#include "base/duration.h"
 #include "base/env.h"
 #include "base/redact.h"
 #include "base/value.h"
@@ -20,28 +21,6 @@
 #include "engine/state/state_lock.h"
 
 namespace cairn::cli {
-
-// Shared by plan, apply and destroy: PlanStack, its problems printed.
-std::optional<Plan> BuildPlan(EngineSession& session, bool refresh, bool destroy,
-                              const std::vector<std::string>& targets,
-                              const std::vector<std::string>& replace, std::stop_token stop,
-                              std::vector<JournalEntry> pending) {
-  auto state = session.LoadState();
-  if (!state) return std::nullopt;
-  PlanOptions po;
-  po.refresh = refresh;
-  po.destroy = destroy;
-  po.targets = targets;
-  po.replace = replace;
-  po.pending = std::move(pending);
-  PlanResult pr =
-      PlanStack(session.config(), *state, session.has_provider() ? &session.provider() : nullptr,
-                session.kinds(), po, stop);
-  if (!pr.diagnostics.empty()) session.PrintDiagnostics(pr.diagnostics);
-  if (!pr.ok()) return std::nullopt;
-  pr.plan.stack = session.stack_root();
-  return std::move(pr.plan);
-}
 
 namespace {
 
@@ -138,7 +117,8 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
                  "--lock=false reads it as it is, with a warning)")
       ->default_val(true);
   sub.add_option("--lock-timeout", f->lock_timeout,
-                 "How long to wait for a running apply (e.g. 5m; default 0: fail at once)")
+                 "How long to wait for a running apply (default 0: fail at once): " +
+                     std::string(kDurationSyntax))
       ->type_name("DURATION");
   sub.footer(
       "Reads CAIRN_ENDPOINT and CAIRN_TOKEN (or the provider document's settings). After an\n"
@@ -169,9 +149,8 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
       return 1;
     };
     auto lock_wait = ParseDuration(f->lock_timeout);
-    if (!lock_wait) {
-      std::cerr << "error: --lock-timeout " << f->lock_timeout
-                << ": expected a duration like 30s or 2m\n";
+    if (!lock_wait.ok()) {
+      std::cerr << "error: --lock-timeout: " << lock_wait.status().message() << "\n";
       return failed();
     }
     // A plan reads: a stack never applied stays without a state.
@@ -234,8 +213,12 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
       std::cerr << "error: " << st.message() << "\n";
       return failed();
     }
-    auto plan = BuildPlan(*session, f->refresh, f->destroy, f->targets, f->replace, {},
-                          std::move(interrupted));
+    auto plan = session->PlanStack({.refresh = f->refresh,
+                                    .destroy = f->destroy,
+                                    .targets = f->targets,
+                                    .replace = f->replace,
+                                    .pending = std::move(interrupted)},
+                                   {});
     if (!plan) return failed();
     const std::vector<PolicyResult> policy_results =
         EvaluatePolicies(policies->policies, *plan, &session->config());
@@ -248,16 +231,17 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
     if (!f->out.empty() && !violated) {
       Plan saved = *plan;  // with the variables, which the other outputs leave out
       Status st = PrepareSavedPlan(saved, session->config(), f->stack.recursive, {}, PosixEnv());
-      std::string error = st.message();
-      if (!st.ok() || !WriteFileAtomically(f->out, PlanToJson(saved).dump(2) + "\n", error)) {
-        std::cerr << "error: " << error << "\n";
+      if (st.ok()) st = PosixEnv().WriteFileAtomically(f->out, PlanToJson(saved).dump(2) + "\n");
+      if (!st.ok()) {
+        std::cerr << "error: " << st.message() << "\n";
         return failed();
       }
     }
     if (!f->html.empty()) {
-      std::string error;
-      if (!WriteFileAtomically(f->html, RenderPlanHtml(*plan, policy_results), error)) {
-        std::cerr << "error: " << error << "\n";
+      if (Status st =
+              PosixEnv().WriteFileAtomically(f->html, RenderPlanHtml(*plan, policy_results));
+          !st.ok()) {
+        std::cerr << "error: " << st.message() << "\n";
         return failed();
       }
     }

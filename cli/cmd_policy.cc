@@ -58,10 +58,10 @@ int RunPolicyTestCommand(const PolicyTestFlags& f, const GlobalOptions& global) 
     if (!o.passed) std::cout << "        " << o.Message() << "\n";
   }
   if (!f.junit.empty()) {
-    std::string error;
-    if (!WriteFileAtomically(f.junit, Redact(RenderJUnitXml(PolicyTestsToJUnit(outcomes))), error,
-                             {.mode = 0644})) {
-      std::cerr << "error: " << error << "\n";
+    if (Status st = PosixEnv().WriteFileAtomically(
+            f.junit, Redact(RenderJUnitXml(PolicyTestsToJUnit(outcomes))), {.mode = 0644});
+        !st.ok()) {
+      std::cerr << "error: " << st.message() << "\n";
       return 1;
     }
   }

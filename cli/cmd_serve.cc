@@ -6,11 +6,11 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "base/duration.h"
 #include "base/pg_support.h"
 #include "base/redact.h"
 #include "cli/command.h"
 #include "cli/flag_checks.h"
-#include "server/duration.h"
 #include "server/faults.h"
 #include "server/server.h"
 #include "server/token.h"
@@ -71,21 +71,19 @@ int RunServe(const ServeFlags& f) {
     return fail("--store: expected sqlite, postgres or a postgres:// URL");
   }
   if (!opt.store_url.empty()) RegisterUrlSecrets(opt.store_url);
-  auto delay = server::ParseDuration(f.provision_delay);
+  auto delay = ParseDuration(f.provision_delay);
   if (!delay.ok()) return fail("--provision-delay: " + delay.status().message());
   opt.provision_delay = *delay;
-  auto retention = server::ParseDuration(f.retention);
+  auto retention = ParseDuration(f.retention);
   if (!retention.ok()) return fail("--idempotency-retention: " + retention.status().message());
   if (*retention < std::chrono::hours(24)) {
     return fail("--idempotency-retention: must be at least 24h (spec 4.3)");
   }
   opt.idempotency_retention = *retention;
   opt.io_threads = f.io_threads;
-  auto read_timeout = server::ParseDuration(f.read_timeout);
-  if (!read_timeout.ok() || read_timeout->count() <= 0) {
-    return fail("--read-timeout: expected a positive duration like 30s, got '" + f.read_timeout +
-                "'");
-  }
+  auto read_timeout = ParseDuration(f.read_timeout);
+  if (!read_timeout.ok()) return fail("--read-timeout: " + read_timeout.status().message());
+  if (read_timeout->count() <= 0) return fail("--read-timeout: must be more than 0");
   opt.idle_timeout = *read_timeout;
   opt.max_connections = f.max_connections;
   if (Status st = server::ParseRateLimit(f.rate_limit, &opt.rate, &opt.burst); !st.ok()) {
@@ -158,7 +156,8 @@ std::function<int()> SetupServe(CLI::App& sub, const GlobalOptions&) {
                  "File of 'PROJECT SHA256_HEX_OF_TOKEN' lines: with the dev token, the only "
                  "tokens accepted; re-read on SIGHUP");
   sub.add_option("--provision-delay", flags->provision_delay,
-                 "Time per lifecycle step (0, 500ms, 2s, ...)")
+                 "Time per lifecycle step: " + std::string(kDurationSyntax))
+      ->type_name("DURATION")
       ->capture_default_str();
   sub.add_option("--rate-limit", flags->rate_limit,
                  "Token bucket per project, RATE:BURST requests (0 = off)")
@@ -166,13 +165,17 @@ std::function<int()> SetupServe(CLI::App& sub, const GlobalOptions&) {
   sub.add_option("--faults", flags->faults,
                  "Fault injection, e.g. error500=0.1,drop_after=0.05,provision_failed=0.2,seed=42 "
                  "(see docs/api.md)");
-  sub.add_option("--idempotency-retention", flags->retention,
-                 "How long idempotency keys are kept (at least 24h)")
+  sub.add_option(
+         "--idempotency-retention", flags->retention,
+         "How long idempotency keys are kept, at least 24h: " + std::string(kDurationSyntax))
+      ->type_name("DURATION")
       ->capture_default_str();
   sub.add_option("--read-timeout", flags->read_timeout,
                  "How long a client may take to send a whole request (headers and body), or "
                  "to start the next one on a kept-alive connection, and to take in a whole "
-                 "response; then it is closed")
+                 "response; then it is closed. More than 0: " +
+                     std::string(kDurationSyntax))
+      ->type_name("DURATION")
       ->capture_default_str();
   sub.add_option("--max-connections", flags->max_connections,
                  "Open connections at most, 1 to 1000000; one more is closed as soon as it is "

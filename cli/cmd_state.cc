@@ -16,13 +16,15 @@
 #include <set>
 #include <variant>
 
+#include "base/duration.h"
 #include "base/redact.h"
 #include "base/schema/suggest.h"
+#include "cli/confirm.h"
 #include "cli/engine_session.h"
 #include "engine/address.h"
-#include "engine/manifest/generate.h"
-#include "engine/operations/operations.h"
+#include "engine/operations/import.h"
 #include "engine/operations/state_check.h"
+#include "engine/operations/state_push.h"
 #include "engine/report/plan_report.h"
 #include "engine/state/moves.h"
 #include "engine/state/pulled_state.h"
@@ -68,8 +70,8 @@ void AddStack(CLI::App& sub, StateFlags& f) {
 
 std::optional<LockInfo> LockFor(EngineSession& s, const StateFlags& f, const std::string& op) {
   auto wait = ParseDuration(f.lock_timeout);
-  if (!wait) {
-    std::cerr << "error: --lock-timeout " << f.lock_timeout << ": expected a duration like 30s\n";
+  if (!wait.ok()) {
+    std::cerr << "error: --lock-timeout: " << wait.status().message() << "\n";
     return std::nullopt;
   }
   return s.Lock(op, *wait);
@@ -338,41 +340,12 @@ int Push(const StateFlags& f, const GlobalOptions& g) {
     std::cerr << "error: cannot read the state: " << Redact(pending.status().message()) << "\n";
     return 1;
   }
-  if (!pending->empty() && !f.force) {
-    std::cerr << "error: the state has " << pending->size()
-              << " operation(s) in flight, left by an interrupted apply or destroy; run 'cairn "
-                 "apply' to finish them first (or pass --force: the next apply finishes them "
-                 "over the pushed state)\n";
-    return 1;
-  }
-  // Serial 0: nothing was ever recorded here (a new or lost state file), so
-  // there is nothing the file could wrongly replace.
-  const bool empty_state = st->serial == 0;
   const StateSnapshot& restored = pulled.state;
-  if (!empty_state && st->lineage != restored.lineage && !f.force) {
-    std::cerr << "error: " << f.file << " was pulled from another state (lineage "
-              << restored.lineage << "; this stack's state is " << st->lineage
-              << "); pass --force to replace this state with it\n";
+  if (Status allowed = CheckPush(*st, pending->size(), restored, f.file, f.force); !allowed.ok()) {
+    std::cerr << "error: " << allowed.message() << "\n";
     return 1;
   }
-  if (!empty_state && st->lineage == restored.lineage && st->serial > restored.serial && !f.force) {
-    std::cerr << "error: the state (serial " << st->serial << ") is newer than " << f.file
-              << " (serial " << restored.serial << "): it changed after the file was pulled; pass "
-              << "--force to go back to the file anyway\n";
-    return 1;
-  }
-  // Everything in one commit: the file's resources and outputs, its lineage;
-  // the serial past both the state's and the file's, so that every plan
-  // saved before is stale; the sequence counter never below either.
-  StateCommit commit;
-  for (const auto& [addr, rs] : restored.resources) commit.put.push_back(rs);
-  for (const auto& [addr, rs] : st->resources) {
-    if (!restored.resources.count(addr)) commit.remove.push_back(addr);
-  }
-  commit.outputs = restored.outputs;
-  commit.sensitive_outputs = restored.sensitive_outputs;
-  commit.restore = StateRestore{restored.lineage, restored.serial + 1, restored.sequence};
-  auto serial = s->store().Commit(commit);
+  auto serial = s->store().Commit(PushCommit(*st, restored));
   if (!serial.ok()) {
     std::cerr << "error: " << serial.status().message() << "\n";
     return 1;
@@ -435,55 +408,14 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
     std::cerr << "error: " << error << "\n";
     return 1;
   }
-  std::set<std::string> seen;
-  for (const ImportItem& it : items) {
-    if (!seen.insert(it.address.ToString()).second) {
-      std::cerr << "error: " << it.address.ToString() << " is given twice\n";
-      return 1;
-    }
-  }
   const bool generate = !f.generate.empty();
   auto s = EngineSession::Open(flags.stack, g, {.needs_api = true, .allow_no_manifests = generate});
   if (!s) return 1;
-
-  // The ones the manifests do not declare: written by --generate, or refused.
-  std::vector<const ImportItem*> undeclared;
-  for (const ImportItem& it : items) {
-    if (!s->config().Find(it.address)) undeclared.push_back(&it);
-  }
-  if (!undeclared.empty() && !generate) {
-    std::cerr << "error: " << undeclared.front()->address.ToString()
-              << (undeclared.size() > 1
-                      ? " (and " + std::to_string(undeclared.size() - 1) + " more)"
-                      : "")
-              << " not in the manifests: add it first so that the next plan can compare it, or "
-                 "pass --generate FILE to write its manifest from the live object\n";
+  const std::string path = generate ? GeneratedManifestPath(s->stack_root(), f.generate) : "";
+  if (Status st = CheckImport(items, s->config(), path, PosixEnv()); !st.ok()) {
+    std::cerr << "error: " << st.message() << "\n";
     return 1;
   }
-  for (const ImportItem* it : undeclared) {
-    if (!it->address.module.empty()) {
-      std::cerr << "error: --generate writes documents into the stack, not into a module: "
-                << it->address.ToString()
-                << " is in a module; declare it in the module first, or import it at an address "
-                   "of the stack\n";
-      return 1;
-    }
-    if (!std::holds_alternative<std::monostate>(it->address.index)) {
-      std::cerr << "error: --generate writes one document per resource: " << it->address.ToString()
-                << " has an index; declare the count or for_each resource first, or import it "
-                   "at an address without one\n";
-      return 1;
-    }
-  }
-
-  // A bare file name goes into the stack directory, where the loader reads it.
-  std::filesystem::path path = f.generate;
-  if (!path.has_parent_path()) path = std::filesystem::path(s->stack_root()) / path;
-  if (!undeclared.empty() && std::filesystem::exists(path)) {
-    std::cerr << "error: " << path.string() << " exists; --generate writes a new file\n";
-    return 1;
-  }
-
   auto lock = LockFor(*s, flags, "import");
   if (!lock) return 1;
   HeldStateLock held(*s, *lock);
@@ -497,47 +429,28 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
     return 1;
   }
   std::vector<ResourceState>& records = read.records;
-
-  std::string written;
+  const std::vector<ImportItem> undeclared = UndeclaredImports(items, s->config());
   if (!undeclared.empty()) {
-    std::map<std::string, std::string> known_ids;  // canonical id -> address
-    for (const auto& [addr, rs] : st->resources) known_ids[CanonicalId(s->kinds(), rs.id)] = addr;
-    for (const ResourceState& rs : records) known_ids[CanonicalId(s->kinds(), rs.id)] = rs.address;
-    std::vector<ExistingResource> docs;
-    for (const ImportItem* it : undeclared) {
-      for (const ResourceState& rs : records) {
-        if (rs.address == it->address.ToString()) docs.push_back({it->address, rs.attributes});
-      }
-    }
-    std::string text =
-        "# Written by cairn import --generate from the live objects; edit freely.\n" +
-        GenerateManifests(docs, *s->load().registry, known_ids);
-    std::string werror;
-    if (!WriteFileAtomically(path.string(), text, werror, {.mode = 0644})) {
-      std::cerr << "error: " << werror << "\n";
+    LoadOptions reload;
+    if (!ToLoadOptions(flags.stack, reload, error)) {
+      std::cerr << "error: " << error << "\n";
       return 1;
     }
-    // The manifests as they now are must load, or the file is taken back.
-    auto reloaded =
-        EngineSession::Open(flags.stack, g, {.needs_api = false, .create_state = false});
-    if (!reloaded) {
-      std::filesystem::remove(path);
-      std::cerr << "error: the generated manifests do not load (above); " << path.string()
-                << " was removed and nothing was imported\n";
+    ReloadedStack now = WriteAndReload(
+        PosixEnv(), path,
+        GenerateImportManifests(undeclared, records, *st, *s->load().registry, s->kinds()),
+        std::move(reload));
+    if (!now.load.diagnostics.empty()) {
+      std::cerr << RenderDiagnostics(now.load.diagnostics, now.load.sources,
+                                     {.color = UseColor(g, STDERR_FILENO)});
+    }
+    if (!now.ok()) {
+      std::cerr << "error: " << now.error << "\n";
       return 1;
     }
-    for (ResourceState& rs : records) {
-      if (const ResourceConfig* rc = reloaded->config().Find(*ResourceAddress::Parse(rs.address))) {
-        for (const auto& d : rc->depends_on) rs.depends_on.push_back(d.ToString());
-      }
-    }
-    written = path.string();
-  }
-  for (ResourceState& rs : records) {
-    if (!rs.depends_on.empty()) continue;
-    if (const ResourceConfig* rc = s->config().Find(*ResourceAddress::Parse(rs.address))) {
-      for (const auto& d : rc->depends_on) rs.depends_on.push_back(d.ToString());
-    }
+    AddDependsOn(records, now.load.config);
+  } else {
+    AddDependsOn(records, s->config());
   }
   if (auto c = s->store().Commit({.put = records}); !c.ok()) {
     std::cerr << "error: " << c.status().message() << "\n";
@@ -546,9 +459,9 @@ int Import(const StateFlags& f, const GlobalOptions& g) {
   for (const ResourceState& rs : records) {
     std::cout << "Imported " << rs.address << " (id " << rs.id << ").\n";
   }
-  if (!written.empty()) {
+  if (!undeclared.empty()) {
     std::cout << "Wrote " << undeclared.size() << " manifest" << (undeclared.size() == 1 ? "" : "s")
-              << " to " << written << ".\n";
+              << " to " << path << ".\n";
   }
   std::cout << "Run 'cairn plan' to see how the live objects differ from the manifests.\n";
   return 0;
@@ -730,7 +643,9 @@ std::function<int()> SetupState(CLI::App& sub, const GlobalOptions& global) {
     return c;
   };
   auto lock_timeout = [&](CLI::App* c) {
-    c->add_option("--lock-timeout", f->lock_timeout, "Wait this long for the state lock")
+    c->add_option("--lock-timeout", f->lock_timeout,
+                  "Wait this long for the state lock (default 0: fail at once): " +
+                      std::string(kDurationSyntax))
         ->type_name("DURATION");
   };
   AddStack(*add("list", "List the addresses and ids in the state",
@@ -819,7 +734,9 @@ std::function<int()> SetupImport(CLI::App& sub, const GlobalOptions& global) {
                  "Write the manifests of the resources the stack does not declare yet to FILE "
                  "(a new file; a bare name goes in the stack directory)")
       ->type_name("FILE");
-  sub.add_option("--lock-timeout", f->lock_timeout, "Wait this long for the state lock")
+  sub.add_option("--lock-timeout", f->lock_timeout,
+                 "Wait this long for the state lock (default 0: fail at once): " +
+                     std::string(kDurationSyntax))
       ->type_name("DURATION");
   sub.footer(
       "Adopts existing resources into the state, in one commit: every object is read first,\n"

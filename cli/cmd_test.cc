@@ -306,9 +306,10 @@ int RunTests(const TestFlags& f, const GlobalOptions& global) {
                     {"reasons", o.reasons}});
   }
   if (!f.junit.empty()) {
-    std::string error;
-    if (!WriteFileAtomically(f.junit, Redact(RenderJUnitXml(suites)), error, {.mode = 0644})) {
-      std::cerr << "error: " << error << "\n";
+    if (Status st =
+            PosixEnv().WriteFileAtomically(f.junit, Redact(RenderJUnitXml(suites)), {.mode = 0644});
+        !st.ok()) {
+      std::cerr << "error: " << st.message() << "\n";
       return 1;
     }
   }

@@ -1,27 +1,16 @@
 #include "cli/engine_session.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <pthread.h>
-#include <sys/eventfd.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <csignal>
+#include <algorithm>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <iostream>
 
 #include "base/clock.h"
-#include "base/env.h"
 #include "base/redact.h"
 #include "base/schema/schema_registry.h"
-#include "engine/manifest/expr.h"
 #include "engine/operations/operations.h"
-#include "engine/report/apply_report.h"
-#include "engine/report/plan_report.h"
 #include "engine/state/open_state_store.h"
 #include "engine/state/state_lock.h"
 #include "providers/infra/curl_transport.h"
@@ -101,8 +90,7 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
     return nullptr;
   }
   while (!endpoint.empty() && endpoint.back() == '/') endpoint.pop_back();
-  const char* token =
-      options.token ? options.token->c_str() : std::getenv(p.token_env.c_str());
+  const char* token = options.token ? options.token->c_str() : std::getenv(p.token_env.c_str());
   if (token == nullptr || *token == '\0') {
     std::cerr << "error: no API token: set the environment variable " << p.token_env
               << " (tokens are never read from manifests)\n";
@@ -129,6 +117,17 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
 }
 
 EngineSession::~EngineSession() = default;
+
+std::optional<Plan> EngineSession::PlanStack(StackPlanRequest request, std::stop_token stop) {
+  auto state = LoadState();
+  if (!state) return std::nullopt;
+  request.stack_dir = stack_root_;
+  PlanResult pr =
+      cairn::PlanStack(load_.config, *state, provider_.get(), kinds_, request, std::move(stop));
+  if (!pr.diagnostics.empty()) PrintDiagnostics(pr.diagnostics);
+  if (!pr.ok()) return std::nullopt;
+  return std::move(pr.plan);
+}
 
 ApplyOptions EngineSession::apply_options(int parallelism) const {
   const ProviderConfig& p = load_.config.provider;
@@ -167,16 +166,11 @@ void EngineSession::PrintDiagnostics(const std::vector<Diagnostic>& diags) const
 
 std::optional<LockInfo> EngineSession::Lock(const std::string& operation,
                                             std::chrono::milliseconds wait) {
-  auto held = store_->CurrentLock();
-  if (held.ok() && held->has_value() && LockHolderIsGone((*held)->holder)) {
-    const LockInfo& stale = **held;
-    // By id: if another process took the lock over first, this removes nothing.
-    if (store_->ForceUnlock(stale.id).ok()) {
-      std::cerr << "warning: took over the state lock " << stale.id << " left by "
-                << Redact(stale.holder) << " (operation " << stale.operation << " since "
-                << FormatIsoTime(stale.created_at)
-                << "): that process no longer runs on this host\n";
-    }
+  if (std::optional<LockInfo> stale = ReleaseLockOfGoneHolder(*store_)) {
+    std::cerr << "warning: took over the state lock " << stale->id << " left by "
+              << Redact(stale->holder) << " (operation " << stale->operation << " since "
+              << FormatIsoTime(stale->created_at)
+              << "): that process no longer runs on this host\n";
   }
   auto lock = store_->Lock(operation, wait);
   if (!lock.ok()) {
@@ -188,20 +182,7 @@ std::optional<LockInfo> EngineSession::Lock(const std::string& operation,
 
 Result<std::optional<LockInfo>> EngineSession::WaitWhileLocked(std::chrono::milliseconds wait) {
   if (!store_) return std::optional<LockInfo>();  // no state, no lock
-  std::optional<LockInfo> held_by;
-  auto free = WaitForLock(SystemClock(), wait, [&]() -> Result<LockInfo> {
-    auto held = store_->CurrentLock();
-    if (!held.ok()) return held.status();
-    if (!held->has_value() || LockHolderIsGone((*held)->holder)) {
-      held_by.reset();
-      return LockInfo{};
-    }
-    held_by = **held;
-    return LockConflict(**held);
-  });
-  if (free.ok()) return std::optional<LockInfo>();
-  if (free.status().code() == StatusCode::kConflict && held_by) return held_by;
-  return free.status();
+  return cairn::WaitWhileLocked(*store_, SystemClock(), wait);
 }
 
 void EngineSession::Unlock(const LockInfo& lock) {
@@ -209,280 +190,6 @@ void EngineSession::Unlock(const LockInfo& lock) {
     std::cerr << "warning: could not release the state lock " << lock.id << ": " << st.message()
               << "\n";
   }
-}
-
-namespace {
-
-sigset_t InterruptSignals() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  return set;
-}
-
-}  // namespace
-
-InterruptWatcher::InterruptWatcher() {
-  sigset_t set = InterruptSignals();
-  signal_fd_ = signalfd(-1, &set, SFD_CLOEXEC);
-  wake_fd_ = eventfd(0, EFD_CLOEXEC);
-  if (signal_fd_ < 0 || wake_fd_ < 0) {
-    // Without them the signals keep their default action: Ctrl-C ends the
-    // process, and the journal lets the next apply finish the job.
-    std::cerr << "warning: cannot watch for Ctrl-C (" << std::strerror(errno)
-              << "); an interrupt will stop at once\n";
-    return;
-  }
-  // Blocked here, inherited by every thread started after: they stay pending
-  // for the signalfd, and no thread is interrupted by them.
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  try {
-    StartWatching();
-  } catch (...) {  // no thread: leave the signals as they were
-    pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
-    close(signal_fd_);
-    close(wake_fd_);
-    throw;
-  }
-}
-
-void InterruptWatcher::StartWatching() {
-  thread_ = std::jthread([this] {
-    pollfd fds[2] = {{signal_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
-    for (;;) {
-      if (poll(fds, 2, -1) < 0) {
-        if (errno == EINTR) continue;
-        return;
-      }
-      if (fds[1].revents != 0) return;  // the command is over
-      signalfd_siginfo info;
-      if ((fds[0].revents & POLLIN) != 0 && read(signal_fd_, &info, sizeof info) == sizeof info) {
-        std::cerr << "\nInterrupt received: no new operations will start; waiting for the ones "
-                     "in flight to finish and be recorded.\n";
-        source_.request_stop();
-        return;
-      }
-    }
-  });
-}
-
-InterruptWatcher::~InterruptWatcher() {
-  if (thread_.joinable()) {
-    uint64_t one = 1;
-    (void)!write(wake_fd_, &one, sizeof one);
-    thread_.join();
-    sigset_t set = InterruptSignals();
-    pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
-  }
-  if (signal_fd_ >= 0) close(signal_fd_);
-  if (wake_fd_ >= 0) close(wake_fd_);
-}
-
-std::optional<std::chrono::milliseconds> ParseDuration(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  size_t pos = 0;
-  double n = 0;
-  try {
-    n = std::stod(text, &pos);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-  if (n < 0) return std::nullopt;
-  std::string unit = text.substr(pos);
-  double ms = unit == "ms"                                ? n
-              : (unit == "s" || (unit.empty() && n == 0)) ? n * 1000
-              : unit == "m"                               ? n * 60'000
-              : unit == "h"                               ? n * 3'600'000
-                                                          : -1;
-  if (ms < 0) return std::nullopt;
-  return std::chrono::milliseconds(static_cast<int64_t>(ms));
-}
-
-ApplyProgress::ApplyProgress(Mode mode, bool color, int total, std::string verb)
-    : mode_(mode), color_(color), total_(total), verb_(std::move(verb)) {}
-
-int ApplyProgress::Operations(const Plan& plan) {
-  int n = 0;
-  for (const auto& c : plan.changes) {
-    if (c.action == Action::kReplace)
-      n += 2;
-    else if (c.action != Action::kNoOp)
-      n += 1;
-  }
-  return n;
-}
-
-void ApplyProgress::Handle(const ProgressEvent& e) {
-  const std::string key = e.operation + " " + e.address;
-  switch (e.phase) {
-    case ProgressEvent::Phase::kWaiting:
-      waiting_.insert(key);
-      break;
-    case ProgressEvent::Phase::kDone:
-      waiting_.erase(key);
-      ++done_;
-      break;
-    case ProgressEvent::Phase::kFailed:
-      waiting_.erase(key);
-      ++failed_;
-      break;
-    case ProgressEvent::Phase::kSkipped:
-      ++skipped_;
-      break;
-    default:
-      break;
-  }
-  if (mode_ == Mode::kJson) {
-    static const char* kNames[] = {"start",  "waiting", "still_running", "done",
-                                   "failed", "skipped", "recovered"};
-    Value j = {{"event", kNames[static_cast<int>(e.phase)]},
-               {"address", e.address},
-               {"operation", e.operation},
-               {"elapsed_ms", e.elapsed.count()}};
-    if (!e.id.empty()) j["id"] = e.id;
-    if (!e.message.empty()) j["message"] = e.message;
-    std::cout << Redact(j.dump()) << std::endl;
-    return;
-  }
-  if (mode_ == Mode::kLines) return Line(e);
-  // Live: what a user must read stays; the rest is the counter line.
-  if (e.phase == ProgressEvent::Phase::kFailed || e.phase == ProgressEvent::Phase::kSkipped ||
-      e.phase == ProgressEvent::Phase::kRecovered) {
-    if (live_shown_) std::cout << "\r\033[K";
-    Line(e);
-    live_shown_ = false;
-  }
-  DrawLive(e.phase != ProgressEvent::Phase::kStart);
-}
-
-void ApplyProgress::DrawLive(bool force) {
-  auto now = std::chrono::steady_clock::now();
-  // At most ten redraws a second; every one that changes a count shows.
-  if (!force && now - drawn_ < std::chrono::milliseconds(100)) return;
-  drawn_ = now;
-  auto secs = std::chrono::duration_cast<std::chrono::seconds>(now - started_).count();
-  std::string line = verb_ + " " + std::to_string(done_) + "/" + std::to_string(total_) + ", " +
-                     std::to_string(waiting_.size()) + " waiting for provisioning, " +
-                     std::to_string(failed_) + " failed" +
-                     (skipped_ ? ", " + std::to_string(skipped_) + " skipped" : "") + ", " +
-                     std::to_string(secs) + "s";
-  std::cout << "\r\033[K" << line << std::flush;
-  live_shown_ = true;
-}
-
-void ApplyProgress::Finish() {
-  if (mode_ != Mode::kLive) return;
-  DrawLive(true);
-  std::cout << "\n" << std::flush;
-  live_shown_ = false;
-}
-
-void ApplyProgress::Line(const ProgressEvent& e) {
-  // "0.6s" under ten seconds, "42s" above.
-  auto tenths = std::chrono::duration_cast<std::chrono::milliseconds>(e.elapsed).count() / 100;
-  std::string secs = tenths < 100 ? std::to_string(tenths / 10) + "." + std::to_string(tenths % 10)
-                                  : std::to_string(tenths / 10);
-  std::string ing = e.operation == "create"   ? "creating"
-                    : e.operation == "update" ? "updating"
-                                              : "destroying";
-  std::string noun = e.operation == "create"   ? "creation"
-                     : e.operation == "update" ? "update"
-                                               : "destruction";
-  const char* bold = color_ ? "\033[1m" : "";
-  const char* reset = color_ ? "\033[0m" : "";
-  std::string line = std::string(bold) + e.address + ":" + reset + " ";
-  switch (e.phase) {
-    case ProgressEvent::Phase::kStart:
-      line += ing + "...";
-      break;
-    case ProgressEvent::Phase::kWaiting:
-      return;  // the done line follows
-    case ProgressEvent::Phase::kStillRunning:
-      if (!e.message.empty()) return;  // internal milestones stay quiet
-      line += "still " + ing + "... [" + secs + "s elapsed]";
-      break;
-    case ProgressEvent::Phase::kDone:
-      line += noun + " complete after " + secs + "s" + (e.id.empty() ? "" : " [id=" + e.id + "]");
-      break;
-    case ProgressEvent::Phase::kFailed:
-      line += std::string(color_ ? "\033[31m" : "") + e.operation + " failed" + reset + " after " +
-              secs + "s: " + e.message;
-      break;
-    case ProgressEvent::Phase::kSkipped:
-      line += "skipped: " + e.message;
-      break;
-    case ProgressEvent::Phase::kRecovered:
-      line += "recovered the interrupted " + e.operation + " (" + e.message + ")" +
-              (e.id.empty() ? "" : " [id=" + e.id + "]");
-      break;
-  }
-  std::cout << Redact(line) << std::endl;
-}
-
-int ReportApply(const ApplyResult& result, bool destroy, const EngineSession& session, bool color,
-                bool json) {
-  if (!result.diagnostics.empty()) session.PrintDiagnostics(result.diagnostics);
-  const auto& s = result.summary;
-  std::set<std::string> sensitive;
-  for (const auto& o : session.config().outputs) {
-    if (o.sensitive) sensitive.insert(o.name);
-  }
-  if (json) {
-    Value outputs = Value::object();
-    for (const auto& [name, value] : result.outputs) {
-      outputs[name] = sensitive.count(name) ? Value("(sensitive)") : value;
-    }
-    Value j = {{"event", "summary"},     {"ok", result.ok()},
-               {"added", s.created},     {"changed", s.updated},
-               {"replaced", s.replaced}, {"destroyed", s.deleted},
-               {"moved", s.moved},       {"recovered", s.recovered},
-               {"failed", s.failed},     {"held_back", s.held_back},
-               {"skipped", s.skipped},   {"interrupted", s.interrupted},
-               {"outputs", outputs},     {"checks", CheckResultsToJson(result.checks)}};
-    std::cout << Redact(j.dump()) << std::endl;
-    return result.ok() ? 0 : 1;
-  }
-  std::cout << "\n" << ApplySummaryLine(s, destroy, result.ok(), color) << "\n";
-  if (!result.checks.empty()) std::cout << ChecksLine(result.checks, true) << "\n";
-  std::cout << RenderApplyOutputs(result.outputs, sensitive);
-  return result.ok() ? 0 : 1;
-}
-
-bool Confirm(const std::string& question, std::stop_token stop) {
-  if (isatty(STDIN_FILENO) != 1) {
-    std::cerr << "error: refusing to make changes without confirmation: standard input is "
-                 "not a terminal. Review the plan and pass --auto-approve.\n";
-    return false;
-  }
-  std::cout << "\n" << question << "\n  Only 'yes' will be accepted: " << std::flush;
-  // Polled rather than a blocking read, so that Ctrl-C (a stop request from
-  // the InterruptWatcher) cancels the prompt at once.
-  std::string answer;
-  for (;;) {
-    if (stop.stop_requested()) {
-      std::cout << "\nCancelled: nothing was changed.\n";
-      return false;
-    }
-    pollfd pfd{STDIN_FILENO, POLLIN, 0};
-    if (poll(&pfd, 1, 200) <= 0) continue;
-    char c;
-    ssize_t n = read(STDIN_FILENO, &c, 1);
-    if (n <= 0 || c == '\n') break;
-    answer += c;
-  }
-  if (answer != "yes") {
-    std::cout << "Cancelled: nothing was changed.\n";
-    return false;
-  }
-  return true;
-}
-
-bool WriteFileAtomically(const std::string& path, const std::string& content, std::string& error,
-                         const FileAttributes& attributes) {
-  Status st = PosixEnv().WriteFileAtomically(path, content, attributes);
-  if (!st.ok()) error = st.message();
-  return st.ok();
 }
 
 }  // namespace cairn::cli

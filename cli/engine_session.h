@@ -2,25 +2,25 @@
 // once: the loaded manifests, the kind catalog from schemas/, the state store
 // named by the stack's backend document, and (for commands that talk to the
 // API) the infra provider over libcurl with the endpoint and token from the
-// environment. Problems are printed to stderr as diagnostics.
+// environment. Problems are printed to stderr as diagnostics. Beside it, what
+// keeps a session's output and lock: DiagnosticCollector, HeldStateLock.
+// (Ctrl-C: interrupt_watcher.h; the prompt: confirm.h; apply's output:
+// apply_output.h.)
 #pragma once
 
-#include <sys/types.h>
-
-#include <csignal>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <stop_token>
 #include <string>
-#include <thread>
 
-#include "base/env.h"
 #include "cli/command.h"
 #include "cli/stack_options.h"
 #include "engine/apply/apply.h"
 #include "engine/manifest/loader.h"
+#include "engine/operations/operations.h"
 #include "engine/plan/plan.h"
 #include "engine/provider/provider.h"
 #include "engine/state/state_store.h"
@@ -84,19 +84,21 @@ class EngineSession {
   // lineage, serial 0), and nothing is created.
   std::optional<StateSnapshot> LoadState();
 
+  // The plan of the stack against its state (engine/operations: PlanStack),
+  // the session's stack directory filled in; nullopt after
+  // printing why there is none. Its problems are printed either way.
+  std::optional<Plan> PlanStack(StackPlanRequest request, std::stop_token stop);
+
   // Prints diagnostics (rendered with sources) to stderr.
   void PrintDiagnostics(const std::vector<Diagnostic>& diags) const;
 
-  // Takes the state lock for `operation`, printing the holder on conflict. A
-  // lock whose holder ran on this host and no longer exists (a kill -9, a
-  // crash) is taken over with a warning: whatever it had in flight is in the
-  // journal, which apply and destroy finish first. A live or remote holder
-  // stays a conflict.
+  // Takes the state lock for `operation`, printing the holder on conflict,
+  // and a warning when it takes over the lock of a holder gone from this
+  // host (ReleaseLockOfGoneHolder, engine/state/state_lock.h).
   std::optional<LockInfo> Lock(const std::string& operation, std::chrono::milliseconds wait);
   void Unlock(const LockInfo& lock);
-  // For readers (plan): waits up to `wait` while another process holds the
-  // state lock. Returns the lock still held after that, or nullopt when the
-  // state is free (or its lock was left by a process gone from this host).
+  // WaitWhileLocked (engine/state/state_lock.h) on the session's state; a
+  // stack without one is never locked.
   Result<std::optional<LockInfo>> WaitWhileLocked(std::chrono::milliseconds wait);
 
   const GlobalOptions& global() const { return global_; }
@@ -144,88 +146,5 @@ class HeldStateLock {
   EngineSession& session_;
   LockInfo lock_;
 };
-
-// SIGINT/SIGTERM -> a stop request: no new operations start, running ones
-// finish and are recorded. A dedicated thread reads the signals from a
-// signalfd, so no handler runs at all; destruction wakes it through an
-// eventfd, so a command ends as soon as its work does. One per process;
-// destroyed at command end.
-class InterruptWatcher {
- public:
-  InterruptWatcher();
-  ~InterruptWatcher();
-  InterruptWatcher(const InterruptWatcher&) = delete;
-  InterruptWatcher& operator=(const InterruptWatcher&) = delete;
-  std::stop_token token() const { return source_.get_token(); }
-
- private:
-  void StartWatching();  // the thread reading signal_fd_ until wake_fd_
-
-  std::stop_source source_;
-  int signal_fd_ = -1;
-  int wake_fd_ = -1;
-  std::jthread thread_;
-};
-
-// Refreshes (unless `refresh` is false) and plans; prints problems and
-// returns nullopt on error. Shared by plan, apply and destroy (cmd_plan.cc).
-// `pending`: the journal's entries, which the plan shows as what apply
-// completes first (plan only: apply and destroy plan after completing them).
-std::optional<Plan> BuildPlan(EngineSession& session, bool refresh, bool destroy,
-                              const std::vector<std::string>& targets,
-                              const std::vector<std::string>& replace, std::stop_token stop,
-                              std::vector<JournalEntry> pending = {});
-
-// Parses durations like "30s", "5m", "1500ms", "0"; nullopt when malformed.
-std::optional<std::chrono::milliseconds> ParseDuration(const std::string& text);
-
-// How apply and destroy show progress on stdout:
-//   kLines  a line per operation step (not a terminal: logs, CI);
-//   kLive   on a terminal, one line rewritten in place ("creating 143/200,
-//           57 waiting for provisioning, 0 failed, 12s"), with failures and
-//           skips printed above it;
-//   kJson   one JSON object per event (--json), for machines.
-class ApplyProgress {
- public:
-  enum class Mode { kLines, kLive, kJson };
-  // `total`: the operations the plan makes (a replace is two).
-  ApplyProgress(Mode mode, bool color, int total, std::string verb);
-  void Handle(const ProgressEvent& e);
-  // Ends the live line; call once the apply has returned.
-  void Finish();
-  // The operations the plan's changes make.
-  static int Operations(const Plan& plan);
-
- private:
-  void Line(const ProgressEvent& e);
-  void DrawLive(bool force);
-
-  Mode mode_;
-  bool color_;
-  int total_;
-  std::string verb_;  // "creating", "destroying", "applying"
-  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
-  std::chrono::steady_clock::time_point drawn_{};
-  int done_ = 0, failed_ = 0, skipped_ = 0;
-  std::set<std::string> waiting_;  // "operation address" of operations provisioning
-  bool live_shown_ = false;
-};
-
-// Prints an apply summary and outputs (a JSON summary event with `json`);
-// returns the exit code.
-int ReportApply(const ApplyResult& result, bool destroy, const EngineSession& session, bool color,
-                bool json = false);
-
-// Asks "Do you want to perform these actions?" on a TTY; refuses without one.
-// A stop request (Ctrl-C) cancels the prompt.
-bool Confirm(const std::string& question, std::stop_token stop);
-
-// Writes `content` to `path` with PosixEnv().WriteFileAtomically: a crash or
-// a power loss leaves the old file or the new one, never half of it, and a
-// link planted beside it is never written through. The one way a command
-// writes a file. False with `error` set (and no temporary file left) on
-// failure.
-bool WriteFileAtomically(const std::string& path, const std::string& content, std::string& error,
-                         const FileAttributes& attributes = {});
 
 }  // namespace cairn::cli

@@ -46,19 +46,18 @@ std::optional<PolicySet> LoadPolicyFlags(const PolicyFlags& flags, const GlobalO
 
 bool WritePolicyReports(const PolicyFlags& flags, const PolicySet& set,
                         const std::vector<PolicyResult>& results) {
-  std::string error;
   if (!flags.sarif.empty()) {
     const std::string text =
         Redact(PolicyResultsToSarif(results, set.policies, CAIRN_VERSION).dump(2)) + "\n";
-    if (!WriteFileAtomically(flags.sarif, text, error, {.mode = 0644})) {
-      std::cerr << "error: " << error << "\n";
+    if (Status st = PosixEnv().WriteFileAtomically(flags.sarif, text, {.mode = 0644}); !st.ok()) {
+      std::cerr << "error: " << st.message() << "\n";
       return false;
     }
   }
   if (!flags.junit.empty()) {
     const std::string text = Redact(RenderJUnitXml({PolicyResultsToJUnit(results)}));
-    if (!WriteFileAtomically(flags.junit, text, error, {.mode = 0644})) {
-      std::cerr << "error: " << error << "\n";
+    if (Status st = PosixEnv().WriteFileAtomically(flags.junit, text, {.mode = 0644}); !st.ok()) {
+      std::cerr << "error: " << st.message() << "\n";
       return false;
     }
   }

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <charconv>
 #include <cstring>
@@ -410,126 +411,53 @@ std::optional<std::string> PrivateKeyField(const json& body, std::string_view ra
 
 // --------------------------------------------------------------- routes --
 
-struct Route {
-  const Collection* collection = nullptr;  // null for healthz/metrics/catalog
-  std::string special;                     // "healthz", "metrics", "regions", ...
-  std::string id;                          // raw id path segment
-  std::string action;                      // start | stop | reboot
-  std::string pattern;
-  bool mutation = false;
+// Who may call a route.
+enum class Auth {
+  kPublic,  // anyone: /healthz
+  kToken,   // a project's bearer token (401 without), then its rate limit (429)
 };
 
-std::vector<std::string_view> Split(std::string_view path) {
-  std::vector<std::string_view> out;
+// What a route does with an Idempotency-Key header.
+enum class Idempotency {
+  kNoKey,        // reads: not looked at
+  kKeyOptional,  // preview-API mutations: honoured when sent
+  kKeyRequired,  // control-plane mutations: 400 idempotency_key_required without one
+};
+
+// What a route takes as a request body.
+enum class BodyRule {
+  kNoBody,      // reads: not looked at
+  kJsonObject,  // create, update: a JSON object, sent as application/json
+  kEmptyBody,   // delete, actions: nothing, or {}
+};
+
+// A path's segments between slashes ("/api/v1/compute/x": api, v1, compute,
+// x; a trailing slash makes an empty last one). No route has more than
+// kMaxSegments; a longer path matches none.
+struct PathSegments {
+  static constexpr size_t kMaxSegments = 8;
+  std::array<std::string_view, kMaxSegments> at;
+  size_t size = 0;
+  bool too_long = false;
+};
+
+PathSegments SplitPath(std::string_view path) {
+  PathSegments out;
   size_t i = 1;
   while (i <= path.size()) {
     size_t j = path.find('/', i);
     if (j == std::string_view::npos) j = path.size();
-    out.push_back(path.substr(i, j - i));
+    if (out.size == PathSegments::kMaxSegments) {
+      out.too_long = true;
+      break;
+    }
+    out.at[out.size++] = path.substr(i, j - i);
     i = j + 1;
   }
   return out;
 }
 
-// Fills `route`, or returns 404 / 405 (with `allow` set). HEAD is served
-// wherever GET is (RFC 9110 9.3.2): the caller drops the body.
-int MatchRoute(std::string_view method, std::string_view path, Route* route, std::string* allow) {
-  auto segs = Split(path);
-  auto exact = [&](const char* allowed) -> int {
-    *allow = allowed;
-    std::string_view a(allowed);
-    size_t pos = 0;
-    while (pos <= a.size()) {
-      size_t comma = a.find(", ", pos);
-      std::string_view m = a.substr(pos, comma == std::string_view::npos ? a.npos : comma - pos);
-      if (m == method || (method == "HEAD" && m == "GET")) return 0;
-      if (comma == std::string_view::npos) break;
-      pos = comma + 2;
-    }
-    return 405;
-  };
-  if (segs.size() == 1 && segs[0] == "healthz") {
-    route->special = "healthz";
-    route->pattern = "/healthz";
-    return exact("GET, HEAD");
-  }
-  if (segs.size() == 1 && segs[0] == "metrics") {
-    route->special = "metrics";
-    route->pattern = "/metrics";
-    return exact("GET, HEAD");
-  }
-  View view;
-  size_t base;
-  if (segs.size() >= 2 && segs[0] == "v1") {
-    view = View::kPreview;
-    base = 1;
-  } else if (segs.size() >= 3 && segs[0] == "api" && segs[1] == "v1") {
-    view = View::kControl;
-    base = 2;
-  } else {
-    return 404;
-  }
-  std::string_view coll = segs[base];
-  std::string prefix = view == View::kPreview ? "/v1/" : "/api/v1/";
-  if (view == View::kPreview && segs.size() == 2 &&
-      (coll == "regions" || coll == "plans" || coll == "images")) {
-    route->special = std::string(coll);
-    route->pattern = prefix + std::string(coll);
-    return exact("GET, HEAD");
-  }
-  for (const Collection& c : Collections()) {
-    if (c.view != view || coll != c.name) continue;
-    route->collection = &c;
-    size_t rest = segs.size() - base - 1;
-    if (rest == 0) {
-      route->pattern = prefix + c.name;
-      route->mutation = method == "POST";
-      return exact("GET, HEAD, POST");
-    }
-    if (segs[base + 1].empty()) return 404;
-    route->id = std::string(segs[base + 1]);
-    if (rest == 1) {
-      route->pattern = prefix + c.name + "/{id}";
-      route->mutation = method == "PATCH" || method == "DELETE";
-      return exact("GET, HEAD, PATCH, DELETE");
-    }
-    if (rest == 3 && view == View::kControl && std::string_view(c.kind) == "instance" &&
-        segs[base + 2] == "actions" &&
-        (segs[base + 3] == "start" || segs[base + 3] == "stop" || segs[base + 3] == "reboot")) {
-      route->action = std::string(segs[base + 3]);
-      route->pattern = prefix + c.name + "/{id}/actions/" + route->action;
-      route->mutation = method == "POST";
-      return exact("POST");
-    }
-    return 404;
-  }
-  return 404;
-}
-
 }  // namespace
-
-std::vector<std::pair<std::string, std::string>> Api::Routes() {
-  std::vector<std::string> candidates = {"/healthz", "/metrics", "/v1/regions", "/v1/plans",
-                                         "/v1/images"};
-  for (const Collection& c : Collections()) {
-    const std::string base = (c.view == View::kPreview ? "/v1/" : "/api/v1/") + std::string(c.name);
-    for (const char* rest : {"", "/{id}", "/{id}/actions/{action}"})
-      candidates.push_back(base + rest);
-  }
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const std::string& pattern : candidates) {
-    std::string path = pattern;
-    for (auto [from, to] :
-         {std::pair<std::string, std::string>{"{id}", "x"}, {"{action}", "reboot"}}) {
-      if (size_t at = path.find(from); at != std::string::npos) path.replace(at, from.size(), to);
-    }
-    Route route;
-    std::string allow;
-    // A method no route takes: 405 with the route's methods, or 404.
-    if (MatchRoute("TRACE", path, &route, &allow) == 405) out.emplace_back(pattern, allow);
-  }
-  return out;
-}
 
 namespace {
 
@@ -610,6 +538,52 @@ struct Api::Impl {
   using TokenTable = std::unordered_map<std::string, std::string>;
   std::atomic<std::shared_ptr<const TokenTable>> tokens;
 
+  struct Call;
+  // What a route runs once the pipeline lets its request through; `body` is
+  // the checked request body (null for routes that take none).
+  using Handler = void (Impl::*)(std::shared_ptr<Call> c, const json& body);
+
+  // One route: a row of RouteTable(), the one place that says what the API
+  // answers and how.
+  struct RouteSpec {
+    std::string_view method;  // HEAD is answered wherever GET is
+    // Segments after the first '/': literal, "{id}" (any non-empty
+    // segment), "{action}" (one of `actions`).
+    std::string pattern;
+    Handler handler;
+    Auth auth;
+    bool faults;  // --faults may strike it (all but /healthz and /metrics)
+    Idempotency idempotency;
+    BodyRule body;
+    const Collection* collection = nullptr;  // the collection it serves
+    std::vector<std::string_view> actions;   // what {action} may be
+    // Made from the above when the table is built:
+    struct Segment {
+      enum Kind { kLiteral, kId, kAction } kind;
+      std::string text;
+    };
+    std::vector<Segment> segments;  // `pattern` cut at its slashes
+    std::string allow;              // every method of `pattern`, HEAD after GET
+    bool Matches(const PathSegments& path) const;
+  };
+  static const std::vector<RouteSpec>& RouteTable();
+
+  // A request's route, once matched.
+  struct Route {
+    const RouteSpec* spec = nullptr;
+    const Collection* collection = nullptr;  // spec->collection
+    std::string id;                          // the {id} segment as sent
+    std::string action;                      // the {action} segment
+    std::string pattern;                     // for messages and the access log
+  };
+  // 0 with `route` filled; 405 with `allow` (and route->pattern) set when the
+  // path is a route's but not the method; 404 otherwise.
+  static int MatchRoute(std::string_view method, std::string_view path, Route* route,
+                        std::string* allow);
+  // The pattern of `r` with its {action} named, as `path` has it
+  // ("/api/v1/compute/{id}/actions/start"), for messages and the access log.
+  static std::string NamedPattern(const RouteSpec& r, const PathSegments& path);
+
   // State of one request as it moves through the pipeline.
   struct Call {
     ApiRequest req;
@@ -669,19 +643,36 @@ struct Api::Impl {
   }
 
   void Handle(ApiRequest req, Done done);
+  // route -> auth -> rate limit -> faults -> (a route that takes a body)
+  // ReadBody, ClaimKey -> the route's handler. A handler of a mutation
+  // releases the key when it refuses before the write (ReleaseAndFail) or
+  // stores its answer with the write (Submit).
   void Pipeline(std::shared_ptr<Call> c);
-  void HandleRead(std::shared_ptr<Call> c);
-  // A mutation in three steps: the request checked (ReadMutationBody), the
-  // idempotency key claimed or its stored answer replayed (ClaimKey), then
-  // one handler, which releases the key when it refuses before the write
-  // (ReleaseAndFail) or stores its answer with the write (Submit).
-  void HandleMutation(std::shared_ptr<Call> c);
-  std::optional<json> ReadMutationBody(Call& c, bool& body_blank);
+  bool Authenticate(Call& c);
+  bool TakeRateLimitToken(Call& c);
+  bool InjectFaults(Call& c);
+  std::optional<json> ReadBody(Call& c, bool& body_blank);
   bool ClaimKey(Call& c, bool body_blank, const json& body);
   void ReleaseAndFail(Call& c, int status, std::string_view code, const std::string& message);
+
+  // The handlers of RouteTable().
+  void HandleHealthz(std::shared_ptr<Call> c, const json& body);
+  void HandleMetrics(std::shared_ptr<Call> c, const json& body);
+  void HandleRegions(std::shared_ptr<Call> c, const json& body);
+  void HandlePlans(std::shared_ptr<Call> c, const json& body);
+  void HandleImages(std::shared_ptr<Call> c, const json& body);
+  void HandleList(std::shared_ptr<Call> c, const json& body);
+  void HandleGet(std::shared_ptr<Call> c, const json& body);
   void HandleCreate(std::shared_ptr<Call> c, const json& body);
-  void HandleUpdate(std::shared_ptr<Call> c, const std::string& hex, const json& body);
-  void HandleDeleteOrAction(std::shared_ptr<Call> c, const std::string& hex);
+  void HandleUpdate(std::shared_ptr<Call> c, const json& body);
+  void HandleDelete(std::shared_ptr<Call> c, const json& body);
+  void HandleAction(std::shared_ptr<Call> c, const json& body);
+
+  // Delete and the instance actions: the record moves (or goes) in one write.
+  void DeleteOrAct(std::shared_ptr<Call> c, const std::string& hex, const std::string& action);
+  // The route's {id} in the collection's forms; nullopt after answering
+  // 404 (and releasing the key).
+  std::optional<std::string> TargetId(Call& c);
   // In a mutation's write: record `id` when it is a live one of the route's
   // kind; else nullopt with the answer set (a 500, or a 404 stored with the
   // key like any answer).
@@ -690,10 +681,128 @@ struct Api::Impl {
   void Submit(std::shared_ptr<Call> c, std::function<void(WriteTxn&, Call&)> body);
   std::optional<ApiResponse> CheckRefs(WriteTxn& txn, Call& c, const std::vector<RefCheck>& refs,
                                        const std::string& region);
-  std::optional<std::string> ParseId(Call& c) {
-    return ParseResourceId(c.route.id, c.route.collection->prefix);
-  }
 };
+
+bool Api::Impl::RouteSpec::Matches(const PathSegments& path) const {
+  if (path.too_long || path.size != segments.size()) return false;
+  for (size_t i = 0; i < segments.size(); ++i) {
+    std::string_view got = path.at[i];
+    switch (segments[i].kind) {
+      case Segment::kLiteral:
+        if (got != segments[i].text) return false;
+        break;
+      case Segment::kId:
+        if (got.empty()) return false;
+        break;
+      case Segment::kAction:
+        if (std::find(actions.begin(), actions.end(), got) == actions.end()) return false;
+        break;
+    }
+  }
+  return true;
+}
+
+// Every route of the API, one row each; the pipeline (Pipeline) only reads
+// the row a request matched. A collection's rows are the same for every
+// collection (Collections()), its view deciding the idempotency rule.
+const std::vector<Api::Impl::RouteSpec>& Api::Impl::RouteTable() {
+  static const std::vector<RouteSpec> kTable = [] {
+    using enum Auth;
+    using enum Idempotency;
+    using enum BodyRule;
+    std::vector<RouteSpec> t;
+    auto add = [&t](std::string_view method, std::string pattern, Handler handler, Auth auth,
+                    bool faults, Idempotency idempotency, BodyRule body,
+                    const Collection* collection = nullptr,
+                    std::vector<std::string_view> actions = {}) {
+      t.push_back({method, std::move(pattern), handler, auth, faults, idempotency, body, collection,
+                   std::move(actions)});
+    };
+    // add(method, pattern, handler, auth, faults?, idempotency, body[, collection, actions])
+    add("GET", "/healthz", &Impl::HandleHealthz, kPublic, false, kNoKey, kNoBody);
+    add("GET", "/metrics", &Impl::HandleMetrics, kToken, false, kNoKey, kNoBody);
+    add("GET", "/v1/regions", &Impl::HandleRegions, kToken, true, kNoKey, kNoBody);
+    add("GET", "/v1/plans", &Impl::HandlePlans, kToken, true, kNoKey, kNoBody);
+    add("GET", "/v1/images", &Impl::HandleImages, kToken, true, kNoKey, kNoBody);
+    for (const Collection& c : Collections()) {
+      const std::string base =
+          (c.view == View::kPreview ? "/v1/" : "/api/v1/") + std::string(c.name);
+      const Idempotency key = c.view == View::kControl ? kKeyRequired : kKeyOptional;
+      const std::string one = base + "/{id}";
+      add("GET", base, &Impl::HandleList, kToken, true, kNoKey, kNoBody, &c);
+      add("POST", base, &Impl::HandleCreate, kToken, true, key, kJsonObject, &c);
+      add("GET", one, &Impl::HandleGet, kToken, true, kNoKey, kNoBody, &c);
+      add("PATCH", one, &Impl::HandleUpdate, kToken, true, key, kJsonObject, &c);
+      add("DELETE", one, &Impl::HandleDelete, kToken, true, key, kEmptyBody, &c);
+      if (c.view == View::kControl && std::string_view(c.kind) == "instance") {
+        add("POST", one + "/actions/{action}", &Impl::HandleAction, kToken, true, key, kEmptyBody,
+            &c, {"start", "stop", "reboot"});
+      }
+    }
+    for (RouteSpec& r : t) {
+      PathSegments cut = SplitPath(r.pattern);
+      for (size_t i = 0; i < cut.size; ++i) {
+        std::string_view text = cut.at[i];
+        auto kind = text == "{id}"       ? RouteSpec::Segment::kId
+                    : text == "{action}" ? RouteSpec::Segment::kAction
+                                         : RouteSpec::Segment::kLiteral;
+        r.segments.push_back({kind, std::string(text)});
+      }
+      for (const RouteSpec& other : t) {
+        if (other.pattern != r.pattern) continue;
+        r.allow += std::string(r.allow.empty() ? "" : ", ") + std::string(other.method);
+        if (other.method == "GET") r.allow += ", HEAD";
+      }
+    }
+    return t;
+  }();
+  return kTable;
+}
+
+int Api::Impl::MatchRoute(std::string_view method, std::string_view path, Route* route,
+                          std::string* allow) {
+  const PathSegments segs = SplitPath(path);
+  const RouteSpec* path_only = nullptr;  // the path's route, for another method
+  for (const RouteSpec& r : RouteTable()) {
+    if (!r.Matches(segs)) continue;
+    if (r.method != method && !(method == "HEAD" && r.method == "GET")) {
+      if (path_only == nullptr) path_only = &r;
+      continue;
+    }
+    route->spec = &r;
+    route->collection = r.collection;
+    for (size_t i = 0; i < r.segments.size(); ++i) {
+      if (r.segments[i].kind == RouteSpec::Segment::kId) route->id = std::string(segs.at[i]);
+      if (r.segments[i].kind == RouteSpec::Segment::kAction) {
+        route->action = std::string(segs.at[i]);
+      }
+    }
+    route->pattern = r.actions.empty() ? r.pattern : NamedPattern(r, segs);
+    return 0;
+  }
+  if (path_only == nullptr) return 404;
+  *allow = path_only->allow;
+  route->pattern = path_only->actions.empty() ? path_only->pattern : NamedPattern(*path_only, segs);
+  return 405;
+}
+
+std::string Api::Impl::NamedPattern(const RouteSpec& r, const PathSegments& path) {
+  std::string out;
+  for (size_t i = 0; i < r.segments.size(); ++i) {
+    out += "/";
+    out += r.segments[i].kind == RouteSpec::Segment::kAction ? std::string(path.at[i])
+                                                             : r.segments[i].text;
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> Api::Routes() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const Impl::RouteSpec& r : Impl::RouteTable()) {
+    if (out.empty() || out.back().first != r.pattern) out.emplace_back(r.pattern, r.allow);
+  }
+  return out;
+}
 
 Api::Api(ApiStore* store, Metrics* metrics, FaultInjector* faults, RateLimiter* limiter,
          ApiOptions options)
@@ -751,134 +860,159 @@ void Api::Impl::Pipeline(std::shared_ptr<Call> c) {
     r.headers.emplace_back("Allow", allow);
     return Finish(*c, std::move(r));
   }
-  if (c->route.special == "healthz") {
-    return Finish(*c, Json(200, {{"status", "ok"}}));
+  const RouteSpec& route = *c->route.spec;
+  if (route.auth == Auth::kToken && (!Authenticate(*c) || !TakeRateLimitToken(*c))) return;
+  if (route.faults && !InjectFaults(*c)) return;
+  json body;
+  if (route.body != BodyRule::kNoBody) {
+    bool body_blank = true;
+    std::optional<json> read = ReadBody(*c, body_blank);
+    if (!read) return;
+    body = std::move(*read);
+    if (!ClaimKey(*c, body_blank, body)) return;
   }
+  (this->*route.handler)(std::move(c), body);
+}
 
-  // Authentication.
-  std::string_view auth = c->req.authorization ? std::string_view(*c->req.authorization) : "";
+// The project of the request's bearer token; false after answering 401.
+bool Api::Impl::Authenticate(Call& c) {
+  std::string_view auth = c.req.authorization ? std::string_view(*c.req.authorization) : "";
   constexpr std::string_view kBearer = "Bearer ";
-  bool authed = false;
   if (auth.size() > kBearer.size() && auth.substr(0, kBearer.size()) == kBearer) {
     auto table = tokens.load();
     auto it = table->find(Sha256Hex(auth.substr(kBearer.size())));
     if (it != table->end()) {
-      c->project = it->second;
-      authed = true;
+      c.project = it->second;
+      return true;
     }
   }
-  if (!authed) {
-    ApiResponse r =
-        MakeError(401, "unauthorized",
-                  auth.empty() ? "missing Authorization: Bearer <token>" : "invalid bearer token",
-                  c->request_id);
-    r.headers.emplace_back("WWW-Authenticate", "Bearer");
-    return Finish(*c, std::move(r));
-  }
+  ApiResponse r =
+      MakeError(401, "unauthorized",
+                auth.empty() ? "missing Authorization: Bearer <token>" : "invalid bearer token",
+                c.request_id);
+  r.headers.emplace_back("WWW-Authenticate", "Bearer");
+  Finish(c, std::move(r));
+  return false;
+}
 
-  // Rate limiting.
-  if (limiter->enabled()) {
-    // A store shared by several servers keeps one bucket per project for
-    // all of them; else this server's own.
-    auto shared = store->TakeToken(c->project, limiter->rate(), limiter->burst());
-    if (!shared.ok()) {
-      spdlog::warn("rate limit: the shared bucket could not be read ({}); request allowed",
-                   shared.status().message());
-    }
-    RateLimitDecision d = shared.ok() && shared->has_value()
-                              ? limiter->Decide((*shared)->allowed, (*shared)->tokens)
-                              : limiter->Acquire(c->project, RateLimiter::Clock::now());
-    c->extra_headers.emplace_back("RateLimit-Limit", std::to_string(d.limit));
-    c->extra_headers.emplace_back("RateLimit-Remaining", std::to_string(d.remaining));
-    c->extra_headers.emplace_back("RateLimit-Reset", std::to_string(d.reset_secs));
-    if (!d.allowed) {
-      ApiResponse r = MakeError(
-          429, "rate_limited",
-          "request rate limit exceeded; retry after " + std::to_string(d.retry_after) + "s",
-          c->request_id);
-      r.headers.emplace_back("Retry-After", std::to_string(d.retry_after));
-      return Finish(*c, std::move(r));
-    }
+// A token from the project's bucket (RateLimit-* headers on the answer);
+// false after answering 429. Always true with no --rate-limit.
+bool Api::Impl::TakeRateLimitToken(Call& c) {
+  if (!limiter->enabled()) return true;
+  // A store shared by several servers keeps one bucket per project for
+  // all of them; else this server's own.
+  auto shared = store->TakeToken(c.project, limiter->rate(), limiter->burst());
+  if (!shared.ok()) {
+    spdlog::warn("rate limit: the shared bucket could not be read ({}); request allowed",
+                 shared.status().message());
   }
+  RateLimitDecision d = shared.ok() && shared->has_value()
+                            ? limiter->Decide((*shared)->allowed, (*shared)->tokens)
+                            : limiter->Acquire(c.project, RateLimiter::Clock::now());
+  c.extra_headers.emplace_back("RateLimit-Limit", std::to_string(d.limit));
+  c.extra_headers.emplace_back("RateLimit-Remaining", std::to_string(d.remaining));
+  c.extra_headers.emplace_back("RateLimit-Reset", std::to_string(d.reset_secs));
+  if (d.allowed) return true;
+  ApiResponse r =
+      MakeError(429, "rate_limited",
+                "request rate limit exceeded; retry after " + std::to_string(d.retry_after) + "s",
+                c.request_id);
+  r.headers.emplace_back("Retry-After", std::to_string(d.retry_after));
+  Finish(c, std::move(r));
+  return false;
+}
 
-  if (c->route.special == "metrics") {
-    ApiResponse r;
-    r.body = metrics->Render(*store);
-    r.headers.emplace_back("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
-    return Finish(*c, std::move(r));
-  }
-
-  // Injected faults.
-  switch (faults->PickRequestFault(c->route.mutation)) {
+// The --faults that strike this request: false after answering for one
+// (an error, or a dropped connection); true to go on, perhaps to drop the
+// connection after the write (drop_after).
+bool Api::Impl::InjectFaults(Call& c) {
+  switch (faults->PickRequestFault(c.route.spec->body != BodyRule::kNoBody)) {
     case RequestFault::kNone:
-      break;
+      return true;
     case RequestFault::kError500:
       metrics->faults_injected++;
-      return Fail(*c, 500, "internal_error", "injected fault: internal error");
+      Fail(c, 500, "internal_error", "injected fault: internal error");
+      return false;
     case RequestFault::kError503:
       metrics->faults_injected++;
-      return Fail(*c, 503, "service_unavailable", "injected fault: service unavailable");
+      Fail(c, 503, "service_unavailable", "injected fault: service unavailable");
+      return false;
     case RequestFault::kError429: {
       metrics->faults_injected++;
-      ApiResponse r = MakeError(429, "rate_limited", "injected fault: rate limited", c->request_id);
+      ApiResponse r = MakeError(429, "rate_limited", "injected fault: rate limited", c.request_id);
       r.headers.emplace_back("Retry-After", "1");
-      return Finish(*c, std::move(r));
+      Finish(c, std::move(r));
+      return false;
     }
     case RequestFault::kDropBefore: {
       metrics->faults_injected++;
       ApiResponse r;
       r.status = 0;  // nothing is sent
       r.drop = true;
-      return Finish(*c, std::move(r));
+      Finish(c, std::move(r));
+      return false;
     }
     case RequestFault::kDropAfter:
       metrics->faults_injected++;
-      c->drop_after = true;
-      break;
+      c.drop_after = true;
+      return true;
   }
-
-  if (c->route.mutation) return HandleMutation(std::move(c));
-  HandleRead(std::move(c));
+  return true;
 }
 
-void Api::Impl::HandleRead(std::shared_ptr<Call> c) {
+void Api::Impl::HandleHealthz(std::shared_ptr<Call> c, const json&) {
+  Finish(*c, Json(200, {{"status", "ok"}}));
+}
+
+void Api::Impl::HandleMetrics(std::shared_ptr<Call> c, const json&) {
+  ApiResponse r;
+  r.body = metrics->Render(*store);
+  r.headers.emplace_back("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+  Finish(*c, std::move(r));
+}
+
+void Api::Impl::HandleRegions(std::shared_ptr<Call> c, const json&) {
+  json data = json::array();
+  for (const auto& r : kRegions)
+    data.push_back({{"key", r.key}, {"name", r.name}, {"country", r.country}});
+  Finish(*c, Json(200, {{"data", data}}));
+}
+
+void Api::Impl::HandlePlans(std::shared_ptr<Call> c, const json&) {
+  json data = json::array();
+  for (const auto& p : kPlans) {
+    data.push_back({{"key", p.key},
+                    {"vcpus", p.vcpus},
+                    {"memory_mb", p.memory_mb},
+                    {"disk_gb", p.disk_gb},
+                    {"price_monthly_eur", p.price_monthly_eur}});
+  }
+  Finish(*c, Json(200, {{"data", data}}));
+}
+
+void Api::Impl::HandleImages(std::shared_ptr<Call> c, const json&) {
+  json data = json::array();
+  for (const auto& i : kImages)
+    data.push_back({{"key", i.key}, {"name", i.name}, {"family", i.family}});
+  Finish(*c, Json(200, {{"data", data}}));
+}
+
+void Api::Impl::HandleGet(std::shared_ptr<Call> c, const json&) {
   const Route& route = c->route;
-  if (route.special == "regions") {
-    json data = json::array();
-    for (const auto& r : kRegions)
-      data.push_back({{"key", r.key}, {"name", r.name}, {"country", r.country}});
-    return Finish(*c, Json(200, {{"data", data}}));
-  }
-  if (route.special == "plans") {
-    json data = json::array();
-    for (const auto& p : kPlans) {
-      data.push_back({{"key", p.key},
-                      {"vcpus", p.vcpus},
-                      {"memory_mb", p.memory_mb},
-                      {"disk_gb", p.disk_gb},
-                      {"price_monthly_eur", p.price_monthly_eur}});
-    }
-    return Finish(*c, Json(200, {{"data", data}}));
-  }
-  if (route.special == "images") {
-    json data = json::array();
-    for (const auto& i : kImages)
-      data.push_back({{"key", i.key}, {"name", i.name}, {"family", i.family}});
-    return Finish(*c, Json(200, {{"data", data}}));
-  }
   const Collection& coll = *route.collection;
-  if (!route.id.empty()) {
-    auto hex = ParseId(*c);
-    if (!hex)
-      return Fail(*c, 404, "resource_not_found", "no such resource " + route.id.substr(0, 80));
-    auto rec = store->Get(c->project, *hex);
-    if (!rec.ok()) return Fail(*c, 500, "internal_error", "the store failed; retry later");
-    if (!*rec || (*rec)->kind != coll.kind || (*rec)->status == "deleted") {
-      return Fail(*c, 404, "resource_not_found", "no such resource " + route.id.substr(0, 80));
-    }
-    return Finish(*c, Json(200, Wrap(coll, **rec)));
+  auto hex = ParseResourceId(route.id, coll.prefix);
+  if (!hex)
+    return Fail(*c, 404, "resource_not_found", "no such resource " + route.id.substr(0, 80));
+  auto rec = store->Get(c->project, *hex);
+  if (!rec.ok()) return Fail(*c, 500, "internal_error", "the store failed; retry later");
+  if (!*rec || (*rec)->kind != coll.kind || (*rec)->status == "deleted") {
+    return Fail(*c, 404, "resource_not_found", "no such resource " + route.id.substr(0, 80));
   }
-  // List.
+  Finish(*c, Json(200, Wrap(coll, **rec)));
+}
+
+void Api::Impl::HandleList(std::shared_ptr<Call> c, const json&) {
+  const Collection& coll = *c->route.collection;
   for (const char* param : {"limit", "cursor"}) {
     if (CountParam(c->query, param) > 1) {
       return Fail(*c, 400, "validation_error", std::string(param) + ": given more than once");
@@ -922,26 +1056,18 @@ void Api::Impl::HandleRead(std::shared_ptr<Call> c) {
   Finish(*c, Json(200, body));
 }
 
-void Api::Impl::HandleMutation(std::shared_ptr<Call> c) {
-  bool body_blank = true;
-  std::optional<json> body = ReadMutationBody(*c, body_blank);
-  if (!body) return;
-  if (!ClaimKey(*c, body_blank, *body)) return;
-  const std::string& method = c->req.method;
-  if (method == "POST" && c->route.action.empty()) return HandleCreate(std::move(c), *body);
-  auto hex = ParseId(*c);
-  if (!hex) {
-    return ReleaseAndFail(*c, 404, "resource_not_found",
-                          "no such resource " + c->route.id.substr(0, 80));
-  }
-  if (method == "PATCH") return HandleUpdate(std::move(c), *hex, *body);
-  HandleDeleteOrAction(std::move(c), *hex);
+std::optional<std::string> Api::Impl::TargetId(Call& c) {
+  auto hex = ParseResourceId(c.route.id, c.route.collection->prefix);
+  if (!hex)
+    ReleaseAndFail(c, 404, "resource_not_found", "no such resource " + c.route.id.substr(0, 80));
+  return hex;
 }
 
 // The request's media type, Idempotency-Key and body, checked before
 // anything else: the body (null when blank), or nullopt once answered.
-std::optional<json> Api::Impl::ReadMutationBody(Call& c, bool& body_blank) {
-  const Route& route = c.route;
+std::optional<json> Api::Impl::ReadBody(Call& c, bool& body_blank) {
+  const RouteSpec& route = *c.route.spec;
+  const bool needs_body = route.body == BodyRule::kJsonObject;
   const std::string& method = c.req.method;
   const std::string& body_text = c.req.body;
   body_blank = body_text.find_first_not_of(" \t\r\n") == std::string::npos;
@@ -950,22 +1076,21 @@ std::optional<json> Api::Impl::ReadMutationBody(Call& c, bool& body_blank) {
     return std::nullopt;
   };
 
-  // 415 before anything looks at the body.
-  if ((!body_blank || c.req.content_type) &&
-      (!c.req.content_type || !IsJsonContentType(*c.req.content_type)) &&
-      (!body_blank || (method != "DELETE" && route.action.empty()))) {
+  // 415 before anything looks at the body; a route that takes none may be
+  // sent nothing with any media type.
+  if ((!body_blank || (c.req.content_type && needs_body)) &&
+      (!c.req.content_type || !IsJsonContentType(*c.req.content_type))) {
     return refuse(415, "unsupported_media_type",
                   "request bodies must be sent with Content-Type: application/json");
   }
-  // Idempotency-Key: required on the control-plane API.
   if (c.req.idempotency_key) {
     if (!IsValidIdempotencyKey(*c.req.idempotency_key)) {
       return refuse(400, "validation_error",
                     "Idempotency-Key: must be 1 to 255 printable ASCII characters");
     }
-  } else if (route.collection->view == View::kControl) {
+  } else if (route.idempotency == Idempotency::kKeyRequired) {
     return refuse(400, "idempotency_key_required",
-                  "the Idempotency-Key header is required on " + method + " " + route.pattern);
+                  "the Idempotency-Key header is required on " + method + " " + c.route.pattern);
   }
   // Body: JSON; never private key material.
   json body;
@@ -981,7 +1106,6 @@ std::optional<json> Api::Impl::ReadMutationBody(Call& c, bool& body_blank) {
   } else if (ContainsPrivateKeyMaterial(body_text)) {
     return refuse(400, "validation_error", "body: private key material is never accepted");
   }
-  bool needs_body = method == "PATCH" || (method == "POST" && route.action.empty());
   if (needs_body && body_blank) {
     return refuse(400, "validation_error", "body: a JSON object is required");
   }
@@ -1110,14 +1234,16 @@ void Api::Impl::HandleCreate(std::shared_ptr<Call> c, const json& body) {
   });
 }
 
-void Api::Impl::HandleUpdate(std::shared_ptr<Call> c, const std::string& hex, const json& body) {
+void Api::Impl::HandleUpdate(std::shared_ptr<Call> c, const json& body) {
+  std::optional<std::string> hex = TargetId(*c);
+  if (!hex) return;
   const Collection& coll = *c->route.collection;
   json attrs = json::object();
   std::vector<RefCheck> refs;
   if (auto e = ValidateBody(*options.schemas, coll, body, true, &attrs, &refs)) {
     return ReleaseAndFail(*c, 400, "validation_error", e->field + ": " + e->message);
   }
-  return Submit(c, [this, id = hex, attrs = std::move(attrs), refs = std::move(refs), &coll](
+  return Submit(c, [this, id = *hex, attrs = std::move(attrs), refs = std::move(refs), &coll](
                        WriteTxn& txn, Call& call) {
     std::optional<Record> live = LiveRecord(txn, call, id, coll);
     if (!live) return;
@@ -1179,9 +1305,20 @@ std::optional<Record> Api::Impl::LiveRecord(WriteTxn& txn, Call& call, const std
   return std::move(**got);
 }
 
-void Api::Impl::HandleDeleteOrAction(std::shared_ptr<Call> c, const std::string& hex) {
+void Api::Impl::HandleDelete(std::shared_ptr<Call> c, const json&) {
+  if (std::optional<std::string> hex = TargetId(*c)) DeleteOrAct(std::move(c), *hex, "delete");
+}
+
+void Api::Impl::HandleAction(std::shared_ptr<Call> c, const json&) {
+  if (std::optional<std::string> hex = TargetId(*c)) {
+    const std::string action = c->route.action;
+    DeleteOrAct(std::move(c), *hex, action);
+  }
+}
+
+void Api::Impl::DeleteOrAct(std::shared_ptr<Call> c, const std::string& hex,
+                            const std::string& action) {
   const Collection& coll = *c->route.collection;
-  std::string action = c->req.method == "DELETE" ? "delete" : c->route.action;
   int64_t delay = options.provision_delay.count();
   Submit(c, [this, id = hex, action, delay, &coll](WriteTxn& txn, Call& call) {
     auto internal = [&] {

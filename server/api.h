@@ -3,7 +3,9 @@
 // Pipeline: route (404/405) -> auth (401) -> rate limit (429) -> injected
 // faults -> content type (415) -> idempotency key (400) -> JSON and private
 // key checks (400) -> idempotency (replay / 409) -> validation (400) ->
-// handler -> store. docs/api.md describes every decision.
+// handler -> store. Which steps a route takes (auth, faults, body,
+// idempotency rule) and its handler are one row of the route table in
+// api.cc (Api::Impl::RouteTable). docs/api.md describes every decision.
 // Thread-safe: Handle() may be called from any number of threads.
 #pragma once
 
@@ -69,12 +71,13 @@ class Api {
   // authenticated after this returns sees only the new set.
   void SetTokens(std::unordered_map<std::string, std::string> tokens);
 
+  // Every route the router answers, as {pattern, methods}:
+  // {"/api/v1/compute/{id}", "GET, HEAD, PATCH, DELETE"}, ... (read from
+  // the route table itself, so a new route shows here).
+  static std::vector<std::pair<std::string, std::string>> Routes();
+
   // An error response in the standard envelope (used by the HTTP layer for
   // errors found before a request is complete: 400, 413, 431).
-  // Every route the router answers, as {pattern, methods}:
-  // {"/api/v1/compute/{id}", "GET, HEAD, PATCH, DELETE"}, ... (found by
-  // asking the router itself, so a new route shows here).
-  static std::vector<std::pair<std::string, std::string>> Routes();
   static ApiResponse Error(int status, std::string_view code, std::string_view message,
                            const std::string& request_id);
 

@@ -3,7 +3,7 @@
 #include <charconv>
 #include <string>
 
-#include "server/duration.h"
+#include "base/duration.h"
 
 namespace cairn::server {
 

@@ -1066,9 +1066,9 @@ class ApplyRun {
     return true;
   }
 
-  // Commits a create's or update's outcome (Execute) and records the new
-  // values for the nodes that refer to it. False when the outcome was a
-  // failure or cannot be recorded.
+  // Commits a create's or update's outcome (left in node.outcome by
+  // AfterWait) and records the new values for the nodes that refer to it.
+  // False when the outcome was a failure or cannot be recorded.
   bool Record(Node& node) EXCLUDES(mu_) {
     const PlannedChange& c = *node.change;
     size_t index = &node - nodes_.data();

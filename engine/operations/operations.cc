@@ -1,7 +1,6 @@
 #include "engine/operations/operations.h"
 
 #include "base/schema/schema_registry.h"
-#include "engine/operations/state_check.h"
 #include "engine/plan/data_sources.h"
 #include "engine/plan/refresh.h"
 
@@ -49,25 +48,20 @@ PlanResult PlanStack(const StackConfig& config, const StateSnapshot& state, Prov
   return MakePlan(config, state, live, kinds, po);
 }
 
-namespace {
-
-// Why the objects `records` adopt cannot be tracked at their addresses in
-// `state` (one already is, elsewhere, or two are one), or "".
-std::string TrackedElsewhere(const StateSnapshot& state, const std::vector<ResourceState>& records,
-                             const KindCatalog& kinds) {
-  StateSnapshot after = state;
-  std::vector<std::string> added;
-  for (const ResourceState& rs : records) {
-    after.resources[rs.address] = rs;
-    added.push_back(rs.address);
-  }
-  StateCheckOptions options;
-  options.kinds = kinds;
-  std::vector<Diagnostic> twice = CheckTrackedOnce(after, added, options);
-  return twice.empty() ? "" : twice.front().summary + "; " + twice.front().detail;
+PlanResult PlanStack(const StackConfig& config, const StateSnapshot& state, Provider* provider,
+                     const KindCatalog& kinds, const StackPlanRequest& request,
+                     std::stop_token stop) {
+  PlanOptions options;
+  options.refresh = request.refresh;
+  options.destroy = request.destroy;
+  options.targets = request.targets;
+  options.replace = request.replace;
+  options.pending = request.pending;
+  PlanResult result = PlanStack(config, state, provider, kinds, options, stop);
+  if (result.ok()) result.plan.stack = request.stack_dir;
+  return result;
 }
 
-}  // namespace
 StackDrift DetectStackDrift(const StackConfig& config, const StateSnapshot& state,
                             Provider& provider, const KindCatalog& kinds,
                             const StackDriftOptions& options, std::stop_token stop) {
@@ -114,57 +108,6 @@ RefreshOnlyPlan PlanRefreshOnly(const StateSnapshot& state, Provider& provider,
   if (HasErrors(out.diagnostics)) return out;
   out.report = DetectDrift(state, refresh, kinds, {});
   out.commit = RecordLiveValues(state, refresh, kinds);
-  return out;
-}
-
-ImportRead ReadForImport(const std::vector<ImportItem>& items, const StateSnapshot& state,
-                         Provider& provider, const KindCatalog& kinds) {
-  ImportRead out;
-  for (const ImportItem& it : items) {
-    if (auto m = state.resources.find(it.address.ToString()); m != state.resources.end()) {
-      out.error = m->first + " is already managed (id " + m->second.id + ")";
-      return out;
-    }
-  }
-  // An object tracked already is refused before anything is read: by the
-  // ids given, then (below) by the ids the API returns.
-  std::vector<ResourceState> given;
-  for (const ImportItem& it : items) {
-    ResourceState rs;
-    rs.address = it.address.ToString();
-    rs.kind = it.address.kind;
-    rs.id = it.id;
-    given.push_back(std::move(rs));
-  }
-  if (std::string why = TrackedElsewhere(state, given, kinds); !why.empty()) {
-    out.error = why;
-    return out;
-  }
-  for (const ImportItem& it : items) {
-    ReadResponse read = provider.Read({it.address.kind, it.id}, {});
-    if (!read.status.ok()) {
-      out.diagnostics = std::move(read.diagnostics);
-      out.error = "could not read " + it.address.kind + " " + it.id + ": " + read.status.message();
-      out.records.clear();
-      return out;
-    }
-    if (!read.resource) {
-      out.error = "there is no " + it.address.kind + " with id " + it.id;
-      out.records.clear();
-      return out;
-    }
-    ResourceState rs;
-    rs.address = it.address.ToString();
-    rs.kind = it.address.kind;
-    rs.id = read.resource->id;
-    rs.attributes = read.resource->attributes;
-    rs.attributes["id"] = rs.id;
-    out.records.push_back(std::move(rs));
-  }
-  if (std::string why = TrackedElsewhere(state, out.records, kinds); !why.empty()) {
-    out.error = why;
-    out.records.clear();
-  }
   return out;
 }
 

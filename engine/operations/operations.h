@@ -1,10 +1,10 @@
 // Operations: whole steps of the engine that commands run over a loaded
 // stack, a state snapshot and a provider: the planning facts of the kinds,
 // planning a stack (refresh, data sources, plan), finding its drift and
-// recording the live values (refresh-only), and reading the objects an
-// import adopts. The CLI parses flags, opens what these need and prints what
-// they return; what happens in between is here, tested with the
-// FakeProvider (tests/engine/operations).
+// recording the live values (refresh-only). Import has its own header
+// (import.h), as have saved plans and state checks. The CLI parses flags, opens what these need and
+// prints what they return; what happens in between is here, tested with the FakeProvider
+// (tests/engine/operations).
 #pragma once
 
 #include <functional>
@@ -39,6 +39,27 @@ PlanResult PlanStack(const StackConfig& config, const StateSnapshot& state, Prov
                      const KindCatalog& kinds, const PlanOptions& options,
                      std::stop_token stop = {});
 
+// What plan, apply and destroy ask of a plan: their flags, and where the
+// stack is.
+struct StackPlanRequest {
+  bool refresh = true;               // --refresh (false: the state as recorded)
+  bool destroy = false;              // destroy, plan --destroy
+  std::vector<std::string> targets;  // --target
+  std::vector<std::string> replace;  // --replace
+  // The journal's entries, which the plan shows as what apply completes
+  // first (plan only: apply and destroy plan after completing them).
+  std::vector<JournalEntry> pending;
+  // The stack directory, absolute: recorded in the plan (Plan::stack), a
+  // saved plan's "where it was made".
+  std::string stack_dir;
+};
+
+// PlanStack with a command's request: the plan `cairn plan` shows and
+// saves, and the one apply and destroy carry out.
+PlanResult PlanStack(const StackConfig& config, const StateSnapshot& state, Provider* provider,
+                     const KindCatalog& kinds, const StackPlanRequest& request,
+                     std::stop_token stop = {});
+
 struct StackDriftOptions {
   // List the live resources no state tracks (drift --unmanaged); the stack's
   // data sources are read then, since the objects they read are not.
@@ -71,27 +92,5 @@ struct RefreshOnlyPlan {
 };
 RefreshOnlyPlan PlanRefreshOnly(const StateSnapshot& state, Provider& provider,
                                 const KindCatalog& kinds, std::stop_token stop = {});
-
-// One object an import adopts: the address it takes and its id in the API.
-struct ImportItem {
-  ResourceAddress address;
-  std::string id;
-};
-
-struct ImportRead {
-  std::vector<ResourceState> records;   // one per item, in order, when ok()
-  std::vector<Diagnostic> diagnostics;  // from the provider
-  std::string error;                    // why nothing can be imported; empty when ok()
-  bool ok() const { return error.empty(); }
-};
-
-// Reads every item's object before anything is written: all or none. Refused
-// when an address is already in `state`, when an object is tracked already
-// (at another address of `state`, or given twice: one remote object has one
-// address; the message names the first), or does not exist or cannot be
-// read. Ids are compared in their canonical form (CanonicalId with `kinds`).
-// The records carry the live attributes (with "id").
-ImportRead ReadForImport(const std::vector<ImportItem>& items, const StateSnapshot& state,
-                         Provider& provider, const KindCatalog& kinds);
 
 }  // namespace cairn

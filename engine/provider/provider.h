@@ -8,12 +8,12 @@
 // Values crossing this interface use the manifest's snake_case field names
 // (schemas/<kind>.schema.json), never wire names: the provider maps them.
 //
-// Mutations are two-step so that the engine can make them exactly-once:
-//   1. Prepare() builds the exact request (method, path, body) without sending;
-//   2. the engine writes it, with its Idempotency-Key, to the state journal;
-//   3. Create()/Update()/Delete() send that prepared request, retrying with the
-//      same key and body until it succeeds, fails for good, or the deadline
-//      passes. After a crash the engine re-sends the journaled request as is.
+// Mutations are two-step, Prepare() building the exact request (method,
+// path, body) without sending it and Create()/Update()/Delete() sending
+// that prepared request, so that the engine can journal it first: the
+// exactly-once protocol, described once in engine/state/state_store.h. A
+// send retries with the same key and body until it succeeds, fails for
+// good, or the deadline passes.
 #pragma once
 
 #include <algorithm>

@@ -44,4 +44,27 @@ std::string RenderApplyOutputs(const std::map<std::string, Value>& outputs,
   return out;
 }
 
+std::set<std::string> SensitiveOutputs(const StackConfig& config) {
+  std::set<std::string> sensitive;
+  for (const auto& o : config.outputs) {
+    if (o.sensitive) sensitive.insert(o.name);
+  }
+  return sensitive;
+}
+
+Value ApplySummaryToJson(const ApplyResult& result, const std::set<std::string>& sensitive) {
+  const ApplySummary& s = result.summary;
+  Value outputs = Value::object();
+  for (const auto& [name, value] : result.outputs) {
+    outputs[name] = sensitive.count(name) ? Value("(sensitive)") : value;
+  }
+  return {{"event", "summary"},     {"ok", result.ok()},
+          {"added", s.created},     {"changed", s.updated},
+          {"replaced", s.replaced}, {"destroyed", s.deleted},
+          {"moved", s.moved},       {"recovered", s.recovered},
+          {"failed", s.failed},     {"held_back", s.held_back},
+          {"skipped", s.skipped},   {"interrupted", s.interrupted},
+          {"outputs", outputs},     {"checks", CheckResultsToJson(result.checks)}};
+}
+
 }  // namespace cairn

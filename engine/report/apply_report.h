@@ -11,6 +11,7 @@
 
 #include "base/value.h"
 #include "engine/apply/apply.h"
+#include "engine/manifest/config.h"
 
 namespace cairn {
 
@@ -25,5 +26,17 @@ std::string ApplySummaryLine(const ApplySummary& summary, bool destroy, bool ok,
 // ones as (sensitive).
 std::string RenderApplyOutputs(const std::map<std::string, Value>& outputs,
                                const std::set<std::string>& sensitive);
+
+// The outputs `config` declares sensitive: those the two renderings above
+// and below mask.
+std::set<std::string> SensitiveOutputs(const StackConfig& config);
+
+// The summary event of `apply --json` and `destroy --json`, the run's last
+// line: {"event": "summary", "ok", "added", "changed", "replaced",
+// "destroyed", "moved", "recovered", "failed", "held_back", "skipped",
+// "interrupted", "outputs": {name: value, the `sensitive` ones
+// "(sensitive)"}, "checks": the check results (CheckResultsToJson)}. Not
+// redacted: the caller redacts the text it prints.
+Value ApplySummaryToJson(const ApplyResult& result, const std::set<std::string>& sensitive);
 
 }  // namespace cairn

@@ -36,7 +36,7 @@
 // carries no credential); journal bodies are request bodies, and the API token
 // travels only in a header, never in a body.
 //
-// ON-DISK FORMAT (format version 3, in PRAGMA user_version; PRAGMA
+// ON-DISK FORMAT (format version 4, in PRAGMA user_version; PRAGMA
 // application_id = 0x4341524E "CARN"):
 //   meta      (slot INTEGER PRIMARY KEY CHECK (slot = 1),
 //              lineage TEXT NOT NULL,          -- random UUID fixed at creation

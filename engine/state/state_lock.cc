@@ -192,4 +192,29 @@ Result<LockInfo> WaitForLock(Clock& clock, std::chrono::milliseconds wait,
   }
 }
 
+std::optional<LockInfo> ReleaseLockOfGoneHolder(StateStore& store) {
+  auto held = store.CurrentLock();
+  if (!held.ok() || !held->has_value() || !LockHolderIsGone((*held)->holder)) return std::nullopt;
+  if (!store.ForceUnlock((*held)->id).ok()) return std::nullopt;
+  return **held;
+}
+
+Result<std::optional<LockInfo>> WaitWhileLocked(StateStore& store, Clock& clock,
+                                                std::chrono::milliseconds wait) {
+  std::optional<LockInfo> held_by;
+  auto free = WaitForLock(clock, wait, [&]() -> Result<LockInfo> {
+    auto held = store.CurrentLock();
+    if (!held.ok()) return held.status();
+    if (!held->has_value() || LockHolderIsGone((*held)->holder)) {
+      held_by.reset();
+      return LockInfo{};
+    }
+    held_by = **held;
+    return LockConflict(**held);
+  });
+  if (free.ok()) return std::optional<LockInfo>();
+  if (free.status().code() == StatusCode::kConflict && held_by) return held_by;
+  return free.status();
+}
+
 }  // namespace cairn

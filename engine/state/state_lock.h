@@ -1,10 +1,13 @@
 // The parts of the state lock every backend shares: who the holder is, fresh
 // random ids (lock ids and lineages, UUIDs from OpenSSL's CSPRNG), the
-// conflict message, and the wait loop behind `--lock-timeout`.
+// conflict message, the wait loop behind `--lock-timeout`, and what
+// commands do about a lock whose holder is gone.
 //
 // A lock is never broken silently. When the holder ran on this host and its
 // process is gone, the conflict message says so and points at force-unlock;
-// removing the lock stays the user's decision.
+// a command that takes the lock (ReleaseLockOfGoneHolder) says it took it
+// over. A live holder's lock, or one whose holder this host cannot see, is
+// released only by the user (force-unlock).
 //
 // Thread-safe: everything here is a pure function or touches only its
 // arguments.
@@ -12,6 +15,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "base/clock.h"
@@ -60,5 +64,21 @@ Status LockConflict(const LockInfo& held);
 // Conflict is returned with "(waited N s)" appended.
 Result<LockInfo> WaitForLock(Clock& clock, std::chrono::milliseconds wait,
                              const std::function<Result<LockInfo>()>& try_once);
+
+// Releases the lock of `store` when its holder ran on this host and is gone
+// (LockHolderIsGone: a kill -9, a crash): whatever it had in flight is in
+// the journal, which the next apply and destroy finish first. By id, so
+// that a lock another process took over meanwhile is left alone. Returns
+// the lock released, for the caller to say so; nullopt when none was (no
+// lock, a live or remote holder, it changed hands, or it cannot be read).
+// A live or remote holder's lock stays: that is a conflict.
+std::optional<LockInfo> ReleaseLockOfGoneHolder(StateStore& store);
+
+// For readers (plan): waits up to `wait` on `clock` while a holder that is
+// not gone has the lock of `store`. Returns the lock still held after that,
+// or nullopt when the state is free (or its holder is gone); an error when
+// the lock cannot be read.
+Result<std::optional<LockInfo>> WaitWhileLocked(StateStore& store, Clock& clock,
+                                                std::chrono::milliseconds wait);
 
 }  // namespace cairn

@@ -4,14 +4,32 @@
 // by every commit, to catch stale saved plans and conflicting writers); the
 // journal of mutations in flight; and the lock that keeps two applies apart.
 //
-// Exactly-once protocol (engine/apply):
-//   JournalBegin(entry)   durable before the request leaves the machine (an
-//                         apply journals several at once: JournalBeginAll)
-//   ... send with entry.idempotency_key and entry.body ...
-//   Commit({put/remove, journal_done = entry.seq})   one atomic transaction,
-//                         which may be deferred (see Durability)
-// A journal entry still present at the next run is an operation whose outcome
-// is unknown: it is re-sent with its original key and body.
+// THE EXACTLY-ONCE PROTOCOL. This is its one description: engine/apply
+// carries it out, the Provider's two-step mutations
+// (engine/provider/provider.h) exist for it, and the docs point here. Each
+// create, update or delete:
+//   1. ReserveSequences(n)   a number per operation of the run (one write,
+//                            Durability::kDeferred);
+//   2. Provider::Prepare     the exact request (method, path, body), not sent;
+//   3. JournalBeginAll       the entry: the request and its Idempotency-Key
+//                            (cairn-<lineage>-<seq>-<action>-<hash of the
+//                            address>), several at once, all or none; durable,
+//                            with every write before it, before any of their
+//                            requests leaves the machine;
+//   4. send                  with the entry's key and body, retried with both
+//                            unchanged (a wait for readiness may follow);
+//   5. Commit({put/remove, journal_done = seq})   the result and the entry's
+//                            completion in one atomic transaction; deferred
+//                            where the API replays by key (see Durability):
+//                            if a machine crash loses it, the entry is still
+//                            pending and step 6 gets the same answer again.
+//   6. Recovery: an entry still pending at the next run is an operation
+//      whose outcome is unknown; it is re-sent with its original key and
+//      body and the answer adopted (an API that cannot deduplicate creates
+//      is first searched by name). An entry journaled but never sent is
+//      harmless: sending it does what the plan asked. A definite refusal
+//      clears an entry; an unknown outcome (network failure, deadline)
+//      keeps it.
 //
 // Never stored: API tokens or any credential. Implementations are
 // thread-safe; every method is one transaction.

@@ -136,8 +136,8 @@ TEST_CASE("every file cairn writes goes through Env::WriteFileAtomically") {
     }
   }
   // Any file not listed, or a listed file with more (or fewer) sites than
-  // its entry says: write through WriteFileAtomically (cli/engine_session.h
-  // for commands), or add the file above with the reason it cannot.
+  // its entry says: write through Env::WriteFileAtomically (base/env.h), or add the file above with
+  // the reason it cannot.
   INFO("write sites found:\n" << report);
   CHECK(found == kAllowed);
 }

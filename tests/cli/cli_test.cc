@@ -68,3 +68,21 @@ TEST_CASE("errors have one prefix, as diagnostics do, and help shows no CLI11 le
     CHECK(help.out.find(" in [") == std::string::npos);
   }
 }
+
+TEST_CASE("the engine and the server read durations alike, and say why one is refused") {
+  // The grammar is base/duration.h's, tested there; this checks both halves
+  // use it and that the help of their flags states it.
+  auto plan = RunCairn({"plan", "--lock-timeout", "1.5ms"});
+  CHECK(plan.exit_code == 1);
+  CHECK(plan.err ==
+        "error: --lock-timeout: '1.5ms' is not a duration: a fraction finer than a millisecond "
+        "(0.25s is 250ms; 0.0001s and 1.5ms are not whole milliseconds)\n");
+  auto serve = RunCairn({"serve", "--provision-delay", "infs"});
+  CHECK(serve.exit_code == 1);
+  CHECK(serve.err.find("error: --provision-delay: 'infs' is not a duration") == 0);
+  for (const char* command : {"plan", "apply", "serve"}) {
+    INFO(command);
+    auto help = RunCairn({command, "--help"});
+    CHECK(help.out.find("several from the largest unit down (1h30m)") != std::string::npos);
+  }
+}

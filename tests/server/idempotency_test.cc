@@ -2,11 +2,12 @@
 
 #include <catch2/catch.hpp>
 
-#include "server/duration.h"
+#include "base/duration.h"
 #include "server/faults.h"
 #include "server/record_ids.h"
 
 using namespace cairn::server;
+using cairn::ParseDuration;  // the one grammar, base/duration.h
 
 TEST_CASE("idempotency keys: printable ASCII, at most 255 characters") {
   CHECK(IsValidIdempotencyKey("a"));

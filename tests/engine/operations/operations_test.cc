@@ -1,6 +1,6 @@
 // The engine's operations over the FakeProvider: the kind catalog from the
-// real schemas, planning a stack (refresh, data sources, plan) and reading
-// the objects an import adopts, all or none.
+// real schemas, planning a stack (refresh, data sources, plan), drift and
+// refresh-only (import: import_test.cc).
 #include "engine/operations/operations.h"
 
 #include <catch2/catch.hpp>
@@ -114,73 +114,68 @@ TEST_CASE("PlanStack refreshes, reads the data sources and plans, or says why it
   CHECK(PlanStack(loaded.config, st, nullptr, kinds, destroy).ok());
 }
 
-TEST_CASE("ReadForImport reads every object first: all or none") {
+TEST_CASE("PlanStack with a command's request: its flags, the stack recorded, pending shown") {
+  auto loaded = Load(kStack);
+  REQUIRE(loaded.ok());
+  const KindCatalog kinds = KindCatalogFrom(*loaded.registry);
   FakeProvider api;
-  const KindCatalog kinds = KindCatalogFrom(**SchemaRegistry::Load(CAIRN_SOURCE_SCHEMA_DIR));
-  const std::string net = api.Inject("network", {{"name", "n"}, {"region", "eu-central"}});
-  const std::string key = api.Inject("ssh_key", {{"name", "k"}, {"public_key", "ssh-ed25519 A"}});
+  api.Inject("network", {{"name", "shared"}, {"region", "us-east"}, {"cidr", "10.9.0.0/16"}});
   StateSnapshot st;
-  std::vector<ImportItem> items = {{*ResourceAddress::Parse("network.core"), net},
-                                   {*ResourceAddress::Parse("module.m.ssh_key.deploy"), key}};
-  ImportRead read = ReadForImport(items, st, api, kinds);
-  REQUIRE(read.ok());
-  REQUIRE(read.records.size() == 2);
-  CHECK(read.records[1].address == "module.m.ssh_key.deploy");
-  CHECK(read.records[1].kind == "ssh_key");
-  CHECK(read.records[1].attributes["id"] == key);
-  CHECK(read.records[0].attributes["region"] == "eu-central");
+  ResourceState core;
+  core.address = "network.core";
+  core.kind = "network";
+  core.attributes = {{"name", "core"}, {"region", "eu-central"}, {"cidr", "10.1.0.0/16"}};
+  core.id = api.Inject("network", core.attributes);
+  core.attributes["id"] = core.id;
+  st.resources[core.address] = core;
+  api.Edit("network", core.id, "name", "renamed");
+  // An interrupted apply left the volume's create in the journal.
+  JournalEntry pending;
+  pending.seq = 7;
+  pending.address = "volume.data";
+  pending.action = "create";
+  pending.kind = "volume";
 
-  // One object missing: nothing at all, and the reason names it.
-  items.push_back({*ResourceAddress::Parse("network.gone"), "no-such-id"});
-  ImportRead partial = ReadForImport(items, st, api, kinds);
-  CHECK_FALSE(partial.ok());
-  CHECK(partial.records.empty());
-  CHECK(partial.error.find("no-such-id") != std::string::npos);
+  StackPlanRequest request;
+  request.refresh = false;
+  request.targets = {"network.core"};
+  request.pending = {pending};
+  request.stack_dir = "/src/stacks/web";
+  PlanResult r = PlanStack(loaded.config, st, &api, kinds, request);
+  REQUIRE(r.ok());
+  CHECK(r.plan.stack == "/src/stacks/web");
+  REQUIRE(r.plan.pending.size() == 1);
+  CHECK(r.plan.pending[0].address == "volume.data");
+  // Targeted and not refreshed: the network as recorded, the volume left out.
+  for (const auto& c : r.plan.changes) {
+    CHECK(c.address == "network.core");
+    CHECK(c.action == Action::kNoOp);
+  }
 
-  // An address already managed is refused before any read.
-  st.resources["network.core"].id = net;
-  const int reads = api.reads();
-  ImportRead managed = ReadForImport({items[0]}, st, api, kinds);
-  CHECK_FALSE(managed.ok());
-  CHECK(managed.error.find("already managed") != std::string::npos);
-  CHECK(api.reads() == reads);
-}
+  // Refreshed: the rename made outside Cairn is an update.
+  request.refresh = true;
+  request.pending.clear();
+  PlanResult refreshed = PlanStack(loaded.config, st, &api, kinds, request);
+  REQUIRE(refreshed.ok());
+  CHECK(refreshed.plan.has_changes());
 
-TEST_CASE("ReadForImport refuses a second address for an object, naming the first") {
-  FakeProvider api;
-  const KindCatalog kinds = KindCatalogFrom(**SchemaRegistry::Load(CAIRN_SOURCE_SCHEMA_DIR));
-  const std::string vol = api.Inject("volume", {{"name", "a"}, {"region", "eu-central"}});
-  StateSnapshot st;
-  st.resources["volume.vols[\"a\"]"].address = "volume.vols[\"a\"]";
-  st.resources["volume.vols[\"a\"]"].kind = "volume";
-  st.resources["volume.vols[\"a\"]"].id = vol;
-  // An instance the API calls by its UUID, imported by its preview spelling.
-  const std::string uuid = "01234567-89ab-cdef-0123-456789abcdef";
-  st.resources["instance.web"].address = "instance.web";
-  st.resources["instance.web"].kind = "instance";
-  st.resources["instance.web"].id = uuid;
-  const int reads = api.reads();
-  // Tracked already: refused before any read, whatever the spelling of its id.
-  ImportRead twice =
-      ReadForImport({{*ResourceAddress::Parse("volume.vols[\"b\"]"), vol}}, st, api, kinds);
-  CHECK_FALSE(twice.ok());
-  CHECK(twice.error.rfind(
-            "volume.vols[\"b\"]: volume " + vol + " is tracked at volume.vols[\"a\"] already", 0) ==
-        0);
-  const std::string alias = "inst_0123456789ABCDEF0123456789abcdef";
-  ImportRead spelled =
-      ReadForImport({{*ResourceAddress::Parse("instance.api"), alias}}, st, api, kinds);
-  CHECK_FALSE(spelled.ok());
-  CHECK(spelled.error.rfind(
-            "instance.api: instance " + alias + " is tracked at instance.web already", 0) == 0);
-  CHECK(api.reads() == reads);
-  // Two addresses for one object in one import: the second is refused.
-  ImportRead pair = ReadForImport(
-      {{*ResourceAddress::Parse("volume.x"), vol}, {*ResourceAddress::Parse("volume.y"), vol}},
-      StateSnapshot{}, api, kinds);
-  CHECK_FALSE(pair.ok());
-  CHECK(pair.error.rfind("volume.y: volume " + vol + " is tracked at volume.x already", 0) == 0);
-  CHECK(pair.records.empty());
+  // A destroy plans the deletes, without the API when not refreshing.
+  StackPlanRequest destroy;
+  destroy.refresh = false;
+  destroy.destroy = true;
+  destroy.stack_dir = "/src/stacks/web";
+  PlanResult gone = PlanStack(loaded.config, st, nullptr, kinds, destroy);
+  REQUIRE(gone.ok());
+  CHECK(gone.plan.destroy);
+  REQUIRE(gone.plan.changes.size() == 1);
+  CHECK(gone.plan.changes[0].action == Action::kDelete);
+
+  // No plan, no stack: the problems alone.
+  StackPlanRequest needs_api;
+  needs_api.stack_dir = "/src/stacks/web";
+  PlanResult none = PlanStack(loaded.config, st, nullptr, kinds, needs_api);
+  CHECK_FALSE(none.ok());
+  CHECK(none.plan.stack.empty());
 }
 
 TEST_CASE("DetectStackDrift leaves ignored fields uncounted and data sources managed") {

@@ -6,6 +6,8 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "engine/state/memory_state_store.h"
+
 using namespace cairn;
 
 namespace {
@@ -29,6 +31,42 @@ pid_t DeadPid() {
   int status = 0;
   waitpid(pid, &status, 0);
   return pid;
+}
+
+// A state whose lock is the one given (held by anyone), the rest a
+// MemoryStateStore's; ForceUnlock by the lock's id removes it.
+class LockedStore final : public StateStore {
+ public:
+  std::optional<LockInfo> held;
+  int current_lock_reads = 0;
+  Result<StateSnapshot> Load() override { return inner_.Load(); }
+  Result<LockInfo> Lock(const std::string& op, std::chrono::milliseconds wait) override {
+    return inner_.Lock(op, wait);
+  }
+  Status Unlock(const std::string& id) override { return inner_.Unlock(id); }
+  Status ForceUnlock(const std::string& id) override {
+    if (!held || held->id != id) return Status::NotFound("no lock " + id);
+    held.reset();
+    return Status::Ok();
+  }
+  Result<std::optional<LockInfo>> CurrentLock() override {
+    ++current_lock_reads;
+    return held;
+  }
+  Result<int64_t> ReserveSequences(int64_t n) override { return inner_.ReserveSequences(n); }
+  Status JournalBeginAll(std::span<const JournalEntry> e) override {
+    return inner_.JournalBeginAll(e);
+  }
+  Result<std::vector<JournalEntry>> PendingJournal() override { return inner_.PendingJournal(); }
+  Result<int64_t> Commit(const StateCommit& c) override { return inner_.Commit(c); }
+  Status Sync() override { return Status::Ok(); }
+
+ private:
+  MemoryStateStore inner_;
+};
+
+LockInfo HeldBy(const std::string& holder) {
+  return {.id = "lock-1", .holder = holder, .operation = "apply", .created_at = 1'700'000'000};
 }
 
 }  // namespace
@@ -101,4 +139,57 @@ TEST_CASE("lock holder: running only when it provably is this very process", "[s
   CHECK_FALSE(LockHolderIsRunning(other_boot));
   CHECK_FALSE(LockHolderIsRunning(me.substr(0, me.find(" (boot "))));
   CHECK_FALSE(LockHolderIsRunning(""));
+}
+
+TEST_CASE("a lock whose holder is gone from this host is released, and only that one", "[state]") {
+  const std::string me = CurrentLockHolder();
+  LockedStore store;
+  CHECK_FALSE(ReleaseLockOfGoneHolder(store).has_value());  // no lock
+  store.held = HeldBy(WithPid(me, DeadPid()));
+  std::optional<LockInfo> released = ReleaseLockOfGoneHolder(store);
+  REQUIRE(released.has_value());
+  CHECK(released->id == "lock-1");
+  CHECK(released->operation == "apply");
+  CHECK_FALSE(store.held.has_value());
+  // A live holder, or one this host cannot see, keeps its lock.
+  store.held = HeldBy(me);
+  CHECK_FALSE(ReleaseLockOfGoneHolder(store).has_value());
+  CHECK(store.held.has_value());
+  std::string elsewhere = WithPid(me, DeadPid());
+  elsewhere.replace(elsewhere.find('@') + 1, elsewhere.find(" pid ") - elsewhere.find('@') - 1,
+                    "some-other-host");
+  store.held = HeldBy(elsewhere);
+  CHECK_FALSE(ReleaseLockOfGoneHolder(store).has_value());
+  CHECK(store.held.has_value());
+}
+
+TEST_CASE("a reader waits while a live holder has the lock, not for a gone one", "[state]") {
+  const std::string me = CurrentLockHolder();
+  ManualClock clock;
+  LockedStore store;
+  // Free: at once.
+  auto free = WaitWhileLocked(store, clock, std::chrono::seconds(30));
+  REQUIRE(free.ok());
+  CHECK_FALSE(free->has_value());
+  CHECK(clock.total_slept() == std::chrono::seconds(0));
+  // A gone holder's lock is no apply: not waited for, and left in place.
+  store.held = HeldBy(WithPid(me, DeadPid()));
+  auto gone = WaitWhileLocked(store, clock, std::chrono::seconds(30));
+  REQUIRE(gone.ok());
+  CHECK_FALSE(gone->has_value());
+  CHECK(store.held.has_value());
+  // A live holder: waited for up to the timeout, then returned.
+  store.held = HeldBy(me);
+  auto live = WaitWhileLocked(store, clock, std::chrono::seconds(30));
+  REQUIRE(live.ok());
+  REQUIRE(live->has_value());
+  CHECK((*live)->id == "lock-1");
+  CHECK(clock.total_slept() >= std::chrono::seconds(30));
+  CHECK(store.current_lock_reads > 3);
+  // No wait asked: one look.
+  const int reads = store.current_lock_reads;
+  auto once = WaitWhileLocked(store, clock, std::chrono::milliseconds(0));
+  REQUIRE(once.ok());
+  CHECK(once->has_value());
+  CHECK(store.current_lock_reads == reads + 1);
 }
