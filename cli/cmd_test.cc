@@ -143,8 +143,8 @@ void Errors(const std::vector<Diagnostic>& diags, std::vector<std::string>& reas
   }
 }
 
-RunOutcome RunOne(const TestFlags& f, const GlobalOptions& global, const TestRun& run,
-                  const std::string& state_dir, const TestApi& api) {
+RunOutcome RunOne(const TestFlags& f, const GlobalOptions& global, const TestFile& file,
+                  const TestRun& run, const std::string& state_dir, const TestApi& api) {
   RunOutcome o{"", run.name, run.location};
   std::vector<Diagnostic> seen;
   LoadResult load = LoadFor(f, run);
@@ -163,6 +163,16 @@ RunOutcome RunOne(const TestFlags& f, const GlobalOptions& global, const TestRun
       return o;
     }
     PlanOptions po;
+    po.data = file.overrides;  // given, not read
+    for (const auto& [target, at] : file.override_locations) {
+      const auto& data = session->config().data;
+      if (std::none_of(data.begin(), data.end(),
+                       [&](const DataConfig& d) { return d.Address() == target; })) {
+        o.reasons.push_back(at.file + ":" + std::to_string(at.line) + ": the override's target " +
+                            target + " is no data source of the stack");
+      }
+    }
+    if (!o.reasons.empty()) return o;
     PlanResult pr =
         PlanStack(session->config(), *state, &session->provider(), session->kinds(), po);
     seen.insert(seen.end(), pr.diagnostics.begin(), pr.diagnostics.end());
@@ -266,7 +276,7 @@ int RunTests(const TestFlags& f, const GlobalOptions& global) {
         o = RunOutcome{file.path, run.name, run.location,
                        false,     true,     {"skipped: an earlier run of this file failed"}};
       } else {
-        o = RunOne(f, global, run, state_dir, api);
+        o = RunOne(f, global, file, run, state_dir, api);
         o.file = file.path;
       }
       failed_before = failed_before || !o.passed;

@@ -41,9 +41,14 @@ PlanResult PlanStack(const StackConfig& config, const StateSnapshot& state, Prov
   }
   PlanOptions po = options;
   if (read_data) {
-    DataSourcesResult d = ReadDataSources(config.data, *provider, stop);
+    // Those given already (cairn test's `kind: override`) are not read.
+    std::vector<DataConfig> to_read;
+    for (const DataConfig& d : config.data) {
+      if (!options.data.count(d.Address())) to_read.push_back(d);
+    }
+    DataSourcesResult d = ReadDataSources(to_read, *provider, stop);
     if (!d.ok()) return {{}, std::move(d.diagnostics)};
-    po.data = std::move(d.values);
+    po.data.merge(d.values);
   }
   return MakePlan(config, state, live, kinds, po);
 }

@@ -30,7 +30,9 @@ KindCatalog KindCatalogFrom(const SchemaRegistry& registry);
 
 // Refreshes the state's resources through `provider` (unless
 // options.refresh is false), reads the stack's data sources (always, unless
-// options.destroy: the plan resolves references to them), and plans. Refresh
+// options.destroy: the plan resolves references to them; not those whose
+// values options.data gives already, as `cairn test`'s overrides do), and
+// plans. Refresh
 // and data-source problems come back as the result's diagnostics, with no
 // plan made. `provider` may be null when neither is needed (no refresh, no
 // data source, or a destroy): a command run without an API; if one is

@@ -16,6 +16,47 @@ bool IsTestFile(const std::string& name) {
   return name.ends_with(".test.yaml") || name.ends_with(".test.yml");
 }
 
+// `kind: override`: a data source's values for the file's runs.
+void ParseOverride(const std::string& file, const YamlNode& doc, TestFile& out, StackTests& set) {
+  static const std::vector<std::string> keys = {"kind", "target", "values", "description"};
+  bool ok = true;
+  for (const auto& [k, v] : doc.pairs()) {
+    if (std::find(keys.begin(), keys.end(), k.Scalar()) == keys.end()) {
+      AddError(set.diagnostics, "unknown_field",
+               "unknown key \"" + k.Scalar() + "\" in an override", NodeLoc(file, k),
+               DidYouMean(k.Scalar(), keys));
+      ok = false;
+    }
+  }
+  YamlNode target = doc.Get("target");
+  const std::string t = target.IsScalar() ? target.Scalar() : "";
+  const size_t dots = std::count(t.begin(), t.end(), '.');
+  if (!t.starts_with("data.") || dots != 2 || t.ends_with(".")) {
+    AddError(set.diagnostics, "invalid_value",
+             "an override's `target` is a data source: data.KIND.NAME",
+             target.IsDefined() ? NodeLoc(file, target) : NodeLoc(file, doc));
+    return;
+  }
+  YamlNode values = doc.Get("values");
+  if (!values.IsMap()) {
+    AddError(set.diagnostics, "invalid_value",
+             "an override's `values` maps the data source's attributes to values",
+             values.IsDefined() ? NodeLoc(file, values) : NodeLoc(file, doc));
+    return;
+  }
+  if (out.overrides.count(t)) {
+    AddError(set.diagnostics, "invalid_value", t + " is overridden twice in this file",
+             NodeLoc(file, target));
+    return;
+  }
+  size_t budget = 0;
+  Value v = YamlToValue(file, values, 0, budget, set.diagnostics);
+  if (ok) {
+    out.overrides[t] = std::move(v);
+    out.override_locations[t] = NodeLoc(file, target);
+  }
+}
+
 void ParseRun(const std::string& file, const YamlNode& doc, TestFile& out, StackTests& set) {
   auto error = [&](std::string code, std::string summary, SourceLocation at,
                    std::string detail = "") {
@@ -24,8 +65,12 @@ void ParseRun(const std::string& file, const YamlNode& doc, TestFile& out, Stack
   };
   const SourceLocation doc_loc = NodeLoc(file, doc);
   YamlNode kind = doc.IsMap() ? doc.Get("kind") : YamlNode();
+  if (kind.IsScalar() && kind.Scalar() == "override") {
+    ParseOverride(file, doc, out, set);
+    return;
+  }
   if (!kind.IsScalar() || kind.Scalar() != "run") {
-    error("invalid_test", "a test file holds `kind: run` documents",
+    error("invalid_test", "a test file holds `kind: run` and `kind: override` documents",
           kind.IsDefined() ? NodeLoc(file, kind) : doc_loc);
     return;
   }

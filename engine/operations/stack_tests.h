@@ -11,6 +11,9 @@
 //       error_message: prod runs three nodes
 //   expect_failures: [var.env]     # validations, preconditions or checks this run expects
 //
+// and optionally `kind: override` documents (`target: data.network.shared`,
+// `values: {...}`) that give a data source fixed values for the file.
+//
 // This file holds what needs no API: reading the files, and deciding whether
 // the diagnostics of a run show the failures it expects. The command
 // (cli/cmd_test.cc) runs the plans and applies against a throwaway server.
@@ -46,6 +49,10 @@ struct TestRun {
 struct TestFile {
   std::string path;
   std::vector<TestRun> runs;
+  // `kind: override` documents: "data.KIND.NAME" -> the values that data
+  // source has in this file's runs, instead of what the API would return.
+  std::map<std::string, Value> overrides;
+  std::map<std::string, SourceLocation> override_locations;
 };
 
 struct StackTests {

@@ -179,9 +179,8 @@ expr::Value ChangeValue(const PlannedChange& c) {
   return expr::Value::MakeMap(std::move(m));
 }
 
-expr::Value PlanValue(const Plan& plan) {
-  expr::List changes;
-  for (const PlannedChange& c : plan.changes) changes.push_back(ChangeValue(c));
+// `changes`: ChangeValue of each of plan.changes, made once.
+expr::Value PlanValue(const Plan& plan, expr::List changes) {
   const Plan::Counts n = plan.counts();
   expr::Map summary;
   summary.emplace("add", expr::Value::Int(n.add));
@@ -296,7 +295,7 @@ std::vector<PolicyResult> EvaluatePolicies(const std::vector<PolicyConfig>& poli
   };
   for (const PolicyConfig& p : policies) {
     if (p.resource_kind.empty()) {
-      if (!whole) whole = PlanValue(plan);
+      if (!whole) whole = PlanValue(plan, changes);
       results.push_back(Evaluate(p, nullptr, &*whole, plan.sensitive_values));
       continue;
     }

@@ -88,3 +88,34 @@ TEST_CASE("cairn test: test files that do not load stop it before any run") {
   CHECK(none.exit_code == 1);
   CHECK(Has(none.err, "no test files"));
 }
+
+TEST_CASE("cairn test: an override gives a data source fixed values for its file") {
+  StackEnv e;
+  WriteFile(e.stack + "/main.yaml",
+            "kind: data\nname: shared\ntype: network\nfilter: {name: shared}\n---\n"
+            "kind: firewall\nname: edge\nspec:\n  name: edge\n  rules:\n"
+            "    - {direction: inbound, action: allow, protocol: tcp, port: \"443\", source: "
+            "\"${data.network.shared.cidr}\"}\n");
+  WriteFile(e.stack + "/tests/edge.test.yaml",
+            "kind: override\ntarget: data.network.shared\nvalues: {id: net-x, cidr: "
+            "10.9.0.0/16}\n---\n"
+            "kind: run\nname: edge_admits_the_shared_network\nassert:\n"
+            "  - condition: ${firewall.edge.rules[0].source == \"10.9.0.0/16\"}\n"
+            "    error_message: the shared network is admitted\n");
+  // No network named `shared` exists: without the override, the data
+  // source could not be read at all.
+  auto r = e.Cairn({"test", e.stack, "--endpoint-from-env"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(Has(r.out, "1 passed, 0 failed, 0 skipped.\n"));
+  CHECK(e.Names("/v1/firewalls").empty());  // destroyed after the file
+
+  WriteFile(e.stack + "/tests/edge.test.yaml",
+            "kind: override\ntarget: data.network.other\nvalues: {cidr: 10.9.0.0/16}\n---\n"
+            "kind: run\nname: wrong_target\n");
+  auto wrong = e.Cairn({"test", e.stack, "--endpoint-from-env"});
+  CHECK(wrong.exit_code == 1);
+  CHECK(Has(wrong.out,
+            "edge.test.yaml:2: the override's target data.network.other is no data source of the "
+            "stack"));
+}

@@ -49,7 +49,8 @@ TEST_CASE("stack tests: expected failures are matched to the diagnostics that sh
 TEST_CASE("stack tests: problems in a test file are diagnostics at file:line:col") {
   StackTests t = LoadStackTestsFromText(
       {{"b.test.yaml",
-        "kind: run\nname: x\ncommand: destroy\n---\nkind: override\ntarget: data.network.x\n---\n"
+        "kind: run\nname: x\ncommand: destroy\n---\nkind: override\ntarget: network.x\n"
+        "values: {}\n---\n"
         "kind: run\nvariables: []\n"}});
   std::vector<std::string> got;
   for (const Diagnostic& d : t.diagnostics) {
@@ -57,5 +58,17 @@ TEST_CASE("stack tests: problems in a test file are diagnostics at file:line:col
                   d.code);
   }
   CHECK(got ==
-        std::vector<std::string>{"3:10 invalid_value", "5:7 invalid_test", "8:1 missing_field"});
+        std::vector<std::string>{"3:10 invalid_value", "6:9 invalid_value", "9:1 missing_field"});
+}
+
+TEST_CASE("stack tests: overrides give data sources fixed values, per file") {
+  StackTests t = LoadStackTestsFromText(
+      {{"a.test.yaml",
+        "kind: override\ntarget: data.network.shared\nvalues: {id: n-1, cidr: 10.0.0.0/8}\n---\n"
+        "kind: run\nname: r\n"}});
+  REQUIRE(t.ok());
+  REQUIRE(t.files.size() == 1);
+  CHECK(t.files[0].overrides.at("data.network.shared") ==
+        Value({{"id", "n-1"}, {"cidr", "10.0.0.0/8"}}));
+  CHECK(t.files[0].override_locations.at("data.network.shared").line == 2);
 }
