@@ -1,5 +1,7 @@
 #include "engine/expr/ast.h"
 
+#include <optional>
+
 #include <algorithm>
 
 namespace cairn::expr {
@@ -41,18 +43,42 @@ void PrintQuotedText(std::string& out, const std::string& s) {
 
 void PrintTemplateParts(std::string& out, const Node& t, bool quoted);
 
-void PrintTemplatePart(std::string& out, const Node& k, bool quoted) {
+// The text of a template part that is only string literals: a literal, or
+// an interpolated string template of literals (`${"a${"b"}"}`), which the
+// parser reads back as one literal; nullopt for anything else.
+std::optional<std::string> LiteralText(const Node& k) {
   if (k.kind == NodeKind::kLiteral && k.value.is_string() && !k.value.sensitive()) {
+    return k.value.as_string();
+  }
+  if (k.kind != NodeKind::kTemplate) return std::nullopt;
+  std::string text;
+  for (const NodePtr& kid : k.kids) {
+    auto part = LiteralText(*kid);
+    if (!part) return std::nullopt;
+    text += *part;
+  }
+  return text;
+}
+
+void PrintTemplatePart(std::string& out, const Node& k, bool quoted) {
+  if (auto text = LiteralText(k)) {
     if (quoted) {
-      PrintQuotedText(out, k.value.as_string());
+      PrintQuotedText(out, *text);
+    } else if (text->find("%{") != std::string::npos) {
+      // Outside quotes "%%{" is not an escape: text holding "%{" is
+      // written as a quoted string, where it is.
+      out += "${" + ToSource(Value::String(*text)) + "}";
     } else {
-      for (size_t i = 0; i < k.value.as_string().size(); ++i) {
-        char c = k.value.as_string()[i];
+      for (size_t i = 0; i < text->size(); ++i) {
+        char c = (*text)[i];
         out += c;
-        if (c == '$' && i + 1 < k.value.as_string().size() && k.value.as_string()[i + 1] == '{')
-          out += '$';
+        if (c == '$' && i + 1 < text->size() && (*text)[i + 1] == '{') out += '$';
       }
     }
+  } else if (k.kind == NodeKind::kTemplate && quoted) {
+    // An interpolated string template inside a quoted one: its parts, in
+    // place (the same text either way).
+    PrintTemplateParts(out, k, quoted);
   } else if (k.kind == NodeKind::kTemplateIf) {
     out += "%{ if ";
     PrintTo(out, *k.kids[0]);

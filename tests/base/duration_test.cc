@@ -27,7 +27,7 @@ TEST_CASE("duration: a whole number and a unit, each unit") {
   CHECK(*ParseDuration("0ms") == 0ms);
 }
 
-TEST_CASE("duration: 0 alone needs no unit; another number does") {
+TEST_CASE("duration: 0 alone needs no unit but another number does") {
   CHECK(*ParseDuration("0") == 0ms);
   CHECK(*ParseDuration("000") == 0ms);
   CHECK(Why("2") == "'2' is not a duration: a unit is missing after 2 (ms, s, m, h or d)");

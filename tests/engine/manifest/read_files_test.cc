@@ -46,7 +46,7 @@ TEST_CASE("read_files: recursive reads subdirectories too") {
         std::vector<std::string>{"stack/a.yml", "stack/b.yaml", "stack/sub/c.yaml"});
 }
 
-TEST_CASE("read_files: a file given twice is read once; the root is the first path's") {
+TEST_CASE("read_files: a file given twice is read once and the root is the first path's") {
   MemEnv env = Stack();
   ReadFilesResult r =
       ReadManifestFiles({"other/d.yaml", "stack", "other/./d.yaml", "stack/b.yaml"}, false, env);

@@ -232,7 +232,7 @@ TEST_CASE("console: private key material is never shown") {
             .rfind("error private_key_material:", 0) == 0);
 }
 
-TEST_CASE("console: module outputs read as the module computes them; empty counts are empty") {
+TEST_CASE("console: module outputs read as the module computes them and empty counts are empty") {
   cairn::testing::TempDir dir;
   cairn::testing::WriteFile(
       dir.path() + "/main.yaml",

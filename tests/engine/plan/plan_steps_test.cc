@@ -54,7 +54,8 @@ std::vector<std::string> Addresses(const std::vector<PlannedChange>& changes) {
 
 }  // namespace
 
-TEST_CASE("plan step ForcedReplacements: addresses, base addresses and modules; unknown named") {
+TEST_CASE(
+    "plan step ForcedReplacements: addresses, base addresses and modules, unknown ones named") {
   StackConfig cfg;
   cfg.resources = {Res("volume.a", {}), Res("volume.b[0]", {}), Res("volume.b[1]", {}),
                    Res("module.app.volume.c", {})};

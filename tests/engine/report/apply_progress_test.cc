@@ -86,7 +86,7 @@ TEST_CASE("apply progress: waits and internal milestones print nothing") {
             .empty());
 }
 
-TEST_CASE("apply progress: color marks the address and a failure; secrets are redacted") {
+TEST_CASE("apply progress: color marks the address and a failure and secrets are redacted") {
   CHECK(ProgressLine(Event(Phase::kStart, "network.n", "create"), true) ==
         "\033[1mnetwork.n:\033[0m creating...");
   CHECK(ProgressLine(Event(Phase::kFailed, "network.n", "create", 0ms, "", "no"), true) ==
