@@ -164,7 +164,8 @@ RunOutcome RunOne(const TestFlags& f, const GlobalOptions& global, const TestFil
     }
     PlanOptions po;
     po.data = file.overrides;  // given, not read
-    for (const auto& [target, at] : file.override_locations) {
+    for (const auto& [name, at] : file.override_locations) {
+      const std::string target = name;  // a structured binding cannot be captured (clang)
       const auto& data = session->config().data;
       if (std::none_of(data.begin(), data.end(),
                        [&](const DataConfig& d) { return d.Address() == target; })) {
