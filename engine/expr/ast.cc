@@ -1,8 +1,7 @@
 #include "engine/expr/ast.h"
 
-#include <optional>
-
 #include <algorithm>
+#include <optional>
 
 namespace cairn::expr {
 namespace {
@@ -64,10 +63,6 @@ void PrintTemplatePart(std::string& out, const Node& k, bool quoted) {
   if (auto text = LiteralText(k)) {
     if (quoted) {
       PrintQuotedText(out, *text);
-    } else if (text->find("%{") != std::string::npos) {
-      // Outside quotes "%%{" is not an escape: text holding "%{" is
-      // written as a quoted string, where it is.
-      out += "${" + ToSource(Value::String(*text)) + "}";
     } else {
       for (size_t i = 0; i < text->size(); ++i) {
         char c = (*text)[i];
