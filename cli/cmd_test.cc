@@ -6,8 +6,11 @@
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
+#include <optional>
+#include <thread>
 
 #include "base/env.h"
+#include "base/mutex.h"
 #include "base/redact.h"
 #include "cli/engine_session.h"
 #include "engine/apply/apply.h"
@@ -31,6 +34,7 @@ struct TestFlags {
   std::string junit;
   bool json = false;
   bool endpoint_from_env = false;
+  int parallelism = 1;
 };
 
 struct RunOutcome {
@@ -41,76 +45,92 @@ struct RunOutcome {
   std::vector<std::string> reasons;
 };
 
-// The API the tests run against: a `cairn serve` of their own, in this
-// process, on a free loopback port, with a fresh data directory and no
-// provisioning delay, gone when the tests end; or, with
-// --endpoint-from-env, CAIRN_ENDPOINT.
-class TestApi {
+// An API the runs of a file go to.
+struct TestApi {
+  std::string endpoint, token;
+};
+
+// A `cairn serve` of a test file's own, in this process, on a free loopback
+// port, with a fresh data directory and the file's provisioning delay (none
+// by default); stopped when the file is done.
+class ThrowawayServer {
  public:
-  bool Start(bool from_env) {
-    if (from_env) {
-      const char* e = std::getenv("CAIRN_ENDPOINT");
-      const char* t = std::getenv("CAIRN_TOKEN");
-      if (!e || !*e || !t || !*t) {
-        std::cerr << "error: --endpoint-from-env needs CAIRN_ENDPOINT and CAIRN_TOKEN\n";
-        return false;
-      }
-      endpoint_ = e;
-      token_ = t;
-      std::cerr << "warning: testing against " << Redact(endpoint_)
-                << " (CAIRN_ENDPOINT), not a throwaway server: the tests create and destroy "
-                   "real resources there\n";
-      return true;
-    }
-    char dir[] = "/tmp/cairn-test-XXXXXX";
-    if (!mkdtemp(dir)) {
-      std::cerr << "error: cannot create a temporary directory for the test server\n";
-      return false;
-    }
-    dir_ = dir;
-    token_ = server::GenerateToken();
-    RegisterSecret(token_);
+  Status Start(const std::string& data_dir, std::chrono::milliseconds provision_delay) {
+    api_.token = server::GenerateToken();
+    RegisterSecret(api_.token);
     server::ServerOptions opt;
     opt.host = "127.0.0.1";
     opt.port = 0;
-    opt.data_dir = dir_ + "/serve";
-    opt.provision_delay = std::chrono::milliseconds(0);
-    opt.tokens = {{"test", server::Sha256Hex(token_)}};
+    opt.data_dir = data_dir;
+    opt.provision_delay = provision_delay;
+    opt.tokens = {{"test", server::Sha256Hex(api_.token)}};
     server_ = std::make_unique<server::Server>(opt);
     if (Status st = server_->Start(); !st.ok()) {
-      std::cerr << "error: cannot start the test server: " << st.message() << "\n";
-      return false;
+      server_.reset();
+      return st;
     }
-    endpoint_ = "http://" + server_->BoundAddress();
-    return true;
+    api_.endpoint = "http://" + server_->BoundAddress();
+    return Status::Ok();
   }
-  ~TestApi() {
+  ~ThrowawayServer() {
     if (server_) {
       server_->Shutdown();
       server_->Wait();
     }
-    std::error_code ec;
-    if (!dir_.empty()) fs::remove_all(dir_, ec);
   }
-  const std::string& endpoint() const { return endpoint_; }
-  const std::string& token() const { return token_; }
-  // A fresh directory for one test file's state.
-  std::string StateDir(size_t file) {
-    if (dir_.empty()) {
-      char dir[] = "/tmp/cairn-test-XXXXXX";
-      if (!mkdtemp(dir)) return "";
-      dir_ = dir;
-    }
-    std::string d = dir_ + "/state-" + std::to_string(file);
+  const TestApi& api() const { return api_; }
+
+ private:
+  TestApi api_;
+  std::unique_ptr<server::Server> server_;
+};
+
+// The temporary directory of one `cairn test`: each file's state and its
+// server's data; removed at the end.
+class ScratchDir {
+ public:
+  bool Make() {
+    char dir[] = "/tmp/cairn-test-XXXXXX";
+    if (!mkdtemp(dir)) return false;
+    path_ = dir;
+    return true;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove_all(path_, ec);
+  }
+  // A fresh directory for file `i`'s `what` ("state", "serve").
+  std::string For(const std::string& what, size_t i) const {
+    std::string d = path_ + "/" + what + "-" + std::to_string(i);
     std::error_code ec;
     fs::create_directories(d, ec);
     return d;
   }
 
  private:
-  std::string dir_, endpoint_, token_;
-  std::unique_ptr<server::Server> server_;
+  std::string path_;
 };
+
+// --json: one JSON object a line, as things happen, whichever file's thread
+// reports them.
+class Events {
+ public:
+  explicit Events(bool on) : on_(on) {}
+  void Emit(Value event) {
+    if (!on_) return;
+    const std::string line = Redact(event.dump()) + "\n";
+    MutexLock lock(mu_);
+    std::cout << line << std::flush;
+  }
+
+ private:
+  const bool on_;
+  Mutex mu_;
+};
+
+const char* StatusText(const RunOutcome& o) {
+  return o.passed ? "pass" : o.skipped ? "skip" : "fail";
+}
 
 std::unique_ptr<EngineSession> OpenFor(const TestFlags& f, const GlobalOptions& global,
                                        LoadResult& load, const std::string& state_dir,
@@ -118,8 +138,8 @@ std::unique_ptr<EngineSession> OpenFor(const TestFlags& f, const GlobalOptions& 
   SessionOptions so;
   so.preloaded = &load;
   so.state_dir = state_dir;
-  so.endpoint = api.endpoint();
-  so.token = api.token();
+  so.endpoint = api.endpoint;
+  so.token = api.token;
   StackFlags stack;
   stack.paths = {f.dir};
   return EngineSession::Open(stack, global, so);
@@ -235,18 +255,104 @@ std::string DestroyLeftovers(const TestFlags& f, const GlobalOptions& global, co
   PlanOptions po;
   po.destroy = true;
   PlanResult pr = PlanStack(session->config(), *state, &session->provider(), session->kinds(), po);
+  std::vector<std::string> why;
+  Errors(pr.diagnostics, why);
   if (pr.ok()) {
     ApplyOptions ao = session->apply_options(0);
-    (void)Apply(pr.plan, session->provider(), session->store(), ao);
+    Errors(Apply(pr.plan, session->provider(), session->store(), ao).diagnostics, why);
   }
   auto after = session->LoadState();
   if (!after || after->resources.empty()) return "";
   std::string left;
   for (const auto& [addr, rs] : after->resources) left += (left.empty() ? "" : ", ") + addr;
-  return "could not destroy everything it made; left: " + left;
+  return "could not destroy everything it made; left: " + left +
+         (why.empty() ? "" : " (" + why.front() + ")");
+}
+
+// What a file's runs came to.
+struct FileReport {
+  std::vector<RunOutcome> outcomes;
+  JUnitSuite suite;
+  std::string text;  // its lines of the text report
+  bool ok = true;
+};
+
+FileReport RunFile(const TestFlags& f, const GlobalOptions& global, const TestFile& file,
+                   size_t index, const ScratchDir& scratch, const std::optional<TestApi>& env_api,
+                   Events& events) {
+  FileReport report;
+  report.suite = JUnitSuite{file.path, {}};
+  events.Emit({{"type", "file_start"}, {"file", file.path}});
+  auto fail_file = [&](const std::string& why) {
+    report.ok = false;
+    report.text += "  FAIL  " + file.path + ": " + why + "\n";
+    report.suite.cases.push_back({"setup", file.path, 0, true, false, why, why});
+    events.Emit({{"type", "file"}, {"file", file.path}, {"status", "fail"}, {"reasons", {why}}});
+  };
+  ThrowawayServer server;
+  TestApi api;
+  if (env_api) {
+    api = *env_api;
+  } else if (Status st = server.Start(scratch.For("serve", index), file.provision_delay);
+             !st.ok()) {
+    fail_file("cannot start the test server: " + st.message());
+    return report;
+  } else {
+    api = server.api();
+  }
+  const std::string state_dir = scratch.For("state", index);
+  bool failed_before = false;
+  for (const TestRun& run : file.runs) {
+    if (!f.filter.empty() && run.name != f.filter) continue;
+    RunOutcome o;
+    if (failed_before) {
+      o = RunOutcome{file.path, run.name, run.location,
+                     false,     true,     {"skipped: an earlier run of this file failed"}};
+    } else {
+      events.Emit({{"type", "run_start"}, {"file", file.path}, {"run", run.name}});
+      o = RunOne(f, global, file, run, state_dir, api);
+      o.file = file.path;
+    }
+    failed_before = failed_before || !o.passed;
+    report.ok = report.ok && (o.passed || o.skipped);
+    report.text += std::string("  ") +
+                   (o.passed    ? "pass"
+                    : o.skipped ? "skip"
+                                : "FAIL") +
+                   "  " + file.path + ": " + run.name + "\n";
+    std::string all;
+    for (const std::string& r : o.reasons) {
+      report.text += "        " + r + "\n";
+      all += r + "\n";
+    }
+    events.Emit({{"type", "run"},
+                 {"file", file.path},
+                 {"run", run.name},
+                 {"line", run.location.line},
+                 {"status", StatusText(o)},
+                 {"reasons", o.reasons}});
+    report.suite.cases.push_back({run.name, file.path, 0, !o.passed && !o.skipped, o.skipped,
+                                  o.reasons.empty() ? "" : o.reasons.front(), all});
+    report.outcomes.push_back(std::move(o));
+  }
+  // Whatever the runs made goes, even after a failure.
+  const std::string left = DestroyLeftovers(f, global, file, state_dir, api);
+  if (!left.empty()) {
+    report.ok = false;
+    report.text += "  FAIL  " + file.path + ": " + left + "\n";
+    report.suite.cases.push_back({"destroy", file.path, 0, true, false, left, left});
+  }
+  Value done = {{"type", "file"}, {"file", file.path}, {"status", report.ok ? "pass" : "fail"}};
+  if (!left.empty()) done["destroy"] = left;
+  events.Emit(std::move(done));
+  return report;
 }
 
 int RunTests(const TestFlags& f, const GlobalOptions& global) {
+  if (f.parallelism < 1) {
+    std::cerr << "error: --parallelism must be at least 1\n";
+    return 1;
+  }
   StackTests tests = LoadStackTests(f.dir, PosixEnv());
   if (!tests.diagnostics.empty()) {
     std::cerr << RenderDiagnostics(tests.diagnostics, tests.sources,
@@ -260,61 +366,68 @@ int RunTests(const TestFlags& f, const GlobalOptions& global) {
     std::cerr << "error: no test files (*.test.yaml) in " << f.dir << " or " << f.dir << "/tests\n";
     return 1;
   }
-  TestApi api;
-  if (!api.Start(f.endpoint_from_env)) return 1;
-  std::vector<RunOutcome> outcomes;
-  std::vector<JUnitSuite> suites;
-  bool all = true;
-  for (size_t i = 0; i < tests.files.size(); ++i) {
-    const TestFile& file = tests.files[i];
-    const std::string state_dir = api.StateDir(i);
-    JUnitSuite suite{file.path, {}};
-    bool failed_before = false;
-    for (const TestRun& run : file.runs) {
-      if (!f.filter.empty() && run.name != f.filter) continue;
-      RunOutcome o;
-      if (failed_before) {
-        o = RunOutcome{file.path, run.name, run.location,
-                       false,     true,     {"skipped: an earlier run of this file failed"}};
-      } else {
-        o = RunOne(f, global, file, run, state_dir, api);
-        o.file = file.path;
+  std::optional<TestApi> env_api;
+  if (f.endpoint_from_env) {
+    const char* e = std::getenv("CAIRN_ENDPOINT");
+    const char* t = std::getenv("CAIRN_TOKEN");
+    if (!e || !*e || !t || !*t) {
+      std::cerr << "error: --endpoint-from-env needs CAIRN_ENDPOINT and CAIRN_TOKEN\n";
+      return 1;
+    }
+    env_api = TestApi{e, t};
+    std::cerr << "warning: testing against " << Redact(env_api->endpoint)
+              << " (CAIRN_ENDPOINT), not a throwaway server: the tests create and destroy "
+                 "real resources there\n";
+    for (const TestFile& file : tests.files) {
+      if (file.provision_delay.count() > 0) {
+        std::cerr << "note: " << file.path
+                  << ": provision_delay applies to the throwaway server only\n";
       }
-      failed_before = failed_before || !o.passed;
-      all = all && (o.passed || o.skipped);
+    }
+  }
+  ScratchDir scratch;
+  if (!scratch.Make()) {
+    std::cerr << "error: cannot create a temporary directory for the tests\n";
+    return 1;
+  }
+  Events events(f.json);
+  events.Emit({{"type", "start"},
+               {"files", tests.files.size()},
+               {"parallelism", f.parallelism},
+               {"endpoint", env_api ? env_api->endpoint : std::string("throwaway")}});
+  // Files run on up to --parallelism threads, each against a server (and
+  // a state) of its own; a file's text lines are printed together when it
+  // is done, so files never interleave.
+  std::vector<FileReport> reports(tests.files.size());
+  std::atomic<size_t> next{0};
+  Mutex print_mu;
+  auto worker = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < tests.files.size();) {
+      reports[i] = RunFile(f, global, tests.files[i], i, scratch, env_api, events);
       if (!f.json) {
-        std::cout << (o.passed    ? "  pass  "
-                      : o.skipped ? "  skip  "
-                                  : "  FAIL  ")
-                  << file.path << ": " << run.name << "\n";
-        for (const std::string& r : o.reasons) std::cout << "        " << Redact(r) << "\n";
+        const std::string text = Redact(reports[i].text);
+        MutexLock lock(print_mu);
+        std::cout << text << std::flush;
       }
-      std::string text;
-      for (const std::string& r : o.reasons) text += r + "\n";
-      suite.cases.push_back({run.name, file.path, 0, !o.passed && !o.skipped, o.skipped,
-                             o.reasons.empty() ? "" : o.reasons.front(), text});
-      outcomes.push_back(std::move(o));
     }
-    // Whatever the runs made goes, even after a failure.
-    if (std::string left = DestroyLeftovers(f, global, file, state_dir, api); !left.empty()) {
-      all = false;
-      std::cout << "  FAIL  " << file.path << ": " << left << "\n";
-      suite.cases.push_back({"destroy", file.path, 0, true, false, left, left});
-    }
-    suites.push_back(std::move(suite));
+  };
+  {
+    const size_t threads = std::min<size_t>(f.parallelism, tests.files.size());
+    std::vector<std::jthread> pool;
+    for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
+    worker();
   }
   size_t passed = 0, failed = 0, skipped = 0;
-  Value json = Value::array();
-  for (const RunOutcome& o : outcomes) {
-    passed += o.passed;
-    skipped += o.skipped;
-    failed += !o.passed && !o.skipped;
-    json.push_back({{"file", o.file},
-                    {"run", o.name},
-                    {"status", o.passed    ? "pass"
-                               : o.skipped ? "skip"
-                                           : "fail"},
-                    {"reasons", o.reasons}});
+  bool all = true;
+  std::vector<JUnitSuite> suites;
+  for (FileReport& r : reports) {
+    all = all && r.ok;
+    for (const RunOutcome& o : r.outcomes) {
+      passed += o.passed;
+      skipped += o.skipped;
+      failed += !o.passed && !o.skipped;
+    }
+    suites.push_back(std::move(r.suite));
   }
   if (!f.junit.empty()) {
     if (Status st =
@@ -324,15 +437,12 @@ int RunTests(const TestFlags& f, const GlobalOptions& global) {
       return 1;
     }
   }
-  if (f.json) {
-    std::cout << Redact(Value({{"runs", json},
-                               {"passed", passed},
-                               {"failed", failed},
-                               {"skipped", skipped},
-                               {"ok", all}})
-                            .dump(2))
-              << "\n";
-  } else {
+  events.Emit({{"type", "summary"},
+               {"passed", passed},
+               {"failed", failed},
+               {"skipped", skipped},
+               {"ok", all}});
+  if (!f.json) {
     std::cout << passed << " passed, " << failed << " failed, " << skipped << " skipped.\n";
   }
   return all ? 0 : 1;
@@ -346,7 +456,12 @@ std::function<int()> SetupTest(CLI::App& sub, const GlobalOptions& global) {
                  "Also write the results as JUnit XML to FILE (a test suite per file, a test "
                  "case per run)")
       ->type_name("FILE");
-  sub.add_flag("--json", f->json, "Print the results as JSON");
+  sub.add_flag("--json", f->json,
+               "Print events as JSON lines (start, file_start, run_start, run, file, summary) "
+               "instead of text");
+  sub.add_option("--parallelism", f->parallelism,
+                 "Run up to N test files at once, each against a server of its own (default 1)")
+      ->type_name("N");
   sub.add_flag("--endpoint-from-env", f->endpoint_from_env,
                "Run against CAIRN_ENDPOINT with CAIRN_TOKEN instead of a throwaway server "
                "(real resources are created and destroyed there)");
@@ -354,11 +469,13 @@ std::function<int()> SetupTest(CLI::App& sub, const GlobalOptions& global) {
       "Test files are *.test.yaml in DIR and DIR/tests, each a scenario of `kind: run`\n"
       "documents run in order on a fresh state of its own; at the end of a file,\n"
       "everything it applied is destroyed, even after a failure. By default the tests\n"
-      "run against a throwaway `cairn serve` started for them (no provisioning delay),\n"
-      "never against a real endpoint by accident. Exit 0 when every run passes.\n\n"
+      "run against a throwaway `cairn serve` started for each file (no provisioning\n"
+      "delay unless the file's `kind: test` document sets provision_delay), never\n"
+      "against a real endpoint by accident. Exit 0 when every run passes.\n\n"
       "Examples:\n"
       "  cairn test examples/testing\n"
-      "  cairn test . --filter prod_has_three_nodes --junit-xml tests.xml");
+      "  cairn test . --filter prod_has_three_nodes --junit-xml tests.xml\n"
+      "  cairn test . --parallelism 4 --json > events.jsonl");
   return [f, &global] { return RunTests(*f, global); };
 }
 

@@ -38,11 +38,28 @@ ReadFilesResult ReadManifestFiles(const std::vector<std::string>& given, bool re
   return out;
 }
 
+bool IsTestFileName(std::string_view name) {
+  return name.ends_with(".test.yaml") || name.ends_with(".test.yml");
+}
+
 std::vector<std::string> ManifestFilesIn(const Env& env, const std::string& dir, bool recursive) {
   std::vector<std::string> files = env.ListFiles(dir, recursive, {".yaml", ".yml"});
-  std::erase_if(files, [](const std::string& f) {
-    return f.ends_with(".test.yaml") || f.ends_with(".test.yml");
-  });
+  std::erase_if(files, [](const std::string& f) { return IsTestFileName(f); });
+  return files;
+}
+
+std::vector<std::string> TestFilesIn(const Env& env, const std::string& dir) {
+  std::vector<std::string> files = env.ListFiles(dir, false, {".yaml", ".yml"});
+  std::erase_if(files, [](const std::string& f) { return !IsTestFileName(f); });
+  return files;
+}
+
+ManifestFiles ReadAll(const Env& env, const std::vector<std::string>& names,
+                      std::vector<Diagnostic>& diags) {
+  ManifestFiles files;
+  files.reserve(names.size());
+  for (const std::string& n : names) files.emplace_back(n, "");
+  ReadContents(env, files, diags);
   return files;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -35,9 +36,21 @@ struct ReadFilesResult {
 ReadFilesResult ReadManifestFiles(const std::vector<std::string>& paths, bool recursive,
                                   const Env& env);
 
+// Whether `name` is a test file: *.test.yaml or *.test.yml, which hold the
+// runs of `cairn test` (or, in a policy directory, `cairn policy test`'s
+// cases) and are never manifests or policies.
+bool IsTestFileName(std::string_view name);
+
 // The *.yaml and *.yml files in `dir` (display names), in name order; not
-// the *.test.yaml (*.test.yml) files, which are `cairn test`'s.
+// the test files.
 std::vector<std::string> ManifestFilesIn(const Env& env, const std::string& dir, bool recursive);
+
+// The test files directly in `dir`, in name order.
+std::vector<std::string> TestFilesIn(const Env& env, const std::string& dir);
+
+// `names` with their contents, read by ReadContents.
+ManifestFiles ReadAll(const Env& env, const std::vector<std::string>& names,
+                      std::vector<Diagnostic>& diags);
 
 // Fills in each file's content (at most kMaxManifestFileBytes); a file that
 // cannot be read is reported and left empty.

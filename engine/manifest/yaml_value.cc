@@ -6,6 +6,7 @@
 #include <set>
 
 #include "base/schema/formats.h"
+#include "base/schema/suggest.h"
 
 namespace cairn {
 std::string ValidUtf8(const std::string& s) {
@@ -63,6 +64,20 @@ SourceLocation NodeLoc(const std::string& file, const YamlNode& n) {
     }
   }
   return l;
+}
+
+bool CheckYamlKeys(const std::string& file, const YamlNode& node,
+                   const std::vector<std::string>& allowed, const std::string& what,
+                   std::vector<Diagnostic>& out) {
+  bool ok = true;
+  for (const auto& [k, v] : node.pairs()) {
+    const std::string key = k.Scalar();
+    if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+    AddError(out, "unknown_field", "unknown key \"" + key + "\" in " + what, NodeLoc(file, k),
+             DidYouMean(key, allowed));
+    ok = false;
+  }
+  return ok;
 }
 
 namespace {

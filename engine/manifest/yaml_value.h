@@ -45,6 +45,13 @@ std::string ValidUtf8(const std::string& s);
 // Where `n` is in `file` (its length too, for a one-line scalar).
 SourceLocation NodeLoc(const std::string& file, const YamlNode& n);
 
+// Each key of mapping `node` that is not in `allowed`, as unknown_field
+// ("unknown key "K" in WHAT", with a "did you mean"); false when there was
+// one. For the documents read as YAML rather than values (policies, tests).
+bool CheckYamlKeys(const std::string& file, const YamlNode& node,
+                   const std::vector<std::string>& allowed, const std::string& what,
+                   std::vector<Diagnostic>& out);
+
 // A plain (unquoted) scalar as the core schema types it: null, a boolean,
 // an integer (decimal, 0x hex, 0o octal), a finite number, or the text.
 Value PlainScalar(const std::string& s);

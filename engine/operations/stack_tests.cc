@@ -2,32 +2,21 @@
 
 #include <algorithm>
 
-#include "base/schema/suggest.h"
+#include "base/duration.h"
 #include "engine/address.h"
 #include "engine/expr/parser.h"
 #include "engine/manifest/loader.h"
+#include "engine/manifest/read_files.h"
 #include "engine/manifest/yaml_tree.h"
 #include "engine/manifest/yaml_value.h"
 
 namespace cairn {
 namespace {
 
-bool IsTestFile(const std::string& name) {
-  return name.ends_with(".test.yaml") || name.ends_with(".test.yml");
-}
-
 // `kind: override`: a data source's values for the file's runs.
 void ParseOverride(const std::string& file, const YamlNode& doc, TestFile& out, StackTests& set) {
   static const std::vector<std::string> keys = {"kind", "target", "values", "description"};
-  bool ok = true;
-  for (const auto& [k, v] : doc.pairs()) {
-    if (std::find(keys.begin(), keys.end(), k.Scalar()) == keys.end()) {
-      AddError(set.diagnostics, "unknown_field",
-               "unknown key \"" + k.Scalar() + "\" in an override", NodeLoc(file, k),
-               DidYouMean(k.Scalar(), keys));
-      ok = false;
-    }
-  }
+  const bool ok = CheckYamlKeys(file, doc, keys, "an override", set.diagnostics);
   YamlNode target = doc.Get("target");
   const std::string t = target.IsScalar() ? target.Scalar() : "";
   const size_t dots = std::count(t.begin(), t.end(), '.');
@@ -57,6 +46,31 @@ void ParseOverride(const std::string& file, const YamlNode& doc, TestFile& out, 
   }
 }
 
+// `kind: test`: the file's settings, at most one.
+void ParseSettings(const std::string& file, const YamlNode& doc, TestFile& out, StackTests& set) {
+  static const std::vector<std::string> keys = {"kind", "provision_delay", "description"};
+  CheckYamlKeys(file, doc, keys, "a test file's settings", set.diagnostics);
+  if (out.settings_location.has_position()) {
+    AddError(set.diagnostics, "invalid_test",
+             "a test file has one `kind: test` document (the first is at line " +
+                 std::to_string(out.settings_location.line) + ")",
+             NodeLoc(file, doc));
+    return;
+  }
+  out.settings_location = NodeLoc(file, doc);
+  if (YamlNode delay = doc.Get("provision_delay"); delay.IsDefined()) {
+    auto d = ParseDuration(delay.IsScalar() ? delay.Scalar() : "");
+    if (!d.ok()) {
+      AddError(
+          set.diagnostics, "invalid_value",
+          "provision_delay: " + d.status().message() + " (" + std::string(kDurationSyntax) + ")",
+          NodeLoc(file, delay));
+    } else {
+      out.provision_delay = *d;
+    }
+  }
+}
+
 void ParseRun(const std::string& file, const YamlNode& doc, TestFile& out, StackTests& set) {
   auto error = [&](std::string code, std::string summary, SourceLocation at,
                    std::string detail = "") {
@@ -69,21 +83,19 @@ void ParseRun(const std::string& file, const YamlNode& doc, TestFile& out, Stack
     ParseOverride(file, doc, out, set);
     return;
   }
+  if (kind.IsScalar() && kind.Scalar() == "test") {
+    ParseSettings(file, doc, out, set);
+    return;
+  }
   if (!kind.IsScalar() || kind.Scalar() != "run") {
-    error("invalid_test", "a test file holds `kind: run` and `kind: override` documents",
+    error("invalid_test",
+          "a test file holds `kind: run` documents, and `kind: override` and `kind: test`",
           kind.IsDefined() ? NodeLoc(file, kind) : doc_loc);
     return;
   }
   static const std::vector<std::string> keys = {
       "kind", "name", "command", "variables", "assert", "expect_failures", "description"};
-  bool ok = true;
-  for (const auto& [k, v] : doc.pairs()) {
-    if (std::find(keys.begin(), keys.end(), k.Scalar()) == keys.end()) {
-      error("unknown_field", "unknown key \"" + k.Scalar() + "\" in a run", NodeLoc(file, k),
-            DidYouMean(k.Scalar(), keys));
-      ok = false;
-    }
-  }
+  bool ok = CheckYamlKeys(file, doc, keys, "a run", set.diagnostics);
   TestRun run;
   YamlNode name = doc.Get("name");
   if (!name.IsScalar() || name.Scalar().empty()) {
@@ -207,7 +219,7 @@ std::optional<std::string> ConditionExpression(const std::string& condition) {
 StackTests LoadStackTestsFromText(const std::map<std::string, std::string>& files) {
   StackTests set;
   for (const auto& [name, content] : files) {
-    if (IsTestFile(name)) ParseTestFile(name, content, set);
+    if (IsTestFileName(name)) ParseTestFile(name, content, set);
   }
   SortDiagnostics(set.diagnostics);
   return set;
@@ -215,21 +227,13 @@ StackTests LoadStackTestsFromText(const std::map<std::string, std::string>& file
 
 StackTests LoadStackTests(const std::string& dir, const Env& env) {
   StackTests set;
-  std::vector<std::string> files;
+  std::vector<std::string> names;
   for (const std::string& d : {dir, dir + "/tests"}) {
     if (!env.IsDirectory(d)) continue;
-    for (const std::string& f : env.ListFiles(d, false, {".yaml", ".yml"})) {
-      if (IsTestFile(f)) files.push_back(f);
-    }
+    for (std::string& f : TestFilesIn(env, d)) names.push_back(std::move(f));
   }
-  for (const std::string& f : files) {
-    auto content = env.ReadFile(f, kMaxManifestFileBytes);
-    if (!content.ok()) {
-      AddError(set.diagnostics, "file_not_found",
-               "cannot read " + f + ": " + content.status().message(), {});
-      continue;
-    }
-    ParseTestFile(f, *content, set);
+  for (const auto& [file, content] : ReadAll(env, names, set.diagnostics)) {
+    ParseTestFile(file, content, set);
   }
   SortDiagnostics(set.diagnostics);
   return set;

@@ -12,14 +12,20 @@
 //   expect_failures: [var.env]     # validations, preconditions or checks this run expects
 //
 // and optionally `kind: override` documents (`target: data.network.shared`,
-// `values: {...}`) that give a data source fixed values for the file.
+// `values: {...}`) that give a data source fixed values for the file, and
+// one `kind: test` document of the file's settings:
+//
+//   kind: test
+//   provision_delay: 2s    # the throwaway server's, for this file (default 0)
 //
 // This file holds what needs no API: reading the files, and deciding whether
 // the diagnostics of a run show the failures it expects. The command
 // (cli/cmd_test.cc) runs the plans and applies against a throwaway server.
 #pragma once
 
+#include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +59,10 @@ struct TestFile {
   // source has in this file's runs, instead of what the API would return.
   std::map<std::string, Value> overrides;
   std::map<std::string, SourceLocation> override_locations;
+  // `kind: test`: how long the throwaway server this file runs against
+  // takes to provision a resource (none unless the file says).
+  std::chrono::milliseconds provision_delay{0};
+  SourceLocation settings_location;  // the `kind: test` document, if any
 };
 
 struct StackTests {

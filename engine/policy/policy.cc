@@ -5,12 +5,12 @@
 #include <set>
 #include <variant>
 
-#include "base/schema/suggest.h"
 #include "engine/expr/eval.h"
 #include "engine/expr/parser.h"
 #include "engine/expr/value.h"
 #include "engine/manifest/expr.h"
 #include "engine/manifest/loader.h"
+#include "engine/manifest/read_files.h"
 #include "engine/manifest/yaml_tree.h"
 #include "engine/manifest/yaml_value.h"
 #include "engine/plan/conditions.h"
@@ -23,10 +23,6 @@ const std::vector<std::string>& PolicyKeys() {
                                                 "resource_kind", "condition", "error_message",
                                                 "description",   "actions"};
   return keys;
-}
-
-bool IsTestFile(const std::string& name) {
-  return name.ends_with(".test.yaml") || name.ends_with(".test.yml");
 }
 
 void ParsePolicyDocument(const std::string& file, const YamlNode& doc, PolicySet& set,
@@ -49,15 +45,7 @@ void ParsePolicyDocument(const std::string& file, const YamlNode& doc, PolicySet
           kind.IsDefined() ? NodeLoc(file, kind) : doc_loc);
     return;
   }
-  bool ok = true;
-  for (const auto& [k, v] : doc.pairs()) {
-    const std::string& key = k.Scalar();
-    if (std::find(PolicyKeys().begin(), PolicyKeys().end(), key) == PolicyKeys().end()) {
-      error("unknown_field", "unknown key \"" + key + "\" in a policy", NodeLoc(file, k),
-            DidYouMean(key, PolicyKeys()));
-      ok = false;
-    }
-  }
+  bool ok = CheckYamlKeys(file, doc, PolicyKeys(), "a policy", set.diagnostics);
   auto text = [&](const char* key, bool required) -> std::optional<std::string> {
     YamlNode n = doc.Get(key);
     if (!n.IsDefined()) {
@@ -232,7 +220,7 @@ PolicySet LoadPoliciesFromText(const std::map<std::string, std::string>& files) 
   PolicySet set;
   std::map<std::string, SourceLocation> seen;
   for (const auto& [name, content] : files) {
-    if (!IsTestFile(name)) ParsePolicyFile(name, content, set, seen);
+    if (!IsTestFileName(name)) ParsePolicyFile(name, content, set, seen);
   }
   SortDiagnostics(set.diagnostics);
   return set;
@@ -246,15 +234,9 @@ PolicySet LoadPolicies(const std::vector<std::string>& dirs, const Env& env) {
       AddError(set.diagnostics, "path_not_found", "--policy " + dir + ": no such directory", {});
       continue;
     }
-    for (const std::string& file : env.ListFiles(dir, false, {".yaml", ".yml"})) {
-      if (IsTestFile(file)) continue;
-      auto content = env.ReadFile(file, kMaxManifestFileBytes);
-      if (!content.ok()) {
-        AddError(set.diagnostics, "file_not_found",
-                 "cannot read " + file + ": " + content.status().message(), {});
-        continue;
-      }
-      ParsePolicyFile(file, *content, set, seen);
+    for (const auto& [file, content] :
+         ReadAll(env, ManifestFilesIn(env, dir, false), set.diagnostics)) {
+      ParsePolicyFile(file, content, set, seen);
     }
   }
   SortDiagnostics(set.diagnostics);
@@ -467,14 +449,7 @@ void ParsePolicyTestDocument(const std::string& file, const YamlNode& doc, Polic
   }
   static const std::vector<std::string> keys = {"kind", "name", "changes", "expect_failures",
                                                 "description"};
-  bool ok = true;
-  for (const auto& [k, v] : doc.pairs()) {
-    if (std::find(keys.begin(), keys.end(), k.Scalar()) == keys.end()) {
-      error("unknown_field", "unknown key \"" + k.Scalar() + "\" in a policy test",
-            NodeLoc(file, k), DidYouMean(k.Scalar(), keys));
-      ok = false;
-    }
-  }
+  bool ok = CheckYamlKeys(file, doc, keys, "a policy test", set.diagnostics);
   PolicyTestCase c;
   YamlNode name = doc.Get("name");
   if (!name.IsScalar() || name.Scalar().empty()) {
@@ -495,13 +470,7 @@ void ParsePolicyTestDocument(const std::string& file, const YamlNode& doc, Polic
       ok = false;
       continue;
     }
-    for (const auto& [k, v] : ch.pairs()) {
-      if (std::find(change_keys.begin(), change_keys.end(), k.Scalar()) == change_keys.end()) {
-        error("unknown_field", "unknown key \"" + k.Scalar() + "\" in a change", NodeLoc(file, k),
-              DidYouMean(k.Scalar(), change_keys));
-        ok = false;
-      }
-    }
+    ok = CheckYamlKeys(file, ch, change_keys, "a change", set.diagnostics) && ok;
     PlannedChange pc;
     YamlNode address = ch.Get("address");
     auto parsed = address.IsScalar() ? ResourceAddress::Parse(address.Scalar()) : std::nullopt;
@@ -561,7 +530,7 @@ void ParsePolicyTestFile(const std::string& file, const std::string& content, Po
 PolicyTestSet LoadPolicyTestsFromText(const std::map<std::string, std::string>& files) {
   PolicyTestSet set;
   for (const auto& [name, content] : files) {
-    if (IsTestFile(name)) ParsePolicyTestFile(name, content, set);
+    if (IsTestFileName(name)) ParsePolicyTestFile(name, content, set);
   }
   SortDiagnostics(set.diagnostics);
   return set;
@@ -574,15 +543,8 @@ PolicyTestSet LoadPolicyTests(const std::vector<std::string>& dirs, const Env& e
       AddError(set.diagnostics, "path_not_found", dir + ": no such directory", {});
       continue;
     }
-    for (const std::string& file : env.ListFiles(dir, false, {".yaml", ".yml"})) {
-      if (!IsTestFile(file)) continue;
-      auto content = env.ReadFile(file, kMaxManifestFileBytes);
-      if (!content.ok()) {
-        AddError(set.diagnostics, "file_not_found",
-                 "cannot read " + file + ": " + content.status().message(), {});
-        continue;
-      }
-      ParsePolicyTestFile(file, *content, set);
+    for (const auto& [file, content] : ReadAll(env, TestFilesIn(env, dir), set.diagnostics)) {
+      ParsePolicyTestFile(file, content, set);
     }
   }
   SortDiagnostics(set.diagnostics);

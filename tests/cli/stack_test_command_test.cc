@@ -4,11 +4,14 @@
 // destroyed anyway; --filter; JUnit XML; test files that do not load.
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 #include "tests/cli/support/stack_env.h"
 
 using namespace cairn::testing;
+using nlohmann::json;
 
 namespace {
 
@@ -35,9 +38,10 @@ TEST_CASE("cairn test: examples/testing passes against its own throwaway server"
   CHECK(r.exit_code == 0);
   CHECK(Has(r.out, "env.test.yaml: dev_has_one_node\n"));
   CHECK(Has(r.out, "  pass  "));
-  CHECK(Has(r.out, "3 passed, 0 failed, 0 skipped.\n"));
+  CHECK(Has(r.out, "provisioning.test.yaml: prod_volumes_are_ready\n"));
+  CHECK(Has(r.out, "4 passed, 0 failed, 0 skipped.\n"));
   CHECK(RunCommand({"/usr/bin/xmllint", "--noout", junit}).exit_code == 0);
-  CHECK(Has(ReadFile(junit), "tests=\"3\" failures=\"0\""));
+  CHECK(Has(ReadFile(junit), "tests=\"4\" failures=\"0\""));
 
   auto one = RunCairn(
       {"test", std::string(CAIRN_SOURCE_DIR) + "/examples/testing", "--filter", "qa_is_refused"});
@@ -59,7 +63,10 @@ TEST_CASE("cairn test: a failed run skips the rest of its file, which is destroy
   CHECK(Has(r.out, "  FAIL  " + e.stack + "/wrong.test.yaml: dev_has_two_nodes\n"));
   CHECK(Has(r.out, e.stack + "/wrong.test.yaml:5: dev runs two nodes\n"));
   CHECK(Has(r.out, "  skip  " + e.stack + "/wrong.test.yaml: never_reached\n"));
-  CHECK(Has(r.out, "3 passed, 1 failed, 1 skipped.\n"));
+  CHECK(Has(r.out, "4 passed, 1 failed, 1 skipped.\n"));
+  // The provisioning delay of a `kind: test` document is the throwaway
+  // server's: said, not silently dropped.
+  CHECK(Has(r.err, "provisioning.test.yaml: provision_delay applies to the throwaway server only"));
   // Both files applied resources on this server; none is left.
   CHECK(e.Names("/api/v1/storage").empty());
   CHECK(e.Names("/api/v1/networking").empty());
@@ -118,4 +125,92 @@ TEST_CASE("cairn test: an override gives a data source fixed values for its file
   CHECK(Has(wrong.out,
             "edge.test.yaml:2: the override's target data.network.other is no data source of the "
             "stack"));
+}
+
+// Two files of one stack whose volume must be ready within a second: one on
+// a server with no provisioning delay, one whose `kind: test` document
+// gives its server an hour. Only the second fails, so each file ran
+// against a server of its own, with its own delay, in parallel or not.
+TEST_CASE("cairn test: each file runs against a server of its own, with its delay, in parallel") {
+  TempDir dir;
+  const std::string stack = dir.path() + "/stack";
+  WriteFile(stack + "/main.yaml",
+            "kind: provider\ntimeouts: {create: 1, delete: 1, operation: 2}\n---\n"
+            "kind: volume\nname: data\nspec: {name: data, region: eu-central, size_gb: 10}\n");
+  WriteFile(stack + "/tests/fast.test.yaml",
+            "kind: run\nname: makes_a_volume\nassert:\n"
+            "  - condition: ${volume.data.size_gb == 10}\n    error_message: ten\n");
+  WriteFile(stack + "/tests/slow.test.yaml",
+            "kind: test\nprovision_delay: 1h\n---\nkind: run\nname: makes_a_volume_slowly\n");
+  for (const char* parallelism : {"1", "2"}) {
+    INFO("--parallelism " << parallelism);
+    auto r = RunCairn({"test", stack, "--parallelism", parallelism},
+                      {{"CAIRN_ENDPOINT", ""}, {"CAIRN_TOKEN", ""}});
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(Has(r.out, "  pass  " + stack + "/tests/fast.test.yaml: makes_a_volume\n"));
+    CHECK(Has(r.out, "  FAIL  " + stack + "/tests/slow.test.yaml: makes_a_volume_slowly\n"));
+    CHECK(Has(r.out, "not running after 1s (status pending) [create_failed]"));
+    CHECK(Has(r.out, "1 passed, 1 failed, 0 skipped.\n"));
+    // A file's lines are printed together: none of the slow file's lines
+    // sits between the fast file's.
+    const size_t first_slow = r.out.find("slow.test.yaml");
+    const size_t last_fast = r.out.rfind("fast.test.yaml");
+    const size_t first_fast = r.out.find("fast.test.yaml");
+    const size_t last_slow = r.out.rfind("slow.test.yaml");
+    CHECK((last_fast < first_slow || last_slow < first_fast));
+  }
+  auto bad = RunCairn({"test", stack, "--parallelism", "0"});
+  CHECK(bad.exit_code == 1);
+  CHECK(Has(bad.err, "--parallelism must be at least 1"));
+}
+
+TEST_CASE("cairn test: --json prints one event a line, as the runs go") {
+  StackEnv e;
+  fs::remove_all(e.stack);
+  fs::copy(std::string(CAIRN_SOURCE_DIR) + "/examples/testing", e.stack,
+           fs::copy_options::recursive);
+  WriteFile(e.stack + "/wrong.test.yaml", kWrong);
+  auto r = e.Cairn({"test", e.stack, "--endpoint-from-env", "--json", "--parallelism", "2"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);
+  std::vector<json> events;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) events.push_back(json::parse(line));
+  REQUIRE(events.size() >= 3);
+  CHECK(events.front()["type"] == "start");
+  CHECK(events.front()["files"] == 3);
+  CHECK(events.front()["endpoint"] == e.server.base());
+  CHECK(events.back() ==
+        json({{"type", "summary"}, {"passed", 4}, {"failed", 1}, {"skipped", 1}, {"ok", false}}));
+  std::map<std::string, json> runs;
+  std::map<std::string, int> started, files_done;
+  for (const json& ev : events) {
+    if (ev["type"] == "run") runs[ev["run"].get<std::string>()] = ev;
+    if (ev["type"] == "run_start") ++started[ev["run"].get<std::string>()];
+    if (ev["type"] == "file") ++files_done[ev["file"].get<std::string>()];
+  }
+  CHECK(runs.size() == 6);
+  CHECK(runs["dev_has_two_nodes"]["status"] == "fail");
+  CHECK(runs["dev_has_two_nodes"]["line"] == 2);
+  CHECK(runs["dev_has_two_nodes"]["reasons"][0] ==
+        e.stack + "/wrong.test.yaml:5: dev runs two nodes");
+  CHECK(runs["never_reached"]["status"] == "skip");
+  CHECK(started.count("never_reached") == 0);  // a skipped run never starts
+  CHECK(runs["prod_has_three_nodes"]["status"] == "pass");
+  CHECK(files_done.size() == 3);
+  // Each run's event comes after its start, and its file's end after both.
+  auto index = [&](const std::string& type, const std::string& key, const std::string& name) {
+    for (size_t i = 0; i < events.size(); ++i) {
+      if (events[i]["type"] == type && events[i][key] == name) return i;
+    }
+    return events.size();
+  };
+  const size_t run_start = index("run_start", "run", "dev_has_two_nodes");
+  const size_t run_end = index("run", "run", "dev_has_two_nodes");
+  const size_t skipped = index("run", "run", "never_reached");
+  const size_t file_end = index("file", "file", e.stack + "/wrong.test.yaml");
+  CHECK(run_start < run_end);
+  CHECK(skipped < file_end);
+  CHECK(file_end < events.size());
 }

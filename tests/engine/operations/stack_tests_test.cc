@@ -72,3 +72,27 @@ TEST_CASE("stack tests: overrides give data sources fixed values, per file") {
         Value({{"id", "n-1"}, {"cidr", "10.0.0.0/8"}}));
   CHECK(t.files[0].override_locations.at("data.network.shared").line == 2);
 }
+
+TEST_CASE("stack tests: a kind test document sets the file's provisioning delay, once") {
+  StackTests t = LoadStackTestsFromText(
+      {{"a.test.yaml", "kind: test\nprovision_delay: 1.5s\n---\nkind: run\nname: r\n"},
+       {"b.test.yaml", "kind: run\nname: r\n"}});
+  REQUIRE(t.ok());
+  CHECK(t.files[0].provision_delay == std::chrono::milliseconds(1500));
+  CHECK(t.files[0].settings_location.line == 1);
+  CHECK(t.files[1].provision_delay == std::chrono::milliseconds(0));
+
+  StackTests bad =
+      LoadStackTestsFromText({{"c.test.yaml",
+                               "kind: test\nprovision_delay: 5 minutes\nprovision_dela: 1s\n---\n"
+                               "kind: test\n---\nkind: run\nname: r\n"}});
+  std::vector<std::string> got;
+  for (const Diagnostic& d : bad.diagnostics) {
+    got.push_back(std::to_string(d.location.line) + " " + d.code + " " + d.detail);
+  }
+  REQUIRE(got.size() == 3);
+  CHECK(got[0].starts_with("2 invalid_value"));
+  CHECK(got[1] == "3 unknown_field did you mean \"provision_delay\"?");
+  CHECK(got[2].starts_with("5 invalid_test"));
+  CHECK(bad.diagnostics[2].summary.find("the first is at line 1") != std::string::npos);
+}
