@@ -11,7 +11,7 @@
 #         every engine, providers and server test, which hold the
 #         concurrency tests (parallel apply, the state journal's group
 #         commit, the readiness watchers, cairn serve under concurrent
-#         clients, itself built with TSan).
+#         clients, itself built with TSan), and `cairn test --parallelism`.
 #
 # Usage: scripts/test-sanitizers.sh [asan] [tsan]   (default: both)
 # BUILD_DIR is CAIRN_BUILD_DIR or build. Exits non-zero on any failure,
@@ -96,6 +96,14 @@ EOF
   (cd "$build/tsan" &&
     TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$build/tsan/tsan.supp $TSAN_OPTIONS_SYMBOLIZER" \
       setarch "$(uname -m)" -R ctest --output-on-failure -j"$jobs" -R '^(base|engine|providers|server):')
+  # `cairn test --parallelism` runs test files on threads of one process,
+  # each file with a `cairn serve` of its own in that process: the example
+  # files, two at once, under TSan.
+  (cd "$build/tsan" &&
+    TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$build/tsan/tsan.supp $TSAN_OPTIONS_SYMBOLIZER" \
+      setarch "$(uname -m)" -R cli/cairn test "$src/examples/testing" --parallelism 2 \
+      </dev/null >tsan-cairn-test.log 2>&1) ||
+    { cat "$build/tsan/tsan-cairn-test.log"; return 1; }
 }
 
 for part in "${parts[@]}"; do
