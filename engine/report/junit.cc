@@ -3,41 +3,13 @@
 #include <cstdio>
 #include <map>
 
+#include "engine/report/plan_html.h"
+
 namespace cairn {
 namespace {
 
-// `s` escaped for an XML attribute or text; control characters XML 1.0
-// cannot hold (all below 0x20 but tab, newline, return) become U+FFFD.
-std::string Xml(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (unsigned char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
-          out += "\xEF\xBF\xBD";
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out;
-}
+// `s` escaped for an XML attribute or text.
+std::string Xml(const std::string& s) { return HtmlEscape(s, /*xml_controls=*/true); }
 
 std::string Seconds(double s) {
   char buf[32];

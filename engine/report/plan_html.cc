@@ -8,7 +8,7 @@
 
 namespace cairn {
 
-std::string HtmlEscape(const std::string& text) {
+std::string HtmlEscape(const std::string& text, bool xml_controls) {
   std::string out;
   out.reserve(text.size());
   for (char c : text) {
@@ -29,7 +29,12 @@ std::string HtmlEscape(const std::string& text) {
         out += "&#39;";
         break;
       default:
-        out += c;
+        if (xml_controls && static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' &&
+            c != '\r') {
+          out += "\xEF\xBF\xBD";
+        } else {
+          out += c;
+        }
     }
   }
   return out;

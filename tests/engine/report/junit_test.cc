@@ -26,7 +26,7 @@ TEST_CASE("JUnit XML counts cases and failures, and escapes every string") {
   CHECK(Has(xml, "<testsuite name=\"a &lt;suite&gt;\" tests=\"2\" failures=\"1\""));
   CHECK(Has(xml, "<testcase name=\"ok\" classname=\"a &lt;suite&gt;\" time=\"0.250\"/>"));
   CHECK(Has(xml, "<testcase name=\"bad &amp; &quot;worse&quot;\" classname=\"k\""));
-  CHECK(Has(xml, "<failure message=\"it&apos;s &lt;broken&gt;\">f.yaml:3</failure>"));
+  CHECK(Has(xml, "<failure message=\"it&#39;s &lt;broken&gt;\">f.yaml:3</failure>"));
   CHECK(Has(xml, "<skipped message=\"not decided\"/>"));
   // A control character XML cannot hold does not break the document.
   std::string ctl = RenderJUnitXml({{"s", {{std::string("x\x01y"), ""}}}});
