@@ -4,49 +4,21 @@
 
 #include <catch2/catch.hpp>
 
-#include "base/schema/schema_registry.h"
+#include "tests/engine/manifest/support/stage_docs.h"
 
 using namespace cairn;
+using cairn::testing::CheckAt;
+using cairn::testing::StageDocs;
 
 namespace {
 
-struct Run {
-  std::shared_ptr<const SchemaRegistry> registry = *SchemaRegistry::Load(CAIRN_SOURCE_SCHEMA_DIR);
-  SourceFiles sources;
-  Documents parsed;
-  std::vector<Diagnostic> diags;
+// The data sources of the data documents of `yaml` (file m.yaml).
+struct Run : StageDocs {
   DataSources out;
-
-  // The data documents of `yaml` (file m.yaml). The evaluator returns a
-  // value as written, and reports one holding "${" (eval_error).
-  explicit Run(const std::string& yaml) {
-    parsed = ParseDocuments({{"m.yaml", yaml}}, sources);
-    REQUIRE(parsed.diagnostics.empty());
-    std::vector<const ManifestDocument*> docs;
-    for (auto& doc : parsed.docs) {
-      REQUIRE(ClassifyDocument(doc, *registry, DocumentKinds(*registry), diags));
-      docs.push_back(&doc);
-    }
-    REQUIRE(diags.empty());
-    EvalSetting eval = [this](const ManifestDocument& doc, const std::string& key, const char*) {
-      const Value& v = doc.value[key];
-      if (v.is_string() && v.get<std::string>().find("${") != std::string::npos) {
-        AddError(diags, "eval_error", "cannot evaluate", {doc.file, 99, 1, 1});
-        return Value();
-      }
-      return v;
-    };
-    out = LoadDataSources(docs, *registry, eval, diags);
+  explicit Run(const std::string& yaml) : StageDocs(yaml) {
+    out = LoadDataSources(docs, *registry, AsWritten(), diags);
   }
 };
-
-void CheckAt(const Diagnostic& d, const std::string& code, int line, int column) {
-  INFO(d.code << " " << d.summary << " at " << d.location.line << ":" << d.location.column);
-  CHECK(d.code == code);
-  CHECK(d.location.file == "m.yaml");
-  CHECK(d.location.line == line);
-  CHECK(d.location.column == column);
-}
 
 }  // namespace
 

@@ -4,40 +4,23 @@
 
 #include <catch2/catch.hpp>
 
-#include "base/schema/schema_registry.h"
+#include "tests/engine/manifest/support/stage_docs.h"
 
 using namespace cairn;
+using cairn::testing::CheckAt;
+using cairn::testing::StageDocs;
 
 namespace {
 
-// The one resource document of `yaml` (file m.yaml), classified.
-struct Doc {
-  std::shared_ptr<const SchemaRegistry> registry = *SchemaRegistry::Load(CAIRN_SOURCE_SCHEMA_DIR);
-  SourceFiles sources;
-  Documents parsed;
-  std::vector<Diagnostic> diags;
+// The lifecycle of the one resource document of `yaml`, in module app[1].
+struct Doc : StageDocs {
   const std::vector<ModuleStep> module = {{"app", 1}};
-
-  explicit Doc(const std::string& yaml) {
-    parsed = ParseDocuments({{"m.yaml", yaml}}, sources);
-    REQUIRE(parsed.diagnostics.empty());
-    REQUIRE(parsed.docs.size() == 1);
-    REQUIRE(ClassifyDocument(parsed.docs[0], *registry, DocumentKinds(*registry), diags));
-    REQUIRE(diags.empty());
-  }
+  explicit Doc(const std::string& yaml) : StageDocs(yaml) { REQUIRE(docs.size() == 1); }
   cairn::Lifecycle Read() { return LoadLifecycle(parsed.docs[0], *registry, module, diags); }
   std::vector<std::pair<ResourceAddress, SourceLocation>> DependsOn() {
     return LoadDependsOn(parsed.docs[0], module, diags);
   }
 };
-
-void CheckAt(const Diagnostic& d, const std::string& code, int line, int column) {
-  INFO(d.code << " " << d.summary << " at " << d.location.line << ":" << d.location.column);
-  CHECK(d.code == code);
-  CHECK(d.location.file == "m.yaml");
-  CHECK(d.location.line == line);
-  CHECK(d.location.column == column);
-}
 
 }  // namespace
 

@@ -5,8 +5,11 @@
 #include <catch2/catch.hpp>
 
 #include "base/schema/schema_registry.h"
+#include "tests/engine/manifest/support/stage_docs.h"
 
 using namespace cairn;
+using cairn::testing::CheckAt;
+using cairn::testing::StageDocs;
 
 namespace {
 
@@ -36,17 +39,8 @@ struct Stack {
 
   // The moves of the moved documents of `yaml` (file m.yaml).
   Moves Run(const std::string& yaml, std::vector<MovedConfig> implicit = {}) {
-    SourceFiles sources;
-    Documents d = ParseDocuments({{"m.yaml", yaml}}, sources);
-    REQUIRE(d.diagnostics.empty());
-    std::vector<Diagnostic> diags;
-    std::vector<const ManifestDocument*> docs;
-    for (auto& doc : d.docs) {
-      REQUIRE(ClassifyDocument(doc, *registry, DocumentKinds(*registry), diags));
-      docs.push_back(&doc);
-    }
-    REQUIRE(diags.empty());
-    return LoadMoves(docs, {resources, groups, *registry}, std::move(implicit));
+    StageDocs d(yaml);
+    return LoadMoves(d.docs, {resources, groups, *registry}, std::move(implicit));
   }
 };
 
@@ -54,14 +48,6 @@ ResourceAddress Addr(const std::string& text) {
   auto a = ResourceAddress::Parse(text);
   REQUIRE(a);
   return *a;
-}
-
-void CheckAt(const Diagnostic& d, const std::string& code, int line, int column) {
-  INFO(d.code << " " << d.summary << " at " << d.location.line << ":" << d.location.column);
-  CHECK(d.code == code);
-  CHECK(d.location.file == "m.yaml");
-  CHECK(d.location.line == line);
-  CHECK(d.location.column == column);
 }
 
 }  // namespace

@@ -4,54 +4,25 @@
 
 #include <catch2/catch.hpp>
 
-#include "base/schema/schema_registry.h"
+#include "tests/engine/manifest/support/stage_docs.h"
 
 using namespace cairn;
+using cairn::testing::CheckAt;
+using cairn::testing::StageDocs;
 
 namespace {
 
-// The documents of `yaml` (file m.yaml), classified.
-struct Docs {
-  std::shared_ptr<const SchemaRegistry> registry = *SchemaRegistry::Load(CAIRN_SOURCE_SCHEMA_DIR);
-  SourceFiles sources;
-  Documents parsed;
-  std::vector<const ManifestDocument*> docs;
-  std::vector<Diagnostic> diags;
-  std::vector<std::string> evaluated;  // "key in where", as asked
-
-  explicit Docs(const std::string& yaml) {
-    parsed = ParseDocuments({{"m.yaml", yaml}}, sources);
-    REQUIRE(parsed.diagnostics.empty());
-    for (auto& doc : parsed.docs) {
-      REQUIRE(ClassifyDocument(doc, *registry, DocumentKinds(*registry), diags));
-      docs.push_back(&doc);
-    }
-    REQUIRE(diags.empty());
-  }
-
-  // Returns the value as written; one holding "${" is reported (eval_error)
-  // and null, as the evaluator reports what it cannot evaluate.
-  EvalSetting Eval() {
-    return [this](const ManifestDocument& doc, const std::string& key, const char* where) {
-      evaluated.push_back(key + " in " + where);
-      const Value& v = doc.value[key];
-      if (v.is_string() && v.get<std::string>().find("${") != std::string::npos) {
-        AddError(diags, "eval_error", "cannot evaluate", {doc.file, 99, 1, 1});
-        return Value();
-      }
-      return v;
-    };
-  }
-
+// The provider and backend settings of the documents of `yaml`.
+struct Docs : StageDocs {
+  using StageDocs::StageDocs;
   ProviderConfig Provider() {
     ProviderConfig p;
-    LoadProvider(docs, Eval(), p, diags);
+    LoadProvider(docs, AsWritten(), p, diags);
     return p;
   }
-
   BackendConfig Backend() {
     BackendConfig b;
-    LoadBackend(docs, Eval(), b, diags);
+    LoadBackend(docs, AsWritten(), b, diags);
     return b;
   }
 };
@@ -60,14 +31,6 @@ std::vector<std::string> Codes(const std::vector<Diagnostic>& diags) {
   std::vector<std::string> out;
   for (const auto& d : diags) out.push_back(d.code);
   return out;
-}
-
-void CheckAt(const Diagnostic& d, const std::string& code, int line, int column) {
-  INFO(d.code << " " << d.summary << " at " << d.location.line << ":" << d.location.column);
-  CHECK(d.code == code);
-  CHECK(d.location.file == "m.yaml");
-  CHECK(d.location.line == line);
-  CHECK(d.location.column == column);
 }
 
 }  // namespace
