@@ -17,6 +17,7 @@
 #include "cli/flag_checks.h"
 #include "cli/interrupt_watcher.h"
 #include "cli/policy_flags.h"
+#include "cli/target_flags.h"
 #include "engine/operations/operations.h"
 #include "engine/operations/saved_plan.h"
 #include "engine/report/drift_report.h"
@@ -32,7 +33,7 @@ struct ApplyFlags {
   bool refresh = true;
   int parallelism = 0;
   std::string lock_timeout = "0s";
-  std::vector<std::string> targets;
+  TargetFlags target;
   std::vector<std::string> replace;
   int max_pending = 0;
   bool json = false;
@@ -73,9 +74,9 @@ std::optional<Plan> ReadSavedPlan(const std::string& path, std::string& error) {
 int RunRefreshOnly(const ApplyFlags& f, const GlobalOptions& global) {
   InterruptWatcher interrupts;
   const bool color = UseColor(global, STDOUT_FILENO);
-  if (!f.targets.empty() || !f.replace.empty() || !f.refresh) {
+  if (f.target.any() || !f.replace.empty() || !f.refresh) {
     std::cerr << "error: --refresh-only records the live values of every resource in the state: "
-                 "it takes no --target, --replace or --refresh=false\n";
+                 "it takes no --target, --exclude, --replace or --refresh=false\n";
     return 1;
   }
   if (f.stack.paths.size() == 1) {
@@ -187,6 +188,11 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
       return 1;
     }
     if (saved) {
+      if (f.target.any() || !f.replace.empty()) {
+        std::cerr << "error: --target, --exclude and --replace shape a plan: a saved plan is "
+                     "applied exactly as planned (give them to `cairn plan --out`)\n";
+        return 1;
+      }
       if (!f.stack.vars.empty() || !f.stack.var_files.empty()) {
         std::cerr << "error: --var and --var-file cannot be given with a saved plan: it is "
                      "applied exactly as planned, with the variable values it was made with\n";
@@ -220,6 +226,8 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
     std::cerr << "error: --lock-timeout: " << lock_wait.status().message() << "\n";
     return 1;
   }
+  TargetFlags target = f.target;
+  if (!ReadTargetFiles(target)) return 1;
   // A saved plan is checked again with the policies given now.
   auto policies = LoadPolicyFlags(f.policy, global);
   if (!policies) return 1;
@@ -260,9 +268,12 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
     }
     plan = std::move(*saved);
   } else {
-    auto built = session->PlanStack(
-        {.refresh = f.refresh, .destroy = destroy, .targets = f.targets, .replace = f.replace},
-        interrupts.token());
+    auto built = session->PlanStack({.refresh = f.refresh,
+                                     .destroy = destroy,
+                                     .targets = target.targets,
+                                     .excludes = target.excludes,
+                                     .replace = f.replace},
+                                    interrupts.token());
     if (!built) return 1;
     plan = std::move(*built);
     if (!f.json) std::cout << RenderPlanText(plan, {.color = color});
@@ -325,16 +336,13 @@ void AddApplyFlags(CLI::App& sub, ApplyFlags& f, bool destroy) {
   sub.add_flag("--json", f.json,
                "Print progress as one JSON object per event, then a summary object (needs "
                "--auto-approve or a saved plan)");
-  sub.add_option("--target", f.targets,
-                 destroy ? "Destroy only ADDRESS (KIND.NAME: all its instances; module.NAME: all "
-                           "in a module) and everything that depends on it, dependents first "
-                           "(repeatable)"
+  AddTargetFlags(sub, f.target,
+                 destroy ? "Destroy only ADDRESS (KIND.NAME: all its instances; module.NAME: "
+                           "all in a module) and everything that depends on it, dependents "
+                           "first."
                          : "Only ADDRESS (KIND.NAME: all its instances; module.NAME: all in a "
-                           "module) and what it needs: its dependencies when created or updated, "
-                           "its dependents when deleted (repeatable)")
-      ->type_name("ADDRESS")
-      ->expected(1)
-      ->allow_extra_args(false);
+                           "module) and what it needs: its dependencies when created or "
+                           "updated, its dependents when deleted.");
   AddPolicyFlags(sub, f.policy);
 }
 

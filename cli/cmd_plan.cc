@@ -14,6 +14,7 @@
 #include "base/value.h"
 #include "cli/engine_session.h"
 #include "cli/policy_flags.h"
+#include "cli/target_flags.h"
 #include "engine/operations/operations.h"
 #include "engine/operations/saved_plan.h"
 #include "engine/report/plan_html.h"
@@ -64,7 +65,7 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
     StackFlags stack;
     bool json = false, markdown = false, detailed = false, refresh = true, destroy = false;
     std::string out, html;
-    std::vector<std::string> targets;
+    TargetFlags target;
     std::vector<std::string> replace;
     bool lock = true, force = false;
     std::string lock_timeout = "0s";
@@ -94,15 +95,11 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
   sub.add_option("--refresh", f->refresh,
                  "Read live resources first (default true; --refresh=false uses the state)")
       ->default_val(true);
-  sub.add_option("--target", f->targets,
+  AddTargetFlags(sub, f->target,
                  "Plan only ADDRESS (KIND.NAME: all its instances; module.NAME: all in a "
-                 "module; objects it left deposed included) and what it needs: its dependencies "
-                 "when created or updated, its "
-                 "dependents when deleted or with --destroy (repeatable; an address that names "
-                 "nothing is an error)")
-      ->type_name("ADDRESS")
-      ->expected(1)
-      ->allow_extra_args(false);
+                 "module; objects it left deposed included) and what it needs: its "
+                 "dependencies when created or updated, its dependents when deleted or with "
+                 "--destroy.");
   sub.add_option("--replace", f->replace,
                  "Replace ADDRESS (KIND.NAME: all its instances; module.NAME: all in a module) "
                  "whatever its fields say, e.g. to "
@@ -153,6 +150,8 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
       std::cerr << "error: --lock-timeout: " << lock_wait.status().message() << "\n";
       return failed();
     }
+    TargetFlags target = f->target;
+    if (!ReadTargetFiles(target)) return failed();
     // A plan reads: a stack never applied stays without a state.
     auto session =
         EngineSession::Open(f->stack, global, {.needs_api = f->refresh, .create_state = false});
@@ -215,7 +214,8 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
     }
     auto plan = session->PlanStack({.refresh = f->refresh,
                                     .destroy = f->destroy,
-                                    .targets = f->targets,
+                                    .targets = target.targets,
+                                    .excludes = target.excludes,
                                     .replace = f->replace,
                                     .pending = std::move(interrupted)},
                                    {});

@@ -60,6 +60,7 @@ PlanResult PlanStack(const StackConfig& config, const StateSnapshot& state, Prov
   options.refresh = request.refresh;
   options.destroy = request.destroy;
   options.targets = request.targets;
+  options.excludes = request.excludes;
   options.replace = request.replace;
   options.pending = request.pending;
   PlanResult result = PlanStack(config, state, provider, kinds, options, stop);

@@ -44,10 +44,11 @@ PlanResult PlanStack(const StackConfig& config, const StateSnapshot& state, Prov
 // What plan, apply and destroy ask of a plan: their flags, and where the
 // stack is.
 struct StackPlanRequest {
-  bool refresh = true;               // --refresh (false: the state as recorded)
-  bool destroy = false;              // destroy, plan --destroy
-  std::vector<std::string> targets;  // --target
-  std::vector<std::string> replace;  // --replace
+  bool refresh = true;                // --refresh (false: the state as recorded)
+  bool destroy = false;               // destroy, plan --destroy
+  std::vector<std::string> targets;   // --target
+  std::vector<std::string> excludes;  // --exclude
+  std::vector<std::string> replace;   // --replace
   // The journal's entries, which the plan shows as what apply completes
   // first (plan only: apply and destroy plan after completing them).
   std::vector<JournalEntry> pending;

@@ -225,6 +225,12 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
     std::erase_if(plan.changes, [&](const PlannedChange& c) { return !selected.count(c.address); });
     std::erase_if(refusals, [&](const auto& r) { return !selected.count(r.first); });
   }
+  if (!options.excludes.empty()) {
+    std::set<std::string> excluded =
+        plan::ExcludeTargets(plan.changes, config, state, options.excludes, result.diagnostics);
+    std::erase_if(plan.changes, [&](const PlannedChange& c) { return excluded.count(c.address); });
+    std::erase_if(refusals, [&](const auto& r) { return excluded.count(r.first); });
+  }
   for (auto& [addr, d] : refusals) result.diagnostics.push_back(std::move(d));
 
   plan::PlanOutputs(config, state, options, planned, lookup, secrets, plan, result.diagnostics);
@@ -249,7 +255,7 @@ void AddPending(const StackConfig& config, const PlanOptions& options, Plan& pla
       // What it makes is in the state once it completes, and goes with
       // the rest when the manifests no longer declare it.
       auto parsed = ParseStateAddress(e.address);
-      if (options.destroy && options.targets.empty()) {
+      if (options.destroy && options.targets.empty() && options.excludes.empty()) {
         op.note = "then destroyed";
       } else if (!options.destroy && parsed && !config.Find(*parsed)) {
         op.note = "then destroyed: no longer in the manifests";

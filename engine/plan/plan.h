@@ -220,6 +220,9 @@ struct PlanOptions {
   // its dependents. An address that is invalid or names nothing is an
   // error diagnostic (invalid_target, unknown_target).
   std::vector<std::string> targets;
+  // Everything but these and what cannot be done without them
+  // (plan::ExcludeTargets); the same patterns as targets take.
+  std::vector<std::string> excludes;
   // Addresses (a base address: all its instances) to replace whatever their
   // fields say (--replace): a resource that is broken in ways the API does
   // not report, or a grow-only field to lower. An address that names

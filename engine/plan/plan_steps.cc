@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/schema/suggest.h"
+#include "engine/address_pattern.h"
 #include "engine/graph/topological_order.h"
 #include "engine/manifest/expr.h"
 #include "engine/plan/conditions.h"
@@ -70,6 +71,61 @@ std::vector<AttributeChange> CreatedFields(const Value& resolved, const KindInfo
   return out;
 }
 
+namespace {
+
+// The changes each of `patterns` names, `flag`'s (--target, --exclude): an
+// error for one that is not an address or pattern, or that names nothing the
+// manifests or the state know.
+std::vector<std::string> NamedChanges(const std::vector<PlannedChange>& changes,
+                                      const StackConfig& config, const StateSnapshot& state,
+                                      const std::vector<std::string>& patterns,
+                                      const std::string& flag, std::vector<Diagnostic>& diags) {
+  // Every address the stack knows, to tell "nothing to do" from "no such".
+  std::vector<ResourceAddress> known;
+  for (const auto& r : config.resources) known.push_back(r.address);
+  for (const auto& [addr, rs] : state.resources) {
+    if (auto parsed = ParseStateAddress(addr)) known.push_back(std::move(*parsed));
+  }
+  std::vector<std::string> named;
+  for (const std::string& text : patterns) {
+    auto pattern = AddressPattern::Parse(text);
+    if (!pattern) {
+      diags.push_back({Severity::kError,
+                       "invalid_target",
+                       flag + " \"" + text + "\" is not a resource address",
+                       "addresses look like KIND.NAME, KIND.NAME[2], KIND.NAME[\"key\"] or "
+                       "module.NAME (everything in a module), and [*] stands for any index "
+                       "(instance.web[*], module.app[*].network.main); `cairn state list` and "
+                       "`cairn graph` show them",
+                       {}});
+      continue;
+    }
+    if (std::none_of(known.begin(), known.end(),
+                     [&](const ResourceAddress& a) { return pattern->Matches(a); })) {
+      std::vector<std::string> candidates;
+      for (const ResourceAddress& a : known) {
+        candidates.push_back(a.ToString());
+        candidates.push_back(a.BaseString());
+      }
+      std::string hint = DidYouMean(text, candidates);
+      diags.push_back(
+          {Severity::kError,
+           "unknown_target",
+           flag + " \"" + text + "\" matches no resource in the manifests or the state",
+           hint.empty() ? "`cairn state list` and `cairn graph` show the addresses" : hint,
+           {}});
+      continue;
+    }
+    // An address takes the objects its resources deposed too.
+    for (const auto& c : changes) {
+      if (pattern->Matches(c.parsed_address)) named.push_back(c.address);
+    }
+  }
+  return named;
+}
+
+}  // namespace
+
 std::set<std::string> SelectTargets(const std::vector<PlannedChange>& changes,
                                     const StackConfig& config, const StateSnapshot& state,
                                     const std::vector<std::string>& targets,
@@ -81,69 +137,7 @@ std::set<std::string> SelectTargets(const std::vector<PlannedChange>& changes,
     for (const auto& d : c.prior_depends_on) dependents[d].push_back(c.address);
     for (const auto& d : c.depends_on) dependents[d].push_back(c.address);
   }
-  // Every address the stack knows, to tell "nothing to do" from "no such".
-  std::set<std::string> known;
-  for (const auto& r : config.resources) {
-    known.insert(r.address.ToString());
-    known.insert(r.address.BaseString());
-  }
-  for (const auto& [addr, rs] : state.resources) {
-    known.insert(addr);
-    if (auto parsed = ParseStateAddress(addr)) {
-      known.insert(parsed->ToString());
-      known.insert(parsed->BaseString());
-    }
-  }
-  std::vector<std::string> work;
-  for (const auto& t : targets) {
-    auto parsed = ResourceAddress::Parse(t);
-    // A module instance, or every instance of a module: all resources in it.
-    if (auto module = ParseModulePath(t); module && !parsed) {
-      size_t before = work.size();
-      for (const auto& c : changes) {
-        if (InModule(c.parsed_address.module, *module)) work.push_back(c.address);
-      }
-      bool declared =
-          std::any_of(config.resources.begin(), config.resources.end(),
-                      [&](const auto& r) { return InModule(r.address.module, *module); });
-      if (work.size() == before && !declared) {
-        diags.push_back({Severity::kError,
-                         "unknown_target",
-                         "--target \"" + t + "\" matches no resource in the manifests or the state",
-                         "`cairn state list` and `cairn graph` show the addresses",
-                         {}});
-      }
-      continue;
-    }
-    if (!parsed) {
-      diags.push_back({Severity::kError,
-                       "invalid_target",
-                       "--target \"" + t + "\" is not a resource address",
-                       "addresses look like KIND.NAME, KIND.NAME[2], KIND.NAME[\"key\"] or "
-                       "module.NAME (everything in a module); `cairn state list` and `cairn graph` "
-                       "show them",
-                       {}});
-      continue;
-    }
-    if (!known.count(t)) {
-      std::vector<std::string> candidates(known.begin(), known.end());
-      std::string hint = DidYouMean(t, candidates);
-      diags.push_back(
-          {Severity::kError,
-           "unknown_target",
-           "--target \"" + t + "\" matches no resource in the manifests or the state",
-           hint.empty() ? "`cairn state list` and `cairn graph` show the addresses" : hint,
-           {}});
-      continue;
-    }
-    // An address takes the objects its resources deposed too.
-    bool whole = std::holds_alternative<std::monostate>(parsed->index);
-    for (const auto& c : changes) {
-      if (c.parsed_address == *parsed || (whole && c.parsed_address.BaseString() == t)) {
-        work.push_back(c.address);
-      }
-    }
-  }
+  std::vector<std::string> work = NamedChanges(changes, config, state, targets, "--target", diags);
   std::set<std::string> selected;
   while (!work.empty()) {
     std::string a = work.back();
@@ -160,6 +154,40 @@ std::set<std::string> SelectTargets(const std::vector<PlannedChange>& changes,
     }
   }
   return selected;
+}
+
+std::set<std::string> ExcludeTargets(const std::vector<PlannedChange>& changes,
+                                     const StackConfig& config, const StateSnapshot& state,
+                                     const std::vector<std::string>& excludes,
+                                     std::vector<Diagnostic>& diags) {
+  std::map<std::string, const PlannedChange*> by_address;
+  std::map<std::string, std::vector<std::string>> dependents;  // of a create or update
+  for (const auto& c : changes) {
+    by_address[c.address] = &c;
+    if (c.action == Action::kDelete) continue;
+    for (const auto& d : c.depends_on) dependents[d].push_back(c.address);
+  }
+  std::vector<std::string> work =
+      NamedChanges(changes, config, state, excludes, "--exclude", diags);
+  std::set<std::string> excluded;
+  while (!work.empty()) {
+    std::string a = work.back();
+    work.pop_back();
+    auto it = by_address.find(a);
+    if (it == by_address.end() || !excluded.insert(a).second) continue;
+    const PlannedChange& c = *it->second;
+    if (c.action == Action::kDelete) {
+      // Kept, it still uses what it depends on: their deletes wait too.
+      for (const auto& d : c.prior_depends_on) {
+        auto dep = by_address.find(d);
+        if (dep != by_address.end() && dep->second->action == Action::kDelete) work.push_back(d);
+      }
+    } else if (auto deps = dependents.find(a); deps != dependents.end()) {
+      // What is made from it cannot be made without it.
+      work.insert(work.end(), deps->second.begin(), deps->second.end());
+    }
+  }
+  return excluded;
 }
 
 Diagnostic ResolveFailure(const std::string& what, const ResolveError& e,
@@ -403,10 +431,10 @@ void PlanOutputs(const StackConfig& config, const StateSnapshot& state, const Pl
         }
       }
     }
-  } else if (!options.targets.empty()) {
-    // A targeted destroy keeps every output whose value still resolves once
-    // its deletes are made: those that refer to nothing it destroys (nor to
-    // anything never made). The others are removed, as a destroy removes all.
+  } else if (!options.targets.empty() || !options.excludes.empty()) {
+    // A targeted destroy (or one with exclusions) keeps every output whose value still resolves
+    // once its deletes are made: those that refer to nothing it destroys (nor to anything never
+    // made). The others are removed, as a destroy removes all.
     for (const auto& c : plan.changes) {
       if (c.action == Action::kDelete) planned.erase(c.address);
     }

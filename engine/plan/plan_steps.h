@@ -11,7 +11,8 @@
 //   4. deletes          PlanDeletes: what the state holds and the manifests
 //                       no longer do, dependents first (one topological
 //                       order for the engine: engine/graph/topological_order.h)
-//   5. targets          SelectTargets: --target and what it brings in
+//   5. targets          SelectTargets: --target and what it brings in;
+//                       ExcludeTargets: --exclude and what it holds back
 //   6. outputs, checks  PlanOutputs, PlanChecks
 //   7. pending          the journal's unfinished operations (plan.cc)
 //
@@ -143,6 +144,18 @@ std::set<std::string> SelectTargets(const std::vector<PlannedChange>& changes,
                                     const StackConfig& config, const StateSnapshot& state,
                                     const std::vector<std::string>& targets,
                                     std::vector<Diagnostic>& diags);
+
+// The changes --exclude holds back (OpenTofu's -exclude): those its patterns
+// name, and what cannot be done without them:
+//   - a create or update held back holds back every create or update that
+//     depends on it;
+//   - a delete held back holds back the deletes of what it depends on,
+//     which must outlive it.
+// A pattern that is not one, or names nothing, is an error as for targets.
+std::set<std::string> ExcludeTargets(const std::vector<PlannedChange>& changes,
+                                     const StackConfig& config, const StateSnapshot& state,
+                                     const std::vector<std::string>& excludes,
+                                     std::vector<Diagnostic>& diags);
 
 // The outputs the plan records (with their preconditions decided as far as
 // they can be; a targeted destroy keeps those that still resolve once its

@@ -85,7 +85,7 @@ TEST_CASE("cairn completion bash: commands, subcommands, options and files, as b
 
   // A command's own options and the global ones; values are files.
   CHECK(Complete(script, {"cairn", "plan", "--ta"}, dir.path()) ==
-        std::vector<std::string>{"--target"});
+        std::vector<std::string>{"--target", "--target-file"});
   CHECK(Has(Complete(script, {"cairn", "apply", "--no-c"}, dir.path()), "--no-color"));
   CHECK_FALSE(Has(Complete(script, {"cairn", "validate", "--"}, dir.path()), "--listen"));
   CHECK(Has(Complete(script, {"cairn", "serve", "--"}, dir.path()), "--listen"));

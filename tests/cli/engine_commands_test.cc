@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "engine/state/sqlite_state_store.h"
@@ -339,6 +340,56 @@ TEST_CASE("a --target plan holds only the target and its dependencies") {
   auto j = json::parse(r.out);
   REQUIRE(j["changes"].size() == 1);
   CHECK(j["changes"][0]["address"] == "network.app");
+}
+
+TEST_CASE("--exclude, patterns and target files: everything but what is left alone") {
+  Env e;
+  auto addresses = [](const std::string& out) {
+    std::set<std::string> a;
+    const json plan = json::parse(out);
+    for (const auto& c : plan["changes"]) a.insert(c["address"].get<std::string>());
+    return a;
+  };
+  auto r = e.Cairn({"plan", e.stack, "--exclude", "instance.web[*]", "--json"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(addresses(r.out) == std::set<std::string>{"network.app", "ssh_key.deploy"});
+  auto t = e.Cairn({"plan", e.stack, "--target", "instance.web[*]", "--json"});
+  REQUIRE(t.exit_code == 0);
+  CHECK(addresses(t.out).count("instance.web[1]") == 1);
+
+  // One address or pattern a line; blank lines and comments skipped.
+  WriteFile(e.dir.path() + "/keep.txt", "# not yet\n\n  instance.web[*]  \n");
+  auto a =
+      e.Cairn({"apply", e.stack, "--exclude-file", e.dir.path() + "/keep.txt", "--auto-approve"});
+  INFO(a.out << a.err);
+  REQUIRE(a.exit_code == 0);
+  CHECK(e.Names("/api/v1/compute").empty());
+  CHECK(e.Names("/api/v1/networking") == std::vector<std::string>{"app"});
+
+  WriteFile(e.dir.path() + "/targets.txt", "instance.web[1]\n");
+  auto one =
+      e.Cairn({"apply", e.stack, "--target-file", e.dir.path() + "/targets.txt", "--auto-approve"});
+  REQUIRE(one.exit_code == 0);
+  CHECK(e.Names("/api/v1/compute") == std::vector<std::string>{"web-1"});
+
+  // Misuse: both at once, a file that cannot be read, a pattern naming
+  // nothing, and a saved plan given targets it could not honour.
+  auto both = e.Cairn({"plan", e.stack, "--target", "network.app", "--exclude", "ssh_key.deploy"});
+  CHECK(both.exit_code == 1);
+  CHECK(both.err.find("--target and --exclude cannot be used together") != std::string::npos);
+  auto missing = e.Cairn({"plan", e.stack, "--target-file", e.dir.path() + "/nope.txt"});
+  CHECK(missing.exit_code == 1);
+  CHECK(missing.err.find("--target-file " + e.dir.path() + "/nope.txt: ") != std::string::npos);
+  auto nothing = e.Cairn({"plan", e.stack, "--exclude", "module.app[*].network.main"});
+  CHECK(nothing.exit_code == 1);
+  CHECK(nothing.err.find("--exclude \"module.app[*].network.main\" matches no resource") !=
+        std::string::npos);
+  const std::string saved = e.dir.path() + "/p.plan";
+  REQUIRE(e.Cairn({"plan", e.stack, "--out", saved}).exit_code == 0);
+  auto refused = e.Cairn({"apply", saved, "--target", "instance.web[0]"});
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.err.find("a saved plan is applied exactly as planned") != std::string::npos);
 }
 
 TEST_CASE("drift: none, then changed, deleted and unmanaged, with exit codes and JSON") {

@@ -1004,3 +1004,74 @@ TEST_CASE("a residual that fails once its references are known is a plan error a
   CHECK(fresh.diagnostics[0].code == "invalid_function_argument");
   CHECK(fresh.diagnostics[0].summary.rfind("instance.web: rules[0]: cidrsubnet(): ", 0) == 0);
 }
+
+TEST_CASE("a target pattern names every instance its [*] stands for") {
+  StackConfig cfg;
+  cfg.resources.push_back(Res("ssh_key.k", {{"name", "k"}, {"public_key", "ssh-ed25519 AAAA"}}));
+  for (const char* m : {"module.app[0]", "module.app[1]"}) {
+    const std::string net = std::string(m) + ".network.main";
+    cfg.resources.push_back(Res(net, {{"name", "n"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+    cfg.resources.push_back(
+        Res(std::string(m) + ".instance.web", {{"name", "w"}, {"region", "eu"}}, {net}));
+  }
+  auto addresses = [&](std::vector<std::string> targets) {
+    auto opts = Opts();
+    opts.targets = std::move(targets);
+    auto r = MakePlan(cfg, {}, {}, Kinds(), opts);
+    CHECK(r.ok());
+    std::vector<std::string> out;
+    for (const auto& c : r.plan.changes) out.push_back(c.address);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  CHECK(addresses({"module.app[*].network.main"}) ==
+        std::vector<std::string>{"module.app[0].network.main", "module.app[1].network.main"});
+  CHECK(addresses({"module.app[*].instance.web[*]"}) ==
+        std::vector<std::string>{"module.app[0].instance.web", "module.app[0].network.main",
+                                 "module.app[1].instance.web", "module.app[1].network.main"});
+  // A pattern that matches nothing is an error, as an unknown address is.
+  auto opts = Opts();
+  opts.targets = {"module.db[*].network.main"};
+  auto r = MakePlan(cfg, {}, {}, Kinds(), opts);
+  REQUIRE(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].code == "unknown_target");
+}
+
+TEST_CASE("an exclusion holds back what it names and what cannot be done without it") {
+  WebStack web;
+  // Everything is new: excluding an instance holds back what is built on
+  // it (the volume on app[0], the firewall on both), not what it is built
+  // on.
+  StateSnapshot empty;
+  auto planned = [&](const StateSnapshot& st, std::vector<std::string> excludes,
+                     bool destroy = false) {
+    auto o = Opts();
+    o.excludes = std::move(excludes);
+    o.destroy = destroy;
+    auto r = MakePlan(web.cfg, st, {}, WebStack::AllKinds(), o);
+    CHECK(r.ok());
+    std::set<std::string> out;
+    for (const auto& c : r.plan.changes) {
+      if (c.action != Action::kNoOp) out.insert(c.address);
+    }
+    return out;
+  };
+  CHECK(planned(empty, {"instance.app[0]"}) ==
+        std::set<std::string>{"ssh_key.deploy", "network.core", "instance.app[1]"});
+  CHECK(planned(empty, {"instance.app[*]"}) ==
+        std::set<std::string>{"ssh_key.deploy", "network.core"});
+  CHECK(planned(empty, {"volume.data"}) ==
+        std::set<std::string>{"ssh_key.deploy", "network.core", "instance.app[0]",
+                              "instance.app[1]", "firewall.web"});
+  // A destroy that keeps the volume keeps what it depends on, and what
+  // that depends on: app[0], the network and the key.
+  CHECK(planned(web.st, {"volume.data[\"db\"]"}, true) ==
+        std::set<std::string>{"firewall.web", "instance.app[1]"});
+  // An exclusion that names nothing is an error.
+  auto o = Opts();
+  o.excludes = {"instance.nope"};
+  auto r = MakePlan(web.cfg, web.st, {}, WebStack::AllKinds(), o);
+  REQUIRE(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].code == "unknown_target");
+  CHECK(r.diagnostics[0].summary.starts_with("--exclude \"instance.nope\""));
+}
