@@ -2,6 +2,31 @@
 
 namespace cairn {
 
+namespace {
+
+void CollectStrings(const Value& v, std::vector<std::string>& out) {
+  if (v.is_string()) {
+    if (!v.get_ref<const std::string&>().empty()) out.push_back(v.get<std::string>());
+  } else if (v.is_structured()) {
+    for (const auto& item : v) CollectStrings(item, out);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> SensitiveStrings(const std::map<std::string, Value>& variables,
+                                          const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  for (const std::string& name : names) {
+    if (auto it = variables.find(name); it != variables.end()) CollectStrings(it->second, out);
+  }
+  return out;
+}
+
+std::vector<std::string> StackConfig::SensitiveStrings() const {
+  return cairn::SensitiveStrings(variables, sensitive_variables);
+}
+
 const ResourceConfig* StackConfig::Find(const ResourceAddress& addr) const {
   if (!resource_index.empty()) {
     auto it = resource_index.find(addr.ToString());

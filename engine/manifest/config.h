@@ -140,6 +140,12 @@ struct BackendConfig {
   std::string stack_name;
 };
 
+// The non-empty strings in the values of the variables `names` (of
+// `variables`), nested ones included: what reports mask
+// (engine/report/plan_report.h).
+std::vector<std::string> SensitiveStrings(const std::map<std::string, Value>& variables,
+                                          const std::vector<std::string>& names);
+
 struct StackConfig {
   std::string root;  // the stack directory
   std::vector<ResourceConfig> resources;
@@ -151,6 +157,8 @@ struct StackConfig {
   BackendConfig backend;
   std::map<std::string, Value> variables;  // resolved values
   std::vector<std::string> sensitive_variables;
+  // SensitiveStrings(variables, sensitive_variables).
+  std::vector<std::string> SensitiveStrings() const;
   // The stack's own locals (`kind: local`), in expression form (expr.h);
   // those built from a sensitive value are in sensitive_locals.
   std::map<std::string, Value> locals;

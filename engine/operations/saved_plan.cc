@@ -123,6 +123,7 @@ Status PrepareSavedPlan(Plan& plan, const StackConfig& config, bool recursive,
   }
   plan.saved = true;
   plan.variables = config.variables;
+  plan.sensitive_variables = config.sensitive_variables;
   plan.backend = config.backend;
   plan.manifests = std::move(*digests);
   plan.recursive = recursive;

@@ -103,13 +103,7 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
   // targets have selected. The values of sensitive variables, masked in
   // condition messages.
   plan::Refusals refusals;
-  std::vector<std::string> secrets;
-  for (const auto& name : config.sensitive_variables) {
-    auto it = config.variables.find(name);
-    if (it != config.variables.end() && it->second.is_string()) {
-      secrets.push_back(it->second.get<std::string>());
-    }
-  }
+  std::vector<std::string> secrets = config.SensitiveStrings();
 
   const std::set<std::string> forced =
       plan::ForcedReplacements(config, options.replace, result.diagnostics);
@@ -471,6 +465,7 @@ Value PlanToJson(const Plan& plan) {
     out["recursive"] = plan.recursive;
   }
   if (!plan.variables.empty()) out["variables"] = plan.variables;
+  if (!plan.sensitive_variables.empty()) out["sensitive_variables"] = plan.sensitive_variables;
   return out;
 }
 
@@ -570,6 +565,10 @@ Result<Plan> PlanFromJson(const Value& j) {
       }
       for (const auto& [name, v] : vars->items()) plan.variables[name] = v;
     }
+    for (const auto& name : j.value("sensitive_variables", Value::array())) {
+      plan.sensitive_variables.push_back(name.get<std::string>());
+    }
+    plan.sensitive_values = SensitiveStrings(plan.variables, plan.sensitive_variables);
     if (plan.saved && !plan.pending.empty()) {
       return Status::InvalidArgument(
           "malformed plan: a saved plan with pending operations (none is saved over them)");

@@ -190,6 +190,9 @@ struct Plan {
   // `cairn apply FILE` loads the stack's provider and backend settings with
   // them, so the --var values given at plan time need not be given again.
   std::map<std::string, Value> variables;
+  // Which of them are sensitive: read back, their strings are the saved
+  // plan's sensitive_values again, so that what shows it masks them.
+  std::vector<std::string> sensitive_variables;
   // Saved plans only: the stack they apply to (engine/operations/saved_plan.h).
   // Its backend settings, which name the state the plan was made against; its
   // manifest files by path relative to the stack directory, each with

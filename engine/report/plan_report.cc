@@ -29,7 +29,9 @@ Style StyleFor(const PlannedChange& c) {
   return {"   ", "", ""};
 }
 
-Value Mask(const Value& v, const std::vector<std::string>& sensitive) {
+}  // namespace
+
+Value MaskSensitive(const Value& v, const std::vector<std::string>& sensitive) {
   if (IsUnknown(v)) return v;
   if (v.is_string()) {
     for (const auto& s : sensitive) {
@@ -39,11 +41,13 @@ Value Mask(const Value& v, const std::vector<std::string>& sensitive) {
   }
   if (v.is_structured()) {
     Value out = v;
-    for (auto& item : out) item = Mask(item, sensitive);
+    for (auto& item : out) item = MaskSensitive(item, sensitive);
     return out;
   }
   return v;
 }
+
+namespace {
 
 std::string Dump(const Value& v) {
   if (IsUnknown(v)) return "(known after apply)";
@@ -68,7 +72,7 @@ std::string Dump(const Value& v) {
 }  // namespace
 
 std::string RenderValue(const Value& v, const std::vector<std::string>& sensitive_values) {
-  return Dump(Mask(v, sensitive_values));
+  return Dump(MaskSensitive(v, sensitive_values));
 }
 
 std::string PlanSummaryLine(const Plan& plan) {

@@ -22,6 +22,10 @@ struct ReportOptions {
 
 std::string RenderPlanText(const Plan& plan, const ReportOptions& opts = {});
 
+// `v` with each string holding one of `sensitive` (the values of sensitive
+// variables) replaced by "(sensitive)", at any depth.
+Value MaskSensitive(const Value& v, const std::vector<std::string>& sensitive);
+
 // One value as shown in reports: JSON text, unknowns and sensitive values masked.
 std::string RenderValue(const Value& v, const std::vector<std::string>& sensitive_values);
 

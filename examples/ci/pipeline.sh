@@ -41,8 +41,10 @@ plan)
   echo "plan: $([ "$status" -eq 2 ] && echo changes || echo no changes), saved to $out/ci.plan"
   ;;
 apply)
-  # 5. After the merge: the reviewed plan, checked again against the
-  #    policies, applied as saved (refused if the state moved since).
+  # 5. After the merge: the reviewed plan, shown in the job's log, checked
+  #    again against the policies, applied as saved (refused if the state
+  #    moved since).
+  "$cairn" show "$out/ci.plan"
   "$cairn" apply "$out/ci.plan" "$stack" --policy "$policies"
   ;;
 *)

@@ -52,6 +52,8 @@ TEST_CASE("the CI recipe of docs/ci.md: plan on the pull request, apply the save
   auto apply = job("apply");
   INFO(apply.out << apply.err);
   REQUIRE(apply.exit_code == 0);
+  // The job's log shows the saved plan before applying it.
+  CHECK(apply.out.find("Saved plan " + out + "/ci.plan, made in ") != std::string::npos);
   CHECK(e.Names("/api/v1/storage") == std::vector<std::string>{"data"});
 
   // A pull request that opens SSH to the world: the plan job fails, and no

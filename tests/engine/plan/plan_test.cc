@@ -1075,3 +1075,15 @@ TEST_CASE("an exclusion holds back what it names and what cannot be done without
   CHECK(r.diagnostics[0].code == "unknown_target");
   CHECK(r.diagnostics[0].summary.starts_with("--exclude \"instance.nope\""));
 }
+
+TEST_CASE("a saved plan keeps which variables are sensitive, and masks them when read back") {
+  Plan p;
+  p.variables = {{"env", "prod"}, {"db", Value({{"password", "s3cret-pw"}, {"port", 5432}})}};
+  p.sensitive_variables = {"db"};
+  auto back = PlanFromJson(PlanToJson(p));
+  REQUIRE(back.ok());
+  CHECK(back->sensitive_variables == std::vector<std::string>{"db"});
+  CHECK(back->sensitive_values == std::vector<std::string>{"s3cret-pw"});
+  CHECK(RenderValue("u:s3cret-pw@h", back->sensitive_values) == "(sensitive)");
+  CHECK(RenderValue("prod", back->sensitive_values) == "\"prod\"");
+}
