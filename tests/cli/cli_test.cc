@@ -32,10 +32,10 @@ TEST_CASE("an unknown command is a clear error with exit 1") {
 }
 
 TEST_CASE("an unknown command says what it may have meant") {
-  auto show = RunCairn({"show"});
-  CHECK(show.exit_code == 1);
-  CHECK(show.err ==
-        "error: unknown command \"show\"; did you mean 'cairn state show'?\n"
+  auto pull = RunCairn({"pull"});
+  CHECK(pull.exit_code == 1);
+  CHECK(pull.err ==
+        "error: unknown command \"pull\"; did you mean 'cairn state pull'?\n"
         "Run 'cairn --help' for the commands.\n");
   auto typo = RunCairn({"--no-color", "plna", "x"});
   CHECK(typo.exit_code == 1);
