@@ -50,7 +50,9 @@ std::string RefuseOverwrite(const std::string& path, const EngineSession& sessio
   auto text = PosixEnv().ReadFile(path, kLimit);
   if (text.ok() && text->empty()) return "";
   if (text.ok()) {
-    auto json = ParseJson(*text);
+    // Only the top level's keys matter: a plan's changes are parsed, not
+    // kept (at 100,000 of them, they would be a Value of a GB).
+    auto json = ParseJson(*text, kMaxValueDepth, /*keep_depth=*/2);
     if (json.ok() && json->is_object() && json->contains("format_version") &&
         json->contains("changes"))
       return "";
