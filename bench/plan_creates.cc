@@ -14,7 +14,9 @@
 // Several binaries can be given (`--cairn OLD --cairn NEW`): each run runs
 // every command with each binary in turn, so that old and new are measured
 // alternately on one machine, under the same load. Peak RSS is the maximum
-// resident set of the command, as GNU time(1) reports it (`%M`).
+// resident set of the command, and CPU its user + system time, as GNU
+// time(1) reports them (`%M`, `%U`, `%S`): on a loaded machine CPU time
+// varies less than wall time.
 //
 // Usage: plan_creates [--cairn PATH]... [--creates 10000,100000] [--runs 3]
 //                     [--modes out,out-again,json,text] [--work DIR (kept; default: a temporary
@@ -90,6 +92,7 @@ void WriteCreatesStack(const std::string& dir, int total) {
 
 struct Measured {
   double seconds = 0;
+  double cpu_seconds = 0;
   double rss_mb = 0;
   size_t output_bytes = 0;
 };
@@ -101,7 +104,7 @@ Measured RunPlan(const std::string& cairn, const LocalServer& server, const std:
   const std::string time_file = scratch + "/time.txt", plan_file = scratch + "/plan.json";
   std::vector<std::string> argv = {kGnuTime,
                                    "-f",
-                                   "%M",
+                                   "%U %S %M",
                                    "-o",
                                    time_file,
                                    "/usr/bin/timeout",
@@ -128,14 +131,18 @@ Measured RunPlan(const std::string& cairn, const LocalServer& server, const std:
     Die(cairn + " plan (" + mode + "): exit " + std::to_string(r.exit_code) +
         " (expected 2)\n--- stderr\n" + r.err.substr(0, 4000));
   }
-  // GNU time writes "Command exited with non-zero status 2" before the figure.
+  // GNU time writes "Command exited with non-zero status 2" before the figures.
   std::string figures = ReadFile(time_file);
   std::istringstream lines(figures);
   std::string last;
   for (std::string line; std::getline(lines, line);) {
     if (!line.empty()) last = line;
   }
-  m.rss_mb = std::stod(last) / 1024.0;  // KiB
+  std::istringstream fields(last);
+  double user = 0, system = 0, rss_kib = 0;
+  fields >> user >> system >> rss_kib;
+  m.cpu_seconds = user + system;
+  m.rss_mb = rss_kib / 1024.0;
   m.output_bytes = mode == "out" || mode == "out-again" ? std::filesystem::file_size(plan_file)
                                                         : static_cast<size_t>(r.out.size());
   return m;
@@ -207,16 +214,20 @@ int Run(int argc, char** argv) {
         }
       }
       for (size_t b = 0; b < binaries.size(); ++b) {
-        std::vector<double> secs, rss;
+        std::vector<double> secs, cpu, rss;
         for (const auto& m : results[b]) {
           secs.push_back(m.seconds);
+          cpu.push_back(m.cpu_seconds);
           rss.push_back(m.rss_mb);
         }
         std::string what = mode == "text" ? "plan" : mode == "json" ? "plan --json" : "plan --out";
         if (mode == "out-again") what += " (again)";
-        std::printf("%d creates, %-20s binary %zu: %.2f s [%s], peak RSS %.0f MB [%s], %zu bytes\n",
-                    n, what.c_str(), b + 1, Median(secs), Runs(secs, 2).c_str(), Median(rss),
-                    Runs(rss, 0).c_str(), results[b].back().output_bytes);
+        std::printf(
+            "%d creates, %-20s binary %zu: %.2f s [%s], CPU %.2f s [%s], peak RSS %.0f MB [%s], "
+            "%zu bytes\n",
+            n, what.c_str(), b + 1, Median(secs), Runs(secs, 2).c_str(), Median(cpu),
+            Runs(cpu, 2).c_str(), Median(rss), Runs(rss, 0).c_str(),
+            results[b].back().output_bytes);
       }
     }
     std::printf("\n");
