@@ -18,7 +18,7 @@ bool ContainsUnknown(const Value& v) {
   return false;
 }
 
-Result<Value> ParseJson(std::string_view text, int max_depth) {
+Result<Value> ParseJson(std::string_view text, int max_depth, int keep_depth) {
   // A raw NUL is never valid JSON (inside strings it must be escaped), and
   // the lexer would stop at it as if the input ended there.
   if (text.find('\0') != std::string_view::npos)
@@ -26,15 +26,17 @@ Result<Value> ParseJson(std::string_view text, int max_depth) {
   bool too_deep = false;
   // The callback's depth is that of the enclosing container (0 at the top),
   // so an opening bracket at depth d starts nesting level d + 1. Refusing it
-  // keeps nothing below it: the parser itself is iterative.
+  // keeps nothing below it: the parser itself is iterative. The callback
+  // is still called for what is below (so depth is checked there too).
   Value::parser_callback_t bound = [&](int depth, Value::parse_event_t event, Value&) {
-    if ((event == Value::parse_event_t::object_start ||
-         event == Value::parse_event_t::array_start) &&
-        depth >= max_depth) {
+    if (event != Value::parse_event_t::object_start && event != Value::parse_event_t::array_start) {
+      return true;
+    }
+    if (depth >= max_depth) {
       too_deep = true;
       return false;
     }
-    return true;
+    return depth < keep_depth;
   };
   Value v = Value::parse(text.begin(), text.end(), bound, /*allow_exceptions=*/false);
   if (too_deep) {

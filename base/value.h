@@ -43,6 +43,11 @@ inline constexpr int kMaxValueDepth = 64;
 // JSON, when anything but whitespace follows the value (a NUL byte included:
 // nlohmann's lexer would take it for the end of input), or when lists and
 // mappings nest deeper than `max_depth`; no partial value is built.
-Result<Value> ParseJson(std::string_view text, int max_depth = kMaxValueDepth);
+// A list or mapping that opens `keep_depth` or more levels deep (the value
+// itself is at level 0, its members at 1) is checked as the rest, but left
+// out of the result: ParseJson(text, kMaxValueDepth, 2) gives an object's
+// members with only their scalars, at a fraction of the whole's memory.
+Result<Value> ParseJson(std::string_view text, int max_depth = kMaxValueDepth,
+                        int keep_depth = kMaxValueDepth);
 
 }  // namespace cairn

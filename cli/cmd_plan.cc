@@ -6,7 +6,9 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "base/duration.h"
 #include "base/env.h"
@@ -49,7 +51,9 @@ std::string RefuseOverwrite(const std::string& path, const EngineSession& sessio
   auto text = PosixEnv().ReadFile(path, kLimit);
   if (text.ok() && text->empty()) return "";
   if (text.ok()) {
-    auto json = ParseJson(*text);
+    // Only the top level's keys matter: a plan's changes are parsed, not
+    // kept (at 100,000 of them, they would be a Value of a GB).
+    auto json = ParseJson(*text, kMaxValueDepth, /*keep_depth=*/2);
     if (json.ok() && json->is_object() && json->contains("format_version") &&
         json->contains("changes"))
       return "";
@@ -58,6 +62,21 @@ std::string RefuseOverwrite(const std::string& path, const EngineSession& sessio
       text.ok() ? "not a Cairn plan" : text.status().message() + ", not a Cairn plan";
   return path + " exists and is " + what +
          ": not overwritten; pass --force to replace it, or save the plan elsewhere";
+}
+
+// Returns `use(copy)`, where `copy` is a copy of `plan` holding `plan`'s
+// changes for the call, moved there and back rather than copied: they are
+// most of a large plan, and the outputs that differ from the plan (the
+// saved plan's variables, --json's hidden sensitive outputs) leave them as
+// they are. `use` must not change them.
+template <typename Use>
+auto WithPlanCopy(Plan& plan, Use use) {
+  std::vector<PlannedChange> changes = std::exchange(plan.changes, {});
+  Plan copy = plan;
+  copy.changes = std::move(changes);
+  auto result = use(copy);
+  plan.changes = std::move(copy.changes);
+  return result;
 }
 
 std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
@@ -229,9 +248,15 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
                 << "\n";
     }
     if (!f->out.empty() && !violated) {
-      Plan saved = *plan;  // with the variables, which the other outputs leave out
-      Status st = PrepareSavedPlan(saved, session->config(), f->stack.recursive, {}, PosixEnv());
-      if (st.ok()) st = PosixEnv().WriteFileAtomically(f->out, PlanToJson(saved).dump(2) + "\n");
+      // With the variables, which the other outputs leave out.
+      Status st = WithPlanCopy(*plan, [&](Plan& saved) {
+        Status prepared =
+            PrepareSavedPlan(saved, session->config(), f->stack.recursive, {}, PosixEnv());
+        if (!prepared.ok()) return prepared;
+        std::string text = PlanToJsonText(saved);
+        text += '\n';
+        return PosixEnv().WriteFileAtomically(f->out, text);
+      });
       if (!st.ok()) {
         std::cerr << "error: " << st.message() << "\n";
         return failed();
@@ -248,13 +273,17 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
     if (f->json) {
       // For reading: a sensitive output's value is not shown (a saved plan,
       // which apply reads, keeps it).
-      Plan shown = *plan;
-      for (auto& o : shown.outputs) {
-        if (o.sensitive) o.value = "(sensitive)";
+      Value members = Value::object();
+      if (!policies->policies.empty()) {
+        members["policy_results"] = PolicyResultsToJson(policy_results);
       }
-      Value json = PlanToJson(shown);
-      if (!policies->policies.empty()) json["policy_results"] = PolicyResultsToJson(policy_results);
-      std::cout << Redact(json.dump(2)) << "\n";
+      std::string text = WithPlanCopy(*plan, [&](Plan& shown) {
+        for (auto& o : shown.outputs) {
+          if (o.sensitive) o.value = "(sensitive)";
+        }
+        return PlanToJsonText(shown, members);
+      });
+      std::cout << Redact(text) << "\n";
     } else if (f->markdown) {
       std::cout << RenderPlanMarkdown(*plan);
       if (!policy_results.empty())

@@ -362,37 +362,42 @@ std::vector<ConditionConfig> ConditionsFromJson(const Value& j) {
   return out;
 }
 
-Value PlanToJson(const Plan& plan) {
-  Value changes = Value::array();
-  for (const auto& c : plan.changes) {
-    Value diffs = Value::array();
-    for (const auto& d : c.changes) {
-      diffs.push_back({{"field", d.field},
-                       {"before", d.before},
-                       {"after", d.after},
-                       {"forces_replacement", d.forces_replacement}});
-    }
-    changes.push_back({{"address", c.address},
-                       {"kind", c.kind},
-                       {"action", ActionName(c.action)},
-                       {"remote_id", c.remote_id},
-                       {"before", c.before},
-                       {"after", c.after},
-                       {"changes", diffs},
-                       {"replace_fields", c.replace_fields},
-                       {"replace_reason", c.replace_reason},
-                       {"create_before_destroy", c.create_before_destroy},
-                       {"depends_on", c.depends_on},
-                       {"prior_depends_on", c.prior_depends_on},
-                       {"note", c.note}});
-    if (!c.moved_from.empty()) changes.back()["moved_from"] = c.moved_from;
-    if (!c.preconditions.empty()) {
-      changes.back()["preconditions"] = ConditionsToJson(c.preconditions);
-    }
-    if (!c.postconditions.empty()) {
-      changes.back()["postconditions"] = ConditionsToJson(c.postconditions);
-    }
+namespace {
+
+// One element of a plan's "changes". Built member by member: an initializer
+// list copies every element once more, and the changes are most of a plan.
+Value ChangeToJson(const PlannedChange& c) {
+  Value diffs = Value::array();
+  for (const auto& d : c.changes) {
+    Value diff = Value::object();
+    diff["field"] = d.field;
+    diff["before"] = d.before;
+    diff["after"] = d.after;
+    diff["forces_replacement"] = d.forces_replacement;
+    diffs.push_back(std::move(diff));
   }
+  Value out = Value::object();
+  out["address"] = c.address;
+  out["kind"] = c.kind;
+  out["action"] = ActionName(c.action);
+  out["remote_id"] = c.remote_id;
+  out["before"] = c.before;
+  out["after"] = c.after;
+  out["changes"] = std::move(diffs);
+  out["replace_fields"] = c.replace_fields;
+  out["replace_reason"] = c.replace_reason;
+  out["create_before_destroy"] = c.create_before_destroy;
+  out["depends_on"] = c.depends_on;
+  out["prior_depends_on"] = c.prior_depends_on;
+  out["note"] = c.note;
+  if (!c.moved_from.empty()) out["moved_from"] = c.moved_from;
+  if (!c.preconditions.empty()) out["preconditions"] = ConditionsToJson(c.preconditions);
+  if (!c.postconditions.empty()) out["postconditions"] = ConditionsToJson(c.postconditions);
+  return out;
+}
+
+// PlanToJson without "changes".
+Value PlanHeadToJson(const Plan& plan) {
   Value outputs = Value::array();
   for (const auto& o : plan.outputs) {
     outputs.push_back({{"name", o.name}, {"value", o.value}, {"sensitive", o.sensitive}});
@@ -434,7 +439,6 @@ Value PlanToJson(const Plan& plan) {
                  {"move", counts.move},
                  {"pending", counts.pending}}},
                {"pending_operations", pending},
-               {"changes", changes},
                {"outputs", outputs},
                {"output_changes", output_changes}};
   if (!plan.data.empty()) out["data"] = plan.data;
@@ -466,6 +470,59 @@ Value PlanToJson(const Plan& plan) {
   }
   if (!plan.variables.empty()) out["variables"] = plan.variables;
   if (!plan.sensitive_variables.empty()) out["sensitive_variables"] = plan.sensitive_variables;
+  return out;
+}
+
+// Appends `text`, a value's dump(2), as it prints nested at depth
+// `indent` / 2: each of its lines but the first indented `indent` spaces
+// more. Exact, since JSON text holds a newline only between tokens (a
+// string escapes its own).
+void AppendNested(std::string& out, const std::string& text, size_t indent) {
+  size_t from = 0;
+  for (size_t nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', from)) {
+    out.append(text, from, nl + 1 - from);
+    out.append(indent, ' ');
+    from = nl + 1;
+  }
+  out.append(text, from, std::string::npos);
+}
+
+}  // namespace
+
+Value PlanToJson(const Plan& plan) {
+  Value out = PlanHeadToJson(plan);
+  Value changes = Value::array();
+  changes.get_ref<Value::array_t&>().reserve(plan.changes.size());
+  for (const PlannedChange& c : plan.changes) changes.push_back(ChangeToJson(c));
+  out["changes"] = std::move(changes);
+  return out;
+}
+
+std::string PlanToJsonText(const Plan& plan, const Value& members) {
+  Value head = PlanHeadToJson(plan);
+  for (const auto& [key, value] : members.items()) head[key] = value;
+  head["changes"] = nullptr;  // where the changes go, in key order
+  // As dump(2) prints an object: "{}" never (a plan has members), else each
+  // member on its own line, indented 2.
+  std::string out = "{";
+  for (auto it = head.begin(); it != head.end(); ++it) {
+    out += it == head.begin() ? "\n  " : ",\n  ";
+    out += Value(it.key()).dump();
+    out += ": ";
+    if (it.key() != "changes") {
+      AppendNested(out, it.value().dump(2), 2);
+    } else if (plan.changes.empty()) {
+      out += "[]";
+    } else {
+      out += "[";
+      for (size_t i = 0; i < plan.changes.size(); ++i) {
+        out += i == 0 ? "\n    " : ",\n    ";
+        AppendNested(out, ChangeToJson(plan.changes[i]).dump(2), 4);
+      }
+      out += "\n  ]";
+    }
+  }
+  out += "\n}";
   return out;
 }
 

@@ -250,6 +250,11 @@ PlanResult MakePlan(const StackConfig& config, const StateSnapshot& state, const
 
 // JSON form of a plan (docs/plan-format.md), versioned by "format_version".
 Value PlanToJson(const Plan& plan);
+// PlanToJson(plan), with `members` (an object) added to its top level,
+// printed as dump(2) prints it, byte for byte. Made one change at a time,
+// so that the plan is never whole as a Value: that takes several times the
+// plan itself (at 100,000 creates, hundreds of MB), then the text as much again.
+std::string PlanToJsonText(const Plan& plan, const Value& members = Value::object());
 Result<Plan> PlanFromJson(const Value& json);
 
 }  // namespace cairn

@@ -36,6 +36,18 @@ TEST_CASE("ParseJson refuses nesting deeper than the limit, however deep, withou
   CHECK_FALSE(ParseJson(Nested(4), 3).ok());
 }
 
+TEST_CASE("ParseJson with a keep depth checks all of the text and keeps the top levels") {
+  const std::string text =
+      R"({"changes": [{"a": [1, {"b": 2}]}, {"c": 3}], "format_version": 3, "m": {"k": "v", "n": {}}})";
+  auto v = ParseJson(text, kMaxValueDepth, 2);
+  REQUIRE(v.ok());
+  CHECK(*v == Value::parse(R"({"changes": [], "format_version": 3, "m": {"k": "v"}})"));
+  // What is not kept is still parsed: an error in it, or too deep a nesting, refuses the text.
+  CHECK_FALSE(ParseJson(R"({"changes": [{"a": [1,]}]})", kMaxValueDepth, 2).ok());
+  CHECK_FALSE(ParseJson(std::string(100, '[') + std::string(100, ']'), kMaxValueDepth, 2).ok());
+  CHECK(ParseJson(std::string(10, '[') + std::string(10, ']'), kMaxValueDepth, 2).ok());
+}
+
 TEST_CASE("ParseJson refuses a NUL byte anywhere, which the lexer takes for the end") {
   CHECK_FALSE(ParseJson(std::string("{}\0garbage", 10)).ok());
   CHECK_FALSE(ParseJson(std::string("\"a\0b\"", 5)).ok());

@@ -515,6 +515,76 @@ TEST_CASE("a plan survives its JSON form, and a foreign format version is refuse
   CHECK_FALSE(PlanFromJson(Value{{"x", 1}}).ok());
 }
 
+TEST_CASE("a plan's JSON text is its JSON value as dump(2) prints it, byte for byte") {
+  // PlanToJsonText prints the changes one at a time; every member a plan
+  // can have is here, strings that need escaping too.
+  Plan plan;
+  CHECK(PlanToJsonText(plan) == PlanToJson(plan).dump(2));
+  plan.stack = "/stacks/web \"prod\"";
+  plan.lineage = "lin-1";
+  plan.serial = 12;
+  ConditionConfig cond{"${self.size > 1}", "too small:\n\tgrow it \u00e9", {"main.yaml", 3, 5, 7}};
+  PlannedChange create;
+  create.address = "instance.web[\"a\"]";
+  create.kind = "instance";
+  create.action = Action::kCreate;
+  create.after = {{"name", "web"}, {"network", "${network.core.id}"}, {"tags", {"a", "b"}}};
+  create.changes = {{"name", nullptr, "web", false},
+                    {"tags", nullptr, Value::array({"a", "b"}), false},
+                    {"empty", nullptr, Value::object(), false}};
+  create.depends_on = {"network.core"};
+  create.moved_from = "instance.old";
+  create.preconditions = {cond};
+  create.postconditions = {cond, cond};
+  PlannedChange replace;
+  replace.address = "network.core";
+  replace.kind = "network";
+  replace.action = Action::kReplace;
+  replace.remote_id = "n1";
+  replace.before = {{"cidr", "10.0.0.0/16"}, {"size", 1.5}, {"n", -3}};
+  replace.after = {{"cidr", "10.1.0.0/16"}};
+  replace.changes = {{"cidr", "10.0.0.0/16", "10.1.0.0/16", true}};
+  replace.replace_fields = {"cidr"};
+  replace.replace_reason = "tainted";
+  replace.create_before_destroy = true;
+  replace.prior_depends_on = {"vpc.x", "vpc.y"};
+  replace.note = "deleted outside Cairn; \x01";
+  plan.changes = {create, replace, PlannedChange{}};
+  plan.outputs = {{"ip", "${instance.web.ipv4}", false, {cond}}, {"pw", "hunter2", true, {}}};
+  plan.output_changes = {{"ip", Action::kUpdate, "1.2.3.4", UnknownValue(), false},
+                         {"pw", Action::kCreate, nullptr, "x", true}};
+  plan.checks = {{"health", {cond}, {"checks.yaml", 1, 1, 1}}};
+  plan.check_results = {{"health", CheckResult::Status::kFailed, {"down", "still down"}}};
+  plan.data = {{"data.image.debian", {{"id", "img-1"}}}};
+  plan.moves = {{"instance.old", "instance.web[\"a\"]"}};
+  plan.pending = {{"instance.x", "instance", Action::kDelete, "i9", "then destroyed"}};
+  plan.saved = true;
+  plan.variables = {
+      {"size", "big"}, {"zones", Value::array({"a", "b"})}, {"none", Value::object()}};
+  plan.backend.type = "sqlite";
+  plan.backend.path = ".cairn/state.db";
+  plan.manifests = {{"main.yaml", "sha256:00"}};
+  plan.recursive = true;
+  CHECK(PlanToJsonText(plan) == PlanToJson(plan).dump(2));
+  // Members added at the top level take their place in key order.
+  Value members = {{"policy_results", Value::array({{{"policy", "p"}, {"passed", true}}})},
+                   {"aaa", Value::object()},
+                   {"zzz", 1}};
+  Value whole = PlanToJson(plan);
+  for (const auto& [key, value] : members.items()) whole[key] = value;
+  CHECK(PlanToJsonText(plan, members) == whole.dump(2));
+  // And a plan made by MakePlan, creates with their fields.
+  StackConfig cfg;
+  cfg.resources.push_back(
+      Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+  cfg.resources.push_back(
+      Res("instance.web", {{"name", "web"}, {"region", "eu"}, {"network", "${network.core.id}"}},
+          {"network.core"}));
+  auto r = MakePlan(cfg, {}, {}, Kinds(), Opts());
+  REQUIRE(r.ok());
+  CHECK(PlanToJsonText(r.plan) == PlanToJson(r.plan).dump(2));
+}
+
 TEST_CASE("a saved plan's format_version and serial must be integers in range") {
   // Found by saved_plan_fuzz (tests/fuzz/regressions/saved_plan/): a float
   // format_version out of int's range was converted regardless.
