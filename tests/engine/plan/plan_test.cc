@@ -561,6 +561,7 @@ TEST_CASE("a plan's JSON text is its JSON value as dump(2) prints it, byte for b
   plan.saved = true;
   plan.variables = {
       {"size", "big"}, {"zones", Value::array({"a", "b"})}, {"none", Value::object()}};
+  plan.sensitive_variables = {"zones"};
   plan.backend.type = "sqlite";
   plan.backend.path = ".cairn/state.db";
   plan.manifests = {{"main.yaml", "sha256:00"}};
