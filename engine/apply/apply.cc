@@ -80,6 +80,12 @@ std::string TaintOf(bool create, const WaitResponse& wait) {
   return (create ? "provisioning failed: " : "failed after an update: ") + wait.failed_reason;
 }
 
+// The state key of the object a create_before_destroy replace of `c`
+// deposes.
+std::string DeposedKey(const PlannedChange& c) {
+  return StateKey{c.parsed_address, true}.ToString();
+}
+
 struct Node {
   const PlannedChange* change = nullptr;
   Action op = Action::kCreate;
@@ -249,7 +255,7 @@ class ApplyRun {
   void AdoptJournal() REQUIRES(mu_) {
     for (size_t i = 0; i < recover_.size(); ++i) {
       const PlannedChange& c = plan_.changes[i];
-      Node node{&c, ParseAction(recover_[i].action).value_or(Action::kDelete), false};
+      Node node{&c, recover_[i].action, false};
       node.entry = std::move(recover_[i]);
       const JournalEntry& e = node.entry;
       node.prepared = PreparedMutation{e.kind, node.op, e.method, e.path, e.body, e.remote_id};
@@ -281,7 +287,7 @@ class ApplyRun {
           delete_node[c.address] = add(c, Action::kDelete, false);
           break;
         case Action::kReplace:
-          delete_node[c.address] = add(c, Action::kDelete, c.create_before_destroy);
+          delete_node[c.address] = add(c, Action::kDelete, c.CreatesBeforeDeleting());
           create_node[c.address] = add(c, Action::kCreate, false);
           break;
       }
@@ -327,21 +333,21 @@ class ApplyRun {
           // was a cycle. The API lets go of a deleted object's references
           // (an instance leaves its firewalls; its volumes are detached).
           bool update_waits_for_new =
-              uses_new && c.action == Action::kReplace && !c.create_before_destroy;
+              uses_new && c.action == Action::kReplace && !c.CreatesBeforeDeleting();
           if (used_old) {
             if (const size_t* d = find(delete_node, other->address)) edge(*d, *del);
             if (const size_t* u = find(update_node, other->address); u && !update_waits_for_new) {
               edge(*u, *del);
             }
           }
-          if (c.create_before_destroy && c.action == Action::kReplace && uses_new) {
+          if (c.CreatesBeforeDeleting() && uses_new) {
             if (const size_t* n = find(create_node, other->address)) edge(*n, *del);
             if (const size_t* u = find(update_node, other->address)) edge(*u, *del);
           }
         }
         if (c.action == Action::kReplace) {
           size_t create = create_node.at(c.address);
-          if (c.create_before_destroy) {
+          if (c.CreatesBeforeDeleting()) {
             edge(create, *del);
           } else {
             edge(*del, create);
@@ -429,8 +435,7 @@ class ApplyRun {
       if (!index) continue;
       Node& node = nodes_[*index];
       if (!recovering_) {
-        Emit({ProgressEvent::Phase::kStart, node.change->address, ActionName(node.op),
-              node.change->remote_id});
+        Emit({ProgressEvent::Phase::kStart, node.change->address, node.op, node.change->remote_id});
       }
       Sent sent = Send(node);
       if (sent == Sent::kWatching) {
@@ -536,17 +541,17 @@ class ApplyRun {
         }
       }
       if (recovering_) {
-        events.push_back({ProgressEvent::Phase::kRecovered, node.change->address,
-                          ActionName(node.op), done_ids_[index], elapsed, node.how});
+        events.push_back({ProgressEvent::Phase::kRecovered, node.change->address, node.op,
+                          done_ids_[index], elapsed, node.how});
       } else {
-        events.push_back({ProgressEvent::Phase::kDone, node.change->address, ActionName(node.op),
+        events.push_back({ProgressEvent::Phase::kDone, node.change->address, node.op,
                           done_ids_[index], elapsed});
       }
     } else {
       progress.state = Node::State::kFailed;
       ++result_.summary.failed;
-      events.push_back({ProgressEvent::Phase::kFailed, node.change->address, ActionName(node.op),
-                        "", elapsed, last_error_[index]});
+      events.push_back({ProgressEvent::Phase::kFailed, node.change->address, node.op, "", elapsed,
+                        last_error_[index]});
       SkipDependents(index, events);
     }
     // Wake only whom this completion concerns: a waiting worker per new
@@ -613,7 +618,7 @@ class ApplyRun {
       ++result_.summary.skipped;
       events.push_back({ProgressEvent::Phase::kSkipped,
                         nodes_[s].change->address,
-                        ActionName(nodes_[s].op),
+                        nodes_[s].op,
                         "",
                         {},
                         "not attempted because " + nodes_[failed].change->address + " failed"});
@@ -649,8 +654,8 @@ class ApplyRun {
         auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(now - p.started);
         if (elapsed - p.last_report >= options_.progress_interval) {
           p.last_report = elapsed;
-          events.push_back({ProgressEvent::Phase::kStillRunning, n.change->address,
-                            ActionName(n.op), "", elapsed});
+          events.push_back(
+              {ProgressEvent::Phase::kStillRunning, n.change->address, n.op, "", elapsed});
         }
       }
       EmitAfter(lock, events);
@@ -847,8 +852,8 @@ class ApplyRun {
     CrashPoint("apply.prepared");
     JournalEntry& entry = node.entry;
     entry.seq = first_seq_ + static_cast<int64_t>(index);
-    entry.address = node.deposed ? c.address + kDeposedSuffix : c.address;
-    entry.action = ActionName(node.op);
+    entry.address = node.deposed ? DeposedKey(c) : c.address;
+    entry.action = node.op;
     entry.kind = c.kind;
     entry.remote_id = prep.id;
     entry.method = prepared->method;
@@ -859,7 +864,7 @@ class ApplyRun {
     entry.context = {{"depends_on", c.depends_on}};
     // The object a create_before_destroy replace deposes: recovery records
     // it as deposed, as this run would, rather than losing track of it.
-    if (node.op == Action::kCreate && c.action == Action::kReplace && c.create_before_destroy) {
+    if (node.op == Action::kCreate && c.CreatesBeforeDeleting()) {
       entry.context["deposes"] = c.remote_id;
     }
     node.prepared = std::move(*prepared);
@@ -940,7 +945,7 @@ class ApplyRun {
         MutexLock lock(mu_);
         started = progress_[index].started;
       }
-      Emit({ProgressEvent::Phase::kWaiting, c.address, ActionName(node.op),
+      Emit({ProgressEvent::Phase::kWaiting, c.address, node.op,
             node.op == Action::kDelete ? c.remote_id : node.sent->id,
             std::chrono::duration_cast<std::chrono::milliseconds>(clock_.Now() - started),
             node.op == Action::kDelete ? "waiting until deleted" : "waiting until ready"});
@@ -1004,10 +1009,10 @@ class ApplyRun {
     rs.depends_on = c.depends_on;
     rs.tainted = TaintOf(node.op == Action::kCreate, wait);
     commit.put.push_back(std::move(rs));  // commit.put[0]
-    if (c.action == Action::kReplace && c.create_before_destroy) {
+    if (c.CreatesBeforeDeleting()) {
       // The old object stays recorded, as deposed, until its delete commits.
       ResourceState old;
-      old.address = c.address + kDeposedSuffix;
+      old.address = DeposedKey(c);
       old.kind = c.kind;
       old.id = c.remote_id;
       old.attributes = c.before;
@@ -1048,7 +1053,7 @@ class ApplyRun {
     StateCommit commit;
     commit.journal_done = node.entry.seq;
     if (node.deposed) {
-      commit.remove.push_back(c.address + kDeposedSuffix);
+      commit.remove.push_back(DeposedKey(c));
     } else if (c.action == Action::kDelete || c.action == Action::kReplace) {
       commit.remove.push_back(c.address);
     }
@@ -1271,9 +1276,10 @@ void ApplySummary::AddRecovered(const ApplySummary& r) {
   interrupted = interrupted || r.interrupted;
 }
 
-std::string IdempotencyKey(const std::string& lineage, int64_t seq, const std::string& action,
+std::string IdempotencyKey(const std::string& lineage, int64_t seq, Action action,
                            const std::string& address) {
-  return "cairn-" + lineage + "-" + std::to_string(seq) + "-" + action + "-" + ShortHash(address);
+  return "cairn-" + lineage + "-" + std::to_string(seq) + "-" + ActionName(action) + "-" +
+         ShortHash(address);
 }
 
 Status CheckPlanIsCurrent(const Plan& plan, const StateSnapshot& state) {
@@ -1339,9 +1345,12 @@ namespace {
 PlannedChange RecoveredChange(const JournalEntry& e, const StateSnapshot& state) {
   PlannedChange c;
   c.address = e.address;
-  c.parsed_address = ParseStateAddress(e.address).value_or(ResourceAddress());
+  if (auto key = StateKey::Parse(e.address)) {
+    c.parsed_address = key->resource;
+    c.deposed = key->deposed;
+  }
   c.kind = e.kind;
-  c.action = ParseAction(e.action).value_or(Action::kDelete);
+  c.action = e.action;
   c.remote_id = e.remote_id;
   auto recorded = state.resources.find(e.address);
   c.before = recorded != state.resources.end() ? recorded->second.attributes : Value::object();
@@ -1354,7 +1363,7 @@ PlannedChange RecoveredChange(const JournalEntry& e, const StateSnapshot& state)
                                            it->is_string() && recorded != state.resources.end() &&
                                            recorded->second.id == it->get<std::string>()) {
     c.action = Action::kReplace;
-    c.create_before_destroy = true;
+    c.replace_order = ReplaceOrder::kCreateThenDelete;
     c.remote_id = recorded->second.id;
     c.prior_depends_on = recorded->second.depends_on;
   }

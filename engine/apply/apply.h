@@ -46,8 +46,8 @@ struct ProgressEvent {
   enum class Phase { kStart, kWaiting, kStillRunning, kDone, kFailed, kSkipped, kRecovered };
   Phase phase = Phase::kStart;
   std::string address;
-  std::string operation;  // "create", "update", "delete"
-  std::string id;         // remote id, once known
+  Action operation = Action::kCreate;  // kCreate, kUpdate or kDelete (IsOperation)
+  std::string id;                      // remote id, once known
   std::chrono::milliseconds elapsed{0};
   std::string message;  // failure reason, skip cause
 };
@@ -139,8 +139,8 @@ RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const Apply
 
 // The Idempotency-Key of one operation: derived only from persisted data (the
 // state lineage, the operation's sequence number, the action and the address)
-// and at most 255 characters.
-std::string IdempotencyKey(const std::string& lineage, int64_t seq, const std::string& action,
+// and at most 255 characters: cairn-<lineage>-<seq>-<ActionName>-<hash>.
+std::string IdempotencyKey(const std::string& lineage, int64_t seq, Action action,
                            const std::string& address);
 
 }  // namespace cairn

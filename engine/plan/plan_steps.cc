@@ -89,9 +89,9 @@ std::set<std::string> SelectTargets(const std::vector<PlannedChange>& changes,
   }
   for (const auto& [addr, rs] : state.resources) {
     known.insert(addr);
-    if (auto parsed = ParseStateAddress(addr)) {
-      known.insert(parsed->ToString());
-      known.insert(parsed->BaseString());
+    if (auto parsed = StateKey::Parse(addr)) {
+      known.insert(parsed->resource.ToString());
+      known.insert(parsed->resource.BaseString());
     }
   }
   std::vector<std::string> work;
@@ -340,17 +340,20 @@ std::vector<PlannedChange> PlanDeletes(const StackConfig& config, const StateSna
     if (!options.destroy && desired.count(addr)) continue;
     PlannedChange ch;
     ch.address = addr;
-    bool deposed = false;
-    std::optional<ResourceAddress> parsed = ParseStateAddress(addr, &deposed);
-    if (parsed) ch.parsed_address = *parsed;
+    std::optional<StateKey> parsed = StateKey::Parse(addr);
+    if (parsed) {
+      ch.parsed_address = parsed->resource;
+      ch.deposed = parsed->deposed;
+    }
     ch.kind = rs.kind;
     ch.action = Action::kDelete;
     ch.remote_id = rs.id;
     ch.before = rs.attributes;
     ch.after = nullptr;
     ch.prior_depends_on = rs.depends_on;
-    if (options.destroy && parsed && !deposed) {
-      if (const ResourceConfig* rc = config.Find(*parsed); rc && rc->lifecycle.prevent_destroy) {
+    if (options.destroy && parsed && !parsed->deposed) {
+      if (const ResourceConfig* rc = config.Find(parsed->resource);
+          rc && rc->lifecycle.prevent_destroy) {
         refusals.emplace_back(
             addr, Diagnostic{Severity::kError, "prevent_destroy",
                              addr + " has lifecycle.prevent_destroy set and cannot be destroyed",

@@ -361,8 +361,8 @@ TEST_CASE("recovery re-sends journal entries whose context or body a damaged sta
   int64_t seq = *f.store.ReserveSequences(4);
   auto entry = [&](int64_t n, const std::string& name, const std::string& body, Value context) {
     return JournalEntry{
-        seq + n, "network." + name, "create",   "network",         "", "POST", "/v1/networks",
-        body,    "key-" + name,     1700000000, std::move(context)};
+        seq + n, "network." + name, Action::kCreate, "network",         "", "POST", "/v1/networks",
+        body,    "key-" + name,     1700000000,      std::move(context)};
   };
   std::vector<JournalEntry> entries = {
       entry(0, "a", R"({"name":"a","region":"eu","cidr":"10.0.0.0/16"})", Value::array({1, 2})),
@@ -557,12 +557,16 @@ TEST_CASE("an apply reserves one sequence number per operation, all in one block
 }
 
 TEST_CASE("idempotency keys are derived from persisted data and bounded") {
-  std::string a = IdempotencyKey("lin", 3, "create", "instance.web[0]");
-  CHECK(a == IdempotencyKey("lin", 3, "create", "instance.web[0]"));
-  CHECK(a != IdempotencyKey("lin", 4, "create", "instance.web[0]"));
-  CHECK(a != IdempotencyKey("lin", 3, "create", "instance.web[1]"));
-  CHECK(IdempotencyKey(std::string(36, 'x'), 1LL << 60, "create", std::string(5000, 'a')).size() <=
-        255);
+  std::string a = IdempotencyKey("lin", 3, Action::kCreate, "instance.web[0]");
+  // The text of keys sent before: an interrupted run's key is re-sent as it was.
+  CHECK(a.rfind("cairn-lin-3-create-", 0) == 0);
+  CHECK(a.size() == std::string("cairn-lin-3-create-").size() + 16);
+  CHECK(a == IdempotencyKey("lin", 3, Action::kCreate, "instance.web[0]"));
+  CHECK(a != IdempotencyKey("lin", 4, Action::kCreate, "instance.web[0]"));
+  CHECK(a != IdempotencyKey("lin", 3, Action::kCreate, "instance.web[1]"));
+  CHECK(a != IdempotencyKey("lin", 3, Action::kUpdate, "instance.web[0]"));
+  CHECK(IdempotencyKey(std::string(36, 'x'), 1LL << 60, Action::kCreate, std::string(5000, 'a'))
+            .size() <= 255);
 }
 
 TEST_CASE("a parallel apply journals operations ahead, in batches, each before it is sent") {
@@ -897,8 +901,10 @@ TEST_CASE("an interrupted create_before_destroy create is recovered with the old
   CHECK(st.resources.at("network.core").id != old_id);
   CHECK(st.resources.at("network.core").attributes["cidr"] == "10.1.0.0/16");
   // Still tracked, so the next apply deletes it rather than leaking it.
-  REQUIRE(st.resources.count(std::string("network.core") + kDeposedSuffix) == 1);
-  CHECK(st.resources.at(std::string("network.core") + kDeposedSuffix).id == old_id);
+  const std::string deposed = StateKey{*ResourceAddress::Parse("network.core"), true}.ToString();
+  CHECK(deposed == "network.core (deposed)");
+  REQUIRE(st.resources.count(deposed) == 1);
+  CHECK(st.resources.at(deposed).id == old_id);
 
   REQUIRE(f.Run(cfg).ok());
   auto networks = f.provider.resources("network");
