@@ -11,6 +11,7 @@
 
 #include "base/clock.h"
 #include "base/mutex.h"
+#include "engine/apply/object_compatible.h"
 #include "engine/crash_point.h"
 #include "engine/graph/topological_order.h"
 #include "engine/manifest/expr.h"
@@ -110,9 +111,10 @@ struct Node {
     bool ok = true;      // false: it exists, but the wait for it failed
     std::string message;
     std::vector<Diagnostic> diagnostics;
-    // A postcondition that failed: the resource exists, and is recorded,
-    // but what depends on it is not applied. Reported as it is.
-    std::optional<Diagnostic> condition;
+    // Checks of the ready resource that failed (a result incompatible with
+    // the plan, or a postcondition): the resource exists, and is recorded,
+    // but what depends on it is not applied. Reported as they are.
+    std::vector<Diagnostic> checks_failed;
   };
   std::optional<Outcome> outcome;
 };
@@ -720,11 +722,12 @@ class ApplyRun {
   }
 
   // A condition of the node that does not hold (PlannedChange's
-  // preconditions and postconditions): reported where it is written, the
-  // node failed, and what depends on it skipped.
+  // preconditions and postconditions, a result the plan did not promise):
+  // reported where it is written, the node failed, and what depends on it
+  // skipped. The node's failure message is the first one's.
   void FailCondition(size_t index, Diagnostic d) EXCLUDES(mu_) {
     MutexLock lock(mu_);
-    last_error_[index] = d.summary;
+    last_error_.try_emplace(index, d.summary);
     result_.diagnostics.push_back(std::move(d));
   }
 
@@ -1032,16 +1035,24 @@ class ApplyRun {
     bool ok = wait.status.ok();
     node.outcome =
         Node::Outcome{std::move(commit), ok, wait.status.message(), std::move(node.diagnostics)};
-    if (ok && !c.postconditions.empty()) {
+    Node::Outcome& o = *node.outcome;
+    if (ok) {
+      // What the API returned must be what the plan promised.
+      o.checks_failed = AssertObjectCompatible(c, o.commit.put[0].attributes, options_.kinds,
+                                               plan_.sensitive_values);
+    }
+    if (ok && o.checks_failed.empty() && !c.postconditions.empty()) {
       // With `self` as the API returned it, now that it is ready.
-      Node::Outcome& o = *node.outcome;
-      o.condition = FirstFailing(c.postconditions, c.address + ": postcondition",
-                                 "postcondition_failed", &o.commit.put[0].attributes,
-                                 "it exists and is recorded; what depends on it was not applied");
-      if (o.condition) {
-        ok = o.ok = false;
-        o.message = o.condition->summary;
+      if (auto failed =
+              FirstFailing(c.postconditions, c.address + ": postcondition", "postcondition_failed",
+                           &o.commit.put[0].attributes,
+                           "it exists and is recorded; what depends on it was not applied")) {
+        o.checks_failed.push_back(std::move(*failed));
       }
+    }
+    if (!o.checks_failed.empty()) {
+      ok = o.ok = false;
+      o.message = o.checks_failed.front().summary;
     }
     return ok;
   }
@@ -1096,8 +1107,8 @@ class ApplyRun {
         if (c.action == Action::kReplace) ++result_.summary.replaced;
       }
     }
-    if (outcome.condition) {
-      FailCondition(index, std::move(*outcome.condition));
+    if (!outcome.checks_failed.empty()) {
+      for (Diagnostic& d : outcome.checks_failed) FailCondition(index, std::move(d));
     } else if (!outcome.ok) {
       Fail(index, outcome.diagnostics, c.address, node.op, outcome.message);
     }

@@ -80,6 +80,10 @@ struct ApplyOptions {
   // on it, as a failed precondition is. The plan checked them with what it
   // knew; this catches what was unknown then.
   std::vector<PolicyConfig> policies;
+  // The kinds, for checking each create's and update's result against the
+  // plan (engine/apply/object_compatible.h): reference fields compare by
+  // canonical id. Empty: ids compare as written.
+  KindCatalog kinds;
 };
 
 // What a run did. `skipped`: operations never started, because what they

@@ -440,6 +440,72 @@ TEST_CASE("an update referring to a replaced object runs after its delete and cr
   CHECK(f.State().resources.at("firewall.edge").attributes["instances"] == Value::array({new_web}));
 }
 
+namespace {
+
+std::vector<std::string> CodesOf(const std::vector<Diagnostic>& diags) {
+  std::vector<std::string> codes;
+  for (const Diagnostic& d : diags) codes.push_back(d.code);
+  return codes;
+}
+
+}  // namespace
+
+TEST_CASE("a create the API returns other than planned fails loudly, recorded as returned") {
+  Fixture f;
+  // The API makes network.core, but not with the cidr it was sent.
+  f.provider.AlterField("core", "cidr", "10.9.0.0/16");
+  ApplyResult r = f.Run(WebStack());
+  CHECK_FALSE(r.ok());
+  REQUIRE(CodesOf(r.diagnostics) == std::vector<std::string>{"inconsistent_result"});
+  CHECK(r.diagnostics[0].summary ==
+        "network.core: the API returned cidr = \"10.9.0.0/16\", but the plan promised "
+        "\"10.0.0.0/16\"");
+  CHECK(r.summary.failed == 1);
+  CHECK(r.summary.skipped == 1);  // instance.web, built on it
+  CHECK(r.summary.created == 1);  // ssh_key.deploy goes on
+  // It exists: recorded as the API returned it, so the next plan corrects it.
+  StateSnapshot st = f.State();
+  REQUIRE(st.resources.count("network.core"));
+  CHECK(st.resources.at("network.core").attributes["cidr"] == "10.9.0.0/16");
+  CHECK_FALSE(st.resources.count("instance.web"));
+  bool failed_event = false;
+  for (const ProgressEvent& e : f.events) {
+    if (e.address == "network.core" && e.phase == ProgressEvent::Phase::kFailed) {
+      failed_event = true;
+      CHECK(e.operation == Action::kCreate);
+      CHECK(e.message == r.diagnostics[0].summary);
+    }
+  }
+  CHECK(failed_event);
+}
+
+TEST_CASE("a field unknown at plan may come back as anything") {
+  Fixture f;
+  // instance.web's network is the id of a network this apply makes.
+  f.provider.AlterField("web", "network", "network-elsewhere");
+  ApplyResult r = f.Run(WebStack());
+  SourceFiles sources;
+  INFO(RenderDiagnostics(r.diagnostics, sources));
+  CHECK(r.ok());
+  CHECK(r.summary.created == 3);
+}
+
+TEST_CASE("an update the API returns other than planned fails loudly") {
+  Fixture f;
+  StackConfig cfg = IndependentInstances(1);
+  cfg.resources[0].spec["size"] = 1;
+  REQUIRE(f.Run(cfg).ok());
+  f.provider.AlterField("i0", "size", 5);
+  cfg.resources[0].spec["size"] = 2;
+  ApplyResult r = f.Run(cfg);
+  CHECK_FALSE(r.ok());
+  REQUIRE(CodesOf(r.diagnostics) == std::vector<std::string>{"inconsistent_result"});
+  CHECK(r.diagnostics[0].summary ==
+        "instance.i0: the API returned size = 5, but the plan promised 2");
+  CHECK(r.summary.updated == 0);
+  CHECK(f.State().resources.at("instance.i0").attributes["size"] == 5);
+}
+
 TEST_CASE("create_before_destroy creates first and keeps the old one as deposed until deleted") {
   Fixture f;
   StackConfig cfg;
