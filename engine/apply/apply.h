@@ -3,12 +3,13 @@
 // whenever the process dies.
 //
 // The apply graph is built from the plan's changes only (apply can never
-// touch what the plan did not show): creates and updates after the changes
-// of what they depend on; deletes after the deletes and updates of what
-// depended on them; a replace is a delete then a create (or, with
-// create_before_destroy, a create then a delete of the deposed object).
-// Up to `parallelism` operations run at once; a failure skips everything that
-// depends on it while independent branches go on.
+// touch what the plan did not show; engine/apply/apply_graph.h): creates
+// and updates after the changes of what they depend on; deletes after the
+// deletes and updates of what depended on them; a replace is a delete then
+// a create (or, with create_before_destroy, a create then a delete of the
+// deposed object). Up to `parallelism` operations run at once; a failure
+// skips everything that depends on it while independent branches go on
+// (engine/apply/apply_walk.h).
 //
 // Each operation follows the exactly-once protocol of engine/state:
 //   Prepare -> journal (key, exact body) -> send -> wait until
