@@ -137,6 +137,7 @@ ApplyOptions EngineSession::apply_options(int parallelism) const {
   o.update_timeout = std::chrono::seconds(TimeoutSeconds(p, "update", 600));
   o.delete_timeout = std::chrono::seconds(TimeoutSeconds(p, "delete", 600));
   o.find_by_name_kinds = preview_kinds_;
+  o.kinds = kinds_;
   return o;
 }
 

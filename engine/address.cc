@@ -146,12 +146,25 @@ std::optional<ResourceAddress> ResourceAddress::Parse(std::string_view text) {
   return addr;
 }
 
-std::optional<ResourceAddress> ParseStateAddress(std::string_view text, bool* deposed) {
-  constexpr std::string_view suffix = kDeposedSuffix;
-  const bool is_deposed = text.ends_with(suffix);
-  if (is_deposed) text.remove_suffix(suffix.size());
-  if (deposed) *deposed = is_deposed;
-  return ResourceAddress::Parse(text);
+namespace {
+// The text form of StateKey::deposed.
+constexpr std::string_view kDeposedSuffix = " (deposed)";
+}  // namespace
+
+std::string StateKey::ToString() const {
+  std::string text = resource.ToString();
+  if (deposed) text += kDeposedSuffix;
+  return text;
+}
+
+std::optional<StateKey> StateKey::Parse(std::string_view text) {
+  StateKey key;
+  key.deposed = text.ends_with(kDeposedSuffix);
+  if (key.deposed) text.remove_suffix(kDeposedSuffix.size());
+  auto resource = ResourceAddress::Parse(text);
+  if (!resource) return std::nullopt;
+  key.resource = std::move(*resource);
+  return key;
 }
 
 bool operator<(const ResourceAddress& a, const ResourceAddress& b) {

@@ -66,14 +66,21 @@ struct ResourceAddress {
   friend bool operator<(const ResourceAddress& a, const ResourceAddress& b);
 };
 
-// Suffix of the state address holding a create_before_destroy object that was
-// replaced but not yet deleted: "instance.web (deposed)".
-inline constexpr char kDeposedSuffix[] = " (deposed)";
+// The key of one object in the state: a resource instance's, or (deposed)
+// the old object a create_before_destroy replace of that instance keeps
+// until its delete commits. The state stores and shows it as text
+// (ToString): the address, then " (deposed)" for a deposed object; Parse
+// reads that text back, which is the only place the suffix is parsed.
+struct StateKey {
+  ResourceAddress resource;
+  bool deposed = false;
 
-// An address as the state records it: a resource's, or a deposed object's
-// (the resource's, then kDeposedSuffix), as the resource's address (and
-// whether it was deposed); nullopt when it is neither.
-std::optional<ResourceAddress> ParseStateAddress(std::string_view text, bool* deposed = nullptr);
+  std::string ToString() const;
+  // nullopt when `text` is neither form.
+  static std::optional<StateKey> Parse(std::string_view text);
+
+  friend bool operator==(const StateKey&, const StateKey&) = default;
+};
 
 // The same order on address text (what users see in plans and lists); text
 // that is not an address sorts after addresses, by text.

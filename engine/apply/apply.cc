@@ -11,6 +11,9 @@
 
 #include "base/clock.h"
 #include "base/mutex.h"
+#include "engine/apply/apply_graph.h"
+#include "engine/apply/apply_walk.h"
+#include "engine/apply/object_compatible.h"
 #include "engine/crash_point.h"
 #include "engine/graph/topological_order.h"
 #include "engine/manifest/expr.h"
@@ -80,12 +83,21 @@ std::string TaintOf(bool create, const WaitResponse& wait) {
   return (create ? "provisioning failed: " : "failed after an update: ") + wait.failed_reason;
 }
 
+// The state key of the object a create_before_destroy replace of `c`
+// deposes.
+std::string DeposedKey(const PlannedChange& c) {
+  return StateKey{c.parsed_address, true}.ToString();
+}
+
+// An ApplyNode as the run carries it out: the graph's part, then what the
+// operation gathers on its way.
 struct Node {
   const PlannedChange* change = nullptr;
   Action op = Action::kCreate;
   bool deposed = false;  // delete of the old object of a create_before_destroy replace
-  std::vector<size_t> successors;
-  enum class State { kWaiting, kRunning, kDone, kFailed, kSkipped };
+  // Its journal entry is an interrupted run's (ApplyGraph::FromJournal):
+  // it is completed, not started, and reported as recovered.
+  bool recovered = false;
   // Set by JournalAhead, before the node is offered to the workers.
   std::optional<PreparedMutation> prepared;  // the request, exactly as journaled
   JournalEntry entry;
@@ -94,7 +106,7 @@ struct Node {
   // Set by the provider's watcher when the wait is over.
   std::optional<WaitResponse> wait;
   std::vector<Diagnostic> diagnostics;  // gathered while sending, for the outcome
-  // Recovery only: how the interrupted operation was completed, for its
+  // Recovered only: how the interrupted operation was completed, for its
   // kRecovered event.
   std::string how;
   // Set by AfterWait when a create or update has taken effect: what the
@@ -104,59 +116,77 @@ struct Node {
     bool ok = true;      // false: it exists, but the wait for it failed
     std::string message;
     std::vector<Diagnostic> diagnostics;
-    // A postcondition that failed: the resource exists, and is recorded,
-    // but what depends on it is not applied. Reported as it is.
-    std::optional<Diagnostic> condition;
+    // Checks of the ready resource that failed (a result incompatible with
+    // the plan, or a postcondition): the resource exists, and is recorded,
+    // but what depends on it is not applied. Reported as they are.
+    std::vector<Diagnostic> checks_failed;
   };
   std::optional<Outcome> outcome;
 };
 
-// What the workers share of a node (ApplyRun::progress_, under its mu_).
-struct NodeProgress {
-  int pending = 0;  // what it depends on, not yet done
-  Node::State state = Node::State::kWaiting;
+// When a node's operation started, and when it was last reported as still
+// running (ApplyRun::timing_, under its mu_).
+struct NodeTiming {
   Clock::time_point started;
   std::chrono::milliseconds last_report{0};
 };
 
-// Runs one plan, or (`recover`) completes the operations an interrupted run
-// left in the journal: the same send, wait and commit path, the same workers
-// and watchers. Thread-safe by construction: shared state is guarded by mu_.
+// Runs an ApplyGraph: the operations of a plan, or those an interrupted run
+// left in the journal (the graph says which, node by node; the run has no
+// mode). The same send, wait and commit path, the same workers and
+// watchers for both. Thread-safe by construction: shared state is guarded
+// by mu_.
 class ApplyRun {
  public:
-  // `recover`: journal entries to complete, plan.changes[i] describing
-  // entry i (see RecoverJournal); the run journals and reserves nothing, and
-  // records no outputs.
-  ApplyRun(const Plan& plan, Provider& provider, StateStore& store, const ApplyOptions& options,
-           StateSnapshot initial, std::vector<JournalEntry> recover = {})
+  // `plan`: what the nodes point into, its data sources, outputs, checks
+  // and sensitive values (for a recovery, the changes describing the
+  // entries).
+  ApplyRun(const Plan& plan, ApplyGraph graph, Provider& provider, StateStore& store,
+           const ApplyOptions& options, StateSnapshot initial)
       : plan_(plan),
         provider_(provider),
         store_(store),
         options_(options),
         clock_(options.clock ? *options.clock : SystemClock()),
         lineage_(initial.lineage),
-        recovering_(!recover.empty()),
-        recover_(std::move(recover)) {
+        acyclic_(graph.acyclic),
+        walk_(graph) {
     for (auto& [addr, rs] : initial.resources) values_[addr] = rs.attributes;
     // Data sources, as the plan read them ("data.KIND.NAME").
     for (const auto& [addr, attrs] : plan.data) values_[addr] = attrs;
+    // No worker runs yet: the lock is taken to keep the accesses checked.
+    MutexLock lock(mu_);
+    for (ApplyNode& n : graph.nodes) {
+      Node node{n.change, n.op, n.deposed, n.journaled.has_value()};
+      if (n.journaled) {
+        node.entry = std::move(*n.journaled);
+        const JournalEntry& e = node.entry;
+        node.prepared = PreparedMutation{e.kind, node.op, e.method, e.path, e.body, e.remote_id};
+      }
+      nodes_.push_back(std::move(node));
+      timing_.emplace_back();
+    }
   }
 
-  ApplyResult Run() {
+  // Runs the nodes to the end (or to a stop); false when the run could
+  // not start, nothing sent.
+  bool Walk() {
     // No worker runs yet, nor after they are joined below; the lock is taken
     // where what it guards is touched all the same (uncontended).
-    {
+    if (!acyclic_) {
       MutexLock lock(mu_);
-      if (recovering_) {
-        AdoptJournal();
-      } else {
-        BuildGraph();
-      }
-      if (!result_.ok()) return std::move(result_);
+      result_.diagnostics.push_back({Severity::kError,
+                                     "internal_error",
+                                     "internal error: the apply graph has a cycle, please report",
+                                     "",
+                                     {}});
+      return false;
     }
-    // One sequence number per operation, reserved in one write rather than
-    // one per operation: node i's is first_seq_ + i.
-    if (!nodes_.empty() && !recovering_) {
+    // One sequence number per operation to journal, reserved in one write
+    // rather than one per operation: node i's is first_seq_ + i.
+    const bool to_journal =
+        std::any_of(nodes_.begin(), nodes_.end(), [](const Node& n) { return !n.recovered; });
+    if (to_journal) {
       auto first = store_.ReserveSequences(static_cast<int64_t>(nodes_.size()));
       if (!first.ok()) {
         MutexLock lock(mu_);
@@ -166,14 +196,15 @@ class ApplyRun {
              "could not reserve sequence numbers in the state: " + first.status().ToString(),
              "",
              {}});
-        return std::move(result_);
+        return false;
       }
       first_seq_ = *first;
     }
     {
       MutexLock lock(mu_);
-      for (size_t i = 0; i < nodes_.size() && !recovering_; ++i) {
-        if (progress_[i].pending == 0) ready_.insert(i);
+      // A recovered node is journaled already, and depends on nothing.
+      for (size_t i = 0; i < nodes_.size(); ++i) {
+        if (nodes_[i].recovered) journaled_.push_back(i);
       }
     }
     workers_ = std::max(1, std::min<int>(options_.parallelism, static_cast<int>(nodes_.size())));
@@ -203,9 +234,9 @@ class ApplyRun {
     // Journaled ahead but never sent (the run was stopped): nothing happened.
     // A recovered entry stays: the interrupted run may have sent it. The
     // workers are gone: holding mu_ over the commits delays no one.
-    MutexUnlockableLock lock(mu_);
-    if (recovering_) journaled_.clear();
+    MutexLock lock(mu_);
     for (size_t index : journaled_) {
+      if (nodes_[index].recovered) continue;
       if (auto st = store_.Commit(StateCommit{.journal_done = nodes_[index].entry.seq}); !st.ok()) {
         result_.diagnostics.push_back({Severity::kWarning,
                                        "state_error",
@@ -218,151 +249,108 @@ class ApplyRun {
       }
     }
     // Never started (a stop, or the API failing as a whole): skipped too.
-    for (const NodeProgress& p : progress_) {
-      if (p.state != Node::State::kWaiting) continue;
-      ++result_.summary.skipped;
+    if (int never = walk_.waiting(); never > 0) {
+      result_.summary.skipped += never;
       if (options_.stop.stop_requested()) result_.summary.interrupted = true;
     }
-    if (recovering_) {
-      // The run's last write, as EvaluateOutputs is an apply's: the
-      // deferred commits made durable.
-      if (Status st = store_.Sync(); !st.ok()) {
-        result_.diagnostics.push_back({Severity::kError,
-                                       "state_error",
-                                       "could not sync the state: " + st.ToString(),
-                                       "",
-                                       {}});
-      }
-    } else {
-      lock.Unlock();  // the references in the outputs are resolved under mu_ (Lookup)
-      EvaluateOutputs();
-      lock.Lock();
+    return true;
+  }
+
+  // An apply's outputs and checks, once Walk is over. Also the run's last
+  // write, made durable (kImmediate): it syncs the deferred commits before
+  // it.
+  void EvaluateOutputs() EXCLUDES(mu_) {
+    std::map<std::string, Value> outputs;
+    std::set<std::string> sensitive;
+    // A destroy plan's outputs are those a targeted destroy keeps (none for
+    // a whole destroy): the others are removed with what they refer to.
+    std::vector<std::string> unknown;
+    std::vector<Diagnostic> conditions;
+    // After a failure, a condition that reads what was not made is left
+    // undecided, not reported again: the failure says it already.
+    bool failed_before = false;
+    {
+      MutexLock lock(mu_);
+      failed_before = HasErrors(result_.diagnostics);
     }
+    for (const auto& o : plan_.outputs) {
+      Value v = ResolveReferences(o.value, Lookup());
+      // An output whose precondition fails is recorded as null: what reads
+      // it (another stack, a script) must not take a value it refuses.
+      bool undecided = false;
+      std::optional<Diagnostic> refused =
+          o.preconditions.empty()
+              ? std::nullopt
+              : FirstFailing(o.preconditions, "output " + o.name + ": precondition",
+                             "precondition_failed", nullptr, "the output is recorded as null",
+                             failed_before ? &undecided : nullptr);
+      if (refused || undecided) v = nullptr;
+      if (refused) {
+        conditions.push_back(std::move(*refused));
+        v = nullptr;
+      }
+      if (ContainsUnknown(v)) unknown.push_back(o.name);
+      outputs[o.name] = ContainsUnknown(v) ? Value(nullptr) : v;
+      if (o.sensitive) sensitive.insert(o.name);
+    }
+    // The checks the plan could not decide, with what the apply made: a
+    // failing one (or one still unknown) is a warning, as at plan.
+    std::vector<CheckResult> checks;
+    for (const CheckConfig& check : plan_.checks) {
+      CheckResult outcome{check.name, CheckResult::Status::kPassed, {}};
+      bool undecided = false;
+      for (const ConditionConfig& assertion : check.asserts) {
+        if (auto failed = FirstFailing({assertion}, "check " + check.name, "check_failed", nullptr,
+                                       "", failed_before ? &undecided : nullptr)) {
+          failed->severity = Severity::kWarning;
+          outcome.status = CheckResult::Status::kFailed;
+          outcome.messages.push_back(failed->summary);
+          conditions.push_back(std::move(*failed));
+        }
+      }
+      if (undecided && outcome.status == CheckResult::Status::kPassed) {
+        outcome.status = CheckResult::Status::kUnknown;
+      }
+      checks.push_back(std::move(outcome));
+    }
+    {
+      MutexLock lock(mu_);
+      for (Diagnostic& d : conditions) result_.diagnostics.push_back(std::move(d));
+      result_.checks = std::move(checks);
+      result_.outputs = outputs;
+      // Recorded as null, and said when nothing failed: an output still
+      // unknown once every operation succeeded reads something no resource
+      // gave (after a failure, the failure says it already).
+      if (HasErrors(result_.diagnostics)) unknown.clear();
+      for (const std::string& name : unknown) {
+        result_.diagnostics.push_back(
+            {Severity::kWarning,
+             "output_unknown",
+             "output \"" + name + "\" is not known after the apply, and is recorded as null",
+             "it reads a value no resource gave: one that failed or was held back, or an "
+             "attribute the API does not return",
+             {}});
+      }
+    }
+    auto serial = store_.Commit(
+        StateCommit{.outputs = std::move(outputs), .sensitive_outputs = std::move(sensitive)});
+    if (!serial.ok()) {
+      MutexLock lock(mu_);
+      result_.diagnostics.push_back(
+          {Severity::kError,
+           "state_error",
+           "could not record the outputs in the state: " + serial.status().ToString(),
+           "",
+           {}});
+    }
+  }
+
+  ApplyResult TakeResult() {
+    MutexLock lock(mu_);
     return std::move(result_);
   }
 
  private:
-  // Recovery: a node per journal entry, journaled already, independent of
-  // the others (an operation is journaled only once what it depends on is
-  // recorded, and a journal write syncs the commits before it), offered to
-  // the workers in journal order.
-  void AdoptJournal() REQUIRES(mu_) {
-    for (size_t i = 0; i < recover_.size(); ++i) {
-      const PlannedChange& c = plan_.changes[i];
-      Node node{&c, ParseAction(recover_[i].action).value_or(Action::kDelete), false};
-      node.entry = std::move(recover_[i]);
-      const JournalEntry& e = node.entry;
-      node.prepared = PreparedMutation{e.kind, node.op, e.method, e.path, e.body, e.remote_id};
-      nodes_.push_back(std::move(node));
-      progress_.emplace_back();
-      journaled_.push_back(i);
-    }
-    recover_.clear();  // moved into the nodes
-  }
-
-  void BuildGraph() REQUIRES(mu_) {
-    std::map<std::string, size_t> create_node, update_node, delete_node;
-    auto add = [&](const PlannedChange& c, Action op, bool deposed) REQUIRES(mu_) {
-      nodes_.push_back(Node{&c, op, deposed});
-      progress_.emplace_back();
-      return nodes_.size() - 1;
-    };
-    for (const auto& c : plan_.changes) {
-      switch (c.action) {
-        case Action::kNoOp:
-          break;
-        case Action::kCreate:
-          create_node[c.address] = add(c, Action::kCreate, false);
-          break;
-        case Action::kUpdate:
-          update_node[c.address] = add(c, Action::kUpdate, false);
-          break;
-        case Action::kDelete:
-          delete_node[c.address] = add(c, Action::kDelete, false);
-          break;
-        case Action::kReplace:
-          delete_node[c.address] = add(c, Action::kDelete, c.create_before_destroy);
-          create_node[c.address] = add(c, Action::kCreate, false);
-          break;
-      }
-    }
-    auto edge = [&](size_t from, size_t to) REQUIRES(mu_) {
-      nodes_[from].successors.push_back(to);
-      ++progress_[to].pending;
-    };
-    auto find = [](const std::map<std::string, size_t>& m, const std::string& k) -> const size_t* {
-      auto it = m.find(k);
-      return it == m.end() ? nullptr : &it->second;
-    };
-    // Who refers to an address: through the old object (recorded
-    // dependencies) or the new one (desired dependencies). Indexed once so
-    // that building the graph stays linear in the number of edges.
-    std::map<std::string, std::set<const PlannedChange*>> used_old_by, uses_new_by;
-    for (const auto& c : plan_.changes) {
-      if (c.action == Action::kNoOp) continue;
-      for (const auto& dep : c.prior_depends_on) used_old_by[dep].insert(&c);
-      for (const auto& dep : c.depends_on) uses_new_by[dep].insert(&c);
-    }
-    for (const auto& c : plan_.changes) {
-      // Creates and updates after what they depend on.
-      for (const auto* self : {find(create_node, c.address), find(update_node, c.address)}) {
-        if (!self) continue;
-        for (const auto& dep : c.depends_on) {
-          if (const size_t* d = find(create_node, dep)) edge(*d, *self);
-          if (const size_t* d = find(update_node, dep)) edge(*d, *self);
-        }
-      }
-      if (const size_t* del = find(delete_node, c.address)) {
-        // Deletes after whatever depended on the old object has let go of it.
-        std::set<const PlannedChange*> related;
-        for (const PlannedChange* other : used_old_by[c.address]) related.insert(other);
-        for (const PlannedChange* other : uses_new_by[c.address]) related.insert(other);
-        for (const PlannedChange* other : related) {
-          if (other == &c) continue;
-          bool used_old = used_old_by[c.address].count(other) > 0;
-          bool uses_new = uses_new_by[c.address].count(other) > 0;
-          // An update that still refers to the address needs the new object,
-          // which a delete-then-create replace makes only after this delete,
-          // so it runs after the create; ordering it before the delete too
-          // was a cycle. The API lets go of a deleted object's references
-          // (an instance leaves its firewalls; its volumes are detached).
-          bool update_waits_for_new =
-              uses_new && c.action == Action::kReplace && !c.create_before_destroy;
-          if (used_old) {
-            if (const size_t* d = find(delete_node, other->address)) edge(*d, *del);
-            if (const size_t* u = find(update_node, other->address); u && !update_waits_for_new) {
-              edge(*u, *del);
-            }
-          }
-          if (c.create_before_destroy && c.action == Action::kReplace && uses_new) {
-            if (const size_t* n = find(create_node, other->address)) edge(*n, *del);
-            if (const size_t* u = find(update_node, other->address)) edge(*u, *del);
-          }
-        }
-        if (c.action == Action::kReplace) {
-          size_t create = create_node.at(c.address);
-          if (c.create_before_destroy) {
-            edge(create, *del);
-          } else {
-            edge(*del, create);
-          }
-        }
-      }
-    }
-    // The graph comes from a valid plan and is acyclic; prove it before running.
-    std::vector<std::pair<size_t, size_t>> before;
-    for (size_t i = 0; i < nodes_.size(); ++i) {
-      for (size_t s : nodes_[i].successors) before.emplace_back(i, s);
-    }
-    if (!SortTopologically(nodes_.size(), before).acyclic()) {
-      result_.diagnostics.push_back({Severity::kError,
-                                     "internal_error",
-                                     "internal error: the apply graph has a cycle, please report",
-                                     "",
-                                     {}});
-    }
-  }
-
   // Each worker finishes operations whose wait is over (settled_, first:
   // that frees their dependents), sends journaled ones while fewer than
   // max_pending wait, and journals the next ready ones ahead (JournalAhead)
@@ -403,8 +391,8 @@ class ApplyRun {
           if (may_send()) {
             index = journaled_.front();
             journaled_.pop_front();
-            progress_[*index].state = Node::State::kRunning;
-            progress_[*index].started = clock_.Now();
+            walk_.Start(*index);
+            timing_[*index].started = clock_.Now();
             ++running_;
             ++pending_;  // reserved before sending, so max_pending holds
           }
@@ -412,9 +400,8 @@ class ApplyRun {
           // others. MayJournal guarantees a chunk that is not empty: the
           // flag set here is cleared only by the JournalAhead of that chunk.
           if (MayJournal() && (!index || journaled_.size() < low_water_)) {
-            while (journaled_.size() + chunk.size() < journal_target_ && !ready_.empty()) {
-              chunk.push_back(*ready_.begin());
-              ready_.erase(ready_.begin());
+            while (journaled_.size() + chunk.size() < journal_target_ && walk_.has_ready()) {
+              chunk.push_back(walk_.TakeReady());
             }
             journaling_ = true;
           }
@@ -428,9 +415,8 @@ class ApplyRun {
       }
       if (!index) continue;
       Node& node = nodes_[*index];
-      if (!recovering_) {
-        Emit({ProgressEvent::Phase::kStart, node.change->address, ActionName(node.op),
-              node.change->remote_id});
+      if (!node.recovered) {
+        Emit({ProgressEvent::Phase::kStart, node.change->address, node.op, node.change->remote_id});
       }
       Sent sent = Send(node);
       if (sent == Sent::kWatching) {
@@ -505,12 +491,12 @@ class ApplyRun {
   // journaled ones were sent (an apply of 1 network + 300 instances with
   // --max-pending 50 stopped after 1 + 50 + 15 commits).
   bool MayJournal() const REQUIRES(mu_) {
-    return !journaling_ && !ready_.empty() && journaled_.size() < journal_target_;
+    return !journaling_ && walk_.has_ready() && journaled_.size() < journal_target_;
   }
 
   // Nothing left to run, journal or record: the workers may go.
   bool Finished() const REQUIRES(mu_) {
-    return ready_.empty() && journaled_.empty() && !journaling_ && running_ == 0 &&
+    return !walk_.has_ready() && journaled_.empty() && !journaling_ && running_ == 0 &&
            recording_ == 0 && pending_ == 0 && settled_.empty();
   }
 
@@ -520,34 +506,34 @@ class ApplyRun {
   // lets go of mu_ only once the callback is serialised).
   std::vector<ProgressEvent> Complete(size_t index, bool ok) REQUIRES(mu_) {
     Node& node = nodes_[index];
-    NodeProgress& progress = progress_[index];
-    auto elapsed =
-        progress.state == Node::State::kRunning
-            ? std::chrono::duration_cast<std::chrono::milliseconds>(clock_.Now() - progress.started)
-            : std::chrono::milliseconds{0};
+    auto elapsed = walk_.state(index) == ApplyWalk::State::kRunning
+                       ? std::chrono::duration_cast<std::chrono::milliseconds>(
+                             clock_.Now() - timing_[index].started)
+                       : std::chrono::milliseconds{0};
     std::vector<ProgressEvent> events;
     size_t now_ready = 0;
     if (ok) {
-      progress.state = Node::State::kDone;
-      for (size_t s : node.successors) {
-        if (--progress_[s].pending == 0 && progress_[s].state == Node::State::kWaiting) {
-          ready_.insert(s);
-          ++now_ready;
-        }
-      }
-      if (recovering_) {
-        events.push_back({ProgressEvent::Phase::kRecovered, node.change->address,
-                          ActionName(node.op), done_ids_[index], elapsed, node.how});
+      now_ready = walk_.Done(index);
+      if (node.recovered) {
+        events.push_back({ProgressEvent::Phase::kRecovered, node.change->address, node.op,
+                          done_ids_[index], elapsed, node.how});
       } else {
-        events.push_back({ProgressEvent::Phase::kDone, node.change->address, ActionName(node.op),
+        events.push_back({ProgressEvent::Phase::kDone, node.change->address, node.op,
                           done_ids_[index], elapsed});
       }
     } else {
-      progress.state = Node::State::kFailed;
       ++result_.summary.failed;
-      events.push_back({ProgressEvent::Phase::kFailed, node.change->address, ActionName(node.op),
-                        "", elapsed, last_error_[index]});
-      SkipDependents(index, events);
+      events.push_back({ProgressEvent::Phase::kFailed, node.change->address, node.op, "", elapsed,
+                        last_error_[index]});
+      for (size_t s : walk_.Fail(index)) {
+        ++result_.summary.skipped;
+        events.push_back({ProgressEvent::Phase::kSkipped,
+                          nodes_[s].change->address,
+                          nodes_[s].op,
+                          "",
+                          {},
+                          "not attempted because " + node.change->address + " failed"});
+      }
     }
     // Wake only whom this completion concerns: a waiting worker per new
     // ready node, or all of them at the end.
@@ -559,7 +545,7 @@ class ApplyRun {
     return events;
   }
 
-  // Builds the requests of `chunk` (nodes taken from ready_) and journals
+  // Builds the requests of `chunk` (ready nodes taken from the walk) and journals
   // them in one write, then offers them to the workers. A node whose request
   // cannot be built fails alone; if the write fails, they all fail.
   void JournalAhead(const std::vector<size_t>& chunk) EXCLUDES(mu_) {
@@ -602,25 +588,6 @@ class ApplyRun {
   // starts, the ones sent finish.
   bool Stopping() const { return options_.stop.stop_requested() || api_failed_; }
 
-  // Appends a kSkipped event per skipped node.
-  void SkipDependents(size_t failed, std::vector<ProgressEvent>& events) REQUIRES(mu_) {
-    std::vector<size_t> work = nodes_[failed].successors;
-    while (!work.empty()) {
-      size_t s = work.back();
-      work.pop_back();
-      if (progress_[s].state != Node::State::kWaiting) continue;
-      progress_[s].state = Node::State::kSkipped;
-      ++result_.summary.skipped;
-      events.push_back({ProgressEvent::Phase::kSkipped,
-                        nodes_[s].change->address,
-                        ActionName(nodes_[s].op),
-                        "",
-                        {},
-                        "not attempted because " + nodes_[failed].change->address + " failed"});
-      work.insert(work.end(), nodes_[s].successors.begin(), nodes_[s].successors.end());
-    }
-  }
-
   // Once a second: syncs the deferred commits (Sync), and every
   // progress_interval reports long operations. Sleeps on its own condition
   // variable, woken early only by its stop request, so completions (cv_)
@@ -644,13 +611,13 @@ class ApplyRun {
       std::vector<ProgressEvent> events;
       for (size_t i = 0; i < nodes_.size(); ++i) {
         const Node& n = nodes_[i];
-        NodeProgress& p = progress_[i];
-        if (p.state != Node::State::kRunning) continue;
+        NodeTiming& p = timing_[i];
+        if (walk_.state(i) != ApplyWalk::State::kRunning) continue;
         auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(now - p.started);
         if (elapsed - p.last_report >= options_.progress_interval) {
           p.last_report = elapsed;
-          events.push_back({ProgressEvent::Phase::kStillRunning, n.change->address,
-                            ActionName(n.op), "", elapsed});
+          events.push_back(
+              {ProgressEvent::Phase::kStillRunning, n.change->address, n.op, "", elapsed});
         }
       }
       EmitAfter(lock, events);
@@ -708,18 +675,19 @@ class ApplyRun {
       if (!api_failed_.exchange(true)) cv_.NotifyAll();  // the workers stop starting
       return;
     }
-    result_.diagnostics.push_back(Failure(address, op, message, diags, recovering_));
+    result_.diagnostics.push_back(Failure(address, op, message, diags, nodes_[index].recovered));
     for (Diagnostic& d : diags) {
       if (!d.is_error()) result_.diagnostics.push_back(std::move(d));
     }
   }
 
   // A condition of the node that does not hold (PlannedChange's
-  // preconditions and postconditions): reported where it is written, the
-  // node failed, and what depends on it skipped.
+  // preconditions and postconditions, a result the plan did not promise):
+  // reported where it is written, the node failed, and what depends on it
+  // skipped. The node's failure message is the first one's.
   void FailCondition(size_t index, Diagnostic d) EXCLUDES(mu_) {
     MutexLock lock(mu_);
-    last_error_[index] = d.summary;
+    last_error_.try_emplace(index, d.summary);
     result_.diagnostics.push_back(std::move(d));
   }
 
@@ -847,8 +815,8 @@ class ApplyRun {
     CrashPoint("apply.prepared");
     JournalEntry& entry = node.entry;
     entry.seq = first_seq_ + static_cast<int64_t>(index);
-    entry.address = node.deposed ? c.address + kDeposedSuffix : c.address;
-    entry.action = ActionName(node.op);
+    entry.address = node.deposed ? DeposedKey(c) : c.address;
+    entry.action = node.op;
     entry.kind = c.kind;
     entry.remote_id = prep.id;
     entry.method = prepared->method;
@@ -859,7 +827,7 @@ class ApplyRun {
     entry.context = {{"depends_on", c.depends_on}};
     // The object a create_before_destroy replace deposes: recovery records
     // it as deposed, as this run would, rather than losing track of it.
-    if (node.op == Action::kCreate && c.action == Action::kReplace && c.create_before_destroy) {
+    if (node.op == Action::kCreate && c.CreatesBeforeDeleting()) {
       entry.context["deposes"] = c.remote_id;
     }
     node.prepared = std::move(*prepared);
@@ -880,7 +848,7 @@ class ApplyRun {
     const JournalEntry& entry = node.entry;
     const auto& prepared = node.prepared;
     std::stop_token none;  // in-flight operations always finish
-    const char* sent_point = recovering_ ? "recover.sent" : "apply.sent";
+    const char* sent_point = node.recovered ? "recover.sent" : "apply.sent";
     StateCommit refused;
     refused.journal_done = entry.seq;
     WaitRequest wait{c.kind, "", WaitTarget::kReady, Timeout(node.op)};
@@ -902,7 +870,7 @@ class ApplyRun {
       Status status;
       std::vector<Diagnostic> diags;
       node.how = "re-sent with its original idempotency key";
-      if (node.op == Action::kCreate && recovering_) {
+      if (node.op == Action::kCreate && node.recovered) {
         node.sent = FindOwnCreate(node);
         if (node.sent) node.how = "found by name";
       }
@@ -934,13 +902,13 @@ class ApplyRun {
       Append(node.diagnostics, diags);
       wait.id = node.sent->id;
     }
-    if (!recovering_) {
+    if (!node.recovered) {
       Clock::time_point started;
       {
         MutexLock lock(mu_);
-        started = progress_[index].started;
+        started = timing_[index].started;
       }
-      Emit({ProgressEvent::Phase::kWaiting, c.address, ActionName(node.op),
+      Emit({ProgressEvent::Phase::kWaiting, c.address, node.op,
             node.op == Action::kDelete ? c.remote_id : node.sent->id,
             std::chrono::duration_cast<std::chrono::milliseconds>(clock_.Now() - started),
             node.op == Action::kDelete ? "waiting until deleted" : "waiting until ready"});
@@ -990,7 +958,7 @@ class ApplyRun {
       }
       return CommitDelete(node);
     }
-    CrashPoint(recovering_ ? "recover.ready" : "apply.ready");
+    CrashPoint(node.recovered ? "recover.ready" : "apply.ready");
     std::optional<RemoteResource> remote = wait.resource ? std::move(wait.resource) : node.sent;
     StateCommit commit;
     commit.journal_done = node.entry.seq;
@@ -1004,10 +972,10 @@ class ApplyRun {
     rs.depends_on = c.depends_on;
     rs.tainted = TaintOf(node.op == Action::kCreate, wait);
     commit.put.push_back(std::move(rs));  // commit.put[0]
-    if (c.action == Action::kReplace && c.create_before_destroy) {
+    if (c.CreatesBeforeDeleting()) {
       // The old object stays recorded, as deposed, until its delete commits.
       ResourceState old;
-      old.address = c.address + kDeposedSuffix;
+      old.address = DeposedKey(c);
       old.kind = c.kind;
       old.id = c.remote_id;
       old.attributes = c.before;
@@ -1027,16 +995,24 @@ class ApplyRun {
     bool ok = wait.status.ok();
     node.outcome =
         Node::Outcome{std::move(commit), ok, wait.status.message(), std::move(node.diagnostics)};
-    if (ok && !c.postconditions.empty()) {
+    Node::Outcome& o = *node.outcome;
+    if (ok) {
+      // What the API returned must be what the plan promised.
+      o.checks_failed = AssertObjectCompatible(c, o.commit.put[0].attributes, options_.kinds,
+                                               plan_.sensitive_values);
+    }
+    if (ok && o.checks_failed.empty() && !c.postconditions.empty()) {
       // With `self` as the API returned it, now that it is ready.
-      Node::Outcome& o = *node.outcome;
-      o.condition = FirstFailing(c.postconditions, c.address + ": postcondition",
-                                 "postcondition_failed", &o.commit.put[0].attributes,
-                                 "it exists and is recorded; what depends on it was not applied");
-      if (o.condition) {
-        ok = o.ok = false;
-        o.message = o.condition->summary;
+      if (auto failed =
+              FirstFailing(c.postconditions, c.address + ": postcondition", "postcondition_failed",
+                           &o.commit.put[0].attributes,
+                           "it exists and is recorded; what depends on it was not applied")) {
+        o.checks_failed.push_back(std::move(*failed));
       }
+    }
+    if (!o.checks_failed.empty()) {
+      ok = o.ok = false;
+      o.message = o.checks_failed.front().summary;
     }
     return ok;
   }
@@ -1048,7 +1024,7 @@ class ApplyRun {
     StateCommit commit;
     commit.journal_done = node.entry.seq;
     if (node.deposed) {
-      commit.remove.push_back(c.address + kDeposedSuffix);
+      commit.remove.push_back(DeposedKey(c));
     } else if (c.action == Action::kDelete || c.action == Action::kReplace) {
       commit.remove.push_back(c.address);
     }
@@ -1058,7 +1034,7 @@ class ApplyRun {
            "could not record the delete: " + serial.status().ToString());
       return false;
     }
-    CrashPoint(recovering_ ? "recover.committed" : "apply.committed");
+    CrashPoint(node.recovered ? "recover.committed" : "apply.committed");
     MutexLock lock(mu_);
     if (!node.deposed) values_.erase(c.address);
     if (c.action == Action::kDelete) ++result_.summary.deleted;
@@ -1080,7 +1056,7 @@ class ApplyRun {
            "could not record the result: " + serial.status().ToString());
       return false;
     }
-    CrashPoint(recovering_ ? "recover.committed" : "apply.committed");
+    CrashPoint(node.recovered ? "recover.committed" : "apply.committed");
     {
       MutexLock lock(mu_);
       done_ids_[index] = outcome.commit.put[0].id;
@@ -1091,8 +1067,8 @@ class ApplyRun {
         if (c.action == Action::kReplace) ++result_.summary.replaced;
       }
     }
-    if (outcome.condition) {
-      FailCondition(index, std::move(*outcome.condition));
+    if (!outcome.checks_failed.empty()) {
+      for (Diagnostic& d : outcome.checks_failed) FailCondition(index, std::move(d));
     } else if (!outcome.ok) {
       Fail(index, outcome.diagnostics, c.address, node.op, outcome.message);
     }
@@ -1104,103 +1080,14 @@ class ApplyRun {
     if (commit.journal_done) (void)store_.Commit(StateCommit{.journal_done = commit.journal_done});
   }
 
-  // Also the run's last write, made durable (kImmediate): it syncs the
-  // deferred commits before it.
-  void EvaluateOutputs() EXCLUDES(mu_) {
-    std::map<std::string, Value> outputs;
-    std::set<std::string> sensitive;
-    // A destroy plan's outputs are those a targeted destroy keeps (none for
-    // a whole destroy): the others are removed with what they refer to.
-    std::vector<std::string> unknown;
-    std::vector<Diagnostic> conditions;
-    // After a failure, a condition that reads what was not made is left
-    // undecided, not reported again: the failure says it already.
-    bool failed_before = false;
-    {
-      MutexLock lock(mu_);
-      failed_before = HasErrors(result_.diagnostics);
-    }
-    for (const auto& o : plan_.outputs) {
-      Value v = ResolveReferences(o.value, Lookup());
-      // An output whose precondition fails is recorded as null: what reads
-      // it (another stack, a script) must not take a value it refuses.
-      bool undecided = false;
-      std::optional<Diagnostic> refused =
-          o.preconditions.empty()
-              ? std::nullopt
-              : FirstFailing(o.preconditions, "output " + o.name + ": precondition",
-                             "precondition_failed", nullptr, "the output is recorded as null",
-                             failed_before ? &undecided : nullptr);
-      if (refused || undecided) v = nullptr;
-      if (refused) {
-        conditions.push_back(std::move(*refused));
-        v = nullptr;
-      }
-      if (ContainsUnknown(v)) unknown.push_back(o.name);
-      outputs[o.name] = ContainsUnknown(v) ? Value(nullptr) : v;
-      if (o.sensitive) sensitive.insert(o.name);
-    }
-    // The checks the plan could not decide, with what the apply made: a
-    // failing one (or one still unknown) is a warning, as at plan.
-    std::vector<CheckResult> checks;
-    for (const CheckConfig& check : plan_.checks) {
-      CheckResult outcome{check.name, CheckResult::Status::kPassed, {}};
-      bool undecided = false;
-      for (const ConditionConfig& assertion : check.asserts) {
-        if (auto failed = FirstFailing({assertion}, "check " + check.name, "check_failed", nullptr,
-                                       "", failed_before ? &undecided : nullptr)) {
-          failed->severity = Severity::kWarning;
-          outcome.status = CheckResult::Status::kFailed;
-          outcome.messages.push_back(failed->summary);
-          conditions.push_back(std::move(*failed));
-        }
-      }
-      if (undecided && outcome.status == CheckResult::Status::kPassed) {
-        outcome.status = CheckResult::Status::kUnknown;
-      }
-      checks.push_back(std::move(outcome));
-    }
-    {
-      MutexLock lock(mu_);
-      for (Diagnostic& d : conditions) result_.diagnostics.push_back(std::move(d));
-      result_.checks = std::move(checks);
-      result_.outputs = outputs;
-      // Recorded as null, and said when nothing failed: an output still
-      // unknown once every operation succeeded reads something no resource
-      // gave (after a failure, the failure says it already).
-      if (HasErrors(result_.diagnostics)) unknown.clear();
-      for (const std::string& name : unknown) {
-        result_.diagnostics.push_back(
-            {Severity::kWarning,
-             "output_unknown",
-             "output \"" + name + "\" is not known after the apply, and is recorded as null",
-             "it reads a value no resource gave: one that failed or was held back, or an "
-             "attribute the API does not return",
-             {}});
-      }
-    }
-    auto serial = store_.Commit(
-        StateCommit{.outputs = std::move(outputs), .sensitive_outputs = std::move(sensitive)});
-    if (!serial.ok()) {
-      MutexLock lock(mu_);
-      result_.diagnostics.push_back(
-          {Severity::kError,
-           "state_error",
-           "could not record the outputs in the state: " + serial.status().ToString(),
-           "",
-           {}});
-    }
-  }
-
   const Plan& plan_;
   Provider& provider_;
   StateStore& store_;
   const ApplyOptions& options_;
   Clock& clock_;
   const std::string lineage_;
-  const bool recovering_;
-  std::vector<JournalEntry> recover_;  // recovery: the entries, until AdoptJournal takes them
-  int64_t first_seq_ = 0;              // node i's journal sequence number is first_seq_ + i
+  const bool acyclic_;     // ApplyGraph::acyclic
+  int64_t first_seq_ = 0;  // node i's journal sequence number is first_seq_ + i
 
   Mutex mu_;
   Mutex emit_mu_ ACQUIRED_AFTER(mu_);  // serialises the progress callback
@@ -1217,19 +1104,12 @@ class ApplyRun {
   //     journal_target_: by a worker, which loops back to the predicate.
   CondVar cv_;
   // Built before the workers start; then a node's fields are the worker's
-  // that holds it (or the recorder's), and what they share is progress_.
+  // that holds it (or the recorder's), and what they share is the walk
+  // and timing_.
   std::vector<Node> nodes_;
-  std::vector<NodeProgress> progress_ GUARDED_BY(mu_);  // nodes_[i]'s is progress_[i]
-  // Deterministic order among ready nodes: by address.
-  struct ByAddress {
-    const std::vector<Node>* nodes;
-    bool operator()(size_t a, size_t b) const {
-      const std::string& x = (*nodes)[a].change->address;
-      const std::string& y = (*nodes)[b].change->address;
-      return x != y ? x < y : a < b;
-    }
-  };
-  std::set<size_t, ByAddress> ready_ GUARDED_BY(mu_){ByAddress{&nodes_}};
+  // What is ready, what is done, failed or skipped (engine/apply/apply_walk.h).
+  ApplyWalk walk_ GUARDED_BY(mu_);
+  std::vector<NodeTiming> timing_ GUARDED_BY(mu_);  // nodes_[i]'s is timing_[i]
   int running_ GUARDED_BY(mu_) = 0;
   // Journaled, not yet started, in journal order.
   std::deque<size_t> journaled_ GUARDED_BY(mu_);
@@ -1271,9 +1151,10 @@ void ApplySummary::AddRecovered(const ApplySummary& r) {
   interrupted = interrupted || r.interrupted;
 }
 
-std::string IdempotencyKey(const std::string& lineage, int64_t seq, const std::string& action,
+std::string IdempotencyKey(const std::string& lineage, int64_t seq, Action action,
                            const std::string& address) {
-  return "cairn-" + lineage + "-" + std::to_string(seq) + "-" + action + "-" + ShortHash(address);
+  return "cairn-" + lineage + "-" + std::to_string(seq) + "-" + ActionName(action) + "-" +
+         ShortHash(address);
 }
 
 Status CheckPlanIsCurrent(const Plan& plan, const StateSnapshot& state) {
@@ -1322,8 +1203,9 @@ ApplyResult Apply(const Plan& plan, Provider& provider, StateStore& store,
       return r;
     }
   }
-  ApplyRun run(plan, provider, store, options, std::move(*state));
-  ApplyResult r = run.Run();
+  ApplyRun run(plan, ApplyGraph::FromPlan(plan), provider, store, options, std::move(*state));
+  if (run.Walk()) run.EvaluateOutputs();
+  ApplyResult r = run.TakeResult();
   r.summary.interrupted = r.summary.interrupted || options.stop.stop_requested();
   r.summary.moved = static_cast<int>(plan.moves.size());
   return r;
@@ -1339,9 +1221,12 @@ namespace {
 PlannedChange RecoveredChange(const JournalEntry& e, const StateSnapshot& state) {
   PlannedChange c;
   c.address = e.address;
-  c.parsed_address = ParseStateAddress(e.address).value_or(ResourceAddress());
+  if (auto key = StateKey::Parse(e.address)) {
+    c.parsed_address = key->resource;
+    c.deposed = key->deposed;
+  }
   c.kind = e.kind;
-  c.action = ParseAction(e.action).value_or(Action::kDelete);
+  c.action = e.action;
   c.remote_id = e.remote_id;
   auto recorded = state.resources.find(e.address);
   c.before = recorded != state.resources.end() ? recorded->second.attributes : Value::object();
@@ -1354,7 +1239,7 @@ PlannedChange RecoveredChange(const JournalEntry& e, const StateSnapshot& state)
                                            it->is_string() && recorded != state.resources.end() &&
                                            recorded->second.id == it->get<std::string>()) {
     c.action = Action::kReplace;
-    c.create_before_destroy = true;
+    c.replace_order = ReplaceOrder::kCreateThenDelete;
     c.remote_id = recorded->second.id;
     c.prior_depends_on = recorded->second.depends_on;
   }
@@ -1375,8 +1260,16 @@ RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const Apply
   if (pending->empty()) return result;
   Plan described;
   for (const JournalEntry& e : *pending) described.changes.push_back(RecoveredChange(e, *state));
-  ApplyRun run(described, provider, store, options, std::move(*state), std::move(*pending));
-  ApplyResult r = run.Run();
+  ApplyRun run(described, ApplyGraph::FromJournal(described.changes, std::move(*pending)), provider,
+               store, options, std::move(*state));
+  const bool walked = run.Walk();
+  ApplyResult r = run.TakeResult();
+  // The run's last write, as the outputs are an apply's: the deferred
+  // commits made durable.
+  if (Status st = walked ? store.Sync() : Status::Ok(); !st.ok()) {
+    r.diagnostics.push_back(
+        {Severity::kError, "state_error", "could not sync the state: " + st.ToString(), "", {}});
+  }
   const ApplySummary& s = r.summary;
   result.summary = s;
   result.recovered = s.created + s.updated + s.replaced + s.deleted;

@@ -3,12 +3,13 @@
 // whenever the process dies.
 //
 // The apply graph is built from the plan's changes only (apply can never
-// touch what the plan did not show): creates and updates after the changes
-// of what they depend on; deletes after the deletes and updates of what
-// depended on them; a replace is a delete then a create (or, with
-// create_before_destroy, a create then a delete of the deposed object).
-// Up to `parallelism` operations run at once; a failure skips everything that
-// depends on it while independent branches go on.
+// touch what the plan did not show; engine/apply/apply_graph.h): creates
+// and updates after the changes of what they depend on; deletes after the
+// deletes and updates of what depended on them; a replace is a delete then
+// a create (or, with create_before_destroy, a create then a delete of the
+// deposed object). Up to `parallelism` operations run at once; a failure
+// skips everything that depends on it while independent branches go on
+// (engine/apply/apply_walk.h).
 //
 // Each operation follows the exactly-once protocol of engine/state:
 //   Prepare -> journal (key, exact body) -> send -> wait until
@@ -46,8 +47,8 @@ struct ProgressEvent {
   enum class Phase { kStart, kWaiting, kStillRunning, kDone, kFailed, kSkipped, kRecovered };
   Phase phase = Phase::kStart;
   std::string address;
-  std::string operation;  // "create", "update", "delete"
-  std::string id;         // remote id, once known
+  Action operation = Action::kCreate;  // kCreate, kUpdate or kDelete (IsOperation)
+  std::string id;                      // remote id, once known
   std::chrono::milliseconds elapsed{0};
   std::string message;  // failure reason, skip cause
 };
@@ -80,6 +81,10 @@ struct ApplyOptions {
   // on it, as a failed precondition is. The plan checked them with what it
   // knew; this catches what was unknown then.
   std::vector<PolicyConfig> policies;
+  // The kinds, for checking each create's and update's result against the
+  // plan (engine/apply/object_compatible.h): reference fields compare by
+  // canonical id. Empty: ids compare as written.
+  KindCatalog kinds;
 };
 
 // What a run did. `skipped`: operations never started, because what they
@@ -139,8 +144,8 @@ RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const Apply
 
 // The Idempotency-Key of one operation: derived only from persisted data (the
 // state lineage, the operation's sequence number, the action and the address)
-// and at most 255 characters.
-std::string IdempotencyKey(const std::string& lineage, int64_t seq, const std::string& action,
+// and at most 255 characters: cairn-<lineage>-<seq>-<ActionName>-<hash>.
+std::string IdempotencyKey(const std::string& lineage, int64_t seq, Action action,
                            const std::string& address);
 
 }  // namespace cairn

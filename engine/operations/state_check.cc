@@ -61,16 +61,15 @@ std::vector<Diagnostic> CheckState(const StateSnapshot& state, const StateCheckO
   DependencyGraph graph;
   std::map<std::string, size_t> node;
   for (const auto& [addr, rs] : state.resources) {
-    bool deposed = false;
-    auto parsed = ParseStateAddress(addr, &deposed);
-    if (!parsed || parsed->ToString() + (deposed ? kDeposedSuffix : "") != addr) {
+    auto parsed = StateKey::Parse(addr);
+    if (!parsed || parsed->ToString() != addr) {
       out.push_back({Severity::kError, "invalid_state_address",
                      "\"" + addr + "\" is not a resource address",
                      "addresses look like KIND.NAME, KIND.NAME[2] or KIND.NAME[\"key\"]",
                      Where(options, addr)});
       continue;
     }
-    if (!deposed) node[addr] = graph.AddNode(*parsed);
+    if (!parsed->deposed) node[addr] = graph.AddNode(parsed->resource);
   }
   for (const auto& [addr, rs] : state.resources) {
     const SourceLocation at = Where(options, addr);

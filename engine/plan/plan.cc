@@ -132,7 +132,8 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
     ch.parsed_address = rc.address;
     ch.kind = rc.kind;
     ch.after = rc.spec;
-    ch.create_before_destroy = rc.lifecycle.create_before_destroy;
+    ch.replace_order = rc.lifecycle.create_before_destroy ? ReplaceOrder::kCreateThenDelete
+                                                          : ReplaceOrder::kDeleteThenCreate;
     for (const auto& d : rc.depends_on) ch.depends_on.push_back(d.ToString());
 
     auto st = state.resources.find(addr);
@@ -238,20 +239,20 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
 // The journal's pending operations, as the plan shows them: what apply
 // completes first, and what the plan can tell of what follows.
 void AddPending(const StackConfig& config, const PlanOptions& options, Plan& plan) {
-  std::map<std::string, std::string> acted_on;  // address -> the action pending there
+  std::map<std::string, Action> acted_on;  // address -> the action pending there
   for (const JournalEntry& e : options.pending) {
     PendingOperation op;
     op.address = e.address;
     op.kind = e.kind;
-    op.action = ParseAction(e.action).value_or(Action::kDelete);
+    op.action = e.action;
     op.remote_id = e.remote_id;
     if (op.action == Action::kCreate) {
       // What it makes is in the state once it completes, and goes with
       // the rest when the manifests no longer declare it.
-      auto parsed = ParseStateAddress(e.address);
+      auto parsed = StateKey::Parse(e.address);
       if (options.destroy && options.targets.empty() && options.excludes.empty()) {
         op.note = "then destroyed";
-      } else if (!options.destroy && parsed && !config.Find(*parsed)) {
+      } else if (!options.destroy && parsed && !config.Find(parsed->resource)) {
         op.note = "then destroyed: no longer in the manifests";
       }
     }
@@ -261,7 +262,8 @@ void AddPending(const StackConfig& config, const PlanOptions& options, Plan& pla
   for (PlannedChange& c : plan.changes) {
     auto it = acted_on.find(c.address);
     if (it == acted_on.end() || c.action == Action::kNoOp) continue;
-    c.note += (c.note.empty() ? "" : "; ") + std::string("an interrupted ") + it->second +
+    c.note += (c.note.empty() ? "" : "; ") + std::string("an interrupted ") +
+              ActionName(it->second) +
               " of it completes first, and apply plans it again after that";
   }
 }
@@ -386,7 +388,7 @@ Value ChangeToJson(const PlannedChange& c) {
   out["changes"] = std::move(diffs);
   out["replace_fields"] = c.replace_fields;
   out["replace_reason"] = c.replace_reason;
-  out["create_before_destroy"] = c.create_before_destroy;
+  out["create_before_destroy"] = c.replace_order == ReplaceOrder::kCreateThenDelete;
   out["depends_on"] = c.depends_on;
   out["prior_depends_on"] = c.prior_depends_on;
   out["note"] = c.note;
@@ -558,7 +560,10 @@ Result<Plan> PlanFromJson(const Value& j) {
       ch.address = c.at("address").get<std::string>();
       // As MakePlan does: a state key that is no address (a damaged state)
       // matches no --target, and is still deleted.
-      ch.parsed_address = ParseStateAddress(ch.address).value_or(ResourceAddress());
+      if (auto key = StateKey::Parse(ch.address)) {
+        ch.parsed_address = key->resource;
+        ch.deposed = key->deposed;
+      }
       ch.kind = c.at("kind").get<std::string>();
       auto action = ParseAction(c.at("action").get<std::string>());
       if (!action) return Status::InvalidArgument("unknown action in plan for " + ch.address);
@@ -572,7 +577,8 @@ Result<Plan> PlanFromJson(const Value& j) {
       }
       ch.replace_fields = c.value("replace_fields", std::vector<std::string>{});
       ch.replace_reason = c.value("replace_reason", "");
-      ch.create_before_destroy = c.value("create_before_destroy", false);
+      ch.replace_order = c.value("create_before_destroy", false) ? ReplaceOrder::kCreateThenDelete
+                                                                 : ReplaceOrder::kDeleteThenCreate;
       ch.depends_on = c.value("depends_on", std::vector<std::string>{});
       ch.prior_depends_on = c.value("prior_depends_on", std::vector<std::string>{});
       ch.note = c.value("note", "");

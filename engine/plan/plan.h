@@ -70,13 +70,16 @@ struct AttributeChange {
 };
 
 struct PlannedChange {
-  // As the state records it: the resource's address, or for an object a
-  // create_before_destroy replace left behind, that then kDeposedSuffix.
+  // As the state records it: the text of its StateKey, the resource's
+  // address or a deposed object's ("instance.web (deposed)").
   std::string address;
-  // `address` parsed (the resource's, for a deposed object): what --target
-  // and module paths are matched on, so that nothing parses the text again.
-  // Empty for a state key that is no address (a damaged state).
+  // `address` parsed: the resource's address (for a deposed object too),
+  // what --target and module paths are matched on, so that nothing parses
+  // the text again; and whether it is the deposed object of a
+  // create_before_destroy replace (only ever deleted). Empty and false for
+  // a state key that is no address (a damaged state).
   ResourceAddress parsed_address;
+  bool deposed = false;
   std::string kind;
   Action action = Action::kNoOp;
   std::string remote_id;  // update, replace, delete: the existing resource
@@ -89,7 +92,10 @@ struct PlannedChange {
   // A replace of a resource that is not usable, and why ("provisioning
   // failed: provisioning_failed"): tainted in the state, or failed live.
   std::string replace_reason;
-  bool create_before_destroy = false;
+  // A replace's order (lifecycle.create_before_destroy: create, then
+  // delete). Carried for every change (the saved plan writes it as
+  // `create_before_destroy`); only a replace reads it.
+  ReplaceOrder replace_order = ReplaceOrder::kDeleteThenCreate;
   std::vector<std::string> depends_on;        // desired dependencies (addresses)
   std::vector<std::string> prior_depends_on;  // from state: dependencies of the old resource
   std::string note;                           // e.g. "deleted outside Cairn"
@@ -101,6 +107,11 @@ struct PlannedChange {
   // sent, the postconditions once it is ready (`self` being the resource as
   // the API returned it). Those the plan decided are not carried.
   std::vector<ConditionConfig> preconditions, postconditions;
+
+  // A replace that creates the new object before it deletes the old one.
+  bool CreatesBeforeDeleting() const {
+    return action == Action::kReplace && replace_order == ReplaceOrder::kCreateThenDelete;
+  }
 };
 
 // A `check` document's result: every assertion true (kPassed), one false

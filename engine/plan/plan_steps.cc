@@ -84,7 +84,7 @@ std::vector<std::string> NamedChanges(const std::vector<PlannedChange>& changes,
   std::vector<ResourceAddress> known;
   for (const auto& r : config.resources) known.push_back(r.address);
   for (const auto& [addr, rs] : state.resources) {
-    if (auto parsed = ParseStateAddress(addr)) known.push_back(std::move(*parsed));
+    if (auto parsed = StateKey::Parse(addr)) known.push_back(std::move(parsed->resource));
   }
   std::vector<std::string> named;
   for (const std::string& text : patterns) {
@@ -368,17 +368,20 @@ std::vector<PlannedChange> PlanDeletes(const StackConfig& config, const StateSna
     if (!options.destroy && desired.count(addr)) continue;
     PlannedChange ch;
     ch.address = addr;
-    bool deposed = false;
-    std::optional<ResourceAddress> parsed = ParseStateAddress(addr, &deposed);
-    if (parsed) ch.parsed_address = *parsed;
+    std::optional<StateKey> parsed = StateKey::Parse(addr);
+    if (parsed) {
+      ch.parsed_address = parsed->resource;
+      ch.deposed = parsed->deposed;
+    }
     ch.kind = rs.kind;
     ch.action = Action::kDelete;
     ch.remote_id = rs.id;
     ch.before = rs.attributes;
     ch.after = nullptr;
     ch.prior_depends_on = rs.depends_on;
-    if (options.destroy && parsed && !deposed) {
-      if (const ResourceConfig* rc = config.Find(*parsed); rc && rc->lifecycle.prevent_destroy) {
+    if (options.destroy && parsed && !parsed->deposed) {
+      if (const ResourceConfig* rc = config.Find(parsed->resource);
+          rc && rc->lifecycle.prevent_destroy) {
         refusals.emplace_back(
             addr, Diagnostic{Severity::kError, "prevent_destroy",
                              addr + " has lifecycle.prevent_destroy set and cannot be destroyed",

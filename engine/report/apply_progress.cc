@@ -32,12 +32,13 @@ std::string ProgressLine(const ProgressEvent& e, bool color) {
   auto tenths = std::chrono::duration_cast<std::chrono::milliseconds>(e.elapsed).count() / 100;
   std::string secs = tenths < 100 ? std::to_string(tenths / 10) + "." + std::to_string(tenths % 10)
                                   : std::to_string(tenths / 10);
-  std::string ing = e.operation == "create"   ? "creating"
-                    : e.operation == "update" ? "updating"
-                                              : "destroying";
-  std::string noun = e.operation == "create"   ? "creation"
-                     : e.operation == "update" ? "update"
-                                               : "destruction";
+  std::string ing = e.operation == Action::kCreate   ? "creating"
+                    : e.operation == Action::kUpdate ? "updating"
+                                                     : "destroying";
+  std::string noun = e.operation == Action::kCreate   ? "creation"
+                     : e.operation == Action::kUpdate ? "update"
+                                                      : "destruction";
+  const std::string op = ActionName(e.operation);
   const char* bold = color ? "\033[1m" : "";
   const char* reset = color ? "\033[0m" : "";
   std::string line = std::string(bold) + e.address + ":" + reset + " ";
@@ -55,14 +56,14 @@ std::string ProgressLine(const ProgressEvent& e, bool color) {
       line += noun + " complete after " + secs + "s" + (e.id.empty() ? "" : " [id=" + e.id + "]");
       break;
     case ProgressEvent::Phase::kFailed:
-      line += std::string(color ? "\033[31m" : "") + e.operation + " failed" + reset + " after " +
-              secs + "s: " + e.message;
+      line += std::string(color ? "\033[31m" : "") + op + " failed" + reset + " after " + secs +
+              "s: " + e.message;
       break;
     case ProgressEvent::Phase::kSkipped:
       line += "skipped: " + e.message;
       break;
     case ProgressEvent::Phase::kRecovered:
-      line += "recovered the interrupted " + e.operation + " (" + e.message + ")" +
+      line += "recovered the interrupted " + op + " (" + e.message + ")" +
               (e.id.empty() ? "" : " [id=" + e.id + "]");
       break;
   }
@@ -79,7 +80,7 @@ Value ProgressEventToJson(const ProgressEvent& e) {
                                  "failed", "skipped", "recovered"};
   Value j = {{"event", kNames[static_cast<int>(e.phase)]},
              {"address", e.address},
-             {"operation", e.operation},
+             {"operation", ActionName(e.operation)},
              {"elapsed_ms", e.elapsed.count()}};
   if (!e.id.empty()) j["id"] = e.id;
   if (!e.message.empty()) j["message"] = e.message;
@@ -87,7 +88,7 @@ Value ProgressEventToJson(const ProgressEvent& e) {
 }
 
 void ProgressTally::Add(const ProgressEvent& e) {
-  const std::string key = e.operation + " " + e.address;
+  const std::string key = ActionName(e.operation) + (" " + e.address);
   switch (e.phase) {
     case ProgressEvent::Phase::kWaiting:
       waiting_.insert(key);

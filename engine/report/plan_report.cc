@@ -20,7 +20,7 @@ Style StyleFor(const PlannedChange& c) {
     case Action::kUpdate:
       return {"  ~", "update in-place", "\033[33m"};
     case Action::kReplace:
-      return {c.create_before_destroy ? "+/-" : "-/+", "replace", "\033[35m"};
+      return {c.CreatesBeforeDeleting() ? "+/-" : "-/+", "replace", "\033[35m"};
     case Action::kDelete:
       return {"  -", "delete", "\033[31m"};
     case Action::kNoOp:
@@ -165,7 +165,7 @@ std::string RenderPlanText(const Plan& plan, const ReportOptions& opts) {
       verb +=
           " (" + fields + (c.replace_fields.size() == 1 ? " forces" : " force") + " replacement)";
     }
-    if (c.action == Action::kReplace && c.create_before_destroy) verb += ", create before destroy";
+    if (c.CreatesBeforeDeleting()) verb += ", create before destroy";
     if (!c.moved_from.empty()) verb += ", moved from " + c.moved_from;
     out += opts.color ? s.color : "";
     out += s.symbol;

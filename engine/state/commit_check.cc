@@ -62,9 +62,10 @@ Status CheckJournalEntries(std::span<const JournalEntry> entries) {
       return Status::InvalidArgument(
           "journal entry needs a sequence number from ReserveSequences()");
     }
-    if (entry.address.empty() || entry.action.empty()) {
+    if (entry.address.empty() || !IsOperation(entry.action)) {
       return Status::InvalidArgument("journal entry " + std::to_string(entry.seq) +
-                                     " needs an address and an action");
+                                     " needs an address and an action (create, update or "
+                                     "delete)");
     }
     if (!seqs.insert(entry.seq).second) {
       return Status::AlreadyExists("journal entry " + std::to_string(entry.seq) +
@@ -72,6 +73,15 @@ Status CheckJournalEntries(std::span<const JournalEntry> entries) {
     }
   }
   return Status::Ok();
+}
+
+Result<Action> ParseJournalAction(const std::string& text, int64_t seq, const std::string& store) {
+  std::optional<Action> action = ParseAction(text);
+  if (!action || !IsOperation(*action)) {
+    return Status::FailedPrecondition(store + ": journal entry " + std::to_string(seq) +
+                                      " has an unknown action \"" + text + "\"");
+  }
+  return *action;
 }
 
 Status CheckSequenceCount(int64_t count) {

@@ -35,8 +35,14 @@ namespace cairn {
 Status CheckCommit(const StateCommit& commit);
 
 // CheckCommit's rules for journal entries: each has seq > 0, an address and
-// an action; no two share a sequence number (AlreadyExists).
+// an operation (create, update or delete) for its action; no two share a
+// sequence number (AlreadyExists).
 Status CheckJournalEntries(std::span<const JournalEntry> entries);
+
+// The action of the stored journal entry `seq`, from its text (ActionName's):
+// FailedPrecondition, naming `store` ("state database"), for text that is
+// not an operation's (a damaged state).
+Result<Action> ParseJournalAction(const std::string& text, int64_t seq, const std::string& store);
 
 // ReserveSequences' argument: at least 1.
 Status CheckSequenceCount(int64_t count);

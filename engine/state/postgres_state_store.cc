@@ -316,7 +316,7 @@ Status PostgresStateStore::JournalBeginAll(std::span<const JournalEntry> entries
           "INSERT INTO cairn_state_journal (stack, seq, address, action, kind, remote_id, "
           "method, path, body, idempotency_key, started_at, context) "
           "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
-          stack_, e.seq, e.address, e.action, e.kind, e.remote_id, e.method, e.path,
+          stack_, e.seq, e.address, ActionName(e.action), e.kind, e.remote_id, e.method, e.path,
           pqxx::binarystring(e.body), e.idempotency_key, e.started_at, DumpJson(e.context));
     }
     w.commit();
@@ -339,7 +339,9 @@ Result<std::vector<JournalEntry>> PostgresStateStore::PendingJournal() {
       JournalEntry e;
       e.seq = row[0].as<int64_t>();
       e.address = row[1].as<std::string>();
-      e.action = row[2].as<std::string>();
+      Result<Action> action = ParseJournalAction(row[2].as<std::string>(), e.seq, "state");
+      if (!action.ok()) return action.status();
+      e.action = *action;
       e.kind = row[3].as<std::string>();
       e.remote_id = row[4].as<std::string>();
       e.method = row[5].as<std::string>();

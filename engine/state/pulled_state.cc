@@ -124,18 +124,17 @@ PulledState ParsePulledState(const std::string& text, const std::string& file) {
     const SourceLocation where = at(rs.address);
     // The state's keys: a resource address in canonical form, or the
     // object a create_before_destroy replace deposed there.
-    bool deposed = false;
-    auto addr = ParseStateAddress(rs.address, &deposed);
-    if (!addr || addr->ToString() + (deposed ? kDeposedSuffix : "") != rs.address) {
+    auto key = StateKey::Parse(rs.address);
+    if (!key || key->ToString() != rs.address) {
       out.diagnostics.push_back(
           Problem("\"" + rs.address + "\" is not a resource address", where,
-                  addr ? "the state writes it " + addr->ToString() + (deposed ? kDeposedSuffix : "")
-                       : "addresses look like KIND.NAME, KIND.NAME[2] or KIND.NAME[\"key\"]"));
+                  key ? "the state writes it " + key->ToString()
+                      : "addresses look like KIND.NAME, KIND.NAME[2] or KIND.NAME[\"key\"]"));
       continue;
     }
     auto is = [&](const char* name, auto check) { return r.contains(name) && check(r[name]); };
     const bool complete =
-        is("kind", [&](const Value& v) { return v == addr->kind; }) &&
+        is("kind", [&](const Value& v) { return v == key->resource.kind; }) &&
         is("id", [](const Value& v) { return v.is_string(); }) &&
         is("attributes", [](const Value& v) { return v.is_object(); }) &&
         is("depends_on",
@@ -146,13 +145,13 @@ PulledState ParsePulledState(const std::string& text, const std::string& file) {
         is("schema_version", [](const Value& v) { return v.is_number_integer(); }) &&
         (!r.contains("tainted") || r["tainted"].is_string());
     if (!complete) {
-      out.diagnostics.push_back(Problem(rs.address + " needs kind (" + addr->kind +
+      out.diagnostics.push_back(Problem(rs.address + " needs kind (" + key->resource.kind +
                                             "), id (a string), attributes (an object), "
                                             "depends_on (a list of addresses) and schema_version",
                                         where));
       continue;
     }
-    rs.kind = addr->kind;
+    rs.kind = key->resource.kind;
     rs.id = r["id"].get<std::string>();
     rs.attributes = r["attributes"];
     for (const Value& d : r["depends_on"]) rs.depends_on.push_back(d.get<std::string>());

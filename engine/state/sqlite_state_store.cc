@@ -505,7 +505,7 @@ Status SqliteStateStore::JournalBeginAll(std::span<const JournalEntry> entries) 
               "INSERT INTO journal (seq, address, action, kind, remote_id, method, "
               "path, body, idempotency_key, started_at, context) "
               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-          ins.Int(1, e.seq).Text(2, e.address).Text(3, e.action).Text(4, e.kind);
+          ins.Int(1, e.seq).Text(2, e.address).Text(3, ActionName(e.action)).Text(4, e.kind);
           ins.Text(5, e.remote_id).Text(6, e.method).Text(7, e.path).Blob(8, e.body);
           ins.Text(9, e.idempotency_key).Int(10, e.started_at).Text(11, DumpJson(e.context));
           CAIRN_RETURN_IF_ERROR(ins.Run());
@@ -525,7 +525,9 @@ Result<std::vector<JournalEntry>> SqliteStateStore::PendingJournal() {
     JournalEntry e;
     e.seq = q.ColInt(0);
     e.address = q.ColText(1);
-    e.action = q.ColText(2);
+    Result<Action> action = ParseJournalAction(q.ColText(2), e.seq, "state database");
+    if (!action.ok()) return action.status();
+    e.action = *action;
     e.kind = q.ColText(3);
     e.remote_id = q.ColText(4);
     e.method = q.ColText(5);

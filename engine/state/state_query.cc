@@ -14,8 +14,8 @@ std::vector<std::string> StateAddressesNamed(const StateSnapshot& state, std::st
   std::vector<std::string> out;
   if (!parsed || !std::holds_alternative<std::monostate>(parsed->index)) return out;
   for (const auto& [address, rs] : state.resources) {
-    auto recorded = ParseStateAddress(address);
-    if (recorded && recorded->BaseString() == key) out.push_back(address);
+    auto recorded = StateKey::Parse(address);
+    if (recorded && recorded->resource.BaseString() == key) out.push_back(address);
   }
   std::sort(out.begin(), out.end(), AddressTextLess);
   return out;

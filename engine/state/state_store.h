@@ -46,6 +46,7 @@
 
 #include "base/status.h"
 #include "base/value.h"
+#include "engine/action.h"
 
 namespace cairn {
 
@@ -80,7 +81,9 @@ struct StateSnapshot {
 struct JournalEntry {
   int64_t seq = 0;  // from ReserveSequences(); unique per state, never reused
   std::string address;
-  std::string action;  // "create", "update", "delete"
+  // kCreate, kUpdate or kDelete (IsOperation); stored as its ActionName
+  // text ("create", "update", "delete").
+  Action action = Action::kCreate;
   std::string kind;
   std::string remote_id;  // update/delete: the target; create: empty
   std::string method;

@@ -874,7 +874,7 @@ TEST_CASE(
   cairn::JournalEntry entry;
   entry.seq = *(*store)->ReserveSequences(1);
   entry.address = "instance.web[9]";
-  entry.action = "create";
+  entry.action = cairn::Action::kCreate;
   entry.kind = "instance";
   entry.method = "POST";
   entry.path = "/api/v1/compute";

@@ -19,6 +19,26 @@ TEST_CASE("addresses round-trip through their canonical text") {
   CHECK(a->BaseString() == "instance.web");
 }
 
+TEST_CASE("state keys: a deposed object is its resource's address and a deposed flag") {
+  auto current = StateKey::Parse("module.app[1].instance.web[\"a\"]");
+  REQUIRE(current);
+  CHECK_FALSE(current->deposed);
+  CHECK(current->resource == *ResourceAddress::Parse("module.app[1].instance.web[\"a\"]"));
+  // The text the state has always stored for a deposed object.
+  auto deposed = StateKey::Parse("instance.web[2] (deposed)");
+  REQUIRE(deposed);
+  CHECK(deposed->deposed);
+  CHECK(deposed->resource == *ResourceAddress::Parse("instance.web[2]"));
+  CHECK(deposed->ToString() == "instance.web[2] (deposed)");
+  CHECK(StateKey{*ResourceAddress::Parse("network.core"), true}.ToString() ==
+        "network.core (deposed)");
+  CHECK(StateKey{*ResourceAddress::Parse("network.core"), false}.ToString() == "network.core");
+  for (std::string text : {"instance.web (deposed) (deposed)", " (deposed)",
+                           "instance.web(deposed)", "instance.web  (deposed)"}) {
+    CHECK_FALSE(StateKey::Parse(text));
+  }
+}
+
 TEST_CASE("malformed addresses do not parse") {
   for (std::string text : {"instance", ".web", "instance.", "instance.web[", "instance.web[-1]",
                            "instance.web[x]", "1nstance.web", "instance.we b"}) {

@@ -361,8 +361,8 @@ TEST_CASE("recovery re-sends journal entries whose context or body a damaged sta
   int64_t seq = *f.store.ReserveSequences(4);
   auto entry = [&](int64_t n, const std::string& name, const std::string& body, Value context) {
     return JournalEntry{
-        seq + n, "network." + name, "create",   "network",         "", "POST", "/v1/networks",
-        body,    "key-" + name,     1700000000, std::move(context)};
+        seq + n, "network." + name, Action::kCreate, "network",         "", "POST", "/v1/networks",
+        body,    "key-" + name,     1700000000,      std::move(context)};
   };
   std::vector<JournalEntry> entries = {
       entry(0, "a", R"({"name":"a","region":"eu","cidr":"10.0.0.0/16"})", Value::array({1, 2})),
@@ -438,6 +438,72 @@ TEST_CASE("an update referring to a replaced object runs after its delete and cr
   CHECK(pos("update firewall") < calls.size());
   std::string new_web = f.State().resources.at("instance.web").id;
   CHECK(f.State().resources.at("firewall.edge").attributes["instances"] == Value::array({new_web}));
+}
+
+namespace {
+
+std::vector<std::string> CodesOf(const std::vector<Diagnostic>& diags) {
+  std::vector<std::string> codes;
+  for (const Diagnostic& d : diags) codes.push_back(d.code);
+  return codes;
+}
+
+}  // namespace
+
+TEST_CASE("a create the API returns other than planned fails loudly, recorded as returned") {
+  Fixture f;
+  // The API makes network.core, but not with the cidr it was sent.
+  f.provider.AlterField("core", "cidr", "10.9.0.0/16");
+  ApplyResult r = f.Run(WebStack());
+  CHECK_FALSE(r.ok());
+  REQUIRE(CodesOf(r.diagnostics) == std::vector<std::string>{"inconsistent_result"});
+  CHECK(r.diagnostics[0].summary ==
+        "network.core: the API returned cidr = \"10.9.0.0/16\", but the plan promised "
+        "\"10.0.0.0/16\"");
+  CHECK(r.summary.failed == 1);
+  CHECK(r.summary.skipped == 1);  // instance.web, built on it
+  CHECK(r.summary.created == 1);  // ssh_key.deploy goes on
+  // It exists: recorded as the API returned it, so the next plan corrects it.
+  StateSnapshot st = f.State();
+  REQUIRE(st.resources.count("network.core"));
+  CHECK(st.resources.at("network.core").attributes["cidr"] == "10.9.0.0/16");
+  CHECK_FALSE(st.resources.count("instance.web"));
+  bool failed_event = false;
+  for (const ProgressEvent& e : f.events) {
+    if (e.address == "network.core" && e.phase == ProgressEvent::Phase::kFailed) {
+      failed_event = true;
+      CHECK(e.operation == Action::kCreate);
+      CHECK(e.message == r.diagnostics[0].summary);
+    }
+  }
+  CHECK(failed_event);
+}
+
+TEST_CASE("a field unknown at plan may come back as anything") {
+  Fixture f;
+  // instance.web's network is the id of a network this apply makes.
+  f.provider.AlterField("web", "network", "network-elsewhere");
+  ApplyResult r = f.Run(WebStack());
+  SourceFiles sources;
+  INFO(RenderDiagnostics(r.diagnostics, sources));
+  CHECK(r.ok());
+  CHECK(r.summary.created == 3);
+}
+
+TEST_CASE("an update the API returns other than planned fails loudly") {
+  Fixture f;
+  StackConfig cfg = IndependentInstances(1);
+  cfg.resources[0].spec["size"] = 1;
+  REQUIRE(f.Run(cfg).ok());
+  f.provider.AlterField("i0", "size", 5);
+  cfg.resources[0].spec["size"] = 2;
+  ApplyResult r = f.Run(cfg);
+  CHECK_FALSE(r.ok());
+  REQUIRE(CodesOf(r.diagnostics) == std::vector<std::string>{"inconsistent_result"});
+  CHECK(r.diagnostics[0].summary ==
+        "instance.i0: the API returned size = 5, but the plan promised 2");
+  CHECK(r.summary.updated == 0);
+  CHECK(f.State().resources.at("instance.i0").attributes["size"] == 5);
 }
 
 TEST_CASE("create_before_destroy creates first and keeps the old one as deposed until deleted") {
@@ -557,12 +623,16 @@ TEST_CASE("an apply reserves one sequence number per operation, all in one block
 }
 
 TEST_CASE("idempotency keys are derived from persisted data and bounded") {
-  std::string a = IdempotencyKey("lin", 3, "create", "instance.web[0]");
-  CHECK(a == IdempotencyKey("lin", 3, "create", "instance.web[0]"));
-  CHECK(a != IdempotencyKey("lin", 4, "create", "instance.web[0]"));
-  CHECK(a != IdempotencyKey("lin", 3, "create", "instance.web[1]"));
-  CHECK(IdempotencyKey(std::string(36, 'x'), 1LL << 60, "create", std::string(5000, 'a')).size() <=
-        255);
+  std::string a = IdempotencyKey("lin", 3, Action::kCreate, "instance.web[0]");
+  // The text of keys sent before: an interrupted run's key is re-sent as it was.
+  CHECK(a.rfind("cairn-lin-3-create-", 0) == 0);
+  CHECK(a.size() == std::string("cairn-lin-3-create-").size() + 16);
+  CHECK(a == IdempotencyKey("lin", 3, Action::kCreate, "instance.web[0]"));
+  CHECK(a != IdempotencyKey("lin", 4, Action::kCreate, "instance.web[0]"));
+  CHECK(a != IdempotencyKey("lin", 3, Action::kCreate, "instance.web[1]"));
+  CHECK(a != IdempotencyKey("lin", 3, Action::kUpdate, "instance.web[0]"));
+  CHECK(IdempotencyKey(std::string(36, 'x'), 1LL << 60, Action::kCreate, std::string(5000, 'a'))
+            .size() <= 255);
 }
 
 TEST_CASE("a parallel apply journals operations ahead, in batches, each before it is sent") {
@@ -897,8 +967,10 @@ TEST_CASE("an interrupted create_before_destroy create is recovered with the old
   CHECK(st.resources.at("network.core").id != old_id);
   CHECK(st.resources.at("network.core").attributes["cidr"] == "10.1.0.0/16");
   // Still tracked, so the next apply deletes it rather than leaking it.
-  REQUIRE(st.resources.count(std::string("network.core") + kDeposedSuffix) == 1);
-  CHECK(st.resources.at(std::string("network.core") + kDeposedSuffix).id == old_id);
+  const std::string deposed = StateKey{*ResourceAddress::Parse("network.core"), true}.ToString();
+  CHECK(deposed == "network.core (deposed)");
+  REQUIRE(st.resources.count(deposed) == 1);
+  CHECK(st.resources.at(deposed).id == old_id);
 
   REQUIRE(f.Run(cfg).ok());
   auto networks = f.provider.resources("network");

@@ -133,7 +133,7 @@ TEST_CASE("PlanStack with a command's request: its flags, the stack recorded, pe
   JournalEntry pending;
   pending.seq = 7;
   pending.address = "volume.data";
-  pending.action = "create";
+  pending.action = Action::kCreate;
   pending.kind = "volume";
 
   StackPlanRequest request;

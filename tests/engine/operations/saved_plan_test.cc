@@ -77,7 +77,7 @@ TEST_CASE("a saved plan records its stack, and is not saved over unfinished oper
   JournalEntry pending;
   pending.seq = 4;
   pending.address = "network.core";
-  pending.action = "create";
+  pending.action = Action::kCreate;
   Status refused = PrepareSavedPlan(plan, r.config, false, {pending}, env);
   CHECK(refused.code() == StatusCode::kFailedPrecondition);
   CHECK(refused.message().find("1 operation(s) of an interrupted apply") != std::string::npos);

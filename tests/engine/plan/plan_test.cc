@@ -546,7 +546,7 @@ TEST_CASE("a plan's JSON text is its JSON value as dump(2) prints it, byte for b
   replace.changes = {{"cidr", "10.0.0.0/16", "10.1.0.0/16", true}};
   replace.replace_fields = {"cidr"};
   replace.replace_reason = "tainted";
-  replace.create_before_destroy = true;
+  replace.replace_order = ReplaceOrder::kCreateThenDelete;
   replace.prior_depends_on = {"vpc.x", "vpc.y"};
   replace.note = "deleted outside Cairn; \x01";
   plan.changes = {create, replace, PlannedChange{}};
@@ -816,11 +816,11 @@ TEST_CASE("the journal's pending operations are part of the plan: text, Markdown
   StateSnapshot st;
   st.resources["network.core"] = St("network.core", "n1", {{"name", "core"}});
   JournalEntry web0, web7, old;
-  web0 = {.seq = 3, .address = "instance.web[0]", .action = "create", .kind = "instance"};
-  web7 = {.seq = 4, .address = "instance.web[7]", .action = "create", .kind = "instance"};
+  web0 = {.seq = 3, .address = "instance.web[0]", .action = Action::kCreate, .kind = "instance"};
+  web7 = {.seq = 4, .address = "instance.web[7]", .action = Action::kCreate, .kind = "instance"};
   old = {.seq = 5,
          .address = "ssh_key.old",
-         .action = "delete",
+         .action = Action::kDelete,
          .kind = "ssh_key",
          .remote_id = "key_1"};
   auto o = Opts();

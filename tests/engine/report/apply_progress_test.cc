@@ -15,7 +15,7 @@ using Phase = ProgressEvent::Phase;
 
 namespace {
 
-ProgressEvent Event(Phase phase, const std::string& address, const std::string& operation,
+ProgressEvent Event(Phase phase, const std::string& address, Action operation,
                     std::chrono::milliseconds elapsed = 0ms, std::string id = "",
                     std::string message = "") {
   ProgressEvent e;
@@ -57,68 +57,71 @@ TEST_CASE("apply progress: the verb says what the run does") {
 }
 
 TEST_CASE("apply progress: a line per step, seconds with a tenth under ten") {
-  CHECK(ProgressLine(Event(Phase::kStart, "instance.web", "create"), false) ==
+  CHECK(ProgressLine(Event(Phase::kStart, "instance.web", Action::kCreate), false) ==
         "instance.web: creating...");
-  CHECK(ProgressLine(Event(Phase::kStart, "volume.v", "update"), false) == "volume.v: updating...");
-  CHECK(ProgressLine(Event(Phase::kStart, "volume.v", "delete"), false) ==
+  CHECK(ProgressLine(Event(Phase::kStart, "volume.v", Action::kUpdate), false) ==
+        "volume.v: updating...");
+  CHECK(ProgressLine(Event(Phase::kStart, "volume.v", Action::kDelete), false) ==
         "volume.v: destroying...");
-  CHECK(ProgressLine(Event(Phase::kStillRunning, "volume.v", "delete", 10'000ms), false) ==
+  CHECK(ProgressLine(Event(Phase::kStillRunning, "volume.v", Action::kDelete, 10'000ms), false) ==
         "volume.v: still destroying... [10s elapsed]");
-  CHECK(ProgressLine(Event(Phase::kDone, "instance.web", "create", 640ms, "inst_1"), false) ==
-        "instance.web: creation complete after 0.6s [id=inst_1]");
-  CHECK(ProgressLine(Event(Phase::kDone, "volume.v", "update", 9'990ms), false) ==
+  CHECK(ProgressLine(Event(Phase::kDone, "instance.web", Action::kCreate, 640ms, "inst_1"),
+                     false) == "instance.web: creation complete after 0.6s [id=inst_1]");
+  CHECK(ProgressLine(Event(Phase::kDone, "volume.v", Action::kUpdate, 9'990ms), false) ==
         "volume.v: update complete after 9.9s");
-  CHECK(ProgressLine(Event(Phase::kDone, "volume.v", "delete", 42'500ms), false) ==
+  CHECK(ProgressLine(Event(Phase::kDone, "volume.v", Action::kDelete, 42'500ms), false) ==
         "volume.v: destruction complete after 42s");
-  CHECK(ProgressLine(Event(Phase::kFailed, "instance.web", "create", 1'200ms, "", "quota"),
+  CHECK(ProgressLine(Event(Phase::kFailed, "instance.web", Action::kCreate, 1'200ms, "", "quota"),
                      false) == "instance.web: create failed after 1.2s: quota");
-  CHECK(ProgressLine(Event(Phase::kSkipped, "instance.web", "create", 0ms, "", "network.n failed"),
-                     false) == "instance.web: skipped: network.n failed");
-  CHECK(ProgressLine(Event(Phase::kRecovered, "instance.web", "create", 0ms, "inst_2", "replayed"),
-                     false) ==
-        "instance.web: recovered the interrupted create (replayed) [id=inst_2]");
+  CHECK(ProgressLine(
+            Event(Phase::kSkipped, "instance.web", Action::kCreate, 0ms, "", "network.n failed"),
+            false) == "instance.web: skipped: network.n failed");
+  CHECK(ProgressLine(
+            Event(Phase::kRecovered, "instance.web", Action::kCreate, 0ms, "inst_2", "replayed"),
+            false) == "instance.web: recovered the interrupted create (replayed) [id=inst_2]");
 }
 
 TEST_CASE("apply progress: waits and internal milestones print nothing") {
-  CHECK(ProgressLine(Event(Phase::kWaiting, "instance.web", "create"), false).empty());
-  CHECK(ProgressLine(Event(Phase::kStillRunning, "instance.web", "create", 1s, "", "journaled"),
-                     false)
-            .empty());
+  CHECK(ProgressLine(Event(Phase::kWaiting, "instance.web", Action::kCreate), false).empty());
+  CHECK(
+      ProgressLine(
+          Event(Phase::kStillRunning, "instance.web", Action::kCreate, 1s, "", "journaled"), false)
+          .empty());
 }
 
 TEST_CASE("apply progress: color marks the address and a failure and secrets are redacted") {
-  CHECK(ProgressLine(Event(Phase::kStart, "network.n", "create"), true) ==
+  CHECK(ProgressLine(Event(Phase::kStart, "network.n", Action::kCreate), true) ==
         "\033[1mnetwork.n:\033[0m creating...");
-  CHECK(ProgressLine(Event(Phase::kFailed, "network.n", "create", 0ms, "", "no"), true) ==
+  CHECK(ProgressLine(Event(Phase::kFailed, "network.n", Action::kCreate, 0ms, "", "no"), true) ==
         "\033[1mnetwork.n:\033[0m \033[31mcreate failed\033[0m after 0.0s: no");
   const std::string token = "cairn_" + std::string(43, 'q');
-  const std::string line =
-      ProgressLine(Event(Phase::kFailed, "network.n", "create", 0ms, "", "sent " + token), false);
+  const std::string line = ProgressLine(
+      Event(Phase::kFailed, "network.n", Action::kCreate, 0ms, "", "sent " + token), false);
   CHECK(line.find(token) == std::string::npos);
   CHECK(line.find("[REDACTED]") != std::string::npos);
 }
 
 TEST_CASE("apply progress: a live display keeps failures, skips and recoveries") {
-  CHECK(KeepsProgressLine(Event(Phase::kFailed, "a.b", "create")));
-  CHECK(KeepsProgressLine(Event(Phase::kSkipped, "a.b", "create")));
-  CHECK(KeepsProgressLine(Event(Phase::kRecovered, "a.b", "create")));
+  CHECK(KeepsProgressLine(Event(Phase::kFailed, "a.b", Action::kCreate)));
+  CHECK(KeepsProgressLine(Event(Phase::kSkipped, "a.b", Action::kCreate)));
+  CHECK(KeepsProgressLine(Event(Phase::kRecovered, "a.b", Action::kCreate)));
   for (Phase p : {Phase::kStart, Phase::kWaiting, Phase::kStillRunning, Phase::kDone}) {
-    CHECK_FALSE(KeepsProgressLine(Event(p, "a.b", "create")));
+    CHECK_FALSE(KeepsProgressLine(Event(p, "a.b", Action::kCreate)));
   }
 }
 
 TEST_CASE("apply progress: the tally counts done, failed, skipped and what is waiting") {
   ProgressTally tally(5);
-  tally.Add(Event(Phase::kStart, "network.a", "create"));
-  tally.Add(Event(Phase::kWaiting, "network.a", "create"));
-  tally.Add(Event(Phase::kStart, "network.b", "create"));
-  tally.Add(Event(Phase::kWaiting, "network.b", "create"));
-  tally.Add(Event(Phase::kWaiting, "network.b", "create"));  // said twice, counted once
+  tally.Add(Event(Phase::kStart, "network.a", Action::kCreate));
+  tally.Add(Event(Phase::kWaiting, "network.a", Action::kCreate));
+  tally.Add(Event(Phase::kStart, "network.b", Action::kCreate));
+  tally.Add(Event(Phase::kWaiting, "network.b", Action::kCreate));
+  tally.Add(Event(Phase::kWaiting, "network.b", Action::kCreate));  // said twice, counted once
   CHECK(tally.waiting() == 2);
   CHECK(tally.LiveLine("creating", 3s) == "creating 0/5, 2 waiting for provisioning, 0 failed, 3s");
-  tally.Add(Event(Phase::kDone, "network.a", "create"));
-  tally.Add(Event(Phase::kFailed, "network.b", "create"));
-  tally.Add(Event(Phase::kSkipped, "instance.c", "create"));
+  tally.Add(Event(Phase::kDone, "network.a", Action::kCreate));
+  tally.Add(Event(Phase::kFailed, "network.b", Action::kCreate));
+  tally.Add(Event(Phase::kSkipped, "instance.c", Action::kCreate));
   CHECK(tally.done() == 1);
   CHECK(tally.failed() == 1);
   CHECK(tally.skipped() == 1);
@@ -127,28 +130,29 @@ TEST_CASE("apply progress: the tally counts done, failed, skipped and what is wa
         "applying 1/5, 0 waiting for provisioning, 1 failed, 1 skipped, 12s");
   // A replace's delete and create of one address wait apart.
   ProgressTally replace(2);
-  replace.Add(Event(Phase::kWaiting, "volume.v", "delete"));
-  replace.Add(Event(Phase::kWaiting, "volume.v", "create"));
+  replace.Add(Event(Phase::kWaiting, "volume.v", Action::kDelete));
+  replace.Add(Event(Phase::kWaiting, "volume.v", Action::kCreate));
   CHECK(replace.waiting() == 2);
-  replace.Add(Event(Phase::kDone, "volume.v", "delete"));
+  replace.Add(Event(Phase::kDone, "volume.v", Action::kDelete));
   CHECK(replace.waiting() == 1);
 }
 
 TEST_CASE("apply progress: each event as one JSON object") {
-  Value start = ProgressEventToJson(Event(Phase::kStart, "network.a", "create", 5ms));
+  Value start = ProgressEventToJson(Event(Phase::kStart, "network.a", Action::kCreate, 5ms));
   CHECK(start == Value{{"event", "start"},
                        {"address", "network.a"},
                        {"operation", "create"},
                        {"elapsed_ms", 5}});
-  Value done = ProgressEventToJson(Event(Phase::kDone, "network.a", "create", 900ms, "net_1"));
+  Value done =
+      ProgressEventToJson(Event(Phase::kDone, "network.a", Action::kCreate, 900ms, "net_1"));
   CHECK(done["event"] == "done");
   CHECK(done["id"] == "net_1");
   CHECK_FALSE(done.contains("message"));
   const char* names[] = {"start",  "waiting", "still_running", "done",
                          "failed", "skipped", "recovered"};
   for (int p = 0; p <= static_cast<int>(Phase::kRecovered); ++p) {
-    CHECK(ProgressEventToJson(
-              Event(static_cast<Phase>(p), "a.b", "delete", 0ms, "", "m"))["event"] == names[p]);
+    CHECK(ProgressEventToJson(Event(static_cast<Phase>(p), "a.b", Action::kDelete, 0ms, "",
+                                    "m"))["event"] == names[p]);
   }
 }
 

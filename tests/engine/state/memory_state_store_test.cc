@@ -25,7 +25,7 @@ TEST_CASE("memory state: FailNextCommit fails one commit and applies nothing", "
   JournalEntry e;
   e.seq = *seq;
   e.address = "instance.web";
-  e.action = "create";
+  e.action = Action::kCreate;
   REQUIRE(store.JournalBegin(e).ok());
 
   store.FailNextCommit(Status::IOError("disk full"));

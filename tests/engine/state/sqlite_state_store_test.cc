@@ -279,7 +279,7 @@ TEST_CASE("sqlite state: a journal entry survives SIGKILL before its commit", "[
     JournalEntry e;
     e.seq = *seq;
     e.address = "instance.web";
-    e.action = "create";
+    e.action = Action::kCreate;
     e.kind = "instance";
     e.method = "POST";
     e.path = "/api/v1/instances";
@@ -336,7 +336,7 @@ int CommitForever(const std::string& path, Pipe& ready) {
     JournalEntry e;
     e.seq = *seq;
     e.address = "instance.a[0]";
-    e.action = "update";
+    e.action = Action::kUpdate;
     e.body = "gen " + std::to_string(gen);
     if (!store.JournalBegin(e).ok()) return 7;
     StateCommit c;
@@ -535,8 +535,9 @@ TEST_CASE("sqlite state: corrupted rows and journal entries are clear errors", "
     c.put.push_back({"network.core", "network", "net-1", Value{{"id", "net-1"}}, {}});
     REQUIRE(store->Commit(c).ok());
     int64_t seq = *store->ReserveSequences(1);
-    JournalEntry e{seq,  "network.other", "create",   "network",      "", "POST", "/v1/networks",
-                   "{}", "key-1",         1700000000, Value::object()};
+    JournalEntry e{seq,     "network.other", Action::kCreate, "network",
+                   "",      "POST",          "/v1/networks",  "{}",
+                   "key-1", 1700000000,      Value::object()};
     REQUIRE(store->JournalBeginAll(std::vector<JournalEntry>{e}).ok());
   }
   SECTION("attributes that are not JSON") {
@@ -557,6 +558,27 @@ TEST_CASE("sqlite state: corrupted rows and journal entries are clear errors", "
     auto pending = MustOpen(path)->PendingJournal();
     REQUIRE_FALSE(pending.ok());
     CHECK(Contains(pending.status().message(), "context of journal entry"));
+  }
+  SECTION("the action is stored as its text, which is read back") {
+    WithRawDb(path, [](sqlite3* db) {
+      sqlite3_stmt* q = nullptr;
+      REQUIRE(sqlite3_prepare_v2(db, "SELECT action FROM journal", -1, &q, nullptr) == SQLITE_OK);
+      REQUIRE(sqlite3_step(q) == SQLITE_ROW);
+      CHECK(std::string(reinterpret_cast<const char*>(sqlite3_column_text(q, 0))) == "create");
+      sqlite3_finalize(q);
+      ExecSql(db, "UPDATE journal SET action = 'delete'");
+    });
+    auto pending = MustOpen(path)->PendingJournal();
+    REQUIRE(pending.ok());
+    REQUIRE(pending->size() == 1);
+    CHECK((*pending)[0].action == Action::kDelete);
+  }
+  SECTION("an action that is no operation") {
+    WithRawDb(path, [](sqlite3* db) { ExecSql(db, "UPDATE journal SET action = 'replace'"); });
+    auto pending = MustOpen(path)->PendingJournal();
+    REQUIRE_FALSE(pending.ok());
+    CHECK(Contains(pending.status().message(), "journal entry"));
+    CHECK(Contains(pending.status().message(), "unknown action \"replace\""));
   }
   SECTION("a journal context that is JSON but not a mapping reads, for recovery to handle") {
     WithRawDb(path, [](sqlite3* db) { ExecSql(db, "UPDATE journal SET context = '[1,2]'"); });
@@ -595,7 +617,7 @@ TEST_CASE("sqlite state: concurrent writers are group-committed, each with its o
           JournalEntry e;
           e.seq = *seq;
           e.address = "instance.t" + std::to_string(t) + "_" + std::to_string(round);
-          e.action = "create";
+          e.action = Action::kCreate;
           e.kind = "instance";
           e.method = "POST";
           e.path = "/api/v1/compute";

@@ -174,7 +174,7 @@ STATE_CONTRACT_TEST(Journal, "journal entries are pending until their commit cle
   const JournalEntry& e = (*pending)[0];
   CHECK(e.seq == *a);
   CHECK(e.address == "instance.web");
-  CHECK(e.action == "create");
+  CHECK(e.action == Action::kCreate);
   CHECK(e.kind == "instance");
   CHECK(e.remote_id.empty());
   CHECK(e.method == "POST");

@@ -123,7 +123,7 @@ inline JournalEntry TestJournalEntry(int64_t seq, const std::string& address,
   JournalEntry e;
   e.seq = seq;
   e.address = address;
-  e.action = "create";
+  e.action = Action::kCreate;
   e.kind = "instance";
   e.method = "POST";
   e.path = "/api/v1/instances";

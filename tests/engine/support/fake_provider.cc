@@ -90,6 +90,9 @@ CreateResponse FakeProvider::Create(const CreateRequest& req, std::stop_token) {
   Value attrs = spec;
   attrs["id"] = id;
   attrs["status"] = "running";
+  if (auto alt = altered_.find(StringMember(spec, "name")); alt != altered_.end()) {
+    attrs[alt->second.first] = alt->second.second;
+  }
   live_[req.mutation.kind][id] = attrs;
   RemoteResource res{req.mutation.kind, id, attrs};
   keys_[req.idempotency_key] = {req.mutation.body, res};
@@ -127,6 +130,9 @@ UpdateResponse FakeProvider::Update(const UpdateRequest& req, std::stop_token) {
     return r;
   }
   it->second.merge_patch(patch);
+  if (auto alt = altered_.find(StringMember(it->second, "name")); alt != altered_.end()) {
+    it->second[alt->second.first] = alt->second.second;
+  }
   if (lose_ > 0) {
     --lose_;
     r.status = Status::Unavailable("response lost after commit (injected)");
@@ -191,6 +197,11 @@ void FakeProvider::Watch(const WaitRequest& req, std::function<void(WaitResponse
   WaitResponse r = Answer(req);
   lock.unlock();
   done(std::move(r));
+}
+
+void FakeProvider::AlterField(const std::string& name, const std::string& field, Value value) {
+  std::lock_guard lock(mu_);
+  altered_[name] = {field, std::move(value)};
 }
 
 void FakeProvider::HoldReadiness(bool hold) {

@@ -50,6 +50,10 @@ class FakeProvider final : public Provider {
   // reasonCode provisioning_failed.
   // `fail` false: the API provisions it again.
   void FailProvisioning(const std::string& name, bool fail = true);
+  // Creates and updates of a resource with this spec name take effect with
+  // `field` set to `value`, whatever was sent: an API that changes a value
+  // it was given.
+  void AlterField(const std::string& name, const std::string& field, Value value);
   // While set, every call fails as against an API nobody listens on
   // (Unreachable, with the "unreachable" diagnostic the real provider gives,
   // worded alike for every call); nothing takes effect.
@@ -85,6 +89,7 @@ class FakeProvider final : public Provider {
   std::set<std::string> refused_;
   std::set<std::string> failing_;
   std::set<std::string> hidden_;
+  std::map<std::string, std::pair<std::string, Value>> altered_;  // name -> (field, value)
   int reads_ = 0;
   std::vector<std::string> calls_;
   int lose_ = 0;
