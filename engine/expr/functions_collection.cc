@@ -30,7 +30,7 @@ bool ShapeKnown(const Value& v) {
   return true;
 }
 
-std::string Noun(const Value& v) {
+std::string ValueNoun(const Value& v) {
   if (v.is_null()) return "null";
   return std::string(v.is_unknown() ? "an " : "a ") + v.type_name();
 }
@@ -74,7 +74,8 @@ std::optional<std::vector<std::string>> StringItems(const Value& v, size_t arg, 
     }
     auto s = ToStringValue(item);
     if (!s) {
-      cx.ArgError(arg, "element " + std::to_string(i) + " must be a string, not " + Noun(item));
+      cx.ArgError(arg,
+                  "element " + std::to_string(i) + " must be a string, not " + ValueNoun(item));
       return std::nullopt;
     }
     out.push_back(std::move(*s));
@@ -87,7 +88,7 @@ Value LengthFn(const std::vector<Value>& a, CallContext& cx) {
   if (!ShapeKnown(v)) return Value::Unknown();
   if (v.is_string()) return Value::Int(static_cast<int64_t>(Utf8Length(v.as_string())));
   if (v.is_collection()) return Value::Int(static_cast<int64_t>(v.size()));
-  cx.ArgError(0, "the argument must be a string, list, set or map, not " + Noun(v));
+  cx.ArgError(0, "the argument must be a string, list, set or map, not " + ValueNoun(v));
   return Value();
 }
 
@@ -112,7 +113,7 @@ Value AllAnyTrue(const std::vector<Value>& a, CallContext& cx, bool all) {
     } else if (item.is_string() && (item.as_string() == "true" || item.as_string() == "false")) {
       b = item.as_string() == "true";
     } else {
-      cx.ArgError(0, "element " + std::to_string(i) + " must be a bool, not " + Noun(item));
+      cx.ArgError(0, "element " + std::to_string(i) + " must be a bool, not " + ValueNoun(item));
       return Value();
     }
     if (all && !b) return Value::Bool(false);
@@ -181,7 +182,7 @@ Value CoalesceListFn(const std::vector<Value>& a, CallContext& cx) {
     if (!ShapeKnown(a[i])) return Value::Unknown();
     if (a[i].is_null()) continue;
     if (!a[i].is_sequence()) {
-      cx.ArgError(i, "coalescelist() arguments must be lists, not " + Noun(a[i]));
+      cx.ArgError(i, "coalescelist() arguments must be lists, not " + ValueNoun(a[i]));
       return Value();
     }
     if (a[i].size() > 0) return a[i].is_list() ? a[i] : Value::MakeList(a[i].items());
@@ -268,7 +269,7 @@ Value FlattenFn(const std::vector<Value>& a, CallContext& cx) {
 
 Value IndexFn(const std::vector<Value>& a, CallContext& cx) {
   if (!a[0].is_list()) {
-    cx.ArgError(0, "the first argument must be a list, not " + Noun(a[0]));
+    cx.ArgError(0, "the first argument must be a list, not " + ValueNoun(a[0]));
     return Value();
   }
   const List& items = a[0].items();
@@ -547,14 +548,15 @@ Value TransposeFn(const std::vector<Value>& a, CallContext& cx) {
   std::map<std::string, std::vector<std::string>> out;
   for (const auto& [k, list] : *m) {
     if (!list.is_sequence()) {
-      cx.ArgError(0, "input must be a map of lists of strings: \"" + k + "\" is " + Noun(list));
+      cx.ArgError(0,
+                  "input must be a map of lists of strings: \"" + k + "\" is " + ValueNoun(list));
       return Value();
     }
     for (const Value& item : list.items()) {
       auto s = ToStringValue(item);
       if (!s) {
-        cx.ArgError(0,
-                    "input must be a map of lists of strings: \"" + k + "\" holds " + Noun(item));
+        cx.ArgError(
+            0, "input must be a map of lists of strings: \"" + k + "\" holds " + ValueNoun(item));
         return Value();
       }
       out[*s].push_back(k);
