@@ -140,7 +140,7 @@ const std::string& ValidState() {
       std::vector<cairn::JournalEntry> entries(2);
       entries[0] = {*seq,
                     "instance.api",
-                    "create",
+                    cairn::Action::kCreate,
                     "instance",
                     "",
                     "POST",
@@ -151,7 +151,7 @@ const std::string& ValidState() {
                     cairn::Value{{"depends_on", cairn::Value::array({"network.core"})}}};
       entries[1] = {*seq + 1,
                     "network.core",
-                    "delete",
+                    cairn::Action::kDelete,
                     "network",
                     "net-1",
                     "DELETE",
