@@ -89,7 +89,7 @@ void ParseRun(const std::string& file, const YamlNode& doc, TestFile& out, Stack
   }
   if (!kind.IsScalar() || kind.Scalar() != "run") {
     error("invalid_test",
-          "a test file holds `kind: run` documents, and `kind: override` and `kind: test`",
+          "a test file holds `kind: run`, `kind: override` and `kind: test` documents",
           kind.IsDefined() ? NodeLoc(file, kind) : doc_loc);
     return;
   }
