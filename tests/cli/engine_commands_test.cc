@@ -342,7 +342,7 @@ TEST_CASE("a --target plan holds only the target and its dependencies") {
   CHECK(j["changes"][0]["address"] == "network.app");
 }
 
-TEST_CASE("--exclude, patterns and target files: everything but what is left alone") {
+TEST_CASE("exclusions, target patterns and target files: everything but what is left alone") {
   Env e;
   auto addresses = [](const std::string& out) {
     std::set<std::string> a;
