@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(
   cmake g++ make pkg-config
-  nlohmann-json3-dev libyaml-cpp-dev libboost-graph-dev libspdlog-dev catch2
+  nlohmann-json3-dev libyaml-dev libyaml-cpp-dev libboost-graph-dev libspdlog-dev catch2
   libcli11-dev libcurl4-openssl-dev libsqlite3-dev libpqxx-dev libvalijson-dev libssl-dev
   libre2-dev libedit-dev
   postgresql curl

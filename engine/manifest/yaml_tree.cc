@@ -1,12 +1,10 @@
 #include "engine/manifest/yaml_tree.h"
 
-#include <yaml-cpp/eventhandler.h>
-#include <yaml-cpp/exceptions.h>
-#include <yaml-cpp/parser.h>
+#include <yaml.h>
 
 #include <algorithm>
 #include <map>
-#include <sstream>
+#include <optional>
 
 namespace cairn {
 
@@ -21,11 +19,6 @@ template <typename T>
 const T& EmptyOf() {
   static const T kEmpty{};
   return kEmpty;
-}
-
-YamlMark ToMark(const YAML::Mark& m) {
-  if (m.is_null()) return {};
-  return {m.line, m.column};
 }
 
 // The length of the well-formed UTF-8 sequence (RFC 3629, table 3-7 of the
@@ -56,64 +49,166 @@ size_t Utf8SequenceLength(const std::string& text, size_t i) {
   return len;
 }
 
-constexpr char kBadByteStandIn = '\xFF';
+// Each bad character is parsed as U+FFFD, which libyaml accepts anywhere
+// and counts as one character, as the positions below count it.
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
 
-// Records the runs of bad bytes of `text` in `tree`; when there are any,
-// returns the text with each replaced by kBadByteStandIn (same positions).
-std::optional<std::string> FindBadBytes(const std::string& text, YamlTree& tree) {
-  if (std::all_of(text.begin(), text.end(),
-                  [](char c) { return c != '\0' && static_cast<unsigned char>(c) < 0x80; })) {
-    return std::nullopt;
+// Whether every byte is printable ASCII, a tab, a line feed or a carriage
+// return: text the parser reads as it is, a column per byte.
+bool PlainAscii(const std::string& text) {
+  return std::all_of(text.begin(), text.end(), [](char c) {
+    return (c >= 0x20 && c < 0x7F) || c == '\n' || c == '\t' || c == '\r';
+  });
+}
+
+// One character of the text as the parser is given it: its bytes, or, for
+// a bad one (a NUL, a byte not part of UTF-8, a control character YAML
+// cannot hold), U+FFFD in its place.
+struct TextChar {
+  size_t length = 1;  // bytes in the original text
+  bool bad = false;
+  YamlBadBytes::Kind kind = YamlBadBytes::Kind::kNotUtf8;
+  uint32_t code_point = 0;
+};
+
+uint32_t DecodeUtf8(const std::string& text, size_t i, size_t len) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[i + k]); };
+  if (len == 1) return byte(0);
+  uint32_t cp = byte(0) & (0xFF >> (len + 1));
+  for (size_t k = 1; k < len; ++k) cp = (cp << 6) | (byte(k) & 0x3F);
+  return cp;
+}
+
+// YAML 1.2's c-printable, as libyaml checks it: tab, line feed, carriage
+// return, printable ASCII, NEL, and the rest of Unicode but C1, surrogates
+// (never well-formed UTF-8) and U+FFFE/U+FFFF.
+bool InYamlCharset(uint32_t cp) {
+  return cp == 0x09 || cp == 0x0A || cp == 0x0D || (cp >= 0x20 && cp <= 0x7E) || cp == 0x85 ||
+         (cp >= 0xA0 && cp <= 0xD7FF) || (cp >= 0xE000 && cp <= 0xFFFD) || cp >= 0x10000;
+}
+
+TextChar ReadChar(const std::string& text, size_t i) {
+  TextChar c;
+  if (text[i] == '\0') {
+    c.bad = true;
+    c.kind = YamlBadBytes::Kind::kNul;
+    return c;
   }
+  size_t len = Utf8SequenceLength(text, i);
+  if (len == 0) {
+    c.bad = true;
+    return c;
+  }
+  c.length = len;
+  c.code_point = DecodeUtf8(text, i, len);
+  if (!InYamlCharset(c.code_point)) {
+    c.bad = true;
+    c.kind = YamlBadBytes::Kind::kControl;
+  }
+  return c;
+}
+
+// Positions as Cairn reports them (and yaml-cpp did): a line ends at LF, or
+// at a CR not followed by LF; columns are bytes, a UTF-8 byte order mark not
+// counted. libyaml counts columns and offsets in characters, and also ends
+// lines at NEL, LS and PS; a text that is not plain ASCII has its marks
+// moved to bytes by walking it from the last mark asked for (marks come in
+// text order, so each text is walked about once).
+class MarkMapper {
+ public:
+  explicit MarkMapper(const std::string& original) : text_(original), ascii_(PlainAscii(original)) {
+    Reset();
+  }
+
+  YamlMark FromLibyaml(const yaml_mark_t& m) {
+    if (ascii_) return {static_cast<int>(m.line), static_cast<int>(m.column)};
+    return AtChar(m.index);
+  }
+
+  // The mark of character `index` (counted from after any byte order mark).
+  YamlMark AtChar(size_t index) {
+    if (index < chars_) Reset();
+    while (chars_ < index && byte_ < text_.size()) Step();
+    return Here();
+  }
+
+  // The mark of byte `offset` of the parsed text, where each bad character
+  // of the original took the three bytes of U+FFFD.
+  YamlMark AtParsedByte(size_t offset) {
+    Reset();
+    size_t parsed = byte_;
+    while (parsed < offset && byte_ < text_.size()) parsed += Step();
+    return Here();
+  }
+
+ private:
+  // Moves past one character; returns the bytes the parser saw for it.
+  size_t Step() {
+    const char c = text_[byte_];
+    TextChar tc = ReadChar(text_, byte_);
+    byte_ += tc.length;
+    ++chars_;
+    if (c == '\n' || (c == '\r' && (byte_ == text_.size() || text_[byte_] != '\n'))) {
+      ++line_;
+      line_start_ = byte_;
+    }
+    return tc.bad ? kReplacement.size() : tc.length;
+  }
+
+  YamlMark Here() const { return {line_, static_cast<int>(byte_ - line_start_)}; }
+
+  void Reset() {
+    byte_ = line_start_ = text_.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0;
+    chars_ = 0;
+    line_ = 0;
+  }
+
+  const std::string& text_;
+  const bool ascii_;
+  size_t byte_ = 0;
+  size_t chars_ = 0;
+  int line_ = 0;
+  size_t line_start_ = 0;
+};
+
+// Records the runs of bad characters of `text` in `tree`; when there are
+// any, returns the text with each replaced by U+FFFD.
+std::optional<std::string> FindBadBytes(const std::string& text, YamlTree& tree) {
+  if (PlainAscii(text)) return std::nullopt;
   std::optional<std::string> clean;
-  // Positions as yaml-cpp counts them: a line ends at LF, or at a CR not
-  // followed by LF; columns are bytes, a UTF-8 byte order mark not counted.
-  int line = 0;
-  size_t line_start = text.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0;
-  size_t run_end = std::string::npos;  // where the current run of bad bytes ends
+  MarkMapper marks(text);
+  size_t chars = 0;                    // characters before i
+  size_t copied = 0;                   // text[0, copied) is in *clean
+  size_t run_end = std::string::npos;  // where the current run of bad characters ends
   auto run_kind = YamlBadBytes::Kind::kNul;
-  for (size_t i = 0; i < text.size();) {
-    const char c = text[i];
-    size_t len = c == '\0' ? 0 : Utf8SequenceLength(text, i);
-    if (len > 0) {
-      if (c == '\n' || (c == '\r' && (i + 1 == text.size() || text[i + 1] != '\n'))) {
-        ++line;
-        line_start = i + 1;
-      }
-      i += len;
+  const size_t bom = text.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0;
+  for (size_t i = bom; i < text.size(); ++chars) {
+    TextChar c = ReadChar(text, i);
+    if (!c.bad) {
+      i += c.length;
       continue;
     }
-    const auto kind = c == '\0' ? YamlBadBytes::Kind::kNul : YamlBadBytes::Kind::kNotUtf8;
-    if (!clean) clean = text;
-    (*clean)[i] = kBadByteStandIn;
-    if (run_end == i && run_kind == kind) {
-      if (tree.bad_byte_runs <= YamlTree::kMaxBadByteRuns) ++tree.bad_bytes.back().length;
+    if (!clean) {
+      clean.emplace();
+      clean->reserve(text.size() + 16);
+    }
+    clean->append(text, copied, i - copied);
+    clean->append(kReplacement);
+    copied = i + c.length;
+    if (run_end == i && run_kind == c.kind) {
+      if (tree.bad_byte_runs <= YamlTree::kMaxBadByteRuns) tree.bad_bytes.back().length += c.length;
     } else {
       ++tree.bad_byte_runs;
       if (tree.bad_bytes.size() < YamlTree::kMaxBadByteRuns) {
-        tree.bad_bytes.push_back(
-            {kind, {line, static_cast<int>(i - std::min(i, line_start))}, i, 1});
+        tree.bad_bytes.push_back({c.kind, marks.AtChar(chars), i, c.length, c.code_point});
       }
     }
-    run_end = i + 1;
-    run_kind = kind;
-    ++i;
+    run_end = i + c.length;
+    run_kind = c.kind;
+    i += c.length;
   }
+  if (clean) clean->append(text, copied, std::string::npos);
   return clean;
-}
-
-// A scalar read from text with bad bytes: each stand-in as U+FFFD.
-void ReplaceStandIns(std::string& scalar) {
-  if (scalar.find(kBadByteStandIn) == std::string::npos) return;
-  std::string out;
-  for (char c : scalar) {
-    if (c == kBadByteStandIn) {
-      out += "\xEF\xBF\xBD";
-    } else {
-      out += c;
-    }
-  }
-  scalar = std::move(out);
 }
 
 }  // namespace
@@ -153,59 +248,73 @@ YamlNode YamlNode::Get(std::string_view key) const {
   return {};
 }
 
-// Thrown by the builder when the parser emits more nodes than the text can
-// hold: yaml-cpp 0.7 loops forever on some malformed input.
-struct RunawayParser {
-  YamlMark mark;
-};
+namespace {
 
-class YamlTreeBuilder : public YAML::EventHandler {
+// Builds a YamlTree from libyaml's events. Invariant: `stack_` holds the
+// open collections, innermost last; a node is added to its parent (or made
+// a document's root) once complete.
+class YamlTreeBuilder {
  public:
-  // `unended` outlives the builder of one document: the last nodes of a
-  // document end where the next document begins.
-  YamlTreeBuilder(YamlTree& tree, size_t max_nodes, std::vector<YamlNodeData*>& unended)
-      : tree_(tree), unended_(unended), max_nodes_(max_nodes) {}
+  YamlTreeBuilder(YamlTree& tree, std::deque<YamlNodeData>& arena, MarkMapper& marks)
+      : tree_(tree), arena_(arena), marks_(marks) {}
 
-  void OnDocumentStart(const YAML::Mark& mark) override { Reached(mark); }
-  void OnDocumentEnd() override {}
-
-  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
-    YamlNodeData* d = New(YamlNode::Type::kNull, mark, anchor);
-    unended_.push_back(d);
-    Add(YamlNode(d));
-  }
-
-  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
-    Reached(mark);
-    auto it = anchors_.find(anchor);
-    if (it == anchors_.end()) {
-      Add(YamlNode(New(YamlNode::Type::kNull, mark, 0)));
-    } else {
-      it->second->aliased = true;
-      Add(YamlNode(it->second));
+  // Takes one event; false (with `error` set) when the text cannot be a
+  // tree. An incomplete document is never one of the tree's documents.
+  bool On(const yaml_event_t& e, std::optional<YamlSyntaxError>& error) {
+    switch (e.type) {
+      case YAML_DOCUMENT_START_EVENT:
+        Reached(Mark(e.start_mark));
+        anchors_.clear();  // anchors are per document
+        return true;
+      case YAML_ALIAS_EVENT: {
+        YamlMark mark = Mark(e.start_mark);
+        Reached(mark);
+        auto it = anchors_.find(reinterpret_cast<const char*>(e.data.alias.anchor));
+        if (it == anchors_.end()) {
+          error = YamlSyntaxError{"found an alias to an anchor not defined before it", mark};
+          return false;
+        }
+        it->second->aliased = true;
+        Add(YamlNode(it->second));
+        return true;
+      }
+      case YAML_SCALAR_EVENT: {
+        const auto& sc = e.data.scalar;
+        std::string_view value(reinterpret_cast<const char*>(sc.value), sc.length);
+        std::string_view tag = sc.tag ? reinterpret_cast<const char*>(sc.tag) : "";
+        const bool plain = sc.style == YAML_PLAIN_SCALAR_STYLE;
+        // A plain untagged null, ~ or nothing is YAML's null (the core
+        // schema), whatever the parser; anything quoted, a block scalar or
+        // a !!str is a string.
+        const bool null = plain && tag.empty() &&
+                          (value.empty() || value == "~" || value == "null" || value == "Null" ||
+                           value == "NULL");
+        YamlNodeData* d =
+            New(null ? YamlNode::Type::kNull : YamlNode::Type::kScalar, e.start_mark, sc.anchor);
+        if (!null) {
+          d->scalar.assign(value);
+          d->quoted = !plain || tag == "!" || tag == "tag:yaml.org,2002:str";
+        }
+        unended_.push_back(d);
+        Add(YamlNode(d));
+        return true;
+      }
+      case YAML_SEQUENCE_START_EVENT:
+      case YAML_MAPPING_START_EVENT: {
+        const bool seq = e.type == YAML_SEQUENCE_START_EVENT;
+        YamlNodeData* d = New(seq ? YamlNode::Type::kSequence : YamlNode::Type::kMap, e.start_mark,
+                              seq ? e.data.sequence_start.anchor : e.data.mapping_start.anchor);
+        stack_.push_back({d, {}, false});
+        return true;
+      }
+      case YAML_SEQUENCE_END_EVENT:
+      case YAML_MAPPING_END_EVENT:
+        Close();
+        return true;
+      default:
+        return true;
     }
   }
-
-  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
-                const std::string& value) override {
-    YamlNodeData* d = New(YamlNode::Type::kScalar, mark, anchor);
-    d->scalar = value;
-    d->quoted = tag == "!" || tag == "tag:yaml.org,2002:str" || tag == "!!str";
-    unended_.push_back(d);
-    Add(YamlNode(d));
-  }
-
-  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
-                       YAML::EmitterStyle::value) override {
-    stack_.push_back({New(YamlNode::Type::kSequence, mark, anchor), {}, false});
-  }
-  void OnSequenceEnd() override { Close(); }
-
-  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
-                  YAML::EmitterStyle::value) override {
-    stack_.push_back({New(YamlNode::Type::kMap, mark, anchor), {}, false});
-  }
-  void OnMapEnd() override { Close(); }
 
  private:
   struct Frame {
@@ -214,19 +323,21 @@ class YamlTreeBuilder : public YAML::EventHandler {
     bool has_key;
   };
 
+  YamlMark Mark(const yaml_mark_t& m) { return marks_.FromLibyaml(m); }
+
   // The text reached `mark`: every node complete before it ends there.
-  void Reached(const YAML::Mark& mark) {
-    for (YamlNodeData* d : unended_) d->end = ToMark(mark);
+  void Reached(YamlMark mark) {
+    for (YamlNodeData* d : unended_) d->end = mark;
     unended_.clear();
   }
 
-  YamlNodeData* New(YamlNode::Type type, const YAML::Mark& mark, YAML::anchor_t anchor) {
+  YamlNodeData* New(YamlNode::Type type, const yaml_mark_t& at, const yaml_char_t* anchor) {
+    YamlMark mark = Mark(at);
     Reached(mark);
-    if (tree_.arena_.size() >= max_nodes_) throw RunawayParser{ToMark(mark)};
-    YamlNodeData& d = tree_.arena_.emplace_back();
+    YamlNodeData& d = arena_.emplace_back();
     d.type = type;
-    d.mark = ToMark(mark);
-    if (anchor != 0) anchors_[anchor] = &d;
+    d.mark = mark;
+    if (anchor) anchors_[reinterpret_cast<const char*>(anchor)] = &d;
     return &d;
   }
 
@@ -256,11 +367,35 @@ class YamlTreeBuilder : public YAML::EventHandler {
   }
 
   YamlTree& tree_;
+  std::deque<YamlNodeData>& arena_;
+  MarkMapper& marks_;
   std::vector<Frame> stack_;
-  std::map<YAML::anchor_t, YamlNodeData*> anchors_;
-  std::vector<YamlNodeData*>& unended_;  // complete nodes waiting for the next mark
-  size_t max_nodes_;
+  std::map<std::string, YamlNodeData*, std::less<>> anchors_;
+  std::vector<YamlNodeData*> unended_;  // complete nodes waiting for the next mark
 };
+
+// libyaml's problem, with its context when it has one ("did not find
+// expected key, while parsing a block mapping that began at 3:1").
+YamlSyntaxError ParserError(const yaml_parser_t& p, MarkMapper& marks) {
+  YamlSyntaxError e;
+  e.message = p.problem ? p.problem : "the YAML parser could not make sense of the text here";
+  if (p.error == YAML_READER_ERROR) {
+    e.mark = marks.AtParsedByte(p.problem_offset);
+    return e;
+  }
+  e.mark = marks.FromLibyaml(p.problem_mark);
+  if (p.context) {
+    YamlMark at = marks.FromLibyaml(p.context_mark);
+    e.message += std::string(", ") + p.context;
+    if (at.line != e.mark.line || at.column != e.mark.column) {
+      e.message +=
+          " that began at " + std::to_string(at.line + 1) + ":" + std::to_string(at.column + 1);
+    }
+  }
+  return e;
+}
+
+}  // namespace
 
 std::vector<YamlNode> YamlTree::Scalars() const {
   std::vector<YamlNode> out;
@@ -274,29 +409,27 @@ std::unique_ptr<YamlTree> YamlTree::Parse(const std::string& original) {
   auto tree = std::make_unique<YamlTree>();
   std::optional<std::string> clean = FindBadBytes(original, *tree);
   const std::string& text = clean ? *clean : original;
-  std::istringstream in(text);
-  // Every node takes at least one character of text (an alias two), so a
-  // parser emitting more than this is looping.
-  const size_t max_nodes = 2 * text.size() + 16;
-  std::vector<YamlNodeData*> unended;
-  try {
-    YAML::Parser parser(in);
-    while (true) {
-      // A document is only kept once its root is complete: a syntax error
-      // drops the partial one.
-      YamlTreeBuilder builder(*tree, max_nodes, unended);
-      if (!parser.HandleNextDocument(builder)) break;
+  MarkMapper marks(original);
+  YamlTreeBuilder builder(*tree, tree->arena_, marks);
+  yaml_parser_t parser;
+  if (!yaml_parser_initialize(&parser)) {
+    tree->error = YamlSyntaxError{"out of memory", {}};
+    return tree;
+  }
+  yaml_parser_set_input_string(&parser, reinterpret_cast<const unsigned char*>(text.data()),
+                               text.size());
+  for (;;) {
+    yaml_event_t event;
+    if (!yaml_parser_parse(&parser, &event)) {
+      tree->error = ParserError(parser, marks);
+      break;
     }
-  } catch (const RunawayParser& r) {
-    tree->error = YamlSyntaxError{"the YAML parser could not make sense of the text here", r.mark};
-  } catch (const YAML::Exception& e) {
-    tree->error = YamlSyntaxError{e.msg, ToMark(e.mark)};
-  } catch (const std::exception& e) {
-    tree->error = YamlSyntaxError{e.what(), {}};
+    const bool end = event.type == YAML_STREAM_END_EVENT;
+    const bool ok = builder.On(event, tree->error);
+    yaml_event_delete(&event);
+    if (end || !ok) break;
   }
-  if (clean) {
-    for (YamlNodeData& d : tree->arena_) ReplaceStandIns(d.scalar);
-  }
+  yaml_parser_delete(&parser);
   return tree;
 }
 

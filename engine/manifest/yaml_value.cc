@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <set>
 
 #include "base/schema/formats.h"
@@ -185,18 +186,23 @@ bool WithinBounds(BoundsWalk& w, const YamlNode& n, int depth, bool repeated) {
   return true;
 }
 
-// Whether `mark` falls inside a "${...}" of its line that the line does
-// not close before it: the usual YAML error of an expression holding ": ".
-bool InsideUnquotedExpression(std::string_view text, const YamlMark& mark) {
-  if (text.empty() || mark.is_null()) return false;
+// The line of `text` that `mark` is on ("" when there is none).
+std::string_view LineAt(std::string_view text, const YamlMark& mark) {
+  if (text.empty() || mark.is_null()) return {};
   size_t begin = 0;
   for (int line = 0; line < mark.line; ++line) {
     begin = text.find('\n', begin);
-    if (begin == std::string_view::npos) return false;
+    if (begin == std::string_view::npos) return {};
     ++begin;
   }
   size_t end = text.find('\n', begin);
-  std::string_view row = text.substr(begin, end == std::string_view::npos ? end : end - begin);
+  return text.substr(begin, end == std::string_view::npos ? end : end - begin);
+}
+
+// Whether `mark` falls inside a "${...}" of its line that the line does
+// not close before it: the usual YAML error of an expression holding ": ".
+bool InsideUnquotedExpression(std::string_view text, const YamlMark& mark) {
+  std::string_view row = LineAt(text, mark);
   size_t col = static_cast<size_t>(mark.column);
   size_t open = row.rfind("${", col < row.size() ? col : row.size());
   if (open == std::string_view::npos || open >= col) return false;
@@ -219,6 +225,13 @@ void AddTextDiagnostics(const std::string& file, const YamlTree& tree, std::vect
     if (b.kind == YamlBadBytes::Kind::kNul) {
       AddError(out, "nul_byte", "NUL byte in the text", at,
                detail + "YAML text cannot hold NUL; write \"\\0\" in a double-quoted string");
+    } else if (b.kind == YamlBadBytes::Kind::kControl) {
+      char cp[16];
+      std::snprintf(cp, sizeof cp, "%04X", static_cast<unsigned>(b.code_point));
+      AddError(out, "control_character", std::string("control character U+") + cp + " in the text",
+               at,
+               detail + "YAML text cannot hold control characters; write \"\\u" + cp +
+                   "\" in a double-quoted string");
     } else {
       AddError(out, "invalid_utf8", "text is not valid UTF-8", at,
                detail + "manifests are UTF-8; save the file in that encoding");
@@ -230,12 +243,16 @@ void AddTextDiagnostics(const std::string& file, const YamlTree& tree, std::vect
       l.line = tree.error->mark.line + 1;
       l.column = tree.error->mark.column + 1;
     }
-    AddError(out, "yaml_syntax", "YAML syntax error: " + tree.error->message, l,
-             InsideUnquotedExpression(text, tree.error->mark)
-                 ? "the error is inside an unquoted ${...}: YAML ends a plain value at \": \" "
-                   "and \" #\"; quote the whole value with single quotes, e.g. "
-                   "count: '${var.prod ? 2 : 1}'"
-                 : "");
+    std::string hint;
+    std::string_view row = LineAt(text, tree.error->mark);
+    if (InsideUnquotedExpression(text, tree.error->mark)) {
+      hint =
+          "the error is inside an unquoted ${...}: YAML ends a plain value at \": \" and \" #\"; "
+          "quote the whole value with single quotes, e.g. count: '${var.prod ? 2 : 1}'";
+    } else if (row.find('\t') < row.find_first_not_of(" \t")) {
+      hint = "the line is indented with a tab; YAML indents with spaces only";
+    }
+    AddError(out, "yaml_syntax", "YAML syntax error: " + tree.error->message, l, hint);
   }
 }
 

@@ -300,6 +300,19 @@ TEST_CASE("language: YAML's error inside an unquoted ${...} says to quote it") {
         std::string::npos);
 }
 
+TEST_CASE("language: a line indented with a tab says YAML indents with spaces") {
+  auto r = Load("kind: volume\nname: v\nspec:\n\tregion: x\n");
+  REQUIRE_FALSE(r.ok());
+  REQUIRE(r.diagnostics[0].code == "yaml_syntax");
+  CHECK(r.diagnostics[0].location.line == 4);
+  CHECK(r.diagnostics[0].detail ==
+        "the line is indented with a tab; YAML indents with spaces only");
+  // A tab inside a value is no indentation, and no YAML error.
+  auto quoted = Load("kind: volume\nname: v\nspec:\n  region: \"a\tb\"\n  size_gb: 1\n");
+  REQUIRE_FALSE(quoted.diagnostics.empty());
+  CHECK(quoted.diagnostics[0].code != "yaml_syntax");
+}
+
 TEST_CASE("language: locals and path inside a module are the module's own") {
   std::map<std::string, std::string> files = {{"main.yaml", R"(
 kind: module

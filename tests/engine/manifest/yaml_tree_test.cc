@@ -36,18 +36,109 @@ TEST_CASE("YamlTree resolves aliases to the anchored node") {
   CHECK(doc.Get("other").Get("region").Scalar() == "eu");
 }
 
-TEST_CASE("YamlTree reports syntax errors at yaml-cpp's mark and keeps earlier documents") {
+TEST_CASE("YamlTree reports syntax errors at the parser's mark and keeps earlier documents") {
   auto tree = YamlTree::Parse("a: 1\n---\nb: [1, 2\n");
   REQUIRE(tree->error);
   CHECK(tree->documents.size() == 1);
   CHECK(tree->error->mark.line == 3);
-  CHECK_FALSE(tree->error->message.empty());
+  // The problem, and the construct it was found in, with where that began.
+  CHECK(tree->error->message ==
+        "did not find expected ',' or ']', while parsing a flow sequence that began at 3:4");
 }
 
-TEST_CASE("YamlTree stops a parser that emits more nodes than the text can hold") {
+TEST_CASE("YamlTree reports an error on text that made yaml-cpp loop forever") {
   auto tree = YamlTree::Parse(std::string(",2.]-  1\x8a"));
   REQUIRE(tree->error);
-  CHECK(tree->error->message == "the YAML parser could not make sense of the text here");
+  CHECK(tree->documents.empty());
+  CHECK(tree->error->mark.line == 0);
+  REQUIRE(tree->bad_bytes.size() == 1);
+  CHECK(tree->bad_bytes[0].mark.column == 8);
+}
+
+TEST_CASE("YamlTree counts columns in bytes on lines that are not ASCII") {
+  // "é" is two bytes and "€" three: each one character to the parser.
+  auto tree = YamlTree::Parse("a: \"\xC3\xA9\xE2\x82\xAC\"\nb: [\xC3\xA9, x]\nc: y\n");
+  REQUIRE_FALSE(tree->error);
+  YamlNode doc = tree->documents.at(0);
+  CHECK(doc.Get("a").Scalar() == "\xC3\xA9\xE2\x82\xAC");
+  YamlNode b = doc.Get("b");
+  REQUIRE(b.size() == 2);
+  CHECK(b[1].Mark().line == 1);
+  CHECK(b[1].Mark().column == 8);  // 'b', ':', ' ', '[', two bytes, ',', ' '
+  CHECK(doc.Get("c").Mark().line == 2);
+  CHECK(doc.Get("c").Mark().column == 3);
+  // A byte order mark is not counted, and a bad byte is one byte.
+  auto bom = YamlTree::Parse("\xEF\xBB\xBFk: \"\xFF\xFEz\"\nv: w\n");
+  REQUIRE_FALSE(bom->error);
+  CHECK(bom->documents.at(0).Get("k").Scalar() == "\xEF\xBF\xBD\xEF\xBF\xBDz");
+  CHECK(bom->documents.at(0).Get("k").Mark().column == 3);
+  CHECK(bom->documents.at(0).pairs().at(1).first.Mark().line == 1);
+  CHECK(bom->documents.at(0).Get("v").Mark().column == 3);
+  REQUIRE(bom->bad_bytes.size() == 1);
+  CHECK(bom->bad_bytes[0].mark.column == 4);
+  CHECK(bom->bad_bytes[0].length == 2);
+  // An error after non-ASCII text is placed in bytes too.
+  auto bad = YamlTree::Parse("\xC3\xA9: [1\n");
+  REQUIRE(bad->error);
+  CHECK(bad->error->message.find("that began at 1:5") != std::string::npos);
+}
+
+TEST_CASE("YamlTree lists control characters YAML cannot hold and reads on") {
+  auto tree = YamlTree::Parse("a: \"x\x01\x02\"\nb: y\x7F\nc: \"\xC2\x80\"\nd: \xFF\x1B\n");
+  REQUIRE_FALSE(tree->error);
+  REQUIRE(tree->bad_bytes.size() == 5);
+  using Kind = YamlBadBytes::Kind;
+  CHECK(tree->bad_bytes[0].kind == Kind::kControl);
+  CHECK(tree->bad_bytes[0].code_point == 0x01);
+  CHECK(tree->bad_bytes[0].length == 2);  // a run of two
+  CHECK(tree->bad_bytes[0].mark.column == 5);
+  CHECK(tree->bad_bytes[1].code_point == 0x7F);
+  CHECK(tree->bad_bytes[1].mark.line == 1);
+  CHECK(tree->bad_bytes[2].code_point == 0x80);  // C1: two bytes
+  CHECK(tree->bad_bytes[2].length == 2);
+  CHECK(tree->bad_bytes[3].kind == Kind::kNotUtf8);
+  CHECK(tree->bad_bytes[4].kind == Kind::kControl);
+  CHECK(tree->bad_bytes[4].mark.column == 4);
+  // Each is read as U+FFFD, and the rest of the text is still read.
+  YamlNode doc = tree->documents.at(0);
+  CHECK(doc.Get("a").Scalar() == "x\xEF\xBF\xBD\xEF\xBF\xBD");
+  CHECK(doc.Get("d").Mark().line == 3);
+  // A tab, NEL and the byte order mark are not control characters here.
+  auto fine = YamlTree::Parse("a: \"x\tb\"\nb: \"\xC2\x85\xEF\xBB\xBF\"\n");
+  REQUIRE_FALSE(fine->error);
+  CHECK(fine->bad_bytes.empty());
+  CHECK(fine->documents.at(0).Get("a").Scalar() == "x\tb");
+}
+
+TEST_CASE("YamlTree reads YAML's null spellings as null and everything quoted as a string") {
+  auto tree = YamlTree::Parse(
+      "a:\nb: ~\nc: null\nd: NULL\ne: 'null'\nf: !!str null\ng: |\n  x\nh: nil\ni: ! x\n");
+  REQUIRE_FALSE(tree->error);
+  YamlNode doc = tree->documents.at(0);
+  for (const char* k : {"a", "b", "c", "d"}) {
+    INFO(k);
+    CHECK(doc.Get(k).IsNull());
+  }
+  for (const char* k : {"e", "f", "g", "i"}) {
+    INFO(k);
+    CHECK(doc.Get(k).IsScalar());
+    CHECK(doc.Get(k).quoted());
+  }
+  CHECK(doc.Get("e").Scalar() == "null");
+  CHECK(doc.Get("g").Scalar() == "x\n");
+  CHECK(doc.Get("h").IsScalar());
+  CHECK_FALSE(doc.Get("h").quoted());
+}
+
+TEST_CASE(
+    "YamlTree refuses an alias to an anchor it has not seen, and anchors end with their document") {
+  auto unknown = YamlTree::Parse("a: *nowhere\n");
+  REQUIRE(unknown->error);
+  CHECK(unknown->error->mark.column == 3);
+  auto later = YamlTree::Parse("a: &x 1\n---\nb: *x\n");
+  REQUIRE(later->error);
+  CHECK(later->documents.size() == 1);
+  CHECK(later->error->mark.line == 2);
 }
 
 TEST_CASE("a node ends where the next node of the file begins, across documents") {
