@@ -302,6 +302,12 @@ class YamlTreeBuilder {
       case YAML_SEQUENCE_START_EVENT:
       case YAML_MAPPING_START_EVENT: {
         const bool seq = e.type == YAML_SEQUENCE_START_EVENT;
+        if (stack_.size() >= YamlTree::kMaxDepth) {
+          error = YamlSyntaxError{"collections nest deeper than " +
+                                      std::to_string(YamlTree::kMaxDepth) + " levels here",
+                                  Mark(e.start_mark)};
+          return false;
+        }
         YamlNodeData* d = New(seq ? YamlNode::Type::kSequence : YamlNode::Type::kMap, e.start_mark,
                               seq ? e.data.sequence_start.anchor : e.data.mapping_start.anchor);
         stack_.push_back({d, {}, false});

@@ -106,6 +106,14 @@ class YamlTree {
   // those before it and `error` is set. Never throws.
   static std::unique_ptr<YamlTree> Parse(const std::string& text);
 
+  // Collections nested deeper than this are a syntax error, found as soon
+  // as the parser reaches them: libyaml's scanner checks every open flow
+  // collection at every token, so unbounded nesting would take time
+  // quadratic in the text (300,000 "[" took minutes). Documents may nest
+  // kMaxYamlDepth levels (yaml_value.h); deeper ones up to this are
+  // reported there, in their own words.
+  static constexpr size_t kMaxDepth = 256;
+
   std::vector<YamlNode> documents;
   std::optional<YamlSyntaxError> error;
   // The first kMaxBadByteRuns runs of bad characters, in text order, and how

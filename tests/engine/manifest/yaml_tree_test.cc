@@ -110,6 +110,24 @@ TEST_CASE("YamlTree lists control characters YAML cannot hold and reads on") {
   CHECK(fine->documents.at(0).Get("a").Scalar() == "x\tb");
 }
 
+TEST_CASE("YamlTree stops at collections nested past its bound, at once") {
+  // 300,000 open brackets took libyaml minutes (each token checks every
+  // open flow collection): the tree stops the parser at its bound.
+  std::string deep = "a: " + std::string(300000, '[') + std::string(300000, ']') + "\n";
+  auto tree = YamlTree::Parse(deep);
+  REQUIRE(tree->error);
+  CHECK(tree->error->message == "collections nest deeper than 256 levels here");
+  CHECK(tree->error->mark.column == 3 + 255);  // the mapping is the first level
+  CHECK(tree->documents.empty());
+  // Up to the bound, the tree is built (and yaml_value.h reports a
+  // document deeper than it allows).
+  std::string within =
+      std::string(YamlTree::kMaxDepth, '[') + std::string(YamlTree::kMaxDepth, ']');
+  auto ok = YamlTree::Parse(within);
+  REQUIRE_FALSE(ok->error);
+  CHECK(ok->documents.size() == 1);
+}
+
 TEST_CASE("YamlTree reads YAML's null spellings as null and everything quoted as a string") {
   auto tree = YamlTree::Parse(
       "a:\nb: ~\nc: null\nd: NULL\ne: 'null'\nf: !!str null\ng: |\n  x\nh: nil\ni: ! x\n");
