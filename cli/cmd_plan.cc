@@ -278,9 +278,7 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
         members["policy_results"] = PolicyResultsToJson(policy_results);
       }
       std::string text = WithPlanCopy(*plan, [&](Plan& shown) {
-        for (auto& o : shown.outputs) {
-          if (o.sensitive) o.value = "(sensitive)";
-        }
+        PrepareForReading(shown);
         return PlanToJsonText(shown, members);
       });
       std::cout << Redact(text) << "\n";

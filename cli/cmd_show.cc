@@ -26,10 +26,7 @@ int ShowPlan(const Plan& saved, const std::string& path, bool json, const Global
   Plan shown = saved;
   // Masked wherever they appear, as `cairn plan` masks them.
   for (const std::string& secret : shown.sensitive_values) RegisterSecret(secret);
-  shown.variables.clear();
-  for (auto& o : shown.outputs) {
-    if (o.sensitive) o.value = "(sensitive)";
-  }
+  PrepareForReading(shown);
   if (json) {
     std::cout << Redact(PlanToJson(shown).dump(2)) << "\n";
     return 0;

@@ -31,6 +31,13 @@ Style StyleFor(const PlannedChange& c) {
 
 }  // namespace
 
+void PrepareForReading(Plan& plan) {
+  plan.variables.clear();
+  for (auto& o : plan.outputs) {
+    if (o.sensitive) o.value = "(sensitive)";
+  }
+}
+
 Value MaskSensitive(const Value& v, const std::vector<std::string>& sensitive) {
   if (IsUnknown(v)) return v;
   if (v.is_string()) {

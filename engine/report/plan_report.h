@@ -26,6 +26,12 @@ std::string RenderPlanText(const Plan& plan, const ReportOptions& opts = {});
 // variables) replaced by "(sensitive)", at any depth.
 Value MaskSensitive(const Value& v, const std::vector<std::string>& sensitive);
 
+// `plan` made fit to show (`cairn plan --json`, `cairn show PLAN`): the
+// variables a saved plan carries for apply are dropped, and each sensitive
+// output's value is "(sensitive)". The values of sensitive variables are
+// left for the caller's redaction (they may appear anywhere).
+void PrepareForReading(Plan& plan);
+
 // One value as shown in reports: JSON text, unknowns and sensitive values masked.
 std::string RenderValue(const Value& v, const std::vector<std::string>& sensitive_values);
 
