@@ -1,10 +1,7 @@
 #include "engine/apply/apply.h"
 
-#include <openssl/sha.h>
-
 #include <algorithm>
 #include <atomic>
-#include <deque>
 #include <set>
 #include <stop_token>
 #include <thread>
@@ -12,44 +9,20 @@
 #include "base/clock.h"
 #include "base/mutex.h"
 #include "engine/apply/apply_graph.h"
+#include "engine/apply/apply_journal.h"
+#include "engine/apply/apply_recorder.h"
+#include "engine/apply/apply_sender.h"
+#include "engine/apply/apply_timing.h"
+#include "engine/apply/apply_waits.h"
 #include "engine/apply/apply_walk.h"
 #include "engine/apply/object_compatible.h"
 #include "engine/crash_point.h"
-#include "engine/graph/topological_order.h"
 #include "engine/manifest/expr.h"
 #include "engine/plan/conditions.h"
 #include "engine/state/moves.h"
 
 namespace cairn {
 namespace {
-
-std::string ShortHash(const std::string& s) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(s.data()), s.size(), digest);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (int i = 0; i < 8; ++i) {
-    out += kHex[digest[i] >> 4];
-    out += kHex[digest[i] & 0xf];
-  }
-  return out;
-}
-
-// A network failure or a deadline leaves the outcome of a sent mutation
-// unknown: the journal entry must stay for recovery. Anything else was a
-// definite answer.
-bool OutcomeUnknown(const Status& st) {
-  switch (st.code()) {
-    case StatusCode::kUnavailable:
-    case StatusCode::kDeadlineExceeded:
-    case StatusCode::kCancelled:
-    case StatusCode::kInternal:
-    case StatusCode::kIOError:
-      return true;
-    default:
-      return false;
-  }
-}
 
 // The one error of a failed operation: what failed, and why (`message`);
 // the provider's own error, when it gave one, folded into the detail rather
@@ -75,20 +48,6 @@ void Append(std::vector<Diagnostic>& to, const std::vector<Diagnostic>& from) {
   to.insert(to.end(), from.begin(), from.end());
 }
 
-// Why a resource whose wait saw it fail must be replaced, for the state
-// ("" when it did not fail: a wait that timed out leaves a resource that may
-// still become ready).
-std::string TaintOf(bool create, const WaitResponse& wait) {
-  if (wait.failed_reason.empty()) return "";
-  return (create ? "provisioning failed: " : "failed after an update: ") + wait.failed_reason;
-}
-
-// The state key of the object a create_before_destroy replace of `c`
-// deposes.
-std::string DeposedKey(const PlannedChange& c) {
-  return StateKey{c.parsed_address, true}.ToString();
-}
-
 // An ApplyNode as the run carries it out: the graph's part, then what the
 // operation gathers on its way.
 struct Node {
@@ -103,14 +62,12 @@ struct Node {
   JournalEntry entry;
   // Set by Send: the resource as the create or update answered.
   std::optional<RemoteResource> sent;
-  // Set by the provider's watcher when the wait is over.
-  std::optional<WaitResponse> wait;
   std::vector<Diagnostic> diagnostics;  // gathered while sending, for the outcome
   // Recovered only: how the interrupted operation was completed, for its
   // kRecovered event.
   std::string how;
   // Set by AfterWait when a create or update has taken effect: what the
-  // recorder thread commits to the state before the node completes.
+  // recorder commits to the state before the node completes.
   struct Outcome {
     StateCommit commit;  // commit.put[0]: the resource as it now is
     bool ok = true;      // false: it exists, but the wait for it failed
@@ -124,18 +81,18 @@ struct Node {
   std::optional<Outcome> outcome;
 };
 
-// When a node's operation started, and when it was last reported as still
-// running (ApplyRun::timing_, under its mu_).
-struct NodeTiming {
-  Clock::time_point started;
-  std::chrono::milliseconds last_report{0};
-};
-
 // Runs an ApplyGraph: the operations of a plan, or those an interrupted run
 // left in the journal (the graph says which, node by node; the run has no
 // mode). The same send, wait and commit path, the same workers and
-// watchers for both. Thread-safe by construction: shared state is guarded
-// by mu_.
+// watchers for both. Its roles, each a part of its own:
+//   ApplyWalk       what may start (apply_walk.h)
+//   JournalBatcher  what is journaled ahead, in chunks (apply_journal.h)
+//   ApplySender     a journaled request sent (apply_sender.h)
+//   WaitHandOff     the waits the provider's watcher holds (apply_waits.h)
+//   RecordQueue     results committed off the workers (apply_recorder.h)
+//   OperationTimes  durations, long operations to report (apply_timing.h)
+// The run owns the threads (workers, the recorder, the monitor) and one
+// lock, mu_, under which it keeps the parts that are not thread-safe.
 class ApplyRun {
  public:
   // `plan`: what the nodes point into, its data sources, outputs, checks
@@ -150,7 +107,14 @@ class ApplyRun {
         clock_(options.clock ? *options.clock : SystemClock()),
         lineage_(initial.lineage),
         acyclic_(graph.acyclic),
-        walk_(graph) {
+        sender_(provider, options),
+        workers_(
+            std::max(1, std::min<int>(options.parallelism, static_cast<int>(graph.nodes.size())))),
+        walk_(graph),
+        journal_(workers_),
+        waits_(options.max_pending),
+        records_(static_cast<size_t>(workers_)),
+        times_(graph.nodes.size()) {
     for (auto& [addr, rs] : initial.resources) values_[addr] = rs.attributes;
     // Data sources, as the plan read them ("data.KIND.NAME").
     for (const auto& [addr, attrs] : plan.data) values_[addr] = attrs;
@@ -164,7 +128,6 @@ class ApplyRun {
         node.prepared = PreparedMutation{e.kind, node.op, e.method, e.path, e.body, e.remote_id};
       }
       nodes_.push_back(std::move(node));
-      timing_.emplace_back();
     }
   }
 
@@ -204,15 +167,9 @@ class ApplyRun {
       MutexLock lock(mu_);
       // A recovered node is journaled already, and depends on nothing.
       for (size_t i = 0; i < nodes_.size(); ++i) {
-        if (nodes_[i].recovered) journaled_.push_back(i);
+        if (nodes_[i].recovered) journal_.Offer(i);
       }
     }
-    workers_ = std::max(1, std::min<int>(options_.parallelism, static_cast<int>(nodes_.size())));
-    // A worker that starts an operation journals the next ones ahead when
-    // fewer than half the workers' worth are journaled, up to one and a half
-    // times the workers; with one worker, one at a time, just before it runs.
-    low_water_ = static_cast<size_t>(workers_) / 2;
-    journal_target_ = static_cast<size_t>(workers_) + low_water_;
     {
       // A stop wakes the waiting workers, so that they leave at once.
       std::stop_callback wake(options_.stop, [this] {
@@ -226,7 +183,7 @@ class ApplyRun {
       for (auto& t : pool) t.join();
       {
         MutexLock lock(mu_);
-        workers_gone_ = true;
+        records_.WorkersGone();
       }
       record_cv_.NotifyOne();
       recorder.join();  // after recording what the workers left, even when stopped
@@ -235,7 +192,7 @@ class ApplyRun {
     // A recovered entry stays: the interrupted run may have sent it. The
     // workers are gone: holding mu_ over the commits delays no one.
     MutexLock lock(mu_);
-    for (size_t index : journaled_) {
+    for (size_t index : journal_.journaled()) {
       if (nodes_[index].recovered) continue;
       if (auto st = store_.Commit(StateCommit{.journal_done = nodes_[index].entry.seq}); !st.ok()) {
         result_.diagnostics.push_back({Severity::kWarning,
@@ -351,8 +308,8 @@ class ApplyRun {
   }
 
  private:
-  // Each worker finishes operations whose wait is over (settled_, first:
-  // that frees their dependents), sends journaled ones while fewer than
+  // Each worker finishes operations whose wait is over (waits_, first: that
+  // frees their dependents), sends journaled ones while fewer than
   // max_pending wait, and journals the next ready ones ahead (JournalAhead)
   // when few are left: one synced write for many operations instead of one
   // each, off the path of the others. A worker holds an operation only while
@@ -363,54 +320,44 @@ class ApplyRun {
   // predicate names, and whoever makes it true notifies cv_ (see cv_). So
   // every wake-up finds something to do (no spinning while resources
   // provision), and a worker that could neither send (max_pending wait) nor
-  // journal (journal_target_ already journaled) waits for a wait to end.
+  // journal (the batcher's target already journaled) waits for a wait to end.
   void Worker() {
-    const size_t max_pending = static_cast<size_t>(std::max(1, options_.max_pending));
-    auto may_send = [&]() REQUIRES(mu_) {
-      return !journaled_.empty() && static_cast<size_t>(pending_) < max_pending;
-    };
+    auto may_send = [&]() REQUIRES(mu_) { return journal_.has_journaled() && waits_.has_room(); };
     for (;;) {
-      std::optional<size_t> index;    // to send
-      std::optional<size_t> settled;  // to finish
+      std::optional<size_t> index;                             // to send
+      std::optional<std::pair<size_t, WaitResponse>> settled;  // to finish
       std::vector<size_t> chunk;
       {
         MutexLock lock(mu_);
         cv_.Wait(mu_, [&]() REQUIRES(mu_) {
           // Stopping, nothing new starts, but what was sent is finished.
-          return !settled_.empty() || Finished() || (Stopping() && pending_ == 0) ||
-                 (!Stopping() && (may_send() || MayJournal()));
+          return waits_.has_settled() || Finished() || (Stopping() && waits_.pending() == 0) ||
+                 (!Stopping() && (may_send() || journal_.MayJournal(walk_)));
         });
-        if (!settled_.empty()) {
-          settled = settled_.front();
-          settled_.pop_front();
+        if (waits_.has_settled()) {
+          settled = waits_.TakeSettled();
           ++running_;
         } else if (Finished() || Stopping()) {
           cv_.NotifyAll();
           return;
         } else {
           if (may_send()) {
-            index = journaled_.front();
-            journaled_.pop_front();
+            index = journal_.TakeJournaled();
             walk_.Start(*index);
-            timing_[*index].started = clock_.Now();
+            times_.Start(*index, clock_.Now());
             ++running_;
-            ++pending_;  // reserved before sending, so max_pending holds
+            waits_.Reserve();  // before sending, so max_pending holds
           }
           // Nothing to send, or few journaled operations left for the
-          // others. MayJournal guarantees a chunk that is not empty: the
-          // flag set here is cleared only by the JournalAhead of that chunk.
-          if (MayJournal() && (!index || journaled_.size() < low_water_)) {
-            while (journaled_.size() + chunk.size() < journal_target_ && walk_.has_ready()) {
-              chunk.push_back(walk_.TakeReady());
-            }
-            journaling_ = true;
-          }
+          // others: the chunk, when not empty, holds the batcher's slot
+          // until the JournalAhead of that chunk.
+          chunk = journal_.TakeChunk(walk_, index.has_value());
         }
       }
       if (!chunk.empty()) JournalAhead(chunk);
       if (settled) {
-        bool ok = AfterWait(nodes_[*settled]);
-        FinishNode(*settled, ok);
+        bool ok = AfterWait(settled->first, std::move(settled->second));
+        FinishNode(settled->first, ok);
         continue;
       }
       if (!index) continue;
@@ -418,16 +365,16 @@ class ApplyRun {
       if (!node.recovered) {
         Emit({ProgressEvent::Phase::kStart, node.change->address, node.op, node.change->remote_id});
       }
-      Sent sent = Send(node);
+      Sent sent = Send(*index);
       if (sent == Sent::kWatching) {
         MutexLock lock(mu_);
-        --running_;       // pending_ holds it now
+        --running_;       // the hand-off holds it now
         cv_.NotifyOne();  // a slot is free
         continue;
       }
       {
         MutexLock lock(mu_);
-        --pending_;  // it did not wait after all
+        waits_.Release();  // it did not wait after all
       }
       FinishNode(*index, sent == Sent::kDone);
     }
@@ -443,16 +390,13 @@ class ApplyRun {
       // on to the next operation, unless the recorder is a worker's worth
       // behind. A synced one stays here, where the state's group commit
       // can share one sync among the workers.
-      if (node.outcome->commit.durability == Durability::kDeferred &&
-          to_record_.size() < static_cast<size_t>(workers_)) {
+      if (records_.HandOff(index, node.outcome->commit.durability)) {
         --running_;
-        ++recording_;
-        to_record_.push_back(index);
         record_cv_.NotifyOne();
         return;
       }
       lock.Unlock();
-      ok = Record(node);
+      ok = Record(index);
       lock.Lock();
     }
     --running_;
@@ -461,43 +405,29 @@ class ApplyRun {
 
   // Commits the outcomes of the creates and updates that took effect, in
   // the order they did, and completes their nodes (which makes their
-  // dependents ready). A worker hands its outcome over and goes on to the
-  // next operation instead of waiting for the state's write queue. Leaves
-  // once the workers have and nothing is left to record.
+  // dependents ready). Leaves once the workers have and nothing is left to
+  // record.
   void Recorder() {
     MutexUnlockableLock lock(mu_);
     for (;;) {
       // No deadline: only the recorder waits on record_cv_, and both of its
-      // conditions are set under mu_ and notified (FinishNode, Run).
-      record_cv_.Wait(mu_, [&]() REQUIRES(mu_) { return !to_record_.empty() || workers_gone_; });
-      if (to_record_.empty()) return;
-      size_t index = to_record_.front();
-      to_record_.pop_front();
+      // conditions are set under mu_ and notified (FinishNode, Walk).
+      record_cv_.Wait(mu_, [&]() REQUIRES(mu_) { return records_.ShouldWake(); });
+      if (!records_.has_next()) return;
+      size_t index = records_.TakeNext();
       lock.Unlock();
-      bool ok = Record(nodes_[index]);
+      bool ok = Record(index);
       lock.Lock();
-      --recording_;
+      records_.Recorded();
       EmitAfter(lock, Complete(index, ok));
       lock.Lock();
     }
   }
 
-  // Ready operations may be journaled ahead now: none
-  // is being journaled, and fewer than journal_target_ are journaled. The
-  // bound matters when max_pending operations wait: nothing can be sent
-  // then, and a worker woken to journal with the queue full had nothing to
-  // journal, yet set journaling_, which only a JournalAhead clears: no
-  // operation was ever journaled again, and the run hung once the
-  // journaled ones were sent (an apply of 1 network + 300 instances with
-  // --max-pending 50 stopped after 1 + 50 + 15 commits).
-  bool MayJournal() const REQUIRES(mu_) {
-    return !journaling_ && walk_.has_ready() && journaled_.size() < journal_target_;
-  }
-
   // Nothing left to run, journal or record: the workers may go.
   bool Finished() const REQUIRES(mu_) {
-    return !walk_.has_ready() && journaled_.empty() && !journaling_ && running_ == 0 &&
-           recording_ == 0 && pending_ == 0 && settled_.empty();
+    return !walk_.has_ready() && !journal_.has_journaled() && !journal_.writing() &&
+           running_ == 0 && !records_.busy() && waits_.idle();
   }
 
   // Records the end of node `index` (ran, or failed before it could run),
@@ -507,8 +437,7 @@ class ApplyRun {
   std::vector<ProgressEvent> Complete(size_t index, bool ok) REQUIRES(mu_) {
     Node& node = nodes_[index];
     auto elapsed = walk_.state(index) == ApplyWalk::State::kRunning
-                       ? std::chrono::duration_cast<std::chrono::milliseconds>(
-                             clock_.Now() - timing_[index].started)
+                       ? times_.Elapsed(index, clock_.Now())
                        : std::chrono::milliseconds{0};
     std::vector<ProgressEvent> events;
     size_t now_ready = 0;
@@ -560,16 +489,11 @@ class ApplyRun {
         EmitAfter(lock, Complete(index, false));
       }
     }
-    Status st = store_.JournalBeginAll(entries);
-    if (st.ok()) {
-      for (size_t i = 0; i < built.size(); ++i) CrashPoint("apply.journaled");
-    }
+    Status st = JournalBatcher::Write(store_, entries);
     MutexUnlockableLock lock(mu_);
-    journaling_ = false;
-    for (size_t index : built) {
-      if (st.ok()) {
-        journaled_.push_back(index);
-      } else {
+    journal_.Written(st.ok() ? std::span<const size_t>(built) : std::span<const size_t>());
+    if (!st.ok()) {
+      for (size_t index : built) {
         const Node& n = nodes_[index];
         last_error_[index] = "could not write the state journal: " + st.ToString();
         result_.diagnostics.push_back(Failure(n.change->address, n.op, last_error_[index]));
@@ -609,16 +533,12 @@ class ApplyRun {
       if (now - last_report < options_.progress_interval) continue;
       last_report = now;
       std::vector<ProgressEvent> events;
-      for (size_t i = 0; i < nodes_.size(); ++i) {
+      auto running = [&](size_t i)
+                         REQUIRES(mu_) { return walk_.state(i) == ApplyWalk::State::kRunning; };
+      for (auto [i, elapsed] : times_.StillRunning(now, options_.progress_interval, running)) {
         const Node& n = nodes_[i];
-        NodeTiming& p = timing_[i];
-        if (walk_.state(i) != ApplyWalk::State::kRunning) continue;
-        auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(now - p.started);
-        if (elapsed - p.last_report >= options_.progress_interval) {
-          p.last_report = elapsed;
-          events.push_back(
-              {ProgressEvent::Phase::kStillRunning, n.change->address, n.op, "", elapsed});
-        }
+        events.push_back(
+            {ProgressEvent::Phase::kStillRunning, n.change->address, n.op, "", elapsed});
       }
       EmitAfter(lock, events);
       lock.Lock();
@@ -726,12 +646,6 @@ class ApplyRun {
     return std::nullopt;
   }
 
-  std::chrono::seconds Timeout(Action op) const {
-    return op == Action::kCreate   ? options_.create_timeout
-           : op == Action::kUpdate ? options_.update_timeout
-                                   : options_.delete_timeout;
-  }
-
   // The node's request, built before anything is recorded or sent, and its
   // journal entry. False (the failure recorded) when it cannot be built.
   bool PrepareNode(Node& node) EXCLUDES(mu_) {
@@ -813,100 +727,39 @@ class ApplyRun {
       return false;
     }
     CrashPoint("apply.prepared");
-    JournalEntry& entry = node.entry;
-    entry.seq = first_seq_ + static_cast<int64_t>(index);
-    entry.address = node.deposed ? DeposedKey(c) : c.address;
-    entry.action = node.op;
-    entry.kind = c.kind;
-    entry.remote_id = prep.id;
-    entry.method = prepared->method;
-    entry.path = prepared->path;
-    entry.body = prepared->body;
-    entry.idempotency_key = IdempotencyKey(lineage_, entry.seq, entry.action, c.address);
-    entry.started_at = clock_.UnixSeconds();
-    entry.context = {{"depends_on", c.depends_on}};
-    // The object a create_before_destroy replace deposes: recovery records
-    // it as deposed, as this run would, rather than losing track of it.
-    if (node.op == Action::kCreate && c.CreatesBeforeDeleting()) {
-      entry.context["deposes"] = c.remote_id;
-    }
+    node.entry = JournalEntryFor(c, node.op, node.deposed, first_seq_ + static_cast<int64_t>(index),
+                                 lineage_, *prepared, clock_.UnixSeconds());
     node.prepared = std::move(*prepared);
     return true;
   }
 
-  // Sends the node's journaled request. A refusal is recorded here (kFailed);
-  // a delete of something already gone is committed at once (kDone);
-  // anything else is left to the provider's watcher until it has taken
-  // effect (kWatching): AfterWait finishes it, on whichever worker takes it
-  // from settled_. The worker meanwhile sends the next operation. An
-  // interrupted create of a kind the API cannot deduplicate is first looked
-  // for by name (FindOwnCreate), and adopted instead of sent when found.
+  // Sends node `index`'s journaled request (ApplySender). A refusal is
+  // recorded here (kFailed); a delete of something already gone is
+  // committed at once (kDone); anything else is handed to the provider's
+  // watcher until it has taken effect (kWatching): AfterWait finishes it,
+  // on whichever worker takes it from waits_. The worker meanwhile sends
+  // the next operation.
   enum class Sent { kFailed, kDone, kWatching };
-  Sent Send(Node& node) EXCLUDES(mu_) {
+  Sent Send(size_t index) EXCLUDES(mu_) {
+    Node& node = nodes_[index];
     const PlannedChange& c = *node.change;
-    size_t index = &node - nodes_.data();
-    const JournalEntry& entry = node.entry;
-    const auto& prepared = node.prepared;
-    std::stop_token none;  // in-flight operations always finish
-    const char* sent_point = node.recovered ? "recover.sent" : "apply.sent";
-    StateCommit refused;
-    refused.journal_done = entry.seq;
-    WaitRequest wait{c.kind, "", WaitTarget::kReady, Timeout(node.op)};
-    if (node.op == Action::kDelete) {
-      node.how = "delete completed";
-      auto resp = provider_.Delete({*prepared, entry.idempotency_key}, none);
-      CrashPoint(sent_point);
-      if (!resp.status.ok()) {
-        if (OutcomeUnknown(resp.status)) refused.journal_done.reset();
-        Fail(index, resp.diagnostics, c.address, node.op, resp.status.message());
-        FinishJournal(refused);
-        return Sent::kFailed;
-      }
-      Append(node.diagnostics, resp.diagnostics);
-      if (resp.already_gone) return CommitDelete(node) ? Sent::kDone : Sent::kFailed;
-      wait.id = c.remote_id;
-      wait.target = WaitTarget::kDeleted;
-    } else {
-      Status status;
-      std::vector<Diagnostic> diags;
-      node.how = "re-sent with its original idempotency key";
-      if (node.op == Action::kCreate && node.recovered) {
-        node.sent = FindOwnCreate(node);
-        if (node.sent) node.how = "found by name";
-      }
-      if (node.sent) {
-        // Adopted: nothing sent.
-      } else if (node.op == Action::kCreate) {
-        auto resp = provider_.Create({*prepared, entry.idempotency_key}, none);
-        CrashPoint(sent_point);
-        status = resp.status.ok() && !resp.resource
-                     ? Status::Internal("the API answered without a resource")
-                     : resp.status;
-        diags = std::move(resp.diagnostics);
-        node.sent = std::move(resp.resource);
-        if (node.sent) wait.just_created = node.sent;
-        if (resp.replayed) node.how = "adopted the API's replayed response";
-      } else {
-        auto resp = provider_.Update({*prepared, entry.idempotency_key}, none);
-        CrashPoint(sent_point);
-        status = resp.status;
-        diags = std::move(resp.diagnostics);
-        node.sent = resp.resource ? resp.resource : RemoteResource{c.kind, c.remote_id, c.before};
-      }
-      if (!status.ok()) {
-        if (OutcomeUnknown(status)) refused.journal_done.reset();
-        Fail(index, diags, c.address, node.op, status.message());
-        FinishJournal(refused);
-        return Sent::kFailed;
-      }
-      Append(node.diagnostics, diags);
-      wait.id = node.sent->id;
+    SendOutcome out = sender_.Send(c, node.op, node.recovered, node.entry, *node.prepared);
+    node.how = std::move(out.how);
+    node.sent = std::move(out.sent);
+    if (!out.status.ok()) {
+      Fail(index, std::move(out.diagnostics), c.address, node.op, out.status.message());
+      // A definite refusal clears the journal entry (nothing happened); an
+      // unknown outcome leaves it for recovery.
+      if (!OutcomeUnknown(out.status)) FinishJournal(node.entry.seq);
+      return Sent::kFailed;
     }
+    Append(node.diagnostics, out.diagnostics);
+    if (out.already_gone) return CommitDelete(index) ? Sent::kDone : Sent::kFailed;
     if (!node.recovered) {
       Clock::time_point started;
       {
         MutexLock lock(mu_);
-        started = timing_[index].started;
+        started = times_.started(index);
       }
       Emit({ProgressEvent::Phase::kWaiting, c.address, node.op,
             node.op == Action::kDelete ? c.remote_id : node.sent->id,
@@ -915,39 +768,20 @@ class ApplyRun {
     }
     // The provider calls this exactly once, by the wait's own deadline
     // (Provider::Watch; the watchers end every wait at it).
-    provider_.Watch(wait, [this, index](WaitResponse r) {
+    provider_.Watch(out.wait, [this, index](WaitResponse r) {
       MutexLock lock(mu_);
-      nodes_[index].wait = std::move(r);
-      --pending_;
-      settled_.push_back(index);
+      waits_.Settle(index, std::move(r));
       cv_.NotifyOne();
     });
     return Sent::kWatching;
   }
 
-  // Recovery of a create of a kind the API cannot deduplicate
-  // (find_by_name_kinds): the object of the journaled request's name, if
-  // there is exactly one and it is what the request asked for. Another
-  // stack or a person may use the same name: an object that differs is not
-  // ours. A damaged state file may journal any JSON as the body.
-  std::optional<RemoteResource> FindOwnCreate(const Node& node) {
-    if (!options_.find_by_name_kinds.count(node.change->kind)) return std::nullopt;
-    auto parsed = ParseJson(node.entry.body);
-    Value body = parsed.ok() ? std::move(*parsed) : Value();
-    std::string name = StringMember(body, "name");
-    if (name.empty()) return std::nullopt;
-    auto found = provider_.FindByName(node.change->kind, name, std::stop_token());
-    if (!found.status.ok()) return std::nullopt;
-    return SoleResultOf(std::move(found.resources), body);
-  }
-
-  // The rest of an operation once its wait is over: a delete is committed
-  // here; a create's or update's outcome is left in node.outcome for Record.
-  bool AfterWait(Node& node) EXCLUDES(mu_) {
+  // The rest of node `index`'s operation once its wait is over: a delete is
+  // committed here; a create's or update's outcome is left in node.outcome
+  // for Record.
+  bool AfterWait(size_t index, WaitResponse wait) EXCLUDES(mu_) {
+    Node& node = nodes_[index];
     const PlannedChange& c = *node.change;
-    size_t index = &node - nodes_.data();
-    WaitResponse wait = std::move(*node.wait);
-    node.wait.reset();
     Append(node.diagnostics, wait.diagnostics);
     if (node.op == Action::kDelete) {
       if (!wait.status.ok()) {
@@ -956,40 +790,21 @@ class ApplyRun {
         Fail(index, node.diagnostics, c.address, node.op, wait.status.message());
         return false;
       }
-      return CommitDelete(node);
+      return CommitDelete(index);
     }
     CrashPoint(node.recovered ? "recover.ready" : "apply.ready");
-    std::optional<RemoteResource> remote = wait.resource ? std::move(wait.resource) : node.sent;
-    StateCommit commit;
-    commit.journal_done = node.entry.seq;
     // The resource exists whatever the wait said: record it.
-    ResourceState rs;
-    rs.address = c.address;
-    rs.kind = c.kind;
-    rs.id = remote->id;
-    rs.attributes = std::move(remote->attributes);
-    rs.attributes["id"] = rs.id;
-    rs.depends_on = c.depends_on;
-    rs.tainted = TaintOf(node.op == Action::kCreate, wait);
-    commit.put.push_back(std::move(rs));  // commit.put[0]
-    if (c.CreatesBeforeDeleting()) {
-      // The old object stays recorded, as deposed, until its delete commits.
-      ResourceState old;
-      old.address = DeposedKey(c);
-      old.kind = c.kind;
-      old.id = c.remote_id;
-      old.attributes = c.before;
-      old.depends_on = c.prior_depends_on;
-      commit.put.push_back(old);
-    }
+    RemoteResource remote = wait.resource ? std::move(*wait.resource) : *node.sent;
     // Deferred where the API replays by key: until a later write (at most
     // a second away, see Monitor) syncs it, the pending journal entry stands
     // for it; a machine crash in between leaves the entry, which the next
     // run re-sends with its key, and the API answers with this result. An
     // API that cannot deduplicate creates could only be searched by name,
     // so those results are synced at once.
-    commit.durability =
+    const Durability durability =
         options_.find_by_name_kinds.count(c.kind) ? Durability::kImmediate : Durability::kDeferred;
+    StateCommit commit =
+        ResultCommit(c, node.op, node.entry.seq, std::move(remote), wait, durability);
     // The recorder commits it (Record). Until then the journal entry stands
     // for the operation, as it did while the request was in flight.
     bool ok = wait.status.ok();
@@ -1017,24 +832,18 @@ class ApplyRun {
     return ok;
   }
 
-  // Records a delete that took effect (or found nothing to delete).
-  bool CommitDelete(Node& node) EXCLUDES(mu_) {
+  // Records node `index`'s delete that took effect (or found nothing to
+  // delete).
+  bool CommitDelete(size_t index) EXCLUDES(mu_) {
+    const Node& node = nodes_[index];
     const PlannedChange& c = *node.change;
-    size_t index = &node - nodes_.data();
-    StateCommit commit;
-    commit.journal_done = node.entry.seq;
-    if (node.deposed) {
-      commit.remove.push_back(DeposedKey(c));
-    } else if (c.action == Action::kDelete || c.action == Action::kReplace) {
-      commit.remove.push_back(c.address);
-    }
-    auto serial = store_.Commit(commit);
+    auto serial =
+        RecordCommit(store_, DeleteCommit(c, node.deposed, node.entry.seq), node.recovered);
     if (!serial.ok()) {
       Fail(index, {}, c.address, node.op,
            "could not record the delete: " + serial.status().ToString());
       return false;
     }
-    CrashPoint(node.recovered ? "recover.committed" : "apply.committed");
     MutexLock lock(mu_);
     if (!node.deposed) values_.erase(c.address);
     if (c.action == Action::kDelete) ++result_.summary.deleted;
@@ -1042,21 +851,20 @@ class ApplyRun {
     return true;
   }
 
-  // Commits a create's or update's outcome (left in node.outcome by
-  // AfterWait) and records the new values for the nodes that refer to it.
-  // False when the outcome was a failure or cannot be recorded.
-  bool Record(Node& node) EXCLUDES(mu_) {
+  // Commits node `index`'s create or update outcome (left in node.outcome
+  // by AfterWait) and records the new values for the nodes that refer to
+  // it. False when the outcome was a failure or cannot be recorded.
+  bool Record(size_t index) EXCLUDES(mu_) {
+    Node& node = nodes_[index];
     const PlannedChange& c = *node.change;
-    size_t index = &node - nodes_.data();
     Node::Outcome outcome = std::move(*node.outcome);
     node.outcome.reset();
-    auto serial = store_.Commit(outcome.commit);
+    auto serial = RecordCommit(store_, outcome.commit, node.recovered);
     if (!serial.ok()) {
       Fail(index, outcome.diagnostics, c.address, node.op,
            "could not record the result: " + serial.status().ToString());
       return false;
     }
-    CrashPoint(node.recovered ? "recover.committed" : "apply.committed");
     {
       MutexLock lock(mu_);
       done_ids_[index] = outcome.commit.put[0].id;
@@ -1075,10 +883,8 @@ class ApplyRun {
     return outcome.ok;
   }
 
-  // Clears a journal entry after a definite refusal (nothing happened).
-  void FinishJournal(const StateCommit& commit) {
-    if (commit.journal_done) (void)store_.Commit(StateCommit{.journal_done = commit.journal_done});
-  }
+  // Clears journal entry `seq` after a definite refusal (nothing happened).
+  void FinishJournal(int64_t seq) { (void)store_.Commit(StateCommit{.journal_done = seq}); }
 
   const Plan& plan_;
   Provider& provider_;
@@ -1088,44 +894,41 @@ class ApplyRun {
   const std::string lineage_;
   const bool acyclic_;     // ApplyGraph::acyclic
   int64_t first_seq_ = 0;  // node i's journal sequence number is first_seq_ + i
+  const ApplySender sender_;
+  const int workers_;  // at least 1, at most one per node
 
   Mutex mu_;
   Mutex emit_mu_ ACQUIRED_AFTER(mu_);  // serialises the progress callback
   // The workers wait on cv_ without a deadline (Worker), so each change to
   // what their predicate reads, made under mu_, notifies it, or is made by a
   // worker that checks the predicate again before it waits:
-  //   settled_ pushed, a pending slot freed (the Watch callback): one, which
+  //   a wait settled, its slot freed (the Watch callback): one, which
   //     finishes that operation and, back at the wait, sends into the slot;
   //   nodes made ready (Complete): one per node;
-  //   operations journaled, journaling_ cleared (JournalAhead): all;
+  //   operations journaled, the batcher's slot freed (JournalAhead): all;
   //   Finished() or a stop (Complete, the stop callback): all; a worker
   //     that leaves wakes all;
-  //   a slot freed by a send that did not wait, journaled_ shrunk below
-  //     journal_target_: by a worker, which loops back to the predicate.
+  //   a slot freed by a send that did not wait, fewer journaled than the
+  //     batcher's target: by a worker, which loops back to the predicate.
   CondVar cv_;
   // Built before the workers start; then a node's fields are the worker's
   // that holds it (or the recorder's), and what they share is the walk
-  // and timing_.
+  // and times_.
   std::vector<Node> nodes_;
   // What is ready, what is done, failed or skipped (engine/apply/apply_walk.h).
   ApplyWalk walk_ GUARDED_BY(mu_);
-  std::vector<NodeTiming> timing_ GUARDED_BY(mu_);  // nodes_[i]'s is timing_[i]
-  int running_ GUARDED_BY(mu_) = 0;
-  // Journaled, not yet started, in journal order.
-  std::deque<size_t> journaled_ GUARDED_BY(mu_);
-  bool journaling_ GUARDED_BY(mu_) = false;  // a JournalAhead is writing
-  // Sent (or being sent) and waiting for the provider's watcher, which no
-  // worker holds; and waits that are over, for a worker to finish
-  // (AfterWait), in order.
-  int pending_ GUARDED_BY(mu_) = 0;
-  std::deque<size_t> settled_ GUARDED_BY(mu_);
-  // Nodes whose outcome waits for the recorder, in the order they took effect.
-  std::deque<size_t> to_record_ GUARDED_BY(mu_);
-  int recording_ GUARDED_BY(mu_) = 0;  // handed over, not yet complete
-  bool workers_gone_ GUARDED_BY(mu_) = false;
+  // Journaled, not yet started; the chunk being journaled (apply_journal.h).
+  JournalBatcher journal_ GUARDED_BY(mu_);
+  // Sent and waiting for the provider's watcher, which no worker holds; and
+  // waits that are over, for a worker to finish (apply_waits.h).
+  WaitHandOff waits_ GUARDED_BY(mu_);
+  // Outcomes waiting for the recorder thread, in the order they took
+  // effect (apply_recorder.h).
+  RecordQueue records_ GUARDED_BY(mu_);
   CondVar record_cv_;
-  size_t low_water_ = 0, journal_target_ = 1;  // set before the workers start
-  int workers_ = 1;                            // set before the workers start
+  // When each node started, which long ones to report (apply_timing.h).
+  OperationTimes times_ GUARDED_BY(mu_);
+  int running_ GUARDED_BY(mu_) = 0;
   std::map<std::string, Value> values_ GUARDED_BY(mu_);
   std::map<size_t, std::string> done_ids_ GUARDED_BY(mu_);
   std::map<size_t, std::string> last_error_ GUARDED_BY(mu_);
@@ -1149,12 +952,6 @@ void ApplySummary::AddRecovered(const ApplySummary& r) {
   held_back += r.held_back;
   recovered += r.done();
   interrupted = interrupted || r.interrupted;
-}
-
-std::string IdempotencyKey(const std::string& lineage, int64_t seq, Action action,
-                           const std::string& address) {
-  return "cairn-" + lineage + "-" + std::to_string(seq) + "-" + ActionName(action) + "-" +
-         ShortHash(address);
 }
 
 Status CheckPlanIsCurrent(const Plan& plan, const StateSnapshot& state) {

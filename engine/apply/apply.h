@@ -11,17 +11,17 @@
 // skips everything that depends on it while independent branches go on
 // (engine/apply/apply_walk.h).
 //
-// Each operation follows the exactly-once protocol of engine/state:
-//   Prepare -> journal (key, exact body) -> send -> wait until
-//   ready/deleted -> Commit(resource, journal_done; Durability::kDeferred)
-// with its sequence number from one ReserveSequences call for the whole run.
-// Ready operations are journaled ahead, several per JournalBeginAll (one
-// synced write), by the worker that finds few journaled ones left; with one
-// worker, each alone just before it is sent. An entry journaled but not sent
-// is cleared when a stop ends the run; after a kill, the next run sends it.
-// A definite refusal (4xx) clears the journal entry; an unknown outcome
-// (network failure, deadline) leaves it for RecoverJournal to re-send with
-// the same key and body at the next run.
+// Each operation follows the exactly-once protocol, written down once in
+// engine/state/state_store.h, with its sequence number from one
+// ReserveSequences call for the whole run. The run's parts, each in its own
+// header here: ApplyGraph (the operations and their order), ApplyWalk (what
+// may start), JournalBatcher (ready operations journaled ahead, several per
+// synced write), ApplySender (a journaled request sent), WaitHandOff (waits
+// held by the provider's watcher, not by a worker) and the recorder
+// (apply_recorder.h: results committed, deferred ones off the workers);
+// OperationTimes (apply_timing.h) times them for the progress events.
+// An entry journaled ahead but not sent is cleared when a stop ends the
+// run; after a kill, the next run sends it (RecoverJournal).
 #pragma once
 
 #include <chrono>

@@ -117,4 +117,8 @@ ApplyGraph ApplyGraph::FromJournal(std::span<const PlannedChange> changes,
   return g;
 }
 
+std::string DeposedKey(const PlannedChange& change) {
+  return StateKey{change.parsed_address, true}.ToString();
+}
+
 }  // namespace cairn

@@ -21,6 +21,7 @@
 
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "engine/plan/plan.h"
@@ -53,5 +54,9 @@ struct ApplyGraph {
   static ApplyGraph FromJournal(std::span<const PlannedChange> changes,
                                 std::vector<JournalEntry> entries);
 };
+
+// The state key of the object a create-then-delete replace of `change`
+// deposes (a deposed node's journal address and state record).
+std::string DeposedKey(const PlannedChange& change);
 
 }  // namespace cairn
