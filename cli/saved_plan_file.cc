@@ -1,20 +1,19 @@
 #include "cli/saved_plan_file.h"
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
+#include "base/env.h"
 #include "base/value.h"
 
 namespace cairn::cli {
 
 std::optional<Plan> ReadSavedPlan(const std::string& path, std::string& error) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto parsed = ParseJson(ss.str());
+  const Env& env = PosixEnv();
+  if (!env.Exists(path) || env.IsDirectory(path)) return std::nullopt;
+  auto text = env.ReadFile(path, kMaxSavedPlanBytes);
+  if (!text.ok()) {
+    error = path + " is neither a stack directory nor a saved plan: " + text.status().message();
+    return std::nullopt;
+  }
+  auto parsed = ParseJson(*text);
   Value j = parsed.ok() ? std::move(*parsed) : Value();
   if (!j.is_object() || !j.contains("format_version")) {
     error = path + " is neither a stack directory nor a saved plan";

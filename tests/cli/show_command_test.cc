@@ -1,6 +1,8 @@
 // `cairn show`: the state as a readable document and a saved plan as the
 // plan text, both through a real `cairn serve`, with sensitive values
 // masked; and what it refuses.
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -97,4 +99,12 @@ TEST_CASE("cairn show: a saved plan as cairn plan printed it, for the reviewer")
   auto bad = e.Cairn({"show", e.dir.path() + "/notes.txt"});
   CHECK(bad.exit_code == 1);
   CHECK(Has(bad.err, "is neither a stack directory nor a saved plan"));
+  // Nor is a FIFO read (it would block), nor applied.
+  const std::string fifo = e.dir.path() + "/plan.fifo";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  for (const char* command : {"show", "apply"}) {
+    auto r = e.Cairn({command, fifo});
+    CHECK(r.exit_code == 1);
+    CHECK(Has(r.err, "is neither a stack directory nor a saved plan: a FIFO"));
+  }
 }
