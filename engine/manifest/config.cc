@@ -1,5 +1,7 @@
 #include "engine/manifest/config.h"
 
+#include <variant>
+
 namespace cairn {
 
 namespace {
@@ -25,6 +27,22 @@ std::vector<std::string> SensitiveStrings(const std::map<std::string, Value>& va
 
 std::vector<std::string> StackConfig::SensitiveStrings() const {
   return cairn::SensitiveStrings(variables, sensitive_variables);
+}
+
+std::string RemovedConfig::FromText() const {
+  if (resource) return resource->ToString();
+  std::string prefix = ModulePathPrefix(module);
+  return prefix.empty() ? prefix : prefix.substr(0, prefix.size() - 1);  // without its last '.'
+}
+
+bool RemovedConfig::Matches(const ResourceAddress& address) const {
+  if (!resource) return !module.empty() && InModule(address.module, module);
+  if (address.module != resource->module || address.kind != resource->kind ||
+      address.name != resource->name) {
+    return false;
+  }
+  return std::holds_alternative<std::monostate>(resource->index) ||
+         address.index == resource->index;
 }
 
 const ResourceConfig* StackConfig::Find(const ResourceAddress& addr) const {

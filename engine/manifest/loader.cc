@@ -23,6 +23,7 @@
 #include "engine/manifest/moved.h"
 #include "engine/manifest/read_files.h"
 #include "engine/manifest/references.h"
+#include "engine/manifest/removed.h"
 #include "engine/manifest/settings.h"
 #include "engine/manifest/validate_specs.h"
 #include "engine/manifest/variable_files.h"
@@ -107,6 +108,7 @@ class Loader {
     parsed_ = {};  // every string is evaluated: its trees are not needed again
     CheckAssembledKeys();
     LoadMoved();
+    LoadRemoved();
     ResolveDependsOn();
     ResolveTriggers();
     CheckReferences();
@@ -255,6 +257,7 @@ class Loader {
     if (doc.kind == "provider") provider_docs_.push_back(i);
     if (doc.kind == "backend") backend_docs_.push_back(i);
     if (doc.kind == "moved") moved_docs_.push_back(i);
+    if (doc.kind == "removed") removed_docs_.push_back(i);
     if (doc.kind == "data") data_docs_.push_back(i);
   }
 
@@ -1734,6 +1737,27 @@ class Loader {
     for (auto& m : moves.moved) result_.config.moved.push_back(std::move(m));
   }
 
+  // ---- removed (removed.h) -------------------------------------------------
+  void LoadRemoved() {
+    std::vector<std::vector<ModuleStep>> modules;  // every module instance, and empty calls
+    for (size_t s = 1; s < scopes_.size(); ++s) modules.push_back(scopes_[s].path);
+    Removals removals = LoadRemovals(DocsOf(removed_docs_), Declared(), modules);
+    for (auto& d : removals.diagnostics) diags_.push_back(std::move(d));
+    for (auto& r : removals.removed) {
+      // Moved away and removed: which one is meant cannot be told.
+      auto moved =
+          std::find_if(result_.config.moved.begin(), result_.config.moved.end(),
+                       [&](const MovedConfig& m) { return !m.implicit && r.Matches(m.from); });
+      if (moved != result_.config.moved.end()) {
+        Error("removed_and_moved",
+              r.FromText() + " is removed, but a moved document moves " + moved->from.ToString(),
+              r.location, "moved at " + LocationText(moved->location) + "; keep one of the two");
+        continue;
+      }
+      result_.config.removed.push_back(std::move(r));
+    }
+  }
+
   // ---- references (graph_edges.h) -------------------------------------------
   // What references resolve against (references.h).
   DeclaredResources Declared() const { return {resources_, groups_, *registry_}; }
@@ -1926,7 +1950,7 @@ class Loader {
   std::vector<Doc> docs_;
   std::vector<size_t> check_docs_;
   std::vector<size_t> resource_docs_, output_docs_, provider_docs_, backend_docs_, moved_docs_,
-      data_docs_;
+      removed_docs_, data_docs_;
   std::set<std::string> data_addresses_;  // "data.KIND.NAME" of every data document
   std::map<std::string, VariableInfo> variables_;
   std::map<std::string, std::optional<std::string>> file_cache_;

@@ -249,6 +249,9 @@ TEST_CASE("examples/modules is valid: one module twice, a data source and a move
   CHECK(r.config.data.size() == 1);
   REQUIRE(r.config.moved.size() == 1);
   CHECK(r.config.moved[0].to.ToString() == "module.prod.network.main");
+  REQUIRE(r.config.removed.size() == 1);
+  CHECK(r.config.removed[0].FromText() == "instance.jump");
+  CHECK_FALSE(r.config.removed[0].destroy);
   CHECK(Get(r.config, "module.staging.network.main").spec["cidr"] !=
         Get(r.config, "module.prod.network.main").spec["cidr"]);
 }
