@@ -29,10 +29,26 @@ std::vector<std::string> StackConfig::SensitiveStrings() const {
   return cairn::SensitiveStrings(variables, sensitive_variables);
 }
 
-std::string RemovedConfig::FromText() const {
-  if (resource) return resource->ToString();
-  std::string prefix = ModulePathPrefix(module);
+namespace {
+
+// "module.a[0].module.b" for that path.
+std::string ModulePathText(const std::vector<ModuleStep>& path) {
+  std::string prefix = ModulePathPrefix(path);
   return prefix.empty() ? prefix : prefix.substr(0, prefix.size() - 1);  // without its last '.'
+}
+
+}  // namespace
+
+std::string MovedConfig::FromText() const {
+  return IsModuleMove() ? ModulePathText(from_module) : from.ToString();
+}
+
+std::string MovedConfig::ToText() const {
+  return IsModuleMove() ? ModulePathText(to_module) : to.ToString();
+}
+
+std::string RemovedConfig::FromText() const {
+  return resource ? resource->ToString() : ModulePathText(module);
 }
 
 bool RemovedConfig::Matches(const ResourceAddress& address) const {

@@ -105,6 +105,15 @@ struct MovedConfig {
   // `count: 1` before (its [0] becomes it). Made only when `from` is in
   // the state and `to` is not; never an error.
   bool implicit = false;
+  // A whole module's move (from: module.a, to: module.b): the module
+  // instance paths, `from` and `to` then unused. Everything recorded under
+  // `from_module` moves under `to_module` (engine/state/moves.h).
+  std::vector<ModuleStep> from_module, to_module;
+
+  bool IsModuleMove() const { return !from_module.empty(); }
+  // The ends as written ("instance.web", "module.a[0]").
+  std::string FromText() const;
+  std::string ToText() const;
 };
 
 // A `kind: removed` document: what the state records at `from` is no

@@ -1731,26 +1731,46 @@ class Loader {
   }
 
   // ---- moved (moved.h) -----------------------------------------------------
+  // The paths of every module instance, and of every call with none.
+  std::vector<std::vector<ModuleStep>> ModulePaths() const {
+    std::vector<std::vector<ModuleStep>> modules;
+    for (size_t s = 1; s < scopes_.size(); ++s) modules.push_back(scopes_[s].path);
+    // A call with no instance has a scope only when its files were not
+    // read for another call.
+    for (const Scope& scope : scopes_) {
+      for (const auto& [name, call] : scope.calls) {
+        if (!call.instances.empty() || call.broken) continue;
+        modules.push_back(scope.path);
+        modules.back().push_back({name, {}});
+      }
+    }
+    return modules;
+  }
+
   void LoadMoved() {
-    Moves moves = LoadMoves(DocsOf(moved_docs_), Declared(), std::move(implicit_moves_));
+    Moves moves =
+        LoadMoves(DocsOf(moved_docs_), Declared(), std::move(implicit_moves_), ModulePaths());
     for (auto& d : moves.diagnostics) diags_.push_back(std::move(d));
     for (auto& m : moves.moved) result_.config.moved.push_back(std::move(m));
   }
 
   // ---- removed (removed.h) -------------------------------------------------
   void LoadRemoved() {
-    std::vector<std::vector<ModuleStep>> modules;  // every module instance, and empty calls
-    for (size_t s = 1; s < scopes_.size(); ++s) modules.push_back(scopes_[s].path);
-    Removals removals = LoadRemovals(DocsOf(removed_docs_), Declared(), modules);
+    Removals removals = LoadRemovals(DocsOf(removed_docs_), Declared(), ModulePaths());
     for (auto& d : removals.diagnostics) diags_.push_back(std::move(d));
     for (auto& r : removals.removed) {
       // Moved away and removed: which one is meant cannot be told.
-      auto moved =
-          std::find_if(result_.config.moved.begin(), result_.config.moved.end(),
-                       [&](const MovedConfig& m) { return !m.implicit && r.Matches(m.from); });
+      auto moved = std::find_if(
+          result_.config.moved.begin(), result_.config.moved.end(), [&](const MovedConfig& m) {
+            if (m.implicit) return false;
+            if (!m.IsModuleMove()) return r.Matches(m.from);
+            return r.resource
+                       ? InModule(r.resource->module, m.from_module)
+                       : InModule(r.module, m.from_module) || InModule(m.from_module, r.module);
+          });
       if (moved != result_.config.moved.end()) {
         Error("removed_and_moved",
-              r.FromText() + " is removed, but a moved document moves " + moved->from.ToString(),
+              r.FromText() + " is removed, but a moved document moves " + moved->FromText(),
               r.location, "moved at " + LocationText(moved->location) + "; keep one of the two");
         continue;
       }
@@ -1769,7 +1789,9 @@ class Loader {
   }
 
   void ResolveTriggers() { AddEdges(cairn::ResolveTriggers(Declared())); }
-  void ResolveDependsOn() { AddEdges(cairn::ResolveDependsOn(Declared(), depends_on_)); }
+  void ResolveDependsOn() {
+    AddEdges(cairn::ResolveDependsOn(Declared(), depends_on_, ModulePaths()));
+  }
   // Every resource reference, each resolved one an edge in the graph; a
   // data source's is checked but makes none.
   void CheckReferences() { AddEdges(ReferenceEdges(pending_refs_, Declared(), data_addresses_)); }

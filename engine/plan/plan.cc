@@ -283,7 +283,8 @@ PlanResult PlanWithMoves(const StackConfig& config, const StateSnapshot& state,
   std::set<std::string> destinations;
   StateSnapshot moved = state;
   for (const MovedConfig& m : config.moved) {
-    MovePlan mp = PlanMove(moved, m.from, m.to);
+    MovePlan mp = m.IsModuleMove() ? PlanModuleMove(moved, m.from_module, m.to_module)
+                                   : PlanMove(moved, m.from, m.to);
     if (mp.moves.empty()) continue;  // moved already (or never applied)
     // An implied move (MovedConfig::implicit) is made only when it can be.
     if (m.implicit && (!mp.error.empty() || moved.resources.count(m.to.ToString()))) continue;
@@ -297,7 +298,7 @@ PlanResult PlanWithMoves(const StackConfig& config, const StateSnapshot& state,
     }
     if (!taken.empty()) {
       diagnostics.push_back({Severity::kError, "moved_target_exists",
-                             "cannot move " + m.from.ToString() + " to " + m.to.ToString() + ": " +
+                             "cannot move " + m.FromText() + " to " + m.ToText() + ": " +
                                  taken.front() + " is already in the state",
                              "remove the move, or the resource at " + taken.front() +
                                  " ('cairn state rm') if it is the stale one",
