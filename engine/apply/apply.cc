@@ -985,15 +985,22 @@ ApplyResult Apply(const Plan& plan, Provider& provider, StateStore& store,
     r.diagnostics.push_back({Severity::kError, "state_error", state.status().ToString(), "", {}});
     return r;
   }
-  // Moves first, in one commit: the changes name the new addresses.
-  if (!plan.moves.empty()) {
-    auto moved = store.Commit(MoveCommit(*state, NetMoves(plan.moves)));
+  // Moves and forgets first, in one commit: the changes name the new
+  // addresses, and hold nothing forgotten. Forgetting sends no request.
+  if (!plan.moves.empty() || !plan.forgets.empty()) {
+    StateCommit first = MoveCommit(*state, NetMoves(plan.moves));
+    for (const PlannedForget& f : plan.forgets) {
+      // A commit never puts and removes one address (commit_check.h).
+      std::erase_if(first.put, [&](const ResourceState& rs) { return rs.address == f.address; });
+      first.remove.push_back(f.address);
+    }
+    auto moved = store.Commit(first);
     if (moved.ok()) state = store.Load();
     if (!moved.ok() || !state.ok()) {
       ApplyResult r;
       r.diagnostics.push_back({Severity::kError,
                                "state_error",
-                               "could not move addresses in the state: " +
+                               "could not move or forget addresses in the state: " +
                                    (moved.ok() ? state.status() : moved.status()).ToString(),
                                "",
                                {}});
@@ -1005,6 +1012,7 @@ ApplyResult Apply(const Plan& plan, Provider& provider, StateStore& store,
   ApplyResult r = run.TakeResult();
   r.summary.interrupted = r.summary.interrupted || options.stop.stop_requested();
   r.summary.moved = static_cast<int>(plan.moves.size());
+  r.summary.forgotten = static_cast<int>(plan.forgets.size());
   return r;
 }
 

@@ -89,9 +89,11 @@ struct ApplyOptions {
 
 // What a run did. `skipped`: operations never started, because what they
 // depend on failed, or the run was stopped (SIGINT) or met an API failing as
-// a whole. `moved`: addresses moved in the state (`kind: moved`).
+// a whole. `moved`: addresses moved in the state (`kind: moved`);
+// `forgotten`: objects dropped from it, left in the API (`kind: removed`).
 struct ApplySummary {
   int created = 0, updated = 0, replaced = 0, deleted = 0, moved = 0, failed = 0, skipped = 0;
+  int forgotten = 0;
   // Of `failed`: not sent, because a precondition did not hold then.
   int held_back = 0;
   bool interrupted = false;

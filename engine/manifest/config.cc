@@ -1,5 +1,7 @@
 #include "engine/manifest/config.h"
 
+#include <variant>
+
 namespace cairn {
 
 namespace {
@@ -25,6 +27,38 @@ std::vector<std::string> SensitiveStrings(const std::map<std::string, Value>& va
 
 std::vector<std::string> StackConfig::SensitiveStrings() const {
   return cairn::SensitiveStrings(variables, sensitive_variables);
+}
+
+namespace {
+
+// "module.a[0].module.b" for that path.
+std::string ModulePathText(const std::vector<ModuleStep>& path) {
+  std::string prefix = ModulePathPrefix(path);
+  return prefix.empty() ? prefix : prefix.substr(0, prefix.size() - 1);  // without its last '.'
+}
+
+}  // namespace
+
+std::string MovedConfig::FromText() const {
+  return IsModuleMove() ? ModulePathText(from_module) : from.ToString();
+}
+
+std::string MovedConfig::ToText() const {
+  return IsModuleMove() ? ModulePathText(to_module) : to.ToString();
+}
+
+std::string RemovedConfig::FromText() const {
+  return resource ? resource->ToString() : ModulePathText(module);
+}
+
+bool RemovedConfig::Matches(const ResourceAddress& address) const {
+  if (!resource) return !module.empty() && InModule(address.module, module);
+  if (address.module != resource->module || address.kind != resource->kind ||
+      address.name != resource->name) {
+    return false;
+  }
+  return std::holds_alternative<std::monostate>(resource->index) ||
+         address.index == resource->index;
 }
 
 const ResourceConfig* StackConfig::Find(const ResourceAddress& addr) const {

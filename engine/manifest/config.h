@@ -105,6 +105,35 @@ struct MovedConfig {
   // `count: 1` before (its [0] becomes it). Made only when `from` is in
   // the state and `to` is not; never an error.
   bool implicit = false;
+  // A whole module's move (from: module.a, to: module.b): the module
+  // instance paths, `from` and `to` then unused. Everything recorded under
+  // `from_module` moves under `to_module` (engine/state/moves.h).
+  std::vector<ModuleStep> from_module, to_module;
+
+  bool IsModuleMove() const { return !from_module.empty(); }
+  // The ends as written ("instance.web", "module.a[0]").
+  std::string FromText() const;
+  std::string ToText() const;
+};
+
+// A `kind: removed` document: what the state records at `from` is no
+// longer the stack's. With destroy false the plan forgets it (the state
+// drops it, the API is not called: "will no longer be managed"); with
+// destroy true it is deleted as if its document had been removed.
+struct RemovedConfig {
+  // `from`: a resource (every instance of it, when written without an
+  // index), one instance, or (nullopt) the module instances `module` names
+  // (module.app: every instance of the call; module.app[0]: that one) and
+  // everything inside them.
+  std::optional<ResourceAddress> resource;
+  std::vector<ModuleStep> module;
+  bool destroy = true;
+  SourceLocation location;  // its `from:` value
+
+  // `from` as text ("instance.web", "module.app[0]").
+  std::string FromText() const;
+  // Whether the resource instance at `address` is one it removes.
+  bool Matches(const ResourceAddress& address) const;
 };
 
 // A `kind: data` document: an existing resource the stack reads but does
@@ -150,7 +179,8 @@ struct StackConfig {
   std::string root;  // the stack directory
   std::vector<ResourceConfig> resources;
   std::vector<OutputConfig> outputs;
-  std::vector<MovedConfig> moved;  // in document order
+  std::vector<MovedConfig> moved;      // in document order
+  std::vector<RemovedConfig> removed;  // in document order
   std::vector<DataConfig> data;
   std::vector<CheckConfig> checks;
   ProviderConfig provider;

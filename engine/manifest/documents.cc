@@ -31,13 +31,15 @@ const std::map<std::string, std::vector<std::string>> kLanguageKinds = {
     {"provider", {"kind", "name", "endpoint", "token_env", "parallelism", "timeouts"}},
     {"backend", {"kind", "name", "type", "path", "url_env"}},
     {"moved", {"kind", "from", "to"}},
+    {"removed", {"kind", "from", "lifecycle"}},
     {"data", {"kind", "name", "type", "id", "filter"}},
     {"module", {"kind", "name", "source", "inputs", "count", "for_each", "enabled", "description"}},
 };
 // What a module may not declare: the stack's provider and backend serve it,
 // and data sources and moves belong to the stack (they may name addresses
 // inside modules).
-const std::vector<std::string> kStackOnlyKinds = {"provider", "backend", "data", "moved"};
+const std::vector<std::string> kStackOnlyKinds = {"provider", "backend", "data", "moved",
+                                                  "removed"};
 
 bool IsName(std::string_view s) {
   if (s.empty() || s.size() > 128) return false;

@@ -71,13 +71,35 @@ void CheckDataReference(const WrittenReference& use, const DeclaredResources& de
 
 }  // namespace
 
-EdgesResult ResolveDependsOn(const DeclaredResources& declared, const DependsOn& depends_on) {
+EdgesResult ResolveDependsOn(const DeclaredResources& declared, const DependsOn& depends_on,
+                             const std::vector<std::vector<ModuleStep>>& modules) {
   EdgesResult out;
   const SchemaRegistry& registry = declared.registry;
   for (const auto& [base, entries] : depends_on) {
     auto from = declared.groups.find(base);
     if (from == declared.groups.end()) continue;
     for (const auto& [addr, at] : entries) {
+      if (addr.kind.empty()) {  // a module: everything inside it
+        std::vector<size_t> targets;
+        for (size_t t = 0; t < declared.resources.size(); ++t) {
+          if (InModule(declared.resources[t].address.module, addr.module)) targets.push_back(t);
+        }
+        const std::vector<ModuleStep>& path = addr.module;  // not the binding: clang's lambdas
+        const bool declared_module =
+            std::any_of(modules.begin(), modules.end(),
+                        [&](const std::vector<ModuleStep>& m) { return InModule(m, path); });
+        if (targets.empty() && !declared_module) {
+          std::string text = ModulePathPrefix(addr.module);
+          text.pop_back();
+          AddError(out.diagnostics, "unknown_depends_on",
+                   "depends_on names undeclared module " + text, at);
+          continue;
+        }
+        for (size_t r : from->second.instances) {
+          for (size_t t : targets) out.edges.push_back({r, t, at});
+        }
+        continue;
+      }
       auto g = declared.groups.find(addr.BaseString());
       if (g == declared.groups.end()) {
         std::string hint =

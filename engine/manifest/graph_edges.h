@@ -33,12 +33,18 @@ struct EdgesResult {
 };
 
 // The depends_on entries of each resource document, by its base address
-// ("module.a.kind.name"): the address written and where.
+// ("module.a.kind.name"): the address written and where. An address with
+// no kind is a module's (module.NAME, module.NAME[KEY]: its `module` path,
+// from the stack's root).
 using DependsOn = std::map<std::string, std::vector<std::pair<ResourceAddress, SourceLocation>>>;
 
 // depends_on: every instance of a document depends on every instance an
-// entry names (unknown_depends_on when it names nothing).
-EdgesResult ResolveDependsOn(const DeclaredResources& declared, const DependsOn& depends_on);
+// entry names, or every resource inside the module instances a module
+// entry names (unknown_depends_on when it names nothing: no resource, and
+// for a module no instance nor call in `modules`, the paths of every
+// module instance and of every call with none).
+EdgesResult ResolveDependsOn(const DeclaredResources& declared, const DependsOn& depends_on,
+                             const std::vector<std::vector<ModuleStep>>& modules = {});
 
 // lifecycle.replace_triggered_by of every resource: each address declared
 // (unknown_replace_trigger), its attribute one its kind has

@@ -144,7 +144,18 @@ std::vector<std::pair<ResourceAddress, SourceLocation>> LoadDependsOn(
   for (size_t i = 0; i < d.size(); ++i) {
     SourceLocation at = NodeLoc(doc.file, node.IsSequence() && i < node.size() ? node[i] : node);
     std::optional<ResourceAddress> addr;
-    if (d[i].is_string()) addr = ResourceAddress::Parse(d[i].get<std::string>());
+    if (d[i].is_string()) {
+      // module.NAME (module.NAME[KEY]): every resource of that module
+      // call (instance), as a kind-less address (graph_edges.h).
+      if (auto path = ParseModulePath(d[i].get<std::string>())) {
+        ResourceAddress whole_module;
+        whole_module.module = module;
+        whole_module.module.insert(whole_module.module.end(), path->begin(), path->end());
+        out.push_back({std::move(whole_module), at});
+        continue;
+      }
+      addr = ResourceAddress::Parse(d[i].get<std::string>());
+    }
     if (addr && !addr->module.empty()) {
       AddError(diags, "module_internal_reference",
                "depends_on cannot name " + addr->ToString() + ": a module's resources are its own",
@@ -157,7 +168,9 @@ std::vector<std::pair<ResourceAddress, SourceLocation>> LoadDependsOn(
           "depends_on entry " +
               (d[i].is_string() ? "\"" + d[i].get<std::string>() + "\"" : ValueTypeNoun(d[i])) +
               " is not a resource address",
-          at, "write addresses such as firewall.edge, instance.web[0] or instance.web[\"eu\"]");
+          at,
+          "write addresses such as firewall.edge, instance.web[0], instance.web[\"eu\"] or "
+          "module.app");
       continue;
     }
     addr->module = module;

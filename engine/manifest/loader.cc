@@ -23,6 +23,7 @@
 #include "engine/manifest/moved.h"
 #include "engine/manifest/read_files.h"
 #include "engine/manifest/references.h"
+#include "engine/manifest/removed.h"
 #include "engine/manifest/settings.h"
 #include "engine/manifest/validate_specs.h"
 #include "engine/manifest/variable_files.h"
@@ -107,6 +108,7 @@ class Loader {
     parsed_ = {};  // every string is evaluated: its trees are not needed again
     CheckAssembledKeys();
     LoadMoved();
+    LoadRemoved();
     ResolveDependsOn();
     ResolveTriggers();
     CheckReferences();
@@ -255,6 +257,7 @@ class Loader {
     if (doc.kind == "provider") provider_docs_.push_back(i);
     if (doc.kind == "backend") backend_docs_.push_back(i);
     if (doc.kind == "moved") moved_docs_.push_back(i);
+    if (doc.kind == "removed") removed_docs_.push_back(i);
     if (doc.kind == "data") data_docs_.push_back(i);
   }
 
@@ -1728,10 +1731,51 @@ class Loader {
   }
 
   // ---- moved (moved.h) -----------------------------------------------------
+  // The paths of every module instance, and of every call with none.
+  std::vector<std::vector<ModuleStep>> ModulePaths() const {
+    std::vector<std::vector<ModuleStep>> modules;
+    for (size_t s = 1; s < scopes_.size(); ++s) modules.push_back(scopes_[s].path);
+    // A call with no instance has a scope only when its files were not
+    // read for another call.
+    for (const Scope& scope : scopes_) {
+      for (const auto& [name, call] : scope.calls) {
+        if (!call.instances.empty() || call.broken) continue;
+        modules.push_back(scope.path);
+        modules.back().push_back({name, {}});
+      }
+    }
+    return modules;
+  }
+
   void LoadMoved() {
-    Moves moves = LoadMoves(DocsOf(moved_docs_), Declared(), std::move(implicit_moves_));
+    Moves moves =
+        LoadMoves(DocsOf(moved_docs_), Declared(), std::move(implicit_moves_), ModulePaths());
     for (auto& d : moves.diagnostics) diags_.push_back(std::move(d));
     for (auto& m : moves.moved) result_.config.moved.push_back(std::move(m));
+  }
+
+  // ---- removed (removed.h) -------------------------------------------------
+  void LoadRemoved() {
+    Removals removals = LoadRemovals(DocsOf(removed_docs_), Declared(), ModulePaths());
+    for (auto& d : removals.diagnostics) diags_.push_back(std::move(d));
+    for (auto& r : removals.removed) {
+      // Moved away and removed: which one is meant cannot be told.
+      auto moved = std::find_if(
+          result_.config.moved.begin(), result_.config.moved.end(), [&](const MovedConfig& m) {
+            if (m.implicit) return false;
+            if (!m.IsModuleMove()) return r.Matches(m.from);
+            return r.resource
+                       ? InModule(r.resource->module, m.from_module)
+                       : InModule(r.module, m.from_module) || InModule(m.from_module, r.module);
+          });
+      if (moved != result_.config.moved.end()) {
+        Error("removed_and_moved",
+              r.FromText() + " is removed, but a moved document moves " + moved->FromText(),
+              r.location, "moved at " + LocationText(moved->location) + "; keep one of the two");
+        continue;
+      }
+      result_.config.removed.push_back(std::move(r));
+    }
   }
 
   // ---- references (graph_edges.h) -------------------------------------------
@@ -1745,7 +1789,9 @@ class Loader {
   }
 
   void ResolveTriggers() { AddEdges(cairn::ResolveTriggers(Declared())); }
-  void ResolveDependsOn() { AddEdges(cairn::ResolveDependsOn(Declared(), depends_on_)); }
+  void ResolveDependsOn() {
+    AddEdges(cairn::ResolveDependsOn(Declared(), depends_on_, ModulePaths()));
+  }
   // Every resource reference, each resolved one an edge in the graph; a
   // data source's is checked but makes none.
   void CheckReferences() { AddEdges(ReferenceEdges(pending_refs_, Declared(), data_addresses_)); }
@@ -1926,7 +1972,7 @@ class Loader {
   std::vector<Doc> docs_;
   std::vector<size_t> check_docs_;
   std::vector<size_t> resource_docs_, output_docs_, provider_docs_, backend_docs_, moved_docs_,
-      data_docs_;
+      removed_docs_, data_docs_;
   std::set<std::string> data_addresses_;  // "data.KIND.NAME" of every data document
   std::map<std::string, VariableInfo> variables_;
   std::map<std::string, std::optional<std::string>> file_cache_;

@@ -1,7 +1,9 @@
 #include "engine/manifest/moved.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
+#include <variant>
 
 #include "base/schema/schema_registry.h"
 #include "base/schema/suggest.h"
@@ -9,6 +11,33 @@
 #include "engine/manifest/yaml_value.h"
 
 namespace cairn {
+namespace {
+
+// One end of a move as written: a resource address or a module path.
+struct MovedEnd {
+  std::optional<ResourceAddress> resource;
+  std::vector<ModuleStep> module;  // when no resource
+};
+
+// Whether `modules` (the module instances, and the calls with none) hold
+// `path`: exactly, or with `whole` any instance of its last step's call.
+bool DeclaresModule(const std::vector<std::vector<ModuleStep>>& modules,
+                    const std::vector<ModuleStep>& path, bool whole) {
+  for (const auto& m : modules) {
+    if (m.size() != path.size()) continue;
+    if (!std::equal(path.begin(), path.end() - 1, m.begin())) continue;
+    if (m.back().name == path.back().name && (whole || m.back().index == path.back().index)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool WithoutIndex(const AddressIndex& index) {
+  return std::holds_alternative<std::monostate>(index);
+}
+
+}  // namespace
 
 bool Declares(const DeclaredResources& declared, const ResourceAddress& addr) {
   auto g = declared.groups.find(addr.BaseString());
@@ -20,7 +49,8 @@ bool Declares(const DeclaredResources& declared, const ResourceAddress& addr) {
 }
 
 Moves LoadMoves(const std::vector<const ManifestDocument*>& docs, const DeclaredResources& declared,
-                std::vector<MovedConfig> implicit) {
+                std::vector<MovedConfig> implicit,
+                const std::vector<std::vector<ModuleStep>>& modules) {
   Moves out;
   std::vector<Diagnostic>& diags = out.diagnostics;
   const SchemaRegistry& registry = declared.registry;
@@ -28,7 +58,7 @@ Moves LoadMoves(const std::vector<const ManifestDocument*>& docs, const Declared
   std::map<std::string, SourceLocation> first;  // by from
   for (const ManifestDocument* d : docs) {
     const ManifestDocument& doc = *d;
-    std::optional<ResourceAddress> ends[2];
+    MovedEnd ends[2];
     bool ok = true;
     for (int e = 0; e < 2; ++e) {
       const char* key = e == 0 ? "from" : "to";
@@ -41,62 +71,99 @@ Moves LoadMoves(const std::vector<const ManifestDocument*>& docs, const Declared
       }
       SourceLocation at = NodeLoc(doc.file, ChildNode(doc.node, key));
       const Value& v = doc.value[key];
-      if (v.is_string()) ends[e] = ResourceAddress::Parse(v.get<std::string>());
-      if (!ends[e]) {
+      bool parsed = false;
+      if (v.is_string()) {
+        const std::string text = v.get<std::string>();
+        if (auto path = ParseModulePath(text)) {
+          ends[e].module = std::move(*path);
+          parsed = true;
+        } else if (auto addr = ResourceAddress::Parse(text)) {
+          ends[e].resource = std::move(*addr);
+          parsed = true;
+        }
+      }
+      if (!parsed) {
         AddError(diags, "invalid_address",
-                 std::string(key) + " must be a resource address, not " +
+                 std::string(key) + " must be a resource address or a module path, not " +
                      (v.is_string() ? "\"" + v.get<std::string>() + "\"" : ValueTypeNoun(v)),
-                 at, "kind.name, kind.name[0] or kind.name[\"key\"]");
+                 at,
+                 "kind.name, kind.name[0], kind.name[\"key\"], module.NAME or module.NAME[KEY]");
         ok = false;
-      } else if (!registry.HasKind(ends[e]->kind)) {
-        AddError(diags, "unknown_kind", "unknown kind \"" + ends[e]->kind + "\" in " + key, at,
-                 DidYouMean(ends[e]->kind, registry.kinds()));
+      } else if (ends[e].resource && !registry.HasKind(ends[e].resource->kind)) {
+        AddError(diags, "unknown_kind", "unknown kind \"" + ends[e].resource->kind + "\" in " + key,
+                 at, DidYouMean(ends[e].resource->kind, registry.kinds()));
         ok = false;
       }
     }
     if (!ok) continue;
-    const ResourceAddress& from = *ends[0];
-    const ResourceAddress& to = *ends[1];
     SourceLocation from_loc = NodeLoc(doc.file, ChildNode(doc.node, "from"));
     SourceLocation to_loc = NodeLoc(doc.file, ChildNode(doc.node, "to"));
-    if (from.kind != to.kind) {
-      AddError(
-          diags, "moved_kind_mismatch",
-          "cannot move a " + from.kind + " to " + to.ToString() + ": an address keeps its kind",
-          to_loc);
+    MovedConfig m;
+    m.location = doc.location;
+    if (ends[0].resource && ends[1].resource) {
+      m.from = *ends[0].resource;
+      m.to = *ends[1].resource;
+    } else if (!ends[0].resource && !ends[1].resource) {
+      m.from_module = ends[0].module;
+      m.to_module = ends[1].module;
+    } else {
+      AddError(diags, "moved_kind_mismatch",
+               "cannot move " + doc.value["from"].get<std::string>() + " to " +
+                   doc.value["to"].get<std::string>() +
+                   ": a resource moves to a resource, a module to a module",
+               to_loc);
       continue;
     }
-    if (from == to) {
-      AddError(diags, "moved_to_itself", from.ToString() + " is moved to itself", to_loc);
+    const std::string from_text = m.FromText();
+    const std::string to_text = m.ToText();
+    if (!m.IsModuleMove() && m.from.kind != m.to.kind) {
+      AddError(diags, "moved_kind_mismatch",
+               "cannot move a " + m.from.kind + " to " + to_text + ": an address keeps its kind",
+               to_loc);
       continue;
     }
-    if (auto [it, inserted] = first.emplace(from.ToString(), from_loc); !inserted) {
-      AddError(diags, "duplicate_moved", from.ToString() + " is moved twice", from_loc,
+    if (from_text == to_text) {
+      AddError(diags, "moved_to_itself", from_text + " is moved to itself", to_loc);
+      continue;
+    }
+    if (auto [it, inserted] = first.emplace(from_text, from_loc); !inserted) {
+      AddError(diags, "duplicate_moved", from_text + " is moved twice", from_loc,
                "first moved at " + LocationText(it->second));
       continue;
     }
-    const bool from_whole = std::holds_alternative<std::monostate>(from.index);
-    const bool to_whole = std::holds_alternative<std::monostate>(to.index);
-    // FROM must be gone from the manifests. A resource that gained count
-    // or for_each (web -> web[0]) keeps its base: only FROM itself counts.
-    auto g = groups.find(from.BaseString());
-    const bool still_there = from_whole && to_whole ? g != groups.end() : Declares(declared, from);
+    bool still_there = false, to_there = false;
+    if (m.IsModuleMove()) {
+      // As for resources: a module that gained count or for_each (module.a
+      // -> module.a[0]) keeps its call; only FROM itself counts.
+      const bool whole =
+          WithoutIndex(m.from_module.back().index) && WithoutIndex(m.to_module.back().index);
+      still_there = DeclaresModule(modules, m.from_module, whole);
+      to_there = DeclaresModule(modules, m.to_module, whole);
+    } else {
+      const bool whole = WithoutIndex(m.from.index) && WithoutIndex(m.to.index);
+      // FROM must be gone from the manifests. A resource that gained count
+      // or for_each (web -> web[0]) keeps its base: only FROM itself counts.
+      still_there = whole ? groups.count(m.from.BaseString()) > 0 : Declares(declared, m.from);
+      to_there = whole ? groups.count(m.to.BaseString()) > 0 : Declares(declared, m.to);
+    }
     if (still_there) {
       AddError(diags, "moved_from_declared",
-               from.ToString() + " is still declared: a move is from an address the manifests " +
+               from_text + " is still declared: a move is from an address the manifests " +
                    "no longer have",
-               from_loc, "rename the resource in its document, then keep this move");
+               from_loc,
+               m.IsModuleMove() ? "rename the module in its document, then keep this move"
+                                : "rename the resource in its document, then keep this move");
       continue;
     }
-    const bool to_there =
-        from_whole && to_whole ? groups.count(to.BaseString()) > 0 : Declares(declared, to);
     if (!to_there) {
-      std::string hint = DidYouMean(to.name, DeclaredNames(declared, to.kind, to.module));
-      AddError(diags, "moved_to_undeclared", to.ToString() + " is not declared in the manifests",
-               to_loc, hint.empty() ? "a move is to an address the manifests declare" : hint);
+      std::string hint =
+          m.IsModuleMove() ? ""
+                           : DidYouMean(m.to.name, DeclaredNames(declared, m.to.kind, m.to.module));
+      AddError(diags, "moved_to_undeclared", to_text + " is not declared in the manifests", to_loc,
+               hint.empty() ? "a move is to an address the manifests declare" : hint);
       continue;
     }
-    out.moved.push_back({from, to, doc.location});
+    out.moved.push_back(std::move(m));
   }
   // The implied ones after the written ones, unless a written one moves
   // the same address.

@@ -24,10 +24,13 @@ struct Moves {
 bool Declares(const DeclaredResources& declared, const ResourceAddress& addr);
 
 // The moves of `docs` (moved documents, classified): FROM and TO resource
-// addresses of a known kind, of the same kind and not the same; each FROM
-// moved once, gone from the manifests, and TO declared there. Then each of
-// `implicit` whose FROM no written move moves.
+// addresses of a known kind, of the same kind and not the same, or both
+// module paths (a whole module's move); each FROM moved once, gone from
+// the manifests, and TO declared there (`modules`: the paths of every
+// module instance, and of every call with none). Then each of `implicit`
+// whose FROM no written move moves.
 Moves LoadMoves(const std::vector<const ManifestDocument*>& docs, const DeclaredResources& declared,
-                std::vector<MovedConfig> implicit);
+                std::vector<MovedConfig> implicit,
+                const std::vector<std::vector<ModuleStep>>& modules = {});
 
 }  // namespace cairn

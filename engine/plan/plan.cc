@@ -63,11 +63,12 @@ Plan::Counts Plan::counts() const {
   }
   c.move = static_cast<int>(moves.size());
   c.pending = static_cast<int>(pending.size());
+  c.forget = static_cast<int>(forgets.size());
   return c;
 }
 
 bool Plan::has_changes() const {
-  return !output_changes.empty() || !moves.empty() || !pending.empty() ||
+  return !output_changes.empty() || !moves.empty() || !forgets.empty() || !pending.empty() ||
          std::any_of(changes.begin(), changes.end(),
                      [](const PlannedChange& c) { return c.action != Action::kNoOp; });
 }
@@ -272,14 +273,18 @@ void AddPending(const StackConfig& config, const PlanOptions& options, Plan& pla
 PlanResult PlanWithMoves(const StackConfig& config, const StateSnapshot& state,
                          const LiveView& live, const KindCatalog& kinds,
                          const PlanOptions& options) {
-  // No copy of the state (nor of the live view) unless there is a move.
-  if (config.moved.empty()) return PlanMoved(config, state, live, kinds, options);
+  const bool forgetting = std::any_of(config.removed.begin(), config.removed.end(),
+                                      [](const RemovedConfig& r) { return !r.destroy; });
+  // No copy of the state (nor of the live view) unless there is a move or
+  // something to forget.
+  if (config.moved.empty() && !forgetting) return PlanMoved(config, state, live, kinds, options);
   AddressMoves moves;
   std::vector<Diagnostic> diagnostics;
   std::set<std::string> destinations;
   StateSnapshot moved = state;
   for (const MovedConfig& m : config.moved) {
-    MovePlan mp = PlanMove(moved, m.from, m.to);
+    MovePlan mp = m.IsModuleMove() ? PlanModuleMove(moved, m.from_module, m.to_module)
+                                   : PlanMove(moved, m.from, m.to);
     if (mp.moves.empty()) continue;  // moved already (or never applied)
     // An implied move (MovedConfig::implicit) is made only when it can be.
     if (m.implicit && (!mp.error.empty() || moved.resources.count(m.to.ToString()))) continue;
@@ -293,7 +298,7 @@ PlanResult PlanWithMoves(const StackConfig& config, const StateSnapshot& state,
     }
     if (!taken.empty()) {
       diagnostics.push_back({Severity::kError, "moved_target_exists",
-                             "cannot move " + m.from.ToString() + " to " + m.to.ToString() + ": " +
+                             "cannot move " + m.FromText() + " to " + m.ToText() + ": " +
                                  taken.front() + " is already in the state",
                              "remove the move, or the resource at " + taken.front() +
                                  " ('cairn state rm') if it is the stale one",
@@ -303,7 +308,27 @@ PlanResult PlanWithMoves(const StackConfig& config, const StateSnapshot& state,
     moved = ApplyMoves(moved, mp.moves);
     moves.insert(moves.end(), mp.moves.begin(), mp.moves.end());
   }
-  if (moves.empty() && diagnostics.empty()) return PlanMoved(config, state, live, kinds, options);
+  // What `removed` documents forget leaves the state the plan compares:
+  // neither kept nor deleted.
+  std::vector<PlannedForget> forgets;
+  if (forgetting) {
+    for (auto it = moved.resources.begin(); it != moved.resources.end();) {
+      auto key = StateKey::Parse(it->first);
+      const bool forget = key && std::any_of(config.removed.begin(), config.removed.end(),
+                                             [&](const RemovedConfig& r) {
+                                               return !r.destroy && r.Matches(key->resource);
+                                             });
+      if (!forget) {
+        ++it;
+        continue;
+      }
+      forgets.push_back({it->first, it->second.kind, it->second.id});
+      it = moved.resources.erase(it);
+    }
+  }
+  if (moves.empty() && forgets.empty() && diagnostics.empty()) {
+    return PlanMoved(config, state, live, kinds, options);
+  }
   moves = NetMoves(moves);
   std::map<std::string, std::string> origin, now_at;  // new <-> recorded address
   for (const auto& [was, now] : moves) {
@@ -319,6 +344,7 @@ PlanResult PlanWithMoves(const StackConfig& config, const StateSnapshot& state,
   result.plan.lineage = state.lineage;
   result.plan.serial = state.serial;
   result.plan.moves = moves;
+  result.plan.forgets = std::move(forgets);
   for (PlannedChange& c : result.plan.changes) {
     if (auto it = origin.find(c.address); it != origin.end()) c.moved_from = it->second;
   }
@@ -439,6 +465,7 @@ Value PlanHeadToJson(const Plan& plan) {
                  {"destroy", counts.destroy},
                  {"no_op", counts.noop},
                  {"move", counts.move},
+                 {"forget", counts.forget},
                  {"pending", counts.pending}}},
                {"pending_operations", pending},
                {"outputs", outputs},
@@ -460,6 +487,13 @@ Value PlanHeadToJson(const Plan& plan) {
     Value moves = Value::array();
     for (const auto& [from, to] : plan.moves) moves.push_back({{"from", from}, {"to", to}});
     out["moves"] = moves;
+  }
+  if (!plan.forgets.empty()) {
+    Value forgets = Value::array();
+    for (const PlannedForget& f : plan.forgets) {
+      forgets.push_back({{"address", f.address}, {"kind", f.kind}, {"remote_id", f.remote_id}});
+    }
+    out["forgets"] = forgets;
   }
   if (plan.saved) {
     out["saved"] = true;
@@ -536,10 +570,13 @@ Result<Plan> PlanFromJson(const Value& j) {
     // Numbers are compared as JSON before any conversion: get<int>() of a
     // float out of int's range is undefined behaviour.
     const Value& version = j.at("format_version");
-    if (!version.is_number_integer() || version != Plan::kFormatVersion) {
+    if (!version.is_number_integer() || version < Plan::kOldestReadableFormatVersion ||
+        version > Plan::kFormatVersion) {
       return Status::InvalidArgument(
           "plan format version " + version.dump(-1, ' ', false, Value::error_handler_t::replace) +
-          " is not supported (this cairn reads version " + std::to_string(Plan::kFormatVersion) +
+          " is not supported (this cairn reads versions " +
+          std::to_string(Plan::kOldestReadableFormatVersion) + " to " +
+          std::to_string(Plan::kFormatVersion) +
           "): make the plan again with this cairn ('cairn plan --out FILE')");
     }
     Plan plan;
@@ -621,6 +658,10 @@ Result<Plan> PlanFromJson(const Value& j) {
     }
     for (const auto& m : j.value("moves", Value::array())) {
       plan.moves.emplace_back(m.at("from").get<std::string>(), m.at("to").get<std::string>());
+    }
+    for (const auto& f : j.value("forgets", Value::array())) {
+      plan.forgets.push_back(
+          {f.at("address").get<std::string>(), f.value("kind", ""), f.value("remote_id", "")});
     }
     if (auto vars = j.find("variables"); vars != j.end()) {
       if (!vars->is_object()) {

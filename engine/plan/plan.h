@@ -15,7 +15,9 @@
 // Addresses moved by `kind: moved` documents are moved in the state first:
 // a moved resource is compared at its new address, and the move alone is a
 // change (the plan's `moves`). A move whose FROM is not in the state is
-// done already and skipped; one whose TO is taken is an error.
+// done already and skipped; one whose TO is taken is an error. Then what a
+// `kind: removed` document with destroy false names is taken out of that
+// state (the plan's `forgets`): it is neither compared nor deleted.
 // Only fields the manifest sets are compared: computed attributes and fields
 // the API defaults never show as changes; lifecycle.ignore_changes fields are
 // skipped; a value that depends on something not yet created is unknown and
@@ -160,11 +162,24 @@ struct PendingOperation {
   std::string note;
 };
 
+// An object a `kind: removed` document with `destroy: false` forgets: apply
+// drops it from the state, with no request to the API, and it lives on
+// unmanaged ("will no longer be managed").
+struct PlannedForget {
+  std::string address;  // its state key's text (a deposed object's too)
+  std::string kind;
+  std::string remote_id;
+};
+
 struct Plan {
   // 2: saved plans record their stack's backend and manifests; a destroy
   // with targets keeps outputs; the journal's pending operations are shown.
   // 3: changes, outputs and checks carry the conditions apply checks.
-  static constexpr int kFormatVersion = 3;
+  // 4: objects forgotten (`forgets`, the summary's "forget"). Version 3 is
+  // still read (it is version 4 with nothing forgotten); a cairn that reads
+  // only 3 refuses 4, rather than apply it without its forgets.
+  static constexpr int kFormatVersion = 4;
+  static constexpr int kOldestReadableFormatVersion = 3;
   // Absolute path of the stack directory the plan was made in (a saved plan
   // applies wherever the same stack is: engine/operations/saved_plan.h).
   std::string stack;
@@ -188,6 +203,10 @@ struct Plan {
   // State addresses the apply moves first ({from, to}, from `kind: moved`
   // documents); `changes` already name the new addresses.
   AddressMoves moves;
+  // Objects the apply forgets, in the same commit as the moves, before any
+  // operation (`kind: removed` with destroy false), at their addresses once
+  // moved; `changes` hold none of them.
+  std::vector<PlannedForget> forgets;
   // The journal's operations of an interrupted run, which apply completes
   // before this plan's changes (a saved plan never has any: it is not saved
   // over them). The changes are against the state as it was before them.
@@ -213,10 +232,10 @@ struct Plan {
   bool recursive = false;
 
   struct Counts {
-    int add = 0, change = 0, replace = 0, destroy = 0, noop = 0, move = 0, pending = 0;
+    int add = 0, change = 0, replace = 0, destroy = 0, noop = 0, move = 0, pending = 0, forget = 0;
   };
   Counts counts() const;
-  // A resource change, a move, an output whose recorded value changes, or a
+  // A resource change, a move, a forget, an output whose recorded value changes, or a
   // pending operation of an interrupted run.
   bool has_changes() const;
 };

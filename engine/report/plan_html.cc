@@ -150,7 +150,7 @@ std::string RenderPlanHtml(const Plan& plan, const std::vector<PolicyResult>& po
       "th,td{border:1px solid #ddd;padding:.3em .6em;text-align:left;vertical-align:top}\n"
       "tr.create td.action{color:#2e7d32}tr.update td.action{color:#b26a00}\n"
       "tr.replace td.action{color:#8e24aa}tr.delete td.action{color:#c62828}\n"
-      "tr.move td.action{color:#1565c0}\n"
+      "tr.move td.action{color:#1565c0}tr.forget td.action{color:#546e7a}\n"
       "svg text{font:13px ui-monospace,monospace}\n"
       "</style>\n</head>\n<body>\n<h1>Cairn plan</h1>\n";
   if (!plan.stack.empty()) h += "<p>Stack <code>" + HtmlEscape(plan.stack) + "</code></p>\n";
@@ -158,6 +158,13 @@ std::string RenderPlanHtml(const Plan& plan, const std::vector<PolicyResult>& po
 
   h += "<h2>Changes</h2>\n<table id=\"changes\">\n<tr><th>action</th><th>address</th>"
        "<th>details</th></tr>\n";
+  for (const auto& f : plan.forgets) {
+    h += "<tr class=\"forget\" data-address=\"" + HtmlEscape(f.address) +
+         "\"><td class=\"action\">forget</td><td><code>" + HtmlEscape(f.address) +
+         "</code></td><td>will no longer be managed" +
+         (f.remote_id.empty() ? "" : " (id <code>" + HtmlEscape(f.remote_id) + "</code>)") +
+         "</td></tr>\n";
+  }
   for (const auto& c : plan.changes) {
     Look look = LookOf(c);
     if (look.name == "no-op") continue;

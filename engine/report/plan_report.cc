@@ -91,6 +91,7 @@ std::string PlanSummaryLine(const Plan& plan) {
   return "Plan: " + std::to_string(n.add) + " to add, " + std::to_string(n.change) +
          " to change, " + std::to_string(n.replace) + " to replace, " + std::to_string(n.destroy) +
          " to destroy" + (n.move ? ", " + std::to_string(n.move) + " to move" : "") +
+         (n.forget ? ", " + std::to_string(n.forget) + " to forget" : "") +
          (n.pending ? ", after " + std::to_string(n.pending) + " interrupted operation" +
                           (n.pending == 1 ? "" : "s") + " to complete"
                     : "") +
@@ -152,7 +153,14 @@ std::string RenderPlanText(const Plan& plan, const ReportOptions& opts) {
       width = std::max(width, c.address.size());
     }
   }
+  for (const auto& f : plan.forgets) width = std::max(width, f.address.size());
   std::string out = RenderPendingOperations(plan, opts);
+  // Forgotten first: apply drops them from the state before any operation.
+  for (const auto& f : plan.forgets) {
+    out += "  . " + f.address + std::string(width - f.address.size() + 3, ' ') +
+           "will no longer be managed" + (f.remote_id.empty() ? "" : " (id " + f.remote_id + ")") +
+           "\n      # forgotten by the state, left in place in the API\n";
+  }
   for (const auto& c : plan.changes) {
     if (c.action == Action::kNoOp && !c.moved_from.empty()) {
       out += "  > " + c.address + std::string(width - c.address.size() + 3, ' ') + "moved from " +
@@ -260,6 +268,7 @@ std::string RenderPlanMarkdown(const Plan& plan) {
          "** to change, **" + std::to_string(n.replace) + "** to replace, **" +
          std::to_string(n.destroy) + "** to destroy" +
          (n.move ? ", **" + std::to_string(n.move) + "** to move" : "") +
+         (n.forget ? ", **" + std::to_string(n.forget) + "** to forget" : "") +
          (n.pending ? ", after **" + std::to_string(n.pending) + "** interrupted operation" +
                           (n.pending == 1 ? "" : "s") + " to complete"
                     : "") +
@@ -267,6 +276,10 @@ std::string RenderPlanMarkdown(const Plan& plan) {
   for (const auto& p : plan.pending) {
     out += std::string("| ") + ActionName(p.action) + " (interrupted, completes first) | " +
            CodeCell(p.address) + " | " + (p.note.empty() ? "" : CodeCell(p.note)) + " |\n";
+  }
+  for (const auto& f : plan.forgets) {
+    out += "| forget | " + CodeCell(f.address) + " | will no longer be managed" +
+           (f.remote_id.empty() ? "" : " (id " + CodeCell(f.remote_id) + ")") + " |\n";
   }
   for (const auto& c : plan.changes) {
     if (c.action == Action::kNoOp && c.moved_from.empty()) continue;

@@ -16,6 +16,7 @@ MovePlan PlanMove(const StateSnapshot& state, const ResourceAddress& from,
     if (a->index == from.index) {
       plan.moves.emplace_back(text, to.ToString());
     } else if (std::holds_alternative<std::monostate>(from.index)) {
+      if (*a == to) continue;  // gained count or for_each, and moved already
       instances.push_back(text);
       plan.moves.emplace_back(text,
                               ResourceAddress{to.kind, to.name, a->index, to.module}.ToString());
@@ -31,6 +32,50 @@ MovePlan PlanMove(const StateSnapshot& state, const ResourceAddress& from,
                  instances.front() + (instances.size() > 1 ? ", ..." : "") +
                  "): move them all to an address without an index (" + to.BaseString() +
                  "), or one instance at a time";
+  }
+  return plan;
+}
+
+MovePlan PlanModuleMove(const StateSnapshot& state, const std::vector<ModuleStep>& from,
+                        const std::vector<ModuleStep>& to) {
+  MovePlan plan;
+  if (from.empty() || to.empty()) {
+    plan.error = "internal error: a module move without a module path, please report";
+    return plan;
+  }
+  const size_t last = from.size() - 1;
+  const bool from_whole = std::holds_alternative<std::monostate>(from[last].index);
+  const bool to_whole = std::holds_alternative<std::monostate>(to.back().index);
+  std::vector<std::string> instances;  // moved as instances of a whole `from`
+  for (const auto& [text, rs] : state.resources) {
+    auto a = ResourceAddress::Parse(text);
+    if (!a || a->module.size() < from.size()) continue;
+    if (!std::equal(from.begin(), from.begin() + last, a->module.begin())) continue;
+    const ModuleStep& step = a->module[last];
+    if (step.name != from[last].name || (!from_whole && step.index != from[last].index)) continue;
+    // Gained count or for_each (module.a -> module.a[0]), and moved already.
+    if (from_whole && !to_whole && std::equal(to.begin(), to.end(), a->module.begin())) continue;
+    ResourceAddress moved = *a;
+    moved.module = to;
+    if (from_whole && !std::holds_alternative<std::monostate>(step.index)) {
+      instances.push_back(text);
+      if (to_whole) moved.module.back().index = step.index;
+    }
+    moved.module.insert(moved.module.end(), a->module.begin() + from.size(), a->module.end());
+    plan.moves.emplace_back(text, moved.ToString());
+  }
+  std::sort(plan.moves.begin(), plan.moves.end(),
+            [](const auto& a, const auto& b) { return AddressTextLess(a.first, b.first); });
+  std::string from_text = ModulePathPrefix(from);
+  from_text.pop_back();
+  if (plan.moves.empty()) {
+    plan.error = "nothing in the state is in " + from_text + " (see 'cairn state list')";
+  } else if (!instances.empty() && !to_whole) {
+    std::string to_text = ModulePathPrefix(to);
+    to_text.pop_back();
+    plan.error = from_text + " has instances (" + instances.front() +
+                 (instances.size() > 1 ? ", ..." : "") + "): move them all to " +
+                 to_text.substr(0, to_text.rfind('[')) + ", or one instance at a time";
   }
   return plan;
 }

@@ -29,6 +29,16 @@ struct MovePlan {
 MovePlan PlanMove(const StateSnapshot& state, const ResourceAddress& from,
                   const ResourceAddress& to);
 
+// What moving the module instances `from` to `to` moves in `state`: every
+// resource recorded under `from`, its nested modules' too, to the same
+// place under `to`. `from` without an index on its last step (module.a)
+// takes every instance of that call, each to the same index under `to`
+// (module.a[0] to module.b[0]); its other steps match exactly. An error
+// when nothing is under `from`, or when whole instances would move under
+// an index (module.a[0] to module.b[1][0] is no address).
+MovePlan PlanModuleMove(const StateSnapshot& state, const std::vector<ModuleStep>& from,
+                        const std::vector<ModuleStep>& to);
+
 // Moves made one after another (a -> b, then b -> c) as one move each from
 // where the state records the resource (a -> c), in the order first seen.
 AddressMoves NetMoves(const AddressMoves& moves);

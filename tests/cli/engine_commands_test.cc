@@ -90,7 +90,7 @@ TEST_CASE("plan on an empty state shows the creates, --detailed-exitcode, --json
         std::string::npos);
   CHECK(e.Cairn({"plan", e.stack, "--detailed-exitcode"}).exit_code == 2);
   auto j = json::parse(e.Cairn({"plan", e.stack, "--json"}).out);
-  CHECK(j["format_version"] == 3);
+  CHECK(j["format_version"] == 4);
   CHECK(j["summary"]["add"] == 4);
   CHECK(e.Cairn({"plan", e.stack, "--markdown"}).out.find("| create | `network.app` |") !=
         std::string::npos);
@@ -209,8 +209,9 @@ TEST_CASE("a saved plan applies wherever its stack is checked out, and nowhere e
   WriteFile(e.dir.path() + "/old.plan", old.dump());
   auto refused = e.Cairn({"apply", e.dir.path() + "/old.plan", e.dir.path() + "/ci3"});
   CHECK(refused.exit_code == 1);
-  CHECK(refused.err.find("plan format version 2 is not supported (this cairn reads version 3): "
-                         "make the plan again") != std::string::npos);
+  CHECK(
+      refused.err.find("plan format version 2 is not supported (this cairn reads versions 3 to 4): "
+                       "make the plan again") != std::string::npos);
 }
 
 TEST_CASE("apply refuses the output of plan --json, whose sensitive values are redacted") {
@@ -1169,11 +1170,17 @@ TEST_CASE("examples/modules end to end: a module twice, a data source, a move in
   const std::string ops_id = ops.json()["network"]["publicId"];
   // Before the module existed, production's network was the stack's own.
   fs::remove_all(e.stack);
+  // And a jump host on the operations network, which the example hands
+  // over to them (a removed document with destroy false).
   WriteFile(e.stack + "/main.yaml",
             "kind: network\nname: prod\n"
-            "spec: {name: prod-main, region: eu-central, cidr: 10.40.0.0/16}\n");
+            "spec: {name: prod-main, region: eu-central, cidr: 10.40.0.0/16}\n---\n"
+            "kind: instance\nname: jump\nspec: {region: us-east, plan: s-1vcpu-1gb, "
+            "image: debian-12, network: " +
+                ops_id + "}\n");
   REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve"}).exit_code == 0);
   const std::string prod_net = e.StateId("network.prod");
+  const std::string jump_id = e.StateId("instance.jump");
   fs::remove(e.stack + "/main.yaml");
   fs::copy(std::string(CAIRN_SOURCE_DIR) + "/examples/modules", e.stack,
            fs::copy_options::recursive);
@@ -1184,8 +1191,11 @@ TEST_CASE("examples/modules end to end: a module twice, a data source, a move in
   CHECK(plan.out.find("> module.prod.network.main") != std::string::npos);
   CHECK(plan.out.find("moved from network.prod") != std::string::npos);
   CHECK(plan.out.find("+ module.staging.instance.app[0]") != std::string::npos);
-  CHECK(plan.out.find("6 to add, 0 to change, 0 to replace, 0 to destroy, 1 to move.") !=
-        std::string::npos);
+  CHECK(plan.out.find("  . instance.jump ") != std::string::npos);
+  CHECK(plan.out.find("will no longer be managed (id " + jump_id + ")") != std::string::npos);
+  CHECK(
+      plan.out.find("6 to add, 0 to change, 0 to replace, 0 to destroy, 1 to move, 1 to forget.") !=
+      std::string::npos);
   auto graph = e.Cairn({"graph", e.stack});
   CHECK(graph.out.find("subgraph \"cluster_module.prod\"") != std::string::npos);
 
@@ -1197,7 +1207,8 @@ TEST_CASE("examples/modules end to end: a module twice, a data source, a move in
   CHECK(e.Names("/api/v1/networking") ==
         std::vector<std::string>{"ops", "prod-main", "staging-main"});
   CHECK(e.Names("/api/v1/compute") ==
-        std::vector<std::string>{"bastion", "prod-app-0", "prod-app-1", "staging-app-0"});
+        std::vector<std::string>{"bastion", "jump", "prod-app-0", "prod-app-1", "staging-app-0"});
+  CHECK(e.Cairn({"state", "show", "instance.jump", e.stack}).exit_code == 1);  // forgotten
   // Each instance is on its own tier's network, with the stack's key; the
   // bastion is on the network read by the data source, in its region.
   auto attrs = [&](const std::string& address) {
@@ -1223,7 +1234,7 @@ TEST_CASE("examples/modules end to end: a module twice, a data source, a move in
   INFO(destroyed.out << destroyed.err);
   CHECK(destroyed.exit_code == 0);
   CHECK(e.Names("/api/v1/networking") == std::vector<std::string>{"ops"});
-  CHECK(e.Names("/api/v1/compute").empty());
+  CHECK(e.Names("/api/v1/compute") == std::vector<std::string>{"jump"});  // not the stack's
 
   // Import adopts an object at an address inside a module (--generate
   // refuses one: tests/engine/operations/import_test.cc).

@@ -249,6 +249,9 @@ TEST_CASE("examples/modules is valid: one module twice, a data source and a move
   CHECK(r.config.data.size() == 1);
   REQUIRE(r.config.moved.size() == 1);
   CHECK(r.config.moved[0].to.ToString() == "module.prod.network.main");
+  REQUIRE(r.config.removed.size() == 1);
+  CHECK(r.config.removed[0].FromText() == "instance.jump");
+  CHECK_FALSE(r.config.removed[0].destroy);
   CHECK(Get(r.config, "module.staging.network.main").spec["cidr"] !=
         Get(r.config, "module.prod.network.main").spec["cidr"]);
 }
@@ -318,4 +321,38 @@ TEST_CASE("a module with no instances still has its files checked, and declares 
   std::string codes;
   for (const auto& d : bad.diagnostics) codes += d.code + " ";
   CHECK(codes == "unknown_kind not_in_module ");
+}
+
+TEST_CASE("depends_on a module: every resource inside it, of every instance or of one") {
+  TempDir tmp;
+  WriteTier(tmp.path() + "/modules/tier");
+  WriteFile(tmp.path() + "/main.yaml",
+            std::string(kKeyDoc) +
+                "---\nkind: module\nname: prod\nsource: modules/tier\ncount: 2\n"
+                "inputs: {env: prd, cidr: 10.2.0.0/16, key: \"${ssh_key.deploy.id}\"}\n---\n"
+                "kind: module\nname: none\nsource: modules/tier\ncount: 0\n"
+                "inputs: {env: x, cidr: 10.3.0.0/16, key: \"${ssh_key.deploy.id}\"}\n---\n"
+                "kind: network\nname: after\nspec: {region: eu-central, cidr: 10.9.0.0/16}\n"
+                "depends_on: [module.prod]\n---\n"
+                "kind: network\nname: after_one\nspec: {region: eu-central, cidr: 10.8.0.0/16}\n"
+                "depends_on: [\"module.prod[1]\", module.none]\n");
+  auto r = LoadDir(tmp.path());
+  INFO(Codes(r));
+  REQUIRE(r.ok());
+  CHECK(Deps(r.config, "network.after") ==
+        std::vector<std::string>{"module.prod[0].instance.app[0]", "module.prod[0].network.main",
+                                 "module.prod[1].instance.app[0]", "module.prod[1].network.main"});
+  CHECK(Deps(r.config, "network.after_one") ==
+        std::vector<std::string>{"module.prod[1].instance.app[0]", "module.prod[1].network.main"});
+
+  // A module no document declares is an error where it is written.
+  WriteFile(tmp.path() + "/main.yaml",
+            "kind: network\nname: after\nspec: {region: eu-central, cidr: 10.9.0.0/16}\n"
+            "depends_on: [module.nope]\n");
+  auto bad = LoadDir(tmp.path());
+  REQUIRE(bad.diagnostics.size() == 1);
+  CHECK(bad.diagnostics[0].code == "unknown_depends_on");
+  CHECK(bad.diagnostics[0].summary == "depends_on names undeclared module module.nope");
+  CHECK(bad.diagnostics[0].location.line == 4);
+  CHECK(bad.diagnostics[0].location.column == 14);
 }

@@ -79,9 +79,11 @@ TEST_CASE("moved: both ends are resource addresses of a known kind") {
   CheckAt(m.diagnostics[0], "missing_field", 1, 7);
   CHECK(m.diagnostics[0].summary == "missing required field \"to\" in moved document");
   CheckAt(m.diagnostics[1], "invalid_address", 5, 7);
-  CHECK(m.diagnostics[1].summary == "from must be a resource address, not \"not an address\"");
+  CHECK(m.diagnostics[1].summary ==
+        "from must be a resource address or a module path, not \"not an address\"");
   CheckAt(m.diagnostics[2], "invalid_address", 6, 5);
-  CHECK(m.diagnostics[2].summary.rfind("to must be a resource address, not a", 0) == 0);
+  CHECK(m.diagnostics[2].summary.rfind("to must be a resource address or a module path, not a",
+                                       0) == 0);
   CheckAt(m.diagnostics[3], "unknown_kind", 9, 7);
   CHECK(m.diagnostics[3].detail == "did you mean \"network\"?");
 }
@@ -136,4 +138,55 @@ TEST_CASE("moved: Declares is about exact addresses") {
   CHECK_FALSE(Declares(declared, Addr("instance.web")));
   CHECK_FALSE(Declares(declared, Addr("instance.web[2]")));
   CHECK_FALSE(Declares(declared, Addr("volume.main")));
+}
+
+TEST_CASE("moved: whole modules move by path, checked against the declared module instances") {
+  Stack s;
+  // Declared: module.region (one instance), module.a["eu"], module.outer.module.a,
+  // module.b[0] and [1].
+  std::vector<std::vector<ModuleStep>> modules = {
+      {{"region", {}}}, {{"a", std::string("eu")}}, {{"outer", {}}, {"a", {}}}, {{"b", 0}},
+      {{"b", 1}},
+  };
+  StageDocs d(
+      "kind: moved\nfrom: module.tier\nto: module.region\n---\n"           // 1
+      "kind: moved\nfrom: module.a[0]\nto: module.a[\"eu\"]\n---\n"        // 5
+      "kind: moved\nfrom: module.inner\nto: module.outer.module.a\n---\n"  // 9
+      "kind: moved\nfrom: module.c\nto: module.b\n---\n"                   // 13
+      "kind: moved\nfrom: module.old.module.x\nto: module.region\n");      // 17
+  Moves m = LoadMoves(d.docs, {s.resources, s.groups, *s.registry}, {}, modules);
+  INFO((m.diagnostics.empty() ? "" : m.diagnostics[0].summary));
+  CHECK(m.diagnostics.empty());
+  REQUIRE(m.moved.size() == 5);
+  CHECK(m.moved[0].IsModuleMove());
+  CHECK(m.moved[0].FromText() == "module.tier");
+  CHECK(m.moved[0].ToText() == "module.region");
+  CHECK(m.moved[1].ToText() == "module.a[\"eu\"]");
+  CHECK(m.moved[2].ToText() == "module.outer.module.a");
+  CHECK(m.moved[3].ToText() == "module.b");
+  CHECK(m.moved[4].FromText() == "module.old.module.x");
+
+  StageDocs bad(
+      "kind: moved\nfrom: module.region\nto: module.b\n---\n"        // 1: from declared
+      "kind: moved\nfrom: module.gone\nto: module.nowhere\n---\n"    // 5: to undeclared
+      "kind: moved\nfrom: module.gone2\nto: network.main\n---\n"     // 9: module to resource
+      "kind: moved\nfrom: module.x\nto: module.x\n---\n"             // 13: to itself
+      "kind: moved\nfrom: module.a[1]\nto: module.a[\"us\"]\n---\n"  // 17: no such instance
+      "kind: moved\nfrom: \"module.\"\nto: module.b\n");             // 21: not a path
+  Moves e = LoadMoves(bad.docs, {s.resources, s.groups, *s.registry}, {}, modules);
+  CHECK(e.moved.empty());
+  REQUIRE(e.diagnostics.size() == 6);
+  CheckAt(e.diagnostics[0], "moved_from_declared", 2, 7);
+  CHECK(e.diagnostics[0].summary ==
+        "module.region is still declared: a move is from an address the manifests no longer "
+        "have");
+  CheckAt(e.diagnostics[1], "moved_to_undeclared", 7, 5);
+  CHECK(e.diagnostics[1].summary == "module.nowhere is not declared in the manifests");
+  CheckAt(e.diagnostics[2], "moved_kind_mismatch", 11, 5);
+  CHECK(e.diagnostics[2].summary ==
+        "cannot move module.gone2 to network.main: a resource moves to a resource, a module to a "
+        "module");
+  CheckAt(e.diagnostics[3], "moved_to_itself", 15, 5);
+  CheckAt(e.diagnostics[4], "moved_to_undeclared", 19, 5);
+  CheckAt(e.diagnostics[5], "invalid_address", 22, 7);
 }

@@ -163,6 +163,7 @@ TEST_CASE("apply summary: the JSON event counts everything and masks sensitive o
   result.summary.replaced = 1;
   result.summary.deleted = 3;
   result.summary.moved = 1;
+  result.summary.forgotten = 4;
   result.summary.recovered = 2;
   result.summary.failed = 1;
   result.summary.held_back = 1;
@@ -175,6 +176,7 @@ TEST_CASE("apply summary: the JSON event counts everything and masks sensitive o
                    {"replaced", 1},
                    {"destroyed", 3},
                    {"moved", 1},
+                   {"forgotten", 4},
                    {"recovered", 2},
                    {"failed", 1},
                    {"held_back", 1},
