@@ -13,7 +13,7 @@ namespace cairn {
 namespace {
 
 constexpr const char* kRemovedExample =
-    "removed: {from: instance.web, lifecycle: {destroy: false}}";
+    "for example, from: instance.web with lifecycle: {destroy: false}";
 
 // Reads `lifecycle: {destroy: BOOL}` into `r`; false when it is malformed.
 bool ReadRemovedLifecycle(const ManifestDocument& doc, RemovedConfig& r,
