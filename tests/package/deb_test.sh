@@ -7,12 +7,14 @@
 # examples/web, `cairn serve` with a plan and an apply of examples/quickstart
 # against it, its man pages and its shell completions. Whatever the binary
 # still read from either tree at run time (as the schemas once were) fails
-# here.
-#   tests/package/deb_test.sh SOURCE_DIR BUILD_DIR
+# here. With ALLOCATOR mimalloc (the build's CAIRN_ALLOCATOR), the package
+# depends on mimalloc's library and the installed cairn allocates through it.
+#   tests/package/deb_test.sh SOURCE_DIR BUILD_DIR [ALLOCATOR]
 # Needs unshare(1) and the right to mount: root, or user namespaces.
 set -euo pipefail
 src=$(realpath "$1")
 build=$(realpath "$2")
+allocator=${3:-system}
 work=$(mktemp -d /tmp/cairn-deb.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -26,6 +28,10 @@ deb=$(ls "$work"/out/cairn_*.deb)
 version=$(dpkg-deb -f "$deb" Version)
 [ "$(dpkg-deb -f "$deb" Package)" = cairn ] || fail "package name"
 dpkg-deb -f "$deb" Depends | grep -q libpqxx || fail "Depends lacks the shared libraries: $(dpkg-deb -f "$deb" Depends)"
+if [ "$allocator" = mimalloc ]; then
+  dpkg-deb -f "$deb" Depends | grep -q libmimalloc ||
+    fail "Depends lacks mimalloc's library: $(dpkg-deb -f "$deb" Depends)"
+fi
 dpkg-deb -x "$deb" "$work/root"
 # The stacks the installed cairn is run on, copied out of the source tree
 # before it is hidden.
@@ -34,7 +40,7 @@ cp -r "$src/examples/web" "$src/examples/quickstart" "$work/"
 # Runs in the namespace: hides the trees, then checks the installed cairn.
 installed_cairn_checks() {
   set -euo pipefail
-  local src=$1 build=$2 work=$3 version=$4
+  local src=$1 build=$2 work=$3 version=$4 allocator=$5
   fail() { echo "FAIL: $*" >&2; exit 1; }
   # The build tree first: it may lie inside the source tree.
   for dir in "$build" "$src"; do
@@ -48,6 +54,12 @@ installed_cairn_checks() {
   local root=$work/root cairn=$work/root/usr/bin/cairn
   cd "$work"
   [ "$("$cairn" --version)" = "cairn $version" ] || fail "cairn --version: $("$cairn" --version)"
+  if [ "$allocator" = mimalloc ]; then
+    # mimalloc prints its statistics at exit when asked: only if it is the
+    # allocator that served the process.
+    MIMALLOC_SHOW_STATS=1 "$cairn" --version 2>stats.out >/dev/null
+    grep -q '^heap stats:' stats.out || { cat stats.out; fail "cairn does not allocate through mimalloc"; }
+  fi
   "$cairn" schema >schema.out 2>&1 || { cat schema.out; fail "cairn schema"; }
   grep -q '^  volume ' schema.out || { cat schema.out; fail "cairn schema lists no volume kind"; }
   "$cairn" validate web >validate.out 2>&1 || { cat validate.out; fail "cairn validate examples/web"; }
@@ -100,5 +112,5 @@ sandbox=(unshare --mount)
 "${sandbox[@]}" true 2>"$work/unshare.err" ||
   fail "cannot run in a mount namespace to hide the source and build trees: $(cat "$work/unshare.err")"
 "${sandbox[@]}" bash -c "$(declare -f installed_cairn_checks); installed_cairn_checks \"\$@\"" \
-  _ "$src" "$build" "$work" "$version"
+  _ "$src" "$build" "$work" "$version" "$allocator"
 echo "ok: $(basename "$deb") ($(du -k "$deb" | cut -f1) KiB) installs and runs without its source and build trees"
