@@ -8,6 +8,16 @@
 #include "engine/manifest/yaml_value.h"
 
 namespace cairn {
+namespace {
+
+// What `type:` of a data document may be.
+std::vector<std::string> StackAndKinds(const SchemaRegistry& registry) {
+  std::vector<std::string> kinds = registry.kinds();
+  kinds.push_back("stack");
+  return kinds;
+}
+
+}  // namespace
 
 DataSources LoadDataSources(const std::vector<const ManifestDocument*>& docs,
                             const SchemaRegistry& registry, const EvalSetting& eval,
@@ -20,7 +30,7 @@ DataSources LoadDataSources(const std::vector<const ManifestDocument*>& docs,
     if (!doc.value.contains("type") || !doc.value["type"].is_string()) {
       AddError(diags, doc.value.contains("type") ? "wrong_type" : "missing_field",
                "a data document needs type: the kind of resource it reads", doc.location,
-               "one of " + JoinNames(registry.kinds()));
+               "one of " + JoinNames(registry.kinds()) + ", or stack (another stack's outputs)");
       continue;
     }
     DataConfig d;
@@ -29,9 +39,28 @@ DataSources LoadDataSources(const std::vector<const ManifestDocument*>& docs,
     d.location = doc.location;
     d.name_location = name_loc;
     SourceLocation type_loc = NodeLoc(doc.file, ChildNode(doc.node, "type"));
+    if (d.kind == "stack") {
+      if (auto [it, inserted] = first.emplace(d.Address(), name_loc); !inserted) {
+        AddError(diags, "duplicate_data", d.Address() + " is declared twice", name_loc,
+                 "first declared at " + LocationText(it->second));
+        continue;
+      }
+      out.addresses.insert(d.Address());
+      out.stacks.push_back(doc_ptr);
+      continue;
+    }
+    bool stack_only = false;
+    for (const char* key : {"dir", "backend", "defaults"}) {
+      if (!doc.value.contains(key)) continue;
+      AddError(diags, "invalid_value",
+               std::string(key) + " applies to stack data sources (type: stack) only",
+               KeyLoc(doc.file, doc.node, key));
+      stack_only = true;
+    }
+    if (stack_only) continue;
     if (!registry.HasKind(d.kind)) {
       AddError(diags, "unknown_kind", "unknown kind \"" + d.kind + "\" in a data document",
-               type_loc, DidYouMean(d.kind, registry.kinds()));
+               type_loc, DidYouMean(d.kind, StackAndKinds(registry)));
       continue;
     }
     if (auto [it, inserted] = first.emplace(d.Address(), name_loc); !inserted) {

@@ -24,10 +24,13 @@ struct DataSources {
   // "data.KIND.NAME" of every one declared once with a known kind, valid
   // or not, for references to resolve against (graph_edges.h).
   std::set<std::string> addresses;
+  // The documents of `type: stack`, declared once: the loader reads them
+  // (stack_data.h), at load rather than at plan.
+  std::vector<const ManifestDocument*> stacks;
 };
 
 // The data sources of `docs` (data documents, classified): type a known
-// kind, declared once, read by id (a non-empty string) or by a filter
+// kind (or `stack`, whose settings stack_data.h reads), declared once, read by id (a non-empty string) or by a filter
 // (name and/or region, as strings), not both.
 DataSources LoadDataSources(const std::vector<const ManifestDocument*>& docs,
                             const SchemaRegistry& registry, const EvalSetting& eval,

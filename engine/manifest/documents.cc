@@ -32,7 +32,7 @@ const std::map<std::string, std::vector<std::string>> kLanguageKinds = {
     {"backend", {"kind", "name", "type", "path", "url_env"}},
     {"moved", {"kind", "from", "to"}},
     {"removed", {"kind", "from", "lifecycle"}},
-    {"data", {"kind", "name", "type", "id", "filter"}},
+    {"data", {"kind", "name", "type", "id", "filter", "dir", "backend", "defaults"}},
     {"module", {"kind", "name", "source", "inputs", "count", "for_each", "enabled", "description"}},
 };
 // What a module may not declare: the stack's provider and backend serve it,

@@ -140,9 +140,40 @@ class LoadScope : public expr::Scope {
     return t;
   }
 
+  // ${data.stack.NAME}: known at load (stack_data.h), so no reference is
+  // kept and none is needed in the graph.
+  expr::Value StackData(const std::string& name, const expr::Value* key, const std::string* attr,
+                        const expr::Node& at, expr::Evaluator& ev) {
+    if (!in_.module.empty()) {
+      ev.Error(at, "module_data_reference",
+               "a module cannot read the stack's data source data.stack." + name,
+               "data sources belong to the stack: pass the output to the module as an input");
+      return expr::Value::Unknown();
+    }
+    if (key) {
+      ev.Error(at, "invalid_index", "a data source has no instances: refer to it without an index");
+      return expr::Value::Unknown();
+    }
+    if (attr && *attr != "outputs") {
+      ev.Error(at, "unknown_attribute",
+               "a stack data source has one attribute, outputs, not \"" + *attr + "\"",
+               "data.stack." + name + ".outputs.OUTPUT");
+      return expr::Value::Unknown();
+    }
+    if (!in_.stack_outputs) return expr::Value::Unknown();
+    const expr::Value* outputs = in_.stack_outputs(name, At(at));
+    if (!outputs) {
+      ev.Error(at, "", "");  // reported by the callee
+      return expr::Value::Unknown();
+    }
+    if (attr) return *outputs;
+    return expr::Value::MakeMap(expr::Map{{"outputs", *outputs}});
+  }
+
   expr::Value Resource(const std::string& module, const std::string& kind, const std::string& name,
                        const expr::Value* key, const std::string* attr, const expr::Node& at,
                        expr::Evaluator& ev) override {
+    if (kind == "data.stack" && module.empty()) return StackData(name, key, attr, at, ev);
     Expression e;
     e.type = Expression::Type::kResource;
     e.target = Target(module, kind, name);

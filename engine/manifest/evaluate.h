@@ -88,6 +88,12 @@ struct EvalInputs {
   std::function<std::optional<Value>(const std::vector<ModuleStep>& module,
                                      const std::string& output)>
       module_output;
+  // ${data.stack.NAME...}: the outputs stack data source NAME read
+  // (stack_data.h: a map, sensitive ones marked), or null when there is
+  // none or it could not be read (the callee reports why, at `at`, or knows
+  // it was reported). Unset: such references are unknown.
+  std::function<const expr::Value*(const std::string& name, const SourceLocation& at)>
+      stack_outputs;
   // Parses of strings already seen (many instances share their text); may
   // be null.
   std::unordered_map<std::string, expr::NodePtr>* parsed = nullptr;

@@ -25,6 +25,7 @@
 #include "engine/manifest/references.h"
 #include "engine/manifest/removed.h"
 #include "engine/manifest/settings.h"
+#include "engine/manifest/stack_data.h"
 #include "engine/manifest/validate_specs.h"
 #include "engine/manifest/variable_files.h"
 #include "engine/manifest/variables.h"
@@ -62,6 +63,9 @@ struct EvalContext {
   // The sensitive mark of what was evaluated: (pointer, variable) for each
   // sensitive variable a string read.
   mutable std::vector<std::pair<std::string, std::string>> sensitive;
+  // A string could not be evaluated (reported, perhaps before: an input
+  // that failed earlier is not reported again where it is read).
+  mutable bool failed = false;
 };
 
 class Loader {
@@ -884,6 +888,9 @@ class Loader {
   // does, anything else as written ("sensitive()").
   std::string SensitiveText(size_t s, const std::string& from) const {
     if (from.rfind("var.", 0) == 0) return SensitiveVariableText(s, from.substr(4));
+    // A stack data source's output: "data.stack.NAME.outputs.OUT".
+    if (size_t at = from.find(".outputs."); from.rfind("data.stack.", 0) == 0 && at != from.npos)
+      return "sensitive output \"" + from.substr(at + 9) + "\" of " + from.substr(0, at);
     return from == "sensitive()" ? "a value marked sensitive()" : from;
   }
 
@@ -1153,6 +1160,9 @@ class Loader {
       if (!doc.dir.empty()) in.path_module = &doc.dir;
       if (!result_.config.root.empty()) in.path_root = &result_.config.root;
       in.shape = [this](const std::string& base) { return ShapeOf(base); };
+      in.stack_outputs = [this](const std::string& name, const SourceLocation& at) {
+        return StackOutputsOf(name, at);
+      };
       in.parsed = &parsed_;
       if (ctx.count_index) in.count_index = *ctx.count_index;
       in.each_key = ctx.each_key;
@@ -1193,6 +1203,7 @@ class Loader {
       }
     }
     for (const std::string& from : e.sensitive) ctx.sensitive.emplace_back(pointer, from);
+    ctx.failed = ctx.failed || e.failed;
     if (e.private_key) key_nodes_.emplace_back(static_cast<size_t>(&doc - docs_.data()), node);
     return std::move(e.value);
   }
@@ -1275,7 +1286,7 @@ class Loader {
         size_t before = diags_.size();
         size_t refs = pending_refs_.size();
         v = Eval(v, Child(doc.node, key), "", ctx);
-        failed = failed || diags_.size() != before;
+        failed = failed || ctx.failed || diags_.size() != before;
         if (!failed && HasExpressions(v)) {
           // Known only after apply: it reads a resource through a local or
           // a module's input.
@@ -1728,6 +1739,43 @@ class Loader {
     DataSources found = LoadDataSources(DocsOf(data_docs_), *registry_, SettingEvaluator(), diags_);
     for (auto& d : found.data) result_.config.data.push_back(std::move(d));
     data_addresses_ = std::move(found.addresses);
+    // Read whether used or not, so that a wrong one is reported.
+    for (const ManifestDocument* doc : found.stacks) StackOutputsOf(doc->name, doc->location);
+  }
+
+  // ---- stack data sources (stack_data.h) -----------------------------------
+  // The outputs of stack data source `name`, read the first time they are
+  // asked for (an expression may read them before LoadData runs); null
+  // when there is no such document or it could not be read (reported).
+  const expr::Value* StackOutputsOf(const std::string& name, const SourceLocation& at) {
+    auto it = stack_reads_.find(name);
+    if (it == stack_reads_.end()) {
+      const Doc* doc = nullptr;
+      std::vector<std::string> names;
+      for (size_t i : data_docs_) {
+        const Doc& d = docs_[i];
+        if (d.scope != 0 || !d.value.contains("type") || d.value["type"] != "stack") continue;
+        names.push_back(d.name);
+        if (d.name == name && !doc) doc = &d;
+      }
+      if (!doc) {
+        AddError(diags_, "unknown_reference",
+                 "reference to undeclared data source data.stack." + name, at,
+                 DidYouMean(name, names));
+        return nullptr;
+      }
+      // Entered before its settings are read: one that reads its own
+      // outputs finds the entry unfinished.
+      it = stack_reads_.emplace(name, StackRead{}).first;
+      std::optional<StackDataConfig> config = LoadStackData(*doc, SettingEvaluator(), diags_);
+      if (config) it->second.outputs = ReadStackOutputs(*config, diags_);
+      it->second.done = true;
+    } else if (!it->second.done) {
+      AddError(diags_, "invalid_reference",
+               "data.stack." + name + " reads its own outputs to find where they are", at);
+      return nullptr;
+    }
+    return it->second.outputs ? &*it->second.outputs : nullptr;
   }
 
   // ---- moved (moved.h) -----------------------------------------------------
@@ -1974,6 +2022,11 @@ class Loader {
   std::vector<size_t> resource_docs_, output_docs_, provider_docs_, backend_docs_, moved_docs_,
       removed_docs_, data_docs_;
   std::set<std::string> data_addresses_;  // "data.KIND.NAME" of every data document
+  struct StackRead {
+    bool done = false;
+    std::optional<expr::Value> outputs;  // none: not read (reported)
+  };
+  std::map<std::string, StackRead> stack_reads_;  // by name: StackOutputsOf
   std::map<std::string, VariableInfo> variables_;
   std::map<std::string, std::optional<std::string>> file_cache_;
   std::unordered_map<std::string, expr::NodePtr> parsed_;  // EvalInputs::parsed
