@@ -33,7 +33,9 @@ const std::map<std::string, std::vector<std::string>> kLanguageKinds = {
     {"moved", {"kind", "from", "to"}},
     {"removed", {"kind", "from", "lifecycle"}},
     {"data", {"kind", "name", "type", "id", "filter", "dir", "backend", "defaults"}},
-    {"module", {"kind", "name", "source", "inputs", "count", "for_each", "enabled", "description"}},
+    {"module",
+     {"kind", "name", "source", "inputs", "count", "for_each", "enabled", "description",
+      "depends_on"}},
 };
 // What a module may not declare: the stack's provider and backend serve it,
 // and data sources and moves belong to the stack (they may name addresses

@@ -277,6 +277,9 @@ class Loader {
     ResourceGroup::Mode mode = ResourceGroup::Mode::kSingle;
     std::vector<std::pair<AddressIndex, size_t>> instances;  // index -> scope
     bool broken = false;                                     // reported where it is declared
+    // The call's own depends_on (qualified from the stack's root): every
+    // resource inside its instances, nested modules' included, waits for them.
+    std::vector<std::pair<ResourceAddress, SourceLocation>> depends_on;
   };
 
   // A `kind: local` document and its value, evaluated once, when first read.
@@ -402,6 +405,9 @@ class Loader {
     ModuleCall& call = scopes_[s].calls[doc.name];
     call.doc = di;
     call.broken = true;  // until it is complete
+    if (doc.value.contains("depends_on")) {
+      call.depends_on = LoadDependsOn(doc, scopes_[s].path, diags_);
+    }
     const Value& source = doc.value.contains("source") ? doc.value["source"] : Value();
     SourceLocation source_loc = Loc(doc.file, Child(doc.node, "source"));
     if (!source.is_string() || source.get_ref<const std::string&>().empty()) {
@@ -1467,6 +1473,14 @@ class Loader {
         for (auto& entry : LoadDependsOn(doc, scope.path, diags_)) {
           depends_on_[base].push_back(std::move(entry));
         }
+      }
+      // And what the module calls around it depend on (Terraform's
+      // depends_on on a module: everything inside waits).
+      for (size_t a = doc.scope; a != 0; a = scopes_[a].parent) {
+        const Scope& inner = scopes_[a];
+        auto call = scopes_[inner.parent].calls.find(inner.path.back().name);
+        if (call == scopes_[inner.parent].calls.end()) continue;
+        for (const auto& entry : call->second.depends_on) depends_on_[base].push_back(entry);
       }
       const Value* spec = nullptr;
       static const Value kEmptySpec = Value::object();

@@ -2,6 +2,7 @@
 // loaded once per instance, with their addresses, inputs, outputs and the
 // graph edges that flow through them. The error cases are in the invalid
 // catalog (invalid/module_*).
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "base/env.h"
@@ -355,4 +356,52 @@ TEST_CASE("depends_on a module: every resource inside it, of every instance or o
   CHECK(bad.diagnostics[0].summary == "depends_on names undeclared module module.nope");
   CHECK(bad.diagnostics[0].location.line == 4);
   CHECK(bad.diagnostics[0].location.column == 14);
+}
+
+TEST_CASE("depends_on on a module document: everything inside it waits, nested modules too") {
+  TempDir tmp;
+  WriteTier(tmp.path() + "/modules/tier");
+  WriteFile(tmp.path() + "/modules/outer/main.yaml",
+            "kind: variable\nname: key\ntype: string\n---\n"
+            "kind: network\nname: edge\nspec: {region: eu-central, cidr: 10.7.0.0/16}\n---\n"
+            "kind: module\nname: inner\nsource: ../tier\n"
+            "inputs: {env: in, cidr: 10.6.0.0/16, key: \"${var.key}\"}\n");
+  WriteFile(tmp.path() + "/main.yaml",
+            std::string(kKeyDoc) +
+                "---\nkind: firewall\nname: gate\nspec:\n  name: gate\n  rules: []\n---\n"
+                "kind: module\nname: app\nsource: modules/outer\ncount: 2\n"
+                "inputs: {key: \"${ssh_key.deploy.id}\"}\ndepends_on: [firewall.gate]\n---\n"
+                "kind: module\nname: late\nsource: modules/tier\n"
+                "inputs: {env: l, cidr: 10.5.0.0/16, key: \"${ssh_key.deploy.id}\"}\n"
+                "depends_on: [\"module.app[1]\"]\n");
+  auto r = LoadDir(tmp.path());
+  INFO(Codes(r));
+  REQUIRE(r.ok());
+  // Every resource of both instances, the nested module's included.
+  for (const std::string inside :
+       {"module.app[0].network.edge", "module.app[1].network.edge",
+        "module.app[0].module.inner.network.main", "module.app[1].module.inner.instance.app[0]"}) {
+    INFO(inside);
+    auto deps = Deps(r.config, inside);
+    CHECK(std::find(deps.begin(), deps.end(), "firewall.gate") != deps.end());
+  }
+  // A module naming another module's instance: everything in that one.
+  auto late = Deps(r.config, "module.late.network.main");
+  std::sort(late.begin(), late.end());
+  CHECK(late == std::vector<std::string>{"module.app[1].module.inner.instance.app[0]",
+                                         "module.app[1].module.inner.network.main",
+                                         "module.app[1].network.edge"});
+  // What is outside the module does not wait.
+  CHECK(Deps(r.config, "firewall.gate").empty());
+
+  // Misuse is reported where it is written, once.
+  WriteFile(tmp.path() + "/main.yaml",
+            std::string(kKeyDoc) +
+                "---\nkind: module\nname: app\nsource: modules/outer\ncount: 2\n"
+                "inputs: {key: \"${ssh_key.deploy.id}\"}\ndepends_on: [firewall.nope]\n");
+  auto bad = LoadDir(tmp.path());
+  INFO(Codes(bad));
+  REQUIRE(bad.diagnostics.size() == 1);
+  CHECK(bad.diagnostics[0].code == "unknown_depends_on");
+  CHECK(bad.diagnostics[0].summary == "depends_on names undeclared resource firewall.nope");
 }
