@@ -176,6 +176,10 @@ expr::Value PlanValue(const Plan& plan, expr::List changes) {
   summary.emplace("replace", expr::Value::Int(n.replace));
   summary.emplace("destroy", expr::Value::Int(n.destroy));
   summary.emplace("noop", expr::Value::Int(n.noop));
+  // State-only changes: objects renamed (kind: moved) and forgotten
+  // (kind: removed with destroy: false).
+  summary.emplace("move", expr::Value::Int(static_cast<int64_t>(plan.moves.size())));
+  summary.emplace("forget", expr::Value::Int(static_cast<int64_t>(plan.forgets.size())));
   expr::Map m;
   m.emplace("changes", expr::Value::MakeList(std::move(changes)));
   m.emplace("summary", expr::Value::MakeMap(std::move(summary)));

@@ -273,3 +273,22 @@ TEST_CASE("policy tests: a case passes when exactly the expected policies fail")
   CHECK(got == std::vector<std::string>{"4:15 invalid_value", "5:33 invalid_value",
                                         "5:42 unknown_field", "7:7 invalid_policy_test"});
 }
+
+TEST_CASE("plan.summary counts the state-only changes: moves and forgets") {
+  PolicySet set = LoadPoliciesFromText(
+      {{"p.yaml",
+        "kind: policy\nname: no-forgets\ncondition: ${plan.summary.forget == 0}\n"
+        "error_message: forgetting objects needs a review\n---\n"
+        "kind: policy\nname: moves\ncondition: ${plan.summary.move == 2}\n"
+        "error_message: two moves expected\n"}});
+  INFO((set.diagnostics.empty() ? std::string() : set.diagnostics[0].summary));
+  REQUIRE(set.ok());
+  Plan plan;
+  plan.moves = {{"network.a", "network.b"}, {"network.c", "network.d"}};
+  CHECK(Summaries(EvaluatePolicies(set.policies, plan, nullptr)) ==
+        std::vector<std::string>{"no-forgets  passed", "moves  passed"});
+  plan.forgets.emplace_back();
+  plan.moves.pop_back();
+  CHECK(Summaries(EvaluatePolicies(set.policies, plan, nullptr)) ==
+        std::vector<std::string>{"no-forgets  failed", "moves  failed"});
+}
