@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "base/schema/suggest.h"
+#include "engine/address_pattern.h"
 #include "engine/graph/topological_order.h"
 #include "engine/manifest/expr.h"
 #include "engine/plan/conditions.h"
@@ -216,14 +217,14 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
   }
 
   if (!options.targets.empty()) {
-    std::set<std::string> selected =
-        plan::SelectTargets(plan.changes, config, state, options.targets, result.diagnostics);
+    std::set<std::string> selected = plan::SelectTargets(
+        plan.changes, config, state, options.targets, result.diagnostics, options.forgotten);
     std::erase_if(plan.changes, [&](const PlannedChange& c) { return !selected.count(c.address); });
     std::erase_if(refusals, [&](const auto& r) { return !selected.count(r.first); });
   }
   if (!options.excludes.empty()) {
-    std::set<std::string> excluded =
-        plan::ExcludeTargets(plan.changes, config, state, options.excludes, result.diagnostics);
+    std::set<std::string> excluded = plan::ExcludeTargets(
+        plan.changes, config, state, options.excludes, result.diagnostics, options.forgotten);
     std::erase_if(plan.changes, [&](const PlannedChange& c) { return excluded.count(c.address); });
     std::erase_if(refusals, [&](const auto& r) { return excluded.count(r.first); });
   }
@@ -310,19 +311,37 @@ PlanResult PlanWithMoves(const StackConfig& config, const StateSnapshot& state,
   }
   // What `removed` documents forget leaves the state the plan compares:
   // neither kept nor deleted.
+  // Only what --target names and --exclude does not, as for any other
+  // change: an object left alone stays in the state, and its delete (it
+  // is not declared) is held back by the same targets.
+  std::vector<AddressPattern> targets, excludes;
+  for (const std::string& t : options.targets) {
+    if (auto p = AddressPattern::Parse(t)) targets.push_back(std::move(*p));
+  }
+  for (const std::string& x : options.excludes) {
+    if (auto p = AddressPattern::Parse(x)) excludes.push_back(std::move(*p));
+  }
+  auto selected = [&](const ResourceAddress& a) {
+    auto names = [&](const AddressPattern& p) { return p.Matches(a); };
+    return (options.targets.empty() || std::any_of(targets.begin(), targets.end(), names)) &&
+           std::none_of(excludes.begin(), excludes.end(), names);
+  };
   std::vector<PlannedForget> forgets;
+  PlanOptions moved_options = options;
   if (forgetting) {
     for (auto it = moved.resources.begin(); it != moved.resources.end();) {
       auto key = StateKey::Parse(it->first);
-      const bool forget = key && std::any_of(config.removed.begin(), config.removed.end(),
-                                             [&](const RemovedConfig& r) {
-                                               return !r.destroy && r.Matches(key->resource);
-                                             });
+      const bool forget =
+          key && selected(key->resource) &&
+          std::any_of(config.removed.begin(), config.removed.end(), [&](const RemovedConfig& r) {
+            return !r.destroy && r.Matches(key->resource);
+          });
       if (!forget) {
         ++it;
         continue;
       }
       forgets.push_back({it->first, it->second.kind, it->second.id});
+      moved_options.forgotten.push_back(key->resource);
       it = moved.resources.erase(it);
     }
   }
@@ -340,7 +359,7 @@ PlanResult PlanWithMoves(const StackConfig& config, const StateSnapshot& state,
     auto it = now_at.find(addr);
     moved_live.emplace(it == now_at.end() ? addr : it->second, v);
   }
-  PlanResult result = PlanMoved(config, moved, moved_live, kinds, options);
+  PlanResult result = PlanMoved(config, moved, moved_live, kinds, moved_options);
   result.plan.lineage = state.lineage;
   result.plan.serial = state.serial;
   result.plan.moves = moves;

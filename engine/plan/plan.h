@@ -267,6 +267,9 @@ struct PlanOptions {
   // The journal's pending entries (StateStore::PendingJournal): the plan
   // shows them as what apply completes first (Plan::pending).
   std::vector<JournalEntry> pending;
+  // Set by the plan itself: objects it forgets (kind: removed), no longer
+  // in the state it compares, which targets and excludes may still name.
+  std::vector<ResourceAddress> forgotten;
 };
 
 struct PlanResult {

@@ -79,13 +79,15 @@ namespace {
 std::vector<std::string> NamedChanges(const std::vector<PlannedChange>& changes,
                                       const StackConfig& config, const StateSnapshot& state,
                                       const std::vector<std::string>& patterns,
-                                      const std::string& flag, std::vector<Diagnostic>& diags) {
+                                      const std::string& flag, std::vector<Diagnostic>& diags,
+                                      const std::vector<ResourceAddress>& forgotten) {
   // Every address the stack knows, to tell "nothing to do" from "no such".
   std::vector<ResourceAddress> known;
   for (const auto& r : config.resources) known.push_back(r.address);
   for (const auto& [addr, rs] : state.resources) {
     if (auto parsed = StateKey::Parse(addr)) known.push_back(std::move(parsed->resource));
   }
+  known.insert(known.end(), forgotten.begin(), forgotten.end());
   std::vector<std::string> named;
   for (const std::string& text : patterns) {
     auto pattern = AddressPattern::Parse(text);
@@ -129,7 +131,8 @@ std::vector<std::string> NamedChanges(const std::vector<PlannedChange>& changes,
 std::set<std::string> SelectTargets(const std::vector<PlannedChange>& changes,
                                     const StackConfig& config, const StateSnapshot& state,
                                     const std::vector<std::string>& targets,
-                                    std::vector<Diagnostic>& diags) {
+                                    std::vector<Diagnostic>& diags,
+                                    const std::vector<ResourceAddress>& forgotten) {
   std::map<std::string, const PlannedChange*> by_address;
   std::map<std::string, std::vector<std::string>> dependents;
   for (const auto& c : changes) {
@@ -137,7 +140,8 @@ std::set<std::string> SelectTargets(const std::vector<PlannedChange>& changes,
     for (const auto& d : c.prior_depends_on) dependents[d].push_back(c.address);
     for (const auto& d : c.depends_on) dependents[d].push_back(c.address);
   }
-  std::vector<std::string> work = NamedChanges(changes, config, state, targets, "--target", diags);
+  std::vector<std::string> work =
+      NamedChanges(changes, config, state, targets, "--target", diags, forgotten);
   std::set<std::string> selected;
   while (!work.empty()) {
     std::string a = work.back();
@@ -159,7 +163,8 @@ std::set<std::string> SelectTargets(const std::vector<PlannedChange>& changes,
 std::set<std::string> ExcludeTargets(const std::vector<PlannedChange>& changes,
                                      const StackConfig& config, const StateSnapshot& state,
                                      const std::vector<std::string>& excludes,
-                                     std::vector<Diagnostic>& diags) {
+                                     std::vector<Diagnostic>& diags,
+                                     const std::vector<ResourceAddress>& forgotten) {
   std::map<std::string, const PlannedChange*> by_address;
   std::map<std::string, std::vector<std::string>> dependents;  // of a create or update
   for (const auto& c : changes) {
@@ -168,7 +173,7 @@ std::set<std::string> ExcludeTargets(const std::vector<PlannedChange>& changes,
     for (const auto& d : c.depends_on) dependents[d].push_back(c.address);
   }
   std::vector<std::string> work =
-      NamedChanges(changes, config, state, excludes, "--exclude", diags);
+      NamedChanges(changes, config, state, excludes, "--exclude", diags, forgotten);
   std::set<std::string> excluded;
   while (!work.empty()) {
     std::string a = work.back();

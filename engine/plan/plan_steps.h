@@ -140,10 +140,13 @@ std::vector<PlannedChange> PlanDeletes(const StackConfig& config, const StateSna
 // A target that is not an address, or names nothing in the manifests or
 // the state, is an error naming it (with a suggestion): silently planning
 // nothing would read as "no changes".
+// `forgotten`: what the plan forgets (kind: removed), which a target may
+// name though it is no longer in `state`.
 std::set<std::string> SelectTargets(const std::vector<PlannedChange>& changes,
                                     const StackConfig& config, const StateSnapshot& state,
                                     const std::vector<std::string>& targets,
-                                    std::vector<Diagnostic>& diags);
+                                    std::vector<Diagnostic>& diags,
+                                    const std::vector<ResourceAddress>& forgotten = {});
 
 // The changes --exclude holds back (OpenTofu's -exclude): those its patterns
 // name, and what cannot be done without them:
@@ -155,7 +158,8 @@ std::set<std::string> SelectTargets(const std::vector<PlannedChange>& changes,
 std::set<std::string> ExcludeTargets(const std::vector<PlannedChange>& changes,
                                      const StackConfig& config, const StateSnapshot& state,
                                      const std::vector<std::string>& excludes,
-                                     std::vector<Diagnostic>& diags);
+                                     std::vector<Diagnostic>& diags,
+                                     const std::vector<ResourceAddress>& forgotten = {});
 
 // The outputs the plan records (with their preconditions decided as far as
 // they can be; a targeted destroy keeps those that still resolve once its

@@ -189,3 +189,41 @@ TEST_CASE("a saved plan of format 3 still reads, one newer than this cairn is re
         "plan format version 5 is not supported (this cairn reads versions 3 to 4): make the "
         "plan again with this cairn ('cairn plan --out FILE')");
 }
+
+TEST_CASE("removed: --target and --exclude choose what is forgotten") {
+  StackConfig cfg = RemovedStack();
+  cfg.removed.push_back(RemovedOf("instance.web", false));
+  cfg.removed.push_back(RemovedOf("module.app", false));
+  auto forgotten = [](const PlanResult& r) {
+    std::vector<std::string> out;
+    for (const PlannedForget& f : r.plan.forgets) out.push_back(f.address);
+    return out;
+  };
+  SECTION("a target elsewhere forgets nothing, and deletes nothing") {
+    PlanOptions o;
+    o.targets = {"network.core"};
+    auto r = MakePlan(cfg, RemovedState(), {}, RemovedKinds(), o);
+    INFO((r.diagnostics.empty() ? "" : r.diagnostics[0].summary));
+    REQUIRE(r.ok());
+    CHECK(r.plan.forgets.empty());
+    for (const PlannedChange& c : r.plan.changes) CHECK(c.action != Action::kDelete);
+  }
+  SECTION("a target naming forgotten objects: those alone") {
+    PlanOptions o;
+    o.targets = {"instance.web[1]"};
+    auto r = MakePlan(cfg, RemovedState(), {}, RemovedKinds(), o);
+    INFO((r.diagnostics.empty() ? "" : r.diagnostics[0].summary));
+    REQUIRE(r.ok());
+    CHECK(forgotten(r) == std::vector<std::string>{"instance.web[1]"});
+    for (const PlannedChange& c : r.plan.changes) CHECK(c.action != Action::kDelete);
+  }
+  SECTION("an exclude keeps them in the state, neither forgotten nor deleted") {
+    PlanOptions o;
+    o.excludes = {"module.app"};
+    auto r = MakePlan(cfg, RemovedState(), {}, RemovedKinds(), o);
+    INFO((r.diagnostics.empty() ? "" : r.diagnostics[0].summary));
+    REQUIRE(r.ok());
+    CHECK(forgotten(r) == std::vector<std::string>{"instance.web[0]", "instance.web[1]"});
+    for (const PlannedChange& c : r.plan.changes) CHECK(c.action != Action::kDelete);
+  }
+}
