@@ -10,16 +10,21 @@ MovePlan PlanMove(const StateSnapshot& state, const ResourceAddress& from,
                   const ResourceAddress& to) {
   MovePlan plan;
   std::vector<std::string> instances;  // FROM[i] moved as part of a whole resource
+  // A deposed object (a create_before_destroy replace's old one) moves
+  // with its instance.
   for (const auto& [text, rs] : state.resources) {
-    auto a = ResourceAddress::Parse(text);
-    if (!a || a->module != from.module || a->kind != from.kind || a->name != from.name) continue;
+    auto key = StateKey::Parse(text);
+    if (!key) continue;
+    const ResourceAddress* a = &key->resource;
+    if (a->module != from.module || a->kind != from.kind || a->name != from.name) continue;
     if (a->index == from.index) {
-      plan.moves.emplace_back(text, to.ToString());
+      plan.moves.emplace_back(text, StateKey{to, key->deposed}.ToString());
     } else if (std::holds_alternative<std::monostate>(from.index)) {
       if (*a == to) continue;  // gained count or for_each, and moved already
-      instances.push_back(text);
-      plan.moves.emplace_back(text,
-                              ResourceAddress{to.kind, to.name, a->index, to.module}.ToString());
+      if (!key->deposed) instances.push_back(text);
+      plan.moves.emplace_back(
+          text, StateKey{ResourceAddress{to.kind, to.name, a->index, to.module}, key->deposed}
+                    .ToString());
     }
   }
   std::sort(plan.moves.begin(), plan.moves.end(),
@@ -48,8 +53,10 @@ MovePlan PlanModuleMove(const StateSnapshot& state, const std::vector<ModuleStep
   const bool to_whole = std::holds_alternative<std::monostate>(to.back().index);
   std::vector<std::string> instances;  // moved as instances of a whole `from`
   for (const auto& [text, rs] : state.resources) {
-    auto a = ResourceAddress::Parse(text);
-    if (!a || a->module.size() < from.size()) continue;
+    auto key = StateKey::Parse(text);  // a deposed object moves with its instance
+    if (!key) continue;
+    const ResourceAddress* a = &key->resource;
+    if (a->module.size() < from.size()) continue;
     if (!std::equal(from.begin(), from.begin() + last, a->module.begin())) continue;
     const ModuleStep& step = a->module[last];
     if (step.name != from[last].name || (!from_whole && step.index != from[last].index)) continue;
@@ -62,7 +69,7 @@ MovePlan PlanModuleMove(const StateSnapshot& state, const std::vector<ModuleStep
       if (to_whole) moved.module.back().index = step.index;
     }
     moved.module.insert(moved.module.end(), a->module.begin() + from.size(), a->module.end());
-    plan.moves.emplace_back(text, moved.ToString());
+    plan.moves.emplace_back(text, StateKey{moved, key->deposed}.ToString());
   }
   std::sort(plan.moves.begin(), plan.moves.end(),
             [](const auto& a, const auto& b) { return AddressTextLess(a.first, b.first); });

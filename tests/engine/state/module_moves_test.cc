@@ -136,3 +136,29 @@ TEST_CASE("module moves in a plan: a rename is nothing but the moves, and chains
         "cannot move module.mid to module.region: module.region.network.main is already in the "
         "state");
 }
+
+TEST_CASE("moves: a deposed object moves with its instance, by resource or by module") {
+  StateSnapshot st =
+      ModuleMoveState({"module.app.instance.vm", "module.app.instance.vm (deposed)",
+                       "instance.web[0]", "instance.web[0] (deposed)", "instance.web[1]"});
+  CHECK(ModuleMoves(st, "module.app", "module.region") ==
+        AddressMoves{{"module.app.instance.vm", "module.region.instance.vm"},
+                     {"module.app.instance.vm (deposed)", "module.region.instance.vm (deposed)"}});
+  MovePlan one = PlanMove(st, *ResourceAddress::Parse("instance.web[0]"),
+                          *ResourceAddress::Parse("instance.front[0]"));
+  CHECK(one.error.empty());
+  CHECK(one.moves == AddressMoves{{"instance.web[0]", "instance.front[0]"},
+                                  {"instance.web[0] (deposed)", "instance.front[0] (deposed)"}});
+  MovePlan all = PlanMove(st, *ResourceAddress::Parse("instance.web"),
+                          *ResourceAddress::Parse("instance.front"));
+  CHECK(all.error.empty());
+  // (In address order: the deposed object's text after the addresses.)
+  CHECK(all.moves == AddressMoves{{"instance.web[0]", "instance.front[0]"},
+                                  {"instance.web[1]", "instance.front[1]"},
+                                  {"instance.web[0] (deposed)", "instance.front[0] (deposed)"}});
+  // Applied, the deposed object is still the deposed object of its instance.
+  StateSnapshot after = ApplyMoves(st, all.moves);
+  REQUIRE(after.resources.count("instance.front[0] (deposed)"));
+  CHECK(after.resources.at("instance.front[0] (deposed)").id ==
+        st.resources.at("instance.web[0] (deposed)").id);
+}
