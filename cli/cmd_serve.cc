@@ -98,18 +98,17 @@ int RunServe(const ServeFlags& f) {
   // start's dev token. Tokens of earlier starts stop working, and SIGHUP
   // re-reads the file (the way to revoke a token of a running server).
   std::string printed_token;
-  std::vector<std::pair<std::string, std::string>> dev;
+  std::vector<server::TokenGrant> dev;
   if (!f.dev_token.empty()) {
     RegisterSecret(f.dev_token);
-    dev.emplace_back("dev", server::Sha256Hex(f.dev_token));
+    dev.push_back({"dev", server::Sha256Hex(f.dev_token)});
   } else if (f.dev) {
     printed_token = server::GenerateToken();
     RegisterSecret(printed_token);
-    dev.emplace_back("dev", server::Sha256Hex(printed_token));
+    dev.push_back({"dev", server::Sha256Hex(printed_token)});
   }
-  opt.reload_tokens = [file = f.tokens_file,
-                       dev]() -> Result<std::vector<std::pair<std::string, std::string>>> {
-    std::vector<std::pair<std::string, std::string>> tokens;
+  opt.reload_tokens = [file = f.tokens_file, dev]() -> Result<std::vector<server::TokenGrant>> {
+    std::vector<server::TokenGrant> tokens;
     if (!file.empty()) {
       auto listed = server::ReadTokensFile(file);
       if (!listed.ok()) return listed.status();
@@ -153,8 +152,9 @@ std::function<int()> SetupServe(CLI::App& sub, const GlobalOptions&) {
   sub.add_option("--dev-token", flags->dev_token,
                  "Use this token for project 'dev' instead of generating one (implies --dev)");
   sub.add_option("--tokens-file", flags->tokens_file,
-                 "File of 'PROJECT SHA256_HEX_OF_TOKEN' lines: with the dev token, the only "
-                 "tokens accepted; re-read on SIGHUP");
+                 "File of 'PROJECT SHA256_HEX_OF_TOKEN [read|write]' lines: with the dev "
+                 "token, the only tokens accepted; a read token gets 403 on every change; "
+                 "re-read on SIGHUP");
   sub.add_option("--provision-delay", flags->provision_delay,
                  "Time per lifecycle step: " + std::string(kDurationSyntax))
       ->type_name("DURATION")
@@ -199,6 +199,8 @@ std::function<int()> SetupServe(CLI::App& sub, const GlobalOptions&) {
       "--dev/--dev-token; those of earlier starts stop working. To revoke a token of a\n"
       "running server, delete its line from the tokens file and send SIGHUP:\n"
       "  kill -HUP $(pidof cairn)   # tokens reloaded; the removed one gets 401\n"
+      "A line ending in 'read' gives a token that only reads (CI that plans):\n"
+      "  echo \"web $(printf %s \"$CI_TOKEN\" | sha256sum | cut -d' ' -f1) read\" >> tokens\n"
       "Several replicas on one PostgreSQL database behave as one server:\n"
       "  export CAIRN_SERVE_PG_URL=postgresql://cairn@db/cairn\n"
       "  cairn serve --store postgres --listen 127.0.0.1:8081 --tokens-file tokens &\n"

@@ -535,7 +535,7 @@ struct Api::Impl {
   ApiOptions options;
   // The accepted tokens, replaced whole by SetTokens (a SIGHUP reload) while
   // requests read it.
-  using TokenTable = std::unordered_map<std::string, std::string>;
+  using TokenTable = std::unordered_map<std::string, TokenGrant>;
   std::atomic<std::shared_ptr<const TokenTable>> tokens;
 
   struct Call;
@@ -591,6 +591,8 @@ struct Api::Impl {
     Route route;
     std::string request_id;
     std::string project;
+    TokenScope token_scope = TokenScope::kWrite;
+    std::string token_id;  // TokenId of the token: what logs name
     std::string path, query;
     std::vector<std::pair<std::string, std::string>> extra_headers;  // RateLimit-*
     std::string scope;  // idempotency scope; empty when none
@@ -811,7 +813,7 @@ Api::Api(ApiStore* store, Metrics* metrics, FaultInjector* faults, RateLimiter* 
 }
 Api::~Api() = default;
 
-void Api::SetTokens(std::unordered_map<std::string, std::string> tokens) {
+void Api::SetTokens(std::unordered_map<std::string, TokenGrant> tokens) {
   impl_->tokens.store(std::make_shared<const Impl::TokenTable>(std::move(tokens)));
 }
 
@@ -862,6 +864,19 @@ void Api::Impl::Pipeline(std::shared_ptr<Call> c) {
   }
   const RouteSpec& route = *c->route.spec;
   if (route.auth == Auth::kToken && (!Authenticate(*c) || !TakeRateLimitToken(*c))) return;
+  if (route.auth == Auth::kToken && method != "GET" && method != "HEAD") {
+    // A read token changes nothing, whatever the route; every mutation is
+    // logged with the token that made it (its id, never the token).
+    if (c->token_scope == TokenScope::kRead) {
+      spdlog::info("refused {} {}: token {} of project {} may only read", method, c->path,
+                   c->token_id, c->project);
+      return Fail(*c, 403, "token_read_only",
+                  "this token may only read (its scope is read in the tokens file): " + method +
+                      " changes resources");
+    }
+    spdlog::info("{} {} by token {} of project {} (request {})", method, c->path, c->token_id,
+                 c->project, c->request_id);
+  }
   if (route.faults && !InjectFaults(*c)) return;
   json body;
   if (route.body != BodyRule::kNoBody) {
@@ -882,7 +897,9 @@ bool Api::Impl::Authenticate(Call& c) {
     auto table = tokens.load();
     auto it = table->find(Sha256Hex(auth.substr(kBearer.size())));
     if (it != table->end()) {
-      c.project = it->second;
+      c.project = it->second.project;
+      c.token_scope = it->second.scope;
+      c.token_id = TokenId(it->first);
       return true;
     }
   }

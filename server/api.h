@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "server/token.h"
+
 namespace cairn {
 class SchemaRegistry;
 }
@@ -52,8 +54,8 @@ struct ApiResponse {
 struct ApiOptions {
   std::chrono::milliseconds provision_delay{2000};
   std::chrono::milliseconds idempotency_retention{std::chrono::hours(24)};
-  // SHA-256 hex of a token -> project: the tokens accepted at start.
-  std::unordered_map<std::string, std::string> tokens;
+  // SHA-256 hex of a token -> its grant: the tokens accepted at start.
+  std::unordered_map<std::string, TokenGrant> tokens;
   // The kinds' schemas (EmbeddedSchemas()): every limit on a field's value.
   // Required.
   std::shared_ptr<const SchemaRegistry> schemas;
@@ -67,9 +69,9 @@ class Api {
   ~Api();
   // Calls `done` exactly once, on this thread or on the store's writer thread.
   void Handle(ApiRequest req, Done done);
-  // Replaces the accepted tokens (SHA-256 hex -> project) at once: a request
+  // Replaces the accepted tokens (SHA-256 hex -> grant) at once: a request
   // authenticated after this returns sees only the new set.
-  void SetTokens(std::unordered_map<std::string, std::string> tokens);
+  void SetTokens(std::unordered_map<std::string, TokenGrant> tokens);
 
   // Every route the router answers, as {pattern, methods}:
   // {"/api/v1/compute/{id}", "GET, HEAD, PATCH, DELETE"}, ... (read from

@@ -97,21 +97,28 @@ struct Server::Impl {
   // SIGTERM and SIGINT shut down; SIGHUP reloads the tokens and waits again.
   void WaitForSignal(Server* owner);
 
-  // Makes `tokens` (project, SHA-256 hex) the whole token table of the
-  // store and returns it as the Api's lookup (SHA-256 hex -> project).
-  Result<std::unordered_map<std::string, std::string>> StoreTokens(
-      const std::vector<std::pair<std::string, std::string>>& tokens) {
+  // Makes `tokens` the whole token table of the store (its hashes and
+  // projects: a scope lives in the tokens file alone) and returns it as the
+  // Api's lookup (SHA-256 hex -> grant).
+  Result<std::unordered_map<std::string, TokenGrant>> StoreTokens(
+      const std::vector<TokenGrant>& tokens) {
     std::vector<std::pair<std::string, std::string>> rows;
-    std::unordered_map<std::string, std::string> table;
-    for (const auto& [project, sha] : tokens) {
-      // One token opens one project: which one a request would reach must
-      // not depend on the order of lines (the dev token against the file).
-      auto [it, added] = table.emplace(sha, project);
-      if (!added && it->second != project) {
-        return Status::InvalidArgument("one token hash is given to two projects, '" + it->second +
-                                       "' and '" + project + "'");
+    std::unordered_map<std::string, TokenGrant> table;
+    for (const TokenGrant& grant : tokens) {
+      // One token opens one project, with one scope: what a request may do
+      // must not depend on the order of lines (the dev token against the
+      // file).
+      auto [it, added] = table.emplace(grant.sha256, grant);
+      if (!added && it->second.project != grant.project) {
+        return Status::InvalidArgument("one token hash is given to two projects, '" +
+                                       it->second.project + "' and '" + grant.project + "'");
       }
-      if (added) rows.emplace_back(sha, project);
+      if (!added && it->second.scope != grant.scope) {
+        return Status::InvalidArgument("one token hash is given two scopes, " +
+                                       std::string(TokenScopeName(it->second.scope)) + " and " +
+                                       TokenScopeName(grant.scope));
+      }
+      if (added) rows.emplace_back(grant.sha256, grant.project);
     }
     CAIRN_RETURN_IF_ERROR(store->ReplaceTokens(rows));
     return table;
@@ -546,32 +553,44 @@ Status ParseRateLimit(const std::string& text, double* rate, int64_t* burst) {
   }
 }
 
-Result<std::vector<std::pair<std::string, std::string>>> ReadTokensFile(const std::string& path) {
+Result<std::vector<TokenGrant>> ReadTokensFile(const std::string& path) {
   std::ifstream in(path);
   if (!in) return Status::IOError("cannot read tokens file " + path);
-  std::vector<std::pair<std::string, std::string>> out;
-  std::unordered_map<std::string, std::pair<std::string, int>> seen;  // sha -> project, line
+  std::vector<TokenGrant> out;
+  std::unordered_map<std::string, std::pair<TokenGrant, int>> seen;  // sha -> grant, line
   std::string line;
   int lineno = 0;
   while (std::getline(in, line)) {
     ++lineno;
     std::istringstream ls(line);
-    std::string project, sha, extra;
-    if (!(ls >> project) || project[0] == '#') continue;
-    bool ok = static_cast<bool>(ls >> sha) && !(ls >> extra) && sha.size() == 64 &&
-              sha.find_first_not_of("0123456789abcdef") == std::string::npos;
+    TokenGrant grant;
+    std::string scope, extra;
+    if (!(ls >> grant.project) || grant.project[0] == '#') continue;
+    bool ok = static_cast<bool>(ls >> grant.sha256) && grant.sha256.size() == 64 &&
+              grant.sha256.find_first_not_of("0123456789abcdef") == std::string::npos;
+    if (ok && ls >> scope) {
+      ok = (scope == "read" || scope == "write") && !(ls >> extra);
+      grant.scope = scope == "read" ? TokenScope::kRead : TokenScope::kWrite;
+    }
     if (!ok) {
-      return Status::InvalidArgument(path + ":" + std::to_string(lineno) +
-                                     ": expected 'PROJECT SHA256_HEX' (64 lowercase hex digits)");
-    }
-    auto [it, added] = seen.emplace(sha, std::pair{project, lineno});
-    if (!added && it->second.first != project) {
       return Status::InvalidArgument(
-          path + ":" + std::to_string(lineno) + ": this token hash is already given to project '" +
-          it->second.first + "' (line " + std::to_string(it->second.second) +
-          "): a token opens one project");
+          path + ":" + std::to_string(lineno) +
+          ": expected 'PROJECT SHA256_HEX [read|write]' (64 lowercase hex digits; the scope "
+          "defaults to write)");
     }
-    out.emplace_back(project, sha);
+    auto [it, added] = seen.emplace(grant.sha256, std::pair{grant, lineno});
+    const std::string at = path + ":" + std::to_string(lineno) + ": this token hash is already ";
+    if (!added && it->second.first.project != grant.project) {
+      return Status::InvalidArgument(at + "given to project '" + it->second.first.project +
+                                     "' (line " + std::to_string(it->second.second) +
+                                     "): a token opens one project");
+    }
+    if (!added && it->second.first.scope != grant.scope) {
+      return Status::InvalidArgument(at + "given scope " + TokenScopeName(it->second.first.scope) +
+                                     " (line " + std::to_string(it->second.second) +
+                                     "): a token has one scope");
+    }
+    out.push_back(std::move(grant));
   }
   return out;
 }

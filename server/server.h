@@ -17,6 +17,7 @@
 
 #include "base/status.h"
 #include "server/faults.h"
+#include "server/token.h"
 
 namespace cairn::server {
 
@@ -28,12 +29,12 @@ struct ServerOptions {
   // server given the same (data_dir is then unused). Empty: SQLite in
   // data_dir.
   std::string store_url;
-  // (project, SHA-256 hex of a token): the tokens accepted, all of them.
-  // At start they replace whatever an earlier run stored: a token not
-  // listed stops working.
-  std::vector<std::pair<std::string, std::string>> tokens;
+  // The tokens accepted, all of them (project, SHA-256 hex, scope). At
+  // start they replace whatever an earlier run stored: a token not listed
+  // stops working.
+  std::vector<TokenGrant> tokens;
   // Where ReloadTokens (and SIGHUP) reads the new list; empty: no reload.
-  std::function<Result<std::vector<std::pair<std::string, std::string>>>()> reload_tokens;
+  std::function<Result<std::vector<TokenGrant>>()> reload_tokens;
   std::chrono::milliseconds provision_delay{2000};
   std::chrono::milliseconds idempotency_retention{std::chrono::hours(24)};
   double rate = 0;  // requests per second per project; 0: no limit
@@ -83,9 +84,10 @@ class Server {
 // finite number above 0 (NaN, infinities, 0:5 and negatives are refused).
 Status ParseRateLimit(const std::string& text, double* rate, int64_t* burst);
 
-// Reads a tokens file: one "PROJECT SHA256_HEX" a line; blank lines and
-// lines starting with # are ignored. A hash given to two projects is an
-// error (naming both lines).
-Result<std::vector<std::pair<std::string, std::string>>> ReadTokensFile(const std::string& path);
+// Reads a tokens file: one "PROJECT SHA256_HEX [SCOPE]" a line, SCOPE
+// `write` (the default) or `read`; blank lines and lines starting with #
+// are ignored. A hash given to two projects, or twice with two scopes, is
+// an error (naming both lines).
+Result<std::vector<TokenGrant>> ReadTokensFile(const std::string& path);
 
 }  // namespace cairn::server

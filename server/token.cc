@@ -39,4 +39,10 @@ std::string GenerateToken() {
   return token;
 }
 
+const char* TokenScopeName(TokenScope scope) {
+  return scope == TokenScope::kRead ? "read" : "write";
+}
+
+std::string TokenId(std::string_view sha256_hex) { return std::string(sha256_hex.substr(0, 12)); }
+
 }  // namespace cairn::server

@@ -40,6 +40,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "base/schema/schema_registry.h"
@@ -59,6 +60,7 @@ using cairn::server::ApiResponse;
 
 constexpr const char* kToken = "cairn_fuzz_token_0123456789abcdefghijklmnopq";
 constexpr const char* kOtherToken = "cairn_fuzz_other_0123456789abcdefghijklmnopq";
+constexpr const char* kReadToken = "cairn_fuzz_read_0123456789abcdefghijklmnopqr";
 constexpr size_t kMaxRequests = 8;
 
 [[noreturn]] void Fail(const std::string& what, const ApiRequest& req, const ApiResponse* res) {
@@ -98,8 +100,14 @@ struct Harness {
     cairn::server::ApiOptions options;
     options.provision_delay = std::chrono::milliseconds(0);  // creates settle in their own write
     options.schemas = *schemas;
-    options.tokens = {{cairn::server::Sha256Hex(kToken), "fuzz"},
-                      {cairn::server::Sha256Hex(kOtherToken), "other"}};
+    // A write token, another project's, and a read token of the first.
+    for (auto [token, project, scope] :
+         {std::tuple{kToken, "fuzz", cairn::server::TokenScope::kWrite},
+          std::tuple{kOtherToken, "other", cairn::server::TokenScope::kWrite},
+          std::tuple{kReadToken, "fuzz", cairn::server::TokenScope::kRead}}) {
+      const std::string sha = cairn::server::Sha256Hex(token);
+      options.tokens[sha] = {project, sha, scope};
+    }
     faults = std::make_unique<cairn::server::FaultInjector>(cairn::server::FaultSpec{});
     // On (so every response carries the RateLimit headers), never refusing.
     limiter = std::make_unique<cairn::server::RateLimiter>(1e9, 1'000'000'000);
@@ -138,6 +146,7 @@ ApiRequest ParseRequest(std::string text, const std::string& last_id) {
   ReplaceAll(text, "{id}", last_id);
   ReplaceAll(text, "{token}", kToken);
   ReplaceAll(text, "{other}", kOtherToken);
+  ReplaceAll(text, "{read}", kReadToken);
   ApiRequest req;
   size_t eol = text.find('\n');
   std::string first = text.substr(0, eol);
@@ -216,6 +225,11 @@ void Check(const ApiRequest& req, const ApiResponse& res) {
   if (res.drop) Fail("a response was dropped although no fault is injected", req, &res);
   if (res.status < 200 || res.status >= 500) Fail("status outside 2xx-4xx", req, &res);
   if (HeaderValue(res, "X-Request-ID").empty()) Fail("no X-Request-ID", req, &res);
+  // A read token changes nothing: no mutation of it succeeds.
+  if (req.authorization && *req.authorization == std::string("Bearer ") + kReadToken &&
+      req.method != "GET" && req.method != "HEAD" && res.status < 300) {
+    Fail("a read token's mutation succeeded", req, &res);
+  }
   if (res.status >= 400) {
     auto body = cairn::ParseJson(res.body);
     if (!body.ok() || !body->is_object() || !body->contains("error") ||

@@ -25,6 +25,8 @@ namespace cairn::testing {
 
 inline constexpr const char* kDevToken = "cairn_test_dev_token_0123456789abcdef";
 inline constexpr const char* kOtherToken = "cairn_test_other_token_0123456789abcdef";
+// Project "dev" too, but scope read: it may only read.
+inline constexpr const char* kReadToken = "cairn_test_read_token_0123456789abcdef";
 
 struct HttpResult {
   int status = 0;                              // 0: no response (connection dropped)
@@ -133,8 +135,9 @@ class HttpClient {
   CURL* curl_;
 };
 
-// `cairn serve` on 127.0.0.1:0 with project "dev" (kDevToken) and project
-// "other" (kOtherToken), provision delay 0 unless `args` says otherwise.
+// `cairn serve` on 127.0.0.1:0 with project "dev" (kDevToken, and
+// kReadToken, which may only read) and project "other" (kOtherToken),
+// provision delay 0 unless `args` says otherwise.
 // With CAIRN_TEST_SERVE_STORE=postgres (the ctest entry "server: on
 // PostgreSQL" sets it, under pg_harness.sh), the server's store is a
 // PostgreSQL database of its own, named after the data directory: a
@@ -154,7 +157,8 @@ class ServeFixture {
   explicit ServeFixture(std::vector<std::string> args = {}, const std::string& data_dir = "")
       : data_dir_(data_dir.empty() ? own_dir_.path() + "/data" : data_dir) {
     std::string tokens = own_dir_.path() + "/tokens";
-    WriteFile(tokens, "# projects\nother " + server::Sha256Hex(kOtherToken) + "\n");
+    WriteFile(tokens, "# projects\nother " + server::Sha256Hex(kOtherToken) + "\ndev " +
+                          server::Sha256Hex(kReadToken) + " read\n");
     std::vector<std::string> argv = {CairnBinary(),   "serve",   "--listen",    "127.0.0.1:0",
                                      "--data-dir",    data_dir_, "--dev-token", kDevToken,
                                      "--tokens-file", tokens};

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include "base/redact.h"
+#include "server/server.h"
+#include "tests/support/process.h"
 
 using namespace cairn::server;
 
@@ -17,4 +19,34 @@ TEST_CASE("generated tokens are distinct, well shaped and recognised as secrets"
   CHECK(a.rfind("cairn_", 0) == 0);
   CHECK(a.size() == 6 + 43);
   CHECK(cairn::LooksLikeApiToken(a));
+}
+
+TEST_CASE("a tokens file line takes an optional scope, read or write") {
+  cairn::testing::TempDir dir;
+  const std::string a(64, 'a'), b(64, 'b'), c(64, 'c');
+  const std::string path = dir.path() + "/tokens";
+  cairn::testing::WriteFile(path, "# ci plans with a read token\nweb " + a + "\nweb " + b +
+                                      " read\nweb " + c + " write\n");
+  auto grants = ReadTokensFile(path);
+  REQUIRE(grants.ok());
+  REQUIRE(grants->size() == 3);
+  CHECK((*grants)[0].project == "web");
+  CHECK((*grants)[0].sha256 == a);
+  CHECK((*grants)[0].scope == TokenScope::kWrite);  // today's files keep working
+  CHECK((*grants)[1].scope == TokenScope::kRead);
+  CHECK((*grants)[2].scope == TokenScope::kWrite);
+
+  cairn::testing::WriteFile(path, "web " + a + " admin\n");
+  auto bad = ReadTokensFile(path);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message() ==
+        path +
+            ":1: expected 'PROJECT SHA256_HEX [read|write]' (64 lowercase hex digits; the scope "
+            "defaults to write)");
+  cairn::testing::WriteFile(path, "web " + a + " read\nweb " + a + "\n");
+  auto twice = ReadTokensFile(path);
+  REQUIRE_FALSE(twice.ok());
+  CHECK(twice.status().message() ==
+        path + ":2: this token hash is already given scope read (line 1): a token has one scope");
+  CHECK(TokenId(a) == std::string(12, 'a'));
 }
