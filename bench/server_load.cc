@@ -97,6 +97,9 @@ class Conn : public std::enable_shared_from_this<Conn> {
     if (*issued_ >= max_ || Clock::now() >= deadline_) return Done();
     req_ = {};
     (*make_)(req_, (*issued_)++);
+    // HTTP/1.1 needs exactly one Host header (the server answers 400
+    // without: the request-smuggling fix).
+    if (req_.find(http::field::host) == req_.end()) req_.set(http::field::host, "localhost");
     req_.prepare_payload();
     res_.emplace();
     res_->body_limit(16 * 1024 * 1024);

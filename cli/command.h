@@ -19,6 +19,9 @@ namespace cairn::cli {
 struct GlobalOptions {
   std::string log_level;  // --log-level; empty means CAIRN_LOG or "warn"
   bool no_color = false;  // --no-color (NO_COLOR in the environment also disables color)
+  // --insecure-http: send the API token over plain http to a host that is
+  // not loopback (CheckTokenTransport refuses it otherwise).
+  bool insecure_http = false;
 };
 
 // True when color output is allowed on the stream: a TTY, no NO_COLOR and no --no-color.

@@ -97,6 +97,25 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
     return nullptr;
   }
   RegisterSecret(token);
+  if (Status st = CheckTokenTransport(endpoint, global.insecure_http); !st.ok()) {
+    std::cerr << "error: " << st.message() << "\n";
+    return nullptr;
+  }
+  CurlTransport::Options transport;
+  transport.user_agent = std::string("cairn/") + CAIRN_VERSION;
+  transport.ca_file = p.ca_bundle;
+  if (const char* ca = std::getenv("CAIRN_CA_BUNDLE"); transport.ca_file.empty() && ca && *ca) {
+    transport.ca_file = ca;
+  }
+  if (!transport.ca_file.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(transport.ca_file, ec)) {
+      std::cerr << "error: the CA bundle " << transport.ca_file
+                << " (ca_bundle in the provider document, or CAIRN_CA_BUNDLE) is not a "
+                   "readable file\n";
+      return nullptr;
+    }
+  }
   InfraProvider::Options po;
   po.endpoint = endpoint;
   po.token = token;
@@ -105,7 +124,7 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   po.operation_deadline = std::chrono::seconds(TimeoutSeconds(p, "operation", 600));
   po.read_deadline = std::chrono::seconds(TimeoutSeconds(p, "read", 60));
   po.user_agent = std::string("cairn/") + CAIRN_VERSION;
-  s->transport_ = std::make_unique<CurlTransport>();
+  s->transport_ = std::make_unique<CurlTransport>(std::move(transport));
   auto provider =
       std::make_unique<InfraProvider>(po, s->descriptors_, *s->transport_, SystemClock());
   if (!provider->descriptor_status().ok()) {

@@ -96,6 +96,9 @@ int Run(int argc, char** argv) {
                  "Log level: trace, debug, info, warn, error, critical, off "
                  "(default: $CAIRN_LOG or warn)");
   app.add_flag("--no-color", global.no_color, "Never color output (NO_COLOR also works)");
+  app.add_flag("--insecure-http", global.insecure_http,
+               "Send the API token over plain http to a host that is not loopback (refused "
+               "without: use https://)");
 
   auto& registry = CommandRegistry();
   std::sort(registry.begin(), registry.end(),

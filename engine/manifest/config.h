@@ -153,6 +153,9 @@ struct DataConfig {
 struct ProviderConfig {
   std::string endpoint;                   // empty: use CAIRN_ENDPOINT
   std::string token_env = "CAIRN_TOKEN";  // name of the environment variable holding the token
+  // A PEM file of the CAs to trust for an https endpoint (a private CA),
+  // absolute; empty: CAIRN_CA_BUNDLE, else the system's.
+  std::string ca_bundle;
   int parallelism = 10;
   // Timeouts in seconds: "create", "update", "delete" (waiting until ready or
   // gone), "request" (one HTTP exchange), "connect", "operation" (one call's

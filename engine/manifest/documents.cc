@@ -28,7 +28,7 @@ const std::map<std::string, std::vector<std::string>> kLanguageKinds = {
     {"local", {"kind", "name", "value", "description"}},
     {"output", {"kind", "name", "value", "description", "sensitive", "precondition"}},
     {"check", {"kind", "name", "assert", "description"}},
-    {"provider", {"kind", "name", "endpoint", "token_env", "parallelism", "timeouts"}},
+    {"provider", {"kind", "name", "endpoint", "token_env", "ca_bundle", "parallelism", "timeouts"}},
     {"backend", {"kind", "name", "type", "path", "url_env"}},
     {"moved", {"kind", "from", "to"}},
     {"removed", {"kind", "from", "lifecycle"}},

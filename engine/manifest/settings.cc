@@ -1,6 +1,7 @@
 #include "engine/manifest/settings.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "base/redact.h"
 #include "base/schema/suggest.h"
@@ -67,6 +68,20 @@ void LoadProvider(const std::vector<const ManifestDocument*>& docs, const EvalSe
                  NodeLoc(doc.file, ChildNode(doc.node, "endpoint")));
       } else {
         p.endpoint = v.get<std::string>();
+      }
+    }
+    if (doc.value.contains("ca_bundle")) {
+      size_t before = diags.size();
+      Value v = eval(doc, "ca_bundle", "a provider document");
+      if (diags.size() != before) {
+        // already reported
+      } else if (!v.is_string() || v.get_ref<const std::string&>().empty()) {
+        AddError(
+            diags, "wrong_type",
+            "ca_bundle must be the path of a PEM file of CA certificates, not " + ValueTypeNoun(v),
+            NodeLoc(doc.file, ChildNode(doc.node, "ca_bundle")));
+      } else {
+        p.ca_bundle = (std::filesystem::path(doc.dir) / v.get<std::string>()).string();
       }
     }
     if (doc.value.contains("token_env")) {

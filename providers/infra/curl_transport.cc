@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <memory>
 #include <mutex>
 
 namespace cairn {
@@ -187,6 +189,42 @@ Result<HttpResponse> CurlTransport::Send(const HttpRequest& req, std::stop_token
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
   response.status = static_cast<int>(code);
   return response;
+}
+
+Status CheckTokenTransport(const std::string& endpoint, bool allow_insecure_http) {
+  GlobalInitOnce();
+  std::unique_ptr<CURLU, decltype(&curl_url_cleanup)> url(curl_url(), &curl_url_cleanup);
+  if (!url || curl_url_set(url.get(), CURLUPART_URL, endpoint.c_str(), 0) != CURLUE_OK) {
+    return Status::InvalidArgument("the API endpoint \"" + endpoint +
+                                   "\" is not a URL (e.g. https://api.example.com)");
+  }
+  auto part = [&](CURLUPart which) {
+    char* text = nullptr;
+    std::string out;
+    if (curl_url_get(url.get(), which, &text, 0) == CURLUE_OK && text) out = text;
+    curl_free(text);
+    return out;
+  };
+  const std::string scheme = part(CURLUPART_SCHEME), host = part(CURLUPART_HOST);
+  if (scheme == "https") return Status::Ok();
+  if (scheme != "http") {
+    return Status::InvalidArgument("the API endpoint \"" + endpoint +
+                                   "\" is neither http:// nor https://");
+  }
+  // Loopback: the name, any 127.x.y.z written as four numbers, or ::1.
+  auto loopback_v4 = [](const std::string& h) {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    char end = 0;
+    return std::sscanf(h.c_str(), "%u.%u.%u.%u%c", &a, &b, &c, &d, &end) == 4 && a == 127 &&
+           b < 256 && c < 256 && d < 256;
+  };
+  if (host == "localhost" || host == "[::1]" || loopback_v4(host) || allow_insecure_http) {
+    return Status::Ok();
+  }
+  return Status::InvalidArgument(
+      "refusing to send the API token over plain http to " + host +
+      ": anyone on the network path could read it. Use https:// (CAIRN_CA_BUNDLE trusts a "
+      "private CA), or pass --insecure-http on a network you trust");
 }
 
 }  // namespace cairn

@@ -47,4 +47,12 @@ class CurlTransport final : public HttpTransport {
   Options options_;  // immutable after construction
 };
 
+// Whether a bearer token may be sent to `endpoint` (a base URL): over
+// https, or over plain http to a loopback host (localhost, 127.0.0.0/8,
+// ::1), whose traffic never leaves the machine. Plain http elsewhere is
+// InvalidArgument unless `allow_insecure_http` (--insecure-http): the token
+// would cross the network readable by anyone on the path. The URL is parsed
+// by libcurl, as it will be when sent.
+Status CheckTokenTransport(const std::string& endpoint, bool allow_insecure_http);
+
 }  // namespace cairn

@@ -335,3 +335,26 @@ TEST_CASE("curl transport keeps one connection per thread") {
   CHECK(ok == 12);
   CHECK(server.connections() == 3);
 }
+
+TEST_CASE("CheckTokenTransport: https anywhere, plain http only to loopback") {
+  for (const char* ok :
+       {"https://api.example.com", "https://10.0.0.5:8443/", "http://127.0.0.1:8080",
+        "http://127.1.2.3", "http://localhost:8080", "http://[::1]:8080/",
+        // libcurl reads it as 127.0.0.1, and sends there
+        "http://0x7f000001"}) {
+    INFO(ok);
+    CHECK(CheckTokenTransport(ok, false).ok());
+  }
+  for (const char* refused :
+       {"http://10.0.0.5:8080", "http://api.example.com", "http://127.0.0.1.example.com",
+        "http://localhost.example.com", "http://[::2]:80"}) {
+    INFO(refused);
+    Status st = CheckTokenTransport(refused, false);
+    CHECK(st.code() == StatusCode::kInvalidArgument);
+    CHECK(st.message().find("refusing to send the API token over plain http") != std::string::npos);
+    // On a network the user trusts, --insecure-http lets it through.
+    CHECK(CheckTokenTransport(refused, true).ok());
+  }
+  CHECK(CheckTokenTransport("ftp://127.0.0.1", true).code() == StatusCode::kInvalidArgument);
+  CHECK(CheckTokenTransport("not a url", true).code() == StatusCode::kInvalidArgument);
+}
