@@ -1903,7 +1903,16 @@ class Loader {
         ctx.where = "an import's to";
         ctx.inputs.reset();
         for (const ImportIndexExpression& e : *found) {
+          // Evaluated as "${TEXT}": what it reports is moved to where TEXT
+          // is written in `to`, when the scalar is as written.
+          const size_t before = diags_.size();
           values.push_back(EvalString("${" + e.text + "}", to_node, "", ctx));
+          const ScalarSpan span = SpanOf(doc.file, to_node);
+          const int shift = static_cast<int>(to.get_ref<const std::string&>().find(e.text, e.begin)) - 2;
+          for (size_t d = before; span.verbatim && d < diags_.size(); ++d) {
+            SourceLocation& l = diags_[d].location;
+            if (l.file == doc.file && l.line == span.location.line) l.column += shift;
+          }
         }
         pending_refs_.resize(refs);  // resources are refused where they are written
         if (ErrorCount() != errors) break;  // reported once, not per key

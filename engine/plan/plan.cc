@@ -280,9 +280,16 @@ PlanResult PlanWithMoves(const StackConfig& config, const StateSnapshot& state,
                          const PlanOptions& options) {
   const bool forgetting = std::any_of(config.removed.begin(), config.removed.end(),
                                       [](const RemovedConfig& r) { return !r.destroy; });
-  // No copy of the state (nor of the live view) unless there is a move or
-  // something to forget.
-  const bool importing = !options.destroy && !config.imports.empty();
+  // No copy of the state (nor of the live view) unless there is a move,
+  // something to forget, or an import the state does not hold at its
+  // address already.
+  const bool importing =
+      !options.destroy &&
+      std::any_of(config.imports.begin(), config.imports.end(), [&](const ImportConfig& ic) {
+        auto it = state.resources.find(ic.to.ToString());
+        return it == state.resources.end() ||
+               CanonicalId(kinds, it->second.id) != CanonicalId(kinds, ic.id);
+      });
   if (config.moved.empty() && !forgetting && !importing) {
     return PlanMoved(config, state, live, kinds, options);
   }

@@ -29,7 +29,7 @@ std::string ApplyThenForgetNetwork(StackEnv& e) {
 
 }  // namespace
 
-TEST_CASE("kind: import: the plan shows it, apply adopts it, the next plan is a no-op") {
+TEST_CASE("kind: import: the plan shows it and apply adopts it and the next plan is a no-op") {
   StackEnv e;
   const std::string id = ApplyThenForgetNetwork(e);
   WriteFile(e.stack + "/main.yaml",
@@ -64,7 +64,7 @@ TEST_CASE("kind: import: the plan shows it, apply adopts it, the next plan is a 
   CHECK(e.Names("/api/v1/networking") == std::vector<std::string>{"app"});
 }
 
-TEST_CASE("kind: import with an update the manifest asks for, and with for_each") {
+TEST_CASE("kind: import with an update the manifest asks and with for_each") {
   StackEnv e;
   const std::string net = ApplyThenForgetNetwork(e);
   const std::string web0 = e.StateId("instance.web[0]");
@@ -98,7 +98,7 @@ TEST_CASE("kind: import with an update the manifest asks for, and with for_each"
   CHECK(e.Names("/api/v1/networking") == std::vector<std::string>{"app-renamed"});
 }
 
-TEST_CASE("kind: import of an id that names nothing, or of an undeclared address, is refused") {
+TEST_CASE("kind: import of an id that names nothing or of an undeclared address is refused") {
   StackEnv e;
   WriteFile(e.stack + "/main.yaml",
             BasicStack() + "---\nkind: import\nto: network.app\nid: no-such-network\n");
@@ -117,7 +117,7 @@ TEST_CASE("kind: import of an id that names nothing, or of an undeclared address
   CHECK(ImportHas(bad.err, "--generate-config"));
 }
 
-TEST_CASE("plan --generate-config writes the manifests, and the next plan is a pure import") {
+TEST_CASE("plan --generate-config writes the manifests and the next plan is a pure import") {
   StackEnv e;
   const std::string id = ApplyThenForgetNetwork(e);
   const std::string adopt = e.dir.path() + "/adopt";

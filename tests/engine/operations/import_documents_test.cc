@@ -65,7 +65,7 @@ const PlannedChange* ChangeAt(const Plan& plan, const std::string& address) {
 
 }  // namespace
 
-TEST_CASE("import document: the plan imports, apply adopts with no request, then nothing to do") {
+TEST_CASE("import document: the plan imports and apply adopts with no request and then nothing to do") {
   ImportWorld w;
   const std::string id = w.Network("core", "10.1.0.0/16");
   const StackConfig config = w.Load(ImportNetworkDoc("core", "10.1.0.0/16") +
@@ -174,7 +174,7 @@ TEST_CASE("import document: an id that names nothing is an error at the document
   CHECK(p.diagnostics[0].location.column == 5);
 }
 
-TEST_CASE("import document: the state tracking another object at to, or this one elsewhere") {
+TEST_CASE("import document: the state tracking another object at to or this one elsewhere") {
   ImportWorld w;
   const std::string yaml = ImportNetworkDoc("core", "10.1.0.0/16") +
                            ImportNetworkDoc("spare", "10.9.0.0/16");
@@ -208,13 +208,13 @@ TEST_CASE("import document: a moved document's destination tracking the id is im
   PlanResult p = w.Plan(w.Load(ImportNetworkDoc("new", "10.1.0.0/16") +
                                "kind: moved\nfrom: network.old\nto: network.new\n---\n"
                                "kind: import\nto: network.new\nid: " + id + "\n"));
-  INFO(p.diagnostics.empty() ? "" : p.diagnostics[0].summary);
+  INFO((p.diagnostics.empty() ? std::string() : p.diagnostics[0].summary));
   REQUIRE(p.ok());
   CHECK(p.plan.imports.empty());
   CHECK(p.plan.moves.size() == 1);
 }
 
-TEST_CASE("import document: targets leave an import out with its change; destroy ignores it") {
+TEST_CASE("import document: targets leave an import out with its change and destroy ignores it") {
   ImportWorld w;
   const std::string id = w.Network("core", "10.1.0.0/16");
   const StackConfig config =
@@ -235,7 +235,7 @@ TEST_CASE("import document: targets leave an import out with its change; destroy
   CHECK(w.api.reads() == reads);  // nothing read for it
 }
 
-TEST_CASE("import document: the saved plan carries the imports; format 4 is still read") {
+TEST_CASE("import document: the saved plan carries the imports and format 4 is still read") {
   ImportWorld w;
   const std::string id = w.Network("core", "10.1.0.0/16");
   PlanResult p = w.Plan(w.Load(ImportNetworkDoc("core", "10.1.0.0/16") +
@@ -268,7 +268,7 @@ TEST_CASE("import document: the saved plan carries the imports; format 4 is stil
   CHECK_FALSE(PlanFromJson(old).ok());
 }
 
-TEST_CASE("plan --generate-config: the documents of undeclared imports, then a pure import") {
+TEST_CASE("plan --generate-config: the documents of undeclared imports and then a pure import") {
   ImportWorld w;
   const std::string id = w.Network("edge", "10.2.0.0/16");
   const StackConfig config =
