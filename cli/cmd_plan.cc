@@ -91,8 +91,8 @@ bool GenerateConfig(EngineSession& session, const StackFlags& stack, const std::
   const StackConfig& config = session.config();
   if (std::none_of(config.imports.begin(), config.imports.end(),
                    [](const ImportConfig& ic) { return !ic.declared; })) {
-    std::cerr << "note: every resource the import documents name is declared already: "
-              << path << " was not written\n";
+    std::cerr << "note: every resource the import documents name is declared already: " << path
+              << " was not written\n";
     return true;
   }
   ImportReads reads = ReadImports(config, *state, session.provider(), session.kinds());

@@ -1032,8 +1032,8 @@ ApplyResult Apply(const Plan& plan, Provider& provider, StateStore& store,
     }
     if (std::string why = AddImports(plan, *state, first); !why.empty()) {
       ApplyResult r;
-      r.diagnostics.push_back({Severity::kError, "state_error", why,
-                               "make the plan again ('cairn plan')", {}});
+      r.diagnostics.push_back(
+          {Severity::kError, "state_error", why, "make the plan again ('cairn plan')", {}});
       return r;
     }
     auto moved = store.Commit(first);

@@ -24,8 +24,7 @@ std::string ImportUndeclaredHint(const ResourceAddress& to, const DeclaredResour
   auto group = declared.groups.find(to.BaseString());
   if (group != declared.groups.end()) {
     if (whole && !group->second.instances.empty()) {
-      return to.BaseString() +
-             " has count or for_each: import to one of its instances, such as " +
+      return to.BaseString() + " has count or for_each: import to one of its instances, such as " +
              declared.resources[group->second.instances.front()].address.ToString();
     }
     return to.BaseString() + " has no such instance: import to one it declares";
@@ -37,8 +36,9 @@ std::string ImportUndeclaredHint(const ResourceAddress& to, const DeclaredResour
            "declare it, or let 'cairn plan --generate-config FILE' write its document from the "
            "live object";
   }
-  return hint + "declare it first ('cairn plan --generate-config' writes documents only for "
-                "resources of the stack, without an index)";
+  return hint +
+         "declare it first ('cairn plan --generate-config' writes documents only for "
+         "resources of the stack, without an index)";
 }
 
 bool ImportIndexIsLiteral(std::string_view text) {
@@ -92,8 +92,8 @@ std::optional<std::vector<ImportIndexExpression>> FindImportIndexExpressions(std
     }
     if (j >= to.size()) return std::nullopt;
     std::string_view inside = ImportTrim(to.substr(begin, j - begin));
-    const bool quoted = !inside.empty() && inside.front() == '"' &&
-                        ImportQuoteEnd(inside, 0) == inside.size() - 1;
+    const bool quoted =
+        !inside.empty() && inside.front() == '"' && ImportQuoteEnd(inside, 0) == inside.size() - 1;
     if (!quoted && !ImportIndexIsLiteral(inside)) {
       out.push_back({begin, j - begin, std::string(inside)});
     }
@@ -130,12 +130,11 @@ std::optional<std::string> SubstituteImportIndexes(std::string_view to,
   return out;
 }
 
-Imports LoadImports(const std::vector<ImportInstance>& instances,
-                    const DeclaredResources& declared, const std::vector<RemovedConfig>& removed,
-                    bool allow_undeclared) {
+Imports LoadImports(const std::vector<ImportInstance>& instances, const DeclaredResources& declared,
+                    const std::vector<RemovedConfig>& removed, bool allow_undeclared) {
   Imports out;
   std::vector<Diagnostic>& diags = out.diagnostics;
-  std::map<std::string, SourceLocation> first_to;              // by address
+  std::map<std::string, SourceLocation> first_to;                       // by address
   std::map<std::pair<std::string, std::string>, std::string> first_id;  // kind, id -> address
   for (const ImportInstance& in : instances) {
     ImportConfig ic;
@@ -182,15 +181,16 @@ Imports LoadImports(const std::vector<ImportInstance>& instances,
     if (removal != removed.end()) {
       AddError(diags, "import_and_removed",
                address + " is imported, but a removed document removes " + removal->FromText(),
-               in.location, "removed at " + LocationText(removal->location) + "; keep one of the two");
+               in.location,
+               "removed at " + LocationText(removal->location) + "; keep one of the two");
       continue;
     }
     if (auto [it, inserted] = first_id.emplace(std::pair{ic.to.kind, ic.id}, address); !inserted) {
-      AddError(diags, "duplicate_import_id",
-               ic.to.kind + " " + ic.id + " is imported twice, at " + it->second + " and " +
-                   address,
-               in.id_location,
-               "one object of the API is tracked at one address: apply would manage it twice");
+      AddError(
+          diags, "duplicate_import_id",
+          ic.to.kind + " " + ic.id + " is imported twice, at " + it->second + " and " + address,
+          in.id_location,
+          "one object of the API is tracked at one address: apply would manage it twice");
       continue;
     }
     if (!Declares(declared, ic.to)) {

@@ -22,8 +22,8 @@ namespace cairn {
 
 // One instance of an import document (one per for_each key), evaluated.
 struct ImportInstance {
-  std::string to;  // its index expressions replaced by their values
-  Value id;        // as evaluated
+  std::string to;              // its index expressions replaced by their values
+  Value id;                    // as evaluated
   SourceLocation location;     // the `to:` value
   SourceLocation id_location;  // the `id:` value
 };
@@ -39,9 +39,8 @@ struct Imports {
 // manifest declares at all; `id` a non-empty string; one import per address
 // and per object (kind and id); no address a `removed` document of
 // `removed` also names.
-Imports LoadImports(const std::vector<ImportInstance>& instances,
-                    const DeclaredResources& declared, const std::vector<RemovedConfig>& removed,
-                    bool allow_undeclared);
+Imports LoadImports(const std::vector<ImportInstance>& instances, const DeclaredResources& declared,
+                    const std::vector<RemovedConfig>& removed, bool allow_undeclared);
 
 // An index of an import's `to` written as an expression (`instance.web[each.key]`):
 // the text between its brackets.

@@ -1908,17 +1908,18 @@ class Loader {
           const size_t before = diags_.size();
           values.push_back(EvalString("${" + e.text + "}", to_node, "", ctx));
           const ScalarSpan span = SpanOf(doc.file, to_node);
-          const int shift = static_cast<int>(to.get_ref<const std::string&>().find(e.text, e.begin)) - 2;
+          const int shift =
+              static_cast<int>(to.get_ref<const std::string&>().find(e.text, e.begin)) - 2;
           for (size_t d = before; span.verbatim && d < diags_.size(); ++d) {
             SourceLocation& l = diags_[d].location;
             if (l.file == doc.file && l.line == span.location.line) l.column += shift;
           }
         }
-        pending_refs_.resize(refs);  // resources are refused where they are written
+        pending_refs_.resize(refs);         // resources are refused where they are written
         if (ErrorCount() != errors) break;  // reported once, not per key
-        if (HasExpressions(in.id) ||
-            std::any_of(values.begin(), values.end(),
-                        [](const Value& v) { return HasExpressions(v); })) {
+        if (HasExpressions(in.id) || std::any_of(values.begin(), values.end(), [](const Value& v) {
+              return HasExpressions(v);
+            })) {
           Error("reference_not_allowed",
                 "an import's id and to must be known when the stack is loaded",
                 HasExpressions(in.id) ? in.id_location : to_loc,

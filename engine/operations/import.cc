@@ -113,8 +113,9 @@ std::string GenerateImportConfig(const StackConfig& config, const ImportReads& r
   }
   for (const std::string& secret : sensitive) {
     if (!secret.empty() && text.find(secret) != std::string::npos) {
-      error = "the live objects hold the value of a sensitive variable, which Cairn never writes "
-              "to a manifest";
+      error =
+          "the live objects hold the value of a sensitive variable, which Cairn never writes "
+          "to a manifest";
       return "";
     }
   }

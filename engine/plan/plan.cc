@@ -405,10 +405,10 @@ PlanResult PlanWithMoves(const StackConfig& config, const StateSnapshot& state,
       auto read = std::find_if(options.imports.begin(), options.imports.end(),
                                [&](const PlannedImport& im) { return im.address == address; });
       if (read == options.imports.end()) {
-        diagnostics.push_back({Severity::kError, "internal_error",
-                               "internal error: the object imported to " + address +
-                                   " was not read, please report",
-                               "", ic.location});
+        diagnostics.push_back(
+            {Severity::kError, "internal_error",
+             "internal error: the object imported to " + address + " was not read, please report",
+             "", ic.location});
         continue;
       }
       ResourceState rs;

@@ -60,22 +60,14 @@ Value ApplySummaryToJson(const ApplyResult& result, const std::set<std::string>&
   for (const auto& [name, value] : result.outputs) {
     outputs[name] = sensitive.count(name) ? Value("(sensitive)") : value;
   }
-  return {{"event", "summary"},
-          {"ok", result.ok()},
-          {"added", s.created},
-          {"changed", s.updated},
-          {"replaced", s.replaced},
-          {"destroyed", s.deleted},
-          {"moved", s.moved},
-          {"forgotten", s.forgotten},
-          {"imported", s.imported},
-          {"recovered", s.recovered},
-          {"failed", s.failed},
-          {"held_back", s.held_back},
-          {"skipped", s.skipped},
-          {"interrupted", s.interrupted},
-          {"outputs", outputs},
-          {"checks", CheckResultsToJson(result.checks)}};
+  return {{"event", "summary"},     {"ok", result.ok()},
+          {"added", s.created},     {"changed", s.updated},
+          {"replaced", s.replaced}, {"destroyed", s.deleted},
+          {"moved", s.moved},       {"forgotten", s.forgotten},
+          {"imported", s.imported}, {"recovered", s.recovered},
+          {"failed", s.failed},     {"held_back", s.held_back},
+          {"skipped", s.skipped},   {"interrupted", s.interrupted},
+          {"outputs", outputs},     {"checks", CheckResultsToJson(result.checks)}};
 }
 
 }  // namespace cairn

@@ -90,9 +90,9 @@ std::string PlanSummaryLine(const Plan& plan) {
   }
   // Imports first, as Terraform says them.
   return "Plan: " + (n.to_import ? std::to_string(n.to_import) + " to import, " : "") +
-         std::to_string(n.add) + " to add, " + std::to_string(n.change) +
-         " to change, " + std::to_string(n.replace) + " to replace, " + std::to_string(n.destroy) +
-         " to destroy" + (n.move ? ", " + std::to_string(n.move) + " to move" : "") +
+         std::to_string(n.add) + " to add, " + std::to_string(n.change) + " to change, " +
+         std::to_string(n.replace) + " to replace, " + std::to_string(n.destroy) + " to destroy" +
+         (n.move ? ", " + std::to_string(n.move) + " to move" : "") +
          (n.forget ? ", " + std::to_string(n.forget) + " to forget" : "") +
          (n.pending ? ", after " + std::to_string(n.pending) + " interrupted operation" +
                           (n.pending == 1 ? "" : "s") + " to complete"
@@ -277,10 +277,9 @@ std::string RenderPlanMarkdown(const Plan& plan) {
   }
   if (!plan.has_changes()) return Redact(out + "No changes.\n" + checks);
   out += (n.to_import ? "**" + std::to_string(n.to_import) + "** to import, " : "") + "**" +
-         std::to_string(n.add) + "** to add, **" + std::to_string(n.change) +
-         "** to change, **" + std::to_string(n.replace) + "** to replace, **" +
-         std::to_string(n.destroy) + "** to destroy" +
-         (n.move ? ", **" + std::to_string(n.move) + "** to move" : "") +
+         std::to_string(n.add) + "** to add, **" + std::to_string(n.change) + "** to change, **" +
+         std::to_string(n.replace) + "** to replace, **" + std::to_string(n.destroy) +
+         "** to destroy" + (n.move ? ", **" + std::to_string(n.move) + "** to move" : "") +
          (n.forget ? ", **" + std::to_string(n.forget) + "** to forget" : "") +
          (n.pending ? ", after **" + std::to_string(n.pending) + "** interrupted operation" +
                           (n.pending == 1 ? "" : "s") + " to complete"

@@ -90,18 +90,18 @@ TEST_CASE("import: for_each of objects and to's index from a field of each.value
 }
 
 TEST_CASE("import: every mistake is reported at once and at its place") {
-  auto r = LoadImportStack(std::string(kImportNet) + kImportWeb +  // lines 1-9
-                           "kind: import\nto: network.core\nid: n-1\n---\n"         // 10
-                           "kind: import\nto: network.core\nid: n-2\n---\n"         // 14
-                           "kind: import\nto: network.other\nid: n-3\n---\n"        // 18
-                           "kind: import\nto: instance.web\nid: i-1\n---\n"         // 22
-                           "kind: import\nto: 'instance.web[\"a\"]'\nid: 7\n---\n"  // 26
+  auto r = LoadImportStack(std::string(kImportNet) + kImportWeb +                     // lines 1-9
+                           "kind: import\nto: network.core\nid: n-1\n---\n"           // 10
+                           "kind: import\nto: network.core\nid: n-2\n---\n"           // 14
+                           "kind: import\nto: network.other\nid: n-3\n---\n"          // 18
+                           "kind: import\nto: instance.web\nid: i-1\n---\n"           // 22
+                           "kind: import\nto: 'instance.web[\"a\"]'\nid: 7\n---\n"    // 26
                            "kind: import\nto: 'instance.web[\"b\"]'\nid: n-1\n---\n"  // 30
-                           "kind: import\nto: module.app\nid: m\n---\n"             // 34
-                           "kind: import\nid: x\n---\n"                             // 38
-                           "kind: import\nto: netwrk.a\nid: x\nwhen: now\n---\n"    // 41
-                           "kind: removed\nfrom: network.gone\n---\n"               // 46
-                           "kind: import\nto: network.gone\nid: g\n");              // 49
+                           "kind: import\nto: module.app\nid: m\n---\n"               // 34
+                           "kind: import\nid: x\n---\n"                               // 38
+                           "kind: import\nto: netwrk.a\nid: x\nwhen: now\n---\n"      // 41
+                           "kind: removed\nfrom: network.gone\n---\n"                 // 46
+                           "kind: import\nto: network.gone\nid: g\n");                // 49
   CHECK(ImportDiags(r) ==
         "main.yaml:15:5: duplicate_import: network.core is imported twice\n"
         "main.yaml:19:5: import_to_undeclared: network.other is not a resource instance the "
@@ -138,7 +138,8 @@ TEST_CASE("import: the hint says what to import to instead") {
   CHECK(r.diagnostics[1].detail.find("--generate-config") != std::string::npos);
 }
 
-TEST_CASE("import: id and to are known at load: no resource attribute and each only with for_each") {
+TEST_CASE(
+    "import: id and to are known at load: no resource attribute and each only with for_each") {
   auto r = LoadImportStack(std::string(kImportNet) + kImportWeb +
                            "kind: import\nto: 'instance.web[\"a\"]'\nid: ${network.core.id}\n---\n"
                            "kind: import\nto: instance.web[each.key]\nid: i-1\n---\n"

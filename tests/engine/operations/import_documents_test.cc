@@ -52,8 +52,7 @@ struct ImportWorld {
 };
 
 std::string ImportNetworkDoc(const std::string& name, const std::string& cidr) {
-  return "kind: network\nname: " + name + "\nspec: {region: eu-central, cidr: " + cidr +
-         "}\n---\n";
+  return "kind: network\nname: " + name + "\nspec: {region: eu-central, cidr: " + cidr + "}\n---\n";
 }
 
 const PlannedChange* ChangeAt(const Plan& plan, const std::string& address) {
@@ -65,7 +64,8 @@ const PlannedChange* ChangeAt(const Plan& plan, const std::string& address) {
 
 }  // namespace
 
-TEST_CASE("import document: the plan imports and apply adopts with no request and then nothing to do") {
+TEST_CASE(
+    "import document: the plan imports and apply adopts with no request and then nothing to do") {
   ImportWorld w;
   const std::string id = w.Network("core", "10.1.0.0/16");
   const StackConfig config = w.Load(ImportNetworkDoc("core", "10.1.0.0/16") +
@@ -141,8 +141,8 @@ TEST_CASE("import document: for_each imports one object per key") {
   const std::string a = w.Network("net-a", "10.1.0.0/16");
   const std::string b = w.Network("net-b", "10.2.0.0/16");
   const StackConfig config = w.Load(
-      "kind: variable\nname: nets\ndefault: {a: {id: " + a + ", cidr: 10.1.0.0/16}, b: {id: " +
-      b + ", cidr: 10.2.0.0/16}}\n---\n"
+      "kind: variable\nname: nets\ndefault: {a: {id: " + a + ", cidr: 10.1.0.0/16}, b: {id: " + b +
+      ", cidr: 10.2.0.0/16}}\n---\n"
       "kind: network\nname: net\nfor_each: ${var.nets}\n"
       "spec: {region: eu-central, cidr: \"${each.value.cidr}\"}\n---\n"
       "kind: import\nfor_each: ${var.nets}\nto: network.net[each.key]\nid: ${each.value.id}\n");
@@ -162,8 +162,8 @@ TEST_CASE("import document: for_each imports one object per key") {
 
 TEST_CASE("import document: an id that names nothing is an error at the document's id") {
   ImportWorld w;
-  const StackConfig config =
-      w.Load(ImportNetworkDoc("core", "10.1.0.0/16") + "kind: import\nto: network.core\nid: nope\n");
+  const StackConfig config = w.Load(ImportNetworkDoc("core", "10.1.0.0/16") +
+                                    "kind: import\nto: network.core\nid: nope\n");
   PlanResult p = w.Plan(config);
   REQUIRE_FALSE(p.ok());
   REQUIRE(p.diagnostics.size() == 1);
@@ -176,19 +176,20 @@ TEST_CASE("import document: an id that names nothing is an error at the document
 
 TEST_CASE("import document: the state tracking another object at to or this one elsewhere") {
   ImportWorld w;
-  const std::string yaml = ImportNetworkDoc("core", "10.1.0.0/16") +
-                           ImportNetworkDoc("spare", "10.9.0.0/16");
+  const std::string yaml =
+      ImportNetworkDoc("core", "10.1.0.0/16") + ImportNetworkDoc("spare", "10.9.0.0/16");
   // Applied without imports: both are created.
   REQUIRE(Apply(w.Plan(w.Load(yaml)).plan, w.api, w.store, {}).ok());
   const std::string spare = w.store.Load()->resources.at("network.spare").id;
   const std::string third = w.Network("third", "10.9.0.0/16");
 
-  PlanResult conflict = w.Plan(w.Load(yaml + "kind: import\nto: network.core\nid: " + third + "\n"));
+  PlanResult conflict =
+      w.Plan(w.Load(yaml + "kind: import\nto: network.core\nid: " + third + "\n"));
   REQUIRE(conflict.diagnostics.size() == 1);
   CHECK(conflict.diagnostics[0].code == "import_conflict");
-  CHECK(conflict.diagnostics[0].summary.find("the state tracks " +
-                                             w.store.Load()->resources.at("network.core").id +
-                                             " there") != std::string::npos);
+  CHECK(conflict.diagnostics[0].summary.find(
+            "the state tracks " + w.store.Load()->resources.at("network.core").id + " there") !=
+        std::string::npos);
   CHECK(conflict.diagnostics[0].location.line == 10);
 
   PlanResult elsewhere =
@@ -202,12 +203,13 @@ TEST_CASE("import document: the state tracking another object at to or this one 
 
 TEST_CASE("import document: a moved document's destination tracking the id is imported already") {
   ImportWorld w;
-  REQUIRE(Apply(w.Plan(w.Load(ImportNetworkDoc("old", "10.1.0.0/16"))).plan, w.api, w.store, {})
-              .ok());
+  REQUIRE(
+      Apply(w.Plan(w.Load(ImportNetworkDoc("old", "10.1.0.0/16"))).plan, w.api, w.store, {}).ok());
   const std::string id = w.store.Load()->resources.at("network.old").id;
   PlanResult p = w.Plan(w.Load(ImportNetworkDoc("new", "10.1.0.0/16") +
                                "kind: moved\nfrom: network.old\nto: network.new\n---\n"
-                               "kind: import\nto: network.new\nid: " + id + "\n"));
+                               "kind: import\nto: network.new\nid: " +
+                               id + "\n"));
   INFO((p.diagnostics.empty() ? std::string() : p.diagnostics[0].summary));
   REQUIRE(p.ok());
   CHECK(p.plan.imports.empty());
