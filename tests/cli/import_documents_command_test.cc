@@ -151,3 +151,14 @@ TEST_CASE("plan --generate-config writes the manifests and the next plan is a pu
   CHECK(undeclared.exit_code == 1);
   CHECK(ImportHas(undeclared.err, "[import_to_undeclared]"));
 }
+
+TEST_CASE("plan --generate-config is in plan's help and shell completion and man page") {
+  auto help = RunCairn({"plan", "--help"});
+  CHECK(ImportHas(help.out, "--generate-config FILE"));
+  auto bash = RunCairn({"completion", "bash"});
+  REQUIRE(bash.exit_code == 0);
+  CHECK(ImportHas(bash.out, "--generate-config"));
+  TempDir dir;
+  REQUIRE(RunCairn({"man", "--dir", dir.path() + "/man"}).exit_code == 0);
+  CHECK(ImportHas(ReadFile(dir.path() + "/man/cairn-plan.1"), "\\-\\-generate\\-config"));
+}

@@ -12,6 +12,7 @@
 #include "engine/operations/import.h"
 #include "engine/operations/operations.h"
 #include "engine/report/apply_report.h"
+#include "engine/report/plan_html.h"
 #include "engine/report/plan_report.h"
 #include "engine/state/memory_state_store.h"
 #include "tests/engine/support/fake_provider.h"
@@ -87,6 +88,10 @@ TEST_CASE(
   CHECK(text.find("Plan: 1 to import, 0 to add, 0 to change, 0 to replace, 0 to destroy.") !=
         std::string::npos);
   CHECK(RenderPlanMarkdown(p.plan).find("**1** to import") != std::string::npos);
+  CHECK(RenderPlanMarkdown(p.plan).find("| import | `network.core` | will be imported") !=
+        std::string::npos);
+  CHECK(RenderPlanHtml(p.plan, {}).find("<tr class=\"import\" data-address=\"network.core\">") !=
+        std::string::npos);
 
   const int reads = w.api.reads();
   ApplyResult applied = Apply(p.plan, w.api, w.store, {});
