@@ -17,6 +17,7 @@
 #include "cli/engine_session.h"
 #include "cli/policy_flags.h"
 #include "cli/target_flags.h"
+#include "engine/operations/import.h"
 #include "engine/operations/operations.h"
 #include "engine/operations/saved_plan.h"
 #include "engine/report/plan_html.h"
@@ -79,11 +80,68 @@ auto WithPlanCopy(Plan& plan, Use use) {
   return result;
 }
 
+// plan --generate-config: writes to `path` the manifests of the import
+// documents whose resource no manifest declares, from the objects as read,
+// and loads the stack again with them (the file taken back if it no longer
+// loads); `wrote` says so. False after printing why.
+bool GenerateConfig(EngineSession& session, const StackFlags& stack, const std::string& path,
+                    std::string& wrote) {
+  auto state = session.LoadState();
+  if (!state) return false;
+  const StackConfig& config = session.config();
+  if (std::none_of(config.imports.begin(), config.imports.end(),
+                   [](const ImportConfig& ic) { return !ic.declared; })) {
+    std::cerr << "note: every resource the import documents name is declared already: " << path
+              << " was not written\n";
+    return true;
+  }
+  ImportReads reads = ReadImports(config, *state, session.provider(), session.kinds());
+  if (!reads.ok()) {
+    session.PrintDiagnostics(reads.diagnostics);
+    std::cerr << "error: " << path << " was not written\n";
+    return false;
+  }
+  std::string why;
+  std::string text = GenerateImportConfig(config, reads, *state, *session.load().registry,
+                                          session.kinds(), config.SensitiveStrings(), why);
+  if (!why.empty()) {
+    std::cerr << "error: " << why << ": " << path << " was not written\n";
+    return false;
+  }
+  if (text.empty()) {
+    // Every undeclared one is tracked already: the state adopted it.
+    std::cerr << "note: the objects the import documents name are in the state already: " << path
+              << " was not written\n";
+    return true;
+  }
+  LoadOptions reload;
+  std::string error;
+  if (!ToLoadOptions(stack, reload, error)) {
+    std::cerr << "error: " << error << "\n";
+    return false;
+  }
+  reload.registry = session.load().registry;
+  int documents = 0;
+  for (const ImportConfig& ic : config.imports) documents += ic.declared ? 0 : 1;
+  ReloadedStack now = WriteAndReload(PosixEnv(), path, text, std::move(reload));
+  // Printed with the sources of the stack as it now is (the file written).
+  const bool ok = now.ok();
+  session.ReplaceStack(std::move(now.load));
+  if (!session.load().diagnostics.empty()) session.PrintDiagnostics(session.load().diagnostics);
+  if (!ok) {
+    std::cerr << "error: " << now.error << "\n";
+    return false;
+  }
+  wrote = "Wrote " + std::to_string(documents) + " manifest" + (documents == 1 ? "" : "s") +
+          " to " + path + " from the live objects: review it, and keep it with the stack.\n";
+  return true;
+}
+
 std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
   struct Flags {
     StackFlags stack;
     bool json = false, markdown = false, detailed = false, refresh = true, destroy = false;
-    std::string out, html;
+    std::string out, html, generate_config;
     TargetFlags target;
     std::vector<std::string> replace;
     bool lock = true, force = false;
@@ -108,6 +166,11 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
   sub.add_option("--html", f->html,
                  "Also write the plan as a self-contained HTML page to FILE (for reviews and CI "
                  "artifacts: summary, attribute diffs, the dependency graph; nothing fetched)")
+      ->type_name("FILE");
+  sub.add_option("--generate-config", f->generate_config,
+                 "Write to FILE (a new file; a bare name goes in the stack directory) the "
+                 "manifests of the resources that 'kind: import' documents import but no "
+                 "manifest declares, from the live objects, then plan with them: a pure import")
       ->type_name("FILE");
   sub.add_flag("--detailed-exitcode", f->detailed,
                "Exit 0 with no changes, 2 with changes, 1 on error");
@@ -145,6 +208,7 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
       "  cairn plan --out web.plan --detailed-exitcode   # in CI: 2 means changes\n"
       "  cairn plan --json | jq .summary\n"
       "  cairn plan --html plan.html                     # open it in a browser\n"
+      "  cairn plan --generate-config imported.yaml      # write what import documents adopt\n"
       "  cairn plan --policy policies/ --sarif policy.sarif   # policy as code in CI");
   return [f, &global]() {
     if (f->json && f->markdown) {
@@ -171,14 +235,32 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
     }
     TargetFlags target = f->target;
     if (!ReadTargetFiles(target)) return failed();
+    const bool generating = !f->generate_config.empty();
+    if (generating && f->destroy) {
+      std::cerr << "error: --generate-config writes manifests for import documents, which a "
+                   "destroy plan ignores: drop one of the two\n";
+      return failed();
+    }
     // A plan reads: a stack never applied stays without a state.
-    auto session =
-        EngineSession::Open(f->stack, global, {.needs_api = f->refresh, .create_state = false});
+    const SessionOptions opening = {
+        .needs_api = f->refresh, .create_state = false, .allow_undeclared_imports = generating};
+    auto session = EngineSession::Open(f->stack, global, opening);
     if (!session) return failed();
-    if (!f->refresh && !session->config().data.empty() && !f->destroy) {
-      // Data sources are read from the API even without a refresh.
-      session = EngineSession::Open(f->stack, global, {.needs_api = true, .create_state = false});
+    if (!f->refresh && !f->destroy &&
+        (!session->config().data.empty() || !session->config().imports.empty())) {
+      // Data sources and imports are read from the API even without a
+      // refresh.
+      SessionOptions with_api = opening;
+      with_api.needs_api = true;
+      session = EngineSession::Open(f->stack, global, with_api);
       if (!session) return failed();
+    }
+    const std::string generate_path =
+        generating ? GeneratedManifestPath(session->stack_root(), f->generate_config) : "";
+    if (generating && PosixEnv().Exists(generate_path)) {
+      std::cerr << "error: " << generate_path
+                << " exists; --generate-config writes a new file (move it away, or name another)\n";
+      return failed();
     }
     // Checked before any work, so that a refused --out costs nothing.
     for (const auto& [path, plan_only] : {std::pair{f->out, true}, std::pair{f->html, false}}) {
@@ -231,6 +313,10 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
       std::cerr << "error: " << st.message() << "\n";
       return failed();
     }
+    std::string wrote;  // what --generate-config wrote
+    if (generating && !GenerateConfig(*session, f->stack, generate_path, wrote)) return failed();
+    // Said before the plan; on stdout unless that is JSON.
+    (f->json ? std::cerr : std::cout) << wrote;
     auto plan = session->PlanStack({.refresh = f->refresh,
                                     .destroy = f->destroy,
                                     .targets = target.targets,

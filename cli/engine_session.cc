@@ -43,6 +43,7 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   load_options.plan_vars = options.plan_vars;
   load_options.settings_only = options.settings_only;
   load_options.backend_only = options.backend_only;
+  load_options.allow_undeclared_imports = options.allow_undeclared_imports;
   s->load_ = options.preloaded ? std::move(*options.preloaded) : LoadStack(load_options);
   if (options.allow_no_manifests) {
     auto& d = s->load_.diagnostics;
@@ -136,6 +137,8 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
 }
 
 EngineSession::~EngineSession() = default;
+
+void EngineSession::ReplaceStack(LoadResult load) { load_ = std::move(load); }
 
 std::optional<Plan> EngineSession::PlanStack(StackPlanRequest request, std::stop_token stop) {
   auto state = LoadState();

@@ -49,6 +49,9 @@ struct SessionOptions {
   // A directory without manifests opens with an empty stack (import
   // --generate, which writes the first ones).
   bool allow_no_manifests = false;
+  // `plan --generate-config`: import documents may name resources no
+  // manifest declares yet (LoadOptions::allow_undeclared_imports).
+  bool allow_undeclared_imports = false;
   // `cairn test`: the state in a SQLite file in this directory instead of
   // the backend's, and the API at `endpoint` with `token` instead of the
   // provider document's or the environment's.
@@ -88,6 +91,11 @@ class EngineSession {
   // the session's stack directory filled in; nullopt after
   // printing why there is none. Its problems are printed either way.
   std::optional<Plan> PlanStack(StackPlanRequest request, std::stop_token stop);
+
+  // The stack as loaded again (with the manifests `plan --generate-config`
+  // wrote): what config() and PlanStack use from then on. Its registry is
+  // the one the session was opened with.
+  void ReplaceStack(LoadResult load);
 
   // Prints diagnostics (rendered with sources) to stderr.
   void PrintDiagnostics(const std::vector<Diagnostic>& diags) const;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <set>
 #include <stop_token>
 #include <thread>
@@ -940,6 +941,40 @@ class ApplyRun {
   ApplyResult result_ GUARDED_BY(mu_);
 };
 
+// Puts what the plan imports into `first` (the first commit, moves and
+// forgets made): each object once, with its planned change's depends_on.
+// An address the state already tracks with the same id is imported
+// already (left as it is); with another id, the plan is not this state's:
+// the reason, and nothing is committed.
+std::string AddImports(const Plan& plan, const StateSnapshot& state, StateCommit& first) {
+  if (plan.imports.empty()) return "";
+  StateSnapshot after = state;
+  for (const std::string& gone : first.remove) after.resources.erase(gone);
+  for (const ResourceState& rs : first.put) after.resources[rs.address] = rs;
+  std::map<std::string, const PlannedChange*> change_at;
+  for (const PlannedChange& c : plan.changes) {
+    if (!c.deposed) change_at[c.address] = &c;
+  }
+  for (const PlannedImport& im : plan.imports) {
+    if (auto it = after.resources.find(im.address); it != after.resources.end()) {
+      if (it->second.id == im.remote_id) continue;
+      return "cannot import " + im.kind + " " + im.remote_id + " to " + im.address +
+             ": the state tracks " + it->second.id + " there now";
+    }
+    ResourceState rs;
+    rs.address = im.address;
+    rs.kind = im.kind;
+    rs.id = im.remote_id;
+    rs.attributes = im.attributes;
+    rs.attributes["id"] = im.remote_id;
+    if (auto c = change_at.find(im.address); c != change_at.end()) {
+      rs.depends_on = c->second->depends_on;
+    }
+    first.put.push_back(std::move(rs));
+  }
+  return "";
+}
+
 }  // namespace
 
 void ApplySummary::AddRecovered(const ApplySummary& r) {
@@ -985,14 +1020,21 @@ ApplyResult Apply(const Plan& plan, Provider& provider, StateStore& store,
     r.diagnostics.push_back({Severity::kError, "state_error", state.status().ToString(), "", {}});
     return r;
   }
-  // Moves and forgets first, in one commit: the changes name the new
-  // addresses, and hold nothing forgotten. Forgetting sends no request.
-  if (!plan.moves.empty() || !plan.forgets.empty()) {
+  // Moves, forgets and imports first, in one commit: the changes name the
+  // new addresses, hold nothing forgotten, and update what is imported
+  // from the state. None of them sends a request.
+  if (!plan.moves.empty() || !plan.forgets.empty() || !plan.imports.empty()) {
     StateCommit first = MoveCommit(*state, NetMoves(plan.moves));
     for (const PlannedForget& f : plan.forgets) {
       // A commit never puts and removes one address (commit_check.h).
       std::erase_if(first.put, [&](const ResourceState& rs) { return rs.address == f.address; });
       first.remove.push_back(f.address);
+    }
+    if (std::string why = AddImports(plan, *state, first); !why.empty()) {
+      ApplyResult r;
+      r.diagnostics.push_back(
+          {Severity::kError, "state_error", why, "make the plan again ('cairn plan')", {}});
+      return r;
     }
     auto moved = store.Commit(first);
     if (moved.ok()) state = store.Load();
@@ -1000,7 +1042,7 @@ ApplyResult Apply(const Plan& plan, Provider& provider, StateStore& store,
       ApplyResult r;
       r.diagnostics.push_back({Severity::kError,
                                "state_error",
-                               "could not move or forget addresses in the state: " +
+                               "could not move, forget or import addresses in the state: " +
                                    (moved.ok() ? state.status() : moved.status()).ToString(),
                                "",
                                {}});
@@ -1013,6 +1055,7 @@ ApplyResult Apply(const Plan& plan, Provider& provider, StateStore& store,
   r.summary.interrupted = r.summary.interrupted || options.stop.stop_requested();
   r.summary.moved = static_cast<int>(plan.moves.size());
   r.summary.forgotten = static_cast<int>(plan.forgets.size());
+  r.summary.imported = static_cast<int>(plan.imports.size());
   return r;
 }
 

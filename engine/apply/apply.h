@@ -94,6 +94,7 @@ struct ApplyOptions {
 struct ApplySummary {
   int created = 0, updated = 0, replaced = 0, deleted = 0, moved = 0, failed = 0, skipped = 0;
   int forgotten = 0;
+  int imported = 0;  // objects adopted into the state (`kind: import`)
   // Of `failed`: not sent, because a precondition did not hold then.
   int held_back = 0;
   bool interrupted = false;

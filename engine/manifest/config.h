@@ -136,6 +136,23 @@ struct RemovedConfig {
   bool Matches(const ResourceAddress& address) const;
 };
 
+// One object a `kind: import` document adopts (one per `for_each` key):
+// the object `id` of the API, tracked at `to` (Terraform 1.5's import
+// block). At plan time an object the state does not track at `to` is read
+// by its id and imported (engine/operations: ReadImports); one it tracks
+// there with the same id is imported already, and one with another id is
+// an error.
+struct ImportConfig {
+  ResourceAddress to;  // a resource instance, in the stack or a module
+  std::string id;
+  // False only when loaded with LoadOptions::allow_undeclared_imports (plan
+  // --generate-config): `to` is a resource of the stack no manifest
+  // declares, whose document the plan writes.
+  bool declared = true;
+  SourceLocation location;     // its `to:` value
+  SourceLocation id_location;  // its `id:` value
+};
+
 // A `kind: data` document: an existing resource the stack reads but does
 // not manage, by id or by a filter on its name and region; referred to as
 // ${data.KIND.NAME.ATTR}. Read at plan time (engine/plan/data_sources.h).
@@ -184,6 +201,7 @@ struct StackConfig {
   std::vector<OutputConfig> outputs;
   std::vector<MovedConfig> moved;      // in document order
   std::vector<RemovedConfig> removed;  // in document order
+  std::vector<ImportConfig> imports;   // in document order, for_each keys sorted
   std::vector<DataConfig> data;
   std::vector<CheckConfig> checks;
   ProviderConfig provider;

@@ -30,8 +30,8 @@ struct DataSources {
 };
 
 // The data sources of `docs` (data documents, classified): type a known
-// kind (or `stack`, whose settings stack_data.h reads), declared once, read by id (a non-empty string) or by a filter
-// (name and/or region, as strings), not both.
+// kind (or `stack`, whose settings stack_data.h reads), declared once, read by id (a non-empty
+// string) or by a filter (name and/or region, as strings), not both.
 DataSources LoadDataSources(const std::vector<const ManifestDocument*>& docs,
                             const SchemaRegistry& registry, const EvalSetting& eval,
                             std::vector<Diagnostic>& diags);

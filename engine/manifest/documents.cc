@@ -32,6 +32,7 @@ const std::map<std::string, std::vector<std::string>> kLanguageKinds = {
     {"backend", {"kind", "name", "type", "path", "url_env"}},
     {"moved", {"kind", "from", "to"}},
     {"removed", {"kind", "from", "lifecycle"}},
+    {"import", {"kind", "to", "id", "for_each"}},
     {"data", {"kind", "name", "type", "id", "filter", "dir", "backend", "defaults"}},
     {"module",
      {"kind", "name", "source", "inputs", "count", "for_each", "enabled", "description",
@@ -40,8 +41,8 @@ const std::map<std::string, std::vector<std::string>> kLanguageKinds = {
 // What a module may not declare: the stack's provider and backend serve it,
 // and data sources and moves belong to the stack (they may name addresses
 // inside modules).
-const std::vector<std::string> kStackOnlyKinds = {"provider", "backend", "data", "moved",
-                                                  "removed"};
+const std::vector<std::string> kStackOnlyKinds = {"provider", "backend", "data",
+                                                  "moved",    "removed", "import"};
 
 bool IsName(std::string_view s) {
   if (s.empty() || s.size() > 128) return false;

@@ -17,6 +17,7 @@
 #include "engine/manifest/expr.h"
 #include "engine/manifest/finish.h"
 #include "engine/manifest/graph_edges.h"
+#include "engine/manifest/imports.h"
 #include "engine/manifest/key_material.h"
 #include "engine/manifest/lifecycle.h"
 #include "engine/manifest/locate.h"
@@ -38,6 +39,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int kMaxDepth = kMaxYamlDepth;
+constexpr const char* kImportIndexHint =
+    "with for_each, to's index takes each.key or each.value: instance.web[each.key]";
 
 // Guards against a module tree that would never end or explode.
 constexpr size_t kMaxModuleDepth = 16;
@@ -113,6 +116,7 @@ class Loader {
     CheckAssembledKeys();
     LoadMoved();
     LoadRemoved();
+    LoadImportDocuments();
     ResolveDependsOn();
     ResolveTriggers();
     CheckReferences();
@@ -262,6 +266,7 @@ class Loader {
     if (doc.kind == "backend") backend_docs_.push_back(i);
     if (doc.kind == "moved") moved_docs_.push_back(i);
     if (doc.kind == "removed") removed_docs_.push_back(i);
+    if (doc.kind == "import") import_docs_.push_back(i);
     if (doc.kind == "data") data_docs_.push_back(i);
   }
 
@@ -1840,6 +1845,105 @@ class Loader {
     }
   }
 
+  // ---- imports (imports.h) -------------------------------------------------
+  // Each import document evaluated for each of its for_each keys: its id
+  // and the expressions among its `to`'s indexes, from variables, locals
+  // and each (never a resource: the object is read when the plan is made).
+  void LoadImportDocuments() {
+    std::vector<ImportInstance> instances;
+    for (size_t di : import_docs_) {
+      const Doc& doc = docs_[di];
+      bool complete = true;
+      for (const char* key : {"to", "id"}) {
+        if (doc.value.contains(key)) continue;
+        Error("missing_field",
+              "missing required field \"" + std::string(key) + "\" in import document",
+              doc.location, "for example, to: instance.web with id: inst_0123...");
+        complete = false;
+      }
+      if (!complete) continue;
+      YamlNode to_node = Child(doc.node, "to"), id_node = Child(doc.node, "id");
+      const SourceLocation to_loc = Loc(doc.file, to_node);
+      const Value& to = doc.value["to"];
+      if (!to.is_string()) {
+        Error("invalid_address", "to must be a resource instance address, not " + ValueTypeNoun(to),
+              to_loc, "kind.name, kind.name[\"key\"], module.NAME.kind.name");
+        continue;
+      }
+      auto found = FindImportIndexExpressions(to.get_ref<const std::string&>());
+      if (!found) {
+        Error("invalid_address",
+              "to must be a resource instance address, not \"" + to.get<std::string>() + "\"",
+              to_loc, "a bracket or a quoted string in it does not close");
+        continue;
+      }
+      Instances each;
+      if (doc.value.contains("for_each")) {
+        if (!EvalInstances(doc, "import", each)) continue;
+      } else {
+        each.indexes.emplace_back(std::monostate{});
+      }
+      for (size_t k = 0; k < each.indexes.size(); ++k) {
+        std::string each_key;
+        EvalContext ctx;
+        ctx.doc = &doc;
+        ctx.where = "an import's id";
+        if (const std::string* key = std::get_if<std::string>(&each.indexes[k])) {
+          each_key = *key;
+          ctx.each_key = &each_key;
+          ctx.each_value = &each.each_values[k];
+        }
+        const size_t errors = ErrorCount();
+        const size_t refs = pending_refs_.size();
+        ImportInstance in;
+        in.location = to_loc;
+        in.id_location = Loc(doc.file, id_node);
+        in.id = Eval(doc.value["id"], id_node, "", ctx);
+        std::vector<Value> values;
+        ctx.where = "an import's to";
+        ctx.inputs.reset();
+        for (const ImportIndexExpression& e : *found) {
+          // Evaluated as "${TEXT}": what it reports is moved to where TEXT
+          // is written in `to`, when the scalar is as written.
+          const size_t before = diags_.size();
+          values.push_back(EvalString("${" + e.text + "}", to_node, "", ctx));
+          const ScalarSpan span = SpanOf(doc.file, to_node);
+          const int shift =
+              static_cast<int>(to.get_ref<const std::string&>().find(e.text, e.begin)) - 2;
+          for (size_t d = before; span.verbatim && d < diags_.size(); ++d) {
+            SourceLocation& l = diags_[d].location;
+            if (l.file == doc.file && l.line == span.location.line) l.column += shift;
+          }
+        }
+        pending_refs_.resize(refs);         // resources are refused where they are written
+        if (ErrorCount() != errors) break;  // reported once, not per key
+        if (HasExpressions(in.id) || std::any_of(values.begin(), values.end(), [](const Value& v) {
+              return HasExpressions(v);
+            })) {
+          Error("reference_not_allowed",
+                "an import's id and to must be known when the stack is loaded",
+                HasExpressions(in.id) ? in.id_location : to_loc,
+                "build them from variables, locals, each.key and each.value, not from resource "
+                "attributes");
+          break;
+        }
+        std::string why;
+        auto text = SubstituteImportIndexes(to.get_ref<const std::string&>(), *found, values, why);
+        if (!text) {
+          Error("invalid_address", "to must be a resource instance address: " + why, to_loc,
+                kImportIndexHint);
+          break;
+        }
+        in.to = std::move(*text);
+        instances.push_back(std::move(in));
+      }
+    }
+    Imports imports = LoadImports(instances, Declared(), result_.config.removed,
+                                  options_.allow_undeclared_imports);
+    for (auto& d : imports.diagnostics) diags_.push_back(std::move(d));
+    for (auto& i : imports.imports) result_.config.imports.push_back(std::move(i));
+  }
+
   // ---- references (graph_edges.h) -------------------------------------------
   // What references resolve against (references.h).
   DeclaredResources Declared() const { return {resources_, groups_, *registry_}; }
@@ -2034,7 +2138,7 @@ class Loader {
   std::vector<Doc> docs_;
   std::vector<size_t> check_docs_;
   std::vector<size_t> resource_docs_, output_docs_, provider_docs_, backend_docs_, moved_docs_,
-      removed_docs_, data_docs_;
+      removed_docs_, import_docs_, data_docs_;
   std::set<std::string> data_addresses_;  // "data.KIND.NAME" of every data document
   struct StackRead {
     bool done = false;

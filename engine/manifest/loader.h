@@ -72,6 +72,11 @@ struct LoadOptions {
   // More resource instances than this are refused (too_many_instances)
   // before any is made: `--max-instances`, CAIRN_MAX_INSTANCES.
   size_t max_instances = kDefaultMaxInstances;
+  // `cairn plan --generate-config`: a `kind: import` document whose `to` is
+  // a resource of the stack (no module, no index) that no manifest declares
+  // is loaded (ImportConfig::declared false) rather than refused
+  // (import_to_undeclared): the plan writes its document.
+  bool allow_undeclared_imports = false;
 };
 
 struct LoadResult {

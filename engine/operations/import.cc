@@ -4,6 +4,7 @@
 #include <set>
 #include <variant>
 
+#include "base/private_key.h"
 #include "base/schema/schema_registry.h"
 #include "engine/manifest/generate.h"
 #include "engine/operations/state_check.h"
@@ -27,7 +28,99 @@ std::string TrackedElsewhere(const StateSnapshot& state, const std::vector<Resou
   return twice.empty() ? "" : twice.front().summary + "; " + twice.front().detail;
 }
 
+// The imports of `config` whose object `state` does not track yet.
+std::vector<const ImportConfig*> ImportsNotTracked(const StackConfig& config,
+                                                   const StateSnapshot& state,
+                                                   const KindCatalog& kinds) {
+  std::vector<const ImportConfig*> out;
+  if (config.imports.empty()) return out;
+  std::set<std::pair<std::string, std::string>> tracked;  // kind, canonical id
+  for (const auto& [address, rs] : state.resources) {
+    tracked.emplace(rs.kind, CanonicalId(kinds, rs.id));
+  }
+  for (const ImportConfig& ic : config.imports) {
+    if (!tracked.count({ic.to.kind, CanonicalId(kinds, ic.id)})) out.push_back(&ic);
+  }
+  return out;
+}
+
 }  // namespace
+
+bool ImportsToRead(const StackConfig& config, const StateSnapshot& state,
+                   const KindCatalog& kinds) {
+  return !ImportsNotTracked(config, state, kinds).empty();
+}
+
+ImportReads ReadImports(const StackConfig& config, const StateSnapshot& state, Provider& provider,
+                        const KindCatalog& kinds) {
+  ImportReads out;
+  for (const ImportConfig* ic : ImportsNotTracked(config, state, kinds)) {
+    ReadResponse read = provider.Read({ic->to.kind, ic->id}, {});
+    if (!read.status.ok()) {
+      for (Diagnostic& d : read.diagnostics) out.diagnostics.push_back(std::move(d));
+      out.diagnostics.push_back({Severity::kError, "import_read_failed",
+                                 "could not read " + ic->to.kind + " " + ic->id + " to import it",
+                                 read.status.message(), ic->id_location});
+      continue;
+    }
+    if (!read.resource) {
+      out.diagnostics.push_back({Severity::kError, "import_not_found",
+                                 "there is no " + ic->to.kind + " with id " + ic->id +
+                                     " to import to " + ic->to.ToString(),
+                                 "'cairn drift --unmanaged' lists the objects no state tracks",
+                                 ic->id_location});
+      continue;
+    }
+    PlannedImport im;
+    im.address = ic->to.ToString();
+    im.kind = ic->to.kind;
+    im.remote_id = read.resource->id;
+    im.attributes = std::move(read.resource->attributes);
+    im.attributes["id"] = im.remote_id;
+    out.imports.push_back(std::move(im));
+  }
+  return out;
+}
+
+std::string GenerateImportConfig(const StackConfig& config, const ImportReads& reads,
+                                 const StateSnapshot& state, const SchemaRegistry& registry,
+                                 const KindCatalog& kinds,
+                                 const std::vector<std::string>& sensitive, std::string& error) {
+  std::vector<ImportItem> undeclared;
+  std::vector<ResourceState> records;
+  for (const ImportConfig& ic : config.imports) {
+    if (ic.declared) continue;
+    for (const PlannedImport& im : reads.imports) {
+      if (im.address != ic.to.ToString()) continue;
+      undeclared.push_back({ic.to, im.remote_id});
+      ResourceState rs;
+      rs.address = im.address;
+      rs.kind = im.kind;
+      rs.id = im.remote_id;
+      rs.attributes = im.attributes;
+      records.push_back(std::move(rs));
+    }
+  }
+  if (undeclared.empty()) return "";
+  std::string text = GenerateImportManifests(undeclared, records, state, registry, kinds);
+  const std::string header = "# Written by cairn import --generate";
+  if (text.rfind(header, 0) == 0) {
+    text = "# Written by cairn plan --generate-config" + text.substr(header.size());
+  }
+  if (ContainsPrivateKeyMaterial(text)) {
+    error = "the live objects hold private key material, which Cairn never writes to a manifest";
+    return "";
+  }
+  for (const std::string& secret : sensitive) {
+    if (!secret.empty() && text.find(secret) != std::string::npos) {
+      error =
+          "the live objects hold the value of a sensitive variable, which Cairn never writes "
+          "to a manifest";
+      return "";
+    }
+  }
+  return text;
+}
 
 std::vector<ImportItem> UndeclaredImports(const std::vector<ImportItem>& items,
                                           const StackConfig& config) {

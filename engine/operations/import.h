@@ -92,6 +92,37 @@ struct ReloadedStack {
 ReloadedStack WriteAndReload(const Env& env, const std::string& path, const std::string& text,
                              LoadOptions reload);
 
+// `kind: import` documents (config.imports), at plan time.
+struct ImportReads {
+  std::vector<PlannedImport> imports;   // PlanOptions::imports
+  std::vector<Diagnostic> diagnostics;  // at the documents
+  bool ok() const { return !HasErrors(diagnostics); }
+};
+
+// Reads, through `provider`, the object of each import document whose id
+// `state` does not track yet (of that kind, ids in their canonical form):
+// what MakePlan adopts. An id that names no object is import_not_found, a
+// read that fails import_read_failed (with the provider's diagnostics),
+// both at the document's `id`; every document is read, so that all of
+// them are reported at once.
+ImportReads ReadImports(const StackConfig& config, const StateSnapshot& state, Provider& provider,
+                        const KindCatalog& kinds);
+
+// Whether `config`'s imports need the API: one whose id `state` does not
+// track yet.
+bool ImportsToRead(const StackConfig& config, const StateSnapshot& state, const KindCatalog& kinds);
+
+// `cairn plan --generate-config FILE`: the manifests of the import
+// documents whose `to` no manifest declares (ImportConfig::declared false),
+// from their objects as read (`reads`), as GenerateImportManifests writes
+// them. Empty when there is none. `error` is set, and nothing returned,
+// when the text would hold private key material or the value of one of
+// `sensitive` (the stack's sensitive variables): it is never written.
+std::string GenerateImportConfig(const StackConfig& config, const ImportReads& reads,
+                                 const StateSnapshot& state, const SchemaRegistry& registry,
+                                 const KindCatalog& kinds,
+                                 const std::vector<std::string>& sensitive, std::string& error);
+
 // Gives each record without depends_on the dependencies `config` declares
 // for its address (none when it declares no such resource).
 void AddDependsOn(std::vector<ResourceState>& records, const StackConfig& config);

@@ -1,6 +1,7 @@
 #include "engine/operations/operations.h"
 
 #include "base/schema/schema_registry.h"
+#include "engine/operations/import.h"
 #include "engine/plan/data_sources.h"
 #include "engine/plan/refresh.h"
 
@@ -24,7 +25,8 @@ PlanResult PlanStack(const StackConfig& config, const StateSnapshot& state, Prov
                      const KindCatalog& kinds, const PlanOptions& options, std::stop_token stop) {
   const bool refresh = options.refresh && !state.resources.empty();
   const bool read_data = !options.destroy && !config.data.empty();
-  if (provider == nullptr && (refresh || read_data)) {
+  const bool read_imports = !options.destroy && ImportsToRead(config, state, kinds);
+  if (provider == nullptr && (refresh || read_data || read_imports)) {
     Diagnostic d;
     d.severity = Severity::kError;
     d.code = "internal_error";
@@ -49,6 +51,12 @@ PlanResult PlanStack(const StackConfig& config, const StateSnapshot& state, Prov
     DataSourcesResult d = ReadDataSources(to_read, *provider, stop);
     if (!d.ok()) return {{}, std::move(d.diagnostics)};
     po.data.merge(d.values);
+  }
+  if (read_imports) {
+    // Read as the refresh reads: what the plan compares them with.
+    ImportReads imports = ReadImports(config, state, *provider, kinds);
+    if (!imports.ok()) return {{}, std::move(imports.diagnostics)};
+    po.imports = std::move(imports.imports);
   }
   return MakePlan(config, state, live, kinds, po);
 }

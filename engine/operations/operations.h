@@ -31,11 +31,12 @@ KindCatalog KindCatalogFrom(const SchemaRegistry& registry);
 // Refreshes the state's resources through `provider` (unless
 // options.refresh is false), reads the stack's data sources (always, unless
 // options.destroy: the plan resolves references to them; not those whose
-// values options.data gives already, as `cairn test`'s overrides do), and
-// plans. Refresh
+// values options.data gives already, as `cairn test`'s overrides do),
+// reads the objects its `kind: import` documents adopt that the state does
+// not track yet (import.h: ReadImports; not for a destroy), and plans. Refresh
 // and data-source problems come back as the result's diagnostics, with no
 // plan made. `provider` may be null when neither is needed (no refresh, no
-// data source, or a destroy): a command run without an API; if one is
+// data source, no import to read, or a destroy): a command run without an API; if one is
 // needed all the same, that is an internal error, never a null call.
 PlanResult PlanStack(const StackConfig& config, const StateSnapshot& state, Provider* provider,
                      const KindCatalog& kinds, const PlanOptions& options,

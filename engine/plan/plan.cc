@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <set>
 #include <variant>
 
 #include "base/schema/suggest.h"
@@ -65,11 +67,13 @@ Plan::Counts Plan::counts() const {
   c.move = static_cast<int>(moves.size());
   c.pending = static_cast<int>(pending.size());
   c.forget = static_cast<int>(forgets.size());
+  c.to_import = static_cast<int>(imports.size());
   return c;
 }
 
 bool Plan::has_changes() const {
-  return !output_changes.empty() || !moves.empty() || !forgets.empty() || !pending.empty() ||
+  return !output_changes.empty() || !moves.empty() || !forgets.empty() || !imports.empty() ||
+         !pending.empty() ||
          std::any_of(changes.begin(), changes.end(),
                      [](const PlannedChange& c) { return c.action != Action::kNoOp; });
 }
@@ -276,9 +280,19 @@ PlanResult PlanWithMoves(const StackConfig& config, const StateSnapshot& state,
                          const PlanOptions& options) {
   const bool forgetting = std::any_of(config.removed.begin(), config.removed.end(),
                                       [](const RemovedConfig& r) { return !r.destroy; });
-  // No copy of the state (nor of the live view) unless there is a move or
-  // something to forget.
-  if (config.moved.empty() && !forgetting) return PlanMoved(config, state, live, kinds, options);
+  // No copy of the state (nor of the live view) unless there is a move,
+  // something to forget, or an import the state does not hold at its
+  // address already.
+  const bool importing =
+      !options.destroy &&
+      std::any_of(config.imports.begin(), config.imports.end(), [&](const ImportConfig& ic) {
+        auto it = state.resources.find(ic.to.ToString());
+        return it == state.resources.end() ||
+               CanonicalId(kinds, it->second.id) != CanonicalId(kinds, ic.id);
+      });
+  if (config.moved.empty() && !forgetting && !importing) {
+    return PlanMoved(config, state, live, kinds, options);
+  }
   AddressMoves moves;
   std::vector<Diagnostic> diagnostics;
   std::set<std::string> destinations;
@@ -345,7 +359,7 @@ PlanResult PlanWithMoves(const StackConfig& config, const StateSnapshot& state,
       it = moved.resources.erase(it);
     }
   }
-  if (moves.empty() && forgets.empty() && diagnostics.empty()) {
+  if (moves.empty() && forgets.empty() && !importing && diagnostics.empty()) {
     return PlanMoved(config, state, live, kinds, options);
   }
   moves = NetMoves(moves);
@@ -359,11 +373,67 @@ PlanResult PlanWithMoves(const StackConfig& config, const StateSnapshot& state,
     auto it = now_at.find(addr);
     moved_live.emplace(it == now_at.end() ? addr : it->second, v);
   }
+  // What `kind: import` documents adopt joins the state the plan compares,
+  // as read: its change is judged against it.
+  std::vector<PlannedImport> imports;
+  if (importing) {
+    std::map<std::pair<std::string, std::string>, std::string> holder;  // kind, id -> address
+    for (const auto& [address, rs] : moved.resources) {
+      holder.emplace(std::pair{rs.kind, CanonicalId(kinds, rs.id)}, address);
+    }
+    for (const ImportConfig& ic : config.imports) {
+      const std::string address = ic.to.ToString();
+      auto held = holder.find({ic.to.kind, CanonicalId(kinds, ic.id)});
+      if (held != holder.end() && held->second == address) continue;  // imported already
+      if (held != holder.end()) {
+        diagnostics.push_back({Severity::kError, "duplicate_id",
+                               ic.to.kind + " " + ic.id + " is tracked already, at " + held->second,
+                               "one object has one address: a moved document moves " +
+                                   held->second + " to " + address + "; else drop the import",
+                               ic.id_location});
+        continue;
+      }
+      if (auto taken = moved.resources.find(address); taken != moved.resources.end()) {
+        diagnostics.push_back({Severity::kError, "import_conflict",
+                               "cannot import " + ic.to.kind + " " + ic.id + " to " + address +
+                                   ": the state tracks " + taken->second.id + " there",
+                               "to adopt this one instead, 'cairn state rm " + address +
+                                   "' first; else drop the import document",
+                               ic.location});
+        continue;
+      }
+      auto read = std::find_if(options.imports.begin(), options.imports.end(),
+                               [&](const PlannedImport& im) { return im.address == address; });
+      if (read == options.imports.end()) {
+        diagnostics.push_back(
+            {Severity::kError, "internal_error",
+             "internal error: the object imported to " + address + " was not read, please report",
+             "", ic.location});
+        continue;
+      }
+      ResourceState rs;
+      rs.address = address;
+      rs.kind = read->kind;
+      rs.id = read->remote_id;
+      rs.attributes = read->attributes;
+      moved.resources[address] = std::move(rs);
+      moved_live[address] = read->attributes;
+      imports.push_back(*read);
+    }
+  }
   PlanResult result = PlanMoved(config, moved, moved_live, kinds, moved_options);
   result.plan.lineage = state.lineage;
   result.plan.serial = state.serial;
   result.plan.moves = moves;
   result.plan.forgets = std::move(forgets);
+  // An import goes with its change: none once targets or excludes leave it
+  // out (the object stays unmanaged until a plan takes it).
+  std::set<std::string> kept;
+  for (const PlannedChange& c : result.plan.changes) {
+    if (!c.deposed) kept.insert(c.address);
+  }
+  std::erase_if(imports, [&](const PlannedImport& im) { return !kept.count(im.address); });
+  result.plan.imports = std::move(imports);
   for (PlannedChange& c : result.plan.changes) {
     if (auto it = origin.find(c.address); it != origin.end()) c.moved_from = it->second;
   }
@@ -485,6 +555,7 @@ Value PlanHeadToJson(const Plan& plan) {
                  {"no_op", counts.noop},
                  {"move", counts.move},
                  {"forget", counts.forget},
+                 {"import", counts.to_import},
                  {"pending", counts.pending}}},
                {"pending_operations", pending},
                {"outputs", outputs},
@@ -513,6 +584,16 @@ Value PlanHeadToJson(const Plan& plan) {
       forgets.push_back({{"address", f.address}, {"kind", f.kind}, {"remote_id", f.remote_id}});
     }
     out["forgets"] = forgets;
+  }
+  if (!plan.imports.empty()) {
+    Value imports = Value::array();
+    for (const PlannedImport& im : plan.imports) {
+      imports.push_back({{"address", im.address},
+                         {"kind", im.kind},
+                         {"remote_id", im.remote_id},
+                         {"attributes", im.attributes}});
+    }
+    out["imports"] = imports;
   }
   if (plan.saved) {
     out["saved"] = true;
@@ -681,6 +762,17 @@ Result<Plan> PlanFromJson(const Value& j) {
     for (const auto& f : j.value("forgets", Value::array())) {
       plan.forgets.push_back(
           {f.at("address").get<std::string>(), f.value("kind", ""), f.value("remote_id", "")});
+    }
+    for (const auto& im : j.value("imports", Value::array())) {
+      PlannedImport p;
+      p.address = im.at("address").get<std::string>();
+      p.kind = im.at("kind").get<std::string>();
+      p.remote_id = im.at("remote_id").get<std::string>();
+      p.attributes = im.value("attributes", Value::object());
+      if (!p.attributes.is_object()) {
+        return Status::InvalidArgument("malformed plan: an import's attributes are not an object");
+      }
+      plan.imports.push_back(std::move(p));
     }
     if (auto vars = j.find("variables"); vars != j.end()) {
       if (!vars->is_object()) {

@@ -171,6 +171,19 @@ struct PlannedForget {
   std::string remote_id;
 };
 
+// An object a `kind: import` document adopts (Terraform's "will be
+// imported"): read by its id when the plan was made (engine/operations:
+// ReadImports), recorded in the state by apply in its first commit (with
+// the moves and forgets), with no request. Its change in `changes` (at
+// `address`) is judged against these attributes: a no-op, or the update
+// the manifests ask for, which apply then makes.
+struct PlannedImport {
+  std::string address;  // a resource instance, as the state keys it
+  std::string kind;
+  std::string remote_id;
+  Value attributes = Value::object();  // as read, with "id"
+};
+
 struct Plan {
   // 2: saved plans record their stack's backend and manifests; a destroy
   // with targets keeps outputs; the journal's pending operations are shown.
@@ -178,7 +191,10 @@ struct Plan {
   // 4: objects forgotten (`forgets`, the summary's "forget"). Version 3 is
   // still read (it is version 4 with nothing forgotten); a cairn that reads
   // only 3 refuses 4, rather than apply it without its forgets.
-  static constexpr int kFormatVersion = 4;
+  // 5: objects imported (`imports`, the summary's "import"). Versions 3
+  // and 4 are still read (nothing imported); a cairn that reads only up to
+  // 4 refuses 5, rather than apply it without its imports.
+  static constexpr int kFormatVersion = 5;
   static constexpr int kOldestReadableFormatVersion = 3;
   // Absolute path of the stack directory the plan was made in (a saved plan
   // applies wherever the same stack is: engine/operations/saved_plan.h).
@@ -207,6 +223,10 @@ struct Plan {
   // operation (`kind: removed` with destroy false), at their addresses once
   // moved; `changes` hold none of them.
   std::vector<PlannedForget> forgets;
+  // Objects the apply records in the state in that same first commit
+  // (`kind: import`), before any operation; each has its change in
+  // `changes`, at the same address.
+  std::vector<PlannedImport> imports;
   // The journal's operations of an interrupted run, which apply completes
   // before this plan's changes (a saved plan never has any: it is not saved
   // over them). The changes are against the state as it was before them.
@@ -232,10 +252,11 @@ struct Plan {
   bool recursive = false;
 
   struct Counts {
-    int add = 0, change = 0, replace = 0, destroy = 0, noop = 0, move = 0, pending = 0, forget = 0;
+    int add = 0, change = 0, replace = 0, destroy = 0, noop = 0, move = 0, pending = 0, forget = 0,
+        to_import = 0;
   };
   Counts counts() const;
-  // A resource change, a move, a forget, an output whose recorded value changes, or a
+  // A resource change, a move, a forget, an import, an output whose recorded value changes, or a
   // pending operation of an interrupted run.
   bool has_changes() const;
 };
@@ -270,6 +291,13 @@ struct PlanOptions {
   // Set by the plan itself: objects it forgets (kind: removed), no longer
   // in the state it compares, which targets and excludes may still name.
   std::vector<ResourceAddress> forgotten;
+  // The objects the stack's `kind: import` documents adopt that the state
+  // does not track yet, as read (engine/operations: ReadImports); ignored
+  // by a destroy plan. The plan checks each document against the state once
+  // moved: its object tracked at its `to` is imported already; tracked
+  // elsewhere, duplicate_id; its `to` tracking another object,
+  // import_conflict.
+  std::vector<PlannedImport> imports;
 };
 
 struct PlanResult {

@@ -180,6 +180,8 @@ expr::Value PlanValue(const Plan& plan, expr::List changes) {
   // (kind: removed with destroy: false).
   summary.emplace("move", expr::Value::Int(static_cast<int64_t>(plan.moves.size())));
   summary.emplace("forget", expr::Value::Int(static_cast<int64_t>(plan.forgets.size())));
+  // And objects adopted (kind: import).
+  summary.emplace("import", expr::Value::Int(static_cast<int64_t>(plan.imports.size())));
   expr::Map m;
   m.emplace("changes", expr::Value::MakeList(std::move(changes)));
   m.emplace("summary", expr::Value::MakeMap(std::move(summary)));

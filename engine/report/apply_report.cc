@@ -12,6 +12,7 @@ std::string ApplySummaryLine(const ApplySummary& s, bool destroy, bool ok, bool 
                     std::to_string(s.replaced) + " replaced, " + std::to_string(s.deleted) +
                     " destroyed" + (s.moved ? ", " + std::to_string(s.moved) + " moved" : "");
   if (s.forgotten > 0) counts += ", " + std::to_string(s.forgotten) + " forgotten";
+  if (s.imported > 0) counts = std::to_string(s.imported) + " imported, " + counts;
   if (s.recovered > 0) {
     counts += " (" + std::to_string(s.recovered) + " of them recovered from an interrupted run)";
   }
@@ -59,21 +60,14 @@ Value ApplySummaryToJson(const ApplyResult& result, const std::set<std::string>&
   for (const auto& [name, value] : result.outputs) {
     outputs[name] = sensitive.count(name) ? Value("(sensitive)") : value;
   }
-  return {{"event", "summary"},
-          {"ok", result.ok()},
-          {"added", s.created},
-          {"changed", s.updated},
-          {"replaced", s.replaced},
-          {"destroyed", s.deleted},
-          {"moved", s.moved},
-          {"forgotten", s.forgotten},
-          {"recovered", s.recovered},
-          {"failed", s.failed},
-          {"held_back", s.held_back},
-          {"skipped", s.skipped},
-          {"interrupted", s.interrupted},
-          {"outputs", outputs},
-          {"checks", CheckResultsToJson(result.checks)}};
+  return {{"event", "summary"},     {"ok", result.ok()},
+          {"added", s.created},     {"changed", s.updated},
+          {"replaced", s.replaced}, {"destroyed", s.deleted},
+          {"moved", s.moved},       {"forgotten", s.forgotten},
+          {"imported", s.imported}, {"recovered", s.recovered},
+          {"failed", s.failed},     {"held_back", s.held_back},
+          {"skipped", s.skipped},   {"interrupted", s.interrupted},
+          {"outputs", outputs},     {"checks", CheckResultsToJson(result.checks)}};
 }
 
 }  // namespace cairn

@@ -151,6 +151,7 @@ std::string RenderPlanHtml(const Plan& plan, const std::vector<PolicyResult>& po
       "tr.create td.action{color:#2e7d32}tr.update td.action{color:#b26a00}\n"
       "tr.replace td.action{color:#8e24aa}tr.delete td.action{color:#c62828}\n"
       "tr.move td.action{color:#1565c0}tr.forget td.action{color:#546e7a}\n"
+      "tr.import td.action{color:#00838f}\n"
       "svg text{font:13px ui-monospace,monospace}\n"
       "</style>\n</head>\n<body>\n<h1>Cairn plan</h1>\n";
   if (!plan.stack.empty()) h += "<p>Stack <code>" + HtmlEscape(plan.stack) + "</code></p>\n";
@@ -164,6 +165,12 @@ std::string RenderPlanHtml(const Plan& plan, const std::vector<PolicyResult>& po
          "</code></td><td>will no longer be managed" +
          (f.remote_id.empty() ? "" : " (id <code>" + HtmlEscape(f.remote_id) + "</code>)") +
          "</td></tr>\n";
+  }
+  for (const auto& im : plan.imports) {
+    h += "<tr class=\"import\" data-address=\"" + HtmlEscape(im.address) +
+         "\"><td class=\"action\">import</td><td><code>" + HtmlEscape(im.address) +
+         "</code></td><td>will be imported (id <code>" + HtmlEscape(im.remote_id) +
+         "</code>)</td></tr>\n";
   }
   for (const auto& c : plan.changes) {
     Look look = LookOf(c);

@@ -88,9 +88,11 @@ std::string PlanSummaryLine(const Plan& plan) {
     return plan.destroy ? "No changes. Nothing to destroy: the state tracks no resources."
                         : "No changes. The infrastructure matches the manifests.";
   }
-  return "Plan: " + std::to_string(n.add) + " to add, " + std::to_string(n.change) +
-         " to change, " + std::to_string(n.replace) + " to replace, " + std::to_string(n.destroy) +
-         " to destroy" + (n.move ? ", " + std::to_string(n.move) + " to move" : "") +
+  // Imports first, as Terraform says them.
+  return "Plan: " + (n.to_import ? std::to_string(n.to_import) + " to import, " : "") +
+         std::to_string(n.add) + " to add, " + std::to_string(n.change) + " to change, " +
+         std::to_string(n.replace) + " to replace, " + std::to_string(n.destroy) + " to destroy" +
+         (n.move ? ", " + std::to_string(n.move) + " to move" : "") +
          (n.forget ? ", " + std::to_string(n.forget) + " to forget" : "") +
          (n.pending ? ", after " + std::to_string(n.pending) + " interrupted operation" +
                           (n.pending == 1 ? "" : "s") + " to complete"
@@ -154,12 +156,22 @@ std::string RenderPlanText(const Plan& plan, const ReportOptions& opts) {
     }
   }
   for (const auto& f : plan.forgets) width = std::max(width, f.address.size());
+  for (const auto& im : plan.imports) width = std::max(width, im.address.size());
   std::string out = RenderPendingOperations(plan, opts);
   // Forgotten first: apply drops them from the state before any operation.
   for (const auto& f : plan.forgets) {
     out += "  . " + f.address + std::string(width - f.address.size() + 3, ' ') +
            "will no longer be managed" + (f.remote_id.empty() ? "" : " (id " + f.remote_id + ")") +
            "\n      # forgotten by the state, left in place in the API\n";
+  }
+  // Imported next: apply records them in that same first commit, and any
+  // update of theirs follows as a change.
+  for (const auto& im : plan.imports) {
+    out += opts.color ? "\033[36m" : "";
+    out += "  <-";
+    out += reset;
+    out += " " + im.address + std::string(width - im.address.size() + 3, ' ') +
+           "will be imported (id " + im.remote_id + ")\n";
   }
   for (const auto& c : plan.changes) {
     if (c.action == Action::kNoOp && !c.moved_from.empty()) {
@@ -264,10 +276,10 @@ std::string RenderPlanMarkdown(const Plan& plan) {
     }
   }
   if (!plan.has_changes()) return Redact(out + "No changes.\n" + checks);
-  out += "**" + std::to_string(n.add) + "** to add, **" + std::to_string(n.change) +
-         "** to change, **" + std::to_string(n.replace) + "** to replace, **" +
-         std::to_string(n.destroy) + "** to destroy" +
-         (n.move ? ", **" + std::to_string(n.move) + "** to move" : "") +
+  out += (n.to_import ? "**" + std::to_string(n.to_import) + "** to import, " : "") + "**" +
+         std::to_string(n.add) + "** to add, **" + std::to_string(n.change) + "** to change, **" +
+         std::to_string(n.replace) + "** to replace, **" + std::to_string(n.destroy) +
+         "** to destroy" + (n.move ? ", **" + std::to_string(n.move) + "** to move" : "") +
          (n.forget ? ", **" + std::to_string(n.forget) + "** to forget" : "") +
          (n.pending ? ", after **" + std::to_string(n.pending) + "** interrupted operation" +
                           (n.pending == 1 ? "" : "s") + " to complete"
@@ -280,6 +292,10 @@ std::string RenderPlanMarkdown(const Plan& plan) {
   for (const auto& f : plan.forgets) {
     out += "| forget | " + CodeCell(f.address) + " | will no longer be managed" +
            (f.remote_id.empty() ? "" : " (id " + CodeCell(f.remote_id) + ")") + " |\n";
+  }
+  for (const auto& im : plan.imports) {
+    out += "| import | " + CodeCell(im.address) + " | will be imported (id " +
+           CodeCell(im.remote_id) + ") |\n";
   }
   for (const auto& c : plan.changes) {
     if (c.action == Action::kNoOp && c.moved_from.empty()) continue;

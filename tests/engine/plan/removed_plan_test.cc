@@ -108,7 +108,7 @@ TEST_CASE("removed: destroy false forgets every matched object, and deletes noth
 
   // JSON: its own list and count; saved and read back, they survive.
   Value j = PlanToJson(r.plan);
-  CHECK(j["format_version"] == 4);
+  CHECK(j["format_version"] == Plan::kFormatVersion);
   CHECK(j["summary"]["forget"] == 4);
   CHECK(j["forgets"][0] ==
         Value{{"address", "instance.web[0]"}, {"kind", "instance"}, {"remote_id", "i0"}});
@@ -182,11 +182,11 @@ TEST_CASE("a saved plan of format 3 still reads, one newer than this cairn is re
   auto old = PlanFromJson(j);
   REQUIRE(old.ok());
   CHECK(old->forgets.empty());
-  j["format_version"] = 5;
+  j["format_version"] = 6;
   auto newer = PlanFromJson(j);
   REQUIRE_FALSE(newer.ok());
   CHECK(newer.status().message() ==
-        "plan format version 5 is not supported (this cairn reads versions 3 to 4): make the "
+        "plan format version 6 is not supported (this cairn reads versions 3 to 5): make the "
         "plan again with this cairn ('cairn plan --out FILE')");
 }
 

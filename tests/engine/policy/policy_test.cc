@@ -292,3 +292,17 @@ TEST_CASE("plan.summary counts the state-only changes: moves and forgets") {
   CHECK(Summaries(EvaluatePolicies(set.policies, plan, nullptr)) ==
         std::vector<std::string>{"no-forgets  failed", "moves  failed"});
 }
+
+TEST_CASE("plan.summary counts the objects a plan imports") {
+  PolicySet set = LoadPoliciesFromText(
+      {{"p.yaml",
+        "kind: policy\nname: no-imports\ncondition: ${plan.summary.import == 0}\n"
+        "error_message: importing objects needs a review\n"}});
+  REQUIRE(set.ok());
+  Plan plan;
+  CHECK(Summaries(EvaluatePolicies(set.policies, plan, nullptr)) ==
+        std::vector<std::string>{"no-imports  passed"});
+  plan.imports.push_back({"network.core", "network", "n-1", Value::object()});
+  CHECK(Summaries(EvaluatePolicies(set.policies, plan, nullptr)) ==
+        std::vector<std::string>{"no-imports  failed"});
+}

@@ -164,6 +164,7 @@ TEST_CASE("apply summary: the JSON event counts everything and masks sensitive o
   result.summary.deleted = 3;
   result.summary.moved = 1;
   result.summary.forgotten = 4;
+  result.summary.imported = 5;
   result.summary.recovered = 2;
   result.summary.failed = 1;
   result.summary.held_back = 1;
@@ -177,6 +178,7 @@ TEST_CASE("apply summary: the JSON event counts everything and masks sensitive o
                    {"destroyed", 3},
                    {"moved", 1},
                    {"forgotten", 4},
+                   {"imported", 5},
                    {"recovered", 2},
                    {"failed", 1},
                    {"held_back", 1},
