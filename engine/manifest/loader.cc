@@ -70,6 +70,7 @@ class Loader {
       : options_(options), result_(result), env_(options.env ? *options.env : PosixEnv()) {}
 
   void Run(const std::vector<std::pair<std::string, std::string>>& files) {
+    result_.config.workspace = options_.workspace;
     if (!LoadRegistry()) {
       Finish();
       return;
@@ -1152,6 +1153,7 @@ class Loader {
       };
       if (!doc.dir.empty()) in.path_module = &doc.dir;
       if (!result_.config.root.empty()) in.path_root = &result_.config.root;
+      in.workspace = &result_.config.workspace;
       in.shape = [this](const std::string& base) { return ShapeOf(base); };
       in.parsed = &parsed_;
       if (ctx.count_index) in.count_index = *ctx.count_index;

@@ -72,6 +72,8 @@ struct LoadOptions {
   // More resource instances than this are refused (too_many_instances)
   // before any is made: `--max-instances`, CAIRN_MAX_INSTANCES.
   size_t max_instances = kDefaultMaxInstances;
+  // ${workspace} (engine/state/workspaces.h); the caller checked the name.
+  std::string workspace = "default";
 };
 
 struct LoadResult {
