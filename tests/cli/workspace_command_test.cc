@@ -189,3 +189,20 @@ TEST_CASE("workspace: a misspelt workspace in an expression suggests it", "[cli]
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("did you mean workspace?") != std::string::npos);
 }
+
+TEST_CASE("workspace: completion and help know the command and the flag", "[cli]") {
+  auto bash = RunCairn({"completion", "bash"});
+  REQUIRE(bash.exit_code == 0);
+  CHECK(bash.out.find("workspace") != std::string::npos);
+  CHECK(bash.out.find("--or-create") != std::string::npos);
+  CHECK(bash.out.find("--workspace") != std::string::npos);
+
+  auto help = RunCairn({"workspace", "--help"});
+  REQUIRE(help.exit_code == 0);
+  CHECK(help.out.find("cairn workspace new staging") != std::string::npos);
+  auto plan_help = RunCairn({"plan", "--help"});
+  CHECK(plan_help.out.find("--workspace") != std::string::npos);
+  // The workspace commands take the name as their argument, not as a flag.
+  auto select_help = RunCairn({"workspace", "select", "--help"});
+  CHECK(select_help.out.find("--workspace") == std::string::npos);
+}
