@@ -113,6 +113,11 @@ TEST_CASE("workspace: apply in two workspaces makes two sets of resources", "[cl
     CHECK(plan.exit_code == 0);
   }
 
+  // The other workspaces' objects are not unmanaged.
+  auto drift = e.Cairn({"drift", "--unmanaged", "--workspace", "default", e.stack});
+  INFO(drift.out << drift.err);
+  CHECK(drift.exit_code == 0);
+
   // Destroying one workspace leaves the others' resources.
   e.Ok({"destroy", "--auto-approve", "--workspace", "prod", e.stack});
   CHECK(e.Names("/api/v1/compute") == std::vector<std::string>{"web-default-0", "web-dev-0"});
