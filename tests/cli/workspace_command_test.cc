@@ -37,7 +37,7 @@ struct WorkspaceEnv : StackEnv {
 
 }  // namespace
 
-TEST_CASE("workspace: new select list show and delete", "[cli]") {
+TEST_CASE("workspace: new select list show and delete") {
   WorkspaceEnv e;
   CHECK(e.Ok({"workspace", "show", e.stack}).out == "default\n");
   CHECK(e.Ok({"workspace", "list", e.stack}).out == "* default\n");
@@ -82,7 +82,7 @@ TEST_CASE("workspace: new select list show and delete", "[cli]") {
   CHECK_FALSE(std::filesystem::exists(e.stack + "/.cairn/workspaces/qa"));
 }
 
-TEST_CASE("workspace: apply in two workspaces makes two sets of resources", "[cli]") {
+TEST_CASE("workspace: apply in two workspaces makes two sets of resources") {
   WorkspaceEnv e;
   e.Ok({"workspace", "new", "prod", e.stack});
   e.Ok({"apply", "--auto-approve", e.stack});  // prod, the selected one
@@ -123,7 +123,7 @@ TEST_CASE("workspace: apply in two workspaces makes two sets of resources", "[cl
   CHECK(e.Names("/api/v1/compute") == std::vector<std::string>{"web-default-0", "web-dev-0"});
 }
 
-TEST_CASE("workspace: delete refuses a state with resources unless --force", "[cli]") {
+TEST_CASE("workspace: delete refuses a state with resources unless --force") {
   WorkspaceEnv e;
   e.Ok({"workspace", "new", "temp", e.stack});
   e.Ok({"apply", "--auto-approve", e.stack});
@@ -141,8 +141,7 @@ TEST_CASE("workspace: delete refuses a state with resources unless --force", "[c
   CHECK(e.Names("/api/v1/compute") == std::vector<std::string>{"web-temp-0"});
 }
 
-TEST_CASE("workspace: --workspace wins over CAIRN_WORKSPACE which wins over the selection",
-          "[cli]") {
+TEST_CASE("workspace: --workspace wins over CAIRN_WORKSPACE which wins over the selection", ) {
   WorkspaceEnv e;
   e.Ok({"workspace", "new", "a", e.stack});
   e.Ok({"workspace", "new", "b", e.stack});
@@ -164,7 +163,7 @@ TEST_CASE("workspace: --workspace wins over CAIRN_WORKSPACE which wins over the 
   CHECK(value({"--workspace", "default"}) == "\"default\"\n");
 }
 
-TEST_CASE("workspace: an unknown or invalid workspace is an error naming the known ones", "[cli]") {
+TEST_CASE("workspace: an unknown or invalid workspace is an error naming the known ones") {
   WorkspaceEnv e;
   e.Ok({"workspace", "new", "dev", e.stack});
 
@@ -187,7 +186,7 @@ TEST_CASE("workspace: an unknown or invalid workspace is an error naming the kno
   CHECK(invalid.err.find("CAIRN_WORKSPACE: invalid workspace name") != std::string::npos);
 }
 
-TEST_CASE("workspace: a misspelt workspace in an expression suggests it", "[cli]") {
+TEST_CASE("workspace: a misspelt workspace in an expression suggests it") {
   WorkspaceEnv e;
   WriteFile(e.stack + "/extra.yaml", "kind: output\nname: typo\nvalue: ${workspce}\n");
   auto r = e.Cairn({"validate", e.stack});
@@ -195,7 +194,7 @@ TEST_CASE("workspace: a misspelt workspace in an expression suggests it", "[cli]
   CHECK(r.err.find("did you mean workspace?") != std::string::npos);
 }
 
-TEST_CASE("workspace: completion and help know the command and the flag", "[cli]") {
+TEST_CASE("workspace: completion and help know the command and the flag") {
   auto bash = RunCairn({"completion", "bash"});
   REQUIRE(bash.exit_code == 0);
   CHECK(bash.out.find("workspace") != std::string::npos);
