@@ -141,7 +141,7 @@ TEST_CASE("workspace: delete refuses a state with resources unless --force") {
   CHECK(e.Names("/api/v1/compute") == std::vector<std::string>{"web-temp-0"});
 }
 
-TEST_CASE("workspace: --workspace wins over CAIRN_WORKSPACE which wins over the selection", ) {
+TEST_CASE("workspace: --workspace wins over CAIRN_WORKSPACE which wins over the selection") {
   WorkspaceEnv e;
   e.Ok({"workspace", "new", "a", e.stack});
   e.Ok({"workspace", "new", "b", e.stack});
