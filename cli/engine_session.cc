@@ -40,22 +40,20 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
     std::cerr << "error: " << error << "\n";
     return nullptr;
   }
-  ChosenWorkspace chosen{load_options.workspace, ""};
-  if (options.stack_dir) {
-    load_options.paths = {*options.stack_dir};
-    if (!ChooseWorkspace(flags.workspace, load_options.paths, chosen, error)) {
-      std::cerr << "error: " << error << "\n";
-      return nullptr;
-    }
-    load_options.workspace = chosen.name;
-  } else if (!ChooseWorkspace(flags.workspace, flags.paths, chosen, error)) {
-    std::cerr << "error: " << error << "\n";  // not reached: ToLoadOptions checked it
+  if (options.stack_dir) load_options.paths = {*options.stack_dir};
+  // The stack's workspace, chosen where the stack is (a saved plan's
+  // directory, not the plan file's).
+  ChosenWorkspace chosen;
+  if (!ChooseWorkspace(flags.workspace, load_options.paths, chosen, error)) {
+    std::cerr << "error: " << error << "\n";
     return nullptr;
   }
+  load_options.workspace = chosen.name;
   load_options.plan_vars = options.plan_vars;
   load_options.settings_only = options.settings_only;
   load_options.backend_only = options.backend_only;
   s->load_ = options.preloaded ? std::move(*options.preloaded) : LoadStack(load_options);
+  s->load_.config.workspace = chosen.name;
   if (options.allow_no_manifests) {
     auto& d = s->load_.diagnostics;
     d.erase(std::remove_if(d.begin(), d.end(),
@@ -92,9 +90,7 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
       s->store_ = std::move(*store);
     } else if (named_workspace && store.status().code() == StatusCode::kNotFound) {
       std::cerr << "error: unknown workspace \"" << spec.workspace << "\""
-                << (chosen.source.empty() || chosen.name != spec.workspace
-                        ? ""
-                        : " (from " + chosen.source + ")")
+                << (chosen.source.empty() ? "" : " (from " + chosen.source + ")")
                 << "; the workspaces are " << Redact(KnownWorkspacesText(s->stack_root_, spec))
                 << "\nCreate it with: cairn workspace new " << spec.workspace << "\n";
       return nullptr;
