@@ -48,7 +48,7 @@ std::optional<ChosenWorkspace> CurrentWorkspace(const EngineSession& s) {
   return chosen;
 }
 
-int Fail(const Status& st) {
+int WorkspaceFail(const Status& st) {
   std::cerr << "error: " << Redact(st.message()) << "\n";
   return 1;
 }
@@ -63,20 +63,20 @@ void WarnIfEnvironmentOverrides(const std::string& selected) {
   }
 }
 
-int List(WorkspaceFlags& f, const GlobalOptions& global) {
+int WorkspaceList(WorkspaceFlags& f, const GlobalOptions& global) {
   auto s = OpenForWorkspace(f, global);
   if (!s) return 1;
   auto current = CurrentWorkspace(*s);
   if (!current) return 1;
   Result<std::vector<std::string>> names = ListWorkspaces(s->stack_root(), s->backend_spec());
-  if (!names.ok()) return Fail(names.status());
+  if (!names.ok()) return WorkspaceFail(names.status());
   for (const std::string& n : *names) {
     std::cout << (n == current->name ? "* " : "  ") << n << "\n";
   }
   return 0;
 }
 
-int Show(WorkspaceFlags& f, const GlobalOptions& global) {
+int WorkspaceShow(WorkspaceFlags& f, const GlobalOptions& global) {
   auto s = OpenForWorkspace(f, global);
   if (!s) return 1;
   auto current = CurrentWorkspace(*s);
@@ -85,7 +85,7 @@ int Show(WorkspaceFlags& f, const GlobalOptions& global) {
   return 0;
 }
 
-int Select(WorkspaceFlags& f, const GlobalOptions& global, bool create) {
+int WorkspaceSelect(WorkspaceFlags& f, const GlobalOptions& global, bool create) {
   if (std::string problem = WorkspaceNameProblem(f.name); !problem.empty()) {
     std::cerr << "error: " << problem << "\n";
     return 1;
@@ -94,12 +94,14 @@ int Select(WorkspaceFlags& f, const GlobalOptions& global, bool create) {
   if (!s) return 1;
   const std::string& root = s->stack_root();
   if (create) {
-    if (Status st = CreateWorkspace(root, s->backend_spec(), f.name); !st.ok()) return Fail(st);
+    if (Status st = CreateWorkspace(root, s->backend_spec(), f.name); !st.ok())
+      return WorkspaceFail(st);
   } else {
     Result<bool> exists = WorkspaceExists(root, s->backend_spec(), f.name);
-    if (!exists.ok()) return Fail(exists.status());
+    if (!exists.ok()) return WorkspaceFail(exists.status());
     if (!*exists && f.or_create) {
-      if (Status st = CreateWorkspace(root, s->backend_spec(), f.name); !st.ok()) return Fail(st);
+      if (Status st = CreateWorkspace(root, s->backend_spec(), f.name); !st.ok())
+        return WorkspaceFail(st);
       create = true;
     } else if (!*exists) {
       std::cerr << "error: unknown workspace \"" << f.name << "\"; the workspaces are "
@@ -109,14 +111,15 @@ int Select(WorkspaceFlags& f, const GlobalOptions& global, bool create) {
       return 1;
     }
   }
-  if (Status st = WriteSelectedWorkspace(PosixEnv(), root, f.name); !st.ok()) return Fail(st);
+  if (Status st = WriteSelectedWorkspace(PosixEnv(), root, f.name); !st.ok())
+    return WorkspaceFail(st);
   std::cout << (create ? "Created and selected" : "Switched to") << " workspace \"" << f.name
             << "\".\n";
   WarnIfEnvironmentOverrides(f.name);
   return 0;
 }
 
-int Delete(WorkspaceFlags& f, const GlobalOptions& global) {
+int WorkspaceDelete(WorkspaceFlags& f, const GlobalOptions& global) {
   if (std::string problem = WorkspaceNameProblem(f.name); !problem.empty()) {
     std::cerr << "error: " << problem << "\n";
     return 1;
@@ -144,7 +147,7 @@ int Delete(WorkspaceFlags& f, const GlobalOptions& global) {
     }
   }
   if (Status st = DeleteWorkspace(s->stack_root(), s->backend_spec(), f.name, f.force); !st.ok()) {
-    return Fail(st);
+    return WorkspaceFail(st);
   }
   std::cout << "Deleted workspace \"" << f.name << "\".\n";
   if (forgotten > 0) {
@@ -185,23 +188,27 @@ std::function<int()> SetupWorkspace(CLI::App& sub, const GlobalOptions& global) 
     return c;
   };
   add("list", "List the workspaces, the current one marked with *",
-      "Example:\n  cairn workspace list examples/web", List, false);
+      "Example:\n  cairn workspace list examples/web", WorkspaceList, false);
   add("show", "Print the current workspace's name",
       "The one commands work on without --workspace: $CAIRN_WORKSPACE, else the selected one,\n"
       "else default.\n\nExample:\n  cairn workspace show",
-      Show, false);
+      WorkspaceShow, false);
   add(
       "new", "Create a workspace (an empty state) and select it",
       "A name is 1 to 64 lowercase letters, digits, '_' and '-', starting with a letter or\n"
       "digit.\n\nExample:\n  cairn workspace new staging examples/web",
-      [](WorkspaceFlags& fl, const GlobalOptions& g) { return Select(fl, g, /*create=*/true); },
+      [](WorkspaceFlags& fl, const GlobalOptions& g) {
+        return WorkspaceSelect(fl, g, /*create=*/true);
+      },
       true);
   auto select = add(
       "select", "Select the workspace commands work on",
       "Records it in the stack's .cairn/workspace. An unknown name is an error, unless\n"
       "--or-create.\n\nExamples:\n  cairn workspace select prod\n"
       "  cairn workspace select --or-create pr-1234",
-      [](WorkspaceFlags& fl, const GlobalOptions& g) { return Select(fl, g, /*create=*/false); },
+      [](WorkspaceFlags& fl, const GlobalOptions& g) {
+        return WorkspaceSelect(fl, g, /*create=*/false);
+      },
       true);
   select->add_flag("--or-create", f->or_create, "Create the workspace when it does not exist");
   auto del = add("delete", "Delete a workspace and its state",
@@ -209,7 +216,7 @@ std::function<int()> SetupWorkspace(CLI::App& sub, const GlobalOptions& global) 
                  "while its state still tracks resources (destroy them first), unless --force:\n"
                  "then they are forgotten, not deleted.\n\n"
                  "Examples:\n  cairn destroy --workspace staging && cairn workspace delete staging",
-                 Delete, true);
+                 WorkspaceDelete, true);
   del->add_flag("--force", f->force,
                 "Delete even though its state tracks resources (they are forgotten, not deleted)");
   return [which] { return (*which)(); };
