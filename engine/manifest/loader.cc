@@ -717,6 +717,7 @@ class Loader {
       return v;
     EvalInputs in;
     in.resource_refs = true;
+    in.workspace = &result_.config.workspace;
     in.module_output = [this](const std::vector<ModuleStep>& path, const std::string& name) {
       return LookupModuleOutput(path, name);
     };
