@@ -37,6 +37,10 @@ void AddStackFlags(CLI::App& app, StackFlags& flags, bool multiple_paths, bool p
                      std::to_string(kDefaultMaxInstances) + ")")
       ->type_name("N")
       ->check(WholeNumberIn(1, std::numeric_limits<long long>::max()));
+  AddWorkspaceFlag(app, flags);
+}
+
+void AddWorkspaceFlag(CLI::App& app, StackFlags& flags) {
   app.add_option("--workspace", flags.workspace,
                  "Work on this workspace's state (default: $CAIRN_WORKSPACE, else the one "
                  "`cairn workspace select` chose, else default)")

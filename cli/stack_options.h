@@ -47,6 +47,9 @@ bool ChooseWorkspace(const std::string& flag, const std::vector<std::string>& pa
 void AddStackFlags(CLI::App& app, StackFlags& flags, bool multiple_paths = true,
                    bool positional_dir = true);
 
+// --workspace alone, for a command that adds the other flags itself.
+void AddWorkspaceFlag(CLI::App& app, StackFlags& flags);
+
 // False (with `error` set) when a --var is not NAME=VALUE,
 // CAIRN_MAX_INSTANCES is not a whole number of at least 1, or the workspace
 // (ChooseWorkspace) has an invalid name.
