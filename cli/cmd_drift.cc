@@ -79,10 +79,9 @@ std::function<int()> SetupDrift(CLI::App& sub, const GlobalOptions& global) {
       "tracks (the objects the stack's data sources read are its own): in a project shared by\n"
       "several stacks, subtract theirs with --managed-by (their state is read with their\n"
       "backend settings alone: their manifests' other variables are not needed) and keep to\n"
-      "this stack's names with --name-prefix. What this stack's other workspaces track (and\n"
-      "any workspace of a --managed-by stack) is managed too. Reads only: a stack never applied "
-      "stays without\n"
-      "a state. Exit 0 no drift, 2 drift, 1 error.\n\n"
+      "this stack's names with --name-prefix. What the stack's other workspaces track, and\n"
+      "what any workspace of a --managed-by stack tracks, is managed too. Reads only: a stack\n"
+      "never applied stays without a state. Exit 0 no drift, 2 drift, 1 error.\n\n"
       "Examples:\n  cairn drift examples/quickstart --unmanaged\n"
       "  cairn drift stacks/web --unmanaged --name-prefix web- --managed-by stacks/billing");
   return [f, &global]() {
