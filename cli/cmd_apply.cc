@@ -331,6 +331,7 @@ std::function<int()> SetupApply(CLI::App& sub, const GlobalOptions& global) {
       ->type_name("NAME=VALUE");
   sub.add_option("--var-file", f->stack.var_files, "Read variable values from a YAML file")
       ->type_name("FILE");
+  AddWorkspaceFlag(sub, f->stack);
   AddApplyFlags(sub, *f, /*destroy=*/false);
   sub.add_flag("--refresh-only", f->refresh_only,
                "Only record in the state the live values of what changed outside Cairn (and "

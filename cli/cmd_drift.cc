@@ -8,9 +8,44 @@
 #include "cli/engine_session.h"
 #include "engine/operations/operations.h"
 #include "engine/report/drift_report.h"
+#include "engine/state/workspaces.h"
 
 namespace cairn::cli {
 namespace {
+
+// What the workspaces of a stack (`root`, `spec`) track, but `skip`'s, as
+// "kind/id": one stack's workspaces manage their objects, not anyone else.
+// How many states were read, or nullopt after printing why they could not be.
+std::optional<size_t> AddWorkspacesObjects(const EngineSession& s, const std::string& root,
+                                           const BackendSpec& spec, const std::string& skip,
+                                           std::set<std::string>& managed) {
+  Result<std::vector<std::string>> names = ListWorkspaces(root, spec);
+  if (!names.ok()) {
+    std::cerr << "error: cannot list the workspaces of " << root << ": "
+              << Redact(names.status().message()) << "\n";
+    return std::nullopt;
+  }
+  size_t read = 0;
+  for (const std::string& name : *names) {
+    if (name == skip) continue;
+    BackendSpec ws = spec;
+    ws.workspace = name;
+    auto store = OpenExistingStateStore(root, ws);
+    if (!store.ok() && store.status().code() == StatusCode::kNotFound) continue;
+    Result<StateSnapshot> state =
+        store.ok() ? (*store)->Load() : Result<StateSnapshot>(store.status());
+    if (!state.ok()) {
+      std::cerr << "error: cannot read the state of workspace " << name << " of " << root << ": "
+                << Redact(state.status().message()) << "\n";
+      return std::nullopt;
+    }
+    ++read;
+    for (const auto& [addr, rs] : state->resources) {
+      managed.insert(rs.kind + "/" + CanonicalId(s.kinds(), rs.id));
+    }
+  }
+  return read;
+}
 
 std::function<int()> SetupDrift(CLI::App& sub, const GlobalOptions& global) {
   struct Flags {
@@ -44,8 +79,9 @@ std::function<int()> SetupDrift(CLI::App& sub, const GlobalOptions& global) {
       "tracks (the objects the stack's data sources read are its own): in a project shared by\n"
       "several stacks, subtract theirs with --managed-by (their state is read with their\n"
       "backend settings alone: their manifests' other variables are not needed) and keep to\n"
-      "this stack's names with --name-prefix. Reads only: a stack never applied stays without\n"
-      "a state. Exit 0 no drift, 2 drift, 1 error.\n\n"
+      "this stack's names with --name-prefix. What the stack's other workspaces track, and\n"
+      "what any workspace of a --managed-by stack tracks, is managed too. Reads only: a stack\n"
+      "never applied stays without a state. Exit 0 no drift, 2 drift, 1 error.\n\n"
       "Examples:\n  cairn drift examples/quickstart --unmanaged\n"
       "  cairn drift stacks/web --unmanaged --name-prefix web- --managed-by stacks/billing");
   return [f, &global]() {
@@ -61,26 +97,32 @@ std::function<int()> SetupDrift(CLI::App& sub, const GlobalOptions& global) {
     if (!state) return 1;
     StackDriftOptions options;
     options.unmanaged = {.enabled = f->unmanaged, .name_prefixes = f->name_prefixes};
+    if (f->unmanaged &&
+        !AddWorkspacesObjects(*session, session->stack_root(), session->backend_spec(),
+                              session->workspace(), options.unmanaged.managed_elsewhere)) {
+      return 1;
+    }
     for (const auto& dir : f->managed_by) {
       StackFlags other;
       other.paths = {dir};
-      auto them = EngineSession::Open(
-          other, global, {.settings_only = true, .backend_only = true, .create_state = false});
+      other.workspace = kDefaultWorkspace;  // its workspaces are all read below
+      auto them = EngineSession::Open(other, global,
+                                      {.settings_only = true,
+                                       .backend_only = true,
+                                       .create_state = false,
+                                       .open_state = false});
       if (!them) {
         std::cerr << "error: --managed-by " << dir
                   << ": cannot read the backend settings of the stack there (above)\n";
         return 1;
       }
-      if (!them->has_state()) {
+      std::optional<size_t> states =
+          AddWorkspacesObjects(*session, them->stack_root(), them->backend_spec(), "",
+                               options.unmanaged.managed_elsewhere);
+      if (!states) return 1;
+      if (*states == 0) {
         std::cerr << "warning: --managed-by " << dir
                   << ": that stack has no state yet, so it manages nothing\n";
-        continue;
-      }
-      auto theirs = them->LoadState();
-      if (!theirs) return 1;
-      for (const auto& [addr, rs] : theirs->resources) {
-        options.unmanaged.managed_elsewhere.insert(rs.kind + "/" +
-                                                   CanonicalId(session->kinds(), rs.id));
       }
     }
     StackDrift drift =

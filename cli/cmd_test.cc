@@ -142,6 +142,7 @@ std::unique_ptr<EngineSession> OpenFor(const TestFlags& f, const GlobalOptions& 
   so.token = api.token;
   StackFlags stack;
   stack.paths = {f.dir};
+  stack.workspace = "default";  // as LoadFor loaded it: runs use a state of their own
   return EngineSession::Open(stack, global, so);
 }
 

@@ -13,6 +13,7 @@
 #include "engine/operations/operations.h"
 #include "engine/state/open_state_store.h"
 #include "engine/state/state_lock.h"
+#include "engine/state/workspaces.h"
 #include "providers/infra/curl_transport.h"
 #include "providers/infra/infra_provider.h"
 #include "providers/infra/kind_wire.h"
@@ -40,11 +41,20 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
     return nullptr;
   }
   if (options.stack_dir) load_options.paths = {*options.stack_dir};
+  // The stack's workspace, chosen where the stack is (a saved plan's
+  // directory, not the plan file's).
+  ChosenWorkspace chosen;
+  if (!ChooseWorkspace(flags.workspace, load_options.paths, chosen, error)) {
+    std::cerr << "error: " << error << "\n";
+    return nullptr;
+  }
+  load_options.workspace = chosen.name;
   load_options.plan_vars = options.plan_vars;
   load_options.settings_only = options.settings_only;
   load_options.backend_only = options.backend_only;
   load_options.allow_undeclared_imports = options.allow_undeclared_imports;
   s->load_ = options.preloaded ? std::move(*options.preloaded) : LoadStack(load_options);
+  s->load_.config.workspace = chosen.name;
   if (options.allow_no_manifests) {
     auto& d = s->load_.diagnostics;
     d.erase(std::remove_if(d.begin(), d.end(),
@@ -67,15 +77,28 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   s->stack_root_ = std::filesystem::weakly_canonical(root, ec).string();
 
   const BackendConfig& b = s->load_.config.backend;
-  BackendSpec spec{b.type, b.path, b.url_env, b.stack_name};
-  if (options.state_dir) spec = BackendSpec{"sqlite", *options.state_dir + "/state.db", "", ""};
-  auto store = options.create_state ? OpenStateStore(s->stack_root_, spec)
-                                    : OpenExistingStateStore(s->stack_root_, spec);
-  if (store.ok()) {
-    s->store_ = std::move(*store);
-  } else if (options.create_state || store.status().code() != StatusCode::kNotFound) {
-    std::cerr << "error: cannot open the state: " << Redact(store.status().message()) << "\n";
-    return nullptr;
+  BackendSpec spec{b.type, b.path, b.url_env, b.stack_name, s->load_.config.workspace};
+  if (options.state_dir) spec = BackendSpec{"sqlite", *options.state_dir + "/state.db", "", "", ""};
+  s->spec_ = spec;
+  // A workspace other than default exists only once made (`cairn workspace
+  // new`): its state is never created on the side.
+  const bool named_workspace = !IsDefaultWorkspace(spec.workspace);
+  if (options.open_state) {
+    auto store = options.create_state && !named_workspace
+                     ? OpenStateStore(s->stack_root_, spec)
+                     : OpenExistingStateStore(s->stack_root_, spec);
+    if (store.ok()) {
+      s->store_ = std::move(*store);
+    } else if (named_workspace && store.status().code() == StatusCode::kNotFound) {
+      std::cerr << "error: unknown workspace \"" << spec.workspace << "\""
+                << (chosen.source.empty() ? "" : " (from " + chosen.source + ")")
+                << "; the workspaces are " << Redact(KnownWorkspacesText(s->stack_root_, spec))
+                << "\nCreate it with: cairn workspace new " << spec.workspace << "\n";
+      return nullptr;
+    } else if (options.create_state || store.status().code() != StatusCode::kNotFound) {
+      std::cerr << "error: cannot open the state: " << Redact(store.status().message()) << "\n";
+      return nullptr;
+    }
   }
 
   if (!options.needs_api || options.backend_only) return s;

@@ -23,6 +23,7 @@
 #include "engine/operations/operations.h"
 #include "engine/plan/plan.h"
 #include "engine/provider/provider.h"
+#include "engine/state/open_state_store.h"
 #include "engine/state/state_store.h"
 #include "providers/http_transport.h"
 
@@ -58,6 +59,9 @@ struct SessionOptions {
   std::optional<std::string> state_dir;
   std::optional<std::string> endpoint;
   std::optional<std::string> token;
+  // False: no state is opened at all (`cairn workspace`, which opens the
+  // workspaces' states itself); has_state() is false.
+  bool open_state = true;
 };
 
 class EngineSession {
@@ -78,6 +82,10 @@ class EngineSession {
   Provider& provider() { return *provider_; }
   bool has_provider() const { return provider_ != nullptr; }
   const std::string& stack_root() const { return stack_root_; }
+  // The backend settings of the stack, for the workspace worked on.
+  const BackendSpec& backend_spec() const { return spec_; }
+  // The workspace worked on (stack_options.h: ChooseWorkspace).
+  const std::string& workspace() const { return load_.config.workspace; }
 
   // Options for Apply from the provider document and the flags.
   ApplyOptions apply_options(int parallelism) const;
@@ -119,6 +127,7 @@ class EngineSession {
   std::map<std::string, Value> descriptors_;
   std::set<std::string> preview_kinds_;
   std::string stack_root_;
+  BackendSpec spec_;
   std::unique_ptr<HttpTransport> transport_;
   std::unique_ptr<Provider> provider_;
   std::unique_ptr<StateStore> store_;

@@ -4,9 +4,12 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 
+#include "base/env.h"
 #include "cli/flag_checks.h"
+#include "engine/state/workspaces.h"
 
 namespace cairn::cli {
 
@@ -34,6 +37,46 @@ void AddStackFlags(CLI::App& app, StackFlags& flags, bool multiple_paths, bool p
                      std::to_string(kDefaultMaxInstances) + ")")
       ->type_name("N")
       ->check(WholeNumberIn(1, std::numeric_limits<long long>::max()));
+  AddWorkspaceFlag(app, flags);
+}
+
+void AddWorkspaceFlag(CLI::App& app, StackFlags& flags) {
+  app.add_option("--workspace", flags.workspace,
+                 "Work on this workspace's state (default: $CAIRN_WORKSPACE, else the one "
+                 "`cairn workspace select` chose, else default)")
+      ->type_name("NAME");
+}
+
+bool ChooseWorkspace(const std::string& flag, const std::vector<std::string>& paths,
+                     ChosenWorkspace& chosen, std::string& error) {
+  chosen = ChosenWorkspace();
+  if (!flag.empty()) {
+    chosen = {flag, "--workspace"};
+  } else if (const char* env = std::getenv("CAIRN_WORKSPACE"); env && *env) {
+    chosen = {env, "CAIRN_WORKSPACE"};
+  } else {
+    std::string root = ".";
+    if (!paths.empty()) {
+      const Env& env = PosixEnv();
+      if (env.IsDirectory(paths[0])) {
+        root = paths[0];
+      } else if (std::string parent = std::filesystem::path(paths[0]).parent_path().string();
+                 !parent.empty()) {
+        root = parent;
+      }
+    }
+    Result<std::optional<std::string>> selected = ReadSelectedWorkspace(PosixEnv(), root);
+    if (!selected.ok()) {
+      error = selected.status().message();
+      return false;
+    }
+    if (*selected) chosen = {**selected, SelectedWorkspacePath(root)};
+  }
+  if (std::string problem = WorkspaceNameProblem(chosen.name); !problem.empty()) {
+    error = chosen.source + ": " + problem;
+    return false;
+  }
+  return true;
 }
 
 bool ToLoadOptions(const StackFlags& flags, LoadOptions& options, std::string& error) {
@@ -54,6 +97,9 @@ bool ToLoadOptions(const StackFlags& flags, LoadOptions& options, std::string& e
       options.max_instances = n;
     }
   }
+  ChosenWorkspace workspace;
+  if (!ChooseWorkspace(flags.workspace, flags.paths, workspace, error)) return false;
+  options.workspace = workspace.name;
   for (const auto& v : flags.vars) {
     size_t eq = v.find('=');
     if (eq == std::string::npos || eq == 0) {

@@ -270,6 +270,9 @@ Value Evaluator::Materialize(Operand&& o, const Node& at) {
     case Operand::kKind:
       if (o.a.rfind("data.", 0) == 0) {
         Error(at, "invalid_reference", "expected data.KIND.NAME, e.g. data.network.shared.id");
+      } else if (auto near = SuggestName(o.a, scope_.ValueRootNames())) {
+        Error(at, "invalid_reference",
+              "\"" + o.a + "\" alone is not a value: did you mean " + *near + "?");
       } else {
         Error(at, "invalid_reference",
               "\"" + o.a + "\" alone is not a value: write " + o.a +

@@ -70,6 +70,10 @@ class Scope {
     return std::nullopt;
   }
 
+  // The names Root() binds in every expression (the loader's `workspace`),
+  // for "did you mean" when a name alone is none of them.
+  virtual std::vector<std::string> ValueRootNames() const { return {}; }
+
   // `root.attr` for root var, local, count, each, path, self, terraform,
   // env (Cairn's: an environment variable).
   virtual Value Named(const std::string& root, const std::string& attr, const Node& at,

@@ -196,7 +196,8 @@ std::vector<std::string> SensitiveStrings(const std::map<std::string, Value>& va
                                           const std::vector<std::string>& names);
 
 struct StackConfig {
-  std::string root;  // the stack directory
+  std::string root;                   // the stack directory
+  std::string workspace = "default";  // LoadOptions::workspace: ${workspace}
   std::vector<ResourceConfig> resources;
   std::vector<OutputConfig> outputs;
   std::vector<MovedConfig> moved;      // in document order

@@ -42,6 +42,14 @@ class LoadScope : public expr::Scope {
 
   SourceLocation At(const expr::Node& n) const { return locate_(n.begin, n.end - n.begin); }
 
+  // ${workspace}: a known string from the start, so that count and
+  // for_each may use it.
+  std::optional<expr::Value> Root(const std::string& name) override {
+    if (name == "workspace") return expr::Value::String(in_.workspace ? *in_.workspace : "default");
+    return std::nullopt;
+  }
+  std::vector<std::string> ValueRootNames() const override { return {"workspace"}; }
+
   expr::Value Named(const std::string& root, const std::string& attr, const expr::Node& at,
                     expr::Evaluator& ev) override {
     if (root == "var") return Variable(attr, at, ev);

@@ -64,6 +64,8 @@ struct EvalInputs {
   // path.module and path.root; null: ".".
   const std::string* path_module = nullptr;
   const std::string* path_root = nullptr;
+  // ${workspace}: the workspace the stack is loaded for; null: "default".
+  const std::string* workspace = nullptr;
   // The instance being evaluated: count.index, each.key, each.value (in
   // expression form).
   std::optional<int> count_index;

@@ -77,6 +77,7 @@ class Loader {
       : options_(options), result_(result), env_(options.env ? *options.env : PosixEnv()) {}
 
   void Run(const std::vector<std::pair<std::string, std::string>>& files) {
+    result_.config.workspace = options_.workspace;
     if (!LoadRegistry()) {
       Finish();
       return;
@@ -731,6 +732,7 @@ class Loader {
       return v;
     EvalInputs in;
     in.resource_refs = true;
+    in.workspace = &result_.config.workspace;
     in.module_output = [this](const std::vector<ModuleStep>& path, const std::string& name) {
       return LookupModuleOutput(path, name);
     };
@@ -1170,6 +1172,7 @@ class Loader {
       };
       if (!doc.dir.empty()) in.path_module = &doc.dir;
       if (!result_.config.root.empty()) in.path_root = &result_.config.root;
+      in.workspace = &result_.config.workspace;
       in.shape = [this](const std::string& base) { return ShapeOf(base); };
       in.stack_outputs = [this](const std::string& name, const SourceLocation& at) {
         return StackOutputsOf(name, at);

@@ -77,6 +77,8 @@ struct LoadOptions {
   // is loaded (ImportConfig::declared false) rather than refused
   // (import_to_undeclared): the plan writes its document.
   bool allow_undeclared_imports = false;
+  // ${workspace} (engine/state/workspaces.h); the caller checked the name.
+  std::string workspace = "default";
 };
 
 struct LoadResult {

@@ -42,8 +42,8 @@ std::string IndexSource(const AddressIndex& i) {
 
 // The roots a user may mean when a name is not a resource kind.
 const std::vector<std::string>& RootNames() {
-  static const std::vector<std::string> roots = {"var",  "local", "data",  "module",
-                                                 "path", "env",   "count", "each"};
+  static const std::vector<std::string> roots = {"var", "local", "data", "module",   "path",
+                                                 "env", "count", "each", "workspace"};
   return roots;
 }
 
@@ -158,6 +158,12 @@ namespace {
 class ConsoleScope : public expr::Scope {
  public:
   explicit ConsoleScope(const ConsoleIndex& index) : ix_(index) {}
+
+  std::optional<expr::Value> Root(const std::string& name) override {
+    if (name == "workspace") return expr::Value::String(ix_.config.workspace);
+    return std::nullopt;
+  }
+  std::vector<std::string> ValueRootNames() const override { return {"workspace"}; }
 
   expr::Value Named(const std::string& root, const std::string& attr, const expr::Node& at,
                     expr::Evaluator& ev) override {

@@ -7,14 +7,28 @@
 #include "engine/state/sqlite_state_store.h"
 
 namespace cairn {
+
+bool IsDefaultWorkspace(const std::string& name) { return name.empty() || name == "default"; }
+
+std::string SqliteStatePath(const std::string& stack_root, const BackendSpec& spec) {
+  namespace fs = std::filesystem;
+  fs::path base = spec.path.empty() ? fs::path(SqliteStateStore::DefaultPath(stack_root))
+                                    : fs::path(stack_root) / fs::path(spec.path);
+  if (IsDefaultWorkspace(spec.workspace)) return base.string();
+  return (base.parent_path() / "workspaces" / spec.workspace / base.filename()).string();
+}
+
+std::string PostgresStackKey(const BackendSpec& spec) {
+  if (IsDefaultWorkspace(spec.workspace)) return spec.stack_name;
+  return spec.stack_name + kPostgresWorkspaceSeparator + spec.workspace;
+}
+
 namespace {
 
 Result<std::unique_ptr<StateStore>> Open(const std::string& stack_root, const BackendSpec& spec,
                                          Clock* clock, bool create) {
-  namespace fs = std::filesystem;
   if (spec.type.empty() || spec.type == "sqlite") {
-    std::string path = spec.path.empty() ? SqliteStateStore::DefaultPath(stack_root)
-                                         : (fs::path(stack_root) / fs::path(spec.path)).string();
+    std::string path = SqliteStatePath(stack_root, spec);
     Result<std::unique_ptr<SqliteStateStore>> store =
         create ? SqliteStateStore::Open(path, clock) : SqliteStateStore::OpenExisting(path, clock);
     if (!store.ok()) return store.status();
@@ -35,9 +49,15 @@ Result<std::unique_ptr<StateStore>> Open(const std::string& stack_root, const Ba
       return Status::InvalidArgument(
           "backend postgres needs a name: stacks sharing a database are told apart by it alone");
     }
+    if (spec.stack_name.find(kPostgresWorkspaceSeparator) != std::string::npos) {
+      return Status::InvalidArgument("backend postgres: the name \"" + spec.stack_name +
+                                     "\" must not hold \"" + kPostgresWorkspaceSeparator +
+                                     "\", which keys the stack's workspaces");
+    }
+    const std::string key = PostgresStackKey(spec);
     Result<std::unique_ptr<PostgresStateStore>> store =
-        create ? PostgresStateStore::Open(url, spec.stack_name, clock)
-               : PostgresStateStore::OpenExisting(url, spec.stack_name, clock);
+        create ? PostgresStateStore::Open(url, key, clock)
+               : PostgresStateStore::OpenExisting(url, key, clock);
     if (!store.ok()) return store.status();
     return std::unique_ptr<StateStore>(std::move(*store));
   }

@@ -6,6 +6,15 @@
 //   type "postgres": the URL is read from the environment variable `url_env`
 //     (never from a manifest, never logged); the stack's rows are keyed by
 //     `stack_name`, which is required (a directory's name is not unique).
+//
+// Workspaces (engine/state/workspaces.h): `workspace` empty or "default" is
+// the stack's one state as above, exactly where it always was. Any other
+// workspace NAME has a state of its own beside it:
+//   sqlite:   <directory of the path>/workspaces/NAME/<file name of the path>,
+//             so `.cairn/workspaces/NAME/state.db` by default;
+//   postgres: the rows keyed by "<stack_name>:workspace:NAME" (a stack name
+//             holding ":workspace:" is refused, so keys never collide).
+// Each state has its own lock, lineage and serial.
 #pragma once
 
 #include <memory>
@@ -22,7 +31,18 @@ struct BackendSpec {
   std::string path;             // sqlite: relative to the stack root; empty = .cairn/state.db
   std::string url_env;          // postgres: name of the variable holding the connection URL
   std::string stack_name;       // postgres: key of this stack's rows (required)
+  std::string workspace;        // empty or "default": the stack's default state
 };
+
+// Where the workspaces' PostgreSQL keys part from the stack's name.
+inline constexpr const char* kPostgresWorkspaceSeparator = ":workspace:";
+
+// Empty or "default".
+bool IsDefaultWorkspace(const std::string& name);
+// The SQLite file of `spec`'s workspace (sqlite backends only).
+std::string SqliteStatePath(const std::string& stack_root, const BackendSpec& spec);
+// The PostgreSQL key of `spec`'s workspace (postgres backends only).
+std::string PostgresStackKey(const BackendSpec& spec);
 
 // InvalidArgument for an unknown type or a postgres backend whose variable is
 // unset or empty (the message names the variable); otherwise what the

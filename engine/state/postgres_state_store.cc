@@ -154,6 +154,52 @@ Result<std::unique_ptr<PostgresStateStore>> PostgresStateStore::OpenStack(const 
   });
 }
 
+Result<std::vector<std::string>> PostgresStateStore::ListStacks(const std::string& url,
+                                                                const std::string& prefix) {
+  RegisterUrlSecrets(url);
+  return Guarded("list stacks", [&]() -> Result<std::vector<std::string>> {
+    pqxx::connection c(url);
+    pqxx::read_transaction r(c);
+    std::vector<std::string> out;
+    if (!r.exec("SELECT to_regclass('cairn_state_meta') IS NOT NULL")[0][0].as<bool>()) return out;
+    for (const pqxx::row& row : r.exec_params(
+             "SELECT stack FROM cairn_state_meta WHERE left(stack, length($1)) = $1 ORDER BY stack",
+             prefix)) {
+      out.push_back(row[0].as<std::string>());
+    }
+    r.commit();
+    return out;
+  });
+}
+
+Status PostgresStateStore::DeleteStack(const std::string& url, const std::string& stack) {
+  RegisterUrlSecrets(url);
+  return Guarded("delete stack", [&]() -> Status {
+    pqxx::connection c(url);
+    {
+      pqxx::read_transaction r(c);
+      if (!r.exec("SELECT to_regclass('cairn_state_meta') IS NOT NULL")[0][0].as<bool>()) {
+        return Status::NotFound("no state for stack " + stack + " in the PostgreSQL database");
+      }
+      r.commit();
+    }
+    pqxx::work w(c);
+    if (w.exec_params("SELECT 1 FROM cairn_state_meta WHERE stack = $1 FOR UPDATE", stack)
+            .empty()) {
+      return Status::NotFound("no state for stack " + stack + " in the PostgreSQL database");
+    }
+    pqxx::result held = w.exec_params(
+        "SELECT id, holder, operation, created_at FROM cairn_state_lock WHERE stack = $1", stack);
+    if (!held.empty()) return LockConflict(LockFromRow(held[0]));
+    for (const char* table : {"cairn_state_resources", "cairn_state_outputs", "cairn_state_journal",
+                              "cairn_state_lock", "cairn_state_meta"}) {
+      w.exec_params(std::string("DELETE FROM ") + table + " WHERE stack = $1", stack);
+    }
+    w.commit();
+    return Status::Ok();
+  });
+}
+
 PostgresStateStore::PostgresStateStore(std::unique_ptr<Connection> conn, std::string stack,
                                        Clock* clock)
     : stack_(std::move(stack)), clock_(clock), conn_(std::move(conn)) {}

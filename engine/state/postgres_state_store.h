@@ -29,6 +29,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "base/clock.h"
 #include "base/mutex.h"
@@ -53,6 +54,14 @@ class PostgresStateStore final : public StateStore {
   static Result<std::unique_ptr<PostgresStateStore>> OpenExisting(const std::string& url,
                                                                   const std::string& stack,
                                                                   Clock* clock = &SystemClock());
+  // The stacks with a state whose key starts with `prefix`, sorted; none
+  // (and nothing created) when the tables do not exist yet.
+  static Result<std::vector<std::string>> ListStacks(const std::string& url,
+                                                     const std::string& prefix);
+  // Removes every row of `stack` (its state, outputs, journal) in one
+  // transaction: NotFound when it has no state, Conflict (naming the
+  // holder) while its lock is held.
+  static Status DeleteStack(const std::string& url, const std::string& stack);
   ~PostgresStateStore() override;
   PostgresStateStore(const PostgresStateStore&) = delete;
   PostgresStateStore& operator=(const PostgresStateStore&) = delete;
