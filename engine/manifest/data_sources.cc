@@ -50,7 +50,7 @@ DataSources LoadDataSources(const std::vector<const ManifestDocument*>& docs,
       continue;
     }
     bool stack_only = false;
-    for (const char* key : {"dir", "backend", "defaults"}) {
+    for (const char* key : {"dir", "backend", "workspace", "defaults"}) {
       if (!doc.value.contains(key)) continue;
       AddError(diags, "invalid_value",
                std::string(key) + " applies to stack data sources (type: stack) only",

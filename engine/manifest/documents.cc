@@ -33,7 +33,7 @@ const std::map<std::string, std::vector<std::string>> kLanguageKinds = {
     {"moved", {"kind", "from", "to"}},
     {"removed", {"kind", "from", "lifecycle"}},
     {"import", {"kind", "to", "id", "for_each"}},
-    {"data", {"kind", "name", "type", "id", "filter", "dir", "backend", "defaults"}},
+    {"data", {"kind", "name", "type", "id", "filter", "dir", "backend", "workspace", "defaults"}},
     {"module",
      {"kind", "name", "source", "inputs", "count", "for_each", "enabled", "description",
       "depends_on"}},

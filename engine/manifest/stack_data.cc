@@ -5,6 +5,7 @@
 #include "engine/manifest/evaluate.h"
 #include "engine/manifest/locate.h"
 #include "engine/manifest/yaml_value.h"
+#include "engine/state/workspaces.h"
 
 namespace cairn {
 namespace {
@@ -125,6 +126,21 @@ std::optional<StackDataConfig> LoadStackData(const ManifestDocument& doc, const 
     ok = diags.size() == before &&
          StackBackendSpec(v, NodeLoc(doc.file, ChildNode(doc.node, "backend")), c.backend, diags) &&
          ok;
+  }
+  if (doc.value.contains("workspace")) {
+    const size_t before = diags.size();
+    Value v = eval(doc, "workspace", kStackDataWhere);
+    const std::string problem =
+        v.is_string() ? WorkspaceNameProblem(v.get<std::string>()) : "it must be a string";
+    if (diags.size() != before) {
+      ok = false;
+    } else if (!problem.empty()) {
+      AddError(diags, "invalid_value", "workspace: " + problem,
+               NodeLoc(doc.file, ChildNode(doc.node, "workspace")));
+      ok = false;
+    } else {
+      c.backend.workspace = v.get<std::string>();
+    }
   }
   if (doc.value.contains("defaults")) {
     const size_t before = diags.size();

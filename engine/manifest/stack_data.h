@@ -40,7 +40,8 @@ struct StackDataConfig {
 // The settings of one stack data document: `dir:` (a stack directory,
 // relative to the document's), `backend:` (type sqlite with `path`, or type
 // postgres with `name` and `url_env`), at least one of the two, and
-// `defaults:` (a mapping). nullopt when they are not valid (reported).
+// `workspace:` (which of its workspaces, default `default`) and `defaults:`
+// (a mapping). nullopt when they are not valid (reported).
 // `id` and `filter` belong to the other data sources (invalid_value).
 std::optional<StackDataConfig> LoadStackData(const ManifestDocument& doc, const EvalSetting& eval,
                                              std::vector<Diagnostic>& diags);

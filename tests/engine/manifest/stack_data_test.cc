@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "engine/manifest/loader.h"
+#include "engine/state/open_state_store.h"
 #include "engine/state/sqlite_state_store.h"
 #include "tests/support/process.h"
 
@@ -271,4 +272,42 @@ TEST_CASE("stack_data: outputs recorded on PostgreSQL", "[.][postgres]") {
   CHECK(r.diagnostics[0].code == "output_not_sensitive");
   REQUIRE(r.config.outputs.size() == 2);
   CHECK(r.config.outputs[0].value == "eu-central");
+}
+
+TEST_CASE("stack_data: workspace picks which of the other stack's states is read") {
+  TempDir tmp;
+  RecordOutputs(tmp.path() + "/network", {{"region", "eu-central"}});
+  {
+    BackendSpec prod;
+    prod.workspace = "prod";
+    auto store = OpenStateStore(tmp.path() + "/network", prod);
+    REQUIRE(store.ok());
+    REQUIRE((*store)->Load().ok());
+    StateCommit commit;
+    commit.outputs = std::map<std::string, Value>{{"region", "us-east"}};
+    REQUIRE((*store)->Commit(commit).ok());
+  }
+  WriteFile(tmp.path() + "/app/main.yaml",
+            "kind: data\nname: same\ntype: stack\ndir: ../network\nworkspace: ${workspace}\n---\n"
+            "kind: data\nname: fixed\ntype: stack\ndir: ../network\n---\n"
+            "kind: output\nname: same\nvalue: ${data.stack.same.outputs.region}\n---\n"
+            "kind: output\nname: fixed\nvalue: ${data.stack.fixed.outputs.region}\n");
+  LoadOptions o;
+  o.schema_dir = CAIRN_SOURCE_SCHEMA_DIR;
+  o.paths = {tmp.path() + "/app"};
+  o.getenv = [](const char*) -> const char* { return nullptr; };
+  o.workspace = "prod";
+  LoadResult r = LoadStack(o);
+  INFO(Codes(r));
+  REQUIRE(r.ok());
+  REQUIRE(r.config.outputs.size() == 2);
+  CHECK(r.config.outputs[0].value == "us-east");     // prod's, as this stack's workspace
+  CHECK(r.config.outputs[1].value == "eu-central");  // no workspace: the default's
+
+  WriteFile(tmp.path() + "/app/main.yaml",
+            "kind: data\nname: bad\ntype: stack\ndir: ../network\nworkspace: Prod!\n");
+  LoadResult bad = LoadDir(tmp.path() + "/app");
+  REQUIRE(bad.diagnostics.size() == 1);
+  CHECK(bad.diagnostics[0].code == "invalid_value");
+  CHECK(bad.diagnostics[0].location.line == 5);
 }
