@@ -233,6 +233,15 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
 
   Plan plan;
   if (saved) {
+    // Its workspace, not whichever is selected now (Terraform refuses the
+    // same way): a plan of dev applied to prod would create dev's objects
+    // there.
+    if (saved->workspace != session->workspace()) {
+      std::cerr << "error: the saved plan was made for workspace \"" << saved->workspace
+                << "\", and this apply would use workspace \"" << session->workspace()
+                << "\": apply it with --workspace " << saved->workspace << "\n";
+      return 1;
+    }
     auto state = session->LoadState();
     if (!state) return 1;
     if (Status st = CheckPlanIsCurrent(*saved, *state); !st.ok()) {

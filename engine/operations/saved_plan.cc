@@ -125,6 +125,7 @@ Status PrepareSavedPlan(Plan& plan, const StackConfig& config, bool recursive,
   plan.variables = config.variables;
   plan.sensitive_variables = config.sensitive_variables;
   plan.backend = config.backend;
+  plan.workspace = config.workspace;
   plan.manifests = std::move(*digests);
   plan.recursive = recursive;
   return Status::Ok();

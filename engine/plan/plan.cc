@@ -600,7 +600,8 @@ Value PlanHeadToJson(const Plan& plan) {
     out["backend"] = {{"type", plan.backend.type},
                       {"path", plan.backend.path},
                       {"url_env", plan.backend.url_env},
-                      {"name", plan.backend.stack_name}};
+                      {"name", plan.backend.stack_name},
+                      {"workspace", plan.workspace}};
     out["manifests"] = plan.manifests;
     out["recursive"] = plan.recursive;
   }
@@ -801,6 +802,7 @@ Result<Plan> PlanFromJson(const Value& j) {
       plan.backend.path = backend.value("path", "");
       plan.backend.url_env = backend.value("url_env", "");
       plan.backend.stack_name = backend.value("name", "");
+      plan.workspace = backend.value("workspace", "default");
       for (const auto& [file, digest] : manifests.items()) {
         plan.manifests[file] = digest.get<std::string>();
       }

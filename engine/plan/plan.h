@@ -248,6 +248,9 @@ struct Plan {
   // manifest files by path relative to the stack directory, each with
   // "sha256:" and the digest of its content; whether subdirectories were read.
   BackendConfig backend;
+  // The workspace whose state it was planned against (saved plans;
+  // "default" for plans of format 4 and older, which had none).
+  std::string workspace = "default";
   std::map<std::string, std::string> manifests;
   bool recursive = false;
 

@@ -210,3 +210,25 @@ TEST_CASE("workspace: completion and help know the command and the flag") {
   auto select_help = RunCairn({"workspace", "select", "--help"});
   CHECK(select_help.out.find("--workspace") == std::string::npos);
 }
+
+TEST_CASE("workspace: a saved plan is applied in its own workspace only") {
+  WorkspaceEnv e;
+  e.Ok({"workspace", "new", "dev", e.stack});
+  e.Ok({"workspace", "new", "prod", e.stack});
+  const std::string planfile = e.stack + "/../dev.plan";
+  // Made before dev has any resource: no lineage would tell it apart.
+  e.Ok({"plan", "--workspace", "dev", "--out", planfile, e.stack});
+  auto elsewhere = e.Cairn({"apply", planfile});  // prod is selected
+  INFO(elsewhere.out << elsewhere.err);
+  CHECK(elsewhere.exit_code == 1);
+  CHECK(elsewhere.err.find("error: the saved plan was made for workspace \"dev\", and this apply "
+                           "would use workspace \"prod\": apply it with --workspace dev") !=
+        std::string::npos);
+  auto listed = e.Ok({"state", "list", "--workspace", "prod", e.stack});
+  CHECK(listed.out.find("instance.web") == std::string::npos);  // nothing made in prod
+
+  auto applied = e.Cairn({"apply", planfile, "--workspace", "dev"});
+  INFO(applied.out << applied.err);
+  CHECK(applied.exit_code == 0);
+  CHECK(e.Ok({"output", "where", "--workspace", "dev", e.stack}).out == "dev\n");
+}
