@@ -35,16 +35,8 @@ Result<std::unique_ptr<StateStore>> Open(const std::string& stack_root, const Ba
     return std::unique_ptr<StateStore>(std::move(*store));
   }
   if (spec.type == "postgres") {
-    if (spec.url_env.empty()) {
-      return Status::InvalidArgument(
-          "backend postgres needs url_env: the name of the environment variable that holds "
-          "the connection URL");
-    }
-    const char* url = std::getenv(spec.url_env.c_str());
-    if (url == nullptr || *url == '\0') {
-      return Status::InvalidArgument("backend postgres: environment variable " + spec.url_env +
-                                     " is not set; it must hold the PostgreSQL connection URL");
-    }
+    Result<std::string> url = PostgresBackendUrl(spec);
+    if (!url.ok()) return url.status();
     if (spec.stack_name.empty()) {
       return Status::InvalidArgument(
           "backend postgres needs a name: stacks sharing a database are told apart by it alone");
@@ -56,8 +48,8 @@ Result<std::unique_ptr<StateStore>> Open(const std::string& stack_root, const Ba
     }
     const std::string key = PostgresStackKey(spec);
     Result<std::unique_ptr<PostgresStateStore>> store =
-        create ? PostgresStateStore::Open(url, key, clock)
-               : PostgresStateStore::OpenExisting(url, key, clock);
+        create ? PostgresStateStore::Open(*url, key, clock)
+               : PostgresStateStore::OpenExisting(*url, key, clock);
     if (!store.ok()) return store.status();
     return std::unique_ptr<StateStore>(std::move(*store));
   }
@@ -66,6 +58,20 @@ Result<std::unique_ptr<StateStore>> Open(const std::string& stack_root, const Ba
 }
 
 }  // namespace
+
+Result<std::string> PostgresBackendUrl(const BackendSpec& spec) {
+  if (spec.url_env.empty()) {
+    return Status::InvalidArgument(
+        "backend postgres needs url_env: the name of the environment variable that holds "
+        "the connection URL");
+  }
+  const char* url = std::getenv(spec.url_env.c_str());
+  if (url == nullptr || *url == '\0') {
+    return Status::InvalidArgument("backend postgres: environment variable " + spec.url_env +
+                                   " is not set; it must hold the PostgreSQL connection URL");
+  }
+  return std::string(url);
+}
 
 Result<std::unique_ptr<StateStore>> OpenStateStore(const std::string& stack_root,
                                                    const BackendSpec& spec, Clock* clock) {

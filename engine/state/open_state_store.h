@@ -43,6 +43,10 @@ bool IsDefaultWorkspace(const std::string& name);
 std::string SqliteStatePath(const std::string& stack_root, const BackendSpec& spec);
 // The PostgreSQL key of `spec`'s workspace (postgres backends only).
 std::string PostgresStackKey(const BackendSpec& spec);
+// The connection URL of a postgres backend, read from its `url_env`
+// variable; InvalidArgument naming the variable when it is not given, unset
+// or empty.
+Result<std::string> PostgresBackendUrl(const BackendSpec& spec);
 
 // InvalidArgument for an unknown type or a postgres backend whose variable is
 // unset or empty (the message names the variable); otherwise what the

@@ -24,22 +24,6 @@ BackendSpec WorkspaceSpec(const BackendSpec& spec, const std::string& name) {
   return out;
 }
 
-// The connection URL of a postgres backend (the messages OpenStateStore
-// gives when it is missing).
-Result<std::string> WorkspacesPostgresUrl(const BackendSpec& spec) {
-  if (spec.url_env.empty()) {
-    return Status::InvalidArgument(
-        "backend postgres needs url_env: the name of the environment variable that holds "
-        "the connection URL");
-  }
-  const char* url = std::getenv(spec.url_env.c_str());
-  if (url == nullptr || *url == '\0') {
-    return Status::InvalidArgument("backend postgres: environment variable " + spec.url_env +
-                                   " is not set; it must hold the PostgreSQL connection URL");
-  }
-  return std::string(url);
-}
-
 }  // namespace
 
 std::string WorkspaceNameProblem(const std::string& name) {
@@ -71,7 +55,7 @@ Result<std::vector<std::string>> ListWorkspaces(const std::string& stack_root,
       return Status::IOError("cannot list " + dir.string() + ": " + ec.message());
     }
   } else if (spec.type == "postgres") {
-    Result<std::string> url = WorkspacesPostgresUrl(spec);
+    Result<std::string> url = PostgresBackendUrl(spec);
     if (!url.ok()) return url.status();
     const std::string prefix = spec.stack_name + kPostgresWorkspaceSeparator;
     Result<std::vector<std::string>> keys = PostgresStateStore::ListStacks(*url, prefix);
@@ -149,7 +133,7 @@ Status DeleteWorkspace(const std::string& stack_root, const BackendSpec& spec,
     }
   }  // the store is closed before its file goes
   if (!WorkspacesUseSqlite(spec)) {
-    Result<std::string> url = WorkspacesPostgresUrl(ws);
+    Result<std::string> url = PostgresBackendUrl(ws);
     if (!url.ok()) return url.status();
     return PostgresStateStore::DeleteStack(*url, PostgresStackKey(ws));
   }

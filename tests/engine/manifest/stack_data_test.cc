@@ -34,11 +34,12 @@ void RecordOutputs(const std::string& dir, std::map<std::string, Value> outputs,
   REQUIRE((*store)->Commit(commit).ok());
 }
 
-LoadResult LoadDir(const std::string& dir) {
+LoadResult LoadDir(const std::string& dir, const std::string& workspace = "default") {
   LoadOptions o;
   o.schema_dir = CAIRN_SOURCE_SCHEMA_DIR;
   o.paths = {dir};
   o.getenv = [](const char*) -> const char* { return nullptr; };
+  o.workspace = workspace;
   return LoadStack(o);
 }
 
@@ -292,12 +293,7 @@ TEST_CASE("stack_data: workspace picks which of the other stack's states is read
             "kind: data\nname: fixed\ntype: stack\ndir: ../network\n---\n"
             "kind: output\nname: same\nvalue: ${data.stack.same.outputs.region}\n---\n"
             "kind: output\nname: fixed\nvalue: ${data.stack.fixed.outputs.region}\n");
-  LoadOptions o;
-  o.schema_dir = CAIRN_SOURCE_SCHEMA_DIR;
-  o.paths = {tmp.path() + "/app"};
-  o.getenv = [](const char*) -> const char* { return nullptr; };
-  o.workspace = "prod";
-  LoadResult r = LoadStack(o);
+  LoadResult r = LoadDir(tmp.path() + "/app", "prod");
   INFO(Codes(r));
   REQUIRE(r.ok());
   REQUIRE(r.config.outputs.size() == 2);
