@@ -5,6 +5,8 @@
 #include <stop_token>
 #include <thread>
 
+namespace clock_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using namespace std::chrono_literals;
 
@@ -37,3 +39,5 @@ TEST_CASE("real clock: a stop request ends a long sleep early") {
   // Returns false, and long before the hour (the test would time out).
   CHECK_FALSE(clock.SleepFor(1h, stop.get_token()));
 }
+
+}  // namespace clock_test

@@ -5,6 +5,8 @@
 
 #include "base/redact.h"
 
+namespace diagnostic_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 TEST_CASE("a diagnostic renders file:line:col, the offending line and a caret") {
@@ -144,3 +146,5 @@ TEST_CASE("redacted lines keep their indentation and nothing else") {
   sources.RedactLines("k.yaml", 4, std::numeric_limits<int>::max());
   CHECK(sources.Line("k.yaml", 4) == kRedactedLine);
 }
+
+}  // namespace diagnostic_test

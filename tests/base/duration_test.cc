@@ -4,6 +4,8 @@
 #include <chrono>
 #include <string>
 
+namespace duration_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using namespace std::chrono_literals;
 
@@ -139,3 +141,5 @@ TEST_CASE("duration: the help text states the grammar the parser takes") {
     CHECK(ParseDuration(example).ok());
   }
 }
+
+}  // namespace duration_test

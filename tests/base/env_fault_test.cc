@@ -15,6 +15,8 @@
 #include "tests/base/support/fault_injection_env.h"
 #include "tests/support/process.h"
 
+namespace env_fault_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using cairn::testing::FaultInjectionEnv;
 using cairn::testing::TempDir;
@@ -323,3 +325,5 @@ TEST_CASE("WriteFileAtomically draws a new unguessable temporary name, and anoth
   CHECK(all_taken.tried.size() == 16);
   CHECK(*mem.ReadFile("stack/plan.json", 100) == "after retries");
 }
+
+}  // namespace env_fault_test

@@ -9,6 +9,8 @@
 
 #include "tests/support/process.h"
 
+namespace env_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using cairn::testing::TempDir;
 using cairn::testing::WriteFile;
@@ -189,3 +191,5 @@ TEST_CASE("environment lookups: PosixEnv reads the process's, MemEnv only its ow
   CHECK(std::string(mem.GetEnv("CAIRN_ENV_TEST_VALUE")) == "in memory");
   unsetenv("CAIRN_ENV_TEST_VALUE");
 }
+
+}  // namespace env_test

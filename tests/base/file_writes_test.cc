@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+namespace file_writes_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -141,3 +143,5 @@ TEST_CASE("every file cairn writes goes through Env::WriteFileAtomically") {
   INFO("write sites found:\n" << report);
   CHECK(found == kAllowed);
 }
+
+}  // namespace file_writes_test

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace log_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 TEST_CASE("the log level comes from the flag, then CAIRN_LOG, then warn") {
@@ -12,3 +14,5 @@ TEST_CASE("the log level comes from the flag, then CAIRN_LOG, then warn") {
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.status().message().find("loud") != std::string::npos);
 }
+
+}  // namespace log_test

@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 #include <thread>
 
+namespace mutex_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -56,3 +58,5 @@ TEST_CASE("MutexUnlockableLock let go at the end of its scope leaves the mutex a
   holder.join();
   CHECK(FreeElsewhere(mu));
 }
+
+}  // namespace mutex_test

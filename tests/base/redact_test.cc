@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace redact_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 TEST_CASE("registered secrets are replaced wherever they appear") {
@@ -52,3 +54,5 @@ TEST_CASE("prose about bearer tokens is not mistaken for a credential") {
   CHECK(Redact("Authorization: Bearer tokenXYZ") == "Authorization: Bearer [REDACTED]");
   CHECK(Redact("Bearer token-1234") == "Bearer [REDACTED]");
 }
+
+}  // namespace redact_test

@@ -7,6 +7,8 @@
 
 #include "tests/support/process.h"
 
+namespace sqlite_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using cairn::testing::TempDir;
 using cairn::testing::WriteFile;
@@ -273,3 +275,5 @@ TEST_CASE("SqliteMigrate leaves the database as it was when a step fails") {
   CHECK(QueryInt(*db, "PRAGMA user_version") == 0);
   CHECK_FALSE(HasTable(*db, "a"));
 }
+
+}  // namespace sqlite_test

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+namespace value_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -53,3 +55,5 @@ TEST_CASE("ParseJson refuses a NUL byte anywhere, which the lexer takes for the 
   CHECK_FALSE(ParseJson(std::string("\"a\0b\"", 5)).ok());
   CHECK(ParseJson(R"("a\u0000b")").ok());  // escaped, it is a character like any other
 }
+
+}  // namespace value_test

@@ -23,6 +23,8 @@
 #include "tests/server/serve_fixture.h"
 #include "tests/support/process.h"
 
+namespace chaos_soak_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 
 namespace {
@@ -170,3 +172,5 @@ TEST_CASE("chaos soak: apply and destroy against a faulty server, both sides kil
             << n.resources_checked << " live resources: duplicates " << n.duplicates << ", orphans "
             << n.orphans << "\n";
 }
+
+}  // namespace chaos_soak_test

@@ -9,6 +9,8 @@
 
 #include "tests/cli/support/stack_env.h"
 
+namespace ci_recipe_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 
 namespace {
@@ -76,3 +78,5 @@ TEST_CASE("the CI recipe of docs/ci.md: plan on the pull request, apply the save
   CHECK_FALSE(fs::exists(out + "/ci.plan"));
   CHECK(Has(ReadFile(out + "/policy.sarif"), "no-ssh-from-the-world"));
 }
+
+}  // namespace ci_recipe_test

@@ -3,6 +3,8 @@
 
 #include "tests/support/process.h"
 
+namespace cli_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 
 TEST_CASE("cairn --version prints the version and exits 0") {
@@ -86,3 +88,5 @@ TEST_CASE("the engine and the server read durations alike, and say why one is re
     CHECK(help.out.find("several from the largest unit down (1h30m)") != std::string::npos);
   }
 }
+
+}  // namespace cli_test

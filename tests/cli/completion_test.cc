@@ -10,6 +10,8 @@
 
 #include "tests/support/process.h"
 
+namespace completion_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 
 namespace {
@@ -137,3 +139,5 @@ TEST_CASE("cairn man writes a page per command, from the text of --help") {
 
   CHECK(RunCairn({"man"}).exit_code == 1);  // --dir is required
 }
+
+}  // namespace completion_test

@@ -10,6 +10,8 @@
 
 #include "tests/cli/support/stack_env.h"
 
+namespace conditions_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 using nlohmann::json;
 
@@ -126,3 +128,5 @@ spec: {region: eu-central, size_gb: 10}
   CHECK(e.Names("/api/v1/storage") == std::vector<std::string>{"spare"});
   CHECK(e.Names("/api/v1/networking") == std::vector<std::string>{"net"});
 }
+
+}  // namespace conditions_test

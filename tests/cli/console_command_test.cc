@@ -23,6 +23,8 @@
 #include "tests/cli/support/stack_env.h"
 #include "tests/support/process.h"
 
+namespace console_command_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 using nlohmann::json;
 
@@ -300,3 +302,5 @@ TEST_CASE("console, on a terminal: Ctrl-D quits") {
   }
   CHECK(status == 0);
 }
+
+}  // namespace console_command_test

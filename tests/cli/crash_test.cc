@@ -24,6 +24,8 @@
 #include "tests/server/serve_fixture.h"
 #include "tests/support/process.h"
 
+namespace crash_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 
 namespace {
@@ -441,3 +443,5 @@ TEST_CASE("crash: apply killed against one replica finishes against the other", 
   REQUIRE(finish.exit_code == 0);
   CheckConverged(second, via_second);
 }
+
+}  // namespace crash_test

@@ -8,6 +8,8 @@
 
 #include "tests/cli/support/stack_env.h"
 
+namespace drift_command_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 using nlohmann::json;
 
@@ -140,3 +142,5 @@ TEST_CASE("plan and drift of a stack never applied create no state") {
   CHECK(stale.exit_code == 1);
   CHECK(stale.err.find("stale") != std::string::npos);
 }
+
+}  // namespace drift_command_test

@@ -16,6 +16,8 @@
 #include "tests/server/serve_fixture.h"
 #include "tests/support/process.h"
 
+namespace engine_commands_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 using nlohmann::json;
 
@@ -1294,3 +1296,5 @@ TEST_CASE("apply on a terminal shows one live line, and --json prints one event 
   CHECK(refused.exit_code == 1);
   CHECK(refused.err.find("--auto-approve") != std::string::npos);
 }
+
+}  // namespace engine_commands_test

@@ -14,6 +14,8 @@
 #include "tests/cli/support/live_inventory.h"
 #include "tests/cli/support/stack_env.h"
 
+namespace expressions_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 using nlohmann::json;
 
@@ -375,3 +377,5 @@ value: '${[for c in network.tier[*].cidr : cidrhost(c, 1)]}'
   CHECK(outputs["gateways"]["value"] == json::array({"10.60.0.1", "10.60.1.1"}));
   CHECK(e.Cairn({"plan", e.stack, "--detailed-exitcode"}).exit_code == 0);
 }
+
+}  // namespace expressions_test

@@ -15,6 +15,8 @@
 #include "tests/server/serve_fixture.h"
 #include "tests/support/process.h"
 
+namespace fault_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 
 namespace {
@@ -112,3 +114,5 @@ TEST_CASE("faults: everything at once") {
   ApplyAndDestroyUnder(
       "error500=0.08,error503=0.08,error429=0.04,drop_before=0.08,drop_after=0.15");
 }
+
+}  // namespace fault_test

@@ -10,6 +10,8 @@
 
 #include "tests/support/process.h"
 
+namespace file_write_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 
 namespace {
@@ -219,3 +221,5 @@ TEST_CASE("plan --out replaces a plan or an empty file, and another file only wi
   CHECK(forced.exit_code == 0);
   CHECK(ReadFile(notes).find("\"format_version\"") != std::string::npos);
 }
+
+}  // namespace file_write_test

@@ -15,6 +15,8 @@
 
 #include "tests/cli/support/stack_env.h"
 
+namespace first_impressions_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 using nlohmann::json;
 
@@ -230,3 +232,5 @@ TEST_CASE("plan --json with errors prints the diagnostics as JSON on stdout") {
   CHECK(m["diagnostics"][0]["code"] == "data_not_found");
   CHECK(m["diagnostics"][0]["line"] == 2);  // at the data source's name
 }
+
+}  // namespace first_impressions_test

@@ -9,6 +9,8 @@
 
 #include "tests/cli/support/stack_env.h"
 
+namespace import_documents_command_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 using nlohmann::json;
 
@@ -162,3 +164,5 @@ TEST_CASE("plan --generate-config is in plan's help and shell completion and man
   REQUIRE(RunCairn({"man", "--dir", dir.path() + "/man"}).exit_code == 0);
   CHECK(ImportHas(ReadFile(dir.path() + "/man/cairn-plan.1"), "\\-\\-generate\\-config"));
 }
+
+}  // namespace import_documents_command_test

@@ -9,6 +9,8 @@
 
 #include "tests/support/process.h"
 
+namespace input_limits_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 
 namespace {
@@ -104,3 +106,5 @@ TEST_CASE("the instance limit is set by --max-instances or CAIRN_MAX_INSTANCES")
         std::string::npos);
   CHECK(RunCairn({"validate", "--max-instances", "0", dir.path()}, Env()).exit_code != 0);
 }
+
+}  // namespace input_limits_test

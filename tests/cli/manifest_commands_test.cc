@@ -5,6 +5,8 @@
 
 #include "tests/support/process.h"
 
+namespace manifest_commands_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 
 namespace {
@@ -236,3 +238,5 @@ TEST_CASE("cairn fmt rewrites manifests in place, --check lists them and exits 1
   CHECK(RunCairn({"fmt", "--check", "-r", std::string(CAIRN_SOURCE_DIR) + "/examples"}).exit_code ==
         0);
 }
+
+}  // namespace manifest_commands_test

@@ -10,6 +10,8 @@
 #include "tests/server/serve_fixture.h"
 #include "tests/support/process.h"
 
+namespace max_pending_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 
 namespace {
@@ -114,3 +116,5 @@ TEST_CASE("apply and destroy of 1 network + 300 instances with --max-pending 50 
   CHECK(Count(server, "/api/v1/compute") == 0);
   CHECK(Count(server, "/api/v1/networking") == 0);
 }
+
+}  // namespace max_pending_test

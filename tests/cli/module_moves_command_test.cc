@@ -6,6 +6,8 @@
 
 #include "tests/cli/support/stack_env.h"
 
+namespace module_moves_command_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 
 namespace {
@@ -74,3 +76,5 @@ TEST_CASE("kind: moved renames a whole module with one document, and the plan is
   CHECK(ModuleMoveHas(bad.err, "main.yaml:7:7"));
   CHECK(ModuleMoveHas(bad.err, "moved_from_declared"));
 }
+
+}  // namespace module_moves_command_test

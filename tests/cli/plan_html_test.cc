@@ -11,6 +11,8 @@
 #include "tests/server/serve_fixture.h"
 #include "tests/support/process.h"
 
+namespace plan_html_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 
 namespace {
@@ -118,3 +120,5 @@ TEST_CASE("plan --html writes a self-contained page that Chromium renders with e
   CHECK(bad.exit_code == 1);
   CHECK(bad.err.find("cannot write") != std::string::npos);
 }
+
+}  // namespace plan_html_test

@@ -10,6 +10,8 @@
 
 #include "tests/cli/support/stack_env.h"
 
+namespace policy_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 using nlohmann::json;
 
@@ -169,3 +171,5 @@ TEST_CASE("policies: plan --junit-xml writes a test case per policy result") {
   CHECK(Has(xml, "tests=\"3\" failures=\"1\""));
   CHECK(Has(xml, "<testcase name=\"small-volumes volume.data\" classname=\"policies.advisory\""));
 }
+
+}  // namespace policy_test

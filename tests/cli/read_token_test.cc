@@ -7,6 +7,8 @@
 #include "tests/server/serve_fixture.h"
 #include "tests/support/process.h"
 
+namespace read_token_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 
 TEST_CASE("a read token plans and checks drift, and cannot apply") {
@@ -68,3 +70,5 @@ TEST_CASE("the token is not sent over plain http to a remote host, and a CA bund
   env.erase("CAIRN_CA_BUNDLE");
   CHECK(RunCairn({"plan", stack}, env).exit_code == 0);  // loopback http: fine
 }
+
+}  // namespace read_token_test

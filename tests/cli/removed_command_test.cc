@@ -6,6 +6,8 @@
 
 #include "tests/cli/support/stack_env.h"
 
+namespace removed_command_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 using nlohmann::json;
 
@@ -81,3 +83,5 @@ TEST_CASE("kind: removed forgets with destroy false and deletes with destroy tru
   CHECK(e.Names("/api/v1/compute") == std::vector<std::string>{"web-1"});
   CHECK(e.Cairn({"plan", e.stack, "--detailed-exitcode"}).exit_code == 0);
 }
+
+}  // namespace removed_command_test

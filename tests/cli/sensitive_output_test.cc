@@ -12,6 +12,8 @@
 #include "tests/server/serve_fixture.h"
 #include "tests/support/process.h"
 
+namespace sensitive_output_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 using nlohmann::json;
 
@@ -225,3 +227,5 @@ TEST_CASE("a sensitive variable's value in a --var-file is not shown in a type e
   CHECK(json_out.exit_code == 1);
   CHECK((json_out.out + json_out.err).find("Sekr1tFile") == std::string::npos);
 }
+
+}  // namespace sensitive_output_test

@@ -9,6 +9,8 @@
 
 #include "tests/cli/support/stack_env.h"
 
+namespace show_command_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 using nlohmann::json;
 
@@ -108,3 +110,5 @@ TEST_CASE("cairn show: a saved plan as cairn plan printed it, for the reviewer")
     CHECK(Has(r.err, "is neither a stack directory nor a saved plan: a FIFO"));
   }
 }
+
+}  // namespace show_command_test

@@ -10,6 +10,8 @@
 #include "tests/server/serve_fixture.h"
 #include "tests/support/process.h"
 
+namespace stack_data_command_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 
 namespace {
@@ -102,3 +104,5 @@ TEST_CASE("a stack reads another stack's outputs and builds on them") {
   auto list = s.Cairn({"state", "show", "instance.web[\"a\"]", s.app});
   CHECK(list.out.find(network_id) != std::string::npos);
 }
+
+}  // namespace stack_data_command_test

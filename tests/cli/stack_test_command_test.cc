@@ -10,6 +10,8 @@
 
 #include "tests/cli/support/stack_env.h"
 
+namespace stack_test_command_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 using nlohmann::json;
 
@@ -214,3 +216,5 @@ TEST_CASE("cairn test: --json prints one event a line, as the runs go") {
   CHECK(skipped < file_end);
   CHECK(file_end < events.size());
 }
+
+}  // namespace stack_test_command_test

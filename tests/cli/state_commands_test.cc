@@ -16,10 +16,12 @@
 #include "tests/server/serve_fixture.h"
 #include "tests/support/process.h"
 
+extern char** environ;
+
+namespace state_commands_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 using nlohmann::json;
-
-extern char** environ;
 
 namespace {
 
@@ -589,3 +591,5 @@ TEST_CASE("one remote object has one address: import and state mv refuse a secon
   REQUIRE(e.Cairn({"state", "rm", "network.twin", e.stack}).exit_code == 0);
   CHECK(e.Cairn({"state", "mv", "network.app", "network.other", e.stack}).exit_code == 0);
 }
+
+}  // namespace state_commands_test

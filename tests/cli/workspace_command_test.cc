@@ -7,6 +7,8 @@
 
 #include "tests/cli/support/stack_env.h"
 
+namespace workspace_command_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 
 namespace {
@@ -232,3 +234,5 @@ TEST_CASE("workspace: a saved plan is applied in its own workspace only") {
   CHECK(applied.exit_code == 0);
   CHECK(e.Ok({"output", "where", "--workspace", "dev", e.stack}).out == "dev\n");
 }
+
+}  // namespace workspace_command_test

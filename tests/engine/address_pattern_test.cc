@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace address_pattern_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -58,3 +60,5 @@ TEST_CASE("address patterns: what is not an address or a module path is refused"
     CHECK_FALSE(AddressPattern::Parse(bad));
   }
 }
+
+}  // namespace address_pattern_test

@@ -5,6 +5,8 @@
 
 #include "base/value.h"
 
+namespace address_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 TEST_CASE("addresses round-trip through their canonical text") {
@@ -107,3 +109,5 @@ TEST_CASE("the stack's resources order before modules, modules by name and natur
                                           "module.a[2].network.n", "module.a[10].network.n",
                                           "module.b.network.n"});
 }
+
+}  // namespace address_test

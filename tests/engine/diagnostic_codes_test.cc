@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+namespace diagnostic_codes_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -182,3 +184,5 @@ TEST_CASE("every diagnostic code used in the sources is in docs/manifests.md") {
   INFO("used in the sources, not in docs/manifests.md \"Diagnostic codes\":\n" << missing);
   CHECK(missing.empty());
 }
+
+}  // namespace diagnostic_codes_test

@@ -6,6 +6,8 @@
 #include "providers/infra/infra_provider.h"
 #include "server/ssh_key.h"
 
+namespace private_key_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 TEST_CASE("private key armour and PuTTY headers are found with their position") {
@@ -67,3 +69,5 @@ TEST_CASE("one private key rule for the loader, the provider and the server") {
     CHECK(ValueHasPrivateKey(Value{{text, 1}}) == key);                // keys too
   }
 }
+
+}  // namespace private_key_test

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace backoff_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using std::chrono::milliseconds;
 
@@ -18,3 +20,5 @@ TEST_CASE("Retry-After overrides the computed delay") {
   BackoffPolicy p;
   CHECK(BackoffDelay(p, 0, 0.5, std::chrono::seconds(3)) == milliseconds(3000));
 }
+
+}  // namespace backoff_test

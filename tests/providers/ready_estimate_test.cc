@@ -4,6 +4,8 @@
 #include <thread>
 #include <vector>
 
+namespace ready_estimate_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using cairn::ReadyEstimate;
 using std::chrono::microseconds;
 using std::chrono::milliseconds;
@@ -60,3 +62,5 @@ TEST_CASE("ready estimate: many misses at once raise it once, not once each") {
   // 1.5^32 x 2 ms would be the ceiling; what readiness took bounds it.
   CHECK(e.FirstPoll("instance") == milliseconds(3));
 }
+
+}  // namespace ready_estimate_test

@@ -9,6 +9,8 @@
 
 #include "base/schema/schema_registry.h"
 
+namespace catalog_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -41,3 +43,5 @@ TEST_CASE("the catalog describes exactly the region, plan and image keys the sch
   CHECK(Enum(reg, "instance", "plan") == Keys(server::kPlans));
   CHECK(Enum(reg, "instance", "image") == Keys(server::kImages));
 }
+
+}  // namespace catalog_test

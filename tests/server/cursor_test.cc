@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace cursor_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::server;
 
 TEST_CASE("cursors round-trip a record id and are opaque base64url") {
@@ -38,3 +40,5 @@ TEST_CASE("base64url matches RFC 4648 vectors") {
   CHECK(Base64UrlDecode("Zm9vYg") == std::optional<std::string>("foob"));
   CHECK(Base64UrlDecode("-_8") == std::optional<std::string>("\xfb\xff"));
 }
+
+}  // namespace cursor_test

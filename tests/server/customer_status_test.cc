@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+namespace customer_status_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::server;
 
 TEST_CASE("customerStatus on create is exactly what spec 2.3 shows") {
@@ -65,3 +67,5 @@ TEST_CASE("the preview status reads provisioning for a queued record") {
   CHECK(PreviewStatus("stopping") == "running");
   CHECK(PreviewStatus("failed") == "failed");
 }
+
+}  // namespace customer_status_test

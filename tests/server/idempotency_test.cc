@@ -6,6 +6,8 @@
 #include "server/faults.h"
 #include "server/record_ids.h"
 
+namespace idempotency_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::server;
 using cairn::ParseDuration;  // the one grammar, base/duration.h
 
@@ -61,3 +63,5 @@ TEST_CASE("durations and fault specs parse, and bad ones are refused") {
   CHECK(drop.PickRequestFault(false) == RequestFault::kNone);
   CHECK(drop.PickRequestFault(true) == RequestFault::kDropAfter);
 }
+
+}  // namespace idempotency_test

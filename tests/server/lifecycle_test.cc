@@ -5,6 +5,8 @@
 #include <sstream>
 #include <vector>
 
+namespace lifecycle_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::server;
 
 namespace {
@@ -142,3 +144,5 @@ TEST_CASE("schemas/openapi.yaml names the error codes of conflicts and limits") 
     CHECK(doc.find(code) != std::string::npos);
   }
 }
+
+}  // namespace lifecycle_test

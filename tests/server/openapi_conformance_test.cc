@@ -19,6 +19,8 @@
 #include "server/api.h"
 #include "tests/server/serve_fixture.h"
 
+namespace openapi_conformance_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 using nlohmann::json;
 
@@ -278,3 +280,5 @@ TEST_CASE("openapi.yaml: every route the router answers is in the document, with
     CHECK(answered == documented);
   }
 }
+
+}  // namespace openapi_conformance_test

@@ -4,6 +4,8 @@
 
 #include "server/server.h"
 
+namespace rate_limiter_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::server;
 using namespace std::chrono_literals;
 
@@ -61,3 +63,5 @@ TEST_CASE("ParseRateLimit refuses every rate that is not finite and above 0") {
   CHECK(rate == 0.5);
   CHECK(burst == 3);
 }
+
+}  // namespace rate_limiter_test

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+namespace request_framer_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using cairn::server::FramedRequest;
 using cairn::server::RequestFramer;
 using State = RequestFramer::State;
@@ -123,3 +125,5 @@ TEST_CASE("framer: a head past 16 KiB is 431 however it arrives") {
     CHECK(got.empty());
   }
 }
+
+}  // namespace request_framer_test

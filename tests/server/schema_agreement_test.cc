@@ -20,6 +20,8 @@
 #include "base/schema/schema_registry.h"
 #include "tests/server/serve_fixture.h"
 
+namespace schema_agreement_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 using nlohmann::json;
 
@@ -567,3 +569,5 @@ TEST_CASE("cairn validate and cairn serve accept and refuse the same values at e
   }
   CHECK(srv.process().running());
 }
+
+}  // namespace schema_agreement_test

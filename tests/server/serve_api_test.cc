@@ -5,6 +5,8 @@
 
 #include "tests/server/serve_fixture.h"
 
+namespace serve_api_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 using nlohmann::json;
 
@@ -503,3 +505,5 @@ TEST_CASE("PATCH and DELETE while the action flag is false are 409 action_not_al
       c->Request("POST", "/api/v1/compute/" + id + "/actions/stop", "", {"Idempotency-Key: s"});
   CHECK(stop.status == 409);
 }
+
+}  // namespace serve_api_test

@@ -11,6 +11,8 @@
 
 #include "tests/server/serve_fixture.h"
 
+namespace serve_behaviour_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 using nlohmann::json;
 
@@ -347,3 +349,5 @@ TEST_CASE("serve: --io-threads sets how many threads serve requests") {
   CHECK(seven.Client()->Get("/v1/instances").status == 200);
   CHECK(RunCairn({"serve", "--io-threads", "5000"}).exit_code == 1);
 }
+
+}  // namespace serve_behaviour_test

@@ -12,6 +12,8 @@
 #include "tests/server/raw_connection.h"
 #include "tests/server/serve_fixture.h"
 
+namespace serve_hostile_http_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 using nlohmann::json;
 
@@ -389,3 +391,5 @@ TEST_CASE("connections past --max-connections are closed at once, and /metrics c
   int error = 0;
   CHECK(Statuses(again.ReadToEnd(&error)) == std::vector<int>{200});
 }
+
+}  // namespace serve_hostile_http_test

@@ -9,6 +9,8 @@
 #include "server/cursor.h"
 #include "tests/server/serve_fixture.h"
 
+namespace serve_hostile_input_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 using nlohmann::json;
 
@@ -320,3 +322,5 @@ TEST_CASE("cursors are per project: another project's cursor is refused, and non
   CHECK(after_delete.json()["data"].size() == 1);
   CHECK(after_delete.json()["data"][0]["name"] == "d3");
 }
+
+}  // namespace serve_hostile_input_test

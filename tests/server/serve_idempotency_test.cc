@@ -5,6 +5,8 @@
 
 #include "tests/server/serve_fixture.h"
 
+namespace serve_idempotency_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 using nlohmann::json;
 
@@ -167,3 +169,5 @@ TEST_CASE("the same key while the first request still executes is 409 idempotenc
   CHECK(replay.body == winner->body);
   CHECK(replay.header("idempotent-replayed") == "true");
 }
+
+}  // namespace serve_idempotency_test

@@ -18,6 +18,8 @@
 #include "tests/server/raw_connection.h"
 #include "tests/server/serve_fixture.h"
 
+namespace serve_limits_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
@@ -173,3 +175,5 @@ TEST_CASE("a sender that never stops cannot hold the connection past the linger 
   CHECK(OpenConnectionsSettle(srv, 1) == 1);
   CheckHealthy(srv);
 }
+
+}  // namespace serve_limits_test

@@ -13,6 +13,8 @@
 
 #include "tests/server/serve_fixture.h"
 
+namespace serve_replicas_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 using nlohmann::json;
 
@@ -231,3 +233,5 @@ TEST_CASE("replicas: pagination on one stays exact while the other inserts and d
   stop = true;
   writer.join();
 }
+
+}  // namespace serve_replicas_test

@@ -10,6 +10,8 @@
 #include "server/token.h"
 #include "tests/server/serve_fixture.h"
 
+namespace serve_token_scope_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::testing;
 
 namespace {
@@ -79,3 +81,5 @@ TEST_CASE("a read token reads, and is refused on every mutating route of both AP
   CHECK(log.find(kDevToken) == std::string::npos);
   CHECK(log.find(kReadToken) == std::string::npos);
 }
+
+}  // namespace serve_token_scope_test

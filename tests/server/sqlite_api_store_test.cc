@@ -10,6 +10,8 @@
 
 #include "tests/support/process.h"
 
+namespace sqlite_api_store_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using namespace cairn::server;
 using cairn::testing::TempDir;
@@ -183,3 +185,5 @@ TEST_CASE("sqlite store: the database and its WAL are private to the owner (0600
   REQUIRE(again.ok());
   CHECK(mode(db) == 0600);
 }
+
+}  // namespace sqlite_api_store_test

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace ssh_key_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::server;
 
 // Generated with ssh-keygen; fingerprints from `ssh-keygen -lf`.
@@ -54,3 +56,5 @@ TEST_CASE("private key material is recognised") {
   CHECK_FALSE(ContainsPrivateKeyMaterial("-----BEGIN PUBLIC KEY-----"));
   CHECK_FALSE(ContainsPrivateKeyMaterial(kEd25519));
 }
+
+}  // namespace ssh_key_test

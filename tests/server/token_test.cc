@@ -6,6 +6,8 @@
 #include "server/server.h"
 #include "tests/support/process.h"
 
+namespace token_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn::server;
 
 TEST_CASE("SHA-256 matches the FIPS 180-2 test vectors") {
@@ -50,3 +52,5 @@ TEST_CASE("a tokens file line takes an optional scope, read or write") {
         path + ":2: this token hash is already given scope read (line 1): a token has one scope");
   CHECK(TokenId(a) == std::string(12, 'a'));
 }
+
+}  // namespace token_test

@@ -11,6 +11,8 @@
 
 #include "base/schema/schema_registry.h"
 
+namespace embedded_schemas_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace fs = std::filesystem;
@@ -53,3 +55,5 @@ TEST_CASE("SchemaRegistry::Embedded() is the registry of schemas/, parsed once a
     CHECK((*embedded)->Document(kind) == (*from_files)->Document(kind));
   }
 }
+
+}  // namespace embedded_schemas_test

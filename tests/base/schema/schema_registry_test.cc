@@ -4,6 +4,8 @@
 
 #include "base/schema/formats.h"
 
+namespace schema_registry_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -256,3 +258,5 @@ TEST_CASE("x-cairn.id_alias is a prefix ending in an underscore, or absent") {
           "(\"inst_\")");
   }
 }
+
+}  // namespace schema_registry_test

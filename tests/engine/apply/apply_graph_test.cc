@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace apply_graph_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -131,3 +133,5 @@ TEST_CASE("apply graph: the journal's entries are journaled nodes, independent, 
     CHECK_FALSE(n.deposed);  // the entry's address says it already
   }
 }
+
+}  // namespace apply_graph_test

@@ -7,6 +7,8 @@
 #include "engine/apply/apply.h"
 #include "engine/state/memory_state_store.h"
 
+namespace apply_journal_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -178,3 +180,5 @@ TEST_CASE("journal entry: the request as prepared, its key, and what recovery ne
     }
   }
 }
+
+}  // namespace apply_journal_test

@@ -8,6 +8,8 @@
 #include "engine/apply/apply_graph.h"
 #include "engine/state/memory_state_store.h"
 
+namespace apply_recorder_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -180,3 +182,5 @@ TEST_CASE("record queue: the recorder wakes to leave once the workers have gone"
   CHECK(q.ShouldWake());
   CHECK_FALSE(q.has_next());  // then it leaves
 }
+
+}  // namespace apply_recorder_test

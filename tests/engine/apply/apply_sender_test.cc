@@ -7,6 +7,8 @@
 #include "engine/apply/apply_journal.h"
 #include "tests/engine/support/fake_provider.h"
 
+namespace apply_sender_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using cairn::testing::FakeProvider;
 
@@ -150,3 +152,5 @@ TEST_CASE("apply sender: a network failure or a deadline leaves the outcome unkn
   CHECK_FALSE(OutcomeUnknown(Status::Conflict("x")));
   CHECK_FALSE(OutcomeUnknown(Status::NotFound("x")));
 }
+
+}  // namespace apply_sender_test

@@ -14,6 +14,8 @@
 #include "engine/state/memory_state_store.h"
 #include "tests/engine/support/fake_provider.h"
 
+namespace apply_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using cairn::testing::FakeProvider;
 
@@ -1322,3 +1324,5 @@ TEST_CASE("a mandatory policy undecided at plan is checked at apply, before the 
   }
   CHECK(warned);
 }
+
+}  // namespace apply_test

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace apply_timing_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using namespace std::chrono_literals;
 
@@ -51,3 +53,5 @@ TEST_CASE("operation times: only what is running is reported") {
   REQUIRE(due.size() == 1);
   CHECK(due[0].first == 1);
 }
+
+}  // namespace apply_timing_test

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace apply_waits_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 TEST_CASE("wait hand-off: at most max_pending operations wait, a slot reserved before sending") {
@@ -49,3 +51,5 @@ TEST_CASE("wait hand-off: a max_pending below one still lets one operation wait"
   waits.Reserve();
   CHECK_FALSE(waits.has_room());
 }
+
+}  // namespace apply_waits_test

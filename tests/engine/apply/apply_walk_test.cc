@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
+namespace apply_walk_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using State = ApplyWalk::State;
 
@@ -86,3 +88,5 @@ TEST_CASE("apply walk: journaled nodes are never offered as ready") {
   CHECK(walk.Done(1) == 0);
   CHECK(walk.state(1) == State::kDone);
 }
+
+}  // namespace apply_walk_test

@@ -10,6 +10,8 @@
 #include "engine/state/memory_state_store.h"
 #include "tests/engine/support/fake_provider.h"
 
+namespace conditions_apply_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using cairn::testing::FakeProvider;
 
@@ -255,3 +257,5 @@ TEST_CASE("conditions at apply: a replace whose precondition fails keeps the old
   }
   CHECK(store.Load()->resources.at("instance.web").id == old_id);
 }
+
+}  // namespace conditions_apply_test

@@ -7,6 +7,8 @@
 #include "engine/state/memory_state_store.h"
 #include "tests/engine/support/fake_provider.h"
 
+namespace forget_apply_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using cairn::testing::FakeProvider;
 
@@ -78,3 +80,5 @@ TEST_CASE("forget: apply drops the object from the state and leaves it in the AP
   // Done: the same documents plan nothing more.
   CHECK_FALSE(plan_of(next).has_changes());
 }
+
+}  // namespace forget_apply_test

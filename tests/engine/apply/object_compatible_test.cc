@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace object_compatible_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -93,3 +95,5 @@ TEST_CASE("compatible: an update promises only the fields it changes") {
   CHECK(AssertObjectCompatible(c, {{"name", "renamed"}, {"size", 2}}, Kinds(), {}).empty());
   CHECK(AssertObjectCompatible(c, {{"size", 1}}, Kinds(), {}).size() == 1);
 }
+
+}  // namespace object_compatible_test

@@ -4,6 +4,8 @@
 #include "engine/report/drift_report.h"
 #include "tests/engine/support/fake_provider.h"
 
+namespace drift_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using cairn::testing::FakeProvider;
 
@@ -236,3 +238,5 @@ TEST_CASE("RecordLiveValues takes the live values of what drifted, and forgets w
   CHECK(none.put.empty());
   CHECK(none.remove.empty());
 }
+
+}  // namespace drift_test

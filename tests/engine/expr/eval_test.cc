@@ -9,6 +9,7 @@
 #include "tests/engine/expr/expr_harness.h"
 
 namespace cairn::expr {
+namespace eval_test {  // one namespace per test file: see tests/CMakeLists.txt
 namespace {
 
 using testing::Run;
@@ -425,4 +426,5 @@ TEST_CASE("expr: template files read their variables only", "[expr]") {
 }
 
 }  // namespace
+}  // namespace eval_test
 }  // namespace cairn::expr

@@ -8,6 +8,7 @@
 #include "tests/engine/expr/expr_harness.h"
 
 namespace cairn::expr {
+namespace functions_collection_test {  // one namespace per test file: see tests/CMakeLists.txt
 namespace {
 
 using testing::Run;
@@ -301,4 +302,5 @@ TEST_CASE("functions: collection, sensitive arguments and the caret", "[expr][fu
 }
 
 }  // namespace
+}  // namespace functions_collection_test
 }  // namespace cairn::expr

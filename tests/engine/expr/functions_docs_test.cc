@@ -9,6 +9,7 @@
 #include "tests/engine/expr/expr_harness.h"
 
 namespace cairn::expr {
+namespace functions_docs_test {  // one namespace per test file: see tests/CMakeLists.txt
 namespace {
 
 struct Row {
@@ -69,9 +70,7 @@ TEST_CASE("functions: every example in docs/functions.md gives its result", "[ex
 }
 
 }  // namespace
-}  // namespace cairn::expr
 
-namespace cairn::expr {
 namespace {
 
 // Every documented example, each argument in turn made sensitive, then
@@ -124,4 +123,5 @@ TEST_CASE("functions: no function drops a sensitive or unknown argument", "[expr
 }
 
 }  // namespace
+}  // namespace functions_docs_test
 }  // namespace cairn::expr

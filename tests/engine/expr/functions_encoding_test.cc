@@ -8,6 +8,7 @@
 #include "tests/engine/expr/expr_harness.h"
 
 namespace cairn::expr {
+namespace functions_encoding_test {  // one namespace per test file: see tests/CMakeLists.txt
 namespace {
 
 using testing::Run;
@@ -235,4 +236,5 @@ TEST_CASE("functions: encoding, unknown and sensitive arguments, and the caret",
 }
 
 }  // namespace
+}  // namespace functions_encoding_test
 }  // namespace cairn::expr

@@ -7,6 +7,7 @@
 #include "tests/engine/expr/expr_harness.h"
 
 namespace cairn::expr {
+namespace functions_hash_test {  // one namespace per test file: see tests/CMakeLists.txt
 namespace {
 
 using testing::Run;
@@ -80,4 +81,5 @@ TEST_CASE("functions: hash, unknown and sensitive arguments, and the caret", "[e
 }
 
 }  // namespace
+}  // namespace functions_hash_test
 }  // namespace cairn::expr

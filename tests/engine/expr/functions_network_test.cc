@@ -8,6 +8,7 @@
 #include "tests/engine/expr/expr_harness.h"
 
 namespace cairn::expr {
+namespace functions_network_test {  // one namespace per test file: see tests/CMakeLists.txt
 namespace {
 
 using testing::Run;
@@ -172,4 +173,5 @@ TEST_CASE("functions: network, unknown and sensitive arguments, and the caret",
 }
 
 }  // namespace
+}  // namespace functions_network_test
 }  // namespace cairn::expr

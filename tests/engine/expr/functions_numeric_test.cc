@@ -7,6 +7,7 @@
 #include "tests/engine/expr/expr_harness.h"
 
 namespace cairn::expr {
+namespace functions_numeric_test {  // one namespace per test file: see tests/CMakeLists.txt
 namespace {
 
 using testing::Run;
@@ -138,4 +139,5 @@ TEST_CASE("functions: numeric, the caret goes under the wrong argument", "[expr]
 }
 
 }  // namespace
+}  // namespace functions_numeric_test
 }  // namespace cairn::expr

@@ -8,6 +8,7 @@
 #include "tests/engine/expr/expr_harness.h"
 
 namespace cairn::expr {
+namespace functions_string_test {  // one namespace per test file: see tests/CMakeLists.txt
 namespace {
 
 using testing::Run;
@@ -275,4 +276,5 @@ TEST_CASE("functions: string, unknown and sensitive arguments, and the caret",
 }
 
 }  // namespace
+}  // namespace functions_string_test
 }  // namespace cairn::expr

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace dependency_graph_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -79,3 +81,5 @@ TEST_CASE("self-loops and several cycles are each reported once") {
   CHECK(cycles[0].ToString() == "instance.a -> instance.a");
   CHECK(cycles[1].ToString() == "instance.b -> instance.c -> instance.b");
 }
+
+}  // namespace dependency_graph_test

@@ -5,6 +5,8 @@
 
 #include "engine/address.h"
 
+namespace topological_order_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -67,3 +69,5 @@ TEST_CASE("nodes on a cycle, or after one, are reported and never placed") {
   CHECK(SortTopologically(0, {}).acyclic());
   CHECK(SortTopologically(0, {}).order.empty());
 }
+
+}  // namespace topological_order_test

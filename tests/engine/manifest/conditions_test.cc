@@ -6,6 +6,8 @@
 
 #include "engine/manifest/loader.h"
 
+namespace conditions_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -157,3 +159,5 @@ name: c
                "postconditions") != std::string::npos);
   CHECK(d.find("main.yaml:21:7: missing_field: a check needs assert") != std::string::npos);
 }
+
+}  // namespace conditions_test

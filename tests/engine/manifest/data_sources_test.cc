@@ -6,6 +6,8 @@
 
 #include "tests/engine/manifest/support/stage_docs.h"
 
+namespace data_sources_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using cairn::testing::CheckAt;
 using cairn::testing::StageDocs;
@@ -86,3 +88,5 @@ TEST_CASE("data_sources: id and filter, one of them, well formed") {
   CHECK(r.diags[5].code == "eval_error");
   CheckAt(r.diags[6], "wrong_type", 29, 5);
 }
+
+}  // namespace data_sources_test

@@ -9,6 +9,8 @@
 #include "base/redact.h"
 #include "base/schema/schema_registry.h"
 
+namespace documents_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -197,3 +199,5 @@ TEST_CASE("documents: a module may not declare what belongs to the stack") {
   One network("kind: network\nname: web\n", 1);  // a resource is fine
   CHECK(network.valid);
 }
+
+}  // namespace documents_test

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace evaluate_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -222,3 +224,5 @@ TEST_CASE("private key material assembled from pieces is refused, and the text k
   CHECK_FALSE(Eval("${var.head}", in).e.private_key);
   CHECK(Eval("${var.head}", in).diags.empty());
 }
+
+}  // namespace evaluate_test

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace expand_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -124,3 +126,5 @@ TEST_CASE("the default API name puts the module path first and the index last") 
   CHECK(DefaultApiName({{"prod", {}}, {"db", std::string("x")}}, "disk", std::monostate{}) ==
         "prod-db-x-disk");
 }
+
+}  // namespace expand_test

@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace expr_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -119,3 +121,5 @@ TEST_CASE("ResolveReferences evaluates residuals with what is known at plan and 
   // Plain values are left alone.
   CHECK(ResolveReferences(Value{{"a", 1}, {"b", "x"}}, lookup) == Value{{"a", 1}, {"b", "x"}});
 }
+
+}  // namespace expr_test

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace finish_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -67,3 +69,5 @@ TEST_CASE("finish: summaries and details become valid UTF-8") {
   CHECK(out[0].summary == "bad \xEF\xBF\xBD byte");
   CHECK(out[0].detail == "and \xEF\xBF\xBD here");
 }
+
+}  // namespace finish_test

@@ -4,6 +4,8 @@
 
 #include "engine/manifest/yaml_value.h"
 
+namespace format_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 TEST_CASE("fmt: indentation, spacing and blank lines become canonical, comments stay") {
@@ -174,3 +176,5 @@ TEST_CASE("fmt: a line of megabytes is formatted, not a stack overflow") {
   REQUIRE(other.ok());
   CHECK(*other == "a: b | c\n\"q\":   v\nl: |2+ # c\n    x\n");
 }
+
+}  // namespace format_test

@@ -6,6 +6,8 @@
 #include "engine/manifest/loader.h"
 #include "tests/support/process.h"
 
+namespace generate_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using namespace cairn::testing;
 
@@ -55,3 +57,5 @@ TEST_CASE("generated manifests load back as the values they were written from") 
   REQUIRE(api->depends_on.size() == 1);
   CHECK(api->depends_on[0].ToString() == "network.core");
 }
+
+}  // namespace generate_test

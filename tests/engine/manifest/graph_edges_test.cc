@@ -7,6 +7,8 @@
 
 #include "base/schema/schema_registry.h"
 
+namespace graph_edges_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -230,3 +232,5 @@ TEST_CASE("graph_edges: a cycle is dependency_cycle, its resources last by addre
   CHECK(g.resources[2].address.ToString() == "instance.web[0]");
   CHECK(g.resources[3].address.ToString() == "instance.web[1]");
 }
+
+}  // namespace graph_edges_test

@@ -9,6 +9,8 @@
 #include "engine/manifest/loader.h"
 #include "tests/support/process.h"
 
+namespace imports_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using cairn::testing::TempDir;
 using cairn::testing::WriteFile;
@@ -228,3 +230,5 @@ TEST_CASE("import: the index expressions of to found between their brackets") {
                                       {Value(-1)}, error));
   CHECK(error.find("a string or a whole number") != std::string::npos);
 }
+
+}  // namespace imports_test

@@ -16,6 +16,8 @@
 
 #include "engine/manifest/loader.h"
 
+namespace invalid_catalog_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 namespace fs = std::filesystem;
 using namespace cairn;
 
@@ -92,3 +94,5 @@ TEST_CASE("every invalid stack in the catalog fails with exactly its expected di
     }
   }
 }
+
+}  // namespace invalid_catalog_test

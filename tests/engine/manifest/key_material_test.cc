@@ -8,6 +8,8 @@
 #include "base/private_key.h"
 #include "base/redact.h"
 
+namespace key_material_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -118,3 +120,5 @@ TEST_CASE("key_material: a source holding a key is added redacted and refused") 
   CHECK(diags.size() == 2);
   CHECK(*sources.Line("ok.yaml", 1) == "kind: network");
 }
+
+}  // namespace key_material_test

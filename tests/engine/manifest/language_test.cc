@@ -8,6 +8,8 @@
 #include "engine/manifest/expr.h"
 #include "engine/manifest/loader.h"
 
+namespace language_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -408,3 +410,5 @@ value: ${network.c.id}
   CHECK(d.find("main.yaml:19:10: disabled_resource: network.c is disabled (enabled: false)") !=
         std::string::npos);
 }
+
+}  // namespace language_test

@@ -6,6 +6,8 @@
 
 #include "tests/engine/manifest/support/stage_docs.h"
 
+namespace lifecycle_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using cairn::testing::CheckAt;
 using cairn::testing::StageDocs;
@@ -116,3 +118,5 @@ TEST_CASE("lifecycle: depends_on is a list of addresses of the document's module
   REQUIRE(scalar.diags.size() == 1);
   CheckAt(scalar.diags[0], "invalid_depends_on", 3, 13);
 }
+
+}  // namespace lifecycle_test

@@ -9,6 +9,8 @@
 #include "engine/manifest/expr.h"
 #include "tests/support/process.h"
 
+namespace loader_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -581,3 +583,5 @@ TEST_CASE("a long for_each written out is not taken for an alias bomb") {
   CHECK(r.ok());
   CHECK(Codes(r).find("document_too_large") == std::string::npos);
 }
+
+}  // namespace loader_test

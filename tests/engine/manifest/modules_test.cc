@@ -10,6 +10,8 @@
 #include "engine/manifest/loader.h"
 #include "tests/support/process.h"
 
+namespace modules_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using cairn::testing::TempDir;
 using cairn::testing::WriteFile;
@@ -405,3 +407,5 @@ TEST_CASE("depends_on on a module document: everything inside it waits, nested m
   CHECK(bad.diagnostics[0].code == "unknown_depends_on");
   CHECK(bad.diagnostics[0].summary == "depends_on names undeclared resource firewall.nope");
 }
+
+}  // namespace modules_test

@@ -7,6 +7,8 @@
 #include "base/schema/schema_registry.h"
 #include "tests/engine/manifest/support/stage_docs.h"
 
+namespace moved_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using cairn::testing::CheckAt;
 using cairn::testing::StageDocs;
@@ -190,3 +192,5 @@ TEST_CASE("moved: whole modules move by path, checked against the declared modul
   CheckAt(e.diagnostics[4], "moved_to_undeclared", 19, 5);
   CheckAt(e.diagnostics[5], "invalid_address", 22, 7);
 }
+
+}  // namespace moved_test

@@ -6,6 +6,8 @@
 
 #include "base/env.h"
 
+namespace read_files_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -119,3 +121,5 @@ TEST_CASE("read_files: each refusal of Env::ReadFile has its code") {
   CHECK(diags[2].code == "file_not_found");
   CHECK(diags[2].summary == "cannot read z: gone");
 }
+
+}  // namespace read_files_test

@@ -6,6 +6,8 @@
 
 #include "base/schema/schema_registry.h"
 
+namespace references_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -166,3 +168,5 @@ TEST_CASE("depends_on takes every instance of an address without index") {
   CHECK(DeclaredNames(s.declared(), "instance", {}) == std::vector<std::string>{"db", "web"});
   CHECK(DeclaredNames(s.declared(), "instance", {{"app", {}}}).empty());
 }
+
+}  // namespace references_test

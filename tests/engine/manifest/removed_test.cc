@@ -8,6 +8,8 @@
 #include "base/schema/schema_registry.h"
 #include "tests/engine/manifest/support/stage_docs.h"
 
+namespace removed_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using cairn::testing::CheckAt;
 using cairn::testing::StageDocs;
@@ -152,3 +154,5 @@ TEST_CASE("removed: what the manifests still declare cannot be removed") {
   CHECK(r.removed[0].FromText() == "instance.web[2]");
   CHECK(r.removed[1].FromText() == "module.none[0]");
 }
+
+}  // namespace removed_test

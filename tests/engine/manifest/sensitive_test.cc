@@ -9,6 +9,8 @@
 #include "engine/manifest/loader.h"
 #include "tests/support/process.h"
 
+namespace sensitive_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using cairn::testing::TempDir;
 using cairn::testing::WriteFile;
@@ -234,3 +236,5 @@ TEST_CASE("a sensitive variable's value in a variable file never shows in an exc
   CHECK(Redact("it was Sekr1tFile") == "it was [REDACTED]");
   ClearSecretsForTesting();
 }
+
+}  // namespace sensitive_test

@@ -6,6 +6,8 @@
 
 #include "tests/engine/manifest/support/stage_docs.h"
 
+namespace settings_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using cairn::testing::CheckAt;
 using cairn::testing::StageDocs;
@@ -149,3 +151,5 @@ TEST_CASE("settings: a backend document's problems") {
   CheckAt(sqlite.diags[0], "invalid_value", 2, 1);
   CHECK(sqlite.diags[0].summary == "url_env applies to the postgres backend only");
 }
+
+}  // namespace settings_test

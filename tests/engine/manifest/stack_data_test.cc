@@ -15,6 +15,8 @@
 #include "engine/state/sqlite_state_store.h"
 #include "tests/support/process.h"
 
+namespace stack_data_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using cairn::testing::TempDir;
 using cairn::testing::WriteFile;
@@ -307,3 +309,5 @@ TEST_CASE("stack_data: workspace picks which of the other stack's states is read
   CHECK(bad.diagnostics[0].code == "invalid_value");
   CHECK(bad.diagnostics[0].location.line == 5);
 }
+
+}  // namespace stack_data_test

@@ -8,6 +8,8 @@
 #include "base/schema/schema_registry.h"
 #include "engine/manifest/yaml_tree.h"
 
+namespace validate_specs_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -148,3 +150,5 @@ TEST_CASE("validate_specs: large stacks validate on threads and miss nothing") {
   CHECK(lines.count(4 * 1 + 3) == 1);  // document 1, the first with mars
   CHECK(lines.count(3) == 0);          // document 0 is valid
 }
+
+}  // namespace validate_specs_test

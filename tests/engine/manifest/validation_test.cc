@@ -6,6 +6,8 @@
 #include "base/env.h"
 #include "engine/manifest/loader.h"
 
+namespace validation_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -135,3 +137,5 @@ validation:
   CHECK(d.find("main.yaml:11:5: missing_field: a validation needs condition and error_message") !=
         std::string::npos);
 }
+
+}  // namespace validation_test

@@ -7,6 +7,8 @@
 #include "base/env.h"
 #include "base/redact.h"
 
+namespace variable_files_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -111,3 +113,5 @@ TEST_CASE("variable_files: a file holding a private key is refused whole") {
   CHECK(escaped.diags[0].location.column == 11);
   ClearSecretsForTesting();
 }
+
+}  // namespace variable_files_test

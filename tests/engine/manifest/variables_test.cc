@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace variables_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -167,3 +169,5 @@ TEST_CASE("every bad variable value is reported at once, where it was given") {
   src.settings_only = true;
   CHECK(ResolveVariableValues(decls, src).diagnostics.empty());
 }
+
+}  // namespace variables_test

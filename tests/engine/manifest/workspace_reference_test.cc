@@ -4,6 +4,8 @@
 
 #include "engine/manifest/loader.h"
 
+namespace workspace_reference_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -63,3 +65,5 @@ TEST_CASE("workspace reference: a misspelling suggests workspace") {
   CHECK_FALSE(r.ok());
   CHECK(Codes(r).find("did you mean workspace?") != std::string::npos);
 }
+
+}  // namespace workspace_reference_test

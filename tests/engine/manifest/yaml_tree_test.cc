@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace yaml_tree_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 TEST_CASE("YamlTree keeps every node's position and whether a scalar was quoted") {
@@ -171,3 +173,5 @@ TEST_CASE("a node ends where the next node of the file begins, across documents"
   CHECK(y.EndMark().is_null());        // nothing follows
   CHECK(tree->Scalars().size() == 9);  // a b 1 c 2 d x e y
 }
+
+}  // namespace yaml_tree_test

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace yaml_value_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -119,3 +121,5 @@ TEST_CASE("a node's location spans a one-line scalar, quotes included") {
   CHECK(p.length == 5);
   CHECK(NodeLoc("f.yaml", YamlNode()).line == 0);
 }
+
+}  // namespace yaml_value_test

@@ -12,6 +12,8 @@
 #include "engine/manifest/loader.h"
 #include "tests/support/process.h"
 
+namespace console_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -288,3 +290,5 @@ TEST_CASE("console: module outputs read as the module computes them and empty co
                    "declared in the manifests",
                    0) == 0);
 }
+
+}  // namespace console_test

@@ -17,6 +17,8 @@
 #include "engine/state/memory_state_store.h"
 #include "tests/engine/support/fake_provider.h"
 
+namespace import_documents_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using cairn::testing::FakeProvider;
 
@@ -306,3 +308,5 @@ TEST_CASE("plan --generate-config: the documents of undeclared imports and then 
   CHECK(none.empty());
   CHECK(error.find("sensitive") != std::string::npos);
 }
+
+}  // namespace import_documents_test

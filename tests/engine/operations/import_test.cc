@@ -13,6 +13,8 @@
 #include "engine/operations/operations.h"
 #include "tests/engine/support/fake_provider.h"
 
+namespace import_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using cairn::testing::FakeProvider;
 
@@ -238,3 +240,5 @@ TEST_CASE("import --generate: a file that breaks the stack is taken back") {
   CHECK_FALSE(nowhere.ok());
   CHECK(nowhere.load.diagnostics.empty());
 }
+
+}  // namespace import_test

@@ -11,6 +11,8 @@
 #include "engine/manifest/loader.h"
 #include "tests/engine/support/fake_provider.h"
 
+namespace operations_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using cairn::testing::FakeProvider;
 
@@ -296,3 +298,5 @@ TEST_CASE("plan-time errors point at the field or the resource's name, not at `k
   CHECK(refused.diagnostics[0].code == "prevent_destroy");
   CHECK(at(refused.diagnostics[0]) == "main.yaml:2:7");
 }
+
+}  // namespace operations_test

@@ -7,6 +7,8 @@
 
 #include "base/env.h"
 
+namespace saved_plan_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -168,3 +170,5 @@ TEST_CASE("without DIR a saved plan applies in the current directory, else where
         "manifests differ from those planned: main.yaml changed; ci1, where it was made, is "
         "gone): give its directory, 'cairn apply PLAN DIR'");
 }
+
+}  // namespace saved_plan_test

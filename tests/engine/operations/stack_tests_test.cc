@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace stack_tests_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 TEST_CASE("stack tests: runs read with their variables, assertions and expectations") {
@@ -96,3 +98,5 @@ TEST_CASE("stack tests: a kind test document sets the file's provisioning delay,
   CHECK(got[2].starts_with("5 invalid_test"));
   CHECK(bad.diagnostics[2].summary.find("the first is at line 1") != std::string::npos);
 }
+
+}  // namespace stack_tests_test

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace state_check_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -108,3 +110,5 @@ TEST_CASE("one remote object at two addresses is refused, naming the first, ids 
   CHECK(both[0].summary.rfind("volume.vols[\"b\"]:", 0) == 0);
   CHECK(CheckTrackedOnce(st, {"network.none"}, Options()).empty());
 }
+
+}  // namespace state_check_test

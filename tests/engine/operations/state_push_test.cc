@@ -7,6 +7,8 @@
 
 #include "engine/state/memory_state_store.h"
 
+namespace state_push_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -118,3 +120,5 @@ TEST_CASE("state push: the commit replaces resources and outputs and raises seri
   CHECK(after->outputs == pushed.outputs);
   CHECK(after->sensitive_outputs == std::set<std::string>{"secret"});
 }
+
+}  // namespace state_push_test

@@ -10,6 +10,8 @@
 #include "engine/report/plan_html.h"
 #include "engine/report/plan_report.h"
 
+namespace conditions_plan_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -244,3 +246,5 @@ TEST_CASE("conditions at plan: check results in the text, Markdown, HTML and JSO
   CHECK(ChecksLine({{"a", CheckResult::Status::kUnknown, {}}}, true) ==
         "Checks after apply: 1 not decided (what they read was not made).");
 }
+
+}  // namespace conditions_plan_test

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace plan_html_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 TEST_CASE("plan html: values and addresses are escaped, sensitive values masked") {
@@ -24,3 +26,5 @@ TEST_CASE("plan html: values and addresses are escaped, sensitive values masked"
   CHECK(html.find("(sensitive)") != std::string::npos);
   CHECK(HtmlEscape("a\"b'c") == "a&quot;b&#39;c");
 }
+
+}  // namespace plan_html_test

@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace plan_steps_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using namespace cairn::plan;
 
@@ -256,3 +258,5 @@ TEST_CASE("plan step PlanOutputs and PlanChecks: changes against the state, chec
   CHECK(diags[0].severity == Severity::kWarning);
   CHECK(diags[0].code == "check_failed");
 }
+
+}  // namespace plan_steps_test

@@ -5,6 +5,8 @@
 #include "engine/manifest/expr.h"
 #include "engine/report/plan_report.h"
 
+namespace plan_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -1158,3 +1160,5 @@ TEST_CASE("a saved plan keeps which variables are sensitive, and masks them when
   CHECK(RenderValue("u:s3cret-pw@h", back->sensitive_values) == "(sensitive)");
   CHECK(RenderValue("prod", back->sensitive_values) == "\"prod\"");
 }
+
+}  // namespace plan_test

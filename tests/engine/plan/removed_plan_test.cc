@@ -7,6 +7,8 @@
 #include "engine/report/plan_report.h"
 #include "engine/state/moves.h"
 
+namespace removed_plan_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -227,3 +229,5 @@ TEST_CASE("removed: --target and --exclude choose what is forgotten") {
     for (const PlannedChange& c : r.plan.changes) CHECK(c.action != Action::kDelete);
   }
 }
+
+}  // namespace removed_plan_test

@@ -8,6 +8,8 @@
 
 #include "engine/manifest/expr.h"
 
+namespace policy_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -306,3 +308,5 @@ TEST_CASE("plan.summary counts the objects a plan imports") {
   CHECK(Summaries(EvaluatePolicies(set.policies, plan, nullptr)) ==
         std::vector<std::string>{"no-imports  failed"});
 }
+
+}  // namespace policy_test

@@ -13,6 +13,8 @@
 
 #include "engine/policy/policy.h"
 
+namespace sarif_schema_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -98,3 +100,5 @@ TEST_CASE("policy SARIF logs are valid SARIF 2.1.0") {
   bad["runs"][0]["results"][0]["level"] = "fatal";
   CHECK(Violations(schema, bad) != "");
 }
+
+}  // namespace sarif_schema_test

@@ -9,6 +9,8 @@
 #include "base/redact.h"
 #include "engine/report/apply_report.h"
 
+namespace apply_progress_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using namespace std::chrono_literals;
 using Phase = ProgressEvent::Phase;
@@ -197,3 +199,5 @@ TEST_CASE("apply summary: the sensitive outputs are the ones the stack declares 
   config.outputs.push_back({.name = "password", .value = "y", .sensitive = true});
   CHECK(SensitiveOutputs(config) == std::set<std::string>{"password"});
 }
+
+}  // namespace apply_progress_test

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace graph_output_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -68,3 +70,5 @@ TEST_CASE("each module instance is a cluster, nested, and JSON names the module"
   CHECK_FALSE(j["nodes"][0].contains("module"));
   CHECK(j["nodes"][2]["module"] == "module.app[0].module.db");
 }
+
+}  // namespace graph_output_test

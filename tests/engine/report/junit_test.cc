@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace junit_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -67,3 +69,5 @@ TEST_CASE("policy results and policy tests as JUnit suites") {
   CHECK(suites[1].cases[0].message ==
         "failed but not expected to: x; expected to fail but did not: y");
 }
+
+}  // namespace junit_test

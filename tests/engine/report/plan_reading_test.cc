@@ -3,6 +3,8 @@
 #include "engine/plan/plan.h"
 #include "engine/report/plan_report.h"
 
+namespace plan_reading_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 TEST_CASE("a plan prepared for reading drops its variables and hides sensitive outputs") {
@@ -19,3 +21,5 @@ TEST_CASE("a plan prepared for reading drops its variables and hides sensitive o
   // What apply needs to mask again stays.
   CHECK(plan.sensitive_variables == std::vector<std::string>{"password"});
 }
+
+}  // namespace plan_reading_test

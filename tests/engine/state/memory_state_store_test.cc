@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace memory_state_store_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -69,3 +71,5 @@ TEST_CASE("memory state: an OK status given as a fault still fails the commit", 
   CHECK_FALSE(store.Commit(PutOne("instance.a")).ok());
   CHECK(store.Commit(PutOne("instance.a")).ok());
 }
+
+}  // namespace memory_state_store_test

@@ -7,6 +7,8 @@
 #include "engine/report/plan_report.h"
 #include "engine/state/moves.h"
 
+namespace module_moves_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -162,3 +164,5 @@ TEST_CASE("moves: a deposed object moves with its instance, by resource or by mo
   CHECK(after.resources.at("instance.front[0] (deposed)").id ==
         st.resources.at("instance.web[0] (deposed)").id);
 }
+
+}  // namespace module_moves_test

@@ -8,6 +8,8 @@
 #include "base/redact.h"
 #include "tests/engine/state/state_test_support.h"
 
+namespace open_state_store_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using namespace cairn::testing;
 
@@ -131,3 +133,5 @@ TEST_CASE("OpenStateStore: an unreachable postgres is Unavailable and hides the 
   CHECK_FALSE(Contains(store.status().message(), "hunter2-secret"));
   CHECK(Redact("pw hunter2-secret") == "pw [REDACTED]");
 }
+
+}  // namespace open_state_store_test

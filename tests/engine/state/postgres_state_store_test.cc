@@ -10,6 +10,8 @@
 
 #include "tests/engine/state/state_test_support.h"
 
+namespace postgres_state_store_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using namespace cairn::testing;
 using namespace std::chrono_literals;
@@ -110,3 +112,5 @@ TEST_CASE("postgres state: a negative format version is refused as not Cairn's",
   CHECK(refused.status().code() == StatusCode::kFailedPrecondition);
   CHECK(Contains(refused.status().message(), "format version -3: not Cairn's"));
 }
+
+}  // namespace postgres_state_store_test

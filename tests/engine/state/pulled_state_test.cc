@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace pulled_state_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -110,3 +112,5 @@ TEST_CASE("each malformed resource of a pulled state is a diagnostic of its own"
     CHECK(bad.diagnostics[0].location.file == "x.json");
   }
 }
+
+}  // namespace pulled_state_test

@@ -16,6 +16,8 @@
 #include "tests/engine/support/crash_vfs.h"
 #include "tests/support/process.h"
 
+namespace sqlite_machine_crash_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using cairn::testing::TempDir;
 
@@ -99,3 +101,5 @@ TEST_CASE("sqlite state: after a machine crash every durable commit is there", "
     CHECK(present <= acked + 1);
   }
 }
+
+}  // namespace sqlite_machine_crash_test

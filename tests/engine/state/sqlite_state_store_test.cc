@@ -21,6 +21,8 @@
 
 #include "tests/engine/state/state_test_support.h"
 
+namespace sqlite_state_store_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using namespace cairn::testing;
 using namespace std::chrono_literals;
@@ -658,3 +660,5 @@ TEST_CASE("sqlite state: concurrent writers are group-committed, each with its o
   REQUIRE(pending.ok());
   CHECK(pending->empty());
 }
+
+}  // namespace sqlite_state_store_test

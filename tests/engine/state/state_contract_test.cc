@@ -8,6 +8,8 @@
 
 #include "tests/engine/state/state_test_support.h"
 
+namespace state_contract_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using namespace cairn::testing;
 using namespace std::chrono_literals;
@@ -570,3 +572,5 @@ STATE_CONTRACT_TEST(Concurrent, "concurrent journal-then-commit from many thread
   CHECK(snap.resources.size() == kThreads * kPerThread);
   CHECK(s.PendingJournal()->empty());
 }
+
+}  // namespace state_contract_test

@@ -8,6 +8,8 @@
 
 #include "engine/state/memory_state_store.h"
 
+namespace state_lock_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -193,3 +195,5 @@ TEST_CASE("a reader waits while a live holder has the lock, not for a gone one",
   CHECK(once->has_value());
   CHECK(store.current_lock_reads == reads + 1);
 }
+
+}  // namespace state_lock_test

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace state_query_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 namespace {
@@ -32,3 +34,5 @@ TEST_CASE("an address names itself, or every recorded instance of its resource")
   CHECK(StateAddressesNamed(st, "instance.nod").empty());
   CHECK(StateAddressesNamed(st, "not an address").empty());
 }
+
+}  // namespace state_query_test

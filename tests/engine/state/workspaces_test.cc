@@ -11,6 +11,8 @@
 
 #include "tests/engine/state/state_test_support.h"
 
+namespace workspaces_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using namespace cairn::testing;
 using namespace std::chrono_literals;
@@ -199,3 +201,5 @@ TEST_CASE("workspaces on postgres: one key per workspace and the lock per worksp
   REQUIRE_FALSE(refused.ok());
   CHECK(Contains(refused.status().message(), ":workspace:"));
 }
+
+}  // namespace workspaces_test

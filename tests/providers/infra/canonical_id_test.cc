@@ -4,6 +4,8 @@
 
 #include "base/schema/schema_registry.h"
 
+namespace canonical_id_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 
 TEST_CASE("CanonicalId maps both forms of an instance or network id to the UUID") {
@@ -60,3 +62,5 @@ TEST_CASE("the provider's id prefixes are the schemas' id aliases") {
   }
   CHECK(aliases == PreviewPrefixes());
 }
+
+}  // namespace canonical_id_test

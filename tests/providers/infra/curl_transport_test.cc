@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+namespace curl_transport_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using namespace std::chrono_literals;
 
@@ -358,3 +360,5 @@ TEST_CASE("CheckTokenTransport: https anywhere, plain http only to loopback") {
   CHECK(CheckTokenTransport("ftp://127.0.0.1", true).code() == StatusCode::kInvalidArgument);
   CHECK(CheckTokenTransport("not a url", true).code() == StatusCode::kInvalidArgument);
 }
+
+}  // namespace curl_transport_test

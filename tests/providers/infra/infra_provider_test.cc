@@ -13,6 +13,8 @@
 #include "tests/providers/fake_transport.h"
 #include "tests/providers/test_descriptors.h"
 
+namespace infra_provider_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using namespace cairn::testing;
 using std::chrono::seconds;
@@ -913,3 +915,5 @@ TEST_CASE(
   REQUIRE(refused.diagnostics.size() == 1);
   CHECK(refused.diagnostics[0].summary.find("inst_") == std::string::npos);
 }
+
+}  // namespace infra_provider_test

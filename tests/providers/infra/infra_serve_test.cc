@@ -13,6 +13,8 @@
 #include "tests/providers/test_descriptors.h"
 #include "tests/support/process.h"
 
+namespace infra_serve_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using namespace cairn::testing;
 using namespace std::chrono_literals;
@@ -308,3 +310,5 @@ TEST_CASE("serve: with injected faults every create lands exactly once") {
   for (const auto& r : networks) c.Delete("network", r.id);
   CHECK(c.List("network").empty());
 }
+
+}  // namespace infra_serve_test

@@ -13,6 +13,8 @@
 #include "tests/providers/fake_transport.h"
 #include "tests/providers/test_descriptors.h"
 
+namespace kind_watcher_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using namespace cairn::testing;
 using std::chrono::seconds;
@@ -377,3 +379,5 @@ TEST_CASE("a wait added while the watcher sleeps until a later look wakes it") {
   REQUIRE(got.Await(2));
   CHECK(got.by_id[Id(0)].status.code() == StatusCode::kCancelled);
 }
+
+}  // namespace kind_watcher_test

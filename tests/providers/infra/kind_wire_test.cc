@@ -6,6 +6,8 @@
 #include "tests/providers/test_descriptors.h"
 #include "tests/support/process.h"
 
+namespace kind_wire_test {  // one namespace per test file: see tests/CMakeLists.txt
+
 using namespace cairn;
 using namespace cairn::testing;
 
@@ -130,3 +132,5 @@ TEST_CASE("the repository's schemas load, when present") {
     CHECK(ParseKindWire(descriptor).ok());
   }
 }
+
+}  // namespace kind_wire_test
