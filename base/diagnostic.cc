@@ -11,22 +11,6 @@
 namespace cairn {
 namespace {
 
-std::vector<std::string> SplitLines(const std::string& content) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : content) {
-    if (c == '\n') {
-      if (!cur.empty() && cur.back() == '\r') cur.pop_back();
-      out.push_back(std::move(cur));
-      cur.clear();
-    } else {
-      cur.push_back(c);
-    }
-  }
-  if (!cur.empty()) out.push_back(std::move(cur));
-  return out;
-}
-
 // One character of a line as shown: `size` bytes of the original from
 // `begin`, printed as `shown` (itself, or an escape).
 struct ShownChar {
@@ -187,26 +171,45 @@ std::string JoinNames(const std::vector<std::string>& names, std::string_view se
 }
 
 void SourceFiles::Add(std::string name, std::string content) {
-  lines_[std::move(name)] = SplitLines(content);
+  File& f = files_[std::move(name)];
+  f.text = std::move(content);
+  f.starts.clear();
+  f.redacted.clear();
+  // Lines end at "\n" (a "\r" before it is not shown); the text after the
+  // last one is a line when it is not empty.
+  for (size_t at = 0; at < f.text.size();) {
+    f.starts.push_back(at);
+    const size_t nl = f.text.find('\n', at);
+    if (nl == std::string::npos) break;
+    at = nl + 1;
+  }
 }
 
 std::optional<std::string_view> SourceFiles::Line(const std::string& name, int line) {
-  auto it = lines_.find(name);
-  if (it == lines_.end()) return std::nullopt;  // never read here: only what was Add()ed
-  if (line < 1 || static_cast<size_t>(line) > it->second.size()) return std::nullopt;
-  return it->second[line - 1];
+  auto it = files_.find(name);
+  if (it == files_.end()) return std::nullopt;  // never read here: only what was Add()ed
+  const File& f = it->second;
+  if (line < 1 || static_cast<size_t>(line) > f.starts.size()) return std::nullopt;
+  if (auto r = f.redacted.find(line); r != f.redacted.end()) return r->second;
+  const size_t begin = f.starts[line - 1];
+  size_t end = f.text.find('\n', begin);
+  if (end == std::string::npos) return std::string_view(f.text).substr(begin);
+  if (end > begin && f.text[end - 1] == '\r') --end;
+  return std::string_view(f.text).substr(begin, end - begin);
 }
 
 void SourceFiles::RedactLines(const std::string& name, int first, int last) {
-  auto it = lines_.find(name);
-  if (it == lines_.end()) return;
-  std::vector<std::string>& lines = it->second;
+  auto it = files_.find(name);
+  if (it == files_.end()) return;
+  File& f = it->second;
   first = std::max(first, 1);
-  for (size_t i = first - 1; i < lines.size() && static_cast<int>(i) < last; ++i) {
-    std::string& l = lines[i];
-    if (l.find(kRedactedLine) != std::string::npos) continue;
+  last = std::min<int64_t>(last, static_cast<int64_t>(f.starts.size()));
+  for (int line = first; line <= last; ++line) {
+    std::string_view l = *Line(name, line);
+    if (l.find(kRedactedLine) != std::string_view::npos) continue;
     size_t indent = l.find_first_not_of(" \t");
-    l = (indent == std::string::npos ? l : l.substr(0, indent)) + kRedactedLine;
+    f.redacted[line] =
+        std::string(indent == std::string_view::npos ? l : l.substr(0, indent)) + kRedactedLine;
   }
 }
 

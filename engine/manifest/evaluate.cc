@@ -505,15 +505,30 @@ Value EscapeTemplateValue(const Value& v) {
   return v;
 }
 
+expr::NodePtr ParseCache::Find(const std::string& text) {
+  if (auto it = young_.find(text); it != young_.end()) return it->second;
+  auto it = old_.find(text);
+  if (it == old_.end()) return nullptr;
+  expr::NodePtr tree = it->second;
+  old_.erase(it);
+  Add(text, tree);
+  return tree;
+}
+
+void ParseCache::Add(const std::string& text, expr::NodePtr tree) {
+  if (young_.size() >= generation_) {
+    old_ = std::move(young_);
+    young_.clear();
+  }
+  young_.emplace(text, std::move(tree));
+}
+
 Evaluated EvaluateString(const std::string& text, const EvalInputs& in,
                          const std::function<SourceLocation(size_t, size_t)>& locate,
                          std::vector<Diagnostic>& diags) {
   Evaluated result;
   expr::NodePtr tree;
-  if (in.parsed) {
-    auto cached = in.parsed->find(text);
-    if (cached != in.parsed->end()) tree = cached->second;
-  }
+  if (in.parsed) tree = in.parsed->Find(text);
   if (!tree) {
     auto parsed = expr::ParseTemplate(text);
     if (auto* err = std::get_if<expr::ParseError>(&parsed)) {
@@ -524,7 +539,7 @@ Evaluated EvaluateString(const std::string& text, const EvalInputs& in,
       return result;
     }
     tree = std::get<expr::NodePtr>(parsed);
-    if (in.parsed) in.parsed->emplace(text, tree);
+    if (in.parsed) in.parsed->Add(text, tree);
   }
   LoadScope scope(in, locate, result);
   std::vector<expr::EvalError> errors;

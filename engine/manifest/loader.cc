@@ -113,7 +113,7 @@ class Loader {
     MarkOutputsOfSensitiveOutputs();
     ResolveModuleOutputs();
     RecordForConsole();
-    parsed_ = {};  // every string is evaluated: its trees are not needed again
+    parsed_ = ParseCache();  // every string is evaluated: its trees are not needed again
     CheckAssembledKeys();
     LoadMoved();
     LoadRemoved();
@@ -2150,7 +2150,7 @@ class Loader {
   std::map<std::string, StackRead> stack_reads_;  // by name: StackOutputsOf
   std::map<std::string, VariableInfo> variables_;
   std::map<std::string, std::optional<std::string>> file_cache_;
-  std::unordered_map<std::string, expr::NodePtr> parsed_;  // EvalInputs::parsed
+  ParseCache parsed_;  // EvalInputs::parsed
   std::vector<std::string> local_path_;                    // locals being evaluated
   std::map<std::string, std::optional<ResourceShape>> shapes_;
   std::map<std::string, size_t> shape_docs_;                // base address -> resource document

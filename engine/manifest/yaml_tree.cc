@@ -15,12 +15,6 @@ const std::string& EmptyString() {
   return kEmpty;
 }
 
-template <typename T>
-const T& EmptyOf() {
-  static const T kEmpty{};
-  return kEmpty;
-}
-
 // The length of the well-formed UTF-8 sequence (RFC 3629, table 3-7 of the
 // Unicode standard) at text[i], or 0 when there is none.
 size_t Utf8SequenceLength(const std::string& text, size_t i) {
@@ -221,28 +215,29 @@ YamlMark YamlNode::Mark() const { return d_ ? d_->mark : YamlMark{}; }
 YamlMark YamlNode::EndMark() const { return d_ ? d_->end : YamlMark{}; }
 
 size_t YamlNode::size() const {
-  if (!d_) return 0;
-  return d_->type == Type::kMap ? d_->pairs.size() : d_->items.size();
+  return d_ && (d_->type == Type::kMap || d_->type == Type::kSequence) ? d_->size : 0;
 }
 
 YamlNode YamlNode::operator[](size_t i) const {
-  if (!d_) return {};
-  if (d_->type == Type::kSequence && i < d_->items.size()) return d_->items[i];
-  if (d_->type == Type::kMap && i < d_->pairs.size()) return d_->pairs[i].second;
+  if (!d_ || i >= d_->size) return {};
+  if (d_->type == Type::kSequence) return d_->items[i];
+  if (d_->type == Type::kMap) return d_->pairs[i].second;
   return {};
 }
 
-const std::vector<YamlNode>& YamlNode::items() const {
-  return d_ ? d_->items : EmptyOf<std::vector<YamlNode>>();
+std::span<const YamlNode> YamlNode::items() const {
+  if (!d_ || d_->type != Type::kSequence) return {};
+  return {d_->items, d_->size};
 }
 
-const std::vector<std::pair<YamlNode, YamlNode>>& YamlNode::pairs() const {
-  return d_ ? d_->pairs : EmptyOf<std::vector<std::pair<YamlNode, YamlNode>>>();
+std::span<const std::pair<YamlNode, YamlNode>> YamlNode::pairs() const {
+  if (!d_ || d_->type != Type::kMap) return {};
+  return {d_->pairs, d_->size};
 }
 
 YamlNode YamlNode::Get(std::string_view key) const {
   if (!d_ || d_->type != Type::kMap) return {};
-  for (const auto& [k, v] : d_->pairs) {
+  for (const auto& [k, v] : pairs()) {
     if (k.IsScalar() && k.Scalar() == key) return v;
   }
   return {};
@@ -251,12 +246,15 @@ YamlNode YamlNode::Get(std::string_view key) const {
 namespace {
 
 // Builds a YamlTree from libyaml's events. Invariant: `stack_` holds the
-// open collections, innermost last; a node is added to its parent (or made
-// a document's root) once complete.
+// open collections, innermost last, and `kids_` the complete children of
+// each, in order (a map's as key, value, key, value...); a node is added to
+// its parent (or made a document's root) once complete, and a collection's
+// children move into the tree's storage when it closes.
 class YamlTreeBuilder {
  public:
-  YamlTreeBuilder(YamlTree& tree, std::deque<YamlNodeData>& arena, MarkMapper& marks)
-      : tree_(tree), arena_(arena), marks_(marks) {}
+  YamlTreeBuilder(YamlTree& tree, StableArena<YamlNodeData>& nodes, StableArena<YamlNode>& items,
+                  StableArena<std::pair<YamlNode, YamlNode>>& pairs, MarkMapper& marks)
+      : tree_(tree), nodes_(nodes), items_(items), pairs_(pairs), marks_(marks) {}
 
   // Takes one event; false (with `error` set) when the text cannot be a
   // tree. An incomplete document is never one of the tree's documents.
@@ -310,7 +308,7 @@ class YamlTreeBuilder {
         }
         YamlNodeData* d = New(seq ? YamlNode::Type::kSequence : YamlNode::Type::kMap, e.start_mark,
                               seq ? e.data.sequence_start.anchor : e.data.mapping_start.anchor);
-        stack_.push_back({d, {}, false});
+        stack_.push_back({d, kids_.size()});
         return true;
       }
       case YAML_SEQUENCE_END_EVENT:
@@ -325,8 +323,7 @@ class YamlTreeBuilder {
  private:
   struct Frame {
     YamlNodeData* data;
-    YamlNode key;
-    bool has_key;
+    size_t first_kid;  // in kids_
   };
 
   YamlMark Mark(const yaml_mark_t& m) { return marks_.FromLibyaml(m); }
@@ -340,7 +337,7 @@ class YamlTreeBuilder {
   YamlNodeData* New(YamlNode::Type type, const yaml_mark_t& at, const yaml_char_t* anchor) {
     YamlMark mark = Mark(at);
     Reached(mark);
-    YamlNodeData& d = arena_.emplace_back();
+    YamlNodeData& d = *nodes_.Allocate(1);
     d.type = type;
     d.mark = mark;
     if (anchor) anchors_[reinterpret_cast<const char*>(anchor)] = &d;
@@ -352,30 +349,41 @@ class YamlTreeBuilder {
       tree_.documents.push_back(node);
       return;
     }
-    Frame& top = stack_.back();
-    if (top.data->type == YamlNode::Type::kSequence) {
-      top.data->items.push_back(node);
-    } else if (!top.has_key) {
-      top.key = node;
-      top.has_key = true;
-    } else {
-      top.data->pairs.emplace_back(top.key, node);
-      top.has_key = false;
-    }
+    kids_.push_back(node);
   }
 
   void Close() {
     if (stack_.empty()) return;
-    YamlNodeData* d = stack_.back().data;
+    const Frame top = stack_.back();
     stack_.pop_back();
+    YamlNodeData* d = top.data;
+    const size_t n = kids_.size() - top.first_kid;
+    const YamlNode* kid = kids_.data() + top.first_kid;
+    if (d->type == YamlNode::Type::kSequence) {
+      YamlNode* items = items_.Allocate(n);
+      std::copy(kid, kid + n, items);
+      d->items = items;
+      d->size = static_cast<uint32_t>(n);
+    } else {
+      // libyaml ends a mapping only after a key's value (an empty one is a
+      // null scalar), so the count is even.
+      std::pair<YamlNode, YamlNode>* pairs = pairs_.Allocate(n / 2);
+      for (size_t i = 0; i + 1 < n; i += 2) pairs[i / 2] = {kid[i], kid[i + 1]};
+      d->pairs = pairs;
+      d->size = static_cast<uint32_t>(n / 2);
+    }
+    kids_.resize(top.first_kid);
     unended_.push_back(d);
     Add(YamlNode(d));
   }
 
   YamlTree& tree_;
-  std::deque<YamlNodeData>& arena_;
+  StableArena<YamlNodeData>& nodes_;
+  StableArena<YamlNode>& items_;
+  StableArena<std::pair<YamlNode, YamlNode>>& pairs_;
   MarkMapper& marks_;
   std::vector<Frame> stack_;
+  std::vector<YamlNode> kids_;  // of the open collections, see above
   std::map<std::string, YamlNodeData*, std::less<>> anchors_;
   std::vector<YamlNodeData*> unended_;  // complete nodes waiting for the next mark
 };
@@ -405,9 +413,9 @@ YamlSyntaxError ParserError(const yaml_parser_t& p, MarkMapper& marks) {
 
 std::vector<YamlNode> YamlTree::Scalars() const {
   std::vector<YamlNode> out;
-  for (const YamlNodeData& d : arena_) {
+  nodes_.ForEach([&](const YamlNodeData& d) {
     if (d.type == YamlNode::Type::kScalar) out.emplace_back(&d);
-  }
+  });
   return out;
 }
 
@@ -416,7 +424,7 @@ std::unique_ptr<YamlTree> YamlTree::Parse(const std::string& original) {
   std::optional<std::string> clean = FindBadBytes(original, *tree);
   const std::string& text = clean ? *clean : original;
   MarkMapper marks(original);
-  YamlTreeBuilder builder(*tree, tree->arena_, marks);
+  YamlTreeBuilder builder(*tree, tree->nodes_, tree->items_, tree->pairs_, marks);
   yaml_parser_t parser;
   if (!yaml_parser_initialize(&parser)) {
     tree->error = YamlSyntaxError{"out of memory", {}};

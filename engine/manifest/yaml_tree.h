@@ -13,9 +13,9 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -34,7 +34,7 @@ struct YamlNodeData;
 // A handle to a node; default-constructed handles are "undefined".
 class YamlNode {
  public:
-  enum class Type { kUndefined, kNull, kScalar, kSequence, kMap };
+  enum class Type : uint8_t { kUndefined, kNull, kScalar, kSequence, kMap };
 
   YamlNode() = default;
   explicit YamlNode(const YamlNodeData* data) : d_(data) {}
@@ -59,8 +59,8 @@ class YamlNode {
   // Sequence items, or map values in order.
   size_t size() const;
   YamlNode operator[](size_t i) const;
-  const std::vector<YamlNode>& items() const;
-  const std::vector<std::pair<YamlNode, YamlNode>>& pairs() const;
+  std::span<const YamlNode> items() const;
+  std::span<const std::pair<YamlNode, YamlNode>> pairs() const;
   // The value of key `key` in a map, or an undefined node.
   YamlNode Get(std::string_view key) const;
 
@@ -72,21 +72,58 @@ class YamlNode {
   const YamlNodeData* d_ = nullptr;
 };
 
+// A node as the tree stores it: 64 bytes, its children in the tree's
+// storage rather than in vectors of its own (a stack's tree is about 20
+// nodes per resource, so this is most of what loading 100,000 costs).
 struct YamlNodeData {
   YamlNode::Type type = YamlNode::Type::kNull;
-  YamlMark mark;
-  YamlMark end;
   bool quoted = false;
   bool aliased = false;  // an alias refers to it
+  uint32_t size = 0;     // kSequence: items; kMap: pairs
+  YamlMark mark;
+  YamlMark end;
   std::string scalar;
-  std::vector<YamlNode> items;
-  std::vector<std::pair<YamlNode, YamlNode>> pairs;
+  union {
+    const YamlNode* items = nullptr;             // kSequence
+    const std::pair<YamlNode, YamlNode>* pairs;  // kMap
+  };
 };
 
-// A run of characters of the text that YAML cannot hold: NUL bytes, bytes
-// that are not part of well-formed UTF-8 (RFC 3629: no overlong forms, no
-// surrogates), or other control characters (YAML 1.2's c-printable: C0 but
-// tab, line feed and carriage return; DEL; C1 but NEL; U+FFFE, U+FFFF).
+// Storage that never moves what it holds, so that pointers into it stay
+// valid as it grows: blocks of kBlock elements (more for one larger
+// request), each filled before the next is made.
+template <typename T>
+class StableArena {
+ public:
+  // `n` default elements, contiguous.
+  T* Allocate(size_t n) {
+    if (blocks_.empty() || blocks_.back().used + n > blocks_.back().capacity) {
+      const size_t capacity = n > kBlock ? n : kBlock;
+      blocks_.push_back({std::make_unique<T[]>(capacity), capacity, 0});
+    }
+    Block& b = blocks_.back();
+    T* out = b.data.get() + b.used;
+    b.used += n;
+    return out;
+  }
+  // Calls f(element) for every element handed out, in order.
+  template <typename F>
+  void ForEach(F&& f) const {
+    for (const Block& b : blocks_) {
+      for (size_t i = 0; i < b.used; ++i) f(b.data[i]);
+    }
+  }
+
+ private:
+  static constexpr size_t kBlock = 1024;
+  struct Block {
+    std::unique_ptr<T[]> data;
+    size_t capacity = 0;
+    size_t used = 0;
+  };
+  std::vector<Block> blocks_;
+};
+
 struct YamlBadBytes {
   enum class Kind { kNul, kNotUtf8, kControl } kind = Kind::kNotUtf8;
   YamlMark mark;            // of the first byte
@@ -128,7 +165,9 @@ class YamlTree {
   std::vector<YamlNode> Scalars() const;
 
  private:
-  std::deque<YamlNodeData> arena_;
+  StableArena<YamlNodeData> nodes_;
+  StableArena<YamlNode> items_;                      // of sequences
+  StableArena<std::pair<YamlNode, YamlNode>> pairs_;  // of maps
 };
 
 }  // namespace cairn

@@ -147,4 +147,28 @@ TEST_CASE("redacted lines keep their indentation and nothing else") {
   CHECK(sources.Line("k.yaml", 4) == kRedactedLine);
 }
 
+TEST_CASE("source lines end at newlines and drop a carriage return before one") {
+  SourceFiles sources;
+  sources.Add("l.yaml", "a: 1\r\n\nb: 2\nlast\r");
+  CHECK(sources.Line("l.yaml", 1) == "a: 1");
+  CHECK(sources.Line("l.yaml", 2) == "");
+  CHECK(sources.Line("l.yaml", 3) == "b: 2");
+  CHECK(sources.Line("l.yaml", 4) == "last\r");  // no newline after it
+  CHECK_FALSE(sources.Line("l.yaml", 5));
+  CHECK_FALSE(sources.Line("l.yaml", 0));
+  CHECK_FALSE(sources.Line("other.yaml", 1));
+  // A final newline starts no line; an empty file has none.
+  sources.Add("n.yaml", "x\n");
+  CHECK(sources.Line("n.yaml", 1) == "x");
+  CHECK_FALSE(sources.Line("n.yaml", 2));
+  sources.Add("e.yaml", "");
+  CHECK_FALSE(sources.Line("e.yaml", 1));
+  // Adding a file again replaces its text and forgets its redactions.
+  sources.RedactLines("n.yaml", 1, 1);
+  CHECK(sources.Line("n.yaml", 1) == kRedactedLine);
+  sources.Add("n.yaml", "y\nz\n");
+  CHECK(sources.Line("n.yaml", 1) == "y");
+  CHECK(sources.Line("n.yaml", 2) == "z");
+}
+
 }  // namespace diagnostic_test

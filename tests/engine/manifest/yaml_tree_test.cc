@@ -27,7 +27,8 @@ TEST_CASE("YamlTree keeps every node's position and whether a scalar was quoted"
   CHECK_FALSE(doc.Get("missing").IsDefined());
   CHECK(tree->documents[1].IsSequence());
   // Map keys keep their positions too.
-  CHECK(doc.pairs().at(1).first.Mark().line == 1);
+  REQUIRE(doc.pairs().size() == 2);
+  CHECK(doc.pairs()[1].first.Mark().line == 1);
 }
 
 TEST_CASE("YamlTree resolves aliases to the anchored node") {
@@ -74,7 +75,8 @@ TEST_CASE("YamlTree counts columns in bytes on lines that are not ASCII") {
   REQUIRE_FALSE(bom->error);
   CHECK(bom->documents.at(0).Get("k").Scalar() == "\xEF\xBF\xBD\xEF\xBF\xBDz");
   CHECK(bom->documents.at(0).Get("k").Mark().column == 3);
-  CHECK(bom->documents.at(0).pairs().at(1).first.Mark().line == 1);
+  REQUIRE(bom->documents.at(0).pairs().size() == 2);
+  CHECK(bom->documents.at(0).pairs()[1].first.Mark().line == 1);
   CHECK(bom->documents.at(0).Get("v").Mark().column == 3);
   REQUIRE(bom->bad_bytes.size() == 1);
   CHECK(bom->bad_bytes[0].mark.column == 4);
@@ -172,6 +174,60 @@ TEST_CASE("a node ends where the next node of the file begins, across documents"
   YamlNode y = tree->documents[1].Get("e");
   CHECK(y.EndMark().is_null());        // nothing follows
   CHECK(tree->Scalars().size() == 9);  // a b 1 c 2 d x e y
+}
+
+TEST_CASE("YamlTree keeps every child of collections larger and more numerous than its blocks") {
+  // The tree stores nodes and children in blocks of 1,024: a sequence of
+  // 3,000 items (larger than a block), 2,000 maps of three pairs (many
+  // blocks) and nesting that interleaves children of open collections.
+  std::string text = "big: [";
+  for (int i = 0; i < 3000; ++i) text += (i ? ", " : "") + std::to_string(i);
+  text += "]\nmaps:\n";
+  for (int i = 0; i < 2000; ++i) {
+    text += "  - {name: n" + std::to_string(i) + ", inner: {a: [x, {b: " + std::to_string(i) +
+            "}]}, last: " + std::to_string(i * 2) + "}\n";
+  }
+  text += "tail: end\n";
+  auto tree = YamlTree::Parse(text);
+  REQUIRE_FALSE(tree->error);
+  YamlNode doc = tree->documents.at(0);
+  REQUIRE(doc.size() == 3);
+  YamlNode big = doc.Get("big");
+  REQUIRE(big.size() == 3000);
+  REQUIRE(big.items().size() == 3000);
+  CHECK(big[0].Scalar() == "0");
+  CHECK(big[2999].Scalar() == "2999");
+  CHECK(big.items()[1500].Scalar() == "1500");
+  CHECK_FALSE(big[3000].IsDefined());
+  YamlNode maps = doc.Get("maps");
+  REQUIRE(maps.size() == 2000);
+  for (int i : {0, 1, 1023, 1024, 1999}) {
+    YamlNode m = maps[i];
+    REQUIRE(m.pairs().size() == 3);
+    CHECK(m.pairs()[0].first.Scalar() == "name");
+    CHECK(m.Get("name").Scalar() == "n" + std::to_string(i));
+    CHECK(m.Get("last").Scalar() == std::to_string(i * 2));
+    YamlNode a = m.Get("inner").Get("a");
+    REQUIRE(a.size() == 2);
+    CHECK(a[0].Scalar() == "x");
+    CHECK(a[1].Get("b").Scalar() == std::to_string(i));
+    CHECK(m.Get("inner").Mark().line == 2 + i);
+  }
+  CHECK(doc.Get("tail").Scalar() == "end");
+  // A scalar has no children, a map no items and a sequence no pairs.
+  CHECK(doc.Get("tail").items().empty());
+  CHECK(doc.items().empty());
+  CHECK(big.pairs().empty());
+  CHECK(tree->Scalars().size() == 1 + 3000 + 1 + 2000 * 9 + 2);
+}
+
+TEST_CASE("YamlTree gives an alias inside its own anchored collection the whole collection") {
+  auto tree = YamlTree::Parse("a: &s [1, *s, 3]\n");
+  REQUIRE_FALSE(tree->error);
+  YamlNode s = tree->documents.at(0).Get("a");
+  REQUIRE(s.size() == 3);
+  CHECK(s[1] == s);
+  CHECK(s[1][2].Scalar() == "3");
 }
 
 }  // namespace yaml_tree_test
