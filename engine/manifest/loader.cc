@@ -2150,8 +2150,8 @@ class Loader {
   std::map<std::string, StackRead> stack_reads_;  // by name: StackOutputsOf
   std::map<std::string, VariableInfo> variables_;
   std::map<std::string, std::optional<std::string>> file_cache_;
-  ParseCache parsed_;  // EvalInputs::parsed
-  std::vector<std::string> local_path_;                    // locals being evaluated
+  ParseCache parsed_;                    // EvalInputs::parsed
+  std::vector<std::string> local_path_;  // locals being evaluated
   std::map<std::string, std::optional<ResourceShape>> shapes_;
   std::map<std::string, size_t> shape_docs_;                // base address -> resource document
   size_t shape_docs_seen_ = 0;                              // resource_docs_ indexed in shape_docs_

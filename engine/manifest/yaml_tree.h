@@ -166,7 +166,7 @@ class YamlTree {
 
  private:
   StableArena<YamlNodeData> nodes_;
-  StableArena<YamlNode> items_;                      // of sequences
+  StableArena<YamlNode> items_;                       // of sequences
   StableArena<std::pair<YamlNode, YamlNode>> pairs_;  // of maps
 };
 
