@@ -14,6 +14,7 @@
 #include "engine/manifest/condition_lists.h"
 #include "engine/manifest/data_sources.h"
 #include "engine/manifest/declared_instances.h"
+#include "engine/manifest/document_lists.h"
 #include "engine/manifest/documents.h"
 #include "engine/manifest/evaluate.h"
 #include "engine/manifest/expand.h"
@@ -258,23 +259,8 @@ class Loader {
     }
   }
 
-  // Adds a classified document to the list of its kind.
-  void Enlist(size_t i) {
-    const Doc& doc = docs_[i];
-    if (scopes_[doc.scope].unused) return;
-    if (registry_->HasKind(doc.kind)) resource_docs_.push_back(i);
-    if (doc.kind == "variable") scopes_[doc.scope].variable_docs.push_back(i);
-    if (doc.kind == "local") scopes_[doc.scope].local_docs.push_back(i);
-    if (doc.kind == "module") scopes_[doc.scope].module_docs.push_back(i);
-    if (doc.kind == "output") output_docs_.push_back(i);
-    if (doc.kind == "check") check_docs_.push_back(i);
-    if (doc.kind == "provider") provider_docs_.push_back(i);
-    if (doc.kind == "backend") backend_docs_.push_back(i);
-    if (doc.kind == "moved") moved_docs_.push_back(i);
-    if (doc.kind == "removed") removed_docs_.push_back(i);
-    if (doc.kind == "import") import_docs_.push_back(i);
-    if (doc.kind == "data") data_docs_.push_back(i);
-  }
+  // Adds a classified document to the list of its kind (document_lists.h).
+  void Enlist(size_t i) { EnlistDocument(i, docs_[i], *registry_, lists_, scopes_); }
 
   // ---- variables ---------------------------------------------------------
   // A declared variable and the document declaring it; the scopes of the
@@ -795,13 +781,13 @@ class Loader {
   const ResourceShape* ShapeOf(const std::string& base) {
     if (auto it = shapes_.find(base); it != shapes_.end())
       return it->second ? &*it->second : nullptr;
-    if (shape_docs_seen_ != resource_docs_.size()) {
-      for (size_t i = shape_docs_seen_; i < resource_docs_.size(); ++i) {
-        const Doc& doc = docs_[resource_docs_[i]];
+    if (shape_docs_seen_ != lists_.resources.size()) {
+      for (size_t i = shape_docs_seen_; i < lists_.resources.size(); ++i) {
+        const Doc& doc = docs_[lists_.resources[i]];
         shape_docs_.emplace(scopes_[doc.scope].prefix + doc.kind + "." + doc.name,
-                            resource_docs_[i]);
+                            lists_.resources[i]);
       }
-      shape_docs_seen_ = resource_docs_.size();
+      shape_docs_seen_ = lists_.resources.size();
     }
     auto doc = shape_docs_.find(base);
     if (doc == shape_docs_.end()) return nullptr;
@@ -960,12 +946,12 @@ class Loader {
   }
 
   void LoadProvider() {
-    cairn::LoadProvider(DocsOf(provider_docs_), SettingEvaluator(), result_.config.provider,
+    cairn::LoadProvider(DocsOf(lists_.providers), SettingEvaluator(), result_.config.provider,
                         diags_);
   }
 
   void LoadBackend() {
-    cairn::LoadBackend(DocsOf(backend_docs_), SettingEvaluator(), result_.config.backend, diags_);
+    cairn::LoadBackend(DocsOf(lists_.backends), SettingEvaluator(), result_.config.backend, diags_);
   }
 
   // ---- resources -----------------------------------------------------------
@@ -1033,7 +1019,7 @@ class Loader {
   // options_.max_instances, none is.
   void ExpandResources() {
     ResourceDeclarations declared = DeclareResources(
-        docs_, resource_docs_, scopes_, *registry_, options_.max_instances,
+        docs_, lists_.resources, scopes_, *registry_, options_.max_instances,
         [this](size_t doc) -> const std::pair<bool, Instances>& { return InstancesEntry(doc); },
         diags_);
     groups_.merge(declared.broken);
@@ -1123,7 +1109,7 @@ class Loader {
   // by their key, its path and their name ("module.app.id").
   void LoadOutputs() {
     std::map<std::string, SourceLocation> first;
-    for (size_t di : output_docs_) {
+    for (size_t di : lists_.outputs) {
       const Doc& doc = docs_[di];
       const std::string key = scopes_[doc.scope].prefix + doc.name;
       std::optional<OutputDeclaration> decl = DeclareOutput(doc, key, first, diags_);
@@ -1159,7 +1145,7 @@ class Loader {
   // stack knows at load; the plan and apply evaluate the rest.
   void LoadChecks() {
     std::map<std::string, SourceLocation> first;
-    for (size_t di : check_docs_) {
+    for (size_t di : lists_.checks) {
       const Doc& doc = docs_[di];
       std::optional<CheckConfig> check =
           DeclareCheck(doc, scopes_[doc.scope].prefix + doc.name, first, diags_);
@@ -1185,7 +1171,8 @@ class Loader {
   // ---- data sources --------------------------------------------------------
   // The data sources (data_sources.h).
   void LoadData() {
-    DataSources found = LoadDataSources(DocsOf(data_docs_), *registry_, SettingEvaluator(), diags_);
+    DataSources found =
+        LoadDataSources(DocsOf(lists_.data), *registry_, SettingEvaluator(), diags_);
     for (auto& d : found.data) result_.config.data.push_back(std::move(d));
     data_addresses_ = std::move(found.addresses);
     // Read whether used or not, so that a wrong one is reported.
@@ -1201,7 +1188,7 @@ class Loader {
     if (it == stack_reads_.end()) {
       const Doc* doc = nullptr;
       std::vector<std::string> names;
-      for (size_t i : data_docs_) {
+      for (size_t i : lists_.data) {
         const Doc& d = docs_[i];
         if (d.scope != 0 || !d.value.contains("type") || d.value["type"] != "stack") continue;
         names.push_back(d.name);
@@ -1233,14 +1220,14 @@ class Loader {
 
   void LoadMoved() {
     Moves moves =
-        LoadMoves(DocsOf(moved_docs_), Declared(), std::move(implicit_moves_), ModulePaths());
+        LoadMoves(DocsOf(lists_.moved), Declared(), std::move(implicit_moves_), ModulePaths());
     for (auto& d : moves.diagnostics) diags_.push_back(std::move(d));
     for (auto& m : moves.moved) result_.config.moved.push_back(std::move(m));
   }
 
   // ---- removed (removed.h) -------------------------------------------------
   void LoadRemoved() {
-    Removals removals = LoadRemovals(DocsOf(removed_docs_), Declared(), ModulePaths());
+    Removals removals = LoadRemovals(DocsOf(lists_.removed), Declared(), ModulePaths());
     for (auto& d : removals.diagnostics) diags_.push_back(std::move(d));
     for (auto& r : removals.removed) {
       // Moved away and removed: which one is meant cannot be told.
@@ -1268,7 +1255,7 @@ class Loader {
   // and each (never a resource: the object is read when the plan is made).
   void LoadImportDocuments() {
     std::vector<ImportInstance> instances;
-    for (size_t di : import_docs_) {
+    for (size_t di : lists_.imports) {
       const Doc& doc = docs_[di];
       bool complete = true;
       for (const char* key : {"to", "id"}) {
@@ -1552,9 +1539,7 @@ class Loader {
   std::vector<Diagnostic> diags_;
   std::vector<std::unique_ptr<YamlTree>> trees_;
   std::vector<Doc> docs_;
-  std::vector<size_t> check_docs_;
-  std::vector<size_t> resource_docs_, output_docs_, provider_docs_, backend_docs_, moved_docs_,
-      removed_docs_, import_docs_, data_docs_;
+  DocumentLists lists_;                   // the documents of each kind
   std::set<std::string> data_addresses_;  // "data.KIND.NAME" of every data document
   struct StackRead {
     bool done = false;
@@ -1565,8 +1550,8 @@ class Loader {
   std::map<std::string, std::optional<std::string>> file_cache_;
   std::unordered_map<std::string, expr::NodePtr> parsed_;  // EvalInputs::parsed
   std::map<std::string, std::optional<ResourceShape>> shapes_;
-  std::map<std::string, size_t> shape_docs_;                // base address -> resource document
-  size_t shape_docs_seen_ = 0;                              // resource_docs_ indexed in shape_docs_
+  std::map<std::string, size_t> shape_docs_;  // base address -> resource document
+  size_t shape_docs_seen_ = 0;                // lists_.resources indexed in shape_docs_
   std::map<size_t, std::pair<bool, Instances>> instances_;  // InstancesOf
   std::vector<WrittenReference> pending_refs_;
   std::map<std::string, ResourceGroup> groups_;
