@@ -1,5 +1,7 @@
 #include "engine/manifest/expr.h"
 
+#include <algorithm>
+
 #include "engine/expr/eval.h"
 #include "engine/expr/parser.h"
 
@@ -129,6 +131,17 @@ std::string Expression::ToString() const {
 bool HasTemplateSyntax(std::string_view s) { return expr::HasTemplateSyntax(s); }
 
 std::string EscapeTemplateLiteral(std::string_view s) { return expr::EscapeTemplateText(s); }
+
+bool HoldsExpressions(const Value& v) {
+  if (v.is_string()) {
+    const auto& s = v.get_ref<const std::string&>();
+    if (!HasTemplateSyntax(s)) return false;
+    expr::NodePtr n = ParseExpressionForm(s);
+    return !n || n->kind != expr::NodeKind::kLiteral;
+  }
+  if (v.is_structured()) return std::any_of(v.begin(), v.end(), HoldsExpressions);
+  return false;
+}
 
 Value ToExpressionForm(const expr::Value& v) {
   switch (v.type()) {

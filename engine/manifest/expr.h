@@ -73,6 +73,10 @@ expr::NodePtr NodeFromExpressionForm(const Value& v);
 // null when it does not parse.
 expr::NodePtr ParseExpressionForm(const std::string& text);
 
+// Whether `v` (in expression form) holds an expression: a reference left
+// for apply, or one that could not be evaluated.
+bool HoldsExpressions(const Value& v);
+
 // The references to resources and module outputs in a residual, in the
 // order written.
 std::vector<Expression> ReferencesIn(const expr::Node& n);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <set>
+#include <string_view>
 #include <unordered_map>
 
 #include "base/env.h"
@@ -10,7 +11,10 @@
 #include "base/schema/schema_registry.h"
 #include "base/schema/suggest.h"
 #include "engine/expr/parser.h"
+#include "engine/manifest/condition_lists.h"
 #include "engine/manifest/data_sources.h"
+#include "engine/manifest/declared_instances.h"
+#include "engine/manifest/document_lists.h"
 #include "engine/manifest/documents.h"
 #include "engine/manifest/evaluate.h"
 #include "engine/manifest/expand.h"
@@ -20,15 +24,20 @@
 #include "engine/manifest/imports.h"
 #include "engine/manifest/key_material.h"
 #include "engine/manifest/lifecycle.h"
+#include "engine/manifest/locals.h"
 #include "engine/manifest/locate.h"
+#include "engine/manifest/module_scopes.h"
 #include "engine/manifest/moved.h"
+#include "engine/manifest/outputs.h"
 #include "engine/manifest/read_files.h"
 #include "engine/manifest/references.h"
 #include "engine/manifest/removed.h"
+#include "engine/manifest/resource_declarations.h"
 #include "engine/manifest/settings.h"
 #include "engine/manifest/stack_data.h"
 #include "engine/manifest/validate_specs.h"
 #include "engine/manifest/variable_files.h"
+#include "engine/manifest/variable_validations.h"
 #include "engine/manifest/variables.h"
 #include "engine/manifest/yaml_tree.h"
 #include "engine/manifest/yaml_value.h"
@@ -42,9 +51,6 @@ constexpr int kMaxDepth = kMaxYamlDepth;
 constexpr const char* kImportIndexHint =
     "with for_each, to's index takes each.key or each.value: instance.web[each.key]";
 
-// Guards against a module tree that would never end or explode.
-constexpr size_t kMaxModuleDepth = 16;
-constexpr size_t kMaxModuleInstances = 10000;
 const std::vector<std::pair<YamlNode, YamlNode>> kNoPairs;
 // A document, as the documents stage reads it (documents.h).
 using Doc = ManifestDocument;
@@ -253,80 +259,14 @@ class Loader {
     }
   }
 
-  // Adds a classified document to the list of its kind.
-  void Enlist(size_t i) {
-    const Doc& doc = docs_[i];
-    if (scopes_[doc.scope].unused) return;
-    if (registry_->HasKind(doc.kind)) resource_docs_.push_back(i);
-    if (doc.kind == "variable") scopes_[doc.scope].variable_docs.push_back(i);
-    if (doc.kind == "local") scopes_[doc.scope].local_docs.push_back(i);
-    if (doc.kind == "module") scopes_[doc.scope].module_docs.push_back(i);
-    if (doc.kind == "output") output_docs_.push_back(i);
-    if (doc.kind == "check") check_docs_.push_back(i);
-    if (doc.kind == "provider") provider_docs_.push_back(i);
-    if (doc.kind == "backend") backend_docs_.push_back(i);
-    if (doc.kind == "moved") moved_docs_.push_back(i);
-    if (doc.kind == "removed") removed_docs_.push_back(i);
-    if (doc.kind == "import") import_docs_.push_back(i);
-    if (doc.kind == "data") data_docs_.push_back(i);
-  }
+  // Adds a classified document to the list of its kind (document_lists.h).
+  void Enlist(size_t i) { EnlistDocument(i, docs_[i], *registry_, lists_, scopes_); }
 
   // ---- variables ---------------------------------------------------------
-  // A declared variable (variables.h) and the document declaring it.
-  struct VariableInfo : VariableDecl {
-    size_t doc = 0;
-  };
-
-  // A `kind: module` document of a scope, and the scopes of its instances.
-  struct ModuleCall {
-    size_t doc = 0;
-    ResourceGroup::Mode mode = ResourceGroup::Mode::kSingle;
-    std::vector<std::pair<AddressIndex, size_t>> instances;  // index -> scope
-    bool broken = false;                                     // reported where it is declared
-    // The call's own depends_on (qualified from the stack's root): every
-    // resource inside its instances, nested modules' included, waits for them.
-    std::vector<std::pair<ResourceAddress, SourceLocation>> depends_on;
-  };
-
-  // A `kind: local` document and its value, evaluated once, when first read.
-  struct LocalState {
-    size_t doc = 0;
-    enum { kDeclared, kEvaluating, kDone, kFailed } state = kDeclared;
-    LocalValue value;
-    // What makes it sensitive: (pointer, what) as EvalContext::sensitive.
-    std::vector<std::pair<std::string, std::string>> sensitive;
-  };
-
-  // Where documents live: the stack itself (scope 0), or one instance of a
-  // module, whose resources take its path in front of their addresses and
-  // whose variables take its inputs.
-  struct Scope {
-    std::vector<ModuleStep> path;  // empty for the stack
-    std::string prefix;            // ModulePathPrefix(path)
-    std::string dir;               // canonical directory of its manifests
-    size_t parent = 0;
-    size_t call_doc = 0;  // the module document that made it
-    // A module with no instances (count 0, an empty for_each): its files are
-    // still read and checked, under a scope whose documents are not loaded.
-    bool unused = false;
-    std::vector<size_t> variable_docs, module_docs, local_docs;
-    // Locals by name, evaluated when first read (LocalValueOf).
-    std::map<std::string, LocalState> locals;
-    bool locals_declared = false;
-    // Modules only (the stack's are variables_ and config.variables): the
-    // declared variables, and their values in expression form.
-    std::map<std::string, VariableInfo> variables;
-    std::map<std::string, Value> values;
-    // Variables whose input is built from a sensitive variable, and which
-    // one ("sensitive variable \"pw\""); a module's sensitive output in an
-    // input is followed where it ends up (MarkOutputsOfSensitiveOutputs).
-    std::map<std::string, std::string> sensitive_inputs;
-    // Where each variable's value came from (ValueOrigin), for a failed
-    // validation to point at.
-    std::map<std::string, ValueOrigin> origins;
-    std::map<std::string, ModuleCall> calls;
-    std::map<std::string, size_t> outputs;  // name -> index in outputs_
-  };
+  // A declared variable and the document declaring it; the scopes of the
+  // stack and of its module instances (module_scopes.h).
+  using VariableInfo = DeclaredVariable;
+  using Scope = ModuleScope;
 
   // A ${module.NAME.OUTPUT} written in a document, its path made whole.
   struct ModuleUse {
@@ -414,41 +354,11 @@ class Loader {
     if (doc.value.contains("depends_on")) {
       call.depends_on = LoadDependsOn(doc, scopes_[s].path, diags_);
     }
-    const Value& source = doc.value.contains("source") ? doc.value["source"] : Value();
-    SourceLocation source_loc = Loc(doc.file, Child(doc.node, "source"));
-    if (!source.is_string() || source.get_ref<const std::string&>().empty()) {
-      Error(source.is_null() ? "missing_field" : "wrong_type",
-            "a module document needs source: the directory of the module's manifests",
-            source.is_null() ? doc.location : source_loc,
-            "source: ./modules/app (relative to the directory of this file)");
-      return;
-    }
-    const std::string& rel = source.get_ref<const std::string&>();
-    const std::string dir = (fs::path(doc.dir) / rel).lexically_normal().string();
-    if (!env_.IsDirectory(dir)) {
-      Error("module_not_found", "module source \"" + rel + "\" is not a directory", source_loc,
-            "a module's source is relative to the directory of the manifest that declares it: " +
-                dir);
-      return;
-    }
-    const std::string canonical = env_.Canonical(dir);
-    for (size_t a = s;; a = scopes_[a].parent) {
-      if (scopes_[a].dir == canonical) {
-        Error("module_cycle",
-              "module \"" + doc.name + "\" uses itself: source \"" + rel + "\" is " +
-                  (a == 0 ? "the stack" : "module " + ScopeName(a)) +
-                  (a == s ? ", which declares it" : ", which leads here"),
-              source_loc, "a module cannot use itself, directly or through other modules");
-        return;
-      }
-      if (a == 0) break;
-    }
-    if (scopes_[s].path.size() >= kMaxModuleDepth) {
-      Error("too_many_modules",
-            "modules nest more than " + std::to_string(kMaxModuleDepth) + " levels deep",
-            source_loc);
-      return;
-    }
+    std::optional<ModuleSource> source = CheckModuleSource(scopes_, s, doc, env_, diags_);
+    if (!source) return;
+    const std::string& dir = source->dir;
+    const std::string& canonical = source->canonical;
+    const SourceLocation& source_loc = source->location;
     Instances declared;
     bool expanded = EvalInstances(docs_[di], "module", declared);
     call.mode = declared.mode;
@@ -456,13 +366,7 @@ class Loader {
     const std::vector<AddressIndex>& indexes = declared.indexes;
     const std::vector<Value>& each_values = declared.each_values;
     if (indexes.empty() && !module_docs_.count(canonical)) {
-      Scope unused;
-      unused.path = scopes_[s].path;
-      unused.path.push_back({doc.name, {}});
-      unused.prefix = ModulePathPrefix(unused.path);
-      unused.dir = canonical;
-      unused.parent = s;
-      unused.call_doc = di;
+      Scope unused = ChildScope(scopes_, s, doc.name, {}, canonical, di);
       unused.unused = true;
       scopes_.push_back(std::move(unused));
       AddModuleDocuments(scopes_.size() - 1, dir, source_loc);
@@ -507,14 +411,7 @@ class Loader {
     }
     std::vector<std::pair<AddressIndex, size_t>> instances;
     for (size_t k = 0; k < indexes.size(); ++k) {
-      Scope child;
-      child.path = scopes_[s].path;
-      child.path.push_back({doc.name, indexes[k]});
-      child.prefix = ModulePathPrefix(child.path);
-      child.dir = canonical;
-      child.parent = s;
-      child.call_doc = di;
-      scopes_.push_back(std::move(child));
+      scopes_.push_back(ChildScope(scopes_, s, doc.name, indexes[k], canonical, di));
       instances.emplace_back(indexes[k], scopes_.size() - 1);
       AddModuleDocuments(scopes_.size() - 1, dir, source_loc);
       ResolveModuleVariables(scopes_.size() - 1, values[k], sensitive[k]);
@@ -525,12 +422,7 @@ class Loader {
   }
 
   // "app[0].db" for scope module.app[0].module.db: how messages name it.
-  std::string ScopeName(size_t s) const {
-    std::string out;
-    for (const ModuleStep& step : scopes_[s].path)
-      out += (out.empty() ? "" : ".") + step.name + IndexText(step.index);
-    return out;
-  }
+  std::string ScopeName(size_t s) const { return ModuleScopeName(scopes_, s); }
 
   // The documents of module scope `s`: its directory is read and checked
   // once, then its valid documents are copied for every further instance.
@@ -561,19 +453,6 @@ class Loader {
     }
   }
 
-  // Whether `v` holds an expression (in expression form: a reference left
-  // for apply, or one that could not be evaluated).
-  static bool HasExpressions(const Value& v) {
-    if (v.is_string()) {
-      const auto& s = v.get_ref<const std::string&>();
-      if (!HasTemplateSyntax(s)) return false;
-      expr::NodePtr n = ParseExpressionForm(s);
-      return !n || n->kind != expr::NodeKind::kLiteral;
-    }
-    if (v.is_structured()) return std::any_of(v.begin(), v.end(), HasExpressions);
-    return false;
-  }
-
   // A module instance's variables, checked like a stack's: each takes its
   // input (evaluated where the module is declared) or its default. An input
   // built from a sensitive value (`sensitive`: input -> what it was built
@@ -585,91 +464,19 @@ class Loader {
     for (size_t i : scopes_[s].variable_docs) {
       if (auto info = ReadVariableDoc(i, first)) vars.emplace(docs_[i].name, std::move(*info));
     }
-    std::vector<std::string> names;
-    for (const auto& [name, info] : vars) names.push_back(name);
-    const Doc& call = docs_[scopes_[s].call_doc];
-    YamlNode inputs_node = Child(call.node, "inputs");
-    std::map<std::string, Value> values;
-    std::set<std::string> given;
-    for (auto it = inputs.begin(); it != inputs.end(); ++it) {
-      given.insert(it.key());
-      auto var = vars.find(it.key());
-      if (var == vars.end()) {
-        std::string hint = DidYouMean(it.key(), names);
-        Error(
-            "unknown_input", "module \"" + call.name + "\" has no variable \"" + it.key() + "\"",
-            KeyLoc(call.file, inputs_node, it.key()),
-            hint.empty() ? "its variables: " + (names.empty() ? "none" : JoinNames(names)) : hint);
-        continue;
-      }
-      if (!HasExpressions(*it) && !TypeMatches(*it, var->second.type)) {
-        Error("wrong_type",
-              "input \"" + it.key() + "\" of module \"" + call.name + "\" must be " +
-                  VariableTypeNoun(var->second.type) + ", not " + ValueTypeNoun(*it),
-              Loc(call.file, Child(inputs_node, it.key())));
-        continue;
-      }
-      if (var->second.sensitive && it->is_string() && !HasExpressions(*it))
-        RegisterSecret(it->get<std::string>());
-      if (auto why = sensitive.find(it.key()); why != sensitive.end())
-        scopes_[s].sensitive_inputs.emplace(it.key(), why->second);
-      values[it.key()] = *it;
-      scopes_[s].origins[it.key()] = {"the input of module " + ScopeName(s),
-                                      Loc(call.file, Child(inputs_node, it.key()))};
-    }
-    for (const auto& [name, info] : vars) {
-      if (given.count(name)) continue;
-      if (info.value) {
-        if (info.sensitive && info.value->is_string())
-          RegisterSecret(info.value->get<std::string>());
-        values[name] = EscapeTemplateValue(*info.value);
-        scopes_[s].origins[name] = {"its default", info.default_location};
-        continue;
-      }
-      const Doc& var_doc = docs_[info.doc];
-      Error("missing_input", "module \"" + call.name + "\" needs input \"" + name + "\"",
-            call.location,
-            "its variable \"" + name + "\" (" +
-                LocationText(Loc(var_doc.file, Child(var_doc.node, "name"))) +
-                ") has no default; set it under inputs:");
-    }
+    ModuleInputs resolved =
+        ResolveModuleInputs(vars, inputs, sensitive, docs_[scopes_[s].call_doc], ScopeName(s));
+    for (auto& d : resolved.diagnostics) diags_.push_back(std::move(d));
+    for (const std::string& secret : resolved.secrets) RegisterSecret(secret);
+    scopes_[s].sensitive_inputs = std::move(resolved.sensitive_inputs);
+    scopes_[s].origins = std::move(resolved.origins);
     scopes_[s].variables = std::move(vars);
-    scopes_[s].values = std::move(values);
+    scopes_[s].values = std::move(resolved.values);
   }
 
-  // The scope a module path names, from the stack down; a message when a
-  // step does not exist ("" when that was reported already).
+  // The scope a module path names (module_scopes.h).
   std::variant<size_t, std::string> FindScope(const std::vector<ModuleStep>& path) const {
-    size_t s = 0;
-    for (const ModuleStep& step : path) {
-      const Scope& sc = scopes_[s];
-      auto found = sc.calls.find(step.name);
-      std::string base = sc.prefix + "module." + step.name;
-      if (found == sc.calls.end()) {
-        std::vector<std::string> names;
-        for (const auto& [name, c] : sc.calls) names.push_back(name);
-        std::string hint = DidYouMean(step.name, names);
-        return "reference to undeclared module " + base + (hint.empty() ? "" : "; " + hint);
-      }
-      const ModuleCall& c = found->second;
-      if (c.broken) return std::string();
-      const bool no_index = std::holds_alternative<std::monostate>(step.index);
-      if (c.mode == ResourceGroup::Mode::kSingle && !no_index)
-        return base + " has neither count nor for_each; refer to it without an index";
-      if (c.mode != ResourceGroup::Mode::kSingle && no_index)
-        return base + " has " +
-               (c.mode == ResourceGroup::Mode::kCount
-                    ? "count; name one instance (" + base + "[0].OUTPUT)"
-                    : "for_each; name one instance (" + base + "[\"KEY\"].OUTPUT)");
-      auto inst = std::find_if(c.instances.begin(), c.instances.end(),
-                               [&](const auto& i) { return i.first == step.index; });
-      if (inst == c.instances.end())
-        return base + IndexText(step.index) + " does not exist: " + base + " has " +
-               std::to_string(c.instances.size()) +
-               (c.instances.size() == 1 ? " instance" : " instances");
-      s = inst->second;
-    }
-    return s;
+    return FindModuleScope(scopes_, path);
   }
 
   // The value of output `name` of module scope `s`, module outputs in it
@@ -767,31 +574,8 @@ class Loader {
   void ResolveModuleOutputs() {
     if (scopes_.size() == 1 && module_uses_.empty()) return;
     for (const ModuleUse& use : module_uses_) {
-      auto found = FindScope(use.expr.target.module);
-      if (const auto* msg = std::get_if<std::string>(&found)) {
-        if (!msg->empty()) Error("unknown_module", *msg, use.location);
-        continue;
-      }
-      const Scope& sc = scopes_[std::get<size_t>(found)];
-      if (!sc.outputs.count(use.expr.attr) && registry_->HasKind(use.expr.attr)) {
-        Error("module_internal_reference",
-              "cannot refer to the " + use.expr.attr + " resources of module " +
-                  ScopeName(std::get<size_t>(found)) + ": a module's resources are its own",
-              use.location, "refer to one of the module's outputs: ${module.NAME.OUTPUT}");
-        continue;
-      }
-      if (!sc.outputs.count(use.expr.attr)) {
-        std::vector<std::string> names;
-        for (const auto& [name, i] : sc.outputs) names.push_back(name);
-        std::string hint = DidYouMean(use.expr.attr, names);
-        Error("unknown_output",
-              "module " + ScopeName(std::get<size_t>(found)) + " has no output \"" + use.expr.attr +
-                  "\"",
-              use.location,
-              hint.empty() ? "its outputs: " + (names.empty() ? "none" : JoinNames(names)) : hint);
-        continue;
-      }
-      ModuleOutputValue(std::get<size_t>(found), use.expr.attr);
+      if (auto found = CheckModuleOutputUse(scopes_, *registry_, use.expr, use.location, diags_))
+        ModuleOutputValue(*found, use.expr.attr);
     }
     // The resource references that arrive with an output join the graph
     // where they arrive, as derived uses (reported where they were written).
@@ -920,172 +704,63 @@ class Loader {
     }
   }
 
+  // The validations of variable `name` of scope `s` (variable_validations.h).
   void CheckValidation(size_t s, const std::string& name, const VariableInfo& info) {
     const Doc& doc = docs_[info.doc];
     if (!doc.value.contains("validation")) return;
-    const Value& list = doc.value["validation"];
-    YamlNode node = Child(doc.node, "validation");
-    if (!list.is_array()) {
-      Error("wrong_type",
-            "validation must be a list of {condition, error_message}, not " + ValueTypeNoun(list),
-            Loc(doc.file, node));
-      return;
-    }
-    const bool has_value =
-        s == 0 ? result_.config.variables.count(name) > 0 : scopes_[s].values.count(name) > 0;
-    for (size_t i = 0; i < list.size(); ++i) {
-      const Value& item = list[i];
-      YamlNode inode = node.IsSequence() && i < node.size() ? node[i] : node;
-      if (!item.is_object() || !item.contains("condition") || !item.contains("error_message")) {
-        Error("missing_field",
-              "a validation needs condition and error_message, e.g. {condition: ${var." + name +
-                  " != \"\"}, error_message: ...}",
-              Loc(doc.file, inode));
-        continue;
-      }
-      for (auto it = item.begin(); it != item.end(); ++it) {
-        if (it.key() != "condition" && it.key() != "error_message")
-          Error("unknown_field", "unknown field \"" + it.key() + "\" in a validation",
-                KeyLoc(doc.file, inode, it.key()),
-                DidYouMean(it.key(), {"condition", "error_message"}));
-      }
-      if (!has_value || options_.settings_only) continue;  // its absence is reported already
+    ValidatedVariable variable;
+    variable.doc = &doc;
+    variable.name = name;
+    variable.location = info.location;
+    if (s != 0) variable.module = ScopeName(s);
+    variable.has_value =
+        (s == 0 ? result_.config.variables.count(name) > 0 : scopes_[s].values.count(name) > 0) &&
+        !options_.settings_only;
+    if (auto origin = scopes_[s].origins.find(name); origin != scopes_[s].origins.end())
+      variable.origin = &origin->second;
+    variable.sensitive = VariableIsSensitive(s, name);
+    auto evaluate = [&](const Value& v, const YamlNode& node, const char* where) {
       EvalContext ctx;
       ctx.doc = &doc;
-      ctx.where = "a validation condition";
+      ctx.where = where;
       size_t errors = ErrorCount();
-      YamlNode cnode = Child(inode, "condition");
-      Value c = Eval(item["condition"], cnode, "", ctx);
-      if (ErrorCount() != errors || HasExpressions(c)) continue;  // reported, or known later
-      if (!c.is_boolean()) {
-        Error("invalid_condition", "a condition must be true or false, not " + ValueTypeNoun(c),
-              Loc(doc.file, cnode));
-        continue;
-      }
-      if (c.get<bool>()) continue;
-      EvalContext mctx;
-      mctx.doc = &doc;
-      mctx.where = "an error message";
-      Value message = Eval(item["error_message"], Child(inode, "error_message"), "", mctx);
-      std::string text = message.is_string() && !HasExpressions(message)
-                             ? FromExpressionForm(message).as_string()
-                             : "(the error message could not be evaluated)";
-      if (!mctx.sensitive.empty()) text = "(the error message holds a sensitive value)";
-      auto origin = scopes_[s].origins.find(name);
-      // A sensitive default is never quoted: its variable's name is
-      // pointed at instead.
-      const bool quoted_default = origin != scopes_[s].origins.end() &&
-                                  origin->second.what == "its default" &&
-                                  VariableIsSensitive(s, name);
-      SourceLocation at = origin != scopes_[s].origins.end() &&
-                                  !origin->second.location.file.empty() && !quoted_default
-                              ? origin->second.location
-                              : info.location;
-      Error("invalid_variable_value",
-            "invalid value for variable \"" + name + "\"" +
-                (s == 0 ? "" : " of module " + ScopeName(s)) + ": " + text,
-            at,
-            "the value (from " +
-                (origin != scopes_[s].origins.end() ? origin->second.what : "its source") +
-                ") fails the validation at " + LocationText(Loc(doc.file, cnode)));
-    }
+      ValidationField out;
+      out.value = Eval(v, node, "", ctx);
+      out.failed = ErrorCount() != errors;
+      out.sensitive = !ctx.sensitive.empty();
+      return out;
+    };
+    CheckVariableValidations(variable, evaluate, diags_);
   }
 
-  // ---- locals --------------------------------------------------------------
-  void DeclareLocals(size_t s) {
-    if (scopes_[s].locals_declared) return;
-    scopes_[s].locals_declared = true;
-    std::map<std::string, SourceLocation> first;
-    for (size_t i : scopes_[s].local_docs) {
-      const Doc& doc = docs_[i];
-      SourceLocation name_loc = Loc(doc.file, Child(doc.node, "name"));
-      if (auto [it, inserted] = first.emplace(doc.name, name_loc); !inserted) {
-        Error("duplicate_local", "local \"" + doc.name + "\" is declared twice", name_loc,
-              "first declared at " + LocationText(it->second));
-        continue;
-      }
-      scopes_[s].locals[doc.name].doc = i;
-    }
-  }
-
-  // ${local.NAME} in scope `s`: evaluated the first time it is read (in its
-  // own document's scope), then shared; nullopt when it has no value
-  // (reported: undeclared, a cycle, or an error in its value).
+  // ---- locals (locals.h) ---------------------------------------------------
+  // ${local.NAME} in scope `s`, evaluated the first time it is read.
   std::optional<LocalValue> LocalValueOf(size_t s, const std::string& name,
                                          const SourceLocation& at) {
-    DeclareLocals(s);
-    auto it = scopes_[s].locals.find(name);
-    if (it == scopes_[s].locals.end()) {
-      std::vector<std::string> names;
-      for (const auto& [n, st] : scopes_[s].locals) names.push_back(n);
-      Error("unknown_local",
-            "reference to undeclared local \"" + name + "\"" +
-                (s == 0 ? "" : " in module " + ScopeName(s)),
-            at, DidYouMean(name, names));
-      return std::nullopt;
-    }
-    LocalState& st = it->second;
-    const std::string key = scopes_[s].prefix + "local." + name;
-    switch (st.state) {
-      case LocalState::kDone:
-        return st.value;
-      case LocalState::kFailed:
-        return std::nullopt;
-      case LocalState::kEvaluating: {
-        auto on_path = std::find(local_path_.begin(), local_path_.end(), key);
-        std::string cycle;
-        for (auto p = on_path; p != local_path_.end(); ++p) cycle += *p + " -> ";
-        const Doc& doc = docs_[st.doc];
-        Error("dependency_cycle", "dependency cycle: " + cycle + key,
-              Loc(doc.file, Child(doc.node, "value")),
-              "locals refer to each other; break the cycle by removing one of these references");
-        return std::nullopt;
-      }
-      case LocalState::kDeclared:
-        break;
-    }
-    const size_t doc_index = st.doc;
-    const Doc& doc = docs_[doc_index];
-    if (!doc.value.contains("value")) {
-      Error("missing_field", "missing required field \"value\" in local document", doc.location);
-      st.state = LocalState::kFailed;
-      return std::nullopt;
-    }
-    st.state = LocalState::kEvaluating;
-    local_path_.push_back(key);
+    return locals_.Get(s, name, at);
+  }
+
+  // A local document's value, evaluated in its own document's scope.
+  LocalEvaluation EvaluateLocal(const Doc& doc) {
     EvalContext ctx;
     ctx.doc = &doc;
     ctx.resource_refs = true;
     size_t errors = ErrorCount();
-    Value v = Eval(doc.value["value"], Child(doc.node, "value"), "", ctx);
-    local_path_.pop_back();
-    LocalState& done = scopes_[s].locals[name];
-    if (ErrorCount() != errors) {
-      done.state = LocalState::kFailed;
-      return std::nullopt;
-    }
-    done.value.value = FromExpressionForm(v);
-    for (const auto& [pointer, from] : ctx.sensitive) {
-      done.value.value = done.value.value.MarkedSensitive(from);
-    }
-    if (!done.value.value.WhollyKnown()) done.value.residual = NodeFromExpressionForm(v);
-    done.sensitive = std::move(ctx.sensitive);
-    done.state = LocalState::kDone;
-    return done.value;
+    LocalEvaluation out;
+    out.value = Eval(doc.value["value"], Child(doc.node, "value"), "", ctx);
+    out.ok = ErrorCount() == errors;
+    out.sensitive = std::move(ctx.sensitive);
+    return out;
   }
 
   // Every local of every scope, read or not: a mistake in one is reported
-  // even when nothing uses it.
+  // even when nothing uses it. The stack's end up in the config.
   void CheckLocals() {
     for (size_t s = 0; s < scopes_.size(); ++s) {
-      if (scopes_[s].unused) continue;
-      DeclareLocals(s);
-      for (const auto& [name, st] : scopes_[s].locals) {
-        if (st.state == LocalState::kDeclared) LocalValueOf(s, name, {});
-      }
+      if (!scopes_[s].unused) locals_.EvaluateAll(s);
     }
-    for (const auto& [name, st] : scopes_[0].locals) {
-      if (st.state != LocalState::kDone) continue;
+    for (const auto& [name, st] : locals_.Of(0)) {
+      if (st.state != DeclaredLocal::kDone) continue;
       const LocalValue& v = st.value;
       result_.config.locals[name] =
           v.residual ? Value(expr::PrintTemplate(*v.residual)) : ToExpressionForm(v.value);
@@ -1106,13 +781,13 @@ class Loader {
   const ResourceShape* ShapeOf(const std::string& base) {
     if (auto it = shapes_.find(base); it != shapes_.end())
       return it->second ? &*it->second : nullptr;
-    if (shape_docs_seen_ != resource_docs_.size()) {
-      for (size_t i = shape_docs_seen_; i < resource_docs_.size(); ++i) {
-        const Doc& doc = docs_[resource_docs_[i]];
+    if (shape_docs_seen_ != lists_.resources.size()) {
+      for (size_t i = shape_docs_seen_; i < lists_.resources.size(); ++i) {
+        const Doc& doc = docs_[lists_.resources[i]];
         shape_docs_.emplace(scopes_[doc.scope].prefix + doc.kind + "." + doc.name,
-                            resource_docs_[i]);
+                            lists_.resources[i]);
       }
-      shape_docs_seen_ = resource_docs_.size();
+      shape_docs_seen_ = lists_.resources.size();
     }
     auto doc = shape_docs_.find(base);
     if (doc == shape_docs_.end()) return nullptr;
@@ -1271,274 +946,93 @@ class Loader {
   }
 
   void LoadProvider() {
-    cairn::LoadProvider(DocsOf(provider_docs_), SettingEvaluator(), result_.config.provider,
+    cairn::LoadProvider(DocsOf(lists_.providers), SettingEvaluator(), result_.config.provider,
                         diags_);
   }
 
   void LoadBackend() {
-    cairn::LoadBackend(DocsOf(backend_docs_), SettingEvaluator(), result_.config.backend, diags_);
+    cairn::LoadBackend(DocsOf(lists_.backends), SettingEvaluator(), result_.config.backend, diags_);
   }
 
   // ---- resources -----------------------------------------------------------
-  // The instances a resource or module document declares: count and
-  // for_each evaluated (variables only, no resources), then expanded.
+  // The instances a resource or module document declares
+  // (declared_instances.h): enabled, count and for_each evaluated
+  // (variables only, no resources), then expanded.
   bool EvalInstances(const Doc& doc, const std::string& what, Instances& out) {
-    if (doc.value.contains("enabled")) return EvalEnabled(doc, what, out);
-    if (!doc.value.contains("count") && !doc.value.contains("for_each")) {
-      return ExpandInstances(what, nullptr, nullptr, {}, out, diags_);
-    }
-    std::optional<Value> count, for_each;
-    const bool both = doc.value.contains("count") && doc.value.contains("for_each");
-    bool failed = false;
-    for (const char* key : {"count", "for_each"}) {
-      if (!doc.value.contains(key)) continue;
-      Value v = doc.value[key];
-      if (v.is_string() && !both) {
-        EvalContext ctx;
-        ctx.doc = &doc;
-        ctx.where = key;
-        size_t before = diags_.size();
-        size_t refs = pending_refs_.size();
-        v = Eval(v, Child(doc.node, key), "", ctx);
-        failed = failed || ctx.failed || diags_.size() != before;
-        if (!failed && HasExpressions(v)) {
-          // Known only after apply: it reads a resource through a local or
-          // a module's input.
-          std::vector<std::string> names;
-          for (size_t r = refs; r < pending_refs_.size(); ++r) {
-            std::string name = pending_refs_[r].expr.ToString();
-            if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-          }
-          Error("unknown_" + std::string(key),
-                std::string(key) + " must be known when the stack is loaded, but it depends on " +
-                    (names.empty() ? "a value known only after apply" : JoinNames(names)),
-                Loc(doc.file, Child(doc.node, key)),
-                "count and for_each decide which instances exist; build them from variables, "
-                "locals and literals, not from resource attributes");
-          failed = true;
-        }
-        pending_refs_.resize(refs);  // checked where they are written
-      }
-      (key == std::string("count") ? count : for_each) = std::move(v);
-    }
-    YamlNode each_node = Child(doc.node, "for_each");
-    ExpansionLocations at;
-    at.count = Loc(doc.file, Child(doc.node, "count"));
-    at.for_each = Loc(doc.file, each_node);
-    at.for_each_key = KeyLoc(doc.file, doc.node, "for_each");
-    at.for_each_item = [&](size_t i) {
-      return Loc(doc.file,
-                 each_node.IsSequence() && i < each_node.size() ? each_node[i] : each_node);
-    };
-    if (failed) {
-      // Reported where it was evaluated; the mode still stands.
-      out = Instances();
-      out.mode = count ? Instances::Mode::kCount : Instances::Mode::kForEach;
-      return false;
-    }
-    return ExpandInstances(what, count ? &*count : nullptr, for_each ? &*for_each : nullptr, at,
-                           out, diags_);
+    return DeclaredInstances(
+        doc, what, [this](const Doc& d, const char* key) { return EvalInstanceField(d, key); }, out,
+        diags_);
   }
 
-  // `enabled` (OpenTofu's): one instance without an index when true, none
-  // when false; in the place of count and for_each, never beside them.
-  bool EvalEnabled(const Doc& doc, const std::string& what, Instances& out) {
-    out = Instances();
-    YamlNode node = Child(doc.node, "enabled");
-    if (doc.value.contains("count") || doc.value.contains("for_each")) {
-      Error("count_and_for_each",
-            "a " + what + " takes enabled, count or for_each, not more than one",
-            KeyLoc(doc.file, doc.node, "enabled"),
-            "enabled: false is no instance, true one without an index");
-      return false;
-    }
+  // Field `key` of `doc` for DeclaredInstances. The resource references it
+  // makes are checked where they are written, not kept: only named.
+  InstanceField EvalInstanceField(const Doc& doc, const char* key) {
     EvalContext ctx;
     ctx.doc = &doc;
-    ctx.where = "enabled";
-    size_t errors = ErrorCount();
-    size_t refs = pending_refs_.size();
-    Value v = Eval(doc.value["enabled"], node, "", ctx);
-    pending_refs_.resize(refs);  // checked where they are written
-    if (ErrorCount() != errors) return false;
-    if (HasExpressions(v)) {
-      Error("unknown_enabled",
-            "enabled must be known when the stack is loaded, but it depends on a value known only "
-            "after apply",
-            Loc(doc.file, node), "build it from variables, locals and literals");
-      return false;
+    ctx.where = key;
+    const bool enabled = std::string_view(key) == "enabled";
+    const size_t errors = enabled ? ErrorCount() : 0;
+    const size_t before = diags_.size();
+    const size_t refs = pending_refs_.size();
+    InstanceField field;
+    field.value = Eval(doc.value[key], Child(doc.node, key), "", ctx);
+    // enabled fails on an error; count and for_each on any diagnostic.
+    field.failed = enabled ? ErrorCount() != errors : ctx.failed || diags_.size() != before;
+    for (size_t r = refs; r < pending_refs_.size(); ++r) {
+      field.references.push_back(pending_refs_[r].expr.ToString());
     }
-    if (!v.is_boolean()) {
-      Error("invalid_enabled", "enabled must be true or false, not " + ValueTypeNoun(v),
-            Loc(doc.file, node));
-      return false;
-    }
-    if (v.get<bool>()) out.indexes.emplace_back(std::monostate{});
-    return true;
+    pending_refs_.resize(refs);
+    return field;
   }
 
-  // A list of {condition, error_message} under `key` of `doc` (its value
+  // A list of {condition, error_message} (condition_lists.h) under `key` of `doc` (its value
   // `list`, its node `node`), each evaluated in `ctx`: known at load, or
   // kept as a residual for plan or apply. `self` may be read when
   // `allow_self` (postconditions).
   std::vector<ConditionConfig> LoadConditions(const Doc& doc, const Value& list,
                                               const YamlNode& node, const std::string& key,
                                               EvalContext& ctx, bool allow_self) {
-    std::vector<ConditionConfig> out;
-    if (!list.is_array()) {
-      Error("wrong_type",
-            key + " must be a list of {condition, error_message}, not " + ValueTypeNoun(list),
-            Loc(doc.file, node));
-      return out;
-    }
-    for (size_t i = 0; i < list.size(); ++i) {
-      const Value& item = list[i];
-      YamlNode inode = node.IsSequence() && i < node.size() ? node[i] : node;
-      if (!item.is_object() || !item.contains("condition") || !item.contains("error_message")) {
-        Error("missing_field", "each " + key + " needs condition and error_message",
-              Loc(doc.file, inode));
-        continue;
-      }
-      for (auto it = item.begin(); it != item.end(); ++it) {
-        if (it.key() != "condition" && it.key() != "error_message")
-          Error("unknown_field", "unknown field \"" + it.key() + "\" in " + key,
-                KeyLoc(doc.file, inode, it.key()),
-                DidYouMean(it.key(), {"condition", "error_message"}));
-      }
-      YamlNode cnode = Child(inode, "condition");
-      ConditionConfig c;
-      c.location = Loc(doc.file, cnode);
+    auto evaluate = [&](const Value& item, const YamlNode& inode) {
+      EvaluatedCondition e;
       size_t errors = ErrorCount();
       ctx.inputs.reset();
       ctx.allow_self = allow_self;
       // The context's sensitive marks are its document's: a condition reads
       // what it likes without making the resource or output sensitive.
       const auto marks = ctx.sensitive;
-      c.condition = Eval(item["condition"], cnode, "/lifecycle", ctx);
+      e.condition = Eval(item["condition"], Child(inode, "condition"), "/lifecycle", ctx);
       ctx.sensitive = marks;
-      c.error_message =
+      e.error_message =
           Eval(item["error_message"], Child(inode, "error_message"), "/lifecycle", ctx);
-      // A message is printed: one built from a sensitive value never is.
-      if (ctx.sensitive.size() != marks.size()) {
-        c.error_message = "(the error message holds a sensitive value)";
-      }
+      e.message_sensitive = ctx.sensitive.size() != marks.size();
       ctx.sensitive = marks;
       ctx.allow_self = false;
       ctx.inputs.reset();
-      if (ErrorCount() != errors) continue;
-      if (!HasExpressions(c.condition) && !c.condition.is_boolean()) {
-        Error("invalid_condition",
-              "a condition must be true or false, not " + ValueTypeNoun(c.condition), c.location);
-        continue;
-      }
-      out.push_back(std::move(c));
-    }
-    return out;
+      e.failed = ErrorCount() != errors;
+      return e;
+    };
+    return LoadConditionList(doc, list, node, key, evaluate, diags_);
   }
 
-  // A resource document whose instances are known, before they are made.
-  struct PendingResource {
-    size_t doc = 0;
-    std::string base;
-    ResourceGroup group;
-    Instances instances;
-    Lifecycle lifecycle;
-    const Value* spec = nullptr;
-    YamlNode spec_node;
-  };
-
-  // Every resource document's instances, their specs evaluated. Their
-  // number is known before any is made: over options_.max_instances, none
-  // is (too_many_instances), as they could take more memory than there is.
+  // Every resource document declared (resource_declarations.h), then
+  // each one's instances made, their specs evaluated. Over
+  // options_.max_instances, none is.
   void ExpandResources() {
-    std::map<std::string, SourceLocation> first;
-    std::vector<PendingResource> pending;
-    size_t total = 0;
-    for (size_t di : resource_docs_) {
-      const Doc& doc = docs_[di];
-      const Scope& scope = scopes_[doc.scope];
-      std::string base = scope.prefix + doc.kind + "." + doc.name;
-      SourceLocation name_loc = Loc(doc.file, Child(doc.node, "name"));
-      if (auto [it, inserted] = first.emplace(base, name_loc); !inserted) {
-        Error("duplicate_resource", "resource " + base + " is declared twice", name_loc,
-              "first declared at " + LocationText(it->second));
-        continue;
-      }
-      ResourceGroup group;
-      group.kind = doc.kind;
-      group.name = doc.name;
-      group.module = scope.path;
-      group.doc = di;
-      auto& [expanded, instances_ref] = InstancesEntry(di);
-      Instances instances = instances_ref;
-      bool broken = !expanded;
-      group.mode = instances.mode;
-      Lifecycle lifecycle;
-      if (doc.value.contains("lifecycle")) {
-        lifecycle = LoadLifecycle(doc, *registry_, scope.path, diags_);
-      }
-      // depends_on entries are resolved once every resource is known.
-      if (doc.value.contains("depends_on")) {
-        for (auto& entry : LoadDependsOn(doc, scope.path, diags_)) {
-          depends_on_[base].push_back(std::move(entry));
-        }
-      }
-      // And what the module calls around it depend on (Terraform's
-      // depends_on on a module: everything inside waits).
-      for (size_t a = doc.scope; a != 0; a = scopes_[a].parent) {
-        const Scope& inner = scopes_[a];
-        auto call = scopes_[inner.parent].calls.find(inner.path.back().name);
-        if (call == scopes_[inner.parent].calls.end()) continue;
-        for (const auto& entry : call->second.depends_on) depends_on_[base].push_back(entry);
-      }
-      const Value* spec = nullptr;
-      static const Value kEmptySpec = Value::object();
-      YamlNode spec_node = Child(doc.node, "spec");
-      if (!doc.value.contains("spec") || doc.value["spec"].is_null()) {
-        spec = &kEmptySpec;
-        spec_node = doc.node;
-      } else if (!doc.value["spec"].is_object()) {
-        Error("wrong_type", "spec must be a mapping, not " + ValueTypeNoun(doc.value["spec"]),
-              Loc(doc.file, spec_node));
-        broken = true;
-      } else {
-        spec = &doc.value["spec"];
-      }
-      spec_nodes_.emplace(base, spec_node);
-      if (broken) {
-        groups_.emplace(base, std::move(group));
-        continue;
-      }
-      const size_t n = instances.indexes.size();
-      if (total + n > options_.max_instances) {
-        // Reported at the resource that takes the stack over; the others
-        // are not looked at, so that expanding them costs nothing either.
-        RefuseInstances(doc, instances.mode, base, n, total);
-        return;
-      }
-      total += n;
-      pending.push_back({di, base, std::move(group), std::move(instances), std::move(lifecycle),
-                         spec, spec_node});
+    ResourceDeclarations declared = DeclareResources(
+        docs_, lists_.resources, scopes_, *registry_, options_.max_instances,
+        [this](size_t doc) -> const std::pair<bool, Instances>& { return InstancesEntry(doc); },
+        diags_);
+    groups_.merge(declared.broken);
+    spec_nodes_ = std::move(declared.spec_nodes);
+    depends_on_ = std::move(declared.depends_on);
+    if (declared.too_many_instances) {
+      too_many_instances_ = true;
+      return;
     }
-    for (PendingResource& p : pending) MakeInstances(p);
+    for (DeclaredResource& r : declared.resources) MakeInstances(r);
   }
 
-  void RefuseInstances(const Doc& doc, Instances::Mode mode, const std::string& base, size_t n,
-                       size_t before) {
-    too_many_instances_ = true;
-    const char* key = mode == Instances::Mode::kCount     ? "count"
-                      : mode == Instances::Mode::kForEach ? "for_each"
-                                                          : nullptr;
-    Error(
-        "too_many_instances",
-        "the stack has more than " + std::to_string(options_.max_instances) + " resource instances",
-        key ? Loc(doc.file, Child(doc.node, key)) : doc.location,
-        base + "'s " + std::to_string(n) + " take it over the limit, with " +
-            std::to_string(before) +
-            " declared before it; if the stack really is this large, raise the limit with "
-            "--max-instances or CAIRN_MAX_INSTANCES");
-  }
-
-  void MakeInstances(PendingResource& p) {
+  void MakeInstances(DeclaredResource& p) {
     const size_t di = p.doc;
     const Doc& doc = docs_[di];
     const Scope& scope = scopes_[doc.scope];
@@ -1615,33 +1109,12 @@ class Loader {
   // by their key, its path and their name ("module.app.id").
   void LoadOutputs() {
     std::map<std::string, SourceLocation> first;
-    for (size_t di : output_docs_) {
+    for (size_t di : lists_.outputs) {
       const Doc& doc = docs_[di];
       const std::string key = scopes_[doc.scope].prefix + doc.name;
-      SourceLocation name_loc = Loc(doc.file, Child(doc.node, "name"));
-      if (auto [it, inserted] = first.emplace(key, name_loc); !inserted) {
-        Error("duplicate_output", "output \"" + doc.name + "\" is declared twice", name_loc,
-              "first declared at " + LocationText(it->second));
-        continue;
-      }
-      OutputConfig out;
-      out.name = doc.name;
-      out.location = doc.location;
-      if (!doc.value.contains("value")) {
-        Error("missing_field", "missing required field \"value\" in output document", doc.location);
-        continue;
-      }
-      bool declared = true;  // its sensitive field, when given, is valid
-      if (doc.value.contains("sensitive")) {
-        if (!doc.value["sensitive"].is_boolean()) {
-          Error("wrong_type",
-                "sensitive must be true or false, not " + ValueTypeNoun(doc.value["sensitive"]),
-                Loc(doc.file, Child(doc.node, "sensitive")));
-          declared = false;
-        } else {
-          out.sensitive = doc.value["sensitive"].get<bool>();
-        }
-      }
+      std::optional<OutputDeclaration> decl = DeclareOutput(doc, key, first, diags_);
+      if (!decl) continue;
+      OutputConfig out = std::move(decl->output);
       EvalContext ctx;
       ctx.doc = &doc;
       ctx.resource_refs = true;
@@ -1651,8 +1124,8 @@ class Loader {
         // The mark follows the value whatever the declaration says, but
         // saying so is required, as Terraform does: the output is then
         // sensitive wherever it is shown or read.
-        if (declared)
-          RefuseUndeclaredSensitive(doc, SensitiveText(doc.scope, ctx.sensitive[0].second));
+        if (decl->valid_sensitive)
+          RefuseUndeclaredSensitive(doc, SensitiveText(doc.scope, ctx.sensitive[0].second), diags_);
         out.sensitive = true;
       }
       if (doc.value.contains("precondition")) {
@@ -1672,93 +1145,34 @@ class Loader {
   // stack knows at load; the plan and apply evaluate the rest.
   void LoadChecks() {
     std::map<std::string, SourceLocation> first;
-    for (size_t di : check_docs_) {
+    for (size_t di : lists_.checks) {
       const Doc& doc = docs_[di];
-      const std::string name = scopes_[doc.scope].prefix + doc.name;
-      SourceLocation name_loc = Loc(doc.file, Child(doc.node, "name"));
-      if (auto [it, inserted] = first.emplace(name, name_loc); !inserted) {
-        Error("duplicate_check", "check \"" + doc.name + "\" is declared twice", name_loc,
-              "first declared at " + LocationText(it->second));
-        continue;
-      }
-      if (!doc.value.contains("assert")) {
-        Error("missing_field", "a check needs assert: a list of {condition, error_message}",
-              doc.location);
-        continue;
-      }
-      CheckConfig check;
-      check.name = name;
-      check.location = name_loc;
+      std::optional<CheckConfig> check =
+          DeclareCheck(doc, scopes_[doc.scope].prefix + doc.name, first, diags_);
+      if (!check) continue;
       EvalContext ctx;
       ctx.doc = &doc;
       ctx.resource_refs = true;
-      check.asserts =
+      check->asserts =
           LoadConditions(doc, doc.value["assert"], Child(doc.node, "assert"), "assert", ctx, false);
-      result_.config.checks.push_back(std::move(check));
+      result_.config.checks.push_back(std::move(*check));
     }
   }
 
-  // An output built from a sensitive value, `what`, but not declared
-  // sensitive.
-  void RefuseUndeclaredSensitive(const Doc& doc, const std::string& what) {
-    Error(
-        "output_not_sensitive",
-        "output \"" + doc.name + "\" is built from " + what + ", so it must be declared sensitive",
-        Loc(doc.file, Child(doc.node, "value")),
-        "add sensitive: true to the output: cairn output, plans and apply then show it as "
-        "(sensitive)");
-  }
-
-  // The module output references left in `v` (in expression form: those
-  // written in it and those that came through a module's variables).
-  static void ModuleOutputRefs(const Value& v, std::vector<Expression>& out) {
-    if (v.is_structured()) {
-      for (const auto& item : v) ModuleOutputRefs(item, out);
-      return;
-    }
-    if (!v.is_string() || v.get_ref<const std::string&>().find("module") == std::string::npos)
-      return;
-    expr::NodePtr n = ParseExpressionForm(v.get_ref<const std::string&>());
-    if (!n) return;
-    for (Expression& e : ReferencesIn(*n)) {
-      if (e.type == Expression::Type::kModuleOutput) out.push_back(std::move(e));
-    }
-  }
-
-  // An output built from a module's sensitive output is sensitive, and must
-  // be declared so, like one built from a sensitive variable. Repeated until
-  // nothing changes, so that the mark goes up through nested modules.
+  // Module outputs built from sensitive module outputs (outputs.h).
   void MarkOutputsOfSensitiveOutputs() {
     if (scopes_.size() == 1) return;
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (size_t i = 0; i < outputs_.size(); ++i) {
-        if (outputs_[i].sensitive) continue;
-        std::vector<Expression> refs;
-        ModuleOutputRefs(outputs_[i].value, refs);
-        for (const Expression& e : refs) {
-          auto found = FindScope(e.target.module);
-          const size_t* t = std::get_if<size_t>(&found);
-          if (!t) continue;  // reported by ResolveModuleOutputs
-          auto o = scopes_[*t].outputs.find(e.attr);
-          if (o == scopes_[*t].outputs.end() || !outputs_[o->second].sensitive) continue;
-          const Doc& doc = docs_[output_docs_of_[i]];
-          const Value& declared =
-              doc.value.contains("sensitive") ? doc.value["sensitive"] : Value();
-          if (declared.is_null() || declared.is_boolean())
-            RefuseUndeclaredSensitive(doc, "sensitive output " + e.ToString());
-          outputs_[i].sensitive = true;
-          changed = true;
-          break;
-        }
-      }
-    }
+    std::vector<const Doc*> docs;
+    docs.reserve(output_docs_of_.size());
+    for (size_t i : output_docs_of_) docs.push_back(&docs_[i]);
+    cairn::MarkOutputsOfSensitiveOutputs(outputs_, docs, scopes_, diags_);
   }
 
   // ---- data sources --------------------------------------------------------
   // The data sources (data_sources.h).
   void LoadData() {
-    DataSources found = LoadDataSources(DocsOf(data_docs_), *registry_, SettingEvaluator(), diags_);
+    DataSources found =
+        LoadDataSources(DocsOf(lists_.data), *registry_, SettingEvaluator(), diags_);
     for (auto& d : found.data) result_.config.data.push_back(std::move(d));
     data_addresses_ = std::move(found.addresses);
     // Read whether used or not, so that a wrong one is reported.
@@ -1774,7 +1188,7 @@ class Loader {
     if (it == stack_reads_.end()) {
       const Doc* doc = nullptr;
       std::vector<std::string> names;
-      for (size_t i : data_docs_) {
+      for (size_t i : lists_.data) {
         const Doc& d = docs_[i];
         if (d.scope != 0 || !d.value.contains("type") || d.value["type"] != "stack") continue;
         names.push_back(d.name);
@@ -1802,31 +1216,18 @@ class Loader {
 
   // ---- moved (moved.h) -----------------------------------------------------
   // The paths of every module instance, and of every call with none.
-  std::vector<std::vector<ModuleStep>> ModulePaths() const {
-    std::vector<std::vector<ModuleStep>> modules;
-    for (size_t s = 1; s < scopes_.size(); ++s) modules.push_back(scopes_[s].path);
-    // A call with no instance has a scope only when its files were not
-    // read for another call.
-    for (const Scope& scope : scopes_) {
-      for (const auto& [name, call] : scope.calls) {
-        if (!call.instances.empty() || call.broken) continue;
-        modules.push_back(scope.path);
-        modules.back().push_back({name, {}});
-      }
-    }
-    return modules;
-  }
+  std::vector<std::vector<ModuleStep>> ModulePaths() const { return ModuleInstancePaths(scopes_); }
 
   void LoadMoved() {
     Moves moves =
-        LoadMoves(DocsOf(moved_docs_), Declared(), std::move(implicit_moves_), ModulePaths());
+        LoadMoves(DocsOf(lists_.moved), Declared(), std::move(implicit_moves_), ModulePaths());
     for (auto& d : moves.diagnostics) diags_.push_back(std::move(d));
     for (auto& m : moves.moved) result_.config.moved.push_back(std::move(m));
   }
 
   // ---- removed (removed.h) -------------------------------------------------
   void LoadRemoved() {
-    Removals removals = LoadRemovals(DocsOf(removed_docs_), Declared(), ModulePaths());
+    Removals removals = LoadRemovals(DocsOf(lists_.removed), Declared(), ModulePaths());
     for (auto& d : removals.diagnostics) diags_.push_back(std::move(d));
     for (auto& r : removals.removed) {
       // Moved away and removed: which one is meant cannot be told.
@@ -1854,7 +1255,7 @@ class Loader {
   // and each (never a resource: the object is read when the plan is made).
   void LoadImportDocuments() {
     std::vector<ImportInstance> instances;
-    for (size_t di : import_docs_) {
+    for (size_t di : lists_.imports) {
       const Doc& doc = docs_[di];
       bool complete = true;
       for (const char* key : {"to", "id"}) {
@@ -1920,12 +1321,12 @@ class Loader {
         }
         pending_refs_.resize(refs);         // resources are refused where they are written
         if (ErrorCount() != errors) break;  // reported once, not per key
-        if (HasExpressions(in.id) || std::any_of(values.begin(), values.end(), [](const Value& v) {
-              return HasExpressions(v);
-            })) {
+        if (HoldsExpressions(in.id) ||
+            std::any_of(values.begin(), values.end(),
+                        [](const Value& v) { return HoldsExpressions(v); })) {
           Error("reference_not_allowed",
                 "an import's id and to must be known when the stack is loaded",
-                HasExpressions(in.id) ? in.id_location : to_loc,
+                HoldsExpressions(in.id) ? in.id_location : to_loc,
                 "build them from variables, locals, each.key and each.value, not from resource "
                 "attributes");
           break;
@@ -2058,10 +1459,9 @@ class Loader {
             RedactFeeding(call, Child(Child(docs_[call].node, "inputs"), first), depth + 1, done);
           }
         } else if (root == "local" && !first.empty()) {
-          auto local = scopes_[doc.scope].locals.find(first);
-          if (local == scopes_[doc.scope].locals.end()) continue;
-          const Doc& local_doc = docs_[local->second.doc];
-          RedactFeeding(local->second.doc, Child(local_doc.node, "value"), depth + 1, done);
+          const DeclaredLocal* local = locals_.Find(doc.scope, first);
+          if (!local) continue;
+          RedactFeeding(local->doc, Child(docs_[local->doc].node, "value"), depth + 1, done);
         } else if (root == "each") {
           RedactFeeding(doc_index, Child(doc.node, "for_each"), depth + 1, done);
         }
@@ -2139,9 +1539,7 @@ class Loader {
   std::vector<Diagnostic> diags_;
   std::vector<std::unique_ptr<YamlTree>> trees_;
   std::vector<Doc> docs_;
-  std::vector<size_t> check_docs_;
-  std::vector<size_t> resource_docs_, output_docs_, provider_docs_, backend_docs_, moved_docs_,
-      removed_docs_, import_docs_, data_docs_;
+  DocumentLists lists_;                   // the documents of each kind
   std::set<std::string> data_addresses_;  // "data.KIND.NAME" of every data document
   struct StackRead {
     bool done = false;
@@ -2150,11 +1548,10 @@ class Loader {
   std::map<std::string, StackRead> stack_reads_;  // by name: StackOutputsOf
   std::map<std::string, VariableInfo> variables_;
   std::map<std::string, std::optional<std::string>> file_cache_;
-  ParseCache parsed_;                    // EvalInputs::parsed
-  std::vector<std::string> local_path_;  // locals being evaluated
+  ParseCache parsed_;  // EvalInputs::parsed
   std::map<std::string, std::optional<ResourceShape>> shapes_;
-  std::map<std::string, size_t> shape_docs_;                // base address -> resource document
-  size_t shape_docs_seen_ = 0;                              // resource_docs_ indexed in shape_docs_
+  std::map<std::string, size_t> shape_docs_;  // base address -> resource document
+  size_t shape_docs_seen_ = 0;                // lists_.resources indexed in shape_docs_
   std::map<size_t, std::pair<bool, Instances>> instances_;  // InstancesOf
   std::vector<WrittenReference> pending_refs_;
   std::map<std::string, ResourceGroup> groups_;
@@ -2177,6 +1574,7 @@ class Loader {
   std::map<std::string, Value> module_output_values_;  // by key, once substituted
   std::vector<std::string> resolving_;                 // output keys being substituted
   std::vector<Edge> edges_;
+  Locals locals_{docs_, scopes_, diags_, [this](const Doc& doc) { return EvaluateLocal(doc); }};
 };
 
 }  // namespace
