@@ -29,8 +29,14 @@ Result<std::unique_ptr<StateStore>> Open(const std::string& stack_root, const Ba
                                          Clock* clock, bool create) {
   if (spec.type.empty() || spec.type == "sqlite") {
     std::string path = SqliteStatePath(stack_root, spec);
+    SqliteStateOptions options;
+    options.clock = clock;
+    options.encryption = spec.encryption;
+    options.stack_root = stack_root;
+    options.for_rekey = spec.for_rekey;
     Result<std::unique_ptr<SqliteStateStore>> store =
-        create ? SqliteStateStore::Open(path, clock) : SqliteStateStore::OpenExisting(path, clock);
+        create ? SqliteStateStore::Open(path, options)
+               : SqliteStateStore::OpenExisting(path, options);
     if (!store.ok()) return store.status();
     return std::unique_ptr<StateStore>(std::move(*store));
   }
@@ -45,6 +51,11 @@ Result<std::unique_ptr<StateStore>> Open(const std::string& stack_root, const Ba
       return Status::InvalidArgument("backend postgres: the name \"" + spec.stack_name +
                                      "\" must not hold \"" + kPostgresWorkspaceSeparator +
                                      "\", which keys the stack's workspaces");
+    }
+    if (spec.encryption.configured()) {
+      return Status::InvalidArgument(
+          "backend postgres: state encryption is not supported on PostgreSQL yet (only on "
+          "sqlite); refusing to write the state unencrypted");
     }
     const std::string key = PostgresStackKey(spec);
     Result<std::unique_ptr<PostgresStateStore>> store =
