@@ -346,4 +346,62 @@ Result<std::string> OpenStored(const StateCipher* cipher, bool sealed, bool acce
   return cipher->Open(stored, record_kind, what);
 }
 
+Result<Value> SealDocument(std::string_view text, const StateKeySource& key,
+                           std::string_view record_kind, const std::string& stack_root) {
+  StateKeySource source = key;
+  if (!source.file.empty() && std::filesystem::path(source.file).is_relative() &&
+      !stack_root.empty()) {
+    source.file = (std::filesystem::path(stack_root) / source.file).lexically_normal().string();
+  }
+  Result<std::string> salt = StateCipher::NewSalt();
+  if (!salt.ok()) return salt.status();
+  StateEncryptionSpec spec;
+  spec.key = source;
+  Result<std::unique_ptr<StateCipher>> cipher = StateCipher::Create(spec, *salt);
+  if (!cipher.ok()) return cipher.status();
+  Result<std::string> data = (*cipher)->Seal(text, record_kind);
+  if (!data.ok()) return data.status();
+  Value out = {
+      {"cipher", "AES-256-GCM"},
+      {"salt", CipherHex(reinterpret_cast<const unsigned char*>(salt->data()), salt->size())},
+      {"data", *data}};
+  if (!source.env.empty()) {
+    out["key_env"] = source.env;
+  } else {
+    out["key_file"] = source.file;
+  }
+  return out;
+}
+
+Result<std::string> OpenDocument(const Value& sealed, std::string_view record_kind,
+                                 std::string_view what) {
+  auto text = [&](const char* field) -> std::string {
+    return sealed.is_object() && sealed.contains(field) && sealed[field].is_string()
+               ? sealed[field].get<std::string>()
+               : std::string();
+  };
+  const std::string salt = text("salt"), data = text("data");
+  StateKeySource source{text("key_env"), text("key_file")};
+  if (text("cipher") != "AES-256-GCM" || salt.size() != kCipherSaltBytes * 2 ||
+      !StateCipher::IsSealed(data) || source.env.empty() == source.file.empty()) {
+    return Status::FailedPrecondition(std::string(what) +
+                                      ": the encrypted document is malformed or of an unknown "
+                                      "kind");
+  }
+  for (char c : salt) {
+    if (!std::isxdigit(static_cast<unsigned char>(c))) {
+      return Status::FailedPrecondition(std::string(what) +
+                                        ": the encrypted document is malformed");
+    }
+  }
+  StateEncryptionSpec spec;
+  spec.key = source;
+  Result<std::unique_ptr<StateCipher>> cipher = StateCipher::Create(spec, CipherUnhex(salt));
+  if (!cipher.ok()) {
+    return Status(cipher.status().code(),
+                  std::string(what) + " is encrypted: " + cipher.status().message());
+  }
+  return (*cipher)->Open(data, record_kind, what);
+}
+
 }  // namespace cairn

@@ -34,6 +34,7 @@
 #include <string_view>
 
 #include "base/status.h"
+#include "base/value.h"
 
 namespace cairn {
 
@@ -123,5 +124,18 @@ Result<std::string> SealIfConfigured(const StateCipher* cipher, std::string plai
 Result<std::string> OpenStored(const StateCipher* cipher, bool sealed, bool accept_either,
                                std::string stored, std::string_view record_kind,
                                std::string_view what);
+
+// A whole document (a saved plan) sealed on its own: a fresh salt, and the
+// key's source named (never the key), so that a reader needs nothing else:
+//   {"cipher": "AES-256-GCM", "key_env": NAME | "key_file": ABSOLUTE PATH,
+//    "salt": HEX, "data": "cairn-enc1:<key id>:<base64>"}
+// A relative key file is made absolute against `stack_root`.
+Result<Value> SealDocument(std::string_view text, const StateKeySource& key,
+                           std::string_view record_kind, const std::string& stack_root);
+// The text of a sealed document; InvalidArgument naming the key's source
+// when it is unset or unreadable, FailedPrecondition (naming `what` and the
+// key ids) for a wrong key or an altered document.
+Result<std::string> OpenDocument(const Value& sealed, std::string_view record_kind,
+                                 std::string_view what);
 
 }  // namespace cairn

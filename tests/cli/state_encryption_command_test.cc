@@ -82,7 +82,19 @@ TEST_CASE("state encryption: a sensitive value is in no byte of an encrypted sta
     INFO("encrypted " << encrypted);
     Env e;
     e.SetBackend(encrypted ? "{key_env: CAIRN_STATE_KEY}" : "");
-    e.Apply();
+    // Through a saved plan, as CI does: the plan file is sealed too.
+    const std::string planfile = e.dir.path() + "/web.plan";
+    const std::string html = e.dir.path() + "/web.html";
+    auto plan = e.Cairn({"plan", e.stack, "--out", planfile, "--html", html});
+    INFO(plan.out << plan.err);
+    REQUIRE(plan.exit_code == 0);
+    CHECK((ReadAll(planfile).find(kSecret) != std::string::npos) == !encrypted);
+    CHECK(ReadAll(html).find(kSecret) == std::string::npos);
+    CHECK(ReadAll(html).find("net-") != std::string::npos);
+    auto apply = e.Cairn({"apply", planfile});
+    INFO(apply.out << apply.err);
+    REQUIRE(apply.exit_code == 0);
+    CHECK((apply.out + apply.err).find(kSecret) == std::string::npos);
     CHECK((e.StateBytes().find(kSecret) != std::string::npos) == !encrypted);
     e.PlanNoChanges();
     auto shown = e.Cairn({"state", "show", "network.app", e.stack});
@@ -123,6 +135,42 @@ TEST_CASE("state encryption: a wrong or missing key is a clear error and changes
 
   e.env["CAIRN_STATE_KEY"] = kKey;
   e.PlanNoChanges();
+}
+
+TEST_CASE("state encryption: a saved plan opens only with its key") {
+  Env e;
+  e.SetBackend("{key_env: CAIRN_STATE_KEY}");
+  const std::string planfile = e.dir.path() + "/web.plan";
+  auto plan = e.Cairn({"plan", e.stack, "--out", planfile});
+  INFO(plan.out << plan.err);
+  REQUIRE(plan.exit_code == 0);
+  const std::string sealed = ReadAll(planfile);
+  CHECK(sealed.find("\"encrypted\"") != std::string::npos);
+  CHECK(sealed.find("CAIRN_STATE_KEY") != std::string::npos);  // the key's source, not the key
+  CHECK(sealed.find(kKey) == std::string::npos);
+
+  e.env["CAIRN_STATE_KEY"] = kNewKey;
+  auto wrong = e.Cairn({"apply", planfile});
+  INFO(wrong.out << wrong.err);
+  CHECK(wrong.exit_code == 1);
+  CHECK(wrong.err.find("the saved plan " + planfile) != std::string::npos);
+  CHECK(wrong.err.find("wrong key") != std::string::npos);
+  CHECK((wrong.out + wrong.err).find(kNewKey) == std::string::npos);
+  e.env.erase("CAIRN_STATE_KEY");
+  auto missing = e.Cairn({"apply", planfile});
+  CHECK(missing.exit_code == 1);
+  CHECK(missing.err.find("environment variable CAIRN_STATE_KEY is not set") != std::string::npos);
+  // A sealed plan is a plan: --out replaces it without --force.
+  e.env["CAIRN_STATE_KEY"] = kKey;
+  auto again = e.Cairn({"plan", e.stack, "--out", planfile});
+  INFO(again.err);
+  CHECK(again.exit_code == 0);
+  auto apply = e.Cairn({"apply", planfile});
+  INFO(apply.out << apply.err);
+  CHECK(apply.exit_code == 0);
+  auto shown = e.Cairn({"show", planfile});
+  INFO(shown.err);
+  CHECK(shown.exit_code != 1);
 }
 
 TEST_CASE("state encryption: rekey encrypts a state, rotates its key and decrypts it") {
