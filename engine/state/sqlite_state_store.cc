@@ -260,51 +260,33 @@ Status SqliteStateStore::SetUpEncryption(const SqliteStateOptions& options) {
     if (!cipher.ok()) return cipher.status();
     cipher_ = std::move(*cipher);
   }
-  if (!state_key.empty()) {
-    sealed_ = true;
-    if (cipher_ == nullptr) {
-      return Status::FailedPrecondition(
-          "the state is encrypted (key id " + state_key +
-          "), but the backend has no encryption setting: give its key (encryption: {key_env: "
-          "NAME} or {key_file: PATH} in the backend document)");
-    }
-    if (!cipher_->Knows(state_key)) {
-      return Status::FailedPrecondition(
-          "the state is encrypted with the key id " + state_key + ", but Cairn was given " +
-          cipher_->DescribeKeys() +
-          ": the wrong key? To rotate keys, give the old one as fallback and run "
-          "`cairn state rekey`");
-    }
-    if (!cipher_->seals() && !for_rekey_) {
-      return Status::FailedPrecondition(
-          "the state is encrypted (key id " + state_key +
-          ") and the backend's encryption is now unencrypted: run `cairn state rekey` to "
-          "decrypt it, with its key as the fallback");
-    }
-    return Status::Ok();
-  }
-  if (cipher_ == nullptr || !cipher_->seals()) return Status::Ok();
-  // A plaintext state with a key configured: an empty one is taken over at
-  // once; one with records is encrypted by `cairn state rekey` only.
-  Txn txn(*db_);
-  CAIRN_RETURN_IF_ERROR(txn.Begin(/*write=*/true));
   Result<int64_t> records =
       QueryInt(*db_,
                "SELECT (SELECT count(*) FROM resources) + (SELECT count(*) FROM outputs) + "
-               "(SELECT count(*) FROM journal) + (SELECT count(*) FROM encryption "
-               "WHERE key_id != '')");
+               "(SELECT count(*) FROM journal)");
   if (!records.ok()) return records.status();
-  if (*records == 0) {
-    Stmt mark(*db_, "UPDATE encryption SET key_id = ? WHERE slot = 1");
+  Result<StateKeyCheck> check = CheckStateKey(cipher_.get(), state_key, *records > 0, for_rekey_);
+  if (!check.ok()) return check.status();
+  if (check->take_over) {
+    // A new (or empty) state is encrypted from the start; the records are
+    // counted again inside the write, against a racing writer.
+    Txn txn(*db_);
+    CAIRN_RETURN_IF_ERROR(txn.Begin(/*write=*/true));
+    Stmt mark(*db_,
+              "UPDATE encryption SET key_id = ? WHERE slot = 1 AND key_id = '' AND NOT EXISTS "
+              "(SELECT 1 FROM resources) AND NOT EXISTS (SELECT 1 FROM outputs) AND NOT EXISTS "
+              "(SELECT 1 FROM journal)");
     CAIRN_RETURN_IF_ERROR(mark.Text(1, cipher_->key_id()).Run());
+    const bool marked = sqlite3_changes(db_->handle()) == 1;
     CAIRN_RETURN_IF_ERROR(txn.Commit());
-    sealed_ = true;
-    return Status::Ok();
+    if (!marked) {
+      return Status::Conflict(
+          "another process wrote the state while it was being opened with encryption: run the "
+          "command again");
+    }
   }
-  if (for_rekey_) return Status::Ok();
-  return Status::FailedPrecondition(
-      "the state is not encrypted, but the backend asks for encryption: run `cairn state "
-      "rekey` once to encrypt it (one transaction; nothing else changes)");
+  sealed_ = check->sealed;
+  return Status::Ok();
 }
 
 Result<std::string> SqliteStateStore::Stored(std::string plain, std::string_view record_kind) {

@@ -315,6 +315,43 @@ Result<std::string> StateCipher::Open(std::string_view stored, std::string_view 
   return plain;
 }
 
+Result<StateKeyCheck> CheckStateKey(const StateCipher* cipher, const std::string& state_key_id,
+                                    bool state_has_records, bool for_rekey) {
+  StateKeyCheck check;
+  if (!state_key_id.empty()) {
+    check.sealed = true;
+    if (cipher == nullptr) {
+      return Status::FailedPrecondition(
+          "the state is encrypted (key id " + state_key_id +
+          "), but the backend has no encryption setting: give its key (encryption: {key_env: "
+          "NAME} or {key_file: PATH} in the backend document)");
+    }
+    if (!cipher->Knows(state_key_id)) {
+      return Status::FailedPrecondition(
+          "the state is encrypted with the key id " + state_key_id + ", but Cairn was given " +
+          cipher->DescribeKeys() +
+          ": the wrong key? To rotate keys, give the old one as fallback and run "
+          "`cairn state rekey`");
+    }
+    if (!cipher->seals() && !for_rekey) {
+      return Status::FailedPrecondition(
+          "the state is encrypted (key id " + state_key_id +
+          ") and the backend's encryption is now unencrypted: run `cairn state rekey` to "
+          "decrypt it, with its key as the fallback");
+    }
+    return check;
+  }
+  if (cipher == nullptr || !cipher->seals()) return check;
+  if (!state_has_records) {
+    check.sealed = check.take_over = true;
+    return check;
+  }
+  if (for_rekey) return check;
+  return Status::FailedPrecondition(
+      "the state is not encrypted, but the backend asks for encryption: run `cairn state "
+      "rekey` once to encrypt it (one transaction; nothing else changes)");
+}
+
 Result<std::string> SealIfConfigured(const StateCipher* cipher, std::string plaintext,
                                      std::string_view record_kind) {
   if (cipher == nullptr || !cipher->seals()) return plaintext;

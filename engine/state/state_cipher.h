@@ -113,6 +113,22 @@ class StateCipher {
   std::string fallback_desc_;
 };
 
+// What a store makes of its state's key id at open (the same rules on every
+// backend): `sealed`, the state's records are sealed; `take_over`, the state
+// is plaintext and empty and a key is configured: the store marks it sealed
+// under the key (state_key_id := cipher->key_id()) before it is used.
+struct StateKeyCheck {
+  bool sealed = false;
+  bool take_over = false;
+};
+// `state_key_id`: the state's (empty: plaintext); `cipher`: null without an
+// encryption setting. FailedPrecondition, naming the key ids and what to do,
+// for an encrypted state without a setting or with keys that are not its,
+// for an encrypted state whose setting is `unencrypted`, and for a plaintext
+// state with records and a key; the last two pass `for_rekey`.
+Result<StateKeyCheck> CheckStateKey(const StateCipher* cipher, const std::string& state_key_id,
+                                    bool state_has_records, bool for_rekey);
+
 // Seals `plaintext` when `cipher` seals, else returns it as is.
 Result<std::string> SealIfConfigured(const StateCipher* cipher, std::string plaintext,
                                      std::string_view record_kind);
