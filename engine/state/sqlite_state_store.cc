@@ -262,8 +262,8 @@ Status SqliteStateStore::SetUpEncryption(const SqliteStateOptions& options) {
   }
   Result<int64_t> records =
       QueryInt(*db_,
-               "SELECT (SELECT count(*) FROM resources) + (SELECT count(*) FROM outputs) + "
-               "(SELECT count(*) FROM journal)");
+               "SELECT EXISTS (SELECT 1 FROM resources) OR EXISTS (SELECT 1 FROM outputs) OR "
+               "EXISTS (SELECT 1 FROM journal)");
   if (!records.ok()) return records.status();
   Result<StateKeyCheck> check = CheckStateKey(cipher_.get(), state_key, *records > 0, for_rekey_);
   if (!check.ok()) return check.status();
