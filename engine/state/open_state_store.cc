@@ -52,15 +52,15 @@ Result<std::unique_ptr<StateStore>> Open(const std::string& stack_root, const Ba
                                      "\" must not hold \"" + kPostgresWorkspaceSeparator +
                                      "\", which keys the stack's workspaces");
     }
-    if (spec.encryption.configured()) {
-      return Status::InvalidArgument(
-          "backend postgres: state encryption is not supported on PostgreSQL yet (only on "
-          "sqlite); refusing to write the state unencrypted");
-    }
     const std::string key = PostgresStackKey(spec);
+    PostgresStateOptions options;
+    options.clock = clock;
+    options.encryption = spec.encryption;
+    options.stack_root = stack_root;
+    options.for_rekey = spec.for_rekey;
     Result<std::unique_ptr<PostgresStateStore>> store =
-        create ? PostgresStateStore::Open(*url, key, clock)
-               : PostgresStateStore::OpenExisting(*url, key, clock);
+        create ? PostgresStateStore::Open(*url, key, options)
+               : PostgresStateStore::OpenExisting(*url, key, options);
     if (!store.ok()) return store.status();
     return std::unique_ptr<StateStore>(std::move(*store));
   }

@@ -33,8 +33,7 @@ struct BackendSpec {
   std::string url_env;          // postgres: name of the variable holding the connection URL
   std::string stack_name;       // postgres: key of this stack's rows (required)
   std::string workspace;        // empty or "default": the stack's default state
-  // The backend's `encryption` setting (sqlite only, so far: postgres with
-  // one is refused rather than written plaintext).
+  // The backend's `encryption` setting (engine/state/state_cipher.h).
   StateEncryptionSpec encryption = {};
   // Opened for StateStore::Rekey(): see SqliteStateOptions::for_rekey.
   bool for_rekey = false;

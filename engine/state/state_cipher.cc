@@ -193,6 +193,12 @@ Result<std::string> StateCipher::NewSalt() {
   return salt;
 }
 
+Result<std::string> StateCipher::NewSaltText() {
+  Result<std::string> salt = NewSalt();
+  if (!salt.ok()) return salt.status();
+  return CipherHex(reinterpret_cast<const unsigned char*>(salt->data()), salt->size());
+}
+
 Result<std::unique_ptr<StateCipher>> StateCipher::Create(const StateEncryptionSpec& spec,
                                                          const std::string& salt,
                                                          const std::string& stack_root) {

@@ -76,6 +76,8 @@ class StateCipher {
                                                      const std::string& stack_root = "");
   // 16 random bytes.
   static Result<std::string> NewSalt();
+  // 16 random bytes in hex: a salt for a text column (used as is).
+  static Result<std::string> NewSaltText();
   // The stored text is a sealed record.
   static bool IsSealed(std::string_view stored);
   // The key id of a sealed record ("" when not one).

@@ -138,13 +138,17 @@ class EncryptedSqliteFactory final : public StoreFactory {
 
 class PostgresFactory final : public StoreFactory {
  public:
-  explicit PostgresFactory(Clock* clock)
-      : clock_(clock), url_(TestPostgresUrl()), stack_(UniqueStackName()) {
+  // `encrypted`: every record sealed under the tests' key.
+  explicit PostgresFactory(Clock* clock, bool encrypted = false)
+      : clock_(clock), url_(TestPostgresUrl()), stack_(UniqueStackName()), encrypted_(encrypted) {
     store_ = Reopen();
   }
   StateStore& store() override { return *store_; }
   std::unique_ptr<StateStore> Reopen() override {
-    auto s = PostgresStateStore::Open(url_, stack_, clock_);
+    PostgresStateOptions options;
+    options.clock = clock_;
+    if (encrypted_) options.encryption = TestEncryption();
+    auto s = PostgresStateStore::Open(url_, stack_, options);
     INFO(s.status().ToString());
     REQUIRE(s.ok());
     return std::move(*s);
@@ -155,6 +159,7 @@ class PostgresFactory final : public StoreFactory {
   Clock* clock_;
   std::string url_;
   std::string stack_;
+  bool encrypted_;
   std::unique_ptr<StateStore> store_;
 };
 
