@@ -217,6 +217,29 @@ TEST_CASE("state encryption: rekey encrypts a state, rotates its key and decrypt
   CHECK(e.StateBytes().find(kSecret) != std::string::npos);
 }
 
+TEST_CASE("state encryption: a stack data source reads an encrypted state with its key") {
+  Env e;
+  e.SetBackend("{key_env: CAIRN_STATE_KEY}");
+  WriteFile(e.stack + "/out.yaml", "kind: output\nname: region\nvalue: eu-central\n");
+  e.Apply();
+  const std::string app = e.dir.path() + "/app";
+  auto reader = [&](const std::string& backend) {
+    WriteFile(app + "/main.yaml",
+              "kind: data\nname: net\ntype: stack\ndir: ../stack\n" + backend +
+                  "---\nkind: output\nname: r\nvalue: ${data.stack.net.outputs.region}\n");
+  };
+  reader("");
+  auto refused = e.Cairn({"plan", app});
+  INFO(refused.out << refused.err);
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.err.find("the state is encrypted") != std::string::npos);
+  reader("backend: {encryption: {key_env: CAIRN_STATE_KEY}}\n");
+  auto read = e.Cairn({"plan", app});
+  INFO(read.out << read.err);
+  CHECK(read.exit_code == 0);
+  CHECK(read.out.find("eu-central") != std::string::npos);
+}
+
 TEST_CASE("state encryption: the backend setting is checked as it is loaded") {
   Env e;
   e.SetBackend("{key_env: 1bad, key_file: x}");
