@@ -5,6 +5,7 @@
 // a wrong or missing key is a clear error; `cairn state rekey` encrypts an
 // existing state, rotates keys and decrypts again.
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -29,7 +30,7 @@ std::string Resources() {
 }
 
 std::string Backend(const std::string& encryption) {
-  return encryption.empty() ? "" : "kind: backend\nencryption: " + encryption + "\n";
+  return "kind: backend\nencryption: " + encryption + "\n";
 }
 
 std::string ReadAll(const std::string& path) {
@@ -55,8 +56,13 @@ struct Env {
            {"CAIRN_STATE_KEY", kKey}};
     WriteFile(stack + "/main.yaml", Resources());
   }
+  // Empty: no backend document.
   void SetBackend(const std::string& encryption) {
-    WriteFile(stack + "/backend.yaml", Backend(encryption));
+    if (encryption.empty()) {
+      std::filesystem::remove(stack + "/backend.yaml");
+    } else {
+      WriteFile(stack + "/backend.yaml", Backend(encryption));
+    }
   }
   CommandResult Cairn(std::vector<std::string> args) { return RunCairn(args, env); }
   // The database, its WAL and shared memory, as a reader of the disk sees them.
