@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <random>
 #include <thread>
@@ -18,6 +19,7 @@
 #include "engine/state/sqlite_state_store.h"
 #include "engine/state/state_cipher.h"
 #include "tests/engine/state/state_test_support.h"
+#include "tests/engine/support/crash_vfs.h"
 
 namespace sqlite_state_encryption_test {
 
@@ -452,6 +454,84 @@ TEST_CASE("sqlite state encryption: a migration killed mid-way leaves the old or
   }
   INFO("old " << saw_old << ", new " << saw_new);
   CHECK(saw_old + saw_new == 8);
+}
+
+// Runs `body` in a child process through the crash VFS; its exit status.
+int InCrashVfsChild(const std::function<int()>& body) {
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    cairn::testing::InstallCrashVfs();
+    _exit(body());
+  }
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST_CASE(
+    "sqlite state encryption: a migration cut by a machine crash leaves the old or the new "
+    "state",
+    "[state]") {
+  constexpr int kResources = 300;
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_int_distribution<int> delay_us(0, 60'000);
+  for (int trial = 0; trial < 6; ++trial) {
+    TempDir dir;
+    const std::string path = dir.path() + "/state.db";
+    // The plaintext state, written (and synced) through the crash VFS, so
+    // that the restore below has its synced images.
+    REQUIRE(InCrashVfsChild([&] {
+              auto store = OpenWith(path, {});
+              if (!store.ok()) return 2;
+              StateCommit c;
+              for (int i = 0; i < kResources; ++i) {
+                ResourceState r;
+                r.address = "instance.web[" + std::to_string(i) + "]";
+                r.kind = "instance";
+                r.id = "inst-" + std::to_string(i);
+                r.attributes = {{"name", "web"}, {"user_data", std::string(kSecret)}, {"n", i}};
+                c.put.push_back(std::move(r));
+              }
+              c.outputs = std::map<std::string, Value>{{"password", std::string(kSecret)}};
+              return (*store)->Commit(c).ok() ? 0 : 3;
+            }) == 0);
+    int fds[2];
+    REQUIRE(pipe(fds) == 0);
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      close(fds[0]);
+      cairn::testing::InstallCrashVfs();
+      RekeyChild(path, fds[1]);
+    }
+    close(fds[1]);
+    std::this_thread::sleep_for(std::chrono::microseconds(delay_us(rng)));
+    kill(pid, SIGKILL);
+    int status = 0;
+    REQUIRE(waitpid(pid, &status, 0) == pid);
+    char mark = 0;
+    const bool acknowledged = read(fds[0], &mark, 1) == 1;
+    close(fds[0]);
+    cairn::testing::RestoreSyncedFiles(dir.path());
+    INFO("trial " << trial << ", rekey acknowledged: " << acknowledged);
+    auto plain = OpenWith(path, {});
+    std::unique_ptr<SqliteStateStore> store;
+    if (plain.ok()) {
+      CHECK_FALSE(acknowledged);  // an acknowledged rekey is durable
+      store = std::move(*plain);
+    } else {
+      CHECK(Contains(plain.status().message(), "the state is encrypted"));
+      CHECK_FALSE(Contains(AllStateBytes(path), kSecret));
+      store = MustOpenWith(path, TestEncryption());
+    }
+    auto snap = store->Load();
+    INFO(snap.status().ToString());
+    REQUIRE(snap.ok());
+    CHECK(snap->resources.size() == static_cast<size_t>(kResources));
+    CHECK(snap->resources.at("instance.web[7]").attributes["user_data"] == kSecret);
+    CHECK(snap->outputs.at("password") == kSecret);
+  }
 }
 
 }  // namespace sqlite_state_encryption_test
