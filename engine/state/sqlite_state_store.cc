@@ -233,6 +233,9 @@ Result<std::unique_ptr<SqliteStateStore>> SqliteStateStore::OpenAndMigrate(
   options.extended_result_codes = true;
   options.clock = clock;
   options.pragmas = {"PRAGMA synchronous = FULL"};
+  // With encryption, a record rewritten or deleted leaves no plaintext in a
+  // free page or the unused part of a page (what a migration leaves behind).
+  if (state_options.encryption.configured()) options.pragmas.push_back("PRAGMA secure_delete = ON");
   Result<std::unique_ptr<SqliteDb>> db = SqliteDb::Open(path, options, kSubject);
   if (!db.ok()) return db.status();
   CAIRN_RETURN_IF_ERROR(Migrate(**db));
@@ -790,6 +793,9 @@ Result<RekeyResult> SqliteStateStore::Rekey() {
       Durability::kImmediate));
   MutexLock lock(mu_);
   sealed_ = now_sealed;
+  // The old records' pages out of the WAL into the file, and the WAL emptied
+  // (best effort: a reader may hold it; closing the last connection does it).
+  (void)db_->Exec("PRAGMA wal_checkpoint(TRUNCATE)");
   return result;
 }
 
