@@ -16,6 +16,7 @@
 #include "base/value.h"
 #include "cli/engine_session.h"
 #include "cli/policy_flags.h"
+#include "cli/saved_plan_file.h"
 #include "cli/target_flags.h"
 #include "engine/operations/import.h"
 #include "engine/operations/operations.h"
@@ -56,7 +57,7 @@ std::string RefuseOverwrite(const std::string& path, const EngineSession& sessio
     // kept (at 100,000 of them, they would be a Value of a GB).
     auto json = ParseJson(*text, kMaxValueDepth, /*keep_depth=*/2);
     if (json.ok() && json->is_object() && json->contains("format_version") &&
-        json->contains("changes"))
+        (json->contains("changes") || json->contains("encrypted")))
       return "";
   }
   const std::string what =
@@ -339,9 +340,10 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
         Status prepared =
             PrepareSavedPlan(saved, session->config(), f->stack.recursive, {}, PosixEnv());
         if (!prepared.ok()) return prepared;
-        std::string text = PlanToJsonText(saved);
-        text += '\n';
-        return PosixEnv().WriteFileAtomically(f->out, text);
+        Result<std::string> text = SavedPlanFileText(
+            PlanToJsonText(saved), session->config().backend.encryption, session->stack_root());
+        if (!text.ok()) return text.status();
+        return PosixEnv().WriteFileAtomically(f->out, *text);
       });
       if (!st.ok()) {
         std::cerr << "error: " << st.message() << "\n";

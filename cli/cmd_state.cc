@@ -207,6 +207,35 @@ int Remove(const StateFlags& flags, const GlobalOptions& g) {
   return 0;
 }
 
+int Rekey(const StateFlags& f, const GlobalOptions& g) {
+  auto s = EngineSession::Open(
+      f.stack, g,
+      {.needs_api = false, .settings_only = true, .create_state = false, .for_rekey = true});
+  if (!s) return 1;
+  if (!s->has_state()) {
+    std::cerr << "error: nothing to re-encrypt: " << NoState(*s) << "\n";
+    return 1;
+  }
+  auto lock = LockFor(*s, f, "state rekey");
+  if (!lock) return 1;
+  HeldStateLock held(*s, *lock);
+  auto r = s->store().Rekey();
+  if (!r.ok()) {
+    std::cerr << "error: " << r.status().message() << "\nThe state is unchanged.\n";
+    return 1;
+  }
+  auto name = [](const std::string& id) {
+    return id.empty() ? std::string("unencrypted") : "encrypted under key id " + id;
+  };
+  std::cout << "Rewrote " << r->records << " record" << (r->records == 1 ? "" : "s")
+            << " in one transaction: the state was " << name(r->from_key_id) << ", it is now "
+            << name(r->to_key_id) << ".\n";
+  if (!r->to_key_id.empty()) {
+    std::cout << "The fallback key, if any, is no longer needed to read it.\n";
+  }
+  return 0;
+}
+
 int Move(const StateFlags& f, const GlobalOptions& g) {
   const char* kForms = " is not a resource address (kind.name, kind.name[0], kind.name[\"key\"])\n";
   auto from = ResourceAddress::Parse(f.address);
@@ -633,7 +662,8 @@ std::function<int()> SetupState(CLI::App& sub, const GlobalOptions& global) {
       "  cairn state mv network.core 'network.core[0]'     # the resource gained a count\n"
       "  cairn state rm ssh_key.old\n"
       "  cairn state pull > backup.json                    # unredacted: keep it private\n"
-      "  cairn state push backup.json");
+      "  cairn state push backup.json\n"
+      "  cairn state rekey                                 # after setting encryption");
   auto add = [&](const std::string& name, const std::string& desc, const std::string& example,
                  int (*run)(const StateFlags&, const GlobalOptions&)) {
     CLI::App* c = sub.add_subcommand(name, desc);
@@ -701,6 +731,22 @@ std::function<int()> SetupState(CLI::App& sub, const GlobalOptions& global) {
                 "Example:\n  (umask 077; cairn state pull > backup.json)",
                 Pull),
            *f);
+  auto rekey =
+      add("rekey", "Re-encrypt the state under the backend's current encryption key",
+          "Rewrites every encrypted-at-rest record (attributes, outputs, journal bodies) under\n"
+          "the key of the backend's `encryption` setting, reading each with that key, its\n"
+          "fallback, or as plaintext; in one transaction, holding the state lock: a crash\n"
+          "leaves the state as it was before or after, never half. With `unencrypted: true`\n"
+          "(and the old key as fallback) it writes them plaintext again.\n"
+          "See docs/security-encryption.md.\n\n"
+          "Examples:\n"
+          "  # encrypt an existing state: add encryption: {key_env: CAIRN_STATE_KEY}, then\n"
+          "  CAIRN_STATE_KEY=$(cat key.hex) cairn state rekey\n"
+          "  # rotate: key_env: NEW_KEY, fallback: {key_env: OLD_KEY}, then\n"
+          "  NEW_KEY=... OLD_KEY=... cairn state rekey examples/web",
+          Rekey);
+  AddStack(*rekey, *f);
+  lock_timeout(rekey);
   auto push =
       add("push", "Replace the state with a file printed by 'cairn state pull'",
           "Restores resources, outputs and lineage in one commit, holding the state lock. Refused\n"

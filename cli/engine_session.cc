@@ -79,6 +79,8 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   const BackendConfig& b = s->load_.config.backend;
   BackendSpec spec{b.type, b.path, b.url_env, b.stack_name, s->load_.config.workspace};
   if (options.state_dir) spec = BackendSpec{"sqlite", *options.state_dir + "/state.db", "", "", ""};
+  spec.encryption = b.encryption;
+  spec.for_rekey = options.for_rekey;
   s->spec_ = spec;
   // A workspace other than default exists only once made (`cairn workspace
   // new`): its state is never created on the side.

@@ -47,6 +47,9 @@ struct SessionOptions {
   // a stack without one opens with no store (has_state() is false), reads
   // as an empty state, and nothing is created.
   bool create_state = true;
+  // `cairn state rekey`: open a state whose records are not all under the
+  // configured key (BackendSpec::for_rekey).
+  bool for_rekey = false;
   // A directory without manifests opens with an empty stack (import
   // --generate, which writes the first ones).
   bool allow_no_manifests = false;

@@ -1,9 +1,22 @@
 #include "cli/saved_plan_file.h"
 
+#include <openssl/crypto.h>
+
 #include "base/env.h"
 #include "base/value.h"
+#include "engine/state/state_cipher.h"
 
 namespace cairn::cli {
+
+Result<std::string> SavedPlanFileText(std::string plan_json, const StateEncryptionSpec& encryption,
+                                      const std::string& stack_root) {
+  if (!encryption.key) return plan_json + "\n";
+  Result<Value> sealed = SealDocument(plan_json, *encryption.key, kSealedPlan, stack_root);
+  OPENSSL_cleanse(plan_json.data(), plan_json.size());
+  if (!sealed.ok()) return sealed.status();
+  Value envelope = {{"format_version", Plan::kFormatVersion}, {"encrypted", std::move(*sealed)}};
+  return envelope.dump(2) + "\n";
+}
 
 std::optional<Plan> ReadSavedPlan(const std::string& path, std::string& error) {
   const Env& env = PosixEnv();
@@ -15,6 +28,17 @@ std::optional<Plan> ReadSavedPlan(const std::string& path, std::string& error) {
   }
   auto parsed = ParseJson(*text);
   Value j = parsed.ok() ? std::move(*parsed) : Value();
+  if (j.is_object() && j.contains("format_version") && j.contains("encrypted")) {
+    // Sealed by `cairn plan --out` under the backend's encryption key.
+    auto plain = OpenDocument(j["encrypted"], kSealedPlan, "the saved plan " + path);
+    if (!plain.ok()) {
+      error = plain.status().message();
+      return std::nullopt;
+    }
+    auto inner = ParseJson(*plain);
+    OPENSSL_cleanse(plain->data(), plain->size());
+    j = inner.ok() ? std::move(*inner) : Value();
+  }
   if (!j.is_object() || !j.contains("format_version")) {
     error = path + " is neither a stack directory nor a saved plan";
     return std::nullopt;

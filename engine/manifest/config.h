@@ -30,6 +30,7 @@
 #include "base/diagnostic.h"
 #include "base/value.h"
 #include "engine/address.h"
+#include "engine/state/state_cipher.h"
 
 namespace cairn {
 
@@ -187,6 +188,9 @@ struct BackendConfig {
   // postgres: the key of this stack's rows (the document's `name`,
   // required there).
   std::string stack_name;
+  // `encryption`: {key_env | key_file, fallback: {key_env | key_file}}, or
+  // {unencrypted: true, fallback: ...} to decrypt (engine/state/state_cipher.h).
+  StateEncryptionSpec encryption;
 };
 
 // The non-empty strings in the values of the variables `names` (of

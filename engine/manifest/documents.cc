@@ -29,7 +29,7 @@ const std::map<std::string, std::vector<std::string>> kLanguageKinds = {
     {"output", {"kind", "name", "value", "description", "sensitive", "precondition"}},
     {"check", {"kind", "name", "assert", "description"}},
     {"provider", {"kind", "name", "endpoint", "token_env", "ca_bundle", "parallelism", "timeouts"}},
-    {"backend", {"kind", "name", "type", "path", "url_env"}},
+    {"backend", {"kind", "name", "type", "path", "url_env", "encryption"}},
     {"moved", {"kind", "from", "to"}},
     {"removed", {"kind", "from", "lifecycle"}},
     {"import", {"kind", "to", "id", "for_each"}},

@@ -35,6 +35,97 @@ void ScanTokenLiterals(const ManifestDocument& doc, const YamlNode& node,
   }
 }
 
+// One key source of a backend's `encryption` (`what`: "encryption" or
+// "encryption.fallback"): {key_env: NAME} or {key_file: PATH}.
+std::optional<StateKeySource> LoadKeySource(const ManifestDocument& doc, const Value& v,
+                                            const YamlNode& node, const std::string& what,
+                                            std::vector<Diagnostic>& diags) {
+  const bool has_env = v.contains("key_env"), has_file = v.contains("key_file");
+  if (has_env == has_file) {
+    AddError(diags, "invalid_value", what + " needs exactly one of key_env and key_file",
+             NodeLoc(doc.file, node), "e.g. " + what + ": {key_env: CAIRN_STATE_KEY}");
+    return std::nullopt;
+  }
+  StateKeySource src;
+  if (has_env) {
+    const Value& e = v["key_env"];
+    if (!e.is_string() || !IsEnvName(e.get<std::string>())) {
+      AddError(diags, "invalid_value",
+               what + ".key_env must name an environment variable, such as CAIRN_STATE_KEY",
+               NodeLoc(doc.file, ChildNode(node, "key_env")));
+      return std::nullopt;
+    }
+    src.env = e.get<std::string>();
+  } else {
+    const Value& f = v["key_file"];
+    if (!f.is_string() || f.get<std::string>().empty()) {
+      AddError(diags, "invalid_value",
+               what +
+                   ".key_file must be a file's path (relative to the stack directory, or "
+                   "absolute)",
+               NodeLoc(doc.file, ChildNode(node, "key_file")));
+      return std::nullopt;
+    }
+    src.file = f.get<std::string>();
+  }
+  for (const auto& [k, unused] : v.items()) {
+    if (k != "key_env" && k != "key_file" && k != "fallback" && k != "unencrypted") {
+      AddError(diags, "unknown_field", "unknown field \"" + k + "\" in " + what,
+               KeyLoc(doc.file, node, k), "expected key_env, key_file or fallback");
+    }
+  }
+  return src;
+}
+
+// The backend's `encryption` (engine/state/state_cipher.h).
+void LoadEncryption(const ManifestDocument& doc, BackendConfig& b, std::vector<Diagnostic>& diags) {
+  const Value& v = doc.value["encryption"];
+  const YamlNode node = ChildNode(doc.node, "encryption");
+  if (!v.is_object()) {
+    AddError(diags, "wrong_type", "encryption must be a map such as {key_env: CAIRN_STATE_KEY}",
+             NodeLoc(doc.file, node));
+    return;
+  }
+  const bool unencrypted = v.contains("unencrypted") && v["unencrypted"] == true;
+  if (v.contains("unencrypted") && !v["unencrypted"].is_boolean()) {
+    AddError(diags, "wrong_type", "encryption.unencrypted must be true or false",
+             NodeLoc(doc.file, ChildNode(node, "unencrypted")));
+    return;
+  }
+  if (unencrypted) {
+    if (v.contains("key_env") || v.contains("key_file")) {
+      AddError(diags, "invalid_value",
+               "encryption: unencrypted: true takes no key_env or key_file, only the old key "
+               "as fallback",
+               NodeLoc(doc.file, node));
+      return;
+    }
+    if (!v.contains("fallback")) {
+      AddError(diags, "missing_field",
+               "encryption: unencrypted: true needs the old key as fallback",
+               NodeLoc(doc.file, node),
+               "e.g. encryption: {unencrypted: true, fallback: {key_env: CAIRN_STATE_KEY}}, then "
+               "`cairn state rekey`");
+      return;
+    }
+  } else {
+    b.encryption.key = LoadKeySource(doc, v, node, "encryption", diags);
+    if (!b.encryption.key) return;
+  }
+  if (v.contains("fallback")) {
+    const Value& fb = v["fallback"];
+    const YamlNode fb_node = ChildNode(node, "fallback");
+    if (!fb.is_object() || fb.contains("fallback") || fb.contains("unencrypted")) {
+      AddError(diags, "invalid_value", "encryption.fallback must be a map with key_env or key_file",
+               NodeLoc(doc.file, fb_node));
+      b.encryption = {};
+      return;
+    }
+    b.encryption.fallback = LoadKeySource(doc, fb, fb_node, "encryption.fallback", diags);
+    if (!b.encryption.fallback) b.encryption = {};
+  }
+}
+
 }  // namespace
 
 void LoadProvider(const std::vector<const ManifestDocument*>& docs, const EvalSetting& eval,
@@ -187,6 +278,7 @@ void LoadBackend(const std::vector<const ManifestDocument*>& docs, const EvalSet
         b.url_env = v.get<std::string>();
       }
     }
+    if (doc.value.contains("encryption")) LoadEncryption(doc, b, diags);
     if (b.type == "postgres" && b.url_env.empty() && !doc.value.contains("url_env")) {
       AddError(diags, "missing_field",
                "missing required field \"url_env\" in postgres backend document", doc.location,

@@ -37,11 +37,31 @@ bool StackBackendSpec(const Value& v, const SourceLocation& at, BackendSpec& spe
                "url_env");
       return false;
     }
-    if (it.key() != "type" && it.key() != "path" && it.key() != "name" && it.key() != "url_env") {
+    if (it.key() != "type" && it.key() != "path" && it.key() != "name" && it.key() != "url_env" &&
+        it.key() != "encryption") {
       AddError(diags, "unknown_field", "unknown field \"" + it.key() + "\" in backend", at,
-               "a stack's backend has type, path (sqlite), name and url_env (postgres)");
+               "a stack's backend has type, path (sqlite), name and url_env (postgres), "
+               "encryption");
       return false;
     }
+  }
+  if (v.contains("encryption")) {
+    // The other stack's key: {key_env: NAME} or {key_file: PATH} (relative
+    // to that stack's directory), as in its backend document.
+    const Value& e = v["encryption"];
+    const bool env = e.is_object() && e.size() == 1 && e.contains("key_env") &&
+                     e["key_env"].is_string() && IsEnvName(e["key_env"].get<std::string>());
+    const bool file = e.is_object() && e.size() == 1 && e.contains("key_file") &&
+                      e["key_file"].is_string() && !e["key_file"].get<std::string>().empty();
+    if (!env && !file) {
+      AddError(diags, "invalid_value",
+               "backend encryption must be {key_env: NAME} or {key_file: PATH}: the key of the "
+               "other stack's state",
+               at);
+      return false;
+    }
+    spec.encryption.key = StateKeySource{env ? e["key_env"].get<std::string>() : "",
+                                         file ? e["key_file"].get<std::string>() : ""};
   }
   const size_t before = diags.size();
   std::optional<std::string> type = text("type"), path = text("path"), name = text("name"),

@@ -37,6 +37,8 @@ class MemoryStateStore final : public StateStore {
   Result<std::vector<JournalEntry>> PendingJournal() override;
   Result<int64_t> Commit(const StateCommit& commit) override;
   Status Sync() override { return Status::Ok(); }  // nothing is durable here
+  // Nothing is at rest: nothing to rewrite.
+  Result<RekeyResult> Rekey() override { return RekeyResult{}; }
 
   // Fault hooks (see the class comment).
   void FailNextCommit(Status status);

@@ -29,8 +29,14 @@ Result<std::unique_ptr<StateStore>> Open(const std::string& stack_root, const Ba
                                          Clock* clock, bool create) {
   if (spec.type.empty() || spec.type == "sqlite") {
     std::string path = SqliteStatePath(stack_root, spec);
+    SqliteStateOptions options;
+    options.clock = clock;
+    options.encryption = spec.encryption;
+    options.stack_root = stack_root;
+    options.for_rekey = spec.for_rekey;
     Result<std::unique_ptr<SqliteStateStore>> store =
-        create ? SqliteStateStore::Open(path, clock) : SqliteStateStore::OpenExisting(path, clock);
+        create ? SqliteStateStore::Open(path, options)
+               : SqliteStateStore::OpenExisting(path, options);
     if (!store.ok()) return store.status();
     return std::unique_ptr<StateStore>(std::move(*store));
   }
@@ -47,9 +53,14 @@ Result<std::unique_ptr<StateStore>> Open(const std::string& stack_root, const Ba
                                      "\", which keys the stack's workspaces");
     }
     const std::string key = PostgresStackKey(spec);
+    PostgresStateOptions options;
+    options.clock = clock;
+    options.encryption = spec.encryption;
+    options.stack_root = stack_root;
+    options.for_rekey = spec.for_rekey;
     Result<std::unique_ptr<PostgresStateStore>> store =
-        create ? PostgresStateStore::Open(*url, key, clock)
-               : PostgresStateStore::OpenExisting(*url, key, clock);
+        create ? PostgresStateStore::Open(*url, key, options)
+               : PostgresStateStore::OpenExisting(*url, key, options);
     if (!store.ok()) return store.status();
     return std::unique_ptr<StateStore>(std::move(*store));
   }

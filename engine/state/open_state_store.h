@@ -22,6 +22,7 @@
 
 #include "base/clock.h"
 #include "base/status.h"
+#include "engine/state/state_cipher.h"
 #include "engine/state/state_store.h"
 
 namespace cairn {
@@ -32,6 +33,10 @@ struct BackendSpec {
   std::string url_env;          // postgres: name of the variable holding the connection URL
   std::string stack_name;       // postgres: key of this stack's rows (required)
   std::string workspace;        // empty or "default": the stack's default state
+  // The backend's `encryption` setting (engine/state/state_cipher.h).
+  StateEncryptionSpec encryption = {};
+  // Opened for StateStore::Rekey(): see SqliteStateOptions::for_rekey.
+  bool for_rekey = false;
 };
 
 // Where the workspaces' PostgreSQL keys part from the stack's name.

@@ -51,6 +51,12 @@ const char* const kMigrations[] = {
     R"sql(
       ALTER TABLE cairn_state_outputs ADD COLUMN IF NOT EXISTS sensitive BOOLEAN;
     )sql",
+    // 4: encryption at rest (engine/state/state_cipher.h): the stack's salt
+    // and the key its records are sealed under ('' = plaintext).
+    R"sql(
+      ALTER TABLE cairn_state_meta ADD COLUMN IF NOT EXISTS enc_salt TEXT;
+      ALTER TABLE cairn_state_meta ADD COLUMN IF NOT EXISTS enc_key_id TEXT NOT NULL DEFAULT '';
+    )sql",
 };
 static_assert(std::size(kMigrations) == kPostgresStateFormatVersion);
 
@@ -92,18 +98,32 @@ LockInfo LockFromRow(const pqxx::row& row) {
 Result<std::unique_ptr<PostgresStateStore>> PostgresStateStore::Open(const std::string& url,
                                                                      const std::string& stack,
                                                                      Clock* clock) {
-  return OpenStack(url, stack, clock, /*create=*/true);
+  PostgresStateOptions options;
+  options.clock = clock;
+  return OpenStack(url, stack, options, /*create=*/true);
 }
 
 Result<std::unique_ptr<PostgresStateStore>> PostgresStateStore::OpenExisting(
     const std::string& url, const std::string& stack, Clock* clock) {
-  return OpenStack(url, stack, clock, /*create=*/false);
+  PostgresStateOptions options;
+  options.clock = clock;
+  return OpenStack(url, stack, options, /*create=*/false);
 }
 
-Result<std::unique_ptr<PostgresStateStore>> PostgresStateStore::OpenStack(const std::string& url,
-                                                                          const std::string& stack,
-                                                                          Clock* clock,
-                                                                          bool create) {
+Result<std::unique_ptr<PostgresStateStore>> PostgresStateStore::Open(
+    const std::string& url, const std::string& stack, const PostgresStateOptions& options) {
+  return OpenStack(url, stack, options, /*create=*/true);
+}
+
+Result<std::unique_ptr<PostgresStateStore>> PostgresStateStore::OpenExisting(
+    const std::string& url, const std::string& stack, const PostgresStateOptions& options) {
+  return OpenStack(url, stack, options, /*create=*/false);
+}
+
+Result<std::unique_ptr<PostgresStateStore>> PostgresStateStore::OpenStack(
+    const std::string& url, const std::string& stack, const PostgresStateOptions& options,
+    bool create) {
+  Clock* clock = options.clock;
   RegisterUrlSecrets(url);
   if (stack.empty()) return Status::InvalidArgument("PostgreSQL state backend needs a stack name");
   return Guarded("open", [&]() -> Result<std::unique_ptr<PostgresStateStore>> {
@@ -147,11 +167,74 @@ Result<std::unique_ptr<PostgresStateStore>> PostgresStateStore::OpenStack(const 
           "INSERT INTO cairn_state_meta (stack, lineage, serial, sequence) VALUES ($1, $2, 0, 0) "
           "ON CONFLICT (stack) DO NOTHING",
           stack, *lineage);
+      Result<std::string> salt = StateCipher::NewSaltText();
+      if (!salt.ok()) return salt.status();
+      w.exec_params(
+          "UPDATE cairn_state_meta SET enc_salt = $2 WHERE stack = $1 AND enc_salt IS NULL", stack,
+          *salt);
       w.commit();
     }
-    return std::unique_ptr<PostgresStateStore>(
+    std::unique_ptr<PostgresStateStore> store(
         new PostgresStateStore(std::move(conn), stack, clock));
+    CAIRN_RETURN_IF_ERROR(store->SetUpEncryption(options));
+    return store;
   });
+}
+
+Status PostgresStateStore::SetUpEncryption(const PostgresStateOptions& options) {
+  MutexLock lock(mu_);
+  for_rekey_ = options.for_rekey;
+  // No record exists in the stack (a new state is sealed from the start).
+  constexpr const char* kNoRecords =
+      "NOT EXISTS (SELECT 1 FROM cairn_state_resources WHERE stack = $1) AND "
+      "NOT EXISTS (SELECT 1 FROM cairn_state_outputs WHERE stack = $1) AND "
+      "NOT EXISTS (SELECT 1 FROM cairn_state_journal WHERE stack = $1)";
+  pqxx::work w(conn_->c);
+  pqxx::result meta = w.exec_params(std::string("SELECT enc_salt, enc_key_id, ") + kNoRecords +
+                                        " FROM cairn_state_meta WHERE stack = $1",
+                                    stack_);
+  if (meta.empty()) return Status::FailedPrecondition("state of stack " + stack_ + " is missing");
+  const std::string salt = meta[0][0].as<std::string>();
+  const std::string state_key = meta[0][1].as<std::string>();
+  const bool empty = meta[0][2].as<bool>();
+  if (options.encryption.configured()) {
+    Result<std::unique_ptr<StateCipher>> cipher =
+        StateCipher::Create(options.encryption, salt, options.stack_root);
+    if (!cipher.ok()) return cipher.status();
+    cipher_ = std::move(*cipher);
+  }
+  Result<StateKeyCheck> check = CheckStateKey(cipher_.get(), state_key, !empty, for_rekey_);
+  if (!check.ok()) return check.status();
+  if (check->take_over) {
+    pqxx::result r = w.exec_params(
+        std::string("UPDATE cairn_state_meta SET enc_key_id = $2 WHERE stack = $1 AND "
+                    "enc_key_id = '' AND ") +
+            kNoRecords,
+        stack_, cipher_->key_id());
+    if (r.affected_rows() != 1) {
+      return Status::Conflict(
+          "another process wrote the state while it was being opened with encryption: run the "
+          "command again");
+    }
+  }
+  w.commit();
+  sealed_ = check->sealed;
+  return Status::Ok();
+}
+
+Result<std::string> PostgresStateStore::Stored(std::string plain, std::string_view record_kind) {
+  if (!sealed_) return plain;
+  if (cipher_ == nullptr || !cipher_->seals()) {
+    return Status::FailedPrecondition(
+        "the state is encrypted, but no key to write with is configured: run `cairn state "
+        "rekey` first");
+  }
+  return cipher_->Seal(plain, record_kind);
+}
+
+Result<std::string> PostgresStateStore::Plain(std::string stored, std::string_view record_kind,
+                                              std::string_view what) {
+  return OpenStored(cipher_.get(), sealed_, for_rekey_, std::move(stored), record_kind, what);
 }
 
 Result<std::vector<std::string>> PostgresStateStore::ListStacks(const std::string& url,
@@ -227,7 +310,10 @@ Result<StateSnapshot> PostgresStateStore::Load() {
       r.address = row[0].as<std::string>();
       r.kind = row[1].as<std::string>();
       r.id = row[2].as<std::string>();
-      Result<Value> attrs = ParseStoredJson(row[3].as<std::string>(), "attributes of " + r.address);
+      Result<std::string> attrs_text =
+          Plain(row[3].as<std::string>(), kSealedAttributes, "attributes of " + r.address);
+      if (!attrs_text.ok()) return attrs_text.status();
+      Result<Value> attrs = ParseStoredJson(*attrs_text, "attributes of " + r.address);
       if (!attrs.ok()) return attrs.status();
       r.attributes = std::move(*attrs);
       Result<Value> deps = ParseStoredJson(row[4].as<std::string>(), "depends_on of " + r.address);
@@ -246,7 +332,9 @@ Result<StateSnapshot> PostgresStateStore::Load() {
                        "WHERE stack = $1",
                        stack_)) {
       std::string name = row[0].as<std::string>();
-      Result<Value> v = ParseStoredJson(row[1].as<std::string>(), "output " + name);
+      Result<std::string> text = Plain(row[1].as<std::string>(), kSealedOutput, "output " + name);
+      if (!text.ok()) return text.status();
+      Result<Value> v = ParseStoredJson(*text, "output " + name);
       if (!v.ok()) return v.status();
       if (row[2].as<bool>()) snap.sensitive_outputs.insert(name);
       snap.outputs.emplace(std::move(name), std::move(*v));
@@ -358,12 +446,16 @@ Status PostgresStateStore::JournalBeginAll(std::span<const JournalEntry> entries
                .empty()) {
         return Status::AlreadyExists("journal entry " + std::to_string(e.seq) + " already exists");
       }
+      Result<std::string> body = Stored(e.body, kSealedJournalBody);
+      if (!body.ok()) return body.status();
+      Result<std::string> context = Stored(DumpJson(e.context), kSealedJournalContext);
+      if (!context.ok()) return context.status();
       w.exec_params(
           "INSERT INTO cairn_state_journal (stack, seq, address, action, kind, remote_id, "
           "method, path, body, idempotency_key, started_at, context) "
           "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
           stack_, e.seq, e.address, ActionName(e.action), e.kind, e.remote_id, e.method, e.path,
-          pqxx::binarystring(e.body), e.idempotency_key, e.started_at, DumpJson(e.context));
+          pqxx::binarystring(*body), e.idempotency_key, e.started_at, *context);
     }
     w.commit();
     return Status::Ok();
@@ -392,11 +484,17 @@ Result<std::vector<JournalEntry>> PostgresStateStore::PendingJournal() {
       e.remote_id = row[4].as<std::string>();
       e.method = row[5].as<std::string>();
       e.path = row[6].as<std::string>();
-      e.body = pqxx::binarystring(row[7]).str();
+      const std::string what = "journal entry " + std::to_string(e.seq);
+      Result<std::string> body =
+          Plain(pqxx::binarystring(row[7]).str(), kSealedJournalBody, "body of " + what);
+      if (!body.ok()) return body.status();
+      e.body = std::move(*body);
       e.idempotency_key = row[8].as<std::string>();
       e.started_at = row[9].as<int64_t>();
-      Result<Value> ctx = ParseStoredJson(row[10].as<std::string>(),
-                                          "context of journal entry " + std::to_string(e.seq));
+      Result<std::string> ctx_text =
+          Plain(row[10].as<std::string>(), kSealedJournalContext, "context of " + what);
+      if (!ctx_text.ok()) return ctx_text.status();
+      Result<Value> ctx = ParseStoredJson(*ctx_text, "context of " + what);
       if (!ctx.ok()) return ctx.status();
       e.context = std::move(*ctx);
       out.push_back(std::move(e));
@@ -441,6 +539,8 @@ Result<int64_t> PostgresStateStore::Commit(const StateCommit& c) {
       }
     }
     for (const ResourceState& r : c.put) {
+      Result<std::string> attrs = Stored(DumpJson(r.attributes), kSealedAttributes);
+      if (!attrs.ok()) return attrs.status();
       w.exec_params(
           "INSERT INTO cairn_state_resources "
           "(stack, address, kind, id, attributes, depends_on, schema_version, tainted) "
@@ -448,8 +548,8 @@ Result<int64_t> PostgresStateStore::Commit(const StateCommit& c) {
           "kind = EXCLUDED.kind, id = EXCLUDED.id, attributes = EXCLUDED.attributes, "
           "depends_on = EXCLUDED.depends_on, schema_version = EXCLUDED.schema_version, "
           "tainted = EXCLUDED.tainted",
-          stack_, r.address, r.kind, r.id, DumpJson(r.attributes), DumpJson(Value(r.depends_on)),
-          r.schema_version, r.tainted);
+          stack_, r.address, r.kind, r.id, *attrs, DumpJson(Value(r.depends_on)), r.schema_version,
+          r.tainted);
     }
     for (const std::string& a : c.remove) {
       w.exec_params("DELETE FROM cairn_state_resources WHERE stack = $1 AND address = $2", stack_,
@@ -466,10 +566,12 @@ Result<int64_t> PostgresStateStore::Commit(const StateCommit& c) {
     if (c.outputs) {
       w.exec_params("DELETE FROM cairn_state_outputs WHERE stack = $1", stack_);
       for (const auto& [name, v] : *c.outputs) {
+        Result<std::string> value = Stored(DumpJson(v), kSealedOutput);
+        if (!value.ok()) return value.status();
         w.exec_params(
             "INSERT INTO cairn_state_outputs (stack, name, value, sensitive) VALUES ($1, $2, $3, "
             "$4)",
-            stack_, name, DumpJson(v), c.sensitive_outputs.count(name) > 0);
+            stack_, name, *value, c.sensitive_outputs.count(name) > 0);
       }
     }
     pqxx::result serial =
@@ -485,6 +587,69 @@ Result<int64_t> PostgresStateStore::Commit(const StateCommit& c) {
     w.commit();
     return s;
   });
+}
+
+Result<RekeyResult> PostgresStateStore::Rekey() {
+  MutexLock lock(mu_);
+  Result<RekeyResult> result = Guarded("rekey", [&]() -> Result<RekeyResult> {
+    mu_.AssertHeld();  // Guarded runs it at once
+    RekeyResult out;
+    pqxx::work w(conn_->c);
+    CAIRN_RETURN_IF_ERROR(LockMeta(w, stack_));
+    out.from_key_id =
+        w.exec_params("SELECT enc_key_id FROM cairn_state_meta WHERE stack = $1", stack_)[0][0]
+            .as<std::string>();
+    const bool seal = cipher_ != nullptr && cipher_->seals();
+    out.to_key_id = seal ? cipher_->key_id() : "";
+    // Every record of a column read first (all must open), then rewritten.
+    auto rewrite = [&](const std::string& select, const std::string& update, std::string_view kind,
+                       const std::string& what_prefix, bool binary) -> Status {
+      mu_.AssertHeld();                                       // called from the body only
+      std::vector<std::pair<std::string, std::string>> rows;  // key, plaintext
+      for (const pqxx::row& row : w.exec_params(select, stack_)) {
+        std::string key = row[0].as<std::string>();
+        std::string stored = binary ? pqxx::binarystring(row[1]).str() : row[1].as<std::string>();
+        Result<std::string> plain = OpenStored(cipher_.get(), sealed_, /*accept_either=*/true,
+                                               std::move(stored), kind, what_prefix + key);
+        if (!plain.ok()) return plain.status();
+        rows.emplace_back(std::move(key), std::move(*plain));
+      }
+      for (auto& [key, plain] : rows) {
+        Result<std::string> stored =
+            seal ? cipher_->Seal(plain, kind) : Result<std::string>(std::move(plain));
+        if (!stored.ok()) return stored.status();
+        if (binary) {
+          w.exec_params(update, stack_, key, pqxx::binarystring(*stored));
+        } else {
+          w.exec_params(update, stack_, key, *stored);
+        }
+        ++out.records;
+      }
+      return Status::Ok();
+    };
+    CAIRN_RETURN_IF_ERROR(rewrite(
+        "SELECT address, attributes FROM cairn_state_resources WHERE stack = $1",
+        "UPDATE cairn_state_resources SET attributes = $3 WHERE stack = $1 AND address = $2",
+        kSealedAttributes, "attributes of ", false));
+    CAIRN_RETURN_IF_ERROR(
+        rewrite("SELECT name, value FROM cairn_state_outputs WHERE stack = $1",
+                "UPDATE cairn_state_outputs SET value = $3 WHERE stack = $1 AND name = $2",
+                kSealedOutput, "output ", false));
+    CAIRN_RETURN_IF_ERROR(
+        rewrite("SELECT seq::text, body FROM cairn_state_journal WHERE stack = $1",
+                "UPDATE cairn_state_journal SET body = $3 WHERE stack = $1 AND seq = $2::bigint",
+                kSealedJournalBody, "body of journal entry ", true));
+    CAIRN_RETURN_IF_ERROR(
+        rewrite("SELECT seq::text, context FROM cairn_state_journal WHERE stack = $1",
+                "UPDATE cairn_state_journal SET context = $3 WHERE stack = $1 AND seq = $2::bigint",
+                kSealedJournalContext, "context of journal entry ", false));
+    w.exec_params("UPDATE cairn_state_meta SET enc_key_id = $2 WHERE stack = $1", stack_,
+                  out.to_key_id);
+    w.commit();
+    return out;
+  });
+  if (result.ok()) sealed_ = !result->to_key_id.empty();
+  return result;
 }
 
 }  // namespace cairn

@@ -4,7 +4,9 @@
 //
 // Tables (created on first use, format version in cairn_state_format):
 //   cairn_state_format    (slot 1, version)        -- refuses a newer version
-//   cairn_state_meta      (stack PK, lineage, serial, sequence)
+//   cairn_state_meta      (stack PK, lineage, serial, sequence,
+//                          enc_salt TEXT,           -- the KDF's salt (32 hex digits)
+//                          enc_key_id TEXT, '' = records plaintext)  [v4]
 //   cairn_state_resources (stack, address PK, kind, id, attributes TEXT JSON,
 //                          depends_on TEXT JSON, schema_version,
 //                          tainted TEXT, '' = healthy)             [v2]
@@ -22,7 +24,9 @@
 // The connection URL may hold a password: Open() registers it (and the
 // password alone) with cairn::RegisterSecret and it never appears in a
 // message. pqxx is confined to the .cc; no exception leaves this class.
-// Nothing secret is stored (see sqlite_state_store.h).
+// No credential is stored (see sqlite_state_store.h); with an `encryption`
+// setting, attributes, output values, journal bodies and contexts are sealed
+// exactly as there (state_cipher.h, CheckStateKey), per stack.
 //
 // Thread-safe: one connection, guarded by a mutex.
 #pragma once
@@ -33,11 +37,19 @@
 
 #include "base/clock.h"
 #include "base/mutex.h"
+#include "engine/state/state_cipher.h"
 #include "engine/state/state_store.h"
 
 namespace cairn {
 
-inline constexpr int kPostgresStateFormatVersion = 3;
+inline constexpr int kPostgresStateFormatVersion = 4;
+
+struct PostgresStateOptions {
+  Clock* clock = &SystemClock();
+  StateEncryptionSpec encryption;
+  std::string stack_root;  // resolves a relative key file
+  bool for_rekey = false;  // as SqliteStateOptions::for_rekey
+};
 
 class PostgresStateStore final : public StateStore {
  public:
@@ -48,12 +60,17 @@ class PostgresStateStore final : public StateStore {
   static Result<std::unique_ptr<PostgresStateStore>> Open(const std::string& url,
                                                           const std::string& stack,
                                                           Clock* clock = &SystemClock());
+  static Result<std::unique_ptr<PostgresStateStore>> Open(const std::string& url,
+                                                          const std::string& stack,
+                                                          const PostgresStateOptions& options);
   // Like Open, but only if the stack has a state: NotFound, with nothing
   // created (no table, no meta row), when it has none. For commands that
   // only read.
   static Result<std::unique_ptr<PostgresStateStore>> OpenExisting(const std::string& url,
                                                                   const std::string& stack,
                                                                   Clock* clock = &SystemClock());
+  static Result<std::unique_ptr<PostgresStateStore>> OpenExisting(
+      const std::string& url, const std::string& stack, const PostgresStateOptions& options);
   // The stacks with a state whose key starts with `prefix`, sorted; none
   // (and nothing created) when the tables do not exist yet.
   static Result<std::vector<std::string>> ListStacks(const std::string& url,
@@ -76,6 +93,7 @@ class PostgresStateStore final : public StateStore {
   Result<std::vector<JournalEntry>> PendingJournal() override;
   Result<int64_t> Commit(const StateCommit& commit) override;
   Status Sync() override;
+  Result<RekeyResult> Rekey() override;
 
   const std::string& stack() const { return stack_; }
 
@@ -84,13 +102,25 @@ class PostgresStateStore final : public StateStore {
   PostgresStateStore(std::unique_ptr<Connection> conn, std::string stack, Clock* clock);
   static Result<std::unique_ptr<PostgresStateStore>> OpenStack(const std::string& url,
                                                                const std::string& stack,
-                                                               Clock* clock, bool create);
+                                                               const PostgresStateOptions& options,
+                                                               bool create);
   Result<LockInfo> TryLock(const std::string& operation);
+  // After the tables: derives the keys with the stack's salt and checks them
+  // against the stack's key id (CheckStateKey).
+  Status SetUpEncryption(const PostgresStateOptions& options) EXCLUDES(mu_);
+  // A record's column value for `plain`, and back (as in the SQLite store).
+  Result<std::string> Stored(std::string plain, std::string_view record_kind) REQUIRES(mu_);
+  Result<std::string> Plain(std::string stored, std::string_view record_kind, std::string_view what)
+      REQUIRES(mu_);
 
   const std::string stack_;
   Clock* const clock_;
   Mutex mu_;
   std::unique_ptr<Connection> conn_ PT_GUARDED_BY(mu_);
+  // Null without an encryption setting; set up by Open before sharing.
+  std::unique_ptr<StateCipher> cipher_;
+  bool sealed_ GUARDED_BY(mu_) = false;
+  bool for_rekey_ = false;
 };
 
 }  // namespace cairn

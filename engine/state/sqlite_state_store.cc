@@ -52,6 +52,11 @@ const char* const kMigrations[] = {
     R"sql(
       ALTER TABLE outputs ADD COLUMN sensitive INTEGER;
     )sql",
+    // 5: the encryption at rest of the records (engine/state/state_cipher.h).
+    R"sql(
+      CREATE TABLE encryption (slot INTEGER PRIMARY KEY CHECK (slot = 1), salt BLOB NOT NULL,
+                               key_id TEXT NOT NULL);
+    )sql",
 };
 static_assert(std::size(kMigrations) == kSqliteStateFormatVersion);
 
@@ -147,6 +152,14 @@ Status Migrate(SqliteDb& db) {
       CAIRN_RETURN_IF_ERROR(ins.Text(1, *lineage).Int(2, kSqliteStateFormatVersion).Run());
       CAIRN_RETURN_IF_ERROR(db.Exec("INSERT OR IGNORE INTO sequence (slot, last) VALUES (1, 0)"));
     }
+    Result<int64_t> salts = QueryInt(db, "SELECT count(*) FROM encryption");
+    if (!salts.ok()) return salts.status();
+    if (*salts == 0) {
+      Result<std::string> salt = StateCipher::NewSalt();
+      if (!salt.ok()) return salt.status();
+      Stmt ins(db, "INSERT INTO encryption (slot, salt, key_id) VALUES (1, ?, '')");
+      CAIRN_RETURN_IF_ERROR(ins.Blob(1, *salt).Run());
+    }
     return Status::Ok();
   };
   return SqliteMigrate(db, m);
@@ -160,15 +173,29 @@ std::string SqliteStateStore::DefaultPath(const std::string& stack_root) {
 
 Result<std::unique_ptr<SqliteStateStore>> SqliteStateStore::Open(const std::string& path,
                                                                  Clock* clock) {
-  Result<std::unique_ptr<SqliteStateStore>> store = OpenAndMigrate(path, clock);
+  SqliteStateOptions options;
+  options.clock = clock;
+  return Open(path, options);
+}
+
+Result<std::unique_ptr<SqliteStateStore>> SqliteStateStore::OpenExisting(const std::string& path,
+                                                                         Clock* clock) {
+  SqliteStateOptions options;
+  options.clock = clock;
+  return OpenExisting(path, options);
+}
+
+Result<std::unique_ptr<SqliteStateStore>> SqliteStateStore::Open(
+    const std::string& path, const SqliteStateOptions& options) {
+  Result<std::unique_ptr<SqliteStateStore>> store = OpenAndMigrate(path, options);
   if (!store.ok()) {
     return Status(store.status().code(), path + ": " + store.status().message());
   }
   return store;
 }
 
-Result<std::unique_ptr<SqliteStateStore>> SqliteStateStore::OpenExisting(const std::string& path,
-                                                                         Clock* clock) {
+Result<std::unique_ptr<SqliteStateStore>> SqliteStateStore::OpenExisting(
+    const std::string& path, const SqliteStateOptions& options) {
   // Size of `file`, or -1 when it does not exist.
   auto size = [](const std::string& file) -> Result<int64_t> {
     struct stat st {};
@@ -183,11 +210,12 @@ Result<std::unique_ptr<SqliteStateStore>> SqliteStateStore::OpenExisting(const s
   Result<int64_t> wal = *db == 0 ? size(path + "-wal") : Result<int64_t>(int64_t{-1});
   if (!wal.ok()) return wal.status();
   if (*db < 0 || (*db == 0 && *wal <= 0)) return Status::NotFound("no state at " + path);
-  return Open(path, clock);
+  return Open(path, options);
 }
 
-Result<std::unique_ptr<SqliteStateStore>> SqliteStateStore::OpenAndMigrate(const std::string& path,
-                                                                           Clock* clock) {
+Result<std::unique_ptr<SqliteStateStore>> SqliteStateStore::OpenAndMigrate(
+    const std::string& path, const SqliteStateOptions& state_options) {
+  Clock* clock = state_options.clock;
   CAIRN_RETURN_IF_ERROR(MakeDirs(std::filesystem::path(path).parent_path()));
   // Create the file ourselves so that it is 0600 from the first byte. Never
   // through a symbolic link: one planted at the state's path in a shared
@@ -205,10 +233,78 @@ Result<std::unique_ptr<SqliteStateStore>> SqliteStateStore::OpenAndMigrate(const
   options.extended_result_codes = true;
   options.clock = clock;
   options.pragmas = {"PRAGMA synchronous = FULL"};
+  // With encryption, a record rewritten or deleted leaves no plaintext in a
+  // free page or the unused part of a page (what a migration leaves behind).
+  if (state_options.encryption.configured()) options.pragmas.push_back("PRAGMA secure_delete = ON");
   Result<std::unique_ptr<SqliteDb>> db = SqliteDb::Open(path, options, kSubject);
   if (!db.ok()) return db.status();
   CAIRN_RETURN_IF_ERROR(Migrate(**db));
-  return std::unique_ptr<SqliteStateStore>(new SqliteStateStore(path, std::move(*db), clock));
+  std::unique_ptr<SqliteStateStore> store(new SqliteStateStore(path, std::move(*db), clock));
+  CAIRN_RETURN_IF_ERROR(store->SetUpEncryption(state_options));
+  return store;
+}
+
+Status SqliteStateStore::SetUpEncryption(const SqliteStateOptions& options) {
+  MutexLock lock(mu_);
+  for_rekey_ = options.for_rekey;
+  std::string salt, state_key;
+  {
+    Stmt q(*db_, "SELECT salt, key_id FROM encryption WHERE slot = 1");
+    if (!q.Step()) {
+      return q.status().ok() ? Status::FailedPrecondition("state database has no encryption row")
+                             : q.status();
+    }
+    salt = q.ColText(0);
+    state_key = q.ColText(1);
+  }
+  if (options.encryption.configured()) {
+    Result<std::unique_ptr<StateCipher>> cipher =
+        StateCipher::Create(options.encryption, salt, options.stack_root);
+    if (!cipher.ok()) return cipher.status();
+    cipher_ = std::move(*cipher);
+  }
+  Result<int64_t> records =
+      QueryInt(*db_,
+               "SELECT EXISTS (SELECT 1 FROM resources) OR EXISTS (SELECT 1 FROM outputs) OR "
+               "EXISTS (SELECT 1 FROM journal)");
+  if (!records.ok()) return records.status();
+  Result<StateKeyCheck> check = CheckStateKey(cipher_.get(), state_key, *records > 0, for_rekey_);
+  if (!check.ok()) return check.status();
+  if (check->take_over) {
+    // A new (or empty) state is encrypted from the start; the records are
+    // counted again inside the write, against a racing writer.
+    Txn txn(*db_);
+    CAIRN_RETURN_IF_ERROR(txn.Begin(/*write=*/true));
+    Stmt mark(*db_,
+              "UPDATE encryption SET key_id = ? WHERE slot = 1 AND key_id = '' AND NOT EXISTS "
+              "(SELECT 1 FROM resources) AND NOT EXISTS (SELECT 1 FROM outputs) AND NOT EXISTS "
+              "(SELECT 1 FROM journal)");
+    CAIRN_RETURN_IF_ERROR(mark.Text(1, cipher_->key_id()).Run());
+    const bool marked = sqlite3_changes(db_->handle()) == 1;
+    CAIRN_RETURN_IF_ERROR(txn.Commit());
+    if (!marked) {
+      return Status::Conflict(
+          "another process wrote the state while it was being opened with encryption: run the "
+          "command again");
+    }
+  }
+  sealed_ = check->sealed;
+  return Status::Ok();
+}
+
+Result<std::string> SqliteStateStore::Stored(std::string plain, std::string_view record_kind) {
+  if (!sealed_) return plain;
+  if (cipher_ == nullptr || !cipher_->seals()) {
+    return Status::FailedPrecondition(
+        "the state is encrypted, but no key to write with is configured: run `cairn state "
+        "rekey` first");
+  }
+  return cipher_->Seal(plain, record_kind);
+}
+
+Result<std::string> SqliteStateStore::Plain(std::string stored, std::string_view record_kind,
+                                            std::string_view what) {
+  return OpenStored(cipher_.get(), sealed_, for_rekey_, std::move(stored), record_kind, what);
 }
 
 SqliteStateStore::SqliteStateStore(std::string path, std::unique_ptr<SqliteDb> db, Clock* clock)
@@ -244,7 +340,10 @@ Result<StateSnapshot> SqliteStateStore::Load() {
       r.address = q.ColText(0);
       r.kind = q.ColText(1);
       r.id = q.ColText(2);
-      Result<Value> attrs = ParseStoredJson(q.ColText(3), "attributes of " + r.address);
+      Result<std::string> attrs_text =
+          Plain(q.ColText(3), kSealedAttributes, "attributes of " + r.address);
+      if (!attrs_text.ok()) return attrs_text.status();
+      Result<Value> attrs = ParseStoredJson(*attrs_text, "attributes of " + r.address);
       if (!attrs.ok()) return attrs.status();
       r.attributes = std::move(*attrs);
       Result<Value> deps = ParseStoredJson(q.ColText(4), "depends_on of " + r.address);
@@ -266,7 +365,9 @@ Result<StateSnapshot> SqliteStateStore::Load() {
     Stmt q(*db_, "SELECT name, value, coalesce(sensitive, 1) FROM outputs");
     while (q.Step()) {
       std::string name = q.ColText(0);
-      Result<Value> v = ParseStoredJson(q.ColText(1), "output " + name);
+      Result<std::string> text = Plain(q.ColText(1), kSealedOutput, "output " + name);
+      if (!text.ok()) return text.status();
+      Result<Value> v = ParseStoredJson(*text, "output " + name);
       if (!v.ok()) return v.status();
       if (q.ColInt(2) != 0) snap.sensitive_outputs.insert(name);
       snap.outputs.emplace(std::move(name), std::move(*v));
@@ -501,13 +602,17 @@ Status SqliteStateStore::JournalBeginAll(std::span<const JournalEntry> entries) 
             }
             CAIRN_RETURN_IF_ERROR(q.status());
           }
+          Result<std::string> body = Stored(e.body, kSealedJournalBody);
+          if (!body.ok()) return body.status();
+          Result<std::string> context = Stored(DumpJson(e.context), kSealedJournalContext);
+          if (!context.ok()) return context.status();
           Stmt ins = db_->Cached(
               "INSERT INTO journal (seq, address, action, kind, remote_id, method, "
               "path, body, idempotency_key, started_at, context) "
               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
           ins.Int(1, e.seq).Text(2, e.address).Text(3, ActionName(e.action)).Text(4, e.kind);
-          ins.Text(5, e.remote_id).Text(6, e.method).Text(7, e.path).Blob(8, e.body);
-          ins.Text(9, e.idempotency_key).Int(10, e.started_at).Text(11, DumpJson(e.context));
+          ins.Text(5, e.remote_id).Text(6, e.method).Text(7, e.path).Blob(8, *body);
+          ins.Text(9, e.idempotency_key).Int(10, e.started_at).Text(11, *context);
           CAIRN_RETURN_IF_ERROR(ins.Run());
         }
         return Status::Ok();
@@ -532,11 +637,16 @@ Result<std::vector<JournalEntry>> SqliteStateStore::PendingJournal() {
     e.remote_id = q.ColText(4);
     e.method = q.ColText(5);
     e.path = q.ColText(6);
-    e.body = q.ColText(7);
+    const std::string what = "journal entry " + std::to_string(e.seq);
+    Result<std::string> body = Plain(q.ColText(7), kSealedJournalBody, "body of " + what);
+    if (!body.ok()) return body.status();
+    e.body = std::move(*body);
     e.idempotency_key = q.ColText(8);
     e.started_at = q.ColInt(9);
-    Result<Value> ctx =
-        ParseStoredJson(q.ColText(10), "context of journal entry " + std::to_string(e.seq));
+    Result<std::string> ctx_text =
+        Plain(q.ColText(10), kSealedJournalContext, "context of " + what);
+    if (!ctx_text.ok()) return ctx_text.status();
+    Result<Value> ctx = ParseStoredJson(*ctx_text, "context of " + what);
     if (!ctx.ok()) return ctx.status();
     e.context = std::move(*ctx);
     out.push_back(std::move(e));
@@ -564,7 +674,9 @@ Status SqliteStateStore::ApplyCommit(const StateCommit& c) {
     Stmt put = db_->Cached(
         "INSERT OR REPLACE INTO resources (address, kind, id, attributes, "
         "depends_on, schema_version, tainted) VALUES (?, ?, ?, ?, ?, ?, ?)");
-    put.Text(1, r.address).Text(2, r.kind).Text(3, r.id).Text(4, DumpJson(r.attributes));
+    Result<std::string> attrs = Stored(DumpJson(r.attributes), kSealedAttributes);
+    if (!attrs.ok()) return attrs.status();
+    put.Text(1, r.address).Text(2, r.kind).Text(3, r.id).Text(4, *attrs);
     put.Text(5, DumpJson(Value(r.depends_on))).Int(6, r.schema_version).Text(7, r.tainted);
     CAIRN_RETURN_IF_ERROR(put.Run());
   }
@@ -582,9 +694,11 @@ Status SqliteStateStore::ApplyCommit(const StateCommit& c) {
   if (c.outputs) {
     CAIRN_RETURN_IF_ERROR(db_->Exec("DELETE FROM outputs"));
     for (const auto& [name, v] : *c.outputs) {
+      Result<std::string> value = Stored(DumpJson(v), kSealedOutput);
+      if (!value.ok()) return value.status();
       Stmt ins(*db_, "INSERT INTO outputs (name, value, sensitive) VALUES (?, ?, ?)");
       CAIRN_RETURN_IF_ERROR(
-          ins.Text(1, name).Text(2, DumpJson(v)).Int(3, c.sensitive_outputs.count(name)).Run());
+          ins.Text(1, name).Text(2, *value).Int(3, c.sensitive_outputs.count(name)).Run());
     }
   }
   if (c.restore) {
@@ -613,6 +727,76 @@ Result<int64_t> SqliteStateStore::Commit(const StateCommit& commit) {
       },
       commit.durability));
   return serial;
+}
+
+Result<RekeyResult> SqliteStateStore::Rekey() {
+  RekeyResult result;
+  bool now_sealed = false;
+  CAIRN_RETURN_IF_ERROR(Write(
+      [&]() -> Status {
+        mu_.AssertHeld();  // a Write body
+        {
+          Stmt q(*db_, "SELECT key_id FROM encryption WHERE slot = 1");
+          if (!q.Step()) {
+            CAIRN_RETURN_IF_ERROR(q.status());
+            return Status::FailedPrecondition("state database has no encryption row");
+          }
+          result.from_key_id = q.ColText(0);
+        }
+        const bool seal = cipher_ != nullptr && cipher_->seals();
+        result.to_key_id = seal ? cipher_->key_id() : "";
+        // Every record is read first (all of them must open), then rewritten.
+        auto rewrite = [&](const char* select, const char* update, std::string_view kind,
+                           const std::string& what_prefix) -> Status {
+          mu_.AssertHeld();                                       // called from the Write body only
+          std::vector<std::pair<std::string, std::string>> rows;  // key, plaintext
+          {
+            Stmt q(*db_, select);
+            while (q.Step()) {
+              std::string key = q.ColText(0);
+              Result<std::string> plain = OpenStored(cipher_.get(), sealed_, /*accept_either=*/true,
+                                                     q.ColText(1), kind, what_prefix + key);
+              if (!plain.ok()) return plain.status();
+              rows.emplace_back(std::move(key), std::move(*plain));
+            }
+            CAIRN_RETURN_IF_ERROR(q.status());
+          }
+          for (auto& [key, plain] : rows) {
+            Result<std::string> stored =
+                seal ? cipher_->Seal(plain, kind) : Result<std::string>(std::move(plain));
+            if (!stored.ok()) return stored.status();
+            Stmt u(*db_, update);
+            CAIRN_RETURN_IF_ERROR(u.Blob(1, *stored).Text(2, key).Run());
+            ++result.records;
+          }
+          return Status::Ok();
+        };
+        CAIRN_RETURN_IF_ERROR(rewrite("SELECT address, attributes FROM resources",
+                                      "UPDATE resources SET attributes = CAST(? AS TEXT) "
+                                      "WHERE address = ?",
+                                      kSealedAttributes, "attributes of "));
+        CAIRN_RETURN_IF_ERROR(rewrite("SELECT name, value FROM outputs",
+                                      "UPDATE outputs SET value = CAST(? AS TEXT) WHERE name = ?",
+                                      kSealedOutput, "output "));
+        CAIRN_RETURN_IF_ERROR(rewrite("SELECT CAST(seq AS TEXT), body FROM journal",
+                                      "UPDATE journal SET body = ? WHERE seq = CAST(? AS INTEGER)",
+                                      kSealedJournalBody, "body of journal entry "));
+        CAIRN_RETURN_IF_ERROR(
+            rewrite("SELECT CAST(seq AS TEXT), context FROM journal",
+                    "UPDATE journal SET context = CAST(? AS TEXT) WHERE seq = CAST(? AS INTEGER)",
+                    kSealedJournalContext, "context of journal entry "));
+        Stmt mark(*db_, "UPDATE encryption SET key_id = ? WHERE slot = 1");
+        CAIRN_RETURN_IF_ERROR(mark.Text(1, result.to_key_id).Run());
+        now_sealed = seal;
+        return Status::Ok();
+      },
+      Durability::kImmediate));
+  MutexLock lock(mu_);
+  sealed_ = now_sealed;
+  // The old records' pages out of the WAL into the file, and the WAL emptied
+  // (best effort: a reader may hold it; closing the last connection does it).
+  (void)db_->Exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  return result;
 }
 
 }  // namespace cairn

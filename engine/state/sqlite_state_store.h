@@ -32,11 +32,15 @@
 // the mapping of SQLite's errors are base/sqlite.h's (shared with the server's
 // store).
 //
-// Nothing secret is stored. Attributes are what the API returned (which
-// carries no credential); journal bodies are request bodies, and the API token
-// travels only in a header, never in a body.
+// No credential is stored: attributes are what the API returned, journal
+// bodies are request bodies, and the API token travels only in a header.
+// They may hold sensitive values of the manifests, though: with an
+// `encryption` setting (SqliteStateOptions::encryption) attributes, output
+// values, journal bodies and contexts are sealed by engine/state/state_cipher.h,
+// every one of them, or none (the `encryption` row says which and under what
+// key); `Rekey()` moves a state from one to the other in one transaction.
 //
-// ON-DISK FORMAT (format version 4, in PRAGMA user_version; PRAGMA
+// ON-DISK FORMAT (format version 5, in PRAGMA user_version; PRAGMA
 // application_id = 0x4341524E "CARN"):
 //   meta      (slot INTEGER PRIMARY KEY CHECK (slot = 1),
 //              lineage TEXT NOT NULL,          -- random UUID fixed at creation
@@ -61,8 +65,17 @@
 //   lock      (slot INTEGER PRIMARY KEY CHECK (slot = 1), id TEXT NOT NULL,
 //              holder TEXT NOT NULL, operation TEXT NOT NULL,
 //              created_at INTEGER NOT NULL)    -- unix seconds; no row = unlocked
+//   encryption (slot INTEGER PRIMARY KEY CHECK (slot = 1),
+//              salt BLOB NOT NULL,             -- 16 random bytes, the KDF's salt
+//              key_id TEXT NOT NULL)           -- '' = records plaintext; else the id
+//                                              -- of the key the last rekey (or the
+//                                              -- creation) sealed them under    [v5]
+//   A sealed record is text "cairn-enc1:<key id>:<base64>" (state_cipher.h) in
+//   the column that would hold the plaintext: resources.attributes,
+//   outputs.value, journal.body, journal.context.
 // Versions: 0 = empty file; 1 = the first layout (no outputs table, no
-// journal context); 2 = no taint; 3 = no output sensitivity; 4 = current.
+// journal context); 2 = no taint; 3 = no output sensitivity; 4 = no
+// encryption row; 5 = current.
 // Open() upgrades an older file in one transaction and refuses a newer one.
 #pragma once
 
@@ -74,27 +87,47 @@
 
 #include "base/clock.h"
 #include "base/mutex.h"
+#include "engine/state/state_cipher.h"
 #include "engine/state/state_store.h"
 
 namespace cairn {
 
 class SqliteDb;
 
-inline constexpr int kSqliteStateFormatVersion = 4;
+inline constexpr int kSqliteStateFormatVersion = 5;
+
+struct SqliteStateOptions {
+  Clock* clock = &SystemClock();  // not owned: times lock waits, stamps locks
+  StateEncryptionSpec encryption;
+  std::string stack_root;  // resolves a relative key file
+  // Opened for Rekey(): a state whose records are not (or not all) under the
+  // configured key opens, and reads accept sealed and plaintext records.
+  bool for_rekey = false;
+};
 
 class SqliteStateStore final : public StateStore {
  public:
   // Opens (creating and upgrading as needed) the state file at `path`.
   // `clock` (not owned) times lock waits and stamps locks.
   // FailedPrecondition for a file written by a newer Cairn or not a state file.
+  // With options.encryption, the key is checked against the state's before
+  // anything is read: FailedPrecondition naming both key ids for a wrong
+  // key, InvalidArgument naming the variable or file for a missing one;
+  // FailedPrecondition, pointing at `cairn state rekey`, for an unencrypted
+  // state with a key configured (an empty one is taken over), or an
+  // encrypted one without.
   static Result<std::unique_ptr<SqliteStateStore>> Open(const std::string& path,
                                                         Clock* clock = &SystemClock());
+  static Result<std::unique_ptr<SqliteStateStore>> Open(const std::string& path,
+                                                        const SqliteStateOptions& options);
   // Opens (upgrading as needed) the state file at `path` only if a state is
   // there: NotFound, with nothing created, when the file does not exist or
   // holds nothing (an Open killed before its first transaction leaves an
   // empty file). For commands that only read.
   static Result<std::unique_ptr<SqliteStateStore>> OpenExisting(const std::string& path,
                                                                 Clock* clock = &SystemClock());
+  static Result<std::unique_ptr<SqliteStateStore>> OpenExisting(const std::string& path,
+                                                                const SqliteStateOptions& options);
   // `<stack_root>/.cairn/state.db`.
   static std::string DefaultPath(const std::string& stack_root);
 
@@ -112,6 +145,7 @@ class SqliteStateStore final : public StateStore {
   Result<std::vector<JournalEntry>> PendingJournal() override;
   Result<int64_t> Commit(const StateCommit& commit) override;
   Status Sync() override;
+  Result<RekeyResult> Rekey() override;
 
   // The connection's PRAGMA synchronous is FULL (as it must be between
   // batches). Tests only.
@@ -121,8 +155,16 @@ class SqliteStateStore final : public StateStore {
 
  private:
   SqliteStateStore(std::string path, std::unique_ptr<SqliteDb> db, Clock* clock);
-  static Result<std::unique_ptr<SqliteStateStore>> OpenAndMigrate(const std::string& path,
-                                                                  Clock* clock);
+  static Result<std::unique_ptr<SqliteStateStore>> OpenAndMigrate(
+      const std::string& path, const SqliteStateOptions& options);
+  // After the migration: reads the encryption row, derives the keys and
+  // checks them against the state (see Open).
+  Status SetUpEncryption(const SqliteStateOptions& options) EXCLUDES(mu_);
+  // What a record's column stores for `plain`: sealed in a sealed state.
+  Result<std::string> Stored(std::string plain, std::string_view record_kind) REQUIRES(mu_);
+  // The plaintext of a record read from its column.
+  Result<std::string> Plain(std::string stored, std::string_view record_kind, std::string_view what)
+      REQUIRES(mu_);
   Result<LockInfo> TryLock(const std::string& operation) EXCLUDES(mu_);
   // Inside a write transaction.
   Status ApplyCommit(const StateCommit& commit) REQUIRES(mu_);
@@ -160,6 +202,11 @@ class SqliteStateStore final : public StateStore {
   std::unique_ptr<SqliteDb> db_ PT_GUARDED_BY(mu_);
   bool synchronous_full_ GUARDED_BY(mu_) = true;  // the connection's level
   bool unsynced_ GUARDED_BY(mu_) = false;         // a NORMAL commit since the last synced one
+  // Null without an encryption setting. Set up once by Open, before the
+  // store is shared.
+  std::unique_ptr<StateCipher> cipher_;
+  bool sealed_ GUARDED_BY(mu_) = false;  // the state's records are sealed
+  bool for_rekey_ = false;               // SqliteStateOptions::for_rekey
 
   Mutex write_mu_ ACQUIRED_AFTER(mu_);  // never held while waiting for mu_ or for a batch
   std::vector<std::shared_ptr<PendingWrite>> write_queue_ GUARDED_BY(write_mu_);

@@ -140,6 +140,13 @@ struct StateCommit {
   Durability durability = Durability::kImmediate;
 };
 
+// What Rekey() rewrote.
+struct RekeyResult {
+  int64_t records = 0;      // attribute, output, journal body and context records
+  std::string from_key_id;  // "" = the state was plaintext
+  std::string to_key_id;    // "" = the state is plaintext now
+};
+
 class StateStore {
  public:
   virtual ~StateStore() = default;
@@ -179,6 +186,15 @@ class StateStore {
   // none). An apply calls it about once a second, so that a deferred write
   // waits at most that long for the next synced one.
   virtual Status Sync() = 0;
+
+  // Rewrites every encrypted-at-rest record (attributes, outputs, journal
+  // bodies and contexts) under the configured key, reading it with the key,
+  // the fallback or as plaintext; without a key, writes them plaintext. One
+  // transaction: a crash leaves the state as it was before or after, never
+  // half. Stores that keep nothing at rest (memory) return an empty result.
+  virtual Result<RekeyResult> Rekey() {
+    return Status::FailedPrecondition("this state backend cannot re-encrypt its state");
+  }
 };
 
 }  // namespace cairn

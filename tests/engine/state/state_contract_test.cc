@@ -1,7 +1,7 @@
 // The StateStore contract, run unchanged against the in-memory, SQLite and
-// PostgreSQL stores. The PostgreSQL cases are hidden ([.]) from the default
-// run and executed by the CTest entry "engine: state on PostgreSQL", which
-// wraps the test binary in pg_harness.sh (a throwaway server).
+// PostgreSQL stores, the last two both plain and encrypted. The PostgreSQL cases are hidden ([.])
+// from the default run and executed by the CTest entry "engine: state on PostgreSQL", which wraps
+// the test binary in pg_harness.sh (a throwaway server).
 #include <catch2/catch.hpp>
 #include <set>
 #include <thread>
@@ -14,23 +14,33 @@ using namespace cairn;
 using namespace cairn::testing;
 using namespace std::chrono_literals;
 
-#define STATE_CONTRACT_TEST(name, title)                            \
-  static void name(StoreFactory& f, HookedClock& clock);            \
-  TEST_CASE("state contract (memory): " title, "[state]") {         \
-    HookedClock clock;                                              \
-    MemoryFactory f(&clock);                                        \
-    name(f, clock);                                                 \
-  }                                                                 \
-  TEST_CASE("state contract (sqlite): " title, "[state]") {         \
-    HookedClock clock;                                              \
-    SqliteFactory f(&clock);                                        \
-    name(f, clock);                                                 \
-  }                                                                 \
-  TEST_CASE("state contract (postgres): " title, "[.][postgres]") { \
-    HookedClock clock;                                              \
-    PostgresFactory f(&clock);                                      \
-    name(f, clock);                                                 \
-  }                                                                 \
+#define STATE_CONTRACT_TEST(name, title)                                      \
+  static void name(StoreFactory& f, HookedClock& clock);                      \
+  TEST_CASE("state contract (memory): " title, "[state]") {                   \
+    HookedClock clock;                                                        \
+    MemoryFactory f(&clock);                                                  \
+    name(f, clock);                                                           \
+  }                                                                           \
+  TEST_CASE("state contract (sqlite): " title, "[state]") {                   \
+    HookedClock clock;                                                        \
+    SqliteFactory f(&clock);                                                  \
+    name(f, clock);                                                           \
+  }                                                                           \
+  TEST_CASE("state contract (sqlite encrypted): " title, "[state]") {         \
+    HookedClock clock;                                                        \
+    EncryptedSqliteFactory f(&clock);                                         \
+    name(f, clock);                                                           \
+  }                                                                           \
+  TEST_CASE("state contract (postgres): " title, "[.][postgres]") {           \
+    HookedClock clock;                                                        \
+    PostgresFactory f(&clock);                                                \
+    name(f, clock);                                                           \
+  }                                                                           \
+  TEST_CASE("state contract (postgres encrypted): " title, "[.][postgres]") { \
+    HookedClock clock;                                                        \
+    PostgresFactory f(&clock, /*encrypted=*/true);                            \
+    name(f, clock);                                                           \
+  }                                                                           \
   static void name(StoreFactory& f, [[maybe_unused]] HookedClock& clock)
 
 namespace {

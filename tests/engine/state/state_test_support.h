@@ -95,15 +95,60 @@ class SqliteFactory final : public StoreFactory {
   std::unique_ptr<StateStore> store_;
 };
 
-class PostgresFactory final : public StoreFactory {
+// A random 256-bit key (64 hex digits) the encrypted stores of the tests
+// read from CAIRN_TEST_STATE_KEY.
+inline constexpr const char* kTestStateKeyEnv = "CAIRN_TEST_STATE_KEY";
+inline constexpr const char* kTestStateKey =
+    "0f1e2d3c4b5a69788796a5b4c3d2e1f00112233445566778899aabbccddeeff0";
+
+inline StateEncryptionSpec TestEncryption(const char* env = kTestStateKeyEnv,
+                                          const char* value = kTestStateKey) {
+  ::setenv(env, value, 1);
+  StateEncryptionSpec spec;
+  spec.key = StateKeySource{env, ""};
+  return spec;
+}
+
+// The SQLite store with every record encrypted (engine/state/state_cipher.h).
+class EncryptedSqliteFactory final : public StoreFactory {
  public:
-  explicit PostgresFactory(Clock* clock)
-      : clock_(clock), url_(TestPostgresUrl()), stack_(UniqueStackName()) {
+  explicit EncryptedSqliteFactory(Clock* clock)
+      : clock_(clock), path_(SqliteStateStore::DefaultPath(dir_.path())) {
     store_ = Reopen();
   }
   StateStore& store() override { return *store_; }
   std::unique_ptr<StateStore> Reopen() override {
-    auto s = PostgresStateStore::Open(url_, stack_, clock_);
+    SqliteStateOptions options;
+    options.clock = clock_;
+    options.encryption = TestEncryption();
+    auto s = SqliteStateStore::Open(path_, options);
+    INFO(s.status().ToString());
+    REQUIRE(s.ok());
+    return std::move(*s);
+  }
+  bool durable() const override { return true; }
+  const std::string& path() const { return path_; }
+
+ private:
+  Clock* clock_;
+  TempDir dir_;
+  std::string path_;
+  std::unique_ptr<StateStore> store_;
+};
+
+class PostgresFactory final : public StoreFactory {
+ public:
+  // `encrypted`: every record sealed under the tests' key.
+  explicit PostgresFactory(Clock* clock, bool encrypted = false)
+      : clock_(clock), url_(TestPostgresUrl()), stack_(UniqueStackName()), encrypted_(encrypted) {
+    store_ = Reopen();
+  }
+  StateStore& store() override { return *store_; }
+  std::unique_ptr<StateStore> Reopen() override {
+    PostgresStateOptions options;
+    options.clock = clock_;
+    if (encrypted_) options.encryption = TestEncryption();
+    auto s = PostgresStateStore::Open(url_, stack_, options);
     INFO(s.status().ToString());
     REQUIRE(s.ok());
     return std::move(*s);
@@ -114,6 +159,7 @@ class PostgresFactory final : public StoreFactory {
   Clock* clock_;
   std::string url_;
   std::string stack_;
+  bool encrypted_;
   std::unique_ptr<StateStore> store_;
 };
 
