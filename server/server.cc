@@ -201,6 +201,10 @@ class HttpSession final : public Session, public std::enable_shared_from_this<Ht
     Tcp().expires_after(srv_->opt.idle_timeout);
     beast::async_detect_ssl(Tcp(), buffer_,
                             [self = this->shared_from_this()](beast::error_code ec, bool tls) {
+                              // Connected and closed at once (a TCP health
+                              // check): no handshake was tried.
+                              if (ec == net::error::eof && self->buffer_.size() == 0)
+                                return self->Close();
                               if (ec) return self->FailTls(ec);
                               if (!tls) return self->AnswerPlainHttp();
                               self->Handshake();

@@ -39,10 +39,24 @@ TEST_CASE("tls: plan and apply a stack over HTTPS with CAIRN_CA_BUNDLE") {
   auto refused = s.Cairn({"plan", s.stack});
   INFO(refused.out << refused.err);
   CHECK(refused.exit_code == 1);
+  CHECK(refused.err.find("tls_untrusted") != std::string::npos);
   CHECK(refused.err.find("certificate") != std::string::npos);
+  CHECK(refused.err.find("CAIRN_CA_BUNDLE") != std::string::npos);
   CHECK(refused.err.find(kDevToken) == std::string::npos);
-
+  // At the first attempt, and said once however many resources.
+  size_t first = refused.err.find("tls_untrusted");
+  CHECK(refused.err.find("tls_untrusted", first + 1) == std::string::npos);
+  CHECK(refused.err.find("retrying") == std::string::npos);
+  // Another CA's bundle: the same.
+  TestCa other("Another Test CA");
+  WriteFile(tls.dir.path() + "/other.pem", other.ca_pem());
+  s.env["CAIRN_CA_BUNDLE"] = tls.dir.path() + "/other.pem";
+  auto wrong_ca = s.Cairn({"plan", s.stack});
+  INFO(wrong_ca.out << wrong_ca.err);
+  CHECK(wrong_ca.exit_code == 1);
+  CHECK(wrong_ca.err.find("tls_untrusted") != std::string::npos);
   s.env["CAIRN_CA_BUNDLE"] = tls.ca_file;
+
   auto plan = s.Cairn({"plan", s.stack, "--detailed-exitcode"});
   INFO(plan.out << plan.err);
   CHECK(plan.exit_code == 2);
