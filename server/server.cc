@@ -194,7 +194,7 @@ class HttpSession final : public Session, public std::enable_shared_from_this<Ht
   beast::tcp_stream& Tcp() { return beast::get_lowest_layer(stream_); }
 
   // TLS: the first bytes must be a TLS handshake, all of it within the read
-  // timeout. A plain HTTP request gets a 400 in plain text saying so, then
+  // timeout. A plain HTTP request gets a 400 https_required saying so, then
   // the connection is closed.
   void StartTls() {
     if (srv_->draining) return Close();
@@ -229,22 +229,27 @@ class HttpSession final : public Session, public std::enable_shared_from_this<Ht
     Close();
   }
 
+  // The API's error envelope, so that a client (and the engine) shows why.
   void AnswerPlainHttp() {
     srv_->metrics.tls_handshake_failures++;
-    static const std::string answer = [] {
-      const std::string body =
-          "This port speaks HTTPS only: send the request to https:// instead.\n";
-      return "HTTP/1.1 400 Bad Request\r\nServer: cairn\r\nContent-Type: text/plain\r\n"
-             "Connection: close\r\nContent-Length: " +
-             std::to_string(body.size()) + "\r\n\r\n" + body;
-    }();
+    ApiResponse r = Api::Error(
+        400, "https_required",
+        "this port speaks HTTPS only (cairn serve --tls-cert): send the request to https://",
+        NewRequestId());
+    res_ = {};
+    res_.version(11);
+    res_.result(http::status::bad_request);
+    res_.set(http::field::server, "cairn");
+    for (auto& [k, v] : r.headers) res_.insert(k, v);
+    res_.body() = std::move(r.body);
+    res_.keep_alive(false);
+    res_.prepare_payload();
     Tcp().expires_after(srv_->opt.idle_timeout);
-    net::async_write(Tcp(), net::buffer(answer),
-                     [self = this->shared_from_this()](beast::error_code ec, size_t) {
-                       self->Tcp().expires_never();
-                       if (ec) return self->Close();
-                       self->LingeringClose();
-                     });
+    http::async_write(Tcp(), res_, [self = this->shared_from_this()](beast::error_code ec, size_t) {
+      self->Tcp().expires_never();
+      if (ec) return self->Close();
+      self->LingeringClose();
+    });
   }
 
   void DoRead() {

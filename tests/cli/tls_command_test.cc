@@ -106,7 +106,8 @@ TEST_CASE("tls: a provider's ca_bundle trusts the server and plain http to it fa
   auto plain = s.Cairn({"plan", s.stack});  // its refresh meets the 400
   INFO(plain.out << plain.err);
   CHECK(plain.exit_code == 1);
-  CHECK(plain.err.find("400") != std::string::npos);
+  CHECK(plain.err.find("https_required") != std::string::npos);
+  CHECK(plain.err.find("send the request to https://") != std::string::npos);
   CHECK(plain.err.find(kDevToken) == std::string::npos);
 }
 

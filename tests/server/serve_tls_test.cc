@@ -171,13 +171,16 @@ TEST_CASE("tls: plain HTTP or silence on the TLS port closes the connection and 
     std::string answer = raw.ReadToEnd(&error);
     CHECK(error == 0);
     CHECK(answer.rfind("HTTP/1.1 400 ", 0) == 0);
-    CHECK(answer.find("https://") != std::string::npos);
+    CHECK(answer.find("\"code\":\"https_required\"") != std::string::npos);
+    CHECK(answer.find("send the request to https://") != std::string::npos);
   }
   {
     // libcurl sees the same.
     HttpClient plain("http://127.0.0.1:" + port);
     auto r = plain.Get("/healthz");
     CHECK(r.status == 400);
+    CHECK(r.json()["error"]["code"] == "https_required");
+    CHECK(r.header("connection") == "close");
   }
   {
     // A client that connects and sends nothing is dropped at the read
