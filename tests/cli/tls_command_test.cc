@@ -111,4 +111,17 @@ TEST_CASE("tls: a provider's ca_bundle trusts the server and plain http to it fa
   CHECK(plain.err.find(kDevToken) == std::string::npos);
 }
 
+TEST_CASE("tls: https to a plain HTTP server fails as unreachable and sends no token") {
+  StackEnv s;  // plain HTTP
+  const std::string port = s.server.base().substr(s.server.base().rfind(':') + 1);
+  s.env["CAIRN_ENDPOINT"] = "https://127.0.0.1:" + port;
+  auto apply = s.Cairn({"apply", s.stack, "--auto-approve"});
+  INFO(apply.out << apply.err);
+  CHECK(apply.exit_code == 1);
+  CHECK(apply.err.find("[unreachable]") != std::string::npos);
+  CHECK(apply.err.find("TLS handshake failed") != std::string::npos);
+  CHECK(apply.err.find(kDevToken) == std::string::npos);
+  CHECK(s.Names("/api/v1/compute").empty());
+}
+
 }  // namespace tls_command_test
