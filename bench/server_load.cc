@@ -13,20 +13,26 @@
 //
 // With --target (a comma-separated list: several replicas of one server),
 // it drives running servers instead, the connections spread over them.
+// With --tls the in-process server serves HTTPS (a certificate of a
+// throwaway CA, tests/support/test_tls.h) and every connection shakes hands
+// once, then keeps alive as over plain HTTP; with --target, --tls speaks
+// HTTPS to the targets without verifying their certificates.
 //
 //   server_load [--duration SECONDS] [--max-requests N] [--data-dir DIR]
 //               [--target HOST:PORT[,HOST:PORT...] --token TOKEN] [--provision-delay D]
 //               [--only get-one,list,create,get-one@16,create@64,get-one@1000,...]
-//               [--io-threads N]
+//               [--io-threads N] [--tls]
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -41,6 +47,8 @@
 #include "base/duration.h"
 #include "server/server.h"
 #include "server/token.h"
+#include "tests/support/process.h"
+#include "tests/support/test_tls.h"
 
 namespace beast = boost::beast;
 namespace http = beast::http;
@@ -58,7 +66,10 @@ struct Config {
   std::string token;
   double duration_s = 3.0;
   long max_requests = 200000;
+  net::ssl::context* tls = nullptr;  // HTTPS with this client context
 };
+
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
 
 using MakeRequest = std::function<void(http::request<http::string_body>&, long seq)>;
 
@@ -68,12 +79,24 @@ struct RunStats {
   double seconds = 0;
 };
 
-// One keep-alive connection issuing requests back to back.
-class Conn : public std::enable_shared_from_this<Conn> {
+// One keep-alive connection issuing requests back to back, over
+// beast::tcp_stream or TlsStream (one handshake, then keep-alive).
+template <class Stream>
+class Conn : public std::enable_shared_from_this<Conn<Stream>> {
+  static constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
+  static Stream MakeStream(net::io_context& ioc, net::ssl::context* tls) {
+    if constexpr (kTls) {
+      return Stream(ioc, *tls);
+    } else {
+      (void)tls;
+      return Stream(ioc);
+    }
+  }
+
  public:
-  Conn(net::io_context& ioc, RunStats* stats, const MakeRequest* make, long* issued, long max,
-       Clock::time_point deadline, int* live)
-      : stream_(ioc),
+  Conn(net::io_context& ioc, net::ssl::context* tls, RunStats* stats, const MakeRequest* make,
+       long* issued, long max, Clock::time_point deadline, int* live)
+      : stream_(MakeStream(ioc, tls)),
         stats_(stats),
         make_(make),
         issued_(issued),
@@ -82,13 +105,24 @@ class Conn : public std::enable_shared_from_this<Conn> {
         live_(live) {}
   void Start(const tcp::endpoint& ep) {
     ++*live_;
-    stream_.async_connect(ep, [self = shared_from_this()](beast::error_code ec) {
+    beast::get_lowest_layer(stream_).async_connect(ep, [self = this->shared_from_this()](
+                                                           beast::error_code ec) {
       if (ec) {
         self->stats_->errors++;
         return self->Done();
       }
-      self->stream_.socket().set_option(tcp::no_delay(true));
-      self->Next();
+      beast::get_lowest_layer(self->stream_).socket().set_option(tcp::no_delay(true));
+      if constexpr (kTls) {
+        self->stream_.async_handshake(net::ssl::stream_base::client, [self](beast::error_code hec) {
+          if (hec) {
+            self->stats_->errors++;
+            return self->Done();
+          }
+          self->Next();
+        });
+      } else {
+        self->Next();
+      }
     });
   }
 
@@ -104,14 +138,15 @@ class Conn : public std::enable_shared_from_this<Conn> {
     res_.emplace();
     res_->body_limit(16 * 1024 * 1024);
     start_ = Clock::now();
-    http::async_write(stream_, req_, [self = shared_from_this()](beast::error_code ec, size_t) {
-      if (ec) {
-        self->stats_->errors++;
-        return self->Done();
-      }
-      http::async_read(self->stream_, self->buf_, *self->res_,
-                       [self](beast::error_code ec2, size_t) { self->OnRead(ec2); });
-    });
+    http::async_write(
+        stream_, req_, [self = this->shared_from_this()](beast::error_code ec, size_t) {
+          if (ec) {
+            self->stats_->errors++;
+            return self->Done();
+          }
+          http::async_read(self->stream_, self->buf_, *self->res_,
+                           [self](beast::error_code ec2, size_t) { self->OnRead(ec2); });
+        });
   }
   void OnRead(beast::error_code ec) {
     if (ec) {
@@ -132,11 +167,11 @@ class Conn : public std::enable_shared_from_this<Conn> {
   }
   void Done() {
     beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
+    beast::get_lowest_layer(stream_).socket().shutdown(tcp::socket::shutdown_both, ec);
     --*live_;
   }
 
-  beast::tcp_stream stream_;
+  Stream stream_;
   beast::flat_buffer buf_;
   http::request<http::string_body> req_;
   std::optional<http::response_parser<http::string_body>> res_;
@@ -160,11 +195,19 @@ RunStats Run(const Config& cfg, int connections, const MakeRequest& make, long m
   int live = 0;
   auto start = Clock::now();
   auto deadline = start + std::chrono::microseconds(static_cast<long>(cfg.duration_s * 1e6));
-  std::vector<std::shared_ptr<Conn>> conns;
+  std::vector<std::shared_ptr<void>> conns;
   for (int i = 0; i < connections; ++i) {
-    conns.push_back(
-        std::make_shared<Conn>(ioc, &stats, &make, &issued, max_requests, deadline, &live));
-    conns.back()->Start(eps[i % eps.size()]);
+    if (cfg.tls) {
+      auto c = std::make_shared<Conn<TlsStream>>(ioc, cfg.tls, &stats, &make, &issued, max_requests,
+                                                 deadline, &live);
+      c->Start(eps[i % eps.size()]);
+      conns.push_back(c);
+    } else {
+      auto c = std::make_shared<Conn<beast::tcp_stream>>(ioc, nullptr, &stats, &make, &issued,
+                                                         max_requests, deadline, &live);
+      c->Start(eps[i % eps.size()]);
+      conns.push_back(c);
+    }
   }
   ioc.run();
   stats.seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -192,6 +235,7 @@ int main(int argc, char** argv) {
   Config cfg;
   std::string data_dir, target, delay = "1h", only;
   size_t io_threads = 0;  // 0: the server's default (hardware concurrency)
+  bool tls = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -217,16 +261,22 @@ int main(int argc, char** argv) {
       only = next();
     else if (a == "--io-threads")
       io_threads = std::stoul(next());
+    else if (a == "--tls")
+      tls = true;
     else {
       std::fprintf(stderr,
                    "usage: server_load [--duration S] [--max-requests N] [--data-dir DIR] "
                    "[--target HOST:PORT --token T] [--provision-delay D] [--only RUNS] "
-                   "[--io-threads N]\n");
+                   "[--io-threads N] [--tls]\n");
       return 1;
     }
   }
   std::unique_ptr<cairn::server::Server> server;
   std::string tmp;
+  // --tls: the server's certificate (in-process) and the client context.
+  std::unique_ptr<cairn::testing::TempDir> tls_dir;
+  net::ssl::context client_tls(net::ssl::context::tls_client);
+  if (tls) cfg.tls = &client_tls;
   if (target.empty()) {
     if (data_dir.empty()) {
       tmp = (std::filesystem::temp_directory_path() / ("cairn-bench-" + std::to_string(getpid())))
@@ -247,6 +297,17 @@ int main(int argc, char** argv) {
     opt.provision_delay = *d;
     opt.handle_signals = false;
     opt.io_threads = io_threads;
+    if (tls) {
+      cairn::testing::TestCa ca("server_load CA");
+      cairn::testing::TestCertificate cert = ca.Issue(1);
+      tls_dir = std::make_unique<cairn::testing::TempDir>();
+      opt.tls_cert_file = tls_dir->path() + "/server.crt";
+      opt.tls_key_file = tls_dir->path() + "/server.key";
+      cairn::testing::WriteFile(opt.tls_cert_file, cert.cert_pem);
+      cairn::testing::WriteFile(opt.tls_key_file, cert.key_pem);
+      client_tls.add_certificate_authority(net::buffer(ca.ca_pem()));
+      client_tls.set_verify_mode(net::ssl::verify_peer);
+    }
     server = std::make_unique<cairn::server::Server>(opt);
     if (auto st = server->Start(); !st.ok()) {
       std::fprintf(stderr, "server_load: %s\n", st.message().c_str());
@@ -254,9 +315,10 @@ int main(int argc, char** argv) {
     }
     cfg.port = std::to_string(server->BoundPort());
     std::printf(
-        "in-process cairn serve on 127.0.0.1:%s, data dir %s, provision delay %s, %u hardware "
-        "threads\n",
-        cfg.port.c_str(), data_dir.c_str(), delay.c_str(), std::thread::hardware_concurrency());
+        "in-process cairn serve on %s://127.0.0.1:%s, data dir %s, provision delay %s, %u "
+        "hardware threads\n",
+        tls ? "https" : "http", cfg.port.c_str(), data_dir.c_str(), delay.c_str(),
+        std::thread::hardware_concurrency());
   } else {
     size_t start = 0;
     for (;;) {
@@ -272,7 +334,7 @@ int main(int argc, char** argv) {
       if (comma == std::string::npos) break;
       start = comma + 1;
     }
-    std::printf("target http://%s\n", target.c_str());
+    std::printf("target %s://%s\n", tls ? "https" : "http", target.c_str());
   }
   const std::string auth = "Bearer " + cfg.token;
   const std::string create_body =
@@ -299,29 +361,39 @@ int main(int argc, char** argv) {
   {
     // Ids are fetched page by page with a synchronous client.
     net::io_context ioc;
-    beast::tcp_stream s(ioc);
     tcp::resolver resolver(ioc);
-    s.connect(resolver.resolve(cfg.host, cfg.port));
-    std::string next;
-    do {
-      http::request<http::string_body> r{
-          http::verb::get, "/api/v1/compute?limit=200" + (next.empty() ? "" : "&cursor=" + next),
-          11};
-      r.set(http::field::authorization, auth);
-      r.set(http::field::host, cfg.host);
-      http::write(s, r);
-      beast::flat_buffer b;
-      http::response<http::string_body> res;
-      http::read(s, b, res);
-      const std::string& body = res.body();
-      size_t pos = 0;
-      while ((pos = body.find("\"publicId\":\"", pos)) != std::string::npos) {
-        pos += 12;
-        ids.push_back(body.substr(pos, 36));
-      }
-      size_t np = body.find("\"next\":\"");
-      next = np == std::string::npos ? "" : body.substr(np + 8, body.find('"', np + 8) - np - 8);
-    } while (!next.empty() && ids.size() < 5000);
+    auto fetch = [&](auto& s) {
+      std::string next;
+      do {
+        http::request<http::string_body> r{
+            http::verb::get, "/api/v1/compute?limit=200" + (next.empty() ? "" : "&cursor=" + next),
+            11};
+        r.set(http::field::authorization, auth);
+        r.set(http::field::host, cfg.host);
+        http::write(s, r);
+        beast::flat_buffer b;
+        http::response<http::string_body> res;
+        http::read(s, b, res);
+        const std::string& body = res.body();
+        size_t pos = 0;
+        while ((pos = body.find("\"publicId\":\"", pos)) != std::string::npos) {
+          pos += 12;
+          ids.push_back(body.substr(pos, 36));
+        }
+        size_t np = body.find("\"next\":\"");
+        next = np == std::string::npos ? "" : body.substr(np + 8, body.find('"', np + 8) - np - 8);
+      } while (!next.empty() && ids.size() < 5000);
+    };
+    if (cfg.tls) {
+      TlsStream s(ioc, *cfg.tls);
+      beast::get_lowest_layer(s).connect(resolver.resolve(cfg.host, cfg.port));
+      s.handshake(net::ssl::stream_base::client);
+      fetch(s);
+    } else {
+      beast::tcp_stream s(ioc);
+      s.connect(resolver.resolve(cfg.host, cfg.port));
+      fetch(s);
+    }
   }
   if (ids.empty()) {
     std::fprintf(stderr, "server_load: no instances to read\n");

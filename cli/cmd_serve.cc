@@ -33,6 +33,8 @@ struct ServeFlags {
   size_t io_threads = 0;
   std::string read_timeout = "60s";
   size_t max_connections = 4096;
+  std::string tls_cert;
+  std::string tls_key;
 };
 
 int RunServe(const ServeFlags& f) {
@@ -86,6 +88,14 @@ int RunServe(const ServeFlags& f) {
   if (read_timeout->count() <= 0) return fail("--read-timeout: must be more than 0");
   opt.idle_timeout = *read_timeout;
   opt.max_connections = f.max_connections;
+  if (f.tls_cert.empty() != f.tls_key.empty()) {
+    return fail(std::string(f.tls_cert.empty() ? "--tls-key" : "--tls-cert") + " needs " +
+                (f.tls_cert.empty() ? "--tls-cert" : "--tls-key") +
+                " too: TLS takes the certificate and its private key (or neither, for plain "
+                "HTTP)");
+  }
+  opt.tls_cert_file = f.tls_cert;
+  opt.tls_key_file = f.tls_key;
   if (Status st = server::ParseRateLimit(f.rate_limit, &opt.rate, &opt.burst); !st.ok()) {
     return fail(st.message());
   }
@@ -128,7 +138,7 @@ int RunServe(const ServeFlags& f) {
   if (Status st = srv.Start(); !st.ok()) return fail(st.message());
   // The token is shown exactly once, on stdout, never in a log.
   if (!printed_token.empty()) std::printf("token: %s\n", printed_token.c_str());
-  std::printf("listening on http://%s\n", srv.BoundAddress().c_str());
+  std::printf("listening on %s://%s\n", srv.Tls() ? "https" : "http", srv.BoundAddress().c_str());
   std::fflush(stdout);
   srv.Wait();
   return 0;
@@ -189,6 +199,14 @@ std::function<int()> SetupServe(CLI::App& sub, const GlobalOptions&) {
       ->type_name("N")
       ->check(WholeNumberIn(0, 1024))
       ->capture_default_str();
+  sub.add_option("--tls-cert", flags->tls_cert,
+                 "Serve HTTPS: PEM file of the server certificate (then its intermediates); "
+                 "needs --tls-key. TLS 1.2 and 1.3 only; re-read on SIGHUP")
+      ->type_name("FILE");
+  sub.add_option("--tls-key", flags->tls_key,
+                 "PEM file of the certificate's private key (no passphrase; keep it mode "
+                 "0600); needs --tls-cert; re-read on SIGHUP")
+      ->type_name("FILE");
   sub.footer(
       "Example:\n"
       "  cairn serve --dev --listen 127.0.0.1:8080 --data-dir /tmp/cairn-dev\n"
@@ -204,7 +222,14 @@ std::function<int()> SetupServe(CLI::App& sub, const GlobalOptions&) {
       "Several replicas on one PostgreSQL database behave as one server:\n"
       "  export CAIRN_SERVE_PG_URL=postgresql://cairn@db/cairn\n"
       "  cairn serve --store postgres --listen 127.0.0.1:8081 --tokens-file tokens &\n"
-      "  cairn serve --store postgres --listen 127.0.0.1:8082 --tokens-file tokens &");
+      "  cairn serve --store postgres --listen 127.0.0.1:8082 --tokens-file tokens &\n"
+      "HTTPS (TLS 1.2+), the certificate and key re-read on SIGHUP (renewal):\n"
+      "  cairn serve --listen 0.0.0.0:8443 --tokens-file tokens \\\n"
+      "      --tls-cert /etc/cairn/tls/server.crt --tls-key /etc/cairn/tls/server.key\n"
+      "  # prints 'listening on https://0.0.0.0:8443'; clients of a private CA:\n"
+      "  CAIRN_ENDPOINT=https://cairn.internal:8443 CAIRN_CA_BUNDLE=/etc/cairn/tls/ca.pem \\\n"
+      "      cairn plan stack/\n"
+      "  kill -HUP $(pidof cairn)   # after renewing the files: new connections use them");
   return [flags] { return RunServe(*flags); };
 }
 

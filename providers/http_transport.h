@@ -35,8 +35,10 @@ struct HttpResponse {
 
 // Thread-safe. A network failure is a non-OK Status: Unreachable when the
 // request was never sent (name not resolved, connection refused or not made
-// within connect_timeout), else Unavailable or DeadlineExceeded (reset,
-// timeout, TLS: it may have been received). Any HTTP answer is OK.
+// within connect_timeout, a TLS handshake that failed), FailedPrecondition
+// when it was not sent because the server's TLS certificate is not trusted
+// (retrying cannot help), else Unavailable or DeadlineExceeded (reset,
+// timeout: it may have been received). Any HTTP answer is OK.
 class HttpTransport {
  public:
   virtual ~HttpTransport() = default;

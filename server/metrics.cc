@@ -54,6 +54,12 @@ std::string Metrics::Render(const ApiStore& store) const {
   out += "# HELP cairn_connections_refused_total Connections closed at accept: at the cap.\n";
   out += "# TYPE cairn_connections_refused_total counter\n";
   out += "cairn_connections_refused_total " + std::to_string(connections_refused.load()) + "\n";
+  out +=
+      "# HELP cairn_tls_handshake_failures_total Connections closed before a TLS handshake "
+      "completed (a plain HTTP request included).\n";
+  out += "# TYPE cairn_tls_handshake_failures_total counter\n";
+  out +=
+      "cairn_tls_handshake_failures_total " + std::to_string(tls_handshake_failures.load()) + "\n";
   out += "# HELP cairn_mutations_in_flight Mutations waiting for their group commit.\n";
   out += "# TYPE cairn_mutations_in_flight gauge\n";
   out += "cairn_mutations_in_flight " + std::to_string(mutations_in_flight.load()) + "\n";

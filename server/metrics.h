@@ -21,9 +21,10 @@ struct Metrics {
   std::atomic<uint64_t> idempotent_replays{0};
   std::atomic<uint64_t> faults_injected{0};
   std::atomic<int64_t> open_connections{0};
-  std::atomic<int64_t> max_connections{0};       // --max-connections
-  std::atomic<uint64_t> connections_refused{0};  // closed at accept: at the cap
-  std::atomic<int64_t> mutations_in_flight{0};   // submitted to the writer, not yet answered
+  std::atomic<int64_t> max_connections{0};          // --max-connections
+  std::atomic<uint64_t> connections_refused{0};     // closed at accept: at the cap
+  std::atomic<uint64_t> tls_handshake_failures{0};  // TLS: no handshake (plain HTTP too)
+  std::atomic<int64_t> mutations_in_flight{0};      // submitted to the writer, not yet answered
   std::array<std::atomic<uint64_t>, 13> transitions_to{};  // by index in kRawStatuses
 
   void CountResponse(int status, double latency_ms);

@@ -10,9 +10,13 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
+#include <boost/beast/core/detect_ssl.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 #include <cmath>
 #include <condition_variable>
 #include <fstream>
@@ -34,6 +38,7 @@
 #include "server/record_ids.h"
 #include "server/request_framer.h"
 #include "server/sqlite_api_store.h"
+#include "server/tls.h"
 
 namespace cairn::server {
 
@@ -58,7 +63,14 @@ constexpr std::chrono::seconds kLingerTime{2};
 constexpr size_t kLingerBytes = 16 * 1024 * 1024;
 }  // namespace
 
-class Session;
+// What shutdown needs of a connection, whatever its stream (plain or TLS).
+class Session {
+ public:
+  virtual ~Session() = default;
+  virtual void Start() = 0;
+  // Closes the connection unless a request is being handled (shutdown).
+  virtual void CloseIfIdle() = 0;
+};
 
 struct Server::Impl {
   explicit Impl(ServerOptions o) : opt(std::move(o)) {}
@@ -90,6 +102,16 @@ struct Server::Impl {
   std::atomic<bool> shutdown_requested{false};
   std::atomic<int64_t> live_sessions{0};
   bool waited = false;
+
+  // TLS (--tls-cert/--tls-key): the context new connections use, replaced
+  // by ReloadCertificate; a connection keeps the one it started with.
+  bool tls = false;
+  Mutex tls_mu;
+  std::shared_ptr<net::ssl::context> tls_context GUARDED_BY(tls_mu);
+  std::shared_ptr<net::ssl::context> TlsContextNow() {
+    MutexLock lock(tls_mu);
+    return tls_context;
+  }
 
   void Accept();
   void BeginShutdown();
@@ -125,34 +147,114 @@ struct Server::Impl {
   }
 };
 
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+
 // One client connection: read a request, hand it to Api, write the response,
 // repeat while keep-alive. All handlers run on the connection's io_context,
-// which one thread runs.
-class Session : public std::enable_shared_from_this<Session> {
+// which one thread runs. `Stream` is beast::tcp_stream (plain HTTP) or
+// TlsStream (--tls-cert: the handshake comes first, see StartTls).
+template <class Stream>
+class HttpSession final : public Session, public std::enable_shared_from_this<HttpSession<Stream>> {
+  static constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
+
  public:
-  Session(tcp::socket&& socket, Server::Impl* srv) : stream_(std::move(socket)), srv_(srv) {
-    srv_->live_sessions++;
-    srv_->metrics.open_connections++;
+  HttpSession(tcp::socket&& socket, Server::Impl* srv) requires(!kTls)
+      : stream_(std::move(socket)), srv_(srv) {
+    Count();
   }
-  ~Session() {
+  HttpSession(tcp::socket&& socket, Server::Impl* srv,
+              std::shared_ptr<net::ssl::context> tls) requires(kTls)
+      : tls_(std::move(tls)), stream_(std::move(socket), *tls_), srv_(srv) {
+    Count();
+  }
+  ~HttpSession() override {
     srv_->metrics.open_connections--;
     srv_->live_sessions--;
   }
-  void Start() {
-    net::dispatch(stream_.get_executor(),
-                  beast::bind_front_handler(&Session::DoRead, shared_from_this()));
+  void Start() override {
+    if constexpr (kTls) {
+      net::dispatch(stream_.get_executor(),
+                    beast::bind_front_handler(&HttpSession::StartTls, this->shared_from_this()));
+    } else {
+      net::dispatch(stream_.get_executor(),
+                    beast::bind_front_handler(&HttpSession::DoRead, this->shared_from_this()));
+    }
   }
-  // Closes the connection unless a request is being handled (shutdown).
-  void CloseIfIdle() {
-    net::post(stream_.get_executor(), [self = shared_from_this()] {
+  void CloseIfIdle() override {
+    net::post(stream_.get_executor(), [self = this->shared_from_this()] {
       if (!self->busy_) self->Close();
     });
   }
 
  private:
+  void Count() {
+    srv_->live_sessions++;
+    srv_->metrics.open_connections++;
+  }
+  beast::tcp_stream& Tcp() { return beast::get_lowest_layer(stream_); }
+
+  // TLS: the first bytes must be a TLS handshake, all of it within the read
+  // timeout. A plain HTTP request gets a 400 https_required saying so, then
+  // the connection is closed.
+  void StartTls() {
+    if (srv_->draining) return Close();
+    Tcp().expires_after(srv_->opt.idle_timeout);
+    beast::async_detect_ssl(Tcp(), buffer_,
+                            [self = this->shared_from_this()](beast::error_code ec, bool tls) {
+                              // Connected and closed at once (a TCP health
+                              // check): no handshake was tried.
+                              if (ec == net::error::eof && self->buffer_.size() == 0)
+                                return self->Close();
+                              if (ec) return self->FailTls(ec);
+                              if (!tls) return self->AnswerPlainHttp();
+                              self->Handshake();
+                            });
+  }
+
+  void Handshake() {
+    stream_.async_handshake(net::ssl::stream_base::server, buffer_.data(),
+                            [self = this->shared_from_this()](beast::error_code ec, size_t used) {
+                              if (ec) return self->FailTls(ec);
+                              self->buffer_.consume(used);
+                              // The engine took every byte read so far; any left would be
+                              // undecrypted and must not reach the framer.
+                              if (self->buffer_.size() > 0) return self->Close();
+                              self->DoRead();
+                            });
+  }
+
+  void FailTls(beast::error_code ec) {
+    srv_->metrics.tls_handshake_failures++;
+    spdlog::debug("TLS handshake failed, connection closed: {}", ec.message());
+    Close();
+  }
+
+  // The API's error envelope, so that a client (and the engine) shows why.
+  void AnswerPlainHttp() {
+    srv_->metrics.tls_handshake_failures++;
+    ApiResponse r = Api::Error(
+        400, "https_required",
+        "this port speaks HTTPS only (cairn serve --tls-cert): send the request to https://",
+        NewRequestId());
+    res_ = {};
+    res_.version(11);
+    res_.result(http::status::bad_request);
+    res_.set(http::field::server, "cairn");
+    for (auto& [k, v] : r.headers) res_.insert(k, v);
+    res_.body() = std::move(r.body);
+    res_.keep_alive(false);
+    res_.prepare_payload();
+    Tcp().expires_after(srv_->opt.idle_timeout);
+    http::async_write(Tcp(), res_, [self = this->shared_from_this()](beast::error_code ec, size_t) {
+      self->Tcp().expires_never();
+      if (ec) return self->Close();
+      self->LingeringClose();
+    });
+  }
+
   void DoRead() {
     if (srv_->draining) return Close();
-    stream_.expires_after(srv_->opt.idle_timeout);
+    Tcp().expires_after(srv_->opt.idle_timeout);
     Parse();
   }
 
@@ -165,20 +267,22 @@ class Session : public std::enable_shared_from_this<Session> {
       buffer_.consume(n);
       if (framer_.state() != RequestFramer::State::kNeedMore) return OnFramed();
     }
-    stream_.async_read_some(buffer_.prepare(kReadSize),
-                            [self = shared_from_this()](beast::error_code ec, size_t n) {
-                              if (ec == net::error::eof) {
-                                self->framer_.FeedEof();
-                                return self->OnFramed();
-                              }
-                              if (ec) return self->Close();  // timeout, reset
-                              self->buffer_.commit(n);
-                              self->Parse();
-                            });
+    stream_.async_read_some(buffer_.prepare(kReadSize), [self = this->shared_from_this()](
+                                                            beast::error_code ec, size_t n) {
+      // A TLS peer that closes without close_notify
+      // ends its stream too (stream_truncated).
+      if (ec == net::error::eof || ec == net::ssl::error::stream_truncated) {
+        self->framer_.FeedEof();
+        return self->OnFramed();
+      }
+      if (ec) return self->Close();  // timeout, reset
+      self->buffer_.commit(n);
+      self->Parse();
+    });
   }
 
   void OnFramed() {
-    stream_.expires_never();
+    Tcp().expires_never();
     start_ = std::chrono::steady_clock::now();
     switch (framer_.state()) {
       case RequestFramer::State::kNeedMore:
@@ -209,7 +313,7 @@ class Session : public std::enable_shared_from_this<Session> {
     keep_alive_ = framed.keep_alive;
     version_ = framed.version;
     method_ = framed.request.method;
-    srv_->api->Handle(std::move(framed.request), [self = shared_from_this()](ApiResponse r) {
+    srv_->api->Handle(std::move(framed.request), [self = this->shared_from_this()](ApiResponse r) {
       net::dispatch(self->stream_.get_executor(),
                     [self, r = std::move(r)]() mutable { self->Write(std::move(r)); });
     });
@@ -223,7 +327,7 @@ class Session : public std::enable_shared_from_this<Session> {
       Log();
       busy_ = false;
       beast::error_code ec;
-      stream_.socket().set_option(net::socket_base::linger(true, 0), ec);
+      Tcp().socket().set_option(net::socket_base::linger(true, 0), ec);
       return Close();
     }
     res_ = {};
@@ -243,43 +347,60 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     // A client that never reads would hold the answer, and the
     // connection, forever: the write has the read timeout too.
-    stream_.expires_after(srv_->opt.idle_timeout);
+    Tcp().expires_after(srv_->opt.idle_timeout);
     http::async_write(stream_, res_,
-                      beast::bind_front_handler(&Session::OnWrite, shared_from_this()));
+                      beast::bind_front_handler(&HttpSession::OnWrite, this->shared_from_this()));
   }
 
   void OnWrite(beast::error_code ec, size_t) {
-    stream_.expires_never();
+    Tcp().expires_never();
     Log();
     busy_ = false;
     if (ec) return Close();
-    if (!keep_alive_) return linger_ ? LingeringClose() : Close();
+    if (!keep_alive_) return linger_ ? LingeringClose() : CloseAfterAnswer();
     DoRead();
+  }
+
+  // The last answer is written: over TLS, end the session with close_notify
+  // (waiting for the client's at most kLingerTime: most clients just close)
+  // so that the client can tell the end from a truncation, then close.
+  void CloseAfterAnswer() {
+    if constexpr (kTls) {
+      Tcp().expires_after(kLingerTime);
+      stream_.async_shutdown([self = this->shared_from_this()](beast::error_code) {
+        self->Tcp().expires_never();
+        self->Close();
+      });
+    } else {
+      Close();
+    }
   }
 
   // The answer is written: end our side (FIN after it), then drop what the
   // client still sends until it ends its side too or a bound passes (see
   // kLingerTime), and only then close, so that close sends no reset.
+  // Over TLS the dropped bytes are read off the socket undecrypted: they
+  // are thrown away, and no TLS record is written meanwhile.
   void LingeringClose() {
     beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    Tcp().socket().shutdown(tcp::socket::shutdown_send, ec);
     if (ec) return Close();
     buffer_.consume(buffer_.size());
     linger_left_ = kLingerBytes;
-    stream_.expires_after(kLingerTime);  // one deadline for all the reads below
+    Tcp().expires_after(kLingerTime);  // one deadline for all the reads below
     Discard();
   }
 
   void Discard() {
-    stream_.async_read_some(net::buffer(discard_.data(), discard_.size()),
-                            [self = shared_from_this()](beast::error_code ec, size_t n) {
-                              // EOF (the client is done), the deadline, an error or the byte
-                              // bound all end it; shutdown closes a lingering connection too.
-                              if (ec || n >= self->linger_left_ || self->srv_->draining)
-                                return self->Close();
-                              self->linger_left_ -= n;
-                              self->Discard();
-                            });
+    Tcp().async_read_some(net::buffer(discard_.data(), discard_.size()),
+                          [self = this->shared_from_this()](beast::error_code ec, size_t n) {
+                            // EOF (the client is done), the deadline, an error or the byte
+                            // bound all end it; shutdown closes a lingering connection too.
+                            if (ec || n >= self->linger_left_ || self->srv_->draining)
+                              return self->Close();
+                            self->linger_left_ -= n;
+                            self->Discard();
+                          });
   }
 
   void Log() {
@@ -292,11 +413,12 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void Close() {
     beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
-    stream_.socket().close(ec);
+    Tcp().socket().shutdown(tcp::socket::shutdown_both, ec);
+    Tcp().socket().close(ec);
   }
 
-  beast::tcp_stream stream_;
+  std::shared_ptr<net::ssl::context> tls_;  // TLS: kept alive while the connection is
+  Stream stream_;
   beast::flat_buffer buffer_;
   RequestFramer framer_;
   http::response<http::string_body> res_;
@@ -347,7 +469,12 @@ void Server::Impl::Accept() {
     } else if (!ec) {
       beast::error_code opt_ec;
       socket.set_option(tcp::no_delay(true), opt_ec);  // mandatory: no 40 ms delayed-ACK stalls
-      auto s = std::make_shared<Session>(std::move(socket), this);
+      std::shared_ptr<Session> s;
+      if (tls) {
+        s = std::make_shared<HttpSession<TlsStream>>(std::move(socket), this, TlsContextNow());
+      } else {
+        s = std::make_shared<HttpSession<beast::tcp_stream>>(std::move(socket), this);
+      }
       {
         MutexLock lock(sessions_mu);
         if (sessions.size() > 4096) sessions.remove_if([](auto& w) { return w.expired(); });
@@ -375,6 +502,12 @@ void Server::Impl::WaitForSignal(Server* owner) {
     if (signal != SIGHUP) return owner->Shutdown();
     if (Status st = owner->ReloadTokens(); !st.ok()) {
       spdlog::error("SIGHUP: tokens not reloaded, the previous ones stay: {}", st.message());
+    }
+    if (tls) {
+      if (Status st = owner->ReloadCertificate(); !st.ok()) {
+        spdlog::error("SIGHUP: TLS certificate not reloaded, the previous one stays in use: {}",
+                      st.message());
+      }
     }
     WaitForSignal(owner);
   });
@@ -424,6 +557,22 @@ Status Server::Start() {
   if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
     rl.rlim_cur = rl.rlim_max;
     setrlimit(RLIMIT_NOFILE, &rl);
+  }
+  // TLS first: a bad certificate or key fails the start before anything
+  // is opened or bound.
+  if (s.opt.tls_cert_file.empty() != s.opt.tls_key_file.empty()) {
+    return Status::InvalidArgument(
+        "--tls-cert and --tls-key go together: give both (HTTPS) or neither (plain HTTP)");
+  }
+  if (!s.opt.tls_cert_file.empty()) {
+    auto tls = LoadServerTlsContext(s.opt.tls_cert_file, s.opt.tls_key_file);
+    if (!tls.ok()) return tls.status();
+    s.tls = true;
+    {
+      MutexLock lock(s.tls_mu);
+      s.tls_context = std::move(tls->context);
+    }
+    spdlog::info("TLS: certificate {} ({})", s.opt.tls_cert_file, tls->description);
   }
   StoreOptions so;
   so.batch_delay = s.opt.faults.mutation_delay;
@@ -503,6 +652,22 @@ Status Server::ReloadTokens() {
   spdlog::warn("tokens reloaded: {} accepted; any other token is refused from now on", n);
   return Status::Ok();
 }
+
+Status Server::ReloadCertificate() {
+  Impl& s = *impl_;
+  if (!s.tls) return Status::FailedPrecondition("not serving TLS: no certificate to reload");
+  auto tls = LoadServerTlsContext(s.opt.tls_cert_file, s.opt.tls_key_file);
+  if (!tls.ok()) return tls.status();
+  {
+    MutexLock lock(s.tls_mu);
+    s.tls_context = std::move(tls->context);
+  }
+  spdlog::warn("TLS certificate reloaded: {} ({}); new connections use it", s.opt.tls_cert_file,
+               tls->description);
+  return Status::Ok();
+}
+
+bool Server::Tls() const { return impl_->tls; }
 
 void Server::Shutdown() {
   if (impl_->shutdown_requested.exchange(true)) return;

@@ -5,7 +5,9 @@
 // (server/api.h), writes to the ApiStore's group-commit writer, and a LifecycleWorker moves
 // records. Graceful shutdown (SIGTERM, SIGINT or Shutdown()): stop accepting, close idle
 // connections, finish in-flight requests, flush the store. SIGHUP reloads the tokens
-// (ReloadTokens), which is how a token is revoked.
+// (ReloadTokens), which is how a token is revoked, and the TLS certificate
+// (ReloadCertificate). With tls_cert_file/tls_key_file every connection is
+// HTTPS (server/tls.h), everything else the same.
 #pragma once
 
 #include <chrono>
@@ -54,6 +56,11 @@ struct ServerOptions {
   // whose requests wait for the database.
   size_t io_threads = 0;
   bool handle_signals = true;  // SIGTERM/SIGINT start a graceful shutdown
+  // TLS (--tls-cert, --tls-key): both PEM files, or neither (plain HTTP).
+  // Read at Start (an error there is Start's) and again by
+  // ReloadCertificate.
+  std::string tls_cert_file;
+  std::string tls_key_file;
 };
 
 class Server {
@@ -73,6 +80,13 @@ class Server {
   // store and for every request from now on; on error nothing changes.
   // SIGHUP calls it. Valid after Start.
   Status ReloadTokens();
+  // Reads the TLS certificate and key again: connections accepted from
+  // now on use them, open ones keep theirs. On error (logged by the SIGHUP
+  // handler) the certificate in use stays. SIGHUP calls it when serving
+  // TLS. FailedPrecondition when not.
+  Status ReloadCertificate();
+  // Whether connections are HTTPS.
+  bool Tls() const;
 
   struct Impl;  // implementation detail (server.cc)
 

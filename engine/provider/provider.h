@@ -32,13 +32,15 @@
 namespace cairn {
 
 // A failure of the API as a whole rather than of one request: it cannot be
-// reached (code "unreachable"), or it refuses the credentials
-// ("unauthorized"). A provider reports it with the same code
+// reached (code "unreachable"), it refuses the credentials
+// ("unauthorized"), or its TLS certificate is not trusted ("tls_untrusted").
+// A provider reports it with the same code
 // and summary from every call (no call's resource in it), since every
 // request would fail alike: the engine says it once and, in an apply,
 // starts nothing more.
 inline bool IsApiWideFailure(const Diagnostic& d) {
-  return d.is_error() && (d.code == "unreachable" || d.code == "unauthorized");
+  return d.is_error() &&
+         (d.code == "unreachable" || d.code == "unauthorized" || d.code == "tls_untrusted");
 }
 
 // Appends `from` to `to`, but an API-wide failure that `to` holds already

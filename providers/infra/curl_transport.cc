@@ -183,6 +183,16 @@ Result<HttpResponse> CurlTransport::Send(const HttpRequest& req, std::stop_token
       return Status::Unreachable("cannot connect: " + what);
     }
     if (rc == CURLE_OPERATION_TIMEDOUT) return Status::DeadlineExceeded("timed out: " + what);
+    // The server's certificate is not trusted (unknown CA, wrong host name,
+    // expired) or the CA bundle cannot be used: nothing was sent, since the
+    // request follows the handshake, and sending again changes nothing.
+    if (sent == 0 && (rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE)) {
+      return Status::FailedPrecondition("TLS certificate not trusted: " + what);
+    }
+    // A failed handshake (e.g. https:// to a plain HTTP port): nothing sent.
+    if (sent == 0 && rc == CURLE_SSL_CONNECT_ERROR) {
+      return Status::Unreachable("TLS handshake failed: " + what);
+    }
     return Status::Unavailable(what);
   }
   long code = 0;

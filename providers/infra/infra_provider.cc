@@ -247,6 +247,21 @@ InfraProvider::Outcome InfraProvider::Exchange(
       }
       last_code = "network_error";
       last_problem = Redact(answer.status().message());
+      if (answer.status().code() == StatusCode::kFailedPrecondition) {
+        // The server's certificate is not trusted: the same next time.
+        std::string summary = "the API at " + options_.endpoint +
+                              " presented a TLS certificate that cannot be verified";
+        std::string hint =
+            "if its certificate comes from a private CA, point CAIRN_CA_BUNDLE (or ca_bundle in "
+            "the provider document) at that CA's PEM certificate; check that the endpoint's "
+            "host name is one the certificate names";
+        out.status = outcome_unknown
+                         ? Status::Unavailable(Redact(summary + ": " + last_problem))
+                         : Status::FailedPrecondition(Redact(summary + ": " + last_problem));
+        out.diagnostics.push_back(
+            MakeDiagnostic("tls_untrusted", summary, last_problem + "; " + hint));
+        return out;
+      }
       quiet = answer.status().code() == StatusCode::kUnreachable;
       if (answer.status().code() != StatusCode::kUnreachable) {
         outcome_unknown = true;

@@ -33,7 +33,8 @@ struct HttpResult {
   std::string error;                           // libcurl's message when status is 0
   std::map<std::string, std::string> headers;  // lowercase names
   std::string body;
-  std::string raw_headers;  // everything after the status line, as received
+  std::string raw_headers;   // everything after the status line, as received
+  long new_connections = 0;  // connections libcurl opened for it (0: one kept alive reused)
   nlohmann::json json() const { return nlohmann::json::parse(body, nullptr, false); }
   std::string header(const std::string& lower) const {
     auto it = headers.find(lower);
@@ -61,6 +62,7 @@ class HttpClient {
     curl_easy_setopt(curl_, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(curl_, CURLOPT_TIMEOUT, 30L);
     curl_easy_setopt(curl_, CURLOPT_TCP_NODELAY, 1L);
+    if (!ca_file_.empty()) curl_easy_setopt(curl_, CURLOPT_CAINFO, ca_file_.c_str());
     curl_easy_setopt(curl_, CURLOPT_CUSTOMREQUEST, method.c_str());
     if (method == "HEAD") curl_easy_setopt(curl_, CURLOPT_NOBODY, 1L);
     if (!body.empty() || method == "POST" || method == "PATCH") {
@@ -83,10 +85,16 @@ class HttpClient {
     curl_easy_setopt(curl_, CURLOPT_WRITEDATA, &r.body);
     curl_easy_setopt(curl_, CURLOPT_HEADERFUNCTION, &Append);
     curl_easy_setopt(curl_, CURLOPT_HEADERDATA, &r.raw_headers);
+    char detail[CURL_ERROR_SIZE] = {0};
+    curl_easy_setopt(curl_, CURLOPT_ERRORBUFFER, detail);
     CURLcode rc = curl_easy_perform(curl_);
     curl_slist_free_all(list);
+    curl_easy_setopt(curl_, CURLOPT_ERRORBUFFER, nullptr);  // `detail` goes out of scope
+    curl_easy_getinfo(curl_, CURLINFO_NUM_CONNECTS, &r.new_connections);
     if (rc != CURLE_OK) {
+      // libcurl's summary, then its detail ("... certificate verify failed").
       r.error = curl_easy_strerror(rc);
+      if (detail[0] != '\0') r.error += std::string(": ") + detail;
       return r;
     }
     long code = 0;
@@ -110,6 +118,9 @@ class HttpClient {
   }
 
   HttpResult Get(const std::string& path) { return Request("GET", path); }
+  // HTTPS: trust the CAs of this PEM file instead of the system's (peer
+  // and host verification stay on).
+  void TrustCa(const std::string& ca_file) { ca_file_ = ca_file; }
   HttpResult Post(const std::string& path, const nlohmann::json& body,
                   const std::string& key = "") {
     return Request("POST", path, body.dump(), KeyHeader(key));
@@ -131,7 +142,7 @@ class HttpClient {
     static_cast<std::string*>(out)->append(p, size * n);
     return size * n;
   }
-  std::string base_, token_;
+  std::string base_, token_, ca_file_;
   CURL* curl_;
 };
 
@@ -175,9 +186,11 @@ class ServeFixture {
     auto line = proc_->ReadLine(std::chrono::seconds(30));
     INFO("stderr: " << proc_->Stderr());
     REQUIRE(line.has_value());
-    const std::string prefix = "listening on http://";
+    // "listening on http://HOST:PORT", https:// with --tls-cert.
+    const std::string prefix = "listening on ";
     REQUIRE(line->rfind(prefix, 0) == 0);
-    base_ = "http://" + line->substr(prefix.size());
+    base_ = line->substr(prefix.size());
+    REQUIRE((base_.rfind("http://", 0) == 0 || base_.rfind("https://", 0) == 0));
   }
   const std::string& base() const { return base_; }
   const std::string& data_dir() const { return data_dir_; }

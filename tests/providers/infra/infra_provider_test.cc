@@ -392,6 +392,25 @@ TEST_CASE("an API that cannot be connected to fails a call after 3 attempts, in 
   CHECK(g.provider.Create({m2, "key-2"}, {}).status.code() == StatusCode::kUnavailable);
 }
 
+TEST_CASE("an untrusted TLS certificate fails at the first attempt with a CA bundle hint") {
+  Fixture f;
+  f.transport.SetHandler([](const HttpRequest&) -> Result<HttpResponse> {
+    return Status::FailedPrecondition(
+        "TLS certificate not trusted: GET https://api.test/v1/instances: SSL certificate "
+        "problem: unable to get local issuer certificate");
+  });
+  auto list = f.provider.List({"instance"}, {});
+  CHECK(list.status.code() == StatusCode::kFailedPrecondition);
+  CHECK(f.transport.count() == 1);  // retrying cannot help
+  CHECK(f.clock.total_slept() == seconds(0));
+  REQUIRE(list.diagnostics.size() == 1);
+  CHECK(list.diagnostics[0].code == "tls_untrusted");
+  CHECK(list.diagnostics[0].detail.find("CAIRN_CA_BUNDLE") != std::string::npos);
+  // Nothing of a mutation was sent: it failed definitely, not unknown.
+  auto m = InstanceCreate(f.provider);
+  CHECK(f.provider.Create({m, "key-1"}, {}).status.code() == StatusCode::kFailedPrecondition);
+}
+
 TEST_CASE("the per-operation deadline bounds retries") {
   Fixture f;
   f.transport.SetHandler(
