@@ -738,7 +738,7 @@ std::function<int()> SetupState(CLI::App& sub, const GlobalOptions& global) {
           "fallback, or as plaintext; in one transaction, holding the state lock: a crash\n"
           "leaves the state as it was before or after, never half. With `unencrypted: true`\n"
           "(and the old key as fallback) it writes them plaintext again.\n"
-          "See docs/security-encryption.md.\n\n"
+          "See docs/security.md (Encryption at rest).\n\n"
           "Examples:\n"
           "  # encrypt an existing state: add encryption: {key_env: CAIRN_STATE_KEY}, then\n"
           "  CAIRN_STATE_KEY=$(cat key.hex) cairn state rekey\n"

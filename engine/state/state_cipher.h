@@ -2,7 +2,7 @@
 // that is not needed to find a row: resource attributes, outputs, journal
 // request bodies and contexts. Addresses, kinds, remote ids, sequence
 // numbers, idempotency keys, lineage and serial stay plaintext: they are the
-// lookup keys (docs/security-encryption.md says what that means).
+// lookup keys (docs/security.md, "Encryption at rest" says what that means).
 //
 // KEYS. A key source is an environment variable or a file holding the key
 // material; the 256-bit record key is derived from it with the state's own
