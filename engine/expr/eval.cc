@@ -173,13 +173,16 @@ Evaluator::Operand Evaluator::Chain(const Node& n) {
           o.value = scope_.Resource(obj.module, obj.a, obj.b, nullptr, &n.name, n, *this);
           return o;
         case Operand::kInstance:
-          o.value = scope_.Resource(obj.module, obj.a, obj.b, &obj.value, &n.name, n, *this);
+          // An instance picked by a sensitive key is sensitive: which one
+          // it is tells the key.
+          o.value = scope_.Resource(obj.module, obj.a, obj.b, &obj.value, &n.name, n, *this)
+                        .WithMarksOf(obj.value);
           return o;
         case Operand::kModule:
           o.value = scope_.Module(obj.a, nullptr, &n.name, n, *this);
           return o;
         case Operand::kModuleInstance:
-          o.value = scope_.Module(obj.a, &obj.value, &n.name, n, *this);
+          o.value = scope_.Module(obj.a, &obj.value, &n.name, n, *this).WithMarksOf(obj.value);
           return o;
       }
       return o;
@@ -291,11 +294,11 @@ Value Evaluator::Materialize(Operand&& o, const Node& at) {
     case Operand::kResource:
       return scope_.Resource(o.module, o.a, o.b, nullptr, nullptr, at, *this);
     case Operand::kInstance:
-      return scope_.Resource(o.module, o.a, o.b, &o.value, nullptr, at, *this);
+      return scope_.Resource(o.module, o.a, o.b, &o.value, nullptr, at, *this).WithMarksOf(o.value);
     case Operand::kModule:
       return scope_.Module(o.a, nullptr, nullptr, at, *this);
     case Operand::kModuleInstance:
-      return scope_.Module(o.a, &o.value, nullptr, at, *this);
+      return scope_.Module(o.a, &o.value, nullptr, at, *this).WithMarksOf(o.value);
   }
   return Value::Unknown();
 }

@@ -243,6 +243,16 @@ TEST_CASE("expr: the sensitive mark follows the value everywhere", "[expr]") {
   CHECK_FALSE(Run("var.list[0]", s).value.sensitive());
   CHECK(Run("sensitive(1) + 1", s).value.sensitive());
   CHECK(testing::Show("sensitive(\"a\")") == "sensitive(\"a\")");
+  // An instance picked by a sensitive key is sensitive, attribute or whole:
+  // which one it is tells the key (found by the expression fuzzer).
+  s.resources["instance.web"] =
+      Value::MakeMap({{"hunter2", Value::MakeMap({{"id", Value::String("i-1")}})}});
+  auto picked = Run("instance.web[var.pw].id", s);
+  REQUIRE(picked.ok());
+  CHECK(picked.value.as_string() == "i-1");
+  CHECK(picked.value.sensitive());
+  CHECK(Run("instance.web[var.pw]", s).value.DeepSensitive());
+  CHECK_FALSE(Run("instance.web[\"hunter2\"].id", s).value.sensitive());
 }
 
 TEST_CASE("expr: resources are read through the scope one instance at a time", "[expr]") {
