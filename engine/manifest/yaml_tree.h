@@ -74,7 +74,7 @@ class YamlNode {
 
 // A node as the tree stores it: 64 bytes, its children in the tree's
 // storage rather than in vectors of its own (a stack's tree is about 20
-// nodes per resource, so this is most of what loading 100,000 costs).
+// nodes per resource: the largest part of what loading 100,000 held).
 struct YamlNodeData {
   YamlNode::Type type = YamlNode::Type::kNull;
   bool quoted = false;
@@ -124,6 +124,10 @@ class StableArena {
   std::vector<Block> blocks_;
 };
 
+// A run of characters of the text that YAML cannot hold: NUL bytes, bytes
+// that are not part of well-formed UTF-8 (RFC 3629: no overlong forms, no
+// surrogates), or other control characters (YAML 1.2's c-printable: C0 but
+// tab, line feed and carriage return; DEL; C1 but NEL; U+FFFE, U+FFFF).
 struct YamlBadBytes {
   enum class Kind { kNul, kNotUtf8, kControl } kind = Kind::kNotUtf8;
   YamlMark mark;            // of the first byte
