@@ -223,13 +223,7 @@ Status PostgresStateStore::SetUpEncryption(const PostgresStateOptions& options) 
 }
 
 Result<std::string> PostgresStateStore::Stored(std::string plain, std::string_view record_kind) {
-  if (!sealed_) return plain;
-  if (cipher_ == nullptr || !cipher_->seals()) {
-    return Status::FailedPrecondition(
-        "the state is encrypted, but no key to write with is configured: run `cairn state "
-        "rekey` first");
-  }
-  return cipher_->Seal(plain, record_kind);
+  return SealStored(cipher_.get(), sealed_, std::move(plain), record_kind);
 }
 
 Result<std::string> PostgresStateStore::Plain(std::string stored, std::string_view record_kind,

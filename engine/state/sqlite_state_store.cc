@@ -293,13 +293,7 @@ Status SqliteStateStore::SetUpEncryption(const SqliteStateOptions& options) {
 }
 
 Result<std::string> SqliteStateStore::Stored(std::string plain, std::string_view record_kind) {
-  if (!sealed_) return plain;
-  if (cipher_ == nullptr || !cipher_->seals()) {
-    return Status::FailedPrecondition(
-        "the state is encrypted, but no key to write with is configured: run `cairn state "
-        "rekey` first");
-  }
-  return cipher_->Seal(plain, record_kind);
+  return SealStored(cipher_.get(), sealed_, std::move(plain), record_kind);
 }
 
 Result<std::string> SqliteStateStore::Plain(std::string stored, std::string_view record_kind,

@@ -364,6 +364,17 @@ Result<std::string> SealIfConfigured(const StateCipher* cipher, std::string plai
   return cipher->Seal(plaintext, record_kind);
 }
 
+Result<std::string> SealStored(const StateCipher* cipher, bool sealed, std::string plaintext,
+                               std::string_view record_kind) {
+  if (!sealed) return plaintext;
+  if (cipher == nullptr || !cipher->seals()) {
+    return Status::FailedPrecondition(
+        "the state is encrypted, but no key to write with is configured: run `cairn state "
+        "rekey` first");
+  }
+  return cipher->Seal(plaintext, record_kind);
+}
+
 Result<std::string> OpenStored(const StateCipher* cipher, bool sealed, bool accept_either,
                                std::string stored, std::string_view record_kind,
                                std::string_view what) {

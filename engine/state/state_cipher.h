@@ -135,6 +135,13 @@ Result<StateKeyCheck> CheckStateKey(const StateCipher* cipher, const std::string
 Result<std::string> SealIfConfigured(const StateCipher* cipher, std::string plaintext,
                                      std::string_view record_kind);
 
+// What to store for `plaintext` in a state whose records are sealed
+// (`sealed`) or not: sealed under `cipher`'s key, or as is.
+// FailedPrecondition when the state is sealed and no key to write with is
+// configured (only a fallback, or none).
+Result<std::string> SealStored(const StateCipher* cipher, bool sealed, std::string plaintext,
+                               std::string_view record_kind);
+
 // The plaintext of a stored record, in a state whose records are sealed
 // (`sealed`) or not. A sealed record in a plaintext state, or a plaintext
 // one in a sealed state, is FailedPrecondition naming `what`; with
