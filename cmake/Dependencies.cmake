@@ -27,6 +27,10 @@ cairn_require_package(SQLite3 libsqlite3-dev)
 cairn_require_package(valijson libvalijson-dev)
 cairn_require_package(OpenSSL libssl-dev)
 cairn_require_package(Threads libc6-dev)
+# prometheus-cpp's core library: the metrics of `cairn serve` and `cairn
+# watch` (counters, gauges, histograms and the text exposition format). Its
+# HTTP side (civetweb) is not used: /metrics is served by Beast.
+cairn_require_package(prometheus-cpp prometheus-cpp-dev CONFIG)
 
 pkg_check_modules(PQXX QUIET IMPORTED_TARGET libpqxx)
 if(NOT PQXX_FOUND)
