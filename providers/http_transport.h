@@ -4,8 +4,11 @@
 // injected faults.
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <map>
+#include <memory>
 #include <stop_token>
 #include <string>
 #include <utility>
@@ -43,6 +46,22 @@ class HttpTransport {
  public:
   virtual ~HttpTransport() = default;
   virtual Result<HttpResponse> Send(const HttpRequest& req, std::stop_token stop) = 0;
+};
+
+// Counts the exchanges it passes on to `inner` (sent or not): what
+// `cairn watch` reports as a run's API requests.
+class CountingTransport final : public HttpTransport {
+ public:
+  explicit CountingTransport(std::unique_ptr<HttpTransport> inner) : inner_(std::move(inner)) {}
+  Result<HttpResponse> Send(const HttpRequest& req, std::stop_token stop) override {
+    sent_.fetch_add(1, std::memory_order_relaxed);
+    return inner_->Send(req, std::move(stop));
+  }
+  int64_t sent() const { return sent_.load(std::memory_order_relaxed); }
+
+ private:
+  std::unique_ptr<HttpTransport> inner_;
+  std::atomic<int64_t> sent_{0};
 };
 
 }  // namespace cairn

@@ -18,6 +18,7 @@
 //    ResolveReferences before use.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -193,6 +194,16 @@ struct BackendConfig {
   StateEncryptionSpec encryption;
 };
 
+// The stack's `kind: watch` document: how `cairn watch` runs it. Unset
+// fields take the command's flags.
+struct WatchConfig {
+  bool declared = false;
+  std::optional<std::chrono::milliseconds> interval;  // `interval: 5m`
+  // `remediate: none | drift-only`; nullopt: --remediate decides.
+  std::optional<bool> remediate_drift;
+  SourceLocation location;  // of the document
+};
+
 // The non-empty strings in the values of the variables `names` (of
 // `variables`), nested ones included: what reports mask
 // (engine/report/plan_report.h).
@@ -211,6 +222,7 @@ struct StackConfig {
   std::vector<CheckConfig> checks;
   ProviderConfig provider;
   BackendConfig backend;
+  WatchConfig watch;
   std::map<std::string, Value> variables;  // resolved values
   std::vector<std::string> sensitive_variables;
   // SensitiveStrings(variables, sensitive_variables).

@@ -20,6 +20,7 @@ void EnlistDocument(size_t i, const ManifestDocument& doc, const SchemaRegistry&
   if (doc.kind == "removed") lists.removed.push_back(i);
   if (doc.kind == "import") lists.imports.push_back(i);
   if (doc.kind == "data") lists.data.push_back(i);
+  if (doc.kind == "watch") lists.watches.push_back(i);
 }
 
 }  // namespace cairn

@@ -19,7 +19,7 @@ class SchemaRegistry;
 // Indexes into the loader's documents, in the order enlisted.
 struct DocumentLists {
   std::vector<size_t> resources;  // of every kind the registry has
-  std::vector<size_t> outputs, checks, providers, backends, moved, removed, imports, data;
+  std::vector<size_t> outputs, checks, providers, backends, moved, removed, imports, data, watches;
 };
 
 // Enlists document `i`, `doc` (classified: its kind set), of scope

@@ -30,6 +30,7 @@ const std::map<std::string, std::vector<std::string>> kLanguageKinds = {
     {"check", {"kind", "name", "assert", "description"}},
     {"provider", {"kind", "name", "endpoint", "token_env", "ca_bundle", "parallelism", "timeouts"}},
     {"backend", {"kind", "name", "type", "path", "url_env", "encryption"}},
+    {"watch", {"kind", "name", "interval", "remediate"}},
     {"moved", {"kind", "from", "to"}},
     {"removed", {"kind", "from", "lifecycle"}},
     {"import", {"kind", "to", "id", "for_each"}},
@@ -41,8 +42,8 @@ const std::map<std::string, std::vector<std::string>> kLanguageKinds = {
 // What a module may not declare: the stack's provider and backend serve it,
 // and data sources and moves belong to the stack (they may name addresses
 // inside modules).
-const std::vector<std::string> kStackOnlyKinds = {"provider", "backend", "data",
-                                                  "moved",    "removed", "import"};
+const std::vector<std::string> kStackOnlyKinds = {"provider", "backend", "data", "moved",
+                                                  "removed",  "import",  "watch"};
 
 bool IsName(std::string_view s) {
   if (s.empty() || s.size() > 128) return false;

@@ -102,6 +102,7 @@ class Loader {
     ResolveVariables();
     if (!(options_.settings_only && options_.backend_only)) LoadProvider();
     LoadBackend();
+    cairn::LoadWatch(DocsOf(lists_.watches), result_.config.watch, diags_);
     if (options_.settings_only) {
       Finish();
       return;

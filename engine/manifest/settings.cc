@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "base/duration.h"
 #include "base/redact.h"
 #include "base/schema/suggest.h"
 #include "engine/manifest/evaluate.h"
@@ -292,6 +293,46 @@ void LoadBackend(const std::vector<const ManifestDocument*>& docs, const EvalSet
                "missing required field \"name\" in postgres backend document", doc.location,
                "stacks sharing a database are told apart by this name alone; give each stack its "
                "own, e.g. name: web-production");
+    }
+  }
+}
+
+void LoadWatch(const std::vector<const ManifestDocument*>& docs, WatchConfig& w,
+               std::vector<Diagnostic>& diags) {
+  for (size_t n = 0; n < docs.size(); ++n) {
+    const ManifestDocument& doc = *docs[n];
+    if (n > 0) {
+      AddError(diags, "duplicate_watch", "a stack has at most one watch document", doc.location,
+               "first declared at " + LocationText(docs[0]->location));
+      continue;
+    }
+    w.declared = true;
+    w.location = doc.location;
+    if (doc.value.contains("interval")) {
+      const Value& v = doc.value["interval"];
+      const SourceLocation at = NodeLoc(doc.file, ChildNode(doc.node, "interval"));
+      Result<std::chrono::milliseconds> d =
+          v.is_string() ? ParseDuration(v.get<std::string>())
+                        : Result<std::chrono::milliseconds>(Status::InvalidArgument(
+                              "a duration is a string, not " + ValueTypeNoun(v)));
+      if (!d.ok()) {
+        AddError(diags, "invalid_value", "interval: " + d.status().message(), at,
+                 "e.g. interval: 5m (" + std::string(kDurationSyntax) + ")");
+      } else if (*d < std::chrono::seconds(1)) {
+        AddError(diags, "invalid_value", "interval must be at least 1s", at);
+      } else {
+        w.interval = *d;
+      }
+    }
+    if (doc.value.contains("remediate")) {
+      const Value& v = doc.value["remediate"];
+      if (v == "none" || v == "drift-only") {
+        w.remediate_drift = v == "drift-only";
+      } else {
+        AddError(diags, "invalid_value", "remediate must be \"none\" or \"drift-only\"",
+                 NodeLoc(doc.file, ChildNode(doc.node, "remediate")),
+                 "drift-only: `cairn watch` applies a plan that only puts drifted fields back");
+      }
     }
   }
 }

@@ -33,4 +33,11 @@ void LoadProvider(const std::vector<const ManifestDocument*>& docs, const EvalSe
 void LoadBackend(const std::vector<const ManifestDocument*>& docs, const EvalSetting& eval,
                  BackendConfig& out, std::vector<Diagnostic>& diags);
 
+// The watch documents (at most one: duplicate_watch) into `out`:
+// `interval` a duration of at least one second, `remediate` "none" or
+// "drift-only". Literal values only: they say how the stack is watched,
+// not what it holds.
+void LoadWatch(const std::vector<const ManifestDocument*>& docs, WatchConfig& out,
+               std::vector<Diagnostic>& diags);
+
 }  // namespace cairn

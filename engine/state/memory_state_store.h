@@ -39,6 +39,8 @@ class MemoryStateStore final : public StateStore {
   Status Sync() override { return Status::Ok(); }  // nothing is durable here
   // Nothing is at rest: nothing to rewrite.
   Result<RekeyResult> Rekey() override { return RekeyResult{}; }
+  // Its state is this process's alone: always held.
+  Result<bool> TryWatchLease(const std::string&, std::string*) override { return true; }
 
   // Fault hooks (see the class comment).
   void FailNextCommit(Status status);

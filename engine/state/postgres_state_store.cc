@@ -283,6 +283,45 @@ PostgresStateStore::PostgresStateStore(std::unique_ptr<Connection> conn, std::st
 
 PostgresStateStore::~PostgresStateStore() = default;
 
+namespace {
+// The watch lease's advisory lock: (this class, hashtext(stack)). "cwat".
+constexpr int32_t kWatchLeaseClass = 0x63776174;
+}  // namespace
+
+Result<bool> PostgresStateStore::TryWatchLease(const std::string& me, std::string* holder) {
+  MutexLock lock(mu_);
+  return Guarded("watch lease", [&]() -> Result<bool> {
+    mu_.AssertHeld();  // Guarded runs it at once
+    pqxx::nontransaction n(conn_->c);
+    if (watch_leased_) {
+      // Held by this session still (a lost connection would have lost it).
+      return n
+          .exec_params(
+              "SELECT count(*) > 0 FROM pg_locks WHERE locktype = 'advisory' AND granted AND "
+              "pid = pg_backend_pid() AND classid = $1::bigint::oid AND "
+              "objid = (hashtext($2)::bigint & 4294967295)::oid AND objsubid = 2",
+              kWatchLeaseClass, stack_)[0][0]
+          .as<bool>();
+    }
+    n.exec_params("SELECT set_config('application_name', $1, false)",
+                  ("cairn watch " + me).substr(0, 63));
+    watch_leased_ = n.exec_params("SELECT pg_try_advisory_lock($1, hashtext($2))", kWatchLeaseClass,
+                                  stack_)[0][0]
+                        .as<bool>();
+    if (!watch_leased_ && holder != nullptr) {
+      pqxx::result r = n.exec_params(
+          "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+          "WHERE l.locktype = 'advisory' AND l.granted AND l.classid = $1::bigint::oid AND "
+          "l.objid = (hashtext($2)::bigint & 4294967295)::oid AND l.objsubid = 2",
+          kWatchLeaseClass, stack_);
+      std::string name = r.empty() ? "" : r[0][0].as<std::string>("");
+      if (name.rfind("cairn watch ", 0) == 0) name = name.substr(12);
+      *holder = name;
+    }
+    return watch_leased_;
+  });
+}
+
 Result<StateSnapshot> PostgresStateStore::Load() {
   MutexLock lock(mu_);
   return Guarded("load", [&]() -> Result<StateSnapshot> {

@@ -94,6 +94,9 @@ class PostgresStateStore final : public StateStore {
   Result<int64_t> Commit(const StateCommit& commit) override;
   Status Sync() override;
   Result<RekeyResult> Rekey() override;
+  // A session advisory lock on the store's connection, whose
+  // application_name names the holder.
+  Result<bool> TryWatchLease(const std::string& me, std::string* holder) override;
 
   const std::string& stack() const { return stack_; }
 
@@ -120,6 +123,7 @@ class PostgresStateStore final : public StateStore {
   // Null without an encryption setting; set up by Open before sharing.
   std::unique_ptr<StateCipher> cipher_;
   bool sealed_ GUARDED_BY(mu_) = false;
+  bool watch_leased_ GUARDED_BY(mu_) = false;
   bool for_rekey_ = false;
 };
 

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -304,7 +305,43 @@ Result<std::string> SqliteStateStore::Plain(std::string stored, std::string_view
 SqliteStateStore::SqliteStateStore(std::string path, std::unique_ptr<SqliteDb> db, Clock* clock)
     : path_(std::move(path)), clock_(clock), db_(std::move(db)) {}
 
-SqliteStateStore::~SqliteStateStore() = default;
+SqliteStateStore::~SqliteStateStore() {
+  MutexLock lock(mu_);
+  if (watch_fd_ >= 0) close(watch_fd_);
+}
+
+Result<bool> SqliteStateStore::TryWatchLease(const std::string& me, std::string* holder) {
+  MutexLock lock(mu_);
+  if (watch_fd_ >= 0) return true;
+  const std::string file = path_ + ".watch";
+  // O_NOFOLLOW: never through a link someone put in the state's place.
+  int fd = open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+  if (fd < 0) {
+    return Status::Unavailable("cannot open " + file + ": " + std::strerror(errno));
+  }
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    if (err == EWOULDBLOCK && holder != nullptr) {
+      char buf[512];
+      ssize_t n = pread(fd, buf, sizeof buf, 0);
+      holder->assign(buf, n > 0 ? static_cast<size_t>(n) : 0);
+      while (!holder->empty() && (holder->back() == '\n' || holder->back() == '\0')) {
+        holder->pop_back();
+      }
+    }
+    close(fd);
+    if (err == EWOULDBLOCK) return false;
+    return Status::Unavailable("cannot lock " + file + ": " + std::strerror(err));
+  }
+  // Who holds it, for the watchers that find it taken.
+  const std::string line = me + "\n";
+  if (ftruncate(fd, 0) != 0 || pwrite(fd, line.data(), line.size(), 0) < 0) {
+    close(fd);  // releases the lock
+    return Status::Unavailable("cannot write " + file + ": " + std::strerror(errno));
+  }
+  watch_fd_ = fd;
+  return true;
+}
 
 Result<StateSnapshot> SqliteStateStore::Load() {
   MutexLock lock(mu_);

@@ -146,6 +146,8 @@ class SqliteStateStore final : public StateStore {
   Result<int64_t> Commit(const StateCommit& commit) override;
   Status Sync() override;
   Result<RekeyResult> Rekey() override;
+  // An exclusive flock(2) on `<path>.watch`, which names its holder.
+  Result<bool> TryWatchLease(const std::string& me, std::string* holder) override;
 
   // The connection's PRAGMA synchronous is FULL (as it must be between
   // batches). Tests only.
@@ -197,6 +199,7 @@ class SqliteStateStore final : public StateStore {
   const std::string path_;
   Clock* const clock_;
   Mutex mu_;
+  int watch_fd_ GUARDED_BY(mu_) = -1;  // TryWatchLease's file, locked while open
   // Statements every write makes run through its cache (db_->Cached): they
   // are not parsed again each time.
   std::unique_ptr<SqliteDb> db_ PT_GUARDED_BY(mu_);

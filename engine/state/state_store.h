@@ -195,6 +195,19 @@ class StateStore {
   virtual Result<RekeyResult> Rekey() {
     return Status::FailedPrecondition("this state backend cannot re-encrypt its state");
   }
+
+  // `cairn watch`'s claim on this state, apart from the lock (which an
+  // apply takes for its run): at most one process holds it, for as long as
+  // it lives. True: this store holds it (taken now, or held already).
+  // False: another process does, and `holder` (when not null) says who, as
+  // that process named itself in `me` ("" when it cannot be told). A
+  // process that dies loses it at once: PostgreSQL drops its session's
+  // advisory lock, the kernel its file lock. Released with the store.
+  virtual Result<bool> TryWatchLease(const std::string& me, std::string* holder) {
+    (void)me;
+    (void)holder;
+    return Status::FailedPrecondition("this state backend has no watch lease");
+  }
 };
 
 }  // namespace cairn
