@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <map>
 
-#include "engine/report/plan_html.h"
+#include "engine/report/html_escape.h"
 
 namespace cairn {
 namespace {

@@ -16,9 +16,4 @@ namespace cairn {
 // With `policies` (cairn plan --policy), their results as a table too.
 std::string RenderPlanHtml(const Plan& plan, const std::vector<PolicyResult>& policies = {});
 
-// Text with &, <, >, " and ' escaped for HTML or XML content and
-// attributes. With `xml_controls`, the control characters XML 1.0 cannot
-// hold (all below 0x20 but tab, newline and return) become U+FFFD.
-std::string HtmlEscape(const std::string& text, bool xml_controls = false);
-
 }  // namespace cairn

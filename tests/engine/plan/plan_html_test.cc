@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "engine/report/html_escape.h"
+
 namespace plan_html_test {  // one namespace per test file: see tests/CMakeLists.txt
 
 using namespace cairn;
