@@ -947,22 +947,22 @@ bool Api::Impl::InjectFaults(Call& c) {
     case RequestFault::kNone:
       return true;
     case RequestFault::kError500:
-      metrics->faults_injected++;
+      metrics->CountFaultInjected();
       Fail(c, 500, "internal_error", "injected fault: internal error");
       return false;
     case RequestFault::kError503:
-      metrics->faults_injected++;
+      metrics->CountFaultInjected();
       Fail(c, 503, "service_unavailable", "injected fault: service unavailable");
       return false;
     case RequestFault::kError429: {
-      metrics->faults_injected++;
+      metrics->CountFaultInjected();
       ApiResponse r = MakeError(429, "rate_limited", "injected fault: rate limited", c.request_id);
       r.headers.emplace_back("Retry-After", "1");
       Finish(c, std::move(r));
       return false;
     }
     case RequestFault::kDropBefore: {
-      metrics->faults_injected++;
+      metrics->CountFaultInjected();
       ApiResponse r;
       r.status = 0;  // nothing is sent
       r.drop = true;
@@ -970,7 +970,7 @@ bool Api::Impl::InjectFaults(Call& c) {
       return false;
     }
     case RequestFault::kDropAfter:
-      metrics->faults_injected++;
+      metrics->CountFaultInjected();
       c.drop_after = true;
       return true;
   }
@@ -1176,7 +1176,7 @@ bool Api::Impl::ClaimKey(Call& c, bool body_blank, const json& body) {
       }
       r.headers.emplace_back("Idempotent-Replayed", "true");
       r.body = s.body;
-      metrics->idempotent_replays++;
+      metrics->CountIdempotentReplay();
       Finish(c, std::move(r));
       return false;
     }
@@ -1433,7 +1433,7 @@ std::optional<ApiResponse> Api::Impl::CheckRefs(WriteTxn& txn, Call& c,
 }
 
 void Api::Impl::Submit(std::shared_ptr<Call> c, std::function<void(WriteTxn&, Call&)> body) {
-  metrics->mutations_in_flight++;
+  metrics->MutationSubmitted();
   store->Submit(
       [c, body = std::move(body)](WriteTxn& txn) {
         try {
@@ -1464,7 +1464,7 @@ void Api::Impl::Submit(std::shared_ptr<Call> c, std::function<void(WriteTxn&, Ca
       },
       [this, c](const Status& st) {
         if (!c->scope.empty()) store->ReleaseKey(c->scope);
-        metrics->mutations_in_flight--;
+        metrics->MutationAnswered();
         if (!st.ok()) {
           return Fail(*c, 503, "service_unavailable", "the write was not committed; retry later");
         }

@@ -29,7 +29,7 @@ namespace cairn::server {
 class ApiStore;
 class FaultInjector;
 class RateLimiter;
-struct Metrics;
+class Metrics;
 
 struct ApiRequest {
   std::string method;  // "GET", "POST", ...

@@ -33,7 +33,7 @@
 
 namespace cairn::server {
 
-struct Metrics;
+class Metrics;
 
 // One lifecycle step of `r` at `now_ms` (pure apart from the callbacks).
 // Returns false when the record had no step to take. `pick_fate` is called

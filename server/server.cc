@@ -168,7 +168,7 @@ class HttpSession final : public Session, public std::enable_shared_from_this<Ht
     Count();
   }
   ~HttpSession() override {
-    srv_->metrics.open_connections--;
+    srv_->metrics.ConnectionClosed();
     srv_->live_sessions--;
   }
   void Start() override {
@@ -189,7 +189,7 @@ class HttpSession final : public Session, public std::enable_shared_from_this<Ht
  private:
   void Count() {
     srv_->live_sessions++;
-    srv_->metrics.open_connections++;
+    srv_->metrics.ConnectionOpened();
   }
   beast::tcp_stream& Tcp() { return beast::get_lowest_layer(stream_); }
 
@@ -224,14 +224,14 @@ class HttpSession final : public Session, public std::enable_shared_from_this<Ht
   }
 
   void FailTls(beast::error_code ec) {
-    srv_->metrics.tls_handshake_failures++;
+    srv_->metrics.CountTlsHandshakeFailure();
     spdlog::debug("TLS handshake failed, connection closed: {}", ec.message());
     Close();
   }
 
   // The API's error envelope, so that a client (and the engine) shows why.
   void AnswerPlainHttp() {
-    srv_->metrics.tls_handshake_failures++;
+    srv_->metrics.CountTlsHandshakeFailure();
     ApiResponse r = Api::Error(
         400, "https_required",
         "this port speaks HTTPS only (cairn serve --tls-cert): send the request to https://",
@@ -462,7 +462,7 @@ void Server::Impl::Accept() {
     if (!ec && live_sessions.load() >= static_cast<int64_t>(opt.max_connections)) {
       // At the cap: closed at once, before a byte is read, so that the
       // client can retry elsewhere or later rather than wait in the backlog.
-      metrics.connections_refused++;
+      metrics.CountConnectionRefused();
       spdlog::debug("connection refused: {} open (--max-connections)", live_sessions.load());
       beast::error_code close_ec;
       socket.close(close_ec);
@@ -592,7 +592,7 @@ Status Server::Start() {
   auto tokens = s.StoreTokens(s.opt.tokens);
   if (!tokens.ok()) return tokens.status();
   ao.tokens = std::move(*tokens);
-  s.metrics.max_connections = static_cast<int64_t>(s.opt.max_connections);
+  s.metrics.SetMaxConnections(static_cast<int64_t>(s.opt.max_connections));
   s.faults = std::make_unique<FaultInjector>(s.opt.faults);
   s.limiter = std::make_unique<RateLimiter>(s.opt.rate, s.opt.burst);
   s.api = std::make_unique<Api>(s.store.get(), &s.metrics, s.faults.get(), s.limiter.get(), ao);

@@ -9,7 +9,6 @@
 // Time is bounded by the provider document: 5 s per request, 60 s per
 // operation's retries.
 #include <catch2/catch.hpp>
-#include <regex>
 
 #include "tests/cli/support/live_inventory.h"
 #include "tests/server/serve_fixture.h"
@@ -32,11 +31,12 @@ std::string Output(const CommandResult& r) {
 
 // A counter from /metrics (answered before any fault is injected).
 long Counter(HttpClient& client, const std::string& name) {
-  HttpResult r = client.Get("/metrics");
-  REQUIRE(r.status == 200);
-  std::smatch m;
-  REQUIRE(std::regex_search(r.body, m, std::regex("\\n" + name + " ([0-9]+)")));
-  return std::stol(m[1]);
+  auto families = ScrapeMetrics(client);
+  const Sample* s = FindSample(families, name);
+  INFO(name);
+  REQUIRE(s != nullptr);
+  REQUIRE(FindFamily(families, name)->type == "counter");
+  return static_cast<long>(s->value);
 }
 
 // `expect_replays`: mutations were dropped after committing, so some retries

@@ -1,6 +1,9 @@
 // Integration tests: routes, envelopes, customerStatus, auth, isolation,
 // validation. Each test starts the real `cairn serve` (serve_fixture.h).
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <iterator>
+#include <map>
 #include <regex>
 
 #include "tests/server/serve_fixture.h"
@@ -308,9 +311,65 @@ TEST_CASE("catalog, healthz and metrics") {
   c->Get("/v1/regions");
   auto m = c->Get("/metrics");
   REQUIRE(m.status == 200);
-  CHECK(m.header("content-type").find("text/plain") == 0);
-  CHECK(m.body.find("cairn_http_responses_total{code=\"200\"}") != std::string::npos);
-  CHECK(m.body.find("# TYPE cairn_http_request_duration_seconds histogram") != std::string::npos);
+  CHECK(m.header("content-type") == "text/plain; version=0.0.4; charset=utf-8");
+  // Well-formed text format, histograms included (ScrapeMetrics checks both).
+  auto families = ScrapeMetrics(*c);
+  // Every family docs/api.md lists, of its type and with its help; nothing else.
+  const std::map<std::string, std::string> documented = {
+      {"cairn_http_responses_total", "counter"},
+      {"cairn_http_request_duration_seconds", "histogram"},
+      {"cairn_open_connections", "gauge"},
+      {"cairn_max_connections", "gauge"},
+      {"cairn_connections_refused_total", "counter"},
+      {"cairn_tls_handshake_failures_total", "counter"},
+      {"cairn_mutations_in_flight", "gauge"},
+      {"cairn_idempotent_replays_total", "counter"},
+      {"cairn_faults_injected_total", "counter"},
+      {"cairn_store_commits_total", "counter"},
+      {"cairn_store_mutations_total", "counter"},
+      {"cairn_lifecycle_transitions_total", "counter"}};
+  std::ifstream in(std::string(CAIRN_SOURCE_DIR) + "/docs/api.md");
+  std::string api_md((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t section = api_md.find("\n## Metrics\n");
+  REQUIRE(section != std::string::npos);
+  const std::string metrics_md =
+      api_md.substr(section, api_md.find("\n## ", section + 1) - section);
+  for (const MetricFamily& f : families) {
+    INFO(f.name);
+    CHECK(documented.count(f.name) == 1);
+    CHECK(metrics_md.find("`" + f.name) != std::string::npos);
+  }
+  for (const auto& [name, type] : documented) {
+    INFO(name);
+    const MetricFamily* f = FindFamily(families, name);
+    REQUIRE(f != nullptr);
+    CHECK(f->type == type);
+    CHECK_FALSE(f->help.empty());
+  }
+  // Five answers of 200 on this connection, each counted before the next
+  // request on it was read; the other client's two (a 200 and a 401) may
+  // still be on their way.
+  const double ok = FindSample(families, "cairn_http_responses_total", {{"code", "200"}})->value;
+  CHECK(ok >= 5);
+  CHECK(ok <= 6);
+  const double all = FindSample(families, "cairn_http_request_duration_seconds_count")->value;
+  CHECK(all >= 5);
+  CHECK(all <= 7);
+  CHECK(FindSample(families, "cairn_http_request_duration_seconds_bucket", {{"le", "0.0005"}}) !=
+        nullptr);
+  CHECK(FindSample(families, "cairn_http_request_duration_seconds_bucket", {{"le", "1"}}) !=
+        nullptr);
+  CHECK(PollUntil(
+            [&] {
+              return MetricValue(*c, "cairn_http_responses_total", {{"code", "401"}});
+            },
+            [](double v) { return v == 1; }) == 1);
+  CHECK(FindSample(families, "cairn_max_connections")->value == 4096);
+  CHECK(FindSample(families, "cairn_open_connections")->value >= 1);
+  CHECK(FindSample(families, "cairn_store_mutations_total")->value == 0);
+  // Every raw status is listed from the start.
+  CHECK(FindSample(families, "cairn_lifecycle_transitions_total", {{"to", "queued"}})->value == 0);
+  CHECK(FindSample(families, "cairn_lifecycle_transitions_total", {{"to", "deleted"}})->value == 0);
 }
 
 TEST_CASE("auth: missing or bad token is 401, projects never see each other's resources") {

@@ -18,13 +18,9 @@ using nlohmann::json;
 
 namespace {
 
-// The value of a metric line "name value" (or -1).
-double Metric(HttpClient& c, const std::string& name) {
-  auto m = c.Get("/metrics");
-  std::string key = "\n" + name + " ";
-  size_t pos = m.body.find(key);
-  if (pos == std::string::npos) return -1;
-  return std::stod(m.body.substr(pos + key.size()));
+// cairn_lifecycle_transitions_total{to=`raw_status`} (or -1).
+double Transitions(HttpClient& c, const std::string& raw_status) {
+  return MetricValue(c, "cairn_lifecycle_transitions_total", {{"to", raw_status}});
 }
 
 }  // namespace
@@ -143,7 +139,7 @@ TEST_CASE("SIGTERM: in-flight requests finish, then the server exits 0") {
   REQUIRE(idle->Get("/v1/regions").status == 200);  // an idle keep-alive connection
   HttpResult slow;
   std::thread t([&] { slow = srv.Client()->Post("/api/v1/compute", InstanceBody(), "in-flight"); });
-  auto gauge = PollUntil([&] { return Metric(*watcher, "cairn_mutations_in_flight"); },
+  auto gauge = PollUntil([&] { return MetricValue(*watcher, "cairn_mutations_in_flight"); },
                          [](double v) { return v >= 1; });
   REQUIRE(gauge >= 1);
   srv.process().Signal(SIGTERM);
@@ -222,11 +218,7 @@ TEST_CASE("fault injection: provisioning through retrying, delayed and reconcili
   auto c = srv.Client();
   std::string id = c->Post("/api/v1/compute", InstanceBody(), "k").json()["instance"]["publicId"];
   for (const char* state : {"retrying", "delayed", "reconciling"}) {
-    auto n = PollUntil(
-        [&] {
-          return Metric(*c, "cairn_lifecycle_transitions_total{to=\"" + std::string(state) + "\"}");
-        },
-        [](double v) { return v >= 1; });
+    auto n = PollUntil([&] { return Transitions(*c, state); }, [](double v) { return v >= 1; });
     INFO(state);
     CHECK(n >= 1);
   }
@@ -236,8 +228,7 @@ TEST_CASE("fault injection: provisioning through retrying, delayed and reconcili
                                     h.json()["instance"]["customerStatus"]["reasonCode"] == "ready";
                            });
   CHECK(running.json()["instance"]["status"] == "running");
-  CHECK(Metric(*c, "cairn_lifecycle_transitions_total{to=\"running\"}") >=
-        2);  // before and after reconciling
+  CHECK(Transitions(*c, "running") >= 2);  // before and after reconciling
 }
 
 TEST_CASE("provision delay 0: a create answers queued and the next read shows it running") {
@@ -267,8 +258,8 @@ TEST_CASE("provision delay 0: a create answers queued and the next read shows it
   CHECK(got["status"] == "running");
   CHECK(std::regex_match(got["ipv4"].get<std::string>(), std::regex(R"(100\.64\.\d+\.\d+)")));
   // Every step is still counted.
-  CHECK(Metric(*c, "cairn_lifecycle_transitions_total{to=\"provisioning\"}") == 4);
-  CHECK(Metric(*c, "cairn_lifecycle_transitions_total{to=\"running\"}") == 4);
+  CHECK(Transitions(*c, "provisioning") == 4);
+  CHECK(Transitions(*c, "running") == 4);
 }
 
 TEST_CASE("provision delay 0 with failing provisioning: the next read shows it failed") {
@@ -281,7 +272,7 @@ TEST_CASE("provision delay 0 with failing provisioning: the next read shows it f
   json now = c->Get("/api/v1/compute/" + id).json()["instance"];
   CHECK(now["status"] == "failed");
   CHECK(now["customerStatus"]["reasonCode"] == "provisioning_failed");
-  CHECK(Metric(*c, "cairn_lifecycle_transitions_total{to=\"failed\"}") == 1);
+  CHECK(Transitions(*c, "failed") == 1);
 }
 
 TEST_CASE("access log lines name request id, method, route, status, never the token or body") {

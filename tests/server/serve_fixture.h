@@ -20,6 +20,7 @@
 #include "server/token.h"
 #include "tests/support/pg_database.h"
 #include "tests/support/process.h"
+#include "tests/support/prometheus_text.h"
 
 namespace cairn::testing {
 
@@ -222,6 +223,32 @@ auto PollUntil(Fetch fetch, Done done) {
     r = fetch();
   }
   return r;
+}
+
+// GET /metrics, parsed (tests/support/prometheus_text.h): the page must be
+// well-formed text format 0.0.4, and each of its histograms well formed.
+inline std::vector<MetricFamily> ScrapeMetrics(HttpClient& c) {
+  HttpResult r = c.Get("/metrics");
+  REQUIRE(r.status == 200);
+  auto families = ParsePrometheusText(r.body);
+  INFO(families.status().message() << "\n" << r.body);
+  REQUIRE(families.ok());
+  for (const MetricFamily& f : *families) {
+    if (f.type != "histogram") continue;
+    Status st = CheckHistogram(f);
+    INFO(st.message() << "\n" << r.body);
+    REQUIRE(st.ok());
+  }
+  return std::move(*families);
+}
+
+// The value of the sample `name` with exactly `labels` in /metrics, or -1
+// when there is none.
+inline double MetricValue(HttpClient& c, const std::string& name,
+                          const PrometheusLabels& labels = {}) {
+  auto families = ScrapeMetrics(c);
+  const Sample* s = FindSample(families, name, labels);
+  return s == nullptr ? -1.0 : s->value;
 }
 
 }  // namespace cairn::testing

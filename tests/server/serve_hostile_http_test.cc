@@ -57,10 +57,7 @@ void CheckHealthy(ServeFixture& srv) {
 }
 
 double Metric(ServeFixture& srv, const std::string& name) {
-  auto m = srv.Client()->Get("/metrics");
-  std::string key = "\n" + name + " ";
-  size_t pos = m.body.find(key);
-  return pos == std::string::npos ? -1.0 : std::stod(m.body.substr(pos + key.size()));
+  return MetricValue(*srv.Client(), name);
 }
 
 }  // namespace
@@ -361,11 +358,7 @@ TEST_CASE("clients that send requests and never read are dropped after the read 
 TEST_CASE("connections past --max-connections are closed at once, and /metrics counts them") {
   ServeFixture srv({"--max-connections", "4"});
   auto c = srv.Client();  // every metric is read on this one connection
-  auto metric = [&](const std::string& name) {
-    auto m = c->Get("/metrics");
-    size_t pos = m.body.find("\n" + name + " ");
-    return pos == std::string::npos ? -1.0 : std::stod(m.body.substr(pos + name.size() + 2));
-  };
+  auto metric = [&](const std::string& name) { return MetricValue(*c, name); };
   CHECK(metric("cairn_max_connections") == 4);
   std::vector<std::unique_ptr<RawConnection>> held;
   for (int i = 0; i < 3; ++i) {

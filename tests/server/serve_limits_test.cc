@@ -54,12 +54,7 @@ void CheckHealthy(ServeFixture& srv) {
 // cairn_open_connections once it settles at `want` (or its last value).
 double OpenConnectionsSettle(ServeFixture& srv, double want) {
   auto c = srv.Client();
-  auto read = [&] {
-    auto m = c->Get("/metrics");
-    std::string key = "\ncairn_open_connections ";
-    size_t pos = m.body.find(key);
-    return pos == std::string::npos ? -1.0 : std::stod(m.body.substr(pos + key.size()));
-  };
+  auto read = [&] { return MetricValue(*c, "cairn_open_connections"); };
   return PollUntil(read, [&](double v) { return v == want; });
 }
 

@@ -51,11 +51,11 @@ std::unique_ptr<HttpClient> Trusting(const ServeFixture& srv, const std::string&
 }
 
 uint64_t Metric(HttpClient& c, const std::string& name) {
-  auto r = c.Get("/metrics");
-  REQUIRE(r.status == 200);
-  size_t at = r.body.find("\n" + name + " ");
-  REQUIRE(at != std::string::npos);
-  return std::stoull(r.body.substr(at + name.size() + 2));
+  auto families = ScrapeMetrics(c);
+  const Sample* s = FindSample(families, name);
+  INFO(name);
+  REQUIRE(s != nullptr);
+  return static_cast<uint64_t>(s->value);
 }
 
 // The handshake failures counted, once the server has seen `at_least` (a
