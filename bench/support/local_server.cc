@@ -8,6 +8,8 @@
 #include <sstream>
 #include <vector>
 
+#include "tests/support/prometheus_text.h"
+
 namespace cairn::bench {
 
 void Die(const std::string& what) { throw BenchFailure(what); }
@@ -46,20 +48,15 @@ double LocalServer::CpuSeconds() const {
   return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
-long LocalServer::MetricSum(const std::string& prefix) {
+long LocalServer::MetricSum(const std::string& name) {
   HttpRequest req{
       "GET", endpoint_ + "/metrics",   {{"Authorization", std::string("Bearer ") + kToken}},
       "",    std::chrono::seconds(10), std::chrono::seconds(10)};
   auto resp = transport_.Send(req, {});
   if (!resp.ok() || resp->status != 200) Die("GET /metrics failed");
-  long total = 0;
-  std::istringstream in(resp->body);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(prefix, 0) != 0) continue;
-    total += std::stol(line.substr(line.rfind(' ') + 1));
-  }
-  return total;
+  auto families = testing::ParsePrometheusText(resp->body);
+  if (!families.ok()) Die("GET /metrics: " + families.status().message());
+  return static_cast<long>(testing::SumSamples(*families, name));
 }
 
 }  // namespace cairn::bench

@@ -36,13 +36,14 @@ class LocalServer {
   double CpuSeconds() const;
   // Sum of cairn_http_responses_total: every response the server has sent
   // (the scrape itself is counted after it is answered).
-  long ResponsesSoFar() { return MetricSum("cairn_http_responses_total{"); }
+  long ResponsesSoFar() { return MetricSum("cairn_http_responses_total"); }
   // cairn_store_commits_total: the writer's committed (synced) batches.
-  long StoreCommitsSoFar() { return MetricSum("cairn_store_commits_total "); }
+  long StoreCommitsSoFar() { return MetricSum("cairn_store_commits_total"); }
 
  private:
-  // The sum of the /metrics samples whose line starts with `prefix`.
-  long MetricSum(const std::string& prefix);
+  // The sum of the /metrics samples named `name`, whatever their labels
+  // (the page read by tests/support/prometheus_text.h).
+  long MetricSum(const std::string& name);
 
   std::unique_ptr<testing::ChildProcess> process_;
   std::string endpoint_;

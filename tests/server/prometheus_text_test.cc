@@ -46,7 +46,7 @@ const char* kHistogram =
 
 }  // namespace
 
-TEST_CASE("prometheus text: families with help, type, labels, values and timestamps") {
+TEST_CASE("prometheus text: families with help and type and samples with labels and timestamps") {
   auto families = MustParse(
       "# HELP http_requests_total The total number of HTTP requests.\n"
       "# TYPE http_requests_total counter\n"

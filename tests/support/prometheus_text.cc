@@ -21,7 +21,7 @@ bool PromTextIsLabelNameChar(char c, bool first) {
   return PromTextIsLetter(c) || c == '_' || (!first && PromTextIsDigit(c));
 }
 
-bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
+bool PromTextEqualsIgnoringCase(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
            return lower(x) == lower(y);
@@ -40,9 +40,10 @@ std::optional<double> ParsePromValue(std::string_view token) {
   }
   if (rest.empty()) return std::nullopt;
   double v = 0;
-  if (EqualsIgnoringCase(rest, "nan")) {
+  if (PromTextEqualsIgnoringCase(rest, "nan")) {
     v = std::numeric_limits<double>::quiet_NaN();
-  } else if (EqualsIgnoringCase(rest, "inf") || EqualsIgnoringCase(rest, "infinity")) {
+  } else if (PromTextEqualsIgnoringCase(rest, "inf") ||
+             PromTextEqualsIgnoringCase(rest, "infinity")) {
     v = std::numeric_limits<double>::infinity();
   } else {
     // from_chars would also take "nan(...)" and "inf": only digits, '.', and
@@ -79,7 +80,7 @@ std::string RenderPromLabels(const PrometheusLabels& labels) {
   return out + "}";
 }
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
+bool PromTextEndsWith(std::string_view s, std::string_view suffix) {
   return s.size() > suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
@@ -239,7 +240,7 @@ class PromTextParser {
       return name;
     }
     for (std::string_view suffix : {"_bucket", "_sum", "_count"}) {
-      if (!EndsWith(name, suffix)) continue;
+      if (!PromTextEndsWith(name, suffix)) continue;
       std::string base = name.substr(0, name.size() - suffix.size());
       std::string type = type_of(base);
       if (type == "histogram" || (type == "summary" && suffix != "_bucket")) {
