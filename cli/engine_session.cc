@@ -150,7 +150,8 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   po.operation_deadline = std::chrono::seconds(TimeoutSeconds(p, "operation", 600));
   po.read_deadline = std::chrono::seconds(TimeoutSeconds(p, "read", 60));
   po.user_agent = std::string("cairn/") + CAIRN_VERSION;
-  s->transport_ = std::make_unique<CurlTransport>(std::move(transport));
+  s->transport_ =
+      std::make_unique<CountingTransport>(std::make_unique<CurlTransport>(std::move(transport)));
   auto provider =
       std::make_unique<InfraProvider>(po, s->descriptors_, *s->transport_, SystemClock());
   if (!provider->descriptor_status().ok()) {

@@ -84,6 +84,8 @@ class EngineSession {
   // REQUIRES: has_provider() (the session was opened with needs_api).
   Provider& provider() { return *provider_; }
   bool has_provider() const { return provider_ != nullptr; }
+  // API requests made so far (0 without a provider).
+  int64_t requests_made() const { return transport_ ? transport_->sent() : 0; }
   const std::string& stack_root() const { return stack_root_; }
   // The backend settings of the stack, for the workspace worked on.
   const BackendSpec& backend_spec() const { return spec_; }
@@ -131,7 +133,7 @@ class EngineSession {
   std::set<std::string> preview_kinds_;
   std::string stack_root_;
   BackendSpec spec_;
-  std::unique_ptr<HttpTransport> transport_;
+  std::unique_ptr<CountingTransport> transport_;
   std::unique_ptr<Provider> provider_;
   std::unique_ptr<StateStore> store_;
 };

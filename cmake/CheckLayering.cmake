@@ -36,7 +36,7 @@ endforeach()
 # (docs/architecture.md, "Inside the engine"): a folder includes the
 # engine's own top-level headers (engine/*.h: addresses, actions, crash
 # points) and the folders before it in this list, never one after it.
-set(engine_order provider expr state graph manifest plan policy apply drift operations report)
+set(engine_order provider expr state graph manifest plan policy apply drift operations report watch)
 set(below "")
 foreach(folder ${engine_order})
   file(GLOB_RECURSE sources "${CAIRN_SOURCE_DIR}/engine/${folder}/*.h"

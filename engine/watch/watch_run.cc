@@ -4,21 +4,65 @@
 
 #include "engine/action.h"
 #include "engine/operations/import.h"
+#include "engine/plan/conditions.h"
 #include "engine/plan/data_sources.h"
+#include "engine/plan/plan_steps.h"
 #include "engine/plan/refresh.h"
 
 namespace cairn {
 namespace {
 
-// A failed precondition or postcondition of a resource, as a check result
-// ("instance.web: postcondition failed: ..." -> "instance.web: postcondition").
-bool WatchRunConditionCheck(const Diagnostic& d, CheckResult& out) {
-  if (d.code != "precondition_failed" && d.code != "postcondition_failed") return false;
-  const size_t at = d.summary.find(" failed: ");
-  out.name = at == std::string::npos ? d.summary : d.summary.substr(0, at);
-  out.status = CheckResult::Status::kFailed;
-  out.messages = {at == std::string::npos ? d.summary : d.summary.substr(at + 9)};
-  return true;
+// The stack's checks and its resources' conditions, decided with the
+// values as they are now (the live ones; what refresh did not read, as the
+// state recorded it), not as the plan would make them: drift that breaks
+// a postcondition is a failing check, though the plan would put it back.
+std::vector<CheckResult> WatchLiveChecks(const StackConfig& config, const StateSnapshot& state,
+                                         const LiveView& live,
+                                         const std::map<std::string, Value>& data) {
+  std::map<std::string, Value> now = data;
+  for (const auto& [addr, rs] : state.resources) {
+    auto lv = live.find(addr);
+    if (lv == live.end()) {
+      now[addr] = rs.attributes;
+    } else if (lv->second) {
+      now[addr] = *lv->second;
+    }  // deleted outside Cairn: not there
+  }
+  AttributeLookup lookup = [&](const ResourceAddress& addr,
+                               const std::string& attr) -> std::optional<Value> {
+    auto it = now.find(addr.ToString());
+    if (it == now.end()) return std::nullopt;
+    if (attr.empty()) return it->second;
+    if (it->second.contains(attr)) return it->second.at(attr);
+    return Value(nullptr);
+  };
+  const std::vector<std::string> secrets = config.SensitiveStrings();
+  Plan checks;
+  std::vector<Diagnostic> ignored;
+  plan::PlanChecks(config, lookup, secrets, checks, ignored);
+  std::vector<CheckResult> out = std::move(checks.check_results);
+  for (const ResourceConfig& rc : config.resources) {
+    const std::string addr = rc.address.ToString();
+    auto it = now.find(addr);
+    if (it == now.end()) continue;  // not made yet, or deleted: drift says so
+    auto decide = [&](const std::vector<ConditionConfig>& conditions, const char* what,
+                      const Value* self) {
+      CheckResult r{addr + ": " + what, CheckResult::Status::kPassed, {}};
+      for (const ConditionConfig& c : conditions) {
+        ConditionVerdict v = DecideCondition(c, lookup, self, secrets);
+        if (v.kind == ConditionVerdict::Kind::kFails ||
+            v.kind == ConditionVerdict::Kind::kInvalid) {
+          r.messages.push_back(r.name + " failed: " + v.message);
+        }
+      }
+      if (r.messages.empty()) return;
+      r.status = CheckResult::Status::kFailed;
+      out.push_back(std::move(r));
+    };
+    decide(rc.lifecycle.preconditions, "precondition", nullptr);
+    decide(rc.lifecycle.postconditions, "postcondition", &it->second);
+  }
+  return out;
 }
 
 }  // namespace
@@ -67,24 +111,11 @@ WatchRun RunWatch(const StackConfig& config, const StateSnapshot& state, Provide
     }
     po.imports = std::move(imports.imports);
   }
+  out.checks = WatchLiveChecks(config, state, refresh.live, po.data);
   PlanResult planned = MakePlan(config, state, refresh.live, kinds, po);
   out.plan = std::move(planned.plan);
-  out.checks = out.plan.check_results;
   for (Diagnostic& d : planned.diagnostics) {
-    CheckResult c;
-    if (WatchRunConditionCheck(d, c)) {
-      out.checks.push_back(std::move(c));
-    } else if (d.severity == Severity::kError) {
-      out.plan_diagnostics.push_back(std::move(d));
-    }
-  }
-  // A false condition ends the plan as an error: nothing to apply either.
-  if (out.checks.size() > out.plan.check_results.size() && out.plan_diagnostics.empty()) {
-    out.plan_diagnostics.push_back({Severity::kError,
-                                    "condition_failed",
-                                    "a precondition or postcondition is false (see the checks)",
-                                    "",
-                                    {}});
+    if (d.severity == Severity::kError) out.plan_diagnostics.push_back(std::move(d));
   }
   return out;
 }
@@ -104,12 +135,6 @@ std::string JudgeRemediation(const WatchRun& run) {
   if (!plan.pending.empty()) {
     return "an interrupted apply left operations in the journal (" + plan.pending.front().address +
            "): run `cairn apply` to finish them";
-  }
-  if (!plan.moves.empty()) return "the plan moves " + plan.moves.front().first + " in the state";
-  if (!plan.imports.empty()) return "the plan imports " + plan.imports.front().address;
-  if (!plan.forgets.empty()) return "the plan forgets " + plan.forgets.front().address;
-  if (!plan.output_changes.empty()) {
-    return "the plan changes output " + plan.output_changes.front().name;
   }
   std::map<std::string, std::set<std::string>> drifted;  // address -> fields changed outside
   for (const DriftItem& item : run.drift.items) {
@@ -133,6 +158,12 @@ std::string JudgeRemediation(const WatchRun& run) {
         return "the plan changes " + c.address + "'s " + f.field + ", which did not drift" + only;
       }
     }
+  }
+  if (!plan.moves.empty()) return "the plan moves " + plan.moves.front().first + " in the state";
+  if (!plan.imports.empty()) return "the plan imports " + plan.imports.front().address;
+  if (!plan.forgets.empty()) return "the plan forgets " + plan.forgets.front().address;
+  if (!plan.output_changes.empty()) {
+    return "the plan changes output " + plan.output_changes.front().name;
   }
   return "";
 }

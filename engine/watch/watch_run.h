@@ -26,14 +26,16 @@ struct WatchRunOptions {
 
 struct WatchRun {
   DriftReport drift;
-  // The stack's `check` documents, then each resource's precondition or
-  // postcondition that failed with the live values (named
-  // "ADDRESS: postcondition"), each decided as the plan decides them.
+  // The stack's `check` documents, then each resource's preconditions and
+  // postconditions that fail (one result each, named "ADDRESS:
+  // postcondition"), all decided with the values as they are now: the
+  // live ones (as the state recorded what refresh did not read), not the
+  // plan's, which would put drift back.
   std::vector<CheckResult> checks;
   // The plan against the live resources: what an apply would do now.
   Plan plan;
-  // The plan's own errors (a false precondition is a check above, not one
-  // of these): with any, nothing may be applied.
+  // The plan's errors (a condition false with the planned values among
+  // them): with any, nothing may be applied.
   std::vector<Diagnostic> plan_diagnostics;
   // Why the run failed (the API could not be read): no drift, no checks.
   std::vector<Diagnostic> diagnostics;

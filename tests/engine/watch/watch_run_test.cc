@@ -140,7 +140,8 @@ TEST_CASE("a watch run decides the stack's checks with the live values") {
   REQUIRE(failing.checks.size() == 1);
   CHECK(failing.checks[0].name == "core_named");
   CHECK(failing.checks[0].status == CheckResult::Status::kFailed);
-  CHECK(failing.checks[0].messages.at(0) == "core was renamed");
+  // As the plan words it.
+  CHECK(failing.checks[0].messages.at(0) == "check core_named failed: core was renamed");
 }
 
 TEST_CASE("a false postcondition of an unchanged resource is a failing check") {
