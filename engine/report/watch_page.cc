@@ -51,7 +51,8 @@ std::string CountText(const Value& v) {
 
 bool IsPositive(const Value& v) { return v.is_number() && v.get<double>() > 0; }
 
-// 0.214 -> "214 ms", 3.5 -> "3.5 s", 125 -> "2 min 5 s", 300 -> "5 min".
+// 0.214 -> "214 ms", 3.5 -> "3.5 s", 125 -> "2 min 5 s", 300 -> "5 min",
+// 5400 -> "1 h 30 min".
 std::string DurationText(const Value& v) {
   if (!v.is_number()) return "—";
   double s = v.get<double>();
@@ -62,13 +63,22 @@ std::string DurationText(const Value& v) {
     std::snprintf(buf, sizeof buf, "%.0f ms", s * 1000);
   } else if (s < 60) {
     std::snprintf(buf, sizeof buf, "%.1f s", s);
-  } else {
+  } else if (s < 3600) {
     long whole = static_cast<long>(s + 0.5);
     if (whole % 60 == 0) {
       std::snprintf(buf, sizeof buf, "%ld min", whole / 60);
     } else {
       std::snprintf(buf, sizeof buf, "%ld min %ld s", whole / 60, whole % 60);
     }
+  } else if (s < 1e9) {  // beyond, a long would not hold it everywhere
+    long minutes = static_cast<long>(s / 60 + 0.5);
+    if (minutes % 60 == 0) {
+      std::snprintf(buf, sizeof buf, "%ld h", minutes / 60);
+    } else {
+      std::snprintf(buf, sizeof buf, "%ld h %ld min", minutes / 60, minutes % 60);
+    }
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3g s", s);
   }
   return buf;
 }

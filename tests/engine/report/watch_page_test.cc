@@ -296,6 +296,23 @@ TEST_CASE("watch page: a failed run says why") {
             "instances: 503 Service Unavailable</p>"));
 }
 
+TEST_CASE("watch page: durations read as milliseconds to hours") {
+  const std::vector<std::pair<Value, std::string>> cases = {
+      {0.0042, "4 ms"},     {0.214, "214 ms"},
+      {3.25, "3.2 s"},      {60, "1 min"},
+      {125, "2 min 5 s"},   {3599.4, "59 min 59 s"},
+      {5400, "1 h 30 min"}, {7200, "2 h"},
+      {1e300, "1e+300 s"},  {-1, "—"},
+      {"fast", "—"}};
+  for (const auto& [seconds, shown] : cases) {
+    INFO(seconds.dump());
+    Value s = Stack("web", "ok");
+    s["last_run"]["duration_seconds"] = seconds;
+    CHECK(Has(Row(RenderWatchPage(Document({s}), {}), "web"),
+              "<td class=\"num duration\">" + shown + "</td>"));
+  }
+}
+
 TEST_CASE("watch page: a standby stack names who holds it") {
   Value s = Stack("queue", "standby");
   s["role"] = "standby";
