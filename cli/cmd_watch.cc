@@ -13,6 +13,7 @@
 #include "cli/watch_http.h"
 #include "engine/report/watch_page.h"
 #include "engine/state/state_lock.h"
+#include "engine/watch/shared_listings.h"
 #include "engine/watch/watch_metrics.h"
 #include "engine/watch/watch_run.h"
 #include "engine/watch/watcher.h"
@@ -50,15 +51,27 @@ struct WatchShared {
 // Stderr lines are the operator's log; stdout carries the events alone.
 void WatchLog(const std::string& line) { std::cerr << Redact(line) << "\n"; }
 
+// The listings of one API (one project), shared by every stack that talks
+// to it (engine/watch/shared_listings.h), read by a session of their own.
+struct ListingGroup {
+  explicit ListingGroup(std::unique_ptr<EngineSession> s)
+      : lister(std::move(s)), listings(lister->provider()) {}
+  std::unique_ptr<EngineSession> lister;
+  SharedListings listings;
+};
+
 // One stack, loaded, with its state and the API.
 class StackWatchTarget final : public WatchTarget {
  public:
   StackWatchTarget(std::unique_ptr<EngineSession> session, const WatchShared& shared,
-                   bool remediate, std::string name)
+                   bool remediate, std::string name, std::shared_ptr<ListingGroup> listings,
+                   std::chrono::milliseconds interval)
       : session_(std::move(session)),
         shared_(shared),
         remediate_(remediate),
-        name_(std::move(name)) {}
+        name_(std::move(name)),
+        listings_(std::move(listings)),
+        interval_(interval) {}
 
   Result<bool> Claim(std::string* holder) override {
     // A stack never applied has no state to claim: nothing to race for.
@@ -70,15 +83,19 @@ class StackWatchTarget final : public WatchTarget {
     StackRunRecord record;
     record.started_ms = WatchNowMs();
     const int64_t requests_before = session_->requests_made();
-    RunInto(record, stop);
-    record.requests = static_cast<int>(session_->requests_made() - requests_before);
+    // A listing read in the last half interval (for another stack of the
+    // same project, say) serves this run too.
+    ListingSharingProvider provider(session_->provider(), listings_->listings, interval_ / 2);
+    RunInto(record, provider, stop);
+    record.requests =
+        static_cast<int>(session_->requests_made() - requests_before + provider.list_requests());
     record.finished_ms = WatchNowMs();
     if (record.failed()) WatchLog("watch: " + name_ + ": run failed: " + record.error);
     return record;
   }
 
  private:
-  void RunInto(StackRunRecord& record, std::stop_token stop) {
+  void RunInto(StackRunRecord& record, Provider& provider, std::stop_token stop) {
     StateSnapshot state;
     if (session_->has_state()) {
       Result<StateSnapshot> loaded = session_->store().Load();
@@ -94,8 +111,7 @@ class StackWatchTarget final : public WatchTarget {
     WatchRunOptions options;
     options.stop = stop;
     options.unmanaged = {.enabled = shared_.unmanaged, .name_prefixes = shared_.name_prefixes};
-    WatchRun run =
-        RunWatch(session_->config(), state, session_->provider(), session_->kinds(), options);
+    WatchRun run = RunWatch(session_->config(), state, provider, session_->kinds(), options);
     if (!run.ok()) {
       record.error = run.diagnostics.empty() ? "the run failed" : run.diagnostics.front().summary;
       return;
@@ -190,6 +206,8 @@ class StackWatchTarget final : public WatchTarget {
   const WatchShared& shared_;
   const bool remediate_;
   const std::string name_;
+  const std::shared_ptr<ListingGroup> listings_;
+  const std::chrono::milliseconds interval_;
 };
 
 // The stacks of `f.dirs`, loaded: nullopt after printing why one did not
@@ -199,6 +217,7 @@ std::optional<std::vector<WatchedStack>> LoadWatchedStacks(const WatchFlags& f,
                                                            std::chrono::milliseconds interval) {
   std::vector<WatchedStack> out;
   std::set<std::string> names;
+  std::map<std::string, std::shared_ptr<ListingGroup>> groups;  // by API identity
   bool ok = true;
   for (const std::string& dir : f.dirs) {
     StackFlags flags;
@@ -221,7 +240,19 @@ std::optional<std::vector<WatchedStack>> LoadWatchedStacks(const WatchFlags& f,
     w.info = {name, abs, session->workspace()};
     w.interval = wc.interval.value_or(interval);
     w.remediate = wc.remediate_drift.value_or(f.remediate);
-    w.target = std::make_unique<StackWatchTarget>(std::move(session), shared, w.remediate, name);
+    std::shared_ptr<ListingGroup>& group = groups[session->api_identity()];
+    if (!group) {
+      auto lister =
+          EngineSession::Open(flags, *shared.global,
+                              {.settings_only = true, .create_state = false, .open_state = false});
+      if (!lister) {
+        ok = false;
+        continue;
+      }
+      group = std::make_shared<ListingGroup>(std::move(lister));
+    }
+    w.target = std::make_unique<StackWatchTarget>(std::move(session), shared, w.remediate, name,
+                                                  group, w.interval);
     out.push_back(std::move(w));
   }
   if (!ok) return std::nullopt;
@@ -348,7 +379,7 @@ int RunWatchCommand(const WatchFlags& f, const GlobalOptions& global) {
         reply.body = Redact(watcher.StatusJson().dump(2)) + "\n";
       } else if (path == "/" || path == "/index.html") {
         reply.content_type = "text/html; charset=utf-8";
-        reply.body = Redact(RenderWatchPage(watcher.StatusJson(), {}));
+        reply.body = RenderWatchPage(watcher.StatusJson(), {});  // redacted by it
       } else if (path == "/healthz") {
         reply.body = "ok\n";
       } else {

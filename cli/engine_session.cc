@@ -152,6 +152,7 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   po.user_agent = std::string("cairn/") + CAIRN_VERSION;
   s->transport_ =
       std::make_unique<CountingTransport>(std::make_unique<CurlTransport>(std::move(transport)));
+  s->api_identity_ = endpoint + " " + std::to_string(std::hash<std::string_view>{}(token));
   auto provider =
       std::make_unique<InfraProvider>(po, s->descriptors_, *s->transport_, SystemClock());
   if (!provider->descriptor_status().ok()) {

@@ -84,6 +84,10 @@ class EngineSession {
   // REQUIRES: has_provider() (the session was opened with needs_api).
   Provider& provider() { return *provider_; }
   bool has_provider() const { return provider_ != nullptr; }
+  // Which API the provider talks to, as the same for two sessions that
+  // talk to the same one (endpoint and token; the token hashed): "" without
+  // a provider.
+  const std::string& api_identity() const { return api_identity_; }
   // API requests made so far (0 without a provider).
   int64_t requests_made() const { return transport_ ? transport_->sent() : 0; }
   const std::string& stack_root() const { return stack_root_; }
@@ -134,6 +138,7 @@ class EngineSession {
   std::string stack_root_;
   BackendSpec spec_;
   std::unique_ptr<CountingTransport> transport_;
+  std::string api_identity_;
   std::unique_ptr<Provider> provider_;
   std::unique_ptr<StateStore> store_;
 };

@@ -573,15 +573,19 @@ void InfraProvider::RememberActions(const KindWire& wire, const Value& obj) {
   const Value* actions = FindPath(obj, "customerStatus.actions");
   const Value* id = FindPath(obj, wire.id_field);
   if (actions == nullptr || !actions->is_object() || id == nullptr || !id->is_string()) return;
+  const Clock::time_point now = clock_.Now();
   MutexLock lock(seen_mu_);
-  seen_[CanonicalId(id->get<std::string>())] = {clock_.Now(), *actions};
+  if (now - seen_pruned_at_ > kSeenFresh) {
+    std::erase_if(seen_, [&](const auto& e) { return now - e.second.at > kSeenFresh; });
+    seen_pruned_at_ = now;
+  }
+  seen_[CanonicalId(id->get<std::string>())] = {now, *actions};
 }
 
 std::optional<bool> InfraProvider::OfferedRecently(const std::string& id, const char* flag) {
-  constexpr std::chrono::seconds kFresh{10};
   MutexLock lock(seen_mu_);
   auto it = seen_.find(CanonicalId(id));
-  if (it == seen_.end() || clock_.Now() - it->second.at > kFresh) return std::nullopt;
+  if (it == seen_.end() || clock_.Now() - it->second.at > kSeenFresh) return std::nullopt;
   auto offered = it->second.actions.find(flag);
   if (offered == it->second.actions.end() || !offered->is_boolean()) return std::nullopt;
   return offered->get<bool>();

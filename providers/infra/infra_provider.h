@@ -214,6 +214,10 @@ class InfraProvider final : public Provider {
   // The customerStatus.actions each resource showed last, and when (from a
   // listing: refresh or a watcher; or a read). An update or delete shortly
   // after needs no read of its own to know the server will not refuse it.
+  // What is older than kSeenFresh is of no use and is dropped, so that a
+  // long-lived provider (`cairn watch`, listing a project again and again)
+  // keeps about one listing's worth.
+  static constexpr std::chrono::seconds kSeenFresh{10};
   void RememberActions(const KindWire& wire, const Value& obj) EXCLUDES(seen_mu_);
   std::optional<bool> OfferedRecently(const std::string& id, const char* flag) EXCLUDES(seen_mu_);
   struct SeenActions {
@@ -222,6 +226,7 @@ class InfraProvider final : public Provider {
   };
   Mutex seen_mu_;
   std::unordered_map<std::string, SeenActions> seen_ GUARDED_BY(seen_mu_);  // by canonical id
+  Clock::time_point seen_pruned_at_ GUARDED_BY(seen_mu_);
 
   mutable Mutex watchers_mu_;
   std::map<std::string, std::unique_ptr<KindWatcher>> watchers_ GUARDED_BY(watchers_mu_);
