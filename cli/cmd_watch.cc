@@ -116,22 +116,18 @@ class StackWatchTarget final : public WatchTarget {
       record.error = run.diagnostics.empty() ? "the run failed" : run.diagnostics.front().summary;
       return;
     }
-    record.drift = std::move(run.drift);
+    record.drift = run.drift;
     record.checks = run.checks;
     if (remediate_ && record.drift.has_drift()) Remediate(run, record, stop);
   }
 
-  void Remediate(WatchRun& run, StackRunRecord& record, std::stop_token stop) {
+  void Remediate(const WatchRun& run, StackRunRecord& record, std::stop_token stop) {
     RemediationRecord r;
     r.at_ms = WatchNowMs();
-    run.drift = record.drift;
     std::string reason = JudgeRemediation(run);
-    if (reason.empty() && PlannedUpdates(run.plan) == 0) {
-      // Drift that no update puts back (only unmanaged resources, say) is
-      // refused below when the plan holds more; with nothing at all, there
-      // is nothing to decide.
-      return;
-    }
+    // Drift that asks for nothing to be applied (unmanaged resources
+    // alone): nothing to decide.
+    if (reason.empty() && PlannedUpdates(run.plan) == 0) return;
     if (reason.empty()) {
       for (const PolicyResult& p :
            EvaluatePolicies(shared_.policies.policies, run.plan, &session_->config())) {
@@ -216,7 +212,7 @@ std::optional<std::vector<WatchedStack>> LoadWatchedStacks(const WatchFlags& f,
                                                            const WatchShared& shared,
                                                            std::chrono::milliseconds interval) {
   std::vector<WatchedStack> out;
-  std::set<std::string> names;
+  std::set<std::string> names, dirs_seen;
   std::map<std::string, std::shared_ptr<ListingGroup>> groups;  // by API identity
   bool ok = true;
   for (const std::string& dir : f.dirs) {
@@ -233,6 +229,11 @@ std::optional<std::vector<WatchedStack>> LoadWatchedStacks(const WatchFlags& f,
     std::error_code ec;
     std::string abs = std::filesystem::absolute(dir, ec).lexically_normal().string();
     while (abs.size() > 1 && abs.back() == '/') abs.pop_back();
+    if (!dirs_seen.insert(abs).second) {
+      std::cerr << "error: the stack in " << dir << " is given twice\n";
+      ok = false;
+      continue;
+    }
     std::string name = std::filesystem::path(abs).filename().string();
     if (name.empty() || names.count(name)) name = dir;
     names.insert(name);

@@ -351,6 +351,9 @@ TEST_CASE("watch refuses bad flags and stacks before it starts") {
   CHECK(hook.exit_code == 1);
   auto missing = e.Cairn({"watch", e.dir.path() + "/nowhere", "--once"});
   CHECK(missing.exit_code == 1);
+  auto twice = e.Cairn({"watch", e.stack, e.stack + "/", "--once"});
+  CHECK(twice.exit_code == 1);
+  CHECK(twice.err.find("is given twice") != std::string::npos);
   WriteFile(e.stack + "/watch.yaml", "kind: watch\nremediate: always\ninterval: 1ms\n");
   auto bad = e.Cairn({"validate", e.stack});
   CHECK(bad.exit_code == 1);
