@@ -9,6 +9,7 @@
 #include "base/duration.h"
 #include "base/redact.h"
 #include "cli/engine_session.h"
+#include "cli/flag_checks.h"
 #include "cli/policy_flags.h"
 #include "cli/watch_http.h"
 #include "engine/report/watch_page.h"
@@ -458,24 +459,25 @@ std::function<int()> SetupWatch(CLI::App& sub, const GlobalOptions& global) {
       ->allow_extra_args(false);
   sub.add_option("--threads", f->threads, "Stacks run at once, 1 to 64 (default 4)")
       ->type_name("N")
-      ->check(CLI::Range(1, 64));
+      ->check(WholeNumberIn(1, 64));
   sub.add_option("--parallelism", f->parallelism,
                  "Requests in flight at once in a remediation, 1 to 256 (default 10)")
       ->type_name("N")
-      ->check(CLI::Range(1, 256));
+      ->check(WholeNumberIn(1, 256));
   sub.add_flag("--once", f->once,
                "Run every stack once and exit: 0 all ok, 2 drift or a failing check, 1 a run "
                "failed");
   sub.footer(
-      "Watches stacks: on each stack's schedule, reads its live resources by list (about one\n"
-      "request per kind), reports drift as `cairn drift` does, and decides its checks and\n"
-      "conditions with the live values. Each change of a stack's status is one JSON line on\n"
-      "stdout (drift_detected, drift_resolved, check_failed, check_recovered, run_failed,\n"
-      "run_recovered, remediation_applied, remediation_refused, remediation_failed), and is\n"
-      "POSTed to --webhook. Several watchers may watch the same stacks: each stack is watched by\n"
-      "one of them at a time (PostgreSQL: an advisory lock; SQLite: a lock on a file beside the\n"
-      "state), and another takes over within one interval if it dies. SIGTERM finishes the runs\n"
-      "in flight and exits; SIGHUP loads the manifests again. See docs/watch.md.\n\n"
+      "Watches stacks: on each stack's schedule, reads its live resources by list (the stacks\n"
+      "of one project share each listing), reports drift as `cairn drift` does, and decides its\n"
+      "checks and conditions with the live values. Each change of a stack's status is one JSON\n"
+      "line on stdout (drift_detected, drift_resolved, check_failed, check_recovered,\n"
+      "run_failed, run_recovered, remediation_applied, remediation_refused,\n"
+      "remediation_failed), and is POSTed to --webhook. Several watchers may watch the same\n"
+      "stacks: each stack is watched by one of them at a time (PostgreSQL: an advisory lock;\n"
+      "SQLite: a lock on a file beside the state), and another takes over within one interval\n"
+      "if it dies. SIGTERM finishes the runs in flight and exits; SIGHUP loads the manifests\n"
+      "again. See docs/watch.md.\n\n"
       "Examples:\n"
       "  cairn watch stacks/web stacks/db --interval 5m --listen 127.0.0.1:9464\n"
       "  cairn watch stacks/* --webhook https://hooks.example.com/cairn --remediate\n"
