@@ -345,6 +345,7 @@ int RunWatchCommand(const WatchFlags& f, const GlobalOptions& global) {
     if (const char* ca = std::getenv("CAIRN_CA_BUNDLE"); ca && *ca) to.ca_file = ca;
     webhook_transport = std::make_unique<CurlTransport>(std::move(to));
     webhook = std::make_unique<WebhookSender>(*webhook_transport, f.webhook);
+    WatchLog("watch: posting events to " + webhook->display_url());
   }
   WatchMetrics metrics;
   WatcherOptions wo;

@@ -267,6 +267,7 @@ TEST_CASE("watch posts events to a webhook receiver that is down, then up") {
   w.child().Signal(SIGTERM);
   CHECK(w.child().Wait(60s) == 0);
   CHECK(w.child().Stderr().find("s3cr3t-hook-pass") == std::string::npos);
+  CHECK(w.child().Stderr().find("posting events to http://***@127.0.0.1:") != std::string::npos);
 }
 
 TEST_CASE("watch remediates drift-only plans and refuses any other") {
