@@ -3,7 +3,7 @@
 // with no filter, so each stack's refresh would read the listing of the
 // whole project: a hundred stacks sharing one would read it a hundred
 // times an interval. Here a kind listed for one run serves the others' for
-// `max_age` (half their interval): the project is listed about once an
+// `max_age` (half their interval): the project is listed at most twice an
 // interval, whatever the number of stacks. A listing that fails is not
 // kept. The listings are made by a provider of their own (`lister`), so
 // that what a provider remembers of what it listed is kept once.
