@@ -103,6 +103,16 @@ std::vector<MetricFamily> Metrics(Watching& w) {
   return *parsed;
 }
 
+// The value of the sample `name` with exactly `labels`; fails the test when
+// there is none.
+double MetricValue(const std::vector<MetricFamily>& metrics, const std::string& name,
+                   const PrometheusLabels& labels) {
+  const Sample* s = FindSample(metrics, name, labels);
+  INFO(name);
+  REQUIRE(s != nullptr);
+  return s->value;
+}
+
 void Rename(StackEnv& e, const std::string& id, const std::string& name, const std::string& key) {
   REQUIRE(e.server.Client()->Patch("/api/v1/compute/" + id, {{"name", name}}, key).status == 200);
 }
@@ -178,20 +188,17 @@ TEST_CASE("watch shows drift appearing and clearing in events, status, metrics a
   CHECK(shown);
 
   auto metrics = Metrics(w);
-  const Sample* drifted =
-      FindSample(metrics, "cairn_watch_drifted_resources",
-                 {{"stack", "stack"}, {"kind", "instance"}, {"type", "changed"}});
-  REQUIRE(drifted != nullptr);
-  CHECK(drifted->value == 1);
-  const Sample* up = FindSample(metrics, "cairn_watch_up");
-  REQUIRE(up != nullptr);
-  CHECK(up->value == 1);
+  const PrometheusLabels web_changed = {
+      {"stack", "stack"}, {"kind", "instance"}, {"type", "changed"}};
+  CHECK(MetricValue(metrics, "cairn_watch_drifted_resources", web_changed) == 1);
+  CHECK(MetricValue(metrics, "cairn_watch_up", {}) == 1);
+  REQUIRE(FindFamily(metrics, "cairn_watch_runs_total") != nullptr);
   CHECK(FindFamily(metrics, "cairn_watch_runs_total")->type == "counter");
-  CHECK(FindSample(metrics, "cairn_watch_runs_total", {{"stack", "stack"}})->value >= 2);
-  CHECK(FindSample(metrics, "cairn_watch_stack_active", {{"stack", "stack"}})->value == 1);
-  const double runs = FindSample(metrics, "cairn_watch_runs_total", {{"stack", "stack"}})->value;
+  const double runs = MetricValue(metrics, "cairn_watch_runs_total", {{"stack", "stack"}});
+  CHECK(runs >= 2);
+  CHECK(MetricValue(metrics, "cairn_watch_stack_active", {{"stack", "stack"}}) == 1);
   const double requests =
-      FindSample(metrics, "cairn_watch_api_requests_total", {{"stack", "stack"}})->value;
+      MetricValue(metrics, "cairn_watch_api_requests_total", {{"stack", "stack"}});
   CHECK(requests <= runs * 3 + 3);  // about one list per kind and run
 
   // The page: self-contained HTML naming the stack and its drift.
@@ -207,9 +214,7 @@ TEST_CASE("watch shows drift appearing and clearing in events, status, metrics a
   CHECK(w.NextEvent("drift_resolved").is_object());
   REQUIRE(Eventually([&] { return w.Stack()["status"] == "ok"; }));
   metrics = Metrics(w);
-  CHECK(FindSample(metrics, "cairn_watch_drifted_resources",
-                   {{"stack", "stack"}, {"kind", "instance"}, {"type", "changed"}})
-            ->value == 0);
+  CHECK(MetricValue(metrics, "cairn_watch_drifted_resources", web_changed) == 0);
 
   // SIGTERM: the runs in flight finish, and it exits 0.
   w.child().Signal(SIGTERM);
@@ -249,8 +254,9 @@ TEST_CASE("watch posts events to a webhook receiver that is down, then up") {
   REQUIRE(w.NextEvent("drift_detected").is_object());
   // Nothing listens: the event waits, retried.
   REQUIRE(Eventually([&] {
+    const auto metrics = Metrics(w);  // FindSample points into it
     const Sample* s =
-        FindSample(Metrics(w), "cairn_watch_webhook_events_total", {{"result", "failed_attempt"}});
+        FindSample(metrics, "cairn_watch_webhook_events_total", {{"result", "failed_attempt"}});
     return s != nullptr && s->value >= 1;
   }));
   WebhookReceiver receiver(port);
@@ -259,8 +265,9 @@ TEST_CASE("watch posts events to a webhook receiver that is down, then up") {
   CHECK(got["event"] == "drift_detected");
   CHECK(got["resources"][0]["address"] == "instance.web[0]");
   REQUIRE(Eventually([&] {
+    const auto metrics = Metrics(w);  // FindSample points into it
     const Sample* s =
-        FindSample(Metrics(w), "cairn_watch_webhook_events_total", {{"result", "delivered"}});
+        FindSample(metrics, "cairn_watch_webhook_events_total", {{"result", "delivered"}});
     return s != nullptr && s->value >= 1;
   }));
   // The URL's password is in no log line.
@@ -311,7 +318,7 @@ TEST_CASE("two watchers of one SQLite state: one watches, the other takes over w
   REQUIRE(Eventually([&] { return second.Stack()["role"] == "standby"; }));
   CHECK(second.Stack()["lease_holder"].get<std::string>().find(
             "pid " + std::to_string(first.child().pid())) != std::string::npos);
-  CHECK(FindSample(Metrics(second), "cairn_watch_stack_active", {{"stack", "stack"}})->value == 0);
+  CHECK(MetricValue(Metrics(second), "cairn_watch_stack_active", {{"stack", "stack"}}) == 0);
   first.child().Signal(SIGKILL);
   first.child().Wait();
   REQUIRE(Eventually([&] { return second.Stack()["role"] == "active"; }));
