@@ -1,5 +1,7 @@
 #include "providers/webhook.h"
 
+#include <curl/curl.h>
+
 #include <algorithm>
 #include <random>
 
@@ -8,42 +10,55 @@
 
 namespace cairn {
 
-std::string WebhookDisplayUrl(const std::string& url) {
-  const size_t scheme = url.find("://");
-  if (scheme == std::string::npos) return url;
-  const size_t start = scheme + 3;
-  const size_t end = url.find_first_of("/?#", start);
-  const size_t at = url.rfind('@', end == std::string::npos ? url.size() : end);
-  if (at == std::string::npos || at < start) return url;
-  return url.substr(0, start) + "***" + url.substr(at);
-}
-
 namespace {
 
-// The user information of `url` ("user:secret"), or "".
-std::string WebhookUserInfo(const std::string& url) {
-  const size_t scheme = url.find("://");
-  if (scheme == std::string::npos) return "";
-  const size_t start = scheme + 3;
-  const size_t end = url.find_first_of("/?#", start);
-  const size_t at = url.rfind('@', end == std::string::npos ? url.size() : end);
-  if (at == std::string::npos || at < start) return "";
-  return url.substr(start, at - start);
-}
+// The URL `url` parsed by libcurl's URL API; null when it is not a URL.
+struct WebhookParsedUrl {
+  explicit WebhookParsedUrl(const std::string& url) : handle(curl_url()) {
+    if (handle != nullptr && curl_url_set(handle, CURLUPART_URL, url.c_str(), 0) != CURLUE_OK) {
+      curl_url_cleanup(handle);
+      handle = nullptr;
+    }
+  }
+  ~WebhookParsedUrl() { curl_url_cleanup(handle); }
+  WebhookParsedUrl(const WebhookParsedUrl&) = delete;
+  WebhookParsedUrl& operator=(const WebhookParsedUrl&) = delete;
+  // A part of it as written, or "" when it has none.
+  std::string Part(CURLUPart part) const {
+    char* value = nullptr;
+    if (handle == nullptr || curl_url_get(handle, part, &value, 0) != CURLUE_OK) return "";
+    std::string out = value != nullptr ? value : "";
+    curl_free(value);
+    return out;
+  }
+  CURLU* handle;
+};
 
 }  // namespace
+
+std::string WebhookDisplayUrl(const std::string& url) {
+  WebhookParsedUrl parsed(url);
+  if (parsed.handle == nullptr) return "(not a URL)";
+  if (parsed.Part(CURLUPART_USER).empty() && parsed.Part(CURLUPART_PASSWORD).empty()) return url;
+  curl_url_set(parsed.handle, CURLUPART_USER, "***", 0);
+  curl_url_set(parsed.handle, CURLUPART_PASSWORD, nullptr, 0);
+  return parsed.Part(CURLUPART_URL);
+}
 
 WebhookSender::WebhookSender(HttpTransport& transport, std::string url, WebhookOptions options)
     : transport_(transport),
       url_(std::move(url)),
       display_url_(WebhookDisplayUrl(url_)),
       options_(options) {
-  const std::string userinfo = WebhookUserInfo(url_);
-  if (!userinfo.empty()) {
-    RegisterSecret(userinfo);
-    if (size_t colon = userinfo.find(':'); colon != std::string::npos) {
-      RegisterSecret(userinfo.substr(colon + 1));
-    }
+  // The credentials, as written in the URL, are secrets from now on.
+  const WebhookParsedUrl parsed(url_);
+  const std::string user = parsed.Part(CURLUPART_USER);
+  const std::string password = parsed.Part(CURLUPART_PASSWORD);
+  if (!password.empty()) {
+    RegisterSecret(password);
+    RegisterSecret(user + ":" + password);
+  } else if (!user.empty()) {
+    RegisterSecret(user);
   }
   thread_ = std::jthread([this](std::stop_token stop) { Run(stop); });
 }

@@ -70,7 +70,8 @@ class WebhookSender {
   std::jthread thread_;  // last: starts once the rest is built
 };
 
-// `url` with a user and password replaced by "***" ("https://***@host/x").
+// `url` with its user and password replaced by "***" ("https://***@host/x"),
+// as libcurl's URL API parses it; "(not a URL)" for what it does not parse.
 std::string WebhookDisplayUrl(const std::string& url);
 
 }  // namespace cairn

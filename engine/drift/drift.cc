@@ -4,6 +4,20 @@
 #include <set>
 
 namespace cairn {
+
+const char* DriftTypeName(DriftItem::Type type) {
+  switch (type) {
+    case DriftItem::Type::kChanged:
+      return "changed";
+    case DriftItem::Type::kDeleted:
+      return "deleted";
+    case DriftItem::Type::kUnmanaged:
+      return "unmanaged";
+    case DriftItem::Type::kFailed:
+      return "failed";
+  }
+  return "changed";
+}
 bool DriftReport::has_drift() const {
   return std::any_of(items.begin(), items.end(), [](const DriftItem& i) { return i.counts(); });
 }

@@ -42,6 +42,10 @@ struct DriftItem {
   bool counts() const { return type != Type::kChanged || !changes.empty(); }
 };
 
+// "changed", "deleted", "unmanaged" or "failed": the type's name in
+// reports, events and metrics.
+const char* DriftTypeName(DriftItem::Type type);
+
 struct DriftReport {
   static constexpr int kFormatVersion = 1;
   std::vector<DriftItem> items;

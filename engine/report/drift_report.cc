@@ -6,20 +6,6 @@
 namespace cairn {
 namespace {
 
-const char* TypeName(DriftItem::Type t) {
-  switch (t) {
-    case DriftItem::Type::kChanged:
-      return "changed";
-    case DriftItem::Type::kDeleted:
-      return "deleted";
-    case DriftItem::Type::kUnmanaged:
-      return "unmanaged";
-    case DriftItem::Type::kFailed:
-      return "failed";
-  }
-  return "changed";
-}
-
 struct DriftCounts {
   int changed = 0, deleted = 0, unmanaged = 0, failed = 0, ignored = 0;
 };
@@ -119,7 +105,7 @@ Value DriftToJson(const DriftReport& report) {
       return out;
     };
     // A changed item with only ignored differences is no drift: its own type.
-    const char* type = item.counts() ? TypeName(item.type) : "ignored";
+    const char* type = item.counts() ? DriftTypeName(item.type) : "ignored";
     Value j = {
         {"type", type}, {"kind", item.kind}, {"id", item.id}, {"changes", fields(item.changes)}};
     if (!item.ignored.empty()) j["ignored"] = fields(item.ignored);

@@ -84,24 +84,6 @@ struct WatchMetrics::Impl {
   WebhookTotals webhook_seen GUARDED_BY(mu);
 };
 
-namespace {
-
-const char* WatchMetricsDriftType(DriftItem::Type t) {
-  switch (t) {
-    case DriftItem::Type::kChanged:
-      return "changed";
-    case DriftItem::Type::kDeleted:
-      return "deleted";
-    case DriftItem::Type::kFailed:
-      return "failed";
-    case DriftItem::Type::kUnmanaged:
-      return "unmanaged";
-  }
-  return "changed";
-}
-
-}  // namespace
-
 WatchMetrics::WatchMetrics() : impl_(std::make_unique<Impl>()) { impl_->up.Add({}).Set(1); }
 
 WatchMetrics::~WatchMetrics() = default;
@@ -123,7 +105,7 @@ void WatchMetrics::RecordRun(const WatchedStackInfo& stack, const StackRunRecord
   }
   std::map<std::pair<std::string, std::string>, int> counts;
   for (const DriftItem& item : run.drift.items) {
-    if (item.counts()) ++counts[{item.kind, WatchMetricsDriftType(item.type)}];
+    if (item.counts()) ++counts[{item.kind, DriftTypeName(item.type)}];
   }
   auto& series = m.drift_series[stack.name];
   for (const auto& key : series) {

@@ -9,20 +9,6 @@
 namespace cairn {
 namespace {
 
-const char* WatchDriftTypeName(DriftItem::Type t) {
-  switch (t) {
-    case DriftItem::Type::kChanged:
-      return "changed";
-    case DriftItem::Type::kDeleted:
-      return "deleted";
-    case DriftItem::Type::kFailed:
-      return "failed";
-    case DriftItem::Type::kUnmanaged:
-      return "unmanaged";
-  }
-  return "changed";
-}
-
 // The drifted items of a run, each by a key that names it across runs.
 std::map<std::string, const DriftItem*> WatchDriftedByKey(const StackRunRecord& run) {
   std::map<std::string, const DriftItem*> out;
@@ -93,7 +79,7 @@ std::vector<Value> WatchEvents(const WatchedStackInfo& stack, const StackRunReco
   Value fresh = Value::array();
   for (const auto& [key, item] : after) {
     if (before.count(key)) continue;
-    Value r{{"type", WatchDriftTypeName(item->type)}, {"kind", item->kind}, {"id", item->id}};
+    Value r{{"type", DriftTypeName(item->type)}, {"kind", item->kind}, {"id", item->id}};
     if (!item->address.empty()) r["address"] = item->address;
     if (!item->name.empty()) r["name"] = item->name;
     Value fields = Value::array();
@@ -171,7 +157,7 @@ void RunRecordToJson(const StackRunRecord& now, const StackRunRecord* last_ok, V
       Value v{{"address", r.address},      {"kind", r.kind}, {"id", r.id}, {"status", "in_sync"},
               {"changes", Value::array()}, {"reason", ""}};
       if (auto it = by_address.find(r.address); it != by_address.end()) {
-        v["status"] = WatchDriftTypeName(it->second->type);
+        v["status"] = DriftTypeName(it->second->type);
         v["reason"] = it->second->reason;
         for (const AttributeChange& c : it->second->changes) {
           v["changes"].push_back(

@@ -105,6 +105,8 @@ TEST_CASE("a webhook URL's credentials are never shown") {
         "https://***@hooks.example.com/x?y=1");
   CHECK(WebhookDisplayUrl("https://hooks.example.com/a@b") == "https://hooks.example.com/a@b");
   CHECK(WebhookDisplayUrl("http://h:8080/") == "http://h:8080/");
+  CHECK(WebhookDisplayUrl("https://only-user@h/x") == "https://***@h/x");
+  CHECK(WebhookDisplayUrl("not a url at all") == "(not a URL)");
   FakeTransport t;
   WebhookSender s(t, "https://bot:s3cr3t-hook@hooks.example.com/x", Fast());
   CHECK(s.display_url() == "https://***@hooks.example.com/x");
