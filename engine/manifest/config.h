@@ -197,11 +197,9 @@ struct BackendConfig {
 // The stack's `kind: watch` document: how `cairn watch` runs it. Unset
 // fields take the command's flags.
 struct WatchConfig {
-  bool declared = false;
   std::optional<std::chrono::milliseconds> interval;  // `interval: 5m`
   // `remediate: none | drift-only`; nullopt: --remediate decides.
   std::optional<bool> remediate_drift;
-  SourceLocation location;  // of the document
 };
 
 // The non-empty strings in the values of the variables `names` (of

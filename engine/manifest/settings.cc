@@ -306,8 +306,6 @@ void LoadWatch(const std::vector<const ManifestDocument*>& docs, WatchConfig& w,
                "first declared at " + LocationText(docs[0]->location));
       continue;
     }
-    w.declared = true;
-    w.location = doc.location;
     if (doc.value.contains("interval")) {
       const Value& v = doc.value["interval"];
       const SourceLocation at = NodeLoc(doc.file, ChildNode(doc.node, "interval"));
