@@ -166,9 +166,22 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
                      "applied exactly as planned (give them to `cairn plan --out`)\n";
         return 1;
       }
-      if (!f.stack.vars.empty() || !f.stack.var_files.empty()) {
-        std::cerr << "error: --var and --var-file cannot be given with a saved plan: it is "
-                     "applied exactly as planned, with the variable values it was made with\n";
+      // Only the ephemeral variables are given again: the plan keeps
+      // every other value, and no ephemeral one.
+      for (const std::string& assignment : f.stack.vars) {
+        const std::string name = assignment.substr(0, assignment.find('='));
+        if (std::find(saved->ephemeral_variables.begin(), saved->ephemeral_variables.end(), name) ==
+            saved->ephemeral_variables.end()) {
+          std::cerr << "error: --var " << name
+                    << " cannot be given with a saved plan: it is applied exactly as planned, "
+                       "with the variable values it was made with (only ephemeral variables, "
+                       "which it does not keep, are given again)\n";
+          return 1;
+        }
+      }
+      if (!f.stack.var_files.empty() && saved->ephemeral_variables.empty()) {
+        std::cerr << "error: --var-file cannot be given with a saved plan: it is applied "
+                     "exactly as planned, with the variable values it was made with\n";
         return 1;
       }
       // Wherever the same stack is: DIR, else the current directory, else
@@ -245,6 +258,10 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
     auto state = session->LoadState();
     if (!state) return 1;
     if (Status st = CheckPlanIsCurrent(*saved, *state); !st.ok()) {
+      std::cerr << "error: " << st.message() << "\n";
+      return 1;
+    }
+    if (Status st = FillWriteOnly(*saved, session->config()); !st.ok()) {
       std::cerr << "error: " << st.message() << "\n";
       return 1;
     }

@@ -187,6 +187,7 @@ ApplyOptions EngineSession::apply_options(int parallelism) const {
   o.delete_timeout = std::chrono::seconds(TimeoutSeconds(p, "delete", 600));
   o.find_by_name_kinds = preview_kinds_;
   o.kinds = kinds_;
+  o.write_only_values = WriteOnlyValues(load_.config, kinds_);
   return o;
 }
 

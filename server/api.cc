@@ -40,7 +40,8 @@ enum class FieldType {
   kPublicKey,  // normalised, fingerprint computed
   kSizeGb,     // an integer; may only grow
   kRef,        // one id (either form), or null to detach
-  kRefList     // ids (either form), each at most once
+  kRefList,    // ids (either form), each at most once
+  kWriteOnly   // taken on create, kept nowhere, never returned (user_data)
 };
 
 // How a body field is taken into a record. Which fields are required or
@@ -79,7 +80,8 @@ const std::vector<Collection>& Collections() {
         {"plan", "plan", FieldType::kValue},
         {"image", "image", FieldType::kValue},
         {"ssh_keys", "ssh_keys", FieldType::kRefList, "ssh_key", "key"},
-        {"network", "network", FieldType::kRef, "network", "net", true}},
+        {"network", "network", FieldType::kRef, "network", "net", true},
+        {"user_data", "user_data", FieldType::kWriteOnly}},
        {"id", "status", "ipv4", "created_at"}},
       {View::kPreview,
        "networks",
@@ -120,7 +122,8 @@ const std::vector<Collection>& Collections() {
         {"image", "image", FieldType::kValue},
         {"plan", "plan", FieldType::kValue},
         {"sshKeys", "ssh_keys", FieldType::kRefList, "ssh_key", "key"},
-        {"networkId", "network", FieldType::kRef, "network", "net", true}},
+        {"networkId", "network", FieldType::kRef, "network", "net", true},
+        {"userData", "user_data", FieldType::kWriteOnly}},
        {"publicId", "regionKey", "imageKey", "planKey", "ipv4", "status", "customerStatus",
         "createdAt"}},
       {View::kControl,
@@ -320,6 +323,9 @@ std::optional<FieldError> ValidateBody(const SchemaRegistry& schemas, const Coll
     if (patch && Contains(immutable, f->attr)) {
       return FieldError{key, "is immutable and cannot be changed"};
     }
+    if (patch && f->type == FieldType::kWriteOnly) {
+      return FieldError{key, "is write-only: it is given only when the instance is created"};
+    }
     fields.emplace_back(f, &v);
     // null detaches (an API extension; a manifest simply leaves the field out).
     if (f->type == FieldType::kRef && v.is_null()) continue;
@@ -354,6 +360,8 @@ std::optional<FieldError> ValidateBody(const SchemaRegistry& schemas, const Coll
       case FieldType::kSizeGb:
         (*attrs)[spec_field->attr] = v.get<int64_t>();
         break;
+      case FieldType::kWriteOnly:
+        break;  // handed on at first boot, kept nowhere (docs/api.md)
       case FieldType::kRef: {
         if (v.is_null()) {
           (*attrs)[spec_field->attr] = nullptr;

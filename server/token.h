@@ -6,10 +6,12 @@
 #include <string>
 #include <string_view>
 
+#include "base/digest.h"
+
 namespace cairn::server {
 
-// Lowercase hex SHA-256 of `data`.
-std::string Sha256Hex(std::string_view data);
+// Lowercase hex SHA-256 of `data` (base/digest.h).
+using cairn::Sha256Hex;
 
 // A fresh random token of the shape above.
 std::string GenerateToken();

@@ -33,6 +33,7 @@ struct SchemaRegistry::KindInfo {
   std::vector<std::string> computed_names;
   std::vector<std::string> immutable;
   std::vector<std::string> grow_only;
+  std::vector<std::string> write_only;
   std::string id_alias;
   std::map<std::string, std::string> references;
   Value wire = Value::object();
@@ -470,6 +471,17 @@ Result<std::shared_ptr<const SchemaRegistry>> SchemaRegistry::FromDocuments(
     if (x.contains("grow_only") && !x["grow_only"].is_array())
       return bad("x-cairn.grow_only must be a list");
     info->grow_only = StringList(x.value("grow_only", Value::array()));
+    if (x.contains("write_only") && !x["write_only"].is_array())
+      return bad("x-cairn.write_only must be a list");
+    info->write_only = StringList(x.value("write_only", Value::array()));
+    for (const std::string& f : info->write_only) {
+      const Value& props = d.value("properties", Value::object());
+      if (!props.contains(f)) return bad("x-cairn.write_only names unknown field \"" + f + "\"");
+      const Value& wf = x["wire"].value("fields", Value::object());
+      if (wf.contains(f) && wf[f].is_object() && wf[f].contains("response"))
+        return bad("x-cairn.write_only field \"" + f +
+                   "\" has a response path: the API never returns it");
+    }
     if (x.contains("id_alias")) {
       const Value& a = x["id_alias"];
       if (!a.is_string() || a.get<std::string>().empty() || a.get<std::string>().back() != '_')
@@ -543,6 +555,11 @@ const std::vector<std::string>& SchemaRegistry::Immutable(std::string_view kind)
 const std::string& SchemaRegistry::IdAlias(std::string_view kind) const {
   const KindInfo* k = Find(kind);
   return k ? k->id_alias : Empty<std::string>();
+}
+
+const std::vector<std::string>& SchemaRegistry::WriteOnly(std::string_view kind) const {
+  const KindInfo* k = Find(kind);
+  return k ? k->write_only : Empty<std::vector<std::string>>();
 }
 
 const std::vector<std::string>& SchemaRegistry::GrowOnly(std::string_view kind) const {

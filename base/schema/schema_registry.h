@@ -9,6 +9,7 @@
 //   kind        the kind name, equal to the file name's stem
 //   computed    attribute -> JSON Schema of an attribute the API computes
 //   immutable   spec fields whose change forces replacement
+//   write_only  (optional) spec fields sent on create, never returned nor kept
 //   references  spec field -> kind it refers to (a string or list of strings)
 //   id_alias    (optional) the prefix of the ids' second spelling, "inst_"
 //   wire        api, collection, envelope, id_field, pagination, fields
@@ -105,6 +106,10 @@ class SchemaRegistry {
   // Numeric fields an update may raise but never lower (x-cairn.grow_only,
   // optional): a volume's size_gb.
   const std::vector<std::string>& GrowOnly(std::string_view kind) const;
+  // Fields the API takes on create and never returns (x-cairn.write_only,
+  // optional): an instance's user_data. Cairn keeps their values in no
+  // state, plan file or report; they may hold ephemeral values.
+  const std::vector<std::string>& WriteOnly(std::string_view kind) const;
   // The prefix another spelling of this kind's ids starts with
   // (x-cairn.id_alias, base/identifiers.h): `inst_<32 hex>` for an instance
   // whose id is that UUID. Empty when the kind has one spelling.

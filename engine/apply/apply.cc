@@ -17,6 +17,7 @@
 #include "engine/apply/apply_waits.h"
 #include "engine/apply/apply_walk.h"
 #include "engine/apply/object_compatible.h"
+#include "engine/apply/write_only.h"
 #include "engine/crash_point.h"
 #include "engine/manifest/expr.h"
 #include "engine/plan/conditions.h"
@@ -657,6 +658,7 @@ class ApplyRun {
                                                              : Action::kDelete};
     if (node.op != Action::kCreate) prep.id = c.remote_id;
     Value resolved;
+    std::vector<Value> write_only;  // the values sent, out of the journal
     // Preconditions, before the request. A replace that deletes first
     // checks them before its delete too, as far as they are known then
     // (what they read may not be made yet): a false one keeps the old
@@ -716,6 +718,21 @@ class ApplyRun {
       }
       if (node.op == Action::kCreate) {
         prep.spec = resolved;
+        // Write-only values go to the request alone (write_only.h); the
+        // policies above did not see them, nothing reports them.
+        for (const auto& [field, v] : c.write_only.items()) {
+          std::vector<ResolveError> wo_failed;
+          Value value = ResolveReferences(v, Lookup(), nullptr, &wo_failed);
+          if (!wo_failed.empty() || v.is_null() || ContainsUnknown(value)) {
+            Fail(index, {}, c.address, node.op,
+                 "write-only field " + field +
+                     (v.is_null() ? " has no value: the manifests no longer set it"
+                                  : " could not be resolved"));
+            return false;
+          }
+          prep.spec[field] = value;
+          write_only.push_back(std::move(value));
+        }
       } else {
         for (const auto& ch : c.changes) {
           if (resolved.contains(ch.field)) prep.spec[ch.field] = resolved[ch.field];
@@ -730,6 +747,7 @@ class ApplyRun {
     CrashPoint("apply.prepared");
     node.entry = JournalEntryFor(c, node.op, node.deposed, first_seq_ + static_cast<int64_t>(index),
                                  lineage_, *prepared, clock_.UnixSeconds());
+    if (!write_only.empty()) node.entry.body = SealWriteOnly(node.entry.body, write_only);
     node.prepared = std::move(*prepared);
     return true;
   }
@@ -804,6 +822,10 @@ class ApplyRun {
     // so those results are synced at once.
     const Durability durability =
         options_.find_by_name_kinds.count(c.kind) ? Durability::kImmediate : Durability::kDeferred;
+    // An API that echoed a write-only field does not put it in the state.
+    if (auto kind = options_.kinds.find(c.kind); kind != options_.kinds.end()) {
+      for (const std::string& field : kind->second.write_only) remote.attributes.erase(field);
+    }
     StateCommit commit =
         ResultCommit(c, node.op, node.entry.seq, std::move(remote), wait, durability);
     // The recorder commits it (Record). Until then the journal entry stands
@@ -1105,6 +1127,28 @@ RecoveryResult RecoverJournal(Provider& provider, StateStore& store, const Apply
         {Severity::kError, "state_error", state.status().ToString(), "", {}});
     return result;
   }
+  // Write-only values the journal does not keep (write_only.h), put back
+  // from the manifests; an operation whose value they no longer give is
+  // not sent, and stays in the journal.
+  std::erase_if(*pending, [&](JournalEntry& e) {
+    if (!HoldsWriteOnlyPlaceholder(e.body)) return false;
+    std::vector<std::string> missing;
+    std::string body = UnsealWriteOnly(e.body, options.write_only_values, missing);
+    if (missing.empty()) {
+      e.body = std::move(body);
+      return false;
+    }
+    result.diagnostics.push_back(
+        {Severity::kError,
+         "write_only_unavailable",
+         "the interrupted " + std::string(ActionName(e.action)) + " of " + e.address +
+             " sent a write-only value that the journal does not keep, and the manifests no "
+             "longer give it",
+         "run cairn apply in the stack's directory with the same manifests and ephemeral "
+         "variables as the interrupted run; the operation stays in the journal until then",
+         {}});
+    return true;
+  });
   if (pending->empty()) return result;
   Plan described;
   for (const JournalEntry& e : *pending) described.changes.push_back(RecoveredChange(e, *state));

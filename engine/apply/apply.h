@@ -54,6 +54,10 @@ struct ProgressEvent {
 };
 
 struct ApplyOptions {
+  // The write-only values the manifests give, by their placeholder
+  // (write_only.h; WriteOnlyValues in operations.h): what RecoverJournal
+  // puts back into a journaled body before sending it again.
+  std::map<std::string, Value> write_only_values;
   // Requests in flight at once (sent and not yet answered). An operation
   // waiting for its resource to be ready holds none of these.
   int parallelism = 10;

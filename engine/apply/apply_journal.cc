@@ -1,29 +1,13 @@
 #include "engine/apply/apply_journal.h"
 
-#include <openssl/sha.h>
-
 #include <algorithm>
 
+#include "base/digest.h"
 #include "engine/apply/apply.h"
 #include "engine/apply/apply_graph.h"
 #include "engine/crash_point.h"
 
 namespace cairn {
-namespace {
-
-std::string JournalShortHash(const std::string& s) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(s.data()), s.size(), digest);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (int i = 0; i < 8; ++i) {
-    out += kHex[digest[i] >> 4];
-    out += kHex[digest[i] & 0xf];
-  }
-  return out;
-}
-
-}  // namespace
 
 JournalBatcher::JournalBatcher(int workers)
     : low_water_(static_cast<size_t>(std::max(1, workers)) / 2),
@@ -88,7 +72,7 @@ JournalEntry JournalEntryFor(const PlannedChange& c, Action op, bool deposed, in
 std::string IdempotencyKey(const std::string& lineage, int64_t seq, Action action,
                            const std::string& address) {
   return "cairn-" + lineage + "-" + std::to_string(seq) + "-" + ActionName(action) + "-" +
-         JournalShortHash(address);
+         Sha256Hex(address).substr(0, 16);
 }
 
 }  // namespace cairn

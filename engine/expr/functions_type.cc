@@ -126,7 +126,16 @@ Value SensitiveFn(const std::vector<Value>& a, CallContext&) {
   return a[0].MarkedSensitive("sensitive()");
 }
 
-Value NonSensitiveFn(const std::vector<Value>& a, CallContext&) { return a[0].Unmarked(); }
+// An ephemeral value stays marked (value.h, kEphemeralOrigin).
+Value NonSensitiveFn(const std::vector<Value>& a, CallContext&) {
+  Value out = a[0].Unmarked();
+  if (a[0].sensitive()) {
+    for (const std::string& from : a[0].sensitive_from()) {
+      if (IsEphemeralOrigin(from)) out = out.MarkedSensitive(from);
+    }
+  }
+  return out;
+}
 
 }  // namespace
 

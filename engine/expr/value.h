@@ -35,6 +35,13 @@
 
 namespace cairn::expr {
 
+// An ephemeral value (an ephemeral variable of a stack, and everything
+// computed from it) is sensitive, with one more origin in its mark:
+// "ephemeral:var.NAME". nonsensitive() keeps that origin, so an ephemeral
+// value is never shown and never loses what it is.
+inline constexpr std::string_view kEphemeralOrigin = "ephemeral:";
+inline bool IsEphemeralOrigin(std::string_view from) { return from.starts_with(kEphemeralOrigin); }
+
 class Value;
 using List = std::vector<Value>;
 using Map = std::map<std::string, Value, std::less<>>;

@@ -223,6 +223,10 @@ struct StackConfig {
   WatchConfig watch;
   std::map<std::string, Value> variables;  // resolved values
   std::vector<std::string> sensitive_variables;
+  // The variables declared `ephemeral: true` that have a value (each is in
+  // sensitive_variables too): a saved plan keeps their names, not their
+  // values, and `cairn apply PLAN` takes them again.
+  std::vector<std::string> ephemeral_variables;
   // SensitiveStrings(variables, sensitive_variables).
   std::vector<std::string> SensitiveStrings() const;
   // The stack's own locals (`kind: local`), in expression form (expr.h);

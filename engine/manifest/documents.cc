@@ -24,7 +24,8 @@ namespace fs = std::filesystem;
 const std::vector<std::string> kResourceKeys = {"kind",     "name",       "spec",      "count",
                                                 "for_each", "depends_on", "lifecycle", "enabled"};
 const std::map<std::string, std::vector<std::string>> kLanguageKinds = {
-    {"variable", {"kind", "name", "type", "default", "description", "sensitive", "validation"}},
+    {"variable",
+     {"kind", "name", "type", "default", "description", "sensitive", "ephemeral", "validation"}},
     {"local", {"kind", "name", "value", "description"}},
     {"output", {"kind", "name", "value", "description", "sensitive", "precondition"}},
     {"check", {"kind", "name", "assert", "description"}},

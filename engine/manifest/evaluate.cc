@@ -130,6 +130,8 @@ class LoadScope : public expr::Scope {
     }
     if (in_.variable_sensitive && in_.variable_sensitive(name))
       value = value.MarkedSensitive("var." + name);
+    if (in_.variable_ephemeral && in_.variable_ephemeral(name))
+      value = value.MarkedSensitive(std::string(expr::kEphemeralOrigin) + "var." + name);
     return value;
   }
 
@@ -488,6 +490,13 @@ bool IsEnvName(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
   });
+}
+
+std::string EphemeralSource(const std::vector<std::string>& marks) {
+  for (const std::string& from : marks) {
+    if (expr::IsEphemeralOrigin(from)) return from.substr(expr::kEphemeralOrigin.size());
+  }
+  return "";
 }
 
 Value EscapeTemplateValue(const Value& v) {

@@ -72,6 +72,9 @@ struct EvalInputs {
   std::function<std::optional<Value>(const std::string& name, const SourceLocation& at)> variable;
   // Whether ${var.NAME}'s value is sensitive. Unset: none is.
   std::function<bool(const std::string& name)> variable_sensitive;
+  // Whether ${var.NAME}'s value is ephemeral (marked as EphemeralOrigin
+  // says). Unset: none is.
+  std::function<bool(const std::string& name)> variable_ephemeral;
   // ${local.NAME}: its value, or nullopt (the callee reports why).
   std::function<std::optional<LocalValue>(const std::string& name, const SourceLocation& at)> local;
   // ${env.NAME}: the environment variable, or null when unset.
@@ -151,6 +154,10 @@ struct Evaluated {
 Evaluated EvaluateString(const std::string& text, const EvalInputs& in,
                          const std::function<SourceLocation(size_t, size_t)>& locate,
                          std::vector<Diagnostic>& diags);
+
+// The first ephemeral origin (expr::IsEphemeralOrigin) among `marks` ("var.pw"), or "" when none
+// is.
+std::string EphemeralSource(const std::vector<std::string>& marks);
 
 // `v` with every string in it escaped as template text, so that a value
 // from a variable, a file or a for_each is never read as an expression.

@@ -72,6 +72,15 @@ struct EvalContext {
   // The sensitive mark of what was evaluated: (pointer, variable) for each
   // sensitive variable a string read.
   mutable std::vector<std::pair<std::string, std::string>> sensitive;
+  // Where an ephemeral value may go (variables.h, VariableDecl::ephemeral):
+  // nowhere (the default: what the state, a plan file or a report keeps);
+  // anywhere its value is known at load (a local, the provider, a module's
+  // input, a condition); or, for a resource's spec, only into the
+  // write-only fields of its kind, residual or not.
+  // A module's inputs take it anywhere: the module's variable is ephemeral.
+  enum class Ephemeral { kRefused, kKnownAtLoad, kWriteOnly, kAnywhere };
+  Ephemeral ephemeral = Ephemeral::kRefused;
+  const std::vector<std::string>* write_only = nullptr;  // kWriteOnly: the kind's
   // A string could not be evaluated (reported, perhaps before: an input
   // that failed earlier is not reported again where it is read).
   mutable bool failed = false;
@@ -344,6 +353,10 @@ class Loader {
       if (v.is_string()) RegisterSecret(v.get<std::string>());
     }
     for (const std::string& secret : resolved.secrets) RegisterSecret(secret);
+    for (const auto& [name, info] : variables_) {
+      if (info.ephemeral && result_.config.variables.count(name))
+        result_.config.ephemeral_variables.push_back(name);
+    }
   }
 
   // ---- modules ------------------------------------------------------------
@@ -408,6 +421,7 @@ class Loader {
     // input built from a sensitive variable, what makes it sensitive.
     std::vector<Value> values;
     std::vector<std::map<std::string, std::string>> sensitive(indexes.size());
+    std::vector<std::set<std::string>> ephemeral(indexes.size());
     for (size_t k = 0; k < indexes.size(); ++k) {
       std::optional<int> count_index;
       std::string each_key;
@@ -415,6 +429,7 @@ class Loader {
       ctx.doc = &docs_[di];
       ctx.resource_refs = true;
       ctx.module_inputs = true;
+      ctx.ephemeral = EvalContext::Ephemeral::kAnywhere;
       ctx.count_index = &count_index;
       if (const int* i = std::get_if<int>(&indexes[k])) count_index = *i;
       if (const std::string* key = std::get_if<std::string>(&indexes[k])) {
@@ -425,6 +440,7 @@ class Loader {
       values.push_back(inputs.is_null() ? Value::object() : Eval(inputs, inputs_node, "", ctx));
       for (const auto& [pointer, from] : ctx.sensitive) {
         std::string input = pointer.substr(1, pointer.find('/', 1) - 1);
+        if (expr::IsEphemeralOrigin(from)) ephemeral[k].insert(input);
         sensitive[k].emplace(input, SensitiveText(s, from));
       }
     }
@@ -434,6 +450,7 @@ class Loader {
       instances.emplace_back(indexes[k], scopes_.size() - 1);
       AddModuleDocuments(scopes_.size() - 1, dir, source_loc);
       ResolveModuleVariables(scopes_.size() - 1, values[k], sensitive[k]);
+      scopes_.back().ephemeral_inputs = std::move(ephemeral[k]);
     }
     ModuleCall& done = scopes_[s].calls[doc.name];  // scopes_ moved
     done.instances = std::move(instances);
@@ -684,6 +701,65 @@ class Loader {
     return s != 0 && scopes_[s].sensitive_inputs.count(name) > 0;
   }
 
+  // Whether ${var.NAME} in scope `s` is ephemeral: declared so, or (in a
+  // module) given an input built from an ephemeral value.
+  bool VariableIsEphemeral(size_t s, const std::string& name) const {
+    const auto& vars = s == 0 ? variables_ : scopes_[s].variables;
+    auto var = vars.find(name);
+    if (var != vars.end() && var->second.ephemeral) return true;
+    return s != 0 && scopes_[s].ephemeral_inputs.count(name) > 0;
+  }
+
+  // A string of `doc` read ephemeral value `source` ("var.pw") and made
+  // `value` at `pointer`: refused where ctx.ephemeral says it may not go.
+  // Wherever it may go but a write-only field, its value must be known at
+  // load: a residual waiting for a resource would carry it into the plan.
+  void CheckEphemeralUse(const Doc& doc, const std::string& source, const Value& value,
+                         const std::string& pointer, const EvalContext& ctx,
+                         const SourceLocation& at) {
+    using E = EvalContext::Ephemeral;
+    if (ctx.ephemeral == E::kAnywhere) return;
+    const std::string what = "ephemeral variable \"" + source.substr(source.find('.') + 1) + "\"";
+    const char* kWhere =
+        "an ephemeral value may be used only in a write-only field (instance.user_data), the "
+        "provider document, a local, a module's input or a condition: Cairn keeps it nowhere";
+    if (ctx.ephemeral == E::kWriteOnly && ctx.write_only) {
+      std::string field = pointer.size() > 1 ? pointer.substr(1, pointer.find('/', 1) - 1) : "";
+      if (std::find(ctx.write_only->begin(), ctx.write_only->end(), field) !=
+          ctx.write_only->end()) {
+        return;
+      }
+      Error("ephemeral_not_allowed",
+            what + " cannot be used in " +
+                (field.empty() ? std::string("this resource") : "field \"" + field + "\"") +
+                " of " + doc.kind + " \"" + doc.name + "\": the state and plans keep its value",
+            at, kWhere);
+      return;
+    }
+    if (ctx.ephemeral == E::kKnownAtLoad) {
+      if (!(value.is_string() && HasTemplateSyntax(value.get_ref<const std::string&>()))) return;
+      Error("ephemeral_not_allowed",
+            what +
+                " is used in a value that waits for a resource: the plan would keep it until "
+                "apply",
+            at,
+            "outside a write-only field, an expression reading an ephemeral value must be "
+            "known when the manifests load");
+      return;
+    }
+    // "output \"o\"", "the count of network \"many\"", "the backend document".
+    const std::string named =
+        doc.name.empty() ? "the " + doc.kind + " document" : doc.kind + " \"" + doc.name + "\"";
+    const std::string_view where = ctx.where ? ctx.where : "";
+    Error("ephemeral_not_allowed",
+          what + " cannot be used in " +
+              (where.empty() || where.starts_with("a ")
+                   ? named
+                   : "the " + std::string(where) + " of " + named) +
+              ": Cairn would keep its value",
+          at, kWhere);
+  }
+
   // How a message names sensitive variable `name` of scope `s`: `sensitive
   // variable "pw"`, or, for an input that made it sensitive, `variable "pw",
   // whose input is built from sensitive variable "s"`.
@@ -742,6 +818,7 @@ class Loader {
       EvalContext ctx;
       ctx.doc = &doc;
       ctx.where = where;
+      ctx.ephemeral = EvalContext::Ephemeral::kKnownAtLoad;
       size_t errors = ErrorCount();
       ValidationField out;
       out.value = Eval(v, node, "", ctx);
@@ -764,6 +841,7 @@ class Loader {
     EvalContext ctx;
     ctx.doc = &doc;
     ctx.resource_refs = true;
+    ctx.ephemeral = EvalContext::Ephemeral::kKnownAtLoad;
     size_t errors = ErrorCount();
     LocalEvaluation out;
     out.value = Eval(doc.value["value"], Child(doc.node, "value"), "", ctx);
@@ -853,6 +931,9 @@ class Loader {
       in.variable_sensitive = [this, &doc](const std::string& name) {
         return VariableIsSensitive(doc.scope, name);
       };
+      in.variable_ephemeral = [this, &doc](const std::string& name) {
+        return VariableIsEphemeral(doc.scope, name);
+      };
       in.local = [this, &doc](const std::string& name, const SourceLocation& at) {
         return LocalValueOf(doc.scope, name, at);
       };
@@ -911,6 +992,8 @@ class Loader {
       }
     }
     for (const std::string& from : e.sensitive) ctx.sensitive.emplace_back(pointer, from);
+    if (std::string source = EphemeralSource(e.sensitive); !source.empty() && !e.failed)
+      CheckEphemeralUse(doc, source, e.value, pointer, ctx, locate(0, s.size()));
     ctx.failed = ctx.failed || e.failed;
     if (e.private_key) key_nodes_.emplace_back(static_cast<size_t>(&doc - docs_.data()), node);
     return std::move(e.value);
@@ -948,6 +1031,9 @@ class Loader {
     EvalContext ctx;
     ctx.doc = &doc;
     ctx.where = where;
+    // The provider's settings are used, never kept; the backend's are kept
+    // in saved plans.
+    if (doc.kind == "provider") ctx.ephemeral = EvalContext::Ephemeral::kKnownAtLoad;
     return Eval(doc.value[key], Child(doc.node, key), "", ctx);
   }
 
@@ -1016,6 +1102,9 @@ class Loader {
       size_t errors = ErrorCount();
       ctx.inputs.reset();
       ctx.allow_self = allow_self;
+      // A condition keeps only whether it held, once decided.
+      const auto ephemeral = ctx.ephemeral;
+      ctx.ephemeral = EvalContext::Ephemeral::kKnownAtLoad;
       // The context's sensitive marks are its document's: a condition reads
       // what it likes without making the resource or output sensitive.
       const auto marks = ctx.sensitive;
@@ -1026,6 +1115,7 @@ class Loader {
       e.message_sensitive = ctx.sensitive.size() != marks.size();
       ctx.sensitive = marks;
       ctx.allow_self = false;
+      ctx.ephemeral = ephemeral;
       ctx.inputs.reset();
       e.failed = ErrorCount() != errors;
       return e;
@@ -1088,6 +1178,8 @@ class Loader {
       ctx.resource_refs = true;
       ctx.count_index = &count_index;
       ctx.resource = static_cast<int>(resources_.size());
+      ctx.ephemeral = EvalContext::Ephemeral::kWriteOnly;
+      ctx.write_only = &registry_->WriteOnly(doc.kind);
       if (const int* i = std::get_if<int>(&indexes[k])) count_index = *i;
       if (const std::string* key = std::get_if<std::string>(&indexes[k])) {
         each_key = *key;

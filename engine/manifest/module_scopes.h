@@ -21,6 +21,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <variant>
@@ -81,6 +82,8 @@ struct ModuleScope {
   // Variables whose input is built from a sensitive value, and which one
   // ("sensitive variable \"pw\"").
   std::map<std::string, std::string> sensitive_inputs;
+  // Variables whose input is built from an ephemeral value.
+  std::set<std::string> ephemeral_inputs;
   // Where each variable's value came from, for a failed validation to
   // point at.
   std::map<std::string, ValueOrigin> origins;

@@ -79,6 +79,16 @@ VariableDecl ParseVariableDecl(const std::string& name, const Value& doc, const 
       decl.sensitive = doc["sensitive"].get<bool>();
     }
   }
+  if (doc.contains("ephemeral")) {
+    if (!doc["ephemeral"].is_boolean()) {
+      AddError(diags, "wrong_type",
+               "ephemeral must be true or false, not " + ValueTypeNoun(doc["ephemeral"]),
+               at("ephemeral"));
+    } else if (doc["ephemeral"].get<bool>()) {
+      decl.ephemeral = true;
+      decl.sensitive = true;  // never shown either
+    }
+  }
   if (doc.contains("description") && !doc["description"].is_string()) {
     AddError(diags, "wrong_type",
              "description must be a string, not " + ValueTypeNoun(doc["description"]),

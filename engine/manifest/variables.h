@@ -35,6 +35,10 @@ struct VariableDecl {
   std::string name;
   std::string type = "any";
   bool sensitive = false;
+  // `ephemeral: true`: its value is kept in no state, plan file or report,
+  // and may be used only where nothing keeps it (a write-only field, the
+  // provider, a local, a module's input, a condition). Implies sensitive.
+  bool ephemeral = false;
   // The default. Null (not nullopt) when a default is given but the
   // declaration's type is invalid or the default is not of it (reported),
   // so that a missing value is not reported as well.

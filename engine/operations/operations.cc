@@ -1,6 +1,8 @@
 #include "engine/operations/operations.h"
 
 #include "base/schema/schema_registry.h"
+#include "engine/apply/write_only.h"
+#include "engine/manifest/expr.h"
 #include "engine/operations/import.h"
 #include "engine/plan/data_sources.h"
 #include "engine/plan/refresh.h"
@@ -13,12 +15,32 @@ KindCatalog KindCatalogFrom(const SchemaRegistry& registry) {
     KindInfo info;
     for (const auto& f : registry.Immutable(kind)) info.immutable.insert(f);
     for (const auto& f : registry.GrowOnly(kind)) info.grow_only.insert(f);
+    for (const auto& f : registry.WriteOnly(kind)) info.write_only.insert(f);
     for (const auto& f : registry.ComputedNames(kind)) info.computed.insert(f);
     info.references = registry.References(kind);
     info.id_alias = registry.IdAlias(kind);
     kinds[kind] = std::move(info);
   }
   return kinds;
+}
+
+std::map<std::string, Value> WriteOnlyValues(const StackConfig& config, const KindCatalog& kinds) {
+  std::map<std::string, Value> out;
+  const AttributeLookup none = [](const ResourceAddress&, const std::string&) {
+    return std::optional<Value>();
+  };
+  for (const ResourceConfig& rc : config.resources) {
+    auto kind = kinds.find(rc.kind);
+    if (kind == kinds.end() || !rc.spec.is_object()) continue;
+    for (const std::string& field : kind->second.write_only) {
+      auto it = rc.spec.find(field);
+      if (it == rc.spec.end()) continue;
+      std::vector<ResolveError> failed;
+      Value v = ResolveReferences(*it, none, nullptr, &failed);
+      if (failed.empty() && !ContainsUnknown(v)) out.emplace(WriteOnlyPlaceholder(v), std::move(v));
+    }
+  }
+  return out;
 }
 
 PlanResult PlanStack(const StackConfig& config, const StateSnapshot& state, Provider* provider,

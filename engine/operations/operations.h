@@ -8,6 +8,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -27,6 +28,12 @@ class SchemaRegistry;
 // What the planner needs to know of every kind, from its schema: immutable,
 // grow-only and computed fields, and the fields that refer to other kinds.
 KindCatalog KindCatalogFrom(const SchemaRegistry& registry);
+
+// The write-only values `config`'s resources set, by their placeholder
+// (engine/apply/write_only.h), for ApplyOptions::write_only_values: those
+// known once the manifests load (one that waits for a resource cannot be
+// told again; recovering its operation is refused, saying so).
+std::map<std::string, Value> WriteOnlyValues(const StackConfig& config, const KindCatalog& kinds);
 
 // Refreshes the state's resources through `provider` (unless
 // options.refresh is false), reads the stack's data sources (always, unless

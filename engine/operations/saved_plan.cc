@@ -1,28 +1,15 @@
 #include "engine/operations/saved_plan.h"
 
-#include <openssl/sha.h>
-
 #include <filesystem>
 #include <set>
 
+#include "base/digest.h"
 #include "base/env.h"
 
 namespace cairn {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string Sha256Hex(const std::string& data) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "sha256:";
-  for (unsigned char b : digest) {
-    out += kHex[b >> 4];
-    out += kHex[b & 0xf];
-  }
-  return out;
-}
 
 std::string BackendText(const BackendConfig& b) {
   std::string out = b.type;
@@ -66,6 +53,7 @@ std::string DigestDifferences(const std::map<std::string, std::string>& planned,
 struct Candidate {
   LoadResult load;
   std::string mismatch;
+  std::string ephemeral_missing;  // why it does not load, when that is all
 };
 
 Candidate TryDirectory(const Plan& plan, const std::string& dir, LoadOptions options,
@@ -74,6 +62,17 @@ Candidate TryDirectory(const Plan& plan, const std::string& dir, LoadOptions opt
   Candidate c;
   c.load = LoadStack(options);
   if (!c.load.ok()) {
+    // The plan's stack, but an ephemeral variable, which no plan keeps,
+    // was not given again.
+    for (const Diagnostic& d : c.load.diagnostics) {
+      for (const std::string& name : plan.ephemeral_variables) {
+        if (d.code == "missing_variable" && d.summary == "variable \"" + name + "\" has no value") {
+          c.ephemeral_missing = "the plan was made with ephemeral variable \"" + name +
+                                "\", whose value no plan keeps: give it again (CAIRN_VAR_" + name +
+                                " or --var " + name + "=VALUE)";
+        }
+      }
+    }
     c.mismatch = "its manifests do not load (see 'cairn validate " + dir + "')";
     return c;
   }
@@ -99,7 +98,7 @@ Result<std::map<std::string, std::string>> ManifestDigests(const StackConfig& co
     auto text = env.ReadFile(file, kMaxManifestFileBytes);
     if (!text.ok()) return text.status();
     std::string relative = fs::path(env.Canonical(file)).lexically_relative(root).string();
-    out[relative.empty() ? file : relative] = Sha256Hex(*text);
+    out[relative.empty() ? file : relative] = "sha256:" + Sha256Hex(*text);
   }
   return out;
 }
@@ -122,12 +121,33 @@ Status PrepareSavedPlan(Plan& plan, const StackConfig& config, bool recursive,
                   "cannot read the manifests to save the plan: " + digests.status().message());
   }
   plan.saved = true;
+  // Ephemeral variables by name only: apply is given them again.
   plan.variables = config.variables;
-  plan.sensitive_variables = config.sensitive_variables;
+  plan.sensitive_variables.clear();
+  for (const std::string& name : config.ephemeral_variables) plan.variables.erase(name);
+  for (const std::string& name : config.sensitive_variables) {
+    if (plan.variables.count(name)) plan.sensitive_variables.push_back(name);
+  }
+  plan.ephemeral_variables = config.ephemeral_variables;
   plan.backend = config.backend;
   plan.workspace = config.workspace;
   plan.manifests = std::move(*digests);
   plan.recursive = recursive;
+  return Status::Ok();
+}
+
+Status FillWriteOnly(Plan& plan, const StackConfig& config) {
+  for (PlannedChange& c : plan.changes) {
+    if (c.write_only.empty()) continue;
+    const ResourceConfig* rc = config.Find(c.parsed_address);
+    for (auto& [field, value] : c.write_only.items()) {
+      if (!rc || !rc->spec.is_object() || !rc->spec.contains(field)) {
+        return Status::FailedPrecondition(c.address + ": the plan sends write-only field " + field +
+                                          ", which the manifests no longer set");
+      }
+      value = rc->spec.at(field);
+    }
+  }
   return Status::Ok();
 }
 
@@ -155,7 +175,9 @@ SavedPlanStack LoadSavedPlanStack(const Plan& plan, const std::optional<std::str
     Candidate c = TryDirectory(plan, *dir, options, env);
     out.dir = *dir;
     out.load = std::move(c.load);
-    if (!out.load.ok()) {
+    if (!c.ephemeral_missing.empty()) {
+      out.error = c.ephemeral_missing;
+    } else if (!out.load.ok()) {
       out.error = *dir + " does not load";
     } else if (!c.mismatch.empty()) {
       out.error = *dir + " is not the stack the plan was made for: " + c.mismatch + redo;
@@ -169,6 +191,10 @@ SavedPlanStack LoadSavedPlanStack(const Plan& plan, const std::optional<std::str
       !plan.stack.empty() && env.Canonical(".") == env.Canonical(plan.stack);
   if (!env.ListFiles(".", plan.recursive, {".yaml", ".yml"}).empty()) {
     Candidate c = TryDirectory(plan, ".", options, env);
+    if (!c.ephemeral_missing.empty()) {
+      out.error = c.ephemeral_missing;
+      return out;
+    }
     if (c.mismatch.empty()) {
       out.dir = ".";
       out.load = std::move(c.load);
@@ -183,6 +209,10 @@ SavedPlanStack LoadSavedPlanStack(const Plan& plan, const std::optional<std::str
   if (!plan.stack.empty() && !here_is_origin) {
     if (env.IsDirectory(plan.stack)) {
       Candidate c = TryDirectory(plan, plan.stack, options, env);
+      if (!c.ephemeral_missing.empty()) {
+        out.error = c.ephemeral_missing;
+        return out;
+      }
       if (c.mismatch.empty()) {
         out.dir = plan.stack;
         out.load = std::move(c.load);

@@ -54,6 +54,12 @@ Status PrepareSavedPlan(Plan& plan, const StackConfig& config, bool recursive,
 // state), or the manifests do ("main.yaml changed, web.yaml added").
 std::string SavedPlanMismatch(const Plan& plan, const StackConfig& config, const Env& env);
 
+// Puts back into `plan` (saved) the write-only values it keeps by name
+// only (PlannedChange::write_only), from `config` (its stack, loaded again
+// with the plan's variables and the ephemeral ones given now). The error
+// names what the manifests no longer set.
+Status FillWriteOnly(Plan& plan, const StackConfig& config);
+
 // The stack a saved plan applies to, loaded.
 struct SavedPlanStack {
   std::string dir;  // the directory it was loaded from

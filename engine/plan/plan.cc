@@ -128,16 +128,22 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
     }
     const KindInfo& info = kind_it->second;
     std::vector<ResolveError> failed;
-    Value resolved = ResolveReferences(rc.spec, lookup, nullptr, &failed);
+    PlannedChange ch;
+    ch.after = rc.spec;
+    // Write-only fields go apart: compared with nothing, shown nowhere.
+    for (const std::string& field : info.write_only) {
+      if (!ch.after.is_object() || !ch.after.contains(field)) continue;
+      ch.write_only[field] = std::move(ch.after[field]);
+      ch.after.erase(field);
+    }
+    Value resolved = ResolveReferences(ch.after, lookup, nullptr, &failed);
     for (const ResolveError& e : failed) {
       result.diagnostics.push_back(plan::ResolveFailure(addr, e, secrets, rc.location));
     }
 
-    PlannedChange ch;
     ch.address = addr;
     ch.parsed_address = rc.address;
     ch.kind = rc.kind;
-    ch.after = rc.spec;
     ch.replace_order = rc.lifecycle.create_before_destroy ? ReplaceOrder::kCreateThenDelete
                                                           : ReplaceOrder::kDeleteThenCreate;
     for (const auto& d : rc.depends_on) ch.depends_on.push_back(d.ToString());
@@ -501,6 +507,12 @@ Value ChangeToJson(const PlannedChange& c) {
   out["before"] = c.before;
   out["after"] = c.after;
   out["changes"] = std::move(diffs);
+  // The names alone: the values are kept nowhere.
+  if (!c.write_only.empty()) {
+    Value names = Value::array();
+    for (const auto& [field, v] : c.write_only.items()) names.push_back(field);
+    out["write_only"] = std::move(names);
+  }
   out["replace_fields"] = c.replace_fields;
   out["replace_reason"] = c.replace_reason;
   out["create_before_destroy"] = c.replace_order == ReplaceOrder::kCreateThenDelete;
@@ -607,6 +619,7 @@ Value PlanHeadToJson(const Plan& plan) {
   }
   if (!plan.variables.empty()) out["variables"] = plan.variables;
   if (!plan.sensitive_variables.empty()) out["sensitive_variables"] = plan.sensitive_variables;
+  if (!plan.ephemeral_variables.empty()) out["ephemeral_variables"] = plan.ephemeral_variables;
   return out;
 }
 
@@ -709,6 +722,10 @@ Result<Plan> PlanFromJson(const Value& j) {
       ch.remote_id = c.value("remote_id", "");
       ch.before = c.value("before", Value());
       ch.after = c.value("after", Value());
+      for (const auto& field : c.value("write_only", Value::array())) {
+        if (!field.is_string()) return Status::InvalidArgument("malformed plan: write_only");
+        ch.write_only[field.get<std::string>()] = nullptr;
+      }
       for (const auto& d : c.value("changes", Value::array())) {
         ch.changes.push_back({d.at("field").get<std::string>(), d.value("before", Value()),
                               d.value("after", Value()), d.value("forces_replacement", false)});
@@ -783,6 +800,9 @@ Result<Plan> PlanFromJson(const Value& j) {
     }
     for (const auto& name : j.value("sensitive_variables", Value::array())) {
       plan.sensitive_variables.push_back(name.get<std::string>());
+    }
+    for (const auto& name : j.value("ephemeral_variables", Value::array())) {
+      plan.ephemeral_variables.push_back(name.get<std::string>());
     }
     plan.sensitive_values = SensitiveStrings(plan.variables, plan.sensitive_variables);
     if (plan.saved && !plan.pending.empty()) {

@@ -48,6 +48,10 @@ struct KindInfo {
   // spec field -> kind it refers to (ids compared in canonical form)
   std::map<std::string, std::string> references;
   std::set<std::string> grow_only;  // numeric fields that may rise, never fall
+  // Fields the API takes on create and never returns (x-cairn.write_only):
+  // never compared, never in a plan's `after` or `changes` (PlannedChange::
+  // write_only holds them).
+  std::set<std::string> write_only;
   // The prefix of this kind's ids' second spelling (x-cairn.id_alias):
   // `inst_<32 hex>` names the instance whose id is that UUID.
   std::string id_alias;
@@ -89,6 +93,12 @@ struct PlannedChange {
   // The desired spec, with references to other resources kept as "${...}"
   // so that apply resolves them from what it has just created. Null for delete.
   Value after;
+  // The write-only fields (KindInfo::write_only) the manifest sets, field
+  // -> desired value (references kept, as in `after`), out of `after` and
+  // `changes`: a create sends them, nothing shows or keeps them. A saved
+  // plan keeps the names alone (each value null); `cairn apply PLAN` takes
+  // the values from the manifests again (FillWriteOnly).
+  Value write_only = Value::object();
   std::vector<AttributeChange> changes;     // update and replace
   std::vector<std::string> replace_fields;  // immutable fields forcing replacement
   // A replace of a resource that is not usable, and why ("provisioning
@@ -243,6 +253,9 @@ struct Plan {
   // Which of them are sensitive: read back, their strings are the saved
   // plan's sensitive_values again, so that what shows it masks them.
   std::vector<std::string> sensitive_variables;
+  // The ephemeral variables set when it was planned: names only, their
+  // values kept nowhere; `cairn apply FILE` needs them given again.
+  std::vector<std::string> ephemeral_variables;
   // Saved plans only: the stack they apply to (engine/operations/saved_plan.h).
   // Its backend settings, which name the state the plan was made against; its
   // manifest files by path relative to the stack directory, each with

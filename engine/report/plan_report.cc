@@ -215,6 +215,16 @@ std::string RenderPlanText(const Plan& plan, const ReportOptions& opts) {
       if (d.forces_replacement) out += "  # forces replacement";
       out += "\n";
     }
+    // Sent with the create, shown and kept nowhere.
+    if (c.action == Action::kCreate || c.action == Action::kReplace) {
+      for (const auto& [field, v] : c.write_only.items()) {
+        out += "      ";
+        out += opts.color ? "\033[32m" : "";
+        out += "+";
+        out += reset;
+        out += " " + field + ": (write-only value)\n";
+      }
+    }
     if (!c.note.empty()) out += "      # " + c.note + "\n";
   }
   if (!plan.output_changes.empty()) {

@@ -525,7 +525,11 @@ TEST_CASE("cairn validate and cairn serve accept and refuse the same values at e
           specs.emplace_back(field + ": " + c.what, spec);
         }
       }
-      const bool editable = std::find(immutable.begin(), immutable.end(), field) == immutable.end();
+      // Write-only fields are given on create only (serve_write_only_test.cc).
+      const auto& write_only = reg.WriteOnly(kind);
+      const bool editable =
+          std::find(immutable.begin(), immutable.end(), field) == immutable.end() &&
+          std::find(write_only.begin(), write_only.end(), field) == write_only.end();
       const std::string wire_field =
           wire.request.count(field) ? wire.request.at(field) : std::string(field);
       for (const auto& [what, spec] : specs) {

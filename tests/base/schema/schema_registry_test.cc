@@ -26,8 +26,8 @@ TEST_CASE("the registry reads the kinds and their x-cairn metadata from the sche
   auto reg = Registry();
   CHECK(reg->kinds() ==
         std::vector<std::string>{"firewall", "instance", "network", "ssh_key", "volume"});
-  CHECK(reg->Fields("instance") ==
-        std::vector<std::string>{"image", "name", "network", "plan", "region", "ssh_keys"});
+  CHECK(reg->Fields("instance") == std::vector<std::string>{"image", "name", "network", "plan",
+                                                            "region", "ssh_keys", "user_data"});
   CHECK(reg->Immutable("instance") ==
         std::vector<std::string>{"region", "image", "network", "ssh_keys"});
   CHECK(reg->Immutable("firewall").empty());
