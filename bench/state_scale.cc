@@ -17,9 +17,7 @@
 //   load      Load() of the whole state (every record read and parsed: what
 //             plan and apply read once per run), in the first --load-runs runs.
 // Every figure is the median (and the maximum) over --runs runs, in ms,
-// after one run not counted: the first close after the fill waits for the
-// kernel to write back the fill's ~100 MB (287 ms once at 100,000), which
-// is the fill's cost, not a command's.
+// after one run not counted (a warm-up, without load).
 //
 // Usage: state_scale [--resources N (default 100000)] [--runs R (default 11)]
 //                    [--load-runs L (default 3)] [--key] [--each]
