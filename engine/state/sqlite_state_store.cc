@@ -585,11 +585,16 @@ Status SqliteStateStore::Sync() {
     MutexLock lock(mu_);
     if (!unsynced_) return Status::Ok();
   }
-  // A synced commit needs a frame of its own: a write that changes nothing.
+  // A synced commit needs a frame of its own, and SQLite writes no page for
+  // an UPDATE that leaves a row's bytes as they were (nor syncs a commit
+  // that wrote none): the row is changed and changed back, so that its page
+  // is written, as it was, and the commit syncs the WAL.
   return Write(
-      [&] {
+      [&]() -> Status {
         mu_.AssertHeld();
-        return db_->Cached("UPDATE sequence SET last = last WHERE slot = 1").Run();
+        CAIRN_RETURN_IF_ERROR(
+            db_->Cached("UPDATE sequence SET last = last + 1 WHERE slot = 1").Run());
+        return db_->Cached("UPDATE sequence SET last = last - 1 WHERE slot = 1").Run();
       },
       Durability::kImmediate);
 }
