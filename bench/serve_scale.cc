@@ -20,6 +20,8 @@
 //               [--store-url-env VAR]   PostgreSQL in $VAR (an empty database
 //                                       for each size: the bench drops the
 //                                       cairn_serve_ tables first)
+//               [--upgrade-cairn PATH]  then start this other cairn on the
+//                                       store (a newer one migrating it)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -147,6 +149,8 @@ void DropPgTables(const std::string& url_env) {
   (void)std::system(cmd.c_str());
 }
 
+std::string upgrade_cairn;
+
 void RunSize(const std::string& cairn, long n, long deleted, const std::string& url_env) {
   TempDir tmp;
   const std::string dir = tmp.path() + "/serve";
@@ -243,6 +247,15 @@ void RunSize(const std::string& cairn, long n, long deleted, const std::string& 
       Pct(first_ms, 0.5), pages, walk_ms / static_cast<double>(pages), Pct(deep_ms, 0.5),
       Pct(get_ms, 0.5), Pct(get_ms, 0.99));
   std::fflush(stdout);
+  if (!upgrade_cairn.empty()) {
+    Serve u = Start(upgrade_cairn, dir, url_env);
+    Stop(u);
+    Serve again = Start(upgrade_cairn, dir, url_env);
+    Stop(again);
+    std::printf("  upgrade: %s starts in %.0f ms (migrating), then in %.0f ms\n",
+                upgrade_cairn.c_str(), u.startup_ms, again.startup_ms);
+    std::fflush(stdout);
+  }
   DropPgTables(url_env);
 }
 
@@ -259,6 +272,8 @@ int main(int argc, char** argv) {
       sizes = argv[i + 1];
     } else if (a == "--cairn") {
       cairn = argv[i + 1];
+    } else if (a == "--upgrade-cairn") {
+      upgrade_cairn = argv[i + 1];
     } else if (a == "--store-url-env") {
       url_env = argv[i + 1];
     } else {
