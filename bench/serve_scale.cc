@@ -23,6 +23,7 @@
 //               [--upgrade-cairn PATH]  then start this other cairn on the
 //                                       store (a newer one migrating it)
 #include <algorithm>
+#include <csignal>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>

@@ -83,6 +83,15 @@ BEGIN
 END
 $$;
 )sql",
+    // 3: lists (and reference searches) read only live records: an index of
+    // them alone, so a page costs the same however many deleted records
+    // (kept for ever: their ids stay unused) lie before or among it. It
+    // replaces the index by (project, kind, seq), which only these used.
+    R"sql(
+CREATE INDEX cairn_serve_resources_live ON cairn_serve_resources(project, kind, seq)
+  WHERE status <> 'deleted';
+DROP INDEX cairn_serve_resources_by_project_kind;
+)sql",
 };
 
 constexpr const char* kRecordColumns =

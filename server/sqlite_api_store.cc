@@ -73,6 +73,14 @@ CREATE TABLE idempotency(
 CREATE INDEX idempotency_by_age ON idempotency(created_ms);
 CREATE TABLE ipv4_pool(region TEXT PRIMARY KEY, next_host INTEGER NOT NULL);
 )sql",
+    // 2: lists (and reference searches) read only live records: an index of
+    // them alone, so a page costs the same however many deleted records
+    // (kept for ever: their ids stay unused) lie before or among it. It
+    // replaces resources_by_project_kind, which only these queries used.
+    R"sql(
+CREATE INDEX resources_live ON resources(project, kind, seq) WHERE status != 'deleted';
+DROP INDEX resources_by_project_kind;
+)sql",
 };
 
 // Every connection: WAL (readers beside the writer), synchronous=FULL (an

@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 #include <future>
+#include <string>
+#include <vector>
 
 #include "tests/support/process.h"
 
@@ -146,19 +148,19 @@ TEST_CASE("sqlite store: a data directory keeps its records, one of a newer sche
     sqlite3_close(db);
     return v;
   };
-  CHECK(user_version("SELECT 1") == 1);
+  CHECK(user_version("SELECT 1") == 2);
   {
     auto store = SqliteApiStore::Open(tmp.path(), StoreOptions{});
     REQUIRE(store.ok());
     CHECK((*(*store)->Get("p", "a")).has_value());
   }
-  CHECK(user_version("PRAGMA user_version = 2") == 2);
+  CHECK(user_version("PRAGMA user_version = 3") == 3);
   auto newer = SqliteApiStore::Open(tmp.path(), StoreOptions{});
   REQUIRE_FALSE(newer.ok());
   CHECK(newer.status().code() == StatusCode::kFailedPrecondition);
   CHECK(newer.status().message() ==
-        "the data directory has schema version 2, newer than this cairn (1)");
-  CHECK(user_version("SELECT 1") == 2);
+        "the data directory has schema version 3, newer than this cairn (2)");
+  CHECK(user_version("SELECT 1") == 3);
 }
 
 TEST_CASE("sqlite store: the database and its WAL are private to the owner (0600)") {
@@ -184,6 +186,151 @@ TEST_CASE("sqlite store: the database and its WAL are private to the owner (0600
   auto again = SqliteApiStore::Open(tmp.path(), StoreOptions{});
   REQUIRE(again.ok());
   CHECK(mode(db) == 0600);
+}
+
+namespace {
+
+// Every row of `sql` on the database at `path`, its columns joined by '|'.
+std::vector<std::string> Rows(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  sqlite3_stmt* q = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db, sql.c_str(), -1, &q, nullptr) == SQLITE_OK);
+  std::vector<std::string> out;
+  while (sqlite3_step(q) == SQLITE_ROW) {
+    std::string row;
+    for (int i = 0; i < sqlite3_column_count(q); ++i) {
+      const unsigned char* t = sqlite3_column_text(q, i);
+      row += (i ? "|" : "") + std::string(t ? reinterpret_cast<const char*>(t) : "");
+    }
+    out.push_back(row);
+  }
+  sqlite3_finalize(q);
+  sqlite3_close(db);
+  return out;
+}
+
+// The ids of every page of `kind` in project "p", `limit` a page.
+std::vector<std::string> Walk(ApiStore& store, int limit) {
+  std::vector<std::string> ids;
+  int64_t after = 0;
+  for (;;) {
+    auto page = store.List("p", "instance", after, limit);
+    REQUIRE(page.ok());
+    for (const Record& r : *page) {
+      CHECK(r.seq > after);
+      after = r.seq;
+      ids.push_back(r.id);
+    }
+    if (static_cast<int>(page->size()) < limit) return ids;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("sqlite store: lists read the index of live records, in seq order, past deleted ones") {
+  TempDir tmp;
+  auto opened = SqliteApiStore::Open(tmp.path(), StoreOptions{});
+  REQUIRE(opened.ok());
+  ApiStore& store = **opened;
+  // 100 records, all but every tenth deleted, and one of another kind.
+  REQUIRE(Run(store, [](WriteTxn& txn) {
+            for (int i = 0; i < 100; ++i) {
+              Record r = NewRecord("r" + std::to_string(100 + i));
+              if (i % 10 != 0) r.status = "deleted";
+              if (!txn.Insert(&r).ok()) return false;
+            }
+            Record other = NewRecord("other");
+            other.kind = "network";
+            return txn.Insert(&other).ok();
+          }).ok());
+  std::vector<std::string> live;
+  for (int i = 0; i < 100; i += 10) live.push_back("r" + std::to_string(100 + i));
+  CHECK(Walk(store, 3) == live);
+  CHECK(Walk(store, 200) == live);
+  // A record deleted between pages leaves the rest; a new one comes last.
+  auto first = store.List("p", "instance", 0, 2);
+  REQUIRE(first.ok());
+  REQUIRE(first->size() == 2);
+  REQUIRE(Run(store, [](WriteTxn& txn) {
+            auto r = txn.Get("p", "r130");
+            if (!r.ok() || !*r) return false;
+            (*r)->status = "deleted";
+            Record n = NewRecord("new");
+            return txn.Update(**r).ok() && txn.Insert(&n).ok();
+          }).ok());
+  std::vector<std::string> rest;
+  for (int64_t after = first->back().seq;;) {
+    auto page = store.List("p", "instance", after, 2);
+    REQUIRE(page.ok());
+    for (const Record& r : *page) rest.push_back(r.id);
+    if (page->size() < 2) break;
+    after = page->back().seq;
+  }
+  CHECK(rest == std::vector<std::string>{"r120", "r140", "r150", "r160", "r170", "r180", "r190",
+                                         "new"});
+  // The plan: a search of resources_live, never a scan of the table or of
+  // an index that holds the deleted records.
+  const std::string db = tmp.path() + "/cairn-server.db";
+  auto plan = Rows(db,
+                   "EXPLAIN QUERY PLAN SELECT seq, id FROM resources WHERE project = 'p' AND "
+                   "kind = 'instance' AND seq > 5 AND status != 'deleted' ORDER BY seq LIMIT 3");
+  REQUIRE(plan.size() == 1);
+  CHECK(plan[0].find("SEARCH resources USING INDEX resources_live (project=? AND kind=? AND "
+                     "seq>?)") != std::string::npos);
+}
+
+TEST_CASE("sqlite store: a data directory of schema 1 gains the index of live records") {
+  TempDir tmp;
+  const std::string db = tmp.path() + "/cairn-server.db";
+  {
+    // Schema 1 as a server of that version left it, with a live and a
+    // deleted record.
+    sqlite3* h = nullptr;
+    REQUIRE(sqlite3_open(db.c_str(), &h) == SQLITE_OK);
+    const char* v1 = R"sql(
+PRAGMA journal_mode=WAL;
+CREATE TABLE tokens(sha256 TEXT PRIMARY KEY, project TEXT NOT NULL);
+CREATE TABLE resources(
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  project TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  status TEXT NOT NULL,
+  last_op TEXT NOT NULL,
+  fate TEXT NOT NULL DEFAULT '',
+  next_step_ms INTEGER,
+  created_at TEXT NOT NULL,
+  attrs TEXT NOT NULL);
+CREATE INDEX resources_by_project_kind ON resources(project, kind, seq);
+CREATE INDEX resources_due ON resources(next_step_ms) WHERE next_step_ms IS NOT NULL;
+CREATE TABLE idempotency(
+  scope TEXT PRIMARY KEY,
+  request_sha256 TEXT NOT NULL,
+  status INTEGER NOT NULL,
+  headers TEXT NOT NULL,
+  body BLOB NOT NULL,
+  created_ms INTEGER NOT NULL);
+CREATE INDEX idempotency_by_age ON idempotency(created_ms);
+CREATE TABLE ipv4_pool(region TEXT PRIMARY KEY, next_host INTEGER NOT NULL);
+INSERT INTO resources(id, project, kind, status, last_op, created_at, attrs)
+  VALUES('gone', 'p', 'instance', 'deleted', 'delete', '2026-01-01T00:00:00Z', '{}'),
+        ('kept', 'p', 'instance', 'running', 'create', '2026-01-01T00:00:00Z', '{}');
+PRAGMA user_version = 1;
+)sql";
+    REQUIRE(sqlite3_exec(h, v1, nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(h);
+  }
+  {
+    auto store = SqliteApiStore::Open(tmp.path(), StoreOptions{});
+    REQUIRE(store.ok());
+    CHECK(Walk(**store, 10) == std::vector<std::string>{"kept"});
+    CHECK((*(*store)->Get("p", "gone")).has_value());
+  }
+  CHECK(Rows(db, "PRAGMA user_version") == std::vector<std::string>{"2"});
+  CHECK(Rows(db, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = "
+                 "'resources' AND name NOT LIKE 'sqlite_%' ORDER BY name") ==
+        std::vector<std::string>{"resources_due", "resources_live"});
 }
 
 }  // namespace sqlite_api_store_test
