@@ -76,6 +76,8 @@ Serve Start(const std::string& cairn, const std::string& dir, const std::string&
                                    "--data-dir", dir,          "--dev-token", kToken,
                                    "--provision-delay", "1h", "--rate-limit", "0"};
   if (!url_env.empty()) {
+    argv.push_back("--store");
+    argv.push_back("postgres");
     argv.push_back("--store-url-env");
     argv.push_back(url_env);
   }
