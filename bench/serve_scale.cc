@@ -23,8 +23,8 @@
 //               [--upgrade-cairn PATH]  then start this other cairn on the
 //                                       store (a newer one migrating it)
 #include <algorithm>
-#include <csignal>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -72,9 +72,9 @@ struct Serve {
 };
 
 Serve Start(const std::string& cairn, const std::string& dir, const std::string& url_env) {
-  std::vector<std::string> argv = {cairn,       "serve",       "--listen",  "127.0.0.1:0",
-                                   "--data-dir", dir,          "--dev-token", kToken,
-                                   "--provision-delay", "1h", "--rate-limit", "0"};
+  std::vector<std::string> argv = {
+      cairn,         "serve", "--listen",          "127.0.0.1:0", "--data-dir",   dir,
+      "--dev-token", kToken,  "--provision-delay", "1h",          "--rate-limit", "0"};
   if (!url_env.empty()) {
     argv.push_back("--store");
     argv.push_back("postgres");
@@ -105,21 +105,22 @@ struct Client {
   cairn::CurlTransport t;
   std::string endpoint;
   json Get(const std::string& path, int want = 200) {
-    cairn::HttpRequest req{"GET", endpoint + path, {{"Authorization", std::string("Bearer ") + kToken}},
-                           "",    std::chrono::seconds(60), std::chrono::seconds(10)};
+    cairn::HttpRequest req{
+        "GET", endpoint + path,          {{"Authorization", std::string("Bearer ") + kToken}},
+        "",    std::chrono::seconds(60), std::chrono::seconds(10)};
     auto r = t.Send(req, {});
     if (!r.ok()) Die("GET " + path + ": " + r.status().message());
     if (r->status != want) Die("GET " + path + ": " + std::to_string(r->status) + " " + r->body);
     return json::parse(r->body);
   }
   json Post(const std::string& path, const std::string& body) {
-    cairn::HttpRequest req{"POST",
-                           endpoint + path,
-                           {{"Authorization", std::string("Bearer ") + kToken},
-                            {"Content-Type", "application/json"}},
-                           body,
-                           std::chrono::seconds(60),
-                           std::chrono::seconds(10)};
+    cairn::HttpRequest req{
+        "POST",
+        endpoint + path,
+        {{"Authorization", std::string("Bearer ") + kToken}, {"Content-Type", "application/json"}},
+        body,
+        std::chrono::seconds(60),
+        std::chrono::seconds(10)};
     auto r = t.Send(req, {});
     if (!r.ok() || r->status / 100 != 2) Die("POST " + path + " failed");
     return json::parse(r->body);
@@ -243,12 +244,13 @@ void RunSize(const std::string& cairn, long n, long deleted, const std::string& 
   }
   Stop(s);
   std::printf(
-      "N=%ld deleted=%ld store=%s fill %.1f s | startup ms %.0f %.0f %.0f | first page(50) p50 %.2f ms | "
+      "N=%ld deleted=%ld store=%s fill %.1f s | startup ms %.0f %.0f %.0f | first page(50) p50 "
+      "%.2f ms | "
       "walk %ld pages(200) %.2f ms/page | deep page(200) p50 %.2f ms | get p50 %.2f ms p99 "
       "%.2f ms\n",
-      n, deleted, url_env.empty() ? "sqlite" : "postgres", fill_s, startups[0], startups[1], startups[2],
-      Pct(first_ms, 0.5), pages, walk_ms / static_cast<double>(pages), Pct(deep_ms, 0.5),
-      Pct(get_ms, 0.5), Pct(get_ms, 0.99));
+      n, deleted, url_env.empty() ? "sqlite" : "postgres", fill_s, startups[0], startups[1],
+      startups[2], Pct(first_ms, 0.5), pages, walk_ms / static_cast<double>(pages),
+      Pct(deep_ms, 0.5), Pct(get_ms, 0.5), Pct(get_ms, 0.99));
   std::fflush(stdout);
   if (!upgrade_cairn.empty()) {
     Serve u = Start(upgrade_cairn, dir, url_env);

@@ -267,8 +267,8 @@ TEST_CASE("sqlite store: lists read the index of live records, in seq order, pas
     if (page->size() < 2) break;
     after = page->back().seq;
   }
-  CHECK(rest == std::vector<std::string>{"r120", "r140", "r150", "r160", "r170", "r180", "r190",
-                                         "new"});
+  CHECK(rest ==
+        std::vector<std::string>{"r120", "r140", "r150", "r160", "r170", "r180", "r190", "new"});
   // The plan: a search of resources_live, never a scan of the table or of
   // an index that holds the deleted records.
   const std::string db = tmp.path() + "/cairn-server.db";
@@ -328,8 +328,9 @@ PRAGMA user_version = 1;
     CHECK((*(*store)->Get("p", "gone")).has_value());
   }
   CHECK(Rows(db, "PRAGMA user_version") == std::vector<std::string>{"2"});
-  CHECK(Rows(db, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = "
-                 "'resources' AND name NOT LIKE 'sqlite_%' ORDER BY name") ==
+  CHECK(Rows(db,
+             "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = "
+             "'resources' AND name NOT LIKE 'sqlite_%' ORDER BY name") ==
         std::vector<std::string>{"resources_due", "resources_live"});
 }
 
