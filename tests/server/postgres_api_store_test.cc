@@ -54,7 +54,7 @@ std::vector<std::string> Indexes(const std::string& url) {
 
 }  // namespace
 
-TEST_CASE("postgres store: lists skip deleted records by the index of live ones, after an upgrade",
+TEST_CASE("postgres store: lists skip deleted records by the index of live ones after an upgrade",
           "[.][replicas]") {
   const std::string url = cairn::testing::TestDatabaseUrl("postgres_api_store_live_index");
   const std::vector<std::string> want_indexes = {

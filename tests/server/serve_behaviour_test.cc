@@ -104,7 +104,7 @@ TEST_CASE("keyset pagination never skips or repeats records that exist throughou
   writer.join();
 }
 
-TEST_CASE("pages skip deleted records: each live one once, in creation order, writes between") {
+TEST_CASE("pages skip deleted records: each live one once in creation order with writes between") {
   ServeFixture srv;
   auto c = srv.Client();
   auto create = [&](const std::string& name) {

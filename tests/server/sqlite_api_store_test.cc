@@ -228,7 +228,7 @@ std::vector<std::string> Walk(ApiStore& store, int limit) {
 
 }  // namespace
 
-TEST_CASE("sqlite store: lists read the index of live records, in seq order, past deleted ones") {
+TEST_CASE("sqlite store: lists read the index of live records in seq order past deleted ones") {
   TempDir tmp;
   auto opened = SqliteApiStore::Open(tmp.path(), StoreOptions{});
   REQUIRE(opened.ok());
