@@ -254,11 +254,9 @@ class PgBatchTxn final : public WriteTxn {
   }
 
   Result<std::string> AllocateIpv4(const std::string& region) override {
-    int second = -1;
-    for (size_t i = 0; i < std::size(kRegions); ++i) {
-      if (kRegions[i].key == region) second = 64 + static_cast<int>(i);
+    if (Ipv4Address(region, 1).empty()) {
+      return Status::NotFound("no address pool for region " + region);
     }
-    if (second < 0 || second > 127) return Status::NotFound("no address pool for region " + region);
     ++writes_;
     return Guarded("allocating an address", [&]() -> Result<std::string> {
       // Takes the pool's next host (the row's lock orders servers); network
@@ -269,10 +267,10 @@ class PgBatchTxn final : public WriteTxn {
                   ", 2) ON CONFLICT (region) DO UPDATE SET next_host = p.next_host + 1 RETURNING "
                   "next_host - 1");
         int64_t host = r[0][0].as<int64_t>();
-        if (host >= 65535) return Status::NotFound("address pool of " + region + " exhausted");
-        if ((host & 0xff) == 0 || (host & 0xff) == 255) continue;
-        return "100." + std::to_string(second) + "." + std::to_string(host >> 8) + "." +
-               std::to_string(host & 0xff);
+        if (Ipv4HostSkipped(host)) continue;
+        std::string address = Ipv4Address(region, host);
+        if (address.empty()) return Status::NotFound("address pool of " + region + " exhausted");
+        return address;
       }
     });
   }

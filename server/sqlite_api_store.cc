@@ -228,28 +228,23 @@ Result<std::vector<Record>> SqliteWriteTxn::Due(int64_t now_ms, int limit) {
 }
 
 Result<std::string> SqliteWriteTxn::AllocateIpv4(const std::string& region) {
-  // Each region of the catalog owns a /16 of the shared address space
-  // 100.64.0.0/10, in catalog order: eu-central 100.64, us-east 100.65, ...
-  int second = -1;
-  for (size_t i = 0; i < std::size(kRegions); ++i) {
-    if (kRegions[i].key == region) second = 64 + static_cast<int>(i);
-  }
-  if (second < 0 || second > 127) return Status::NotFound("no address pool for region " + region);
+  // The region's pool (catalog.h), its next host kept in ipv4_pool.
+  if (Ipv4Address(region, 1).empty())
+    return Status::NotFound("no address pool for region " + region);
   int64_t host = 1;
   {
     SqliteStmt q = db_->Cached("SELECT next_host FROM ipv4_pool WHERE region = ?1");
     if (q.Text(1, region).Step()) host = q.ColInt(0);
     if (!q.status().ok()) return q.status();
   }
-  // Skip network (.0) and broadcast-looking (.255) last octets.
-  while ((host & 0xff) == 0 || (host & 0xff) == 255) ++host;
-  if (host >= 65535) return Status::NotFound("address pool of " + region + " exhausted");
+  while (Ipv4HostSkipped(host)) ++host;
+  std::string address = Ipv4Address(region, host);
+  if (address.empty()) return Status::NotFound("address pool of " + region + " exhausted");
   SqliteStmt up = db_->Cached(
       "INSERT INTO ipv4_pool(region, next_host) VALUES(?1, ?2) "
       "ON CONFLICT(region) DO UPDATE SET next_host = excluded.next_host");
   CAIRN_RETURN_IF_ERROR(up.Text(1, region).Int(2, host + 1).Run());
-  return "100." + std::to_string(second) + "." + std::to_string(host >> 8) + "." +
-         std::to_string(host & 0xff);
+  return address;
 }
 
 Status SqliteWriteTxn::PurgeResponses(int64_t older_than_ms) {

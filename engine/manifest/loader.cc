@@ -73,11 +73,12 @@ struct EvalContext {
   // sensitive variable a string read.
   mutable std::vector<std::pair<std::string, std::string>> sensitive;
   // Where an ephemeral value may go (variables.h, VariableDecl::ephemeral):
-  // nowhere (the default: what the state, a plan file or a report keeps);
-  // anywhere its value is known at load (a local, the provider, a module's
-  // input, a condition); or, for a resource's spec, only into the
-  // write-only fields of its kind, residual or not.
-  // A module's inputs take it anywhere: the module's variable is ephemeral.
+  // nowhere (kRefused, the default: what the state, a plan file or a
+  // report keeps); where its value is known at load (kKnownAtLoad: a local,
+  // the provider, a condition); for a resource's spec, only into the
+  // write-only fields of its kind, residual or not (kWriteOnly); anywhere
+  // (kAnywhere: a module's inputs, which make the module's variable
+  // ephemeral, checked where the module uses it).
   enum class Ephemeral { kRefused, kKnownAtLoad, kWriteOnly, kAnywhere };
   Ephemeral ephemeral = Ephemeral::kRefused;
   const std::vector<std::string>* write_only = nullptr;  // kWriteOnly: the kind's

@@ -204,7 +204,11 @@ struct Plan {
   // 5: objects imported (`imports`, the summary's "import"). Versions 3
   // and 4 are still read (nothing imported); a cairn that reads only up to
   // 4 refuses 5, rather than apply it without its imports.
-  static constexpr int kFormatVersion = 5;
+  // 6: write-only fields by name (`changes[].write_only`) and the ephemeral
+  // variables planned with (`ephemeral_variables`), whose values no plan
+  // keeps. Versions 3 to 5 are still read; a cairn that reads only up to 5
+  // refuses 6, rather than create a resource without its write-only values.
+  static constexpr int kFormatVersion = 6;
   static constexpr int kOldestReadableFormatVersion = 3;
   // Absolute path of the stack directory the plan was made in (a saved plan
   // applies wherever the same stack is: engine/operations/saved_plan.h).

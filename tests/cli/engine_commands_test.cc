@@ -92,7 +92,7 @@ TEST_CASE("plan on an empty state shows the creates, --detailed-exitcode, --json
         std::string::npos);
   CHECK(e.Cairn({"plan", e.stack, "--detailed-exitcode"}).exit_code == 2);
   auto j = json::parse(e.Cairn({"plan", e.stack, "--json"}).out);
-  CHECK(j["format_version"] == 5);
+  CHECK(j["format_version"] == 6);
   CHECK(j["summary"]["add"] == 4);
   CHECK(e.Cairn({"plan", e.stack, "--markdown"}).out.find("| create | `network.app` |") !=
         std::string::npos);
@@ -212,7 +212,7 @@ TEST_CASE("a saved plan applies wherever its stack is checked out, and nowhere e
   auto refused = e.Cairn({"apply", e.dir.path() + "/old.plan", e.dir.path() + "/ci3"});
   CHECK(refused.exit_code == 1);
   CHECK(
-      refused.err.find("plan format version 2 is not supported (this cairn reads versions 3 to 5): "
+      refused.err.find("plan format version 2 is not supported (this cairn reads versions 3 to 6): "
                        "make the plan again") != std::string::npos);
 }
 

@@ -98,7 +98,7 @@ TEST_CASE("preview instances: create returns provisioning, then running with an 
   auto g = PollUntil([&] { return c->Get("/v1/instances/" + id); },
                      [](const HttpResult& h) { return h.json().value("status", "") == "running"; });
   REQUIRE(g.json()["status"] == "running");
-  CHECK(std::regex_match(g.json()["ipv4"].get<std::string>(), std::regex(R"(100\.65\.\d+\.\d+)")));
+  CHECK(std::regex_match(g.json()["ipv4"].get<std::string>(), std::regex(R"(100\.80\.\d+\.\d+)")));
   auto cp = c->Get("/api/v1/compute/" + id);
   json cs = cp.json()["instance"]["customerStatus"];
   CHECK(cs["status"] == "running");

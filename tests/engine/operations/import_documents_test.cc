@@ -251,7 +251,7 @@ TEST_CASE("import document: the saved plan carries the imports and format 4 is s
                                "kind: import\nto: network.core\nid: " + id + "\n"));
   REQUIRE(p.ok());
   Value j = PlanToJson(p.plan);
-  CHECK(j["format_version"] == 5);
+  CHECK(j["format_version"] == 6);
   CHECK(j["summary"]["import"] == 1);
   REQUIRE(j["imports"].size() == 1);
   CHECK(j["imports"][0]["address"] == "network.core");
@@ -273,7 +273,7 @@ TEST_CASE("import document: the saved plan carries the imports and format 4 is s
   auto four = PlanFromJson(old);
   REQUIRE(four.ok());
   CHECK(four->imports.empty());
-  old["format_version"] = 6;
+  old["format_version"] = Plan::kFormatVersion + 1;
   CHECK_FALSE(PlanFromJson(old).ok());
 }
 

@@ -184,11 +184,11 @@ TEST_CASE("a saved plan of format 3 still reads, one newer than this cairn is re
   auto old = PlanFromJson(j);
   REQUIRE(old.ok());
   CHECK(old->forgets.empty());
-  j["format_version"] = 6;
+  j["format_version"] = Plan::kFormatVersion + 1;
   auto newer = PlanFromJson(j);
   REQUIRE_FALSE(newer.ok());
   CHECK(newer.status().message() ==
-        "plan format version 6 is not supported (this cairn reads versions 3 to 5): make the "
+        "plan format version 7 is not supported (this cairn reads versions 3 to 6): make the "
         "plan again with this cairn ('cairn plan --out FILE')");
 }
 
