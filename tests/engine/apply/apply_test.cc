@@ -872,6 +872,27 @@ TEST_CASE("max_pending caps the operations waiting at once") {
   CHECK(f.provider.max_waiting() == 5);
 }
 
+// The default bound (100,000) lets a stack of 10,000 provision in one
+// round: with the old default of 1,000, 9,000 waited for others to be ready
+// before they were sent (issue 33).
+TEST_CASE("by default 10000 creates all wait at once") {
+  Fixture f;
+  f.options.max_pending = ApplyOptions{}.max_pending;
+  f.options.parallelism = 10;
+  f.options.progress = nullptr;
+  f.provider.HoldReadiness(true);
+  Plan plan = f.PlanFor(ManyInstances(10'000));
+  ApplyResult r;
+  std::thread apply([&] { r = Apply(plan, f.provider, f.store, f.options); });
+  const bool all_waiting = Eventually([&] { return f.provider.waiting() == 10'000; });
+  f.provider.Release();
+  apply.join();
+  REQUIRE(all_waiting);
+  REQUIRE(r.ok());
+  CHECK(r.summary.created == 10'000);
+  CHECK(f.provider.max_waiting() == 10'000);
+}
+
 TEST_CASE("a dependent is sent as soon as its dependency is ready, not before") {
   Fixture f;
   f.provider.HoldReadiness(true);
