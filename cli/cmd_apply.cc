@@ -329,7 +329,7 @@ void AddApplyFlags(CLI::App& sub, ApplyFlags& f, bool destroy) {
       ->type_name("DURATION");
   sub.add_option("--max-pending", f.max_pending,
                  "Operations waiting at once for their resource to be ready or gone, 1 to "
-                 "1000000 (default 1000); they hold none of the --parallelism requests in flight")
+                 "1000000 (default 100000); they hold none of the --parallelism requests in flight")
       ->type_name("N")
       ->check(WholeNumberIn(1, 1000000));
   sub.add_flag("--json", f.json,
