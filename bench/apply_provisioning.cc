@@ -26,8 +26,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -92,9 +92,9 @@ Measured Run(const std::string& cairn, LocalServer& server, const std::string& c
              const std::string& dir) {
   RequestCounter counter{server};
   const std::string rss_file = dir + "/rss-" + command;
-  std::vector<std::string> argv = {"/usr/bin/time", "-f",      "%M",  "-o",    rss_file,
-                                   "/usr/bin/timeout", "--signal=KILL", "900", cairn, command,
-                                   stack,              "--auto-approve"};
+  std::vector<std::string> argv = {
+      "/usr/bin/time", "-f",  "%M",  "-o",    rss_file, "/usr/bin/timeout",
+      "--signal=KILL", "900", cairn, command, stack,    "--auto-approve"};
   argv.insert(argv.end(), flags.begin(), flags.end());
   auto start = Clock::now();
   auto r = RunCommand(
@@ -187,9 +187,9 @@ int main(int argc, char** argv) {
         std::printf(
             "  destroy: %.2f s (runs: %s), %.2fx the limit of %.1f s, %.2f requests per "
             "resource (runs: %s), peak RSS %.0f MB (runs: %s)\n",
-            Median(s.destroy_s), Join(s.destroy_s, 2).c_str(),
-            Median(s.destroy_s) / destroy_limit, destroy_limit, Median(s.destroy_rq),
-            Join(s.destroy_rq, 2).c_str(), Median(s.destroy_mb), Join(s.destroy_mb, 0).c_str());
+            Median(s.destroy_s), Join(s.destroy_s, 2).c_str(), Median(s.destroy_s) / destroy_limit,
+            destroy_limit, Median(s.destroy_rq), Join(s.destroy_rq, 2).c_str(),
+            Median(s.destroy_mb), Join(s.destroy_mb, 0).c_str());
       }
       std::fflush(stdout);
     }
