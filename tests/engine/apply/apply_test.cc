@@ -874,24 +874,24 @@ TEST_CASE("max_pending caps the operations waiting at once") {
 
 // The default bound (100,000) lets a large stack provision in one round:
 // with the old default of 1,000, what came after the 1,000th waited for
-// others to be ready before it was sent (issue 33). 2,000 show it, and keep
+// others to be ready before it was sent (issue 33). 1,100 show it, and keep
 // the test light under the sanitizers.
-TEST_CASE("by default 2000 creates all wait at once") {
+TEST_CASE("by default 1100 creates all wait at once") {
   Fixture f;
   f.options.max_pending = ApplyOptions{}.max_pending;
   f.options.parallelism = 10;
   f.options.progress = nullptr;
   f.provider.HoldReadiness(true);
-  Plan plan = f.PlanFor(ManyInstances(2'000));
+  Plan plan = f.PlanFor(ManyInstances(1'100));
   ApplyResult r;
   std::thread apply([&] { r = Apply(plan, f.provider, f.store, f.options); });
-  const bool all_waiting = Eventually([&] { return f.provider.waiting() == 2'000; });
+  const bool all_waiting = Eventually([&] { return f.provider.waiting() == 1'100; });
   f.provider.Release();
   apply.join();
   REQUIRE(all_waiting);
   REQUIRE(r.ok());
-  CHECK(r.summary.created == 2'000);
-  CHECK(f.provider.max_waiting() == 2'000);
+  CHECK(r.summary.created == 1'100);
+  CHECK(f.provider.max_waiting() == 1'100);
 }
 
 TEST_CASE("a dependent is sent as soon as its dependency is ready, not before") {
