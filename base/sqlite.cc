@@ -8,7 +8,7 @@ namespace cairn {
 namespace {
 
 // One address per text, for the statement cache.
-constexpr const char* kBegin = "BEGIN";
+constexpr const char* kBeginDeferred = "BEGIN";
 constexpr const char* kBeginImmediate = "BEGIN IMMEDIATE";
 constexpr const char* kCommit = "COMMIT";
 
@@ -182,7 +182,7 @@ Status SqliteTxn::Run(const char* sql) {
 }
 
 Status SqliteTxn::Begin(bool write) {
-  CAIRN_RETURN_IF_ERROR(Run(write ? kBeginImmediate : kBegin));
+  CAIRN_RETURN_IF_ERROR(Run(write ? kBeginImmediate : kBeginDeferred));
   active_ = true;
   return Status::Ok();
 }
