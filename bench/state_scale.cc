@@ -239,12 +239,11 @@ int main(int argc, char** argv) {
   std::printf("\n");
 
   cairn::testing::TempDir dir;
-  {
-    BackendSpec spec;
-    spec.encryption = encryption;
+  // Fills a state of `resources` on `spec`'s backend, then measures it.
+  auto measure = [&](const BackendSpec& spec, const char* name) {
     auto t = ScaleClock::now();
     ScaleFill(dir.path(), spec, resources);
-    std::fprintf(stderr, "state_scale: sqlite state of %d made in %.1f s\n", resources,
+    std::fprintf(stderr, "state_scale: %s state of %d made in %.1f s\n", name, resources,
                  ScaleMs(t) / 1000);
     ScaleFigures warm_up, f;
     ScaleRun(dir.path(), spec, resources, runs, /*with_load=*/false, warm_up);
@@ -252,7 +251,12 @@ int main(int argc, char** argv) {
     for (int run = 0; run < runs; ++run) {
       ScaleRun(dir.path(), spec, resources, run, run < load_runs, f);
     }
-    ScalePrint("sqlite", f);
+    ScalePrint(name, f);
+  };
+  {
+    BackendSpec spec;
+    spec.encryption = encryption;
+    measure(spec, "sqlite");
   }
   if (!pg_env.empty()) {
     BackendSpec spec;
@@ -260,17 +264,7 @@ int main(int argc, char** argv) {
     spec.url_env = pg_env;
     spec.stack_name = "bench-scale-" + std::to_string(resources) + "-" + std::to_string(getpid());
     spec.encryption = encryption;
-    auto t = ScaleClock::now();
-    ScaleFill(dir.path(), spec, resources);
-    std::fprintf(stderr, "state_scale: postgres state of %d made in %.1f s\n", resources,
-                 ScaleMs(t) / 1000);
-    ScaleFigures warm_up, f;
-    ScaleRun(dir.path(), spec, resources, runs, /*with_load=*/false, warm_up);
-    f.each = each;
-    for (int run = 0; run < runs; ++run) {
-      ScaleRun(dir.path(), spec, resources, run, run < load_runs, f);
-    }
-    ScalePrint("postgres", f);
+    measure(spec, "postgres");
   }
   return 0;
 }
