@@ -110,6 +110,11 @@ int Run(int argc, char** argv) {
     sub->fallthrough();
     runners.emplace_back(sub, cmd.setup(*sub, global));
   }
+  // One command per run: a later word that names a command too (`cairn
+  // validate apply`, a stack directory called apply) is the first command's
+  // argument, not a second command. Set after the commands are added, which
+  // would otherwise inherit the bound.
+  app.require_subcommand(0, 1);
 
   if (std::string unknown = UnknownCommand(app, argc, argv); !unknown.empty()) {
     std::cerr << "error: " << Redact(unknown) << "\nRun 'cairn --help' for the commands.\n";

@@ -50,6 +50,19 @@ TEST_CASE("an unknown command says what it may have meant") {
   CHECK(RunCairn({"validate", "no-such-dir"}).err.find("unknown command") == std::string::npos);
 }
 
+TEST_CASE("a stack directory named like a command is the command's argument") {
+  TempDir dir;
+  for (const std::string name : {"apply", "plan", "state"}) {
+    WriteFile(dir.path() + "/" + name + "/net.yaml",
+              "kind: network\nname: n\nspec:\n  name: n\n  region: eu-central\n"
+              "  cidr: 10.0.0.0/16\n");
+    auto r = RunCairn({"validate", name}, {}, "", dir.path());
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == "Valid: 1 resource (1 network) in 1 file.\n");
+    CHECK(r.err == "");
+  }
+}
+
 TEST_CASE("errors have one prefix, as diagnostics do, and help shows no CLI11 leftovers") {
   auto flag = RunCairn({"plan", "--frobnicate"});
   CHECK(flag.exit_code == 1);
