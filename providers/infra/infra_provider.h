@@ -117,10 +117,14 @@ class InfraProvider final : public Provider {
     std::chrono::microseconds first_look_initial{0};
     // While waits are pending, a resource is looked at again every tenth of
     // the time it has waited, within these bounds; a kind is listed at most
-    // max_lists_per_second times a second.
+    // max_lists_per_second times a second, and at most
+    // max_list_pages_per_second pages a second (its listings spaced by
+    // what the last one's pages take at that rate: a second apart at
+    // 10,000 objects).
     std::chrono::milliseconds min_poll_interval{50};
     std::chrono::milliseconds max_poll_interval{2'000};
     double max_lists_per_second = 10;
+    double max_list_pages_per_second = 50;
     std::string user_agent = "cairn";
     int page_limit = 200;  // `limit` of list requests
   };

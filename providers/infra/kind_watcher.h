@@ -17,7 +17,8 @@
 // record that exists throughout. A due waiter for readiness missing from the
 // listing (made after it began, or gone) is confirmed with a GET, and called
 // gone only on a 404. Listings of the kind are at least 1 / max_lists_per_second
-// apart; a kind whose listing fails for good (a malformed answer) is
+// apart, and as far apart as the last one's pages take at
+// max_list_pages_per_second; a kind whose listing fails for good (a malformed answer) is
 // watched by GETs alone from then on. A look that fails (the exchange already retried within the
 // read deadline; 429 and Retry-After slow it down) settles nothing: its waiters are due again
 // later, and end DeadlineExceeded at their own deadline with the last problem.

@@ -74,6 +74,12 @@ class ScriptedApi {
     return gets_by_id_[id];
   }
   std::vector<HttpResponse> before_list;  // answered to the first listings, in order
+  // Objects per listing page (0: all on one); `cursor` is the index of the
+  // first object of a page.
+  size_t page_size = 0;
+  // When each listing began (its first page was asked for), by this clock.
+  Clock* clock = nullptr;
+  std::vector<Clock::time_point> listing_starts;
   // While closed, requests wait: the waits a test adds meanwhile pile up
   // instead of racing the watcher's first look.
   void CloseGate() {
@@ -102,14 +108,25 @@ class ScriptedApi {
         before_list.erase(before_list.begin());
         return r;
       }
-      ++lists_;
+      const size_t cursor_at = req.url.find("cursor=");
+      const size_t first =
+          cursor_at == std::string::npos ? 0 : std::stoul(req.url.substr(cursor_at + 7));
+      if (first == 0) {
+        ++lists_;
+        if (clock) listing_starts.push_back(clock->Now());
+      }
       Value data = Value::array();
+      size_t index = 0;
       for (auto& [id, e] : entries_) {
         if (e.hidden_from_list || e.fixed == "gone") continue;
+        if (index++ < first) continue;
+        if (page_size > 0 && data.size() == page_size) break;
         data.push_back(Instance(id, StatusOf(e)));
       }
+      const size_t end = first + data.size();
+      const Value next = page_size > 0 && end < index ? Value(std::to_string(end)) : Value(nullptr);
       return JsonAnswer(
-          200, Value{{"data", data}, {"pagination", {{"limit", 200}, {"next", nullptr}}}}.dump());
+          200, Value{{"data", data}, {"pagination", {{"limit", 200}, {"next", next}}}}.dump());
     }
     ++gets_;
     std::string id = req.url.substr(base.size() + 1);
@@ -190,6 +207,37 @@ TEST_CASE("fifty waits are answered by a few listings, not a poll loop each") {
   CHECK(api.lists() <= 8);
   CHECK(api.lists() + api.gets() < 50);
   CHECK(provider.watcher_requests() == api.lists() + api.gets());
+}
+
+TEST_CASE("a collection of many pages is listed no faster than its pages allow") {
+  FakeTransport transport;
+  ManualClock clock;
+  ScriptedApi api(transport);
+  api.page_size = 10;
+  api.clock = &clock;
+  InfraProvider::Options o = Options();
+  o.max_list_pages_per_second = 4;  // 40 objects in 4 pages: a listing a second at most
+  InfraProvider provider(o, TestKinds(), transport, clock);
+  Responses got;
+  for (int i = 0; i < 40; ++i) api.Put(Id(i), {.looks_until_ready = 6});
+  api.CloseGate();  // all waits in before the first look
+  for (int i = 0; i < 40; ++i) {
+    provider.Watch({"instance", Id(i), WaitTarget::kReady, seconds(600)}, got.For(Id(i)));
+  }
+  api.OpenGate();
+  REQUIRE(got.Await(40));
+  for (auto& [id, r] : got.by_id) {
+    INFO(id << ": " << r.status.ToString());
+    CHECK(r.status.ok());
+  }
+  // Every page was read (40 objects, 10 a page) and the listings were a
+  // second apart or more: 1 / max_lists_per_second (0.1 s) alone would
+  // allow ten a second.
+  REQUIRE(api.lists() >= 2);
+  for (size_t i = 1; i < api.listing_starts.size(); ++i) {
+    INFO("listing " << i);
+    CHECK(api.listing_starts[i] - api.listing_starts[i - 1] >= seconds(1));
+  }
 }
 
 TEST_CASE("a resource missing from the listing is confirmed with one GET before it is gone") {
