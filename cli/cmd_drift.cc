@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "base/discard.h"
 #include "base/redact.h"
 #include "cli/engine_session.h"
 #include "engine/operations/operations.h"
@@ -91,7 +92,8 @@ std::function<int()> SetupDrift(CLI::App& sub, const GlobalOptions& global) {
     }
     // Live against the state; the manifests say which fields are ignored and
     // which objects the stack reads.
-    auto session = EngineSession::Open(f->stack, global, {.create_state = false});
+    auto session =
+        EngineSession::Open(f->stack, global, {.create_state = false, .discard_at_exit = true});
     if (!session) return 1;
     auto state = session->LoadState();
     if (!state) return 1;
@@ -134,7 +136,10 @@ std::function<int()> SetupDrift(CLI::App& sub, const GlobalOptions& global) {
     } else {
       std::cout << RenderDriftText(drift.report, UseColor(global, STDOUT_FILENO));
     }
-    return drift.report.has_drift() ? 2 : 0;
+    const int code = drift.report.has_drift() ? 2 : 0;
+    DiscardAtExit(std::move(drift));
+    DiscardAtExit(std::move(*state));
+    return code;
   };
 }
 

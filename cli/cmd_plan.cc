@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/discard.h"
 #include "base/duration.h"
 #include "base/env.h"
 #include "base/redact.h"
@@ -243,8 +244,12 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
       return failed();
     }
     // A plan reads: a stack never applied stays without a state.
-    const SessionOptions opening = {
-        .needs_api = f->refresh, .create_state = false, .allow_undeclared_imports = generating};
+    // The stack is left to the process's end (base/discard.h), unless the
+    // session is opened again below, which would keep two.
+    const SessionOptions opening = {.needs_api = f->refresh,
+                                    .create_state = false,
+                                    .allow_undeclared_imports = generating,
+                                    .discard_at_exit = f->refresh};
     auto session = EngineSession::Open(f->stack, global, opening);
     if (!session) return failed();
     if (!f->refresh && !f->destroy &&
@@ -253,6 +258,7 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
       // refresh.
       SessionOptions with_api = opening;
       with_api.needs_api = true;
+      with_api.discard_at_exit = true;
       session = EngineSession::Open(f->stack, global, with_api);
       if (!session) return failed();
     }
@@ -381,9 +387,9 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
         std::cout << "Saved the plan to " << f->out << "; apply it with: cairn apply " << f->out
                   << "\n";
     }
-    if (violated) return 1;
-    if (f->detailed && plan->has_changes()) return 2;
-    return 0;
+    const int code = violated ? 1 : (f->detailed && plan->has_changes() ? 2 : 0);
+    DiscardAtExit(std::move(plan));
+    return code;
   };
 }
 

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "base/diagnostic.h"
+#include "base/discard.h"
 #include "base/value.h"
 #include "cli/command.h"
 #include "cli/stack_options.h"
@@ -61,6 +62,7 @@ std::function<int()> SetupValidate(CLI::App& sub, const GlobalOptions& global) {
               << Plural(result.config.resources.size(), "resource")
               << (by_kind.empty() ? "" : " (" + by_kind + ")") << " in "
               << Plural(result.config.files.size(), "file") << ".\n";
+    DiscardAtExit(std::move(result));
     return 0;
   };
 }

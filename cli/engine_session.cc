@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "base/clock.h"
+#include "base/discard.h"
 #include "base/redact.h"
 #include "base/schema/schema_registry.h"
 #include "engine/operations/operations.h"
@@ -53,6 +54,7 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   load_options.settings_only = options.settings_only;
   load_options.backend_only = options.backend_only;
   load_options.allow_undeclared_imports = options.allow_undeclared_imports;
+  s->discard_at_exit_ = options.discard_at_exit;
   s->load_ = options.preloaded ? std::move(*options.preloaded) : LoadStack(load_options);
   s->load_.config.workspace = chosen.name;
   if (options.allow_no_manifests) {
@@ -163,7 +165,16 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   return s;
 }
 
-EngineSession::~EngineSession() = default;
+EngineSession::~EngineSession() {
+  if (!discard_at_exit_) return;
+  // The store and the provider go as the members' order has them, closing
+  // what they hold; the stack, which holds nothing but memory, is left to
+  // the end of the process.
+  store_.reset();
+  provider_.reset();
+  transport_.reset();
+  DiscardAtExit(std::move(load_));
+}
 
 void EngineSession::ReplaceStack(LoadResult load) { load_ = std::move(load); }
 
@@ -173,6 +184,7 @@ std::optional<Plan> EngineSession::PlanStack(StackPlanRequest request, std::stop
   request.stack_dir = stack_root_;
   PlanResult pr =
       cairn::PlanStack(load_.config, *state, provider_.get(), kinds_, request, std::move(stop));
+  if (discard_at_exit_) DiscardAtExit(std::move(*state));
   if (!pr.diagnostics.empty()) PrintDiagnostics(pr.diagnostics);
   if (!pr.ok()) return std::nullopt;
   return std::move(pr.plan);

@@ -65,6 +65,11 @@ struct SessionOptions {
   // False: no state is opened at all (`cairn workspace`, which opens the
   // workspaces' states itself); has_state() is false.
   bool open_state = true;
+  // The process ends with the command (plan, drift, apply): the loaded
+  // stack, and each state PlanStack reads, are left to its end instead of
+  // freed (base/discard.h). Never for a command that plans again in the
+  // same process (watch, test, console).
+  bool discard_at_exit = false;
 };
 
 class EngineSession {
@@ -141,6 +146,7 @@ class EngineSession {
   std::string api_identity_;
   std::unique_ptr<Provider> provider_;
   std::unique_ptr<StateStore> store_;
+  bool discard_at_exit_ = false;  // SessionOptions::discard_at_exit
 };
 
 // While one exists, every diagnostic an EngineSession prints (the manifests'
