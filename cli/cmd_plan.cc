@@ -249,7 +249,8 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
     const SessionOptions opening = {.needs_api = f->refresh,
                                     .create_state = false,
                                     .allow_undeclared_imports = generating,
-                                    .discard_at_exit = f->refresh};
+                                    .discard_at_exit = f->refresh,
+                                    .reads_only = true};
     auto session = EngineSession::Open(f->stack, global, opening);
     if (!session) return failed();
     if (!f->refresh && !f->destroy &&

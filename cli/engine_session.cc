@@ -152,6 +152,7 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   po.operation_deadline = std::chrono::seconds(TimeoutSeconds(p, "operation", 600));
   po.read_deadline = std::chrono::seconds(TimeoutSeconds(p, "read", 60));
   po.user_agent = std::string("cairn/") + CAIRN_VERSION;
+  po.remember_actions = !options.reads_only;
   s->transport_ =
       std::make_unique<CountingTransport>(std::make_unique<CurlTransport>(std::move(transport)));
   s->api_identity_ = endpoint + " " + std::to_string(std::hash<std::string_view>{}(token));

@@ -70,6 +70,10 @@ struct SessionOptions {
   // freed (base/discard.h). Never for a command that plans again in the
   // same process (watch, test, console).
   bool discard_at_exit = false;
+  // The command only reads the API (plan, drift): the provider keeps no
+  // memory of what each listed object offers, which only an update or a
+  // delete uses (InfraProvider::Options::remember_actions).
+  bool reads_only = false;
 };
 
 class EngineSession {

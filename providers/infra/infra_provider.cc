@@ -569,7 +569,7 @@ Status InfraProvider::CheckMutation(const PreparedMutation& m, Action action,
 }
 
 void InfraProvider::RememberActions(const KindWire& wire, const Value& obj) {
-  if (!wire.has_customer_status || !obj.is_object()) return;
+  if (!options_.remember_actions || !wire.has_customer_status || !obj.is_object()) return;
   const Value* actions = FindPath(obj, "customerStatus.actions");
   const Value* id = FindPath(obj, wire.id_field);
   if (actions == nullptr || !actions->is_object() || id == nullptr || !id->is_string()) return;

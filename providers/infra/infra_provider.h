@@ -125,6 +125,12 @@ class InfraProvider final : public Provider {
     std::chrono::milliseconds max_poll_interval{2'000};
     double max_lists_per_second = 10;
     double max_list_pages_per_second = 50;
+    // Keep what each listed or read object offers (customerStatus.actions),
+    // so that an update or delete right after needs no read of its own.
+    // False for a provider that only reads (`cairn plan`, `cairn drift`):
+    // at 100,000 listed objects that memory cost a plan 0.4 s of CPU and
+    // 100 MB of its peak.
+    bool remember_actions = true;
     std::string user_agent = "cairn";
     int page_limit = 200;  // `limit` of list requests
   };

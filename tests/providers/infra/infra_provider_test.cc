@@ -913,6 +913,25 @@ TEST_CASE("a delete right after a listing that showed it offered sends no read f
   CHECK(sent[5].method == "DELETE");
 }
 
+TEST_CASE("a provider that only reads keeps nothing of a listing: a delete then reads first") {
+  InfraProvider::Options o = Fixture::DefaultOptions();
+  o.remember_actions = false;
+  Fixture f(o);
+  f.transport.Push(
+      JsonAnswer(200, Value{{"data", {Value::parse(InstanceJson(kUuid, "running"))["instance"]}},
+                            {"pagination", {{"limit", 200}, {"next", nullptr}}}}
+                          .dump()));
+  REQUIRE(f.provider.List({"instance"}, {}).status.ok());
+  f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "running", true, true)));
+  f.transport.Push(JsonAnswer(202, InstanceJson(kUuid, "deleting", false, false)));
+  auto m = PrepareOrDie(f.provider, {"instance", Action::kDelete, kUuid, {}});
+  REQUIRE(f.provider.Delete({m, "key-d"}, {}).status.ok());
+  auto sent = f.transport.sent();
+  REQUIRE(sent.size() == 3);  // the listing, the read the listing no longer spares, the DELETE
+  CHECK(sent[1].method == "GET");
+  CHECK(sent[2].method == "DELETE");
+}
+
 TEST_CASE(
     "a refused token is worded alike from every call, and an API's ids as the state has them") {
   Fixture f;
