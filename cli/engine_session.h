@@ -65,7 +65,7 @@ struct SessionOptions {
   // False: no state is opened at all (`cairn workspace`, which opens the
   // workspaces' states itself); has_state() is false.
   bool open_state = true;
-  // The process ends with the command (plan, drift, apply): the loaded
+  // The process ends with the command (plan, drift): the loaded
   // stack, and each state PlanStack reads, are left to its end instead of
   // freed (base/discard.h). Never for a command that plans again in the
   // same process (watch, test, console).

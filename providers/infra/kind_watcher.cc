@@ -120,8 +120,8 @@ void InfraProvider::KindWatcher::Run(std::stop_token stop) {
     // Listings are at least this far apart: 1 / max_lists_per_second, and
     // for a large collection the time its pages take at
     // max_list_pages_per_second (a listing reads every object, settled or
-    // not: back to back, those of 10,000 instances took as much of both
-    // machines' CPU as the creates did).
+    // not: back to back, those of an apply of 10,000 instances came to 800
+    // pages, 80 MB of JSON for the server to write and the client to read).
     const auto listing_gap = duration_cast<Clock::duration>(std::chrono::duration<double>(
         std::max(1.0 / std::max(options.max_lists_per_second, 0.01),
                  static_cast<double>(pages_) / std::max(options.max_list_pages_per_second, 0.01))));
