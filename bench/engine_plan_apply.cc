@@ -351,11 +351,13 @@ int Run(int argc, char** argv) {
       (line.find("?limit=") != std::string::npos ? lists : reads)++;
     }
     double requests = Median(plan_requests);
+    // Issue 5's goal for a stack of 10,000; issue 33's for one of 100,000.
+    const double goal = plan_resources > 10000 ? 4.0 : 2.0;
     std::printf(
         "plan of %d unchanged resources (--detailed-exitcode, exit 0): %.2f s [%s] "
-        "(goal: < 2 s) %s\n",
-        plan_resources, Median(plan_secs), Runs(plan_secs, 2).c_str(),
-        Median(plan_secs) < 2.0 ? "MET" : "MISSED");
+        "(goal: < %.0f s) %s\n",
+        plan_resources, Median(plan_secs), Runs(plan_secs, 2).c_str(), goal,
+        Median(plan_secs) < goal ? "MET" : "MISSED");
     std::printf(
         "  requests: %.0f [%s] = %.2f per 100 resources (goal: about 1); "
         "debug log: %ld list pages, %ld single GETs\n",
