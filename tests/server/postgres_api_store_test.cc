@@ -5,41 +5,21 @@
 #include "server/postgres_api_store.h"
 
 #include <catch2/catch.hpp>
-#include <future>
 #include <pqxx/pqxx>
 #include <string>
 #include <vector>
 
+#include "tests/server/support/api_store_steps.h"
 #include "tests/support/pg_database.h"
 
 namespace postgres_api_store_test {  // one namespace per test file: see tests/CMakeLists.txt
 
 using namespace cairn;
 using namespace cairn::server;
+using cairn::server::testing::RunMutation;
+using cairn::server::testing::WalkInstances;
 
 namespace {
-
-Status Run(ApiStore& store, ApiStore::Mutation m) {
-  std::promise<Status> done;
-  store.Submit(std::move(m), [&](const Status& st) { done.set_value(st); });
-  return done.get_future().get();
-}
-
-// The ids of every page of instances of project "p", `limit` a page.
-std::vector<std::string> Walk(ApiStore& store, int limit) {
-  std::vector<std::string> ids;
-  int64_t after = 0;
-  for (;;) {
-    auto page = store.List("p", "instance", after, limit);
-    REQUIRE(page.ok());
-    for (const Record& r : *page) {
-      CHECK(r.seq > after);
-      after = r.seq;
-      ids.push_back(r.id);
-    }
-    if (static_cast<int>(page->size()) < limit) return ids;
-  }
-}
 
 std::vector<std::string> Indexes(const std::string& url) {
   pqxx::connection c(url);
@@ -64,7 +44,7 @@ TEST_CASE("postgres store: lists skip deleted records by the index of live ones 
   {
     auto store = PostgresApiStore::Open(url, StoreOptions{});
     REQUIRE(store.ok());
-    REQUIRE(Run(**store, [](WriteTxn& txn) {
+    REQUIRE(RunMutation(**store, [](WriteTxn& txn) {
               for (int i = 0; i < 100; ++i) {
                 Record r;
                 r.id = "r" + std::to_string(100 + i);
@@ -78,7 +58,7 @@ TEST_CASE("postgres store: lists skip deleted records by the index of live ones 
               return true;
             }).ok());
     for (int i = 0; i < 100; i += 10) live.push_back("r" + std::to_string(100 + i));
-    CHECK(Walk(**store, 3) == live);
+    CHECK(WalkInstances(**store, 3) == live);
     (*store)->Close();
   }
   CHECK(Indexes(url) == want_indexes);
@@ -94,7 +74,7 @@ TEST_CASE("postgres store: lists skip deleted records by the index of live ones 
   }
   auto again = PostgresApiStore::Open(url, StoreOptions{});
   REQUIRE(again.ok());
-  CHECK(Walk(**again, 4) == live);
+  CHECK(WalkInstances(**again, 4) == live);
   CHECK(Indexes(url) == want_indexes);
   (*again)->Close();
 }

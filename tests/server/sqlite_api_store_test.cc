@@ -10,12 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "tests/server/support/api_store_steps.h"
 #include "tests/support/process.h"
 
 namespace sqlite_api_store_test {  // one namespace per test file: see tests/CMakeLists.txt
 
 using namespace cairn;
 using namespace cairn::server;
+using cairn::server::testing::RunMutation;
+using cairn::server::testing::WalkInstances;
 using cairn::testing::TempDir;
 
 namespace {
@@ -31,13 +34,6 @@ Record NewRecord(const std::string& id, int64_t next_step_ms = 0) {
   r.created_at = "2026-01-01T00:00:00Z";
   r.attrs = {{"name", id}, {"tags", {"x"}}};
   return r;
-}
-
-// Submits `m` and waits for its completion.
-Status Run(ApiStore& store, ApiStore::Mutation m) {
-  std::promise<Status> done;
-  store.Submit(std::move(m), [&](const Status& st) { done.set_value(st); });
-  return done.get_future().get();
 }
 
 }  // namespace
@@ -105,7 +101,7 @@ TEST_CASE("sqlite store: a batch keeps the mutations that succeed, in one commit
   CHECK(*store.NextDueMs() == 5000);
 
   // In the writer's transaction: what the batch before wrote, updates, due records.
-  REQUIRE(Run(store, [&](WriteTxn& txn) {
+  REQUIRE(RunMutation(store, [&](WriteTxn& txn) {
             auto due = txn.Due(6000, 10);
             CHECK((due.ok() && due->size() == 1 && (*due)[0].id == "a"));
             auto refs = txn.FindReferencing("p", "instance", "tags", "x");
@@ -130,7 +126,7 @@ TEST_CASE("sqlite store: a data directory keeps its records, one of a newer sche
   {
     auto store = SqliteApiStore::Open(tmp.path(), StoreOptions{});
     REQUIRE(store.ok());
-    REQUIRE(Run(**store, [](WriteTxn& txn) {
+    REQUIRE(RunMutation(**store, [](WriteTxn& txn) {
               Record a = NewRecord("a");
               return txn.Insert(&a).ok();
             }).ok());
@@ -175,7 +171,7 @@ TEST_CASE("sqlite store: the database and its WAL are private to the owner (0600
     auto opened = SqliteApiStore::Open(tmp.path(), StoreOptions{});
     REQUIRE(opened.ok());
     Record a = NewRecord("a");
-    REQUIRE(Run(**opened, [&](WriteTxn& txn) { return txn.Insert(&a).ok(); }).ok());
+    REQUIRE(RunMutation(**opened, [&](WriteTxn& txn) { return txn.Insert(&a).ok(); }).ok());
     CHECK(mode(db) == 0600);
     CHECK(mode(db + "-wal") == 0600);
     CHECK(mode(tmp.path() + "/LOCK") == 0600);
@@ -210,22 +206,6 @@ std::vector<std::string> Rows(const std::string& path, const std::string& sql) {
   return out;
 }
 
-// The ids of every page of `kind` in project "p", `limit` a page.
-std::vector<std::string> Walk(ApiStore& store, int limit) {
-  std::vector<std::string> ids;
-  int64_t after = 0;
-  for (;;) {
-    auto page = store.List("p", "instance", after, limit);
-    REQUIRE(page.ok());
-    for (const Record& r : *page) {
-      CHECK(r.seq > after);
-      after = r.seq;
-      ids.push_back(r.id);
-    }
-    if (static_cast<int>(page->size()) < limit) return ids;
-  }
-}
-
 }  // namespace
 
 TEST_CASE("sqlite store: lists read the index of live records in seq order past deleted ones") {
@@ -234,7 +214,7 @@ TEST_CASE("sqlite store: lists read the index of live records in seq order past 
   REQUIRE(opened.ok());
   ApiStore& store = **opened;
   // 100 records, all but every tenth deleted, and one of another kind.
-  REQUIRE(Run(store, [](WriteTxn& txn) {
+  REQUIRE(RunMutation(store, [](WriteTxn& txn) {
             for (int i = 0; i < 100; ++i) {
               Record r = NewRecord("r" + std::to_string(100 + i));
               if (i % 10 != 0) r.status = "deleted";
@@ -246,13 +226,13 @@ TEST_CASE("sqlite store: lists read the index of live records in seq order past 
           }).ok());
   std::vector<std::string> live;
   for (int i = 0; i < 100; i += 10) live.push_back("r" + std::to_string(100 + i));
-  CHECK(Walk(store, 3) == live);
-  CHECK(Walk(store, 200) == live);
+  CHECK(WalkInstances(store, 3) == live);
+  CHECK(WalkInstances(store, 200) == live);
   // A record deleted between pages leaves the rest; a new one comes last.
   auto first = store.List("p", "instance", 0, 2);
   REQUIRE(first.ok());
   REQUIRE(first->size() == 2);
-  REQUIRE(Run(store, [](WriteTxn& txn) {
+  REQUIRE(RunMutation(store, [](WriteTxn& txn) {
             auto r = txn.Get("p", "r130");
             if (!r.ok() || !*r) return false;
             (*r)->status = "deleted";
@@ -324,7 +304,7 @@ PRAGMA user_version = 1;
   {
     auto store = SqliteApiStore::Open(tmp.path(), StoreOptions{});
     REQUIRE(store.ok());
-    CHECK(Walk(**store, 10) == std::vector<std::string>{"kept"});
+    CHECK(WalkInstances(**store, 10) == std::vector<std::string>{"kept"});
     CHECK((*(*store)->Get("p", "gone")).has_value());
   }
   CHECK(Rows(db, "PRAGMA user_version") == std::vector<std::string>{"2"});

@@ -64,6 +64,13 @@ std::string InstanceJson(const std::string& id, const std::string& status, bool 
   return Value{{"instance", v}}.dump();
 }
 
+// A listing of one page: the instance `id`, running, every action offered.
+std::string OnePageListing(const std::string& id) {
+  return Value{{"data", {Value::parse(InstanceJson(id, "running"))["instance"]}},
+               {"pagination", {{"limit", 200}, {"next", nullptr}}}}
+      .dump();
+}
+
 std::string KeyJson(const std::string& id, const std::string& name) {
   return Value{{"id", id},
                {"name", name},
@@ -881,10 +888,7 @@ TEST_CASE("a zero wait timeout means the kind's ready timeout") {
 
 TEST_CASE("a delete right after a listing that showed it offered sends no read first") {
   Fixture f;
-  f.transport.Push(
-      JsonAnswer(200, Value{{"data", {Value::parse(InstanceJson(kUuid, "running"))["instance"]}},
-                            {"pagination", {{"limit", 200}, {"next", nullptr}}}}
-                          .dump()));
+  f.transport.Push(JsonAnswer(200, OnePageListing(kUuid)));
   REQUIRE(f.provider.List({"instance"}, {}).status.ok());
   f.transport.Push(JsonAnswer(202, InstanceJson(kUuid, "deleting", false, false)));
   auto m = PrepareOrDie(f.provider, {"instance", Action::kDelete, kUuid, {}});
@@ -896,10 +900,7 @@ TEST_CASE("a delete right after a listing that showed it offered sends no read f
   // Refused after all (the flag changed since): the resource is read, and
   // the delete waits for the flag as usual; the seen flags are not trusted
   // again.
-  f.transport.Push(
-      JsonAnswer(200, Value{{"data", {Value::parse(InstanceJson(kUuid2, "running"))["instance"]}},
-                            {"pagination", {{"limit", 200}, {"next", nullptr}}}}
-                          .dump()));
+  f.transport.Push(JsonAnswer(200, OnePageListing(kUuid2)));
   REQUIRE(f.provider.List({"instance"}, {}).status.ok());
   f.transport.Push(ErrorAnswer(409, "action_not_allowed", "delete is not allowed"));
   f.transport.Push(JsonAnswer(200, InstanceJson(kUuid2, "running", true, true)));
@@ -917,10 +918,7 @@ TEST_CASE("a provider that only reads keeps nothing of a listing: a delete then 
   InfraProvider::Options o = Fixture::DefaultOptions();
   o.remember_actions = false;
   Fixture f(o);
-  f.transport.Push(
-      JsonAnswer(200, Value{{"data", {Value::parse(InstanceJson(kUuid, "running"))["instance"]}},
-                            {"pagination", {{"limit", 200}, {"next", nullptr}}}}
-                          .dump()));
+  f.transport.Push(JsonAnswer(200, OnePageListing(kUuid)));
   REQUIRE(f.provider.List({"instance"}, {}).status.ok());
   f.transport.Push(JsonAnswer(200, InstanceJson(kUuid, "running", true, true)));
   f.transport.Push(JsonAnswer(202, InstanceJson(kUuid, "deleting", false, false)));
