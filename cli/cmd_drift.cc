@@ -92,8 +92,12 @@ std::function<int()> SetupDrift(CLI::App& sub, const GlobalOptions& global) {
     }
     // Live against the state; the manifests say which fields are ignored and
     // which objects the stack reads.
-    auto session = EngineSession::Open(
-        f->stack, global, {.create_state = false, .discard_at_exit = true, .reads_only = true});
+    auto session = EngineSession::Open(f->stack, global,
+                                       {.create_state = false,
+                                        .discard_at_exit = true,
+                                        .reads_only = true,
+                                        .read_ahead = true,
+                                        .read_ahead_all_kinds = f->unmanaged});
     if (!session) return 1;
     auto state = session->LoadState();
     if (!state) return 1;

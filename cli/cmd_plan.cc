@@ -250,7 +250,8 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
                                     .create_state = false,
                                     .allow_undeclared_imports = generating,
                                     .discard_at_exit = f->refresh,
-                                    .reads_only = true};
+                                    .reads_only = true,
+                                    .read_ahead = f->refresh};
     auto session = EngineSession::Open(f->stack, global, opening);
     if (!session) return failed();
     if (!f->refresh && !f->destroy &&

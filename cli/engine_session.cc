@@ -5,13 +5,16 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 #include <iostream>
+#include <sstream>
 
 #include "base/clock.h"
 #include "base/discard.h"
 #include "base/redact.h"
 #include "base/schema/schema_registry.h"
 #include "engine/operations/operations.h"
+#include "engine/provider/read_ahead.h"
 #include "engine/state/open_state_store.h"
 #include "engine/state/state_lock.h"
 #include "engine/state/workspaces.h"
@@ -55,6 +58,29 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   load_options.backend_only = options.backend_only;
   load_options.allow_undeclared_imports = options.allow_undeclared_imports;
   s->discard_at_exit_ = options.discard_at_exit;
+  // Plan and drift read the state and list the live objects while the rest
+  // of the stack loads: they need only its settings. Opening the state and
+  // the API is done then too (as after the load otherwise); what it says
+  // waits for the load's diagnostics, which come first.
+  std::string open_error;
+  bool opened = false;
+  std::stop_source stop_reading;
+  std::future<void> reading;
+  if (options.read_ahead && !options.preloaded) {
+    load_options.on_settings = [&](const StackConfig& settings,
+                                   const std::shared_ptr<const SchemaRegistry>& registry) {
+      if (!registry) return;
+      std::ostringstream err;
+      opened = true;
+      if (!s->OpenBackends(settings, *registry, options, chosen, err)) {
+        open_error = err.str();
+        return;
+      }
+      reading = std::async(std::launch::async, [&, stop = stop_reading.get_token()] {
+        s->ReadAhead(options.read_ahead_all_kinds, stop);
+      });
+    };
+  }
   s->load_ = options.preloaded ? std::move(*options.preloaded) : LoadStack(load_options);
   s->load_.config.workspace = chosen.name;
   if (options.allow_no_manifests) {
@@ -64,70 +90,85 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
             d.end());
   }
   if (!s->load_.diagnostics.empty()) s->PrintDiagnostics(s->load_.diagnostics);
-  if (!s->load_.ok() || !s->load_.registry) return nullptr;
+  const bool loaded = s->load_.ok() && s->load_.registry;
+  if (reading.valid()) {
+    if (!loaded) stop_reading.request_stop();
+    reading.get();
+  }
+  if (!loaded) return nullptr;
+  if (opened) {
+    std::cerr << open_error;
+    return open_error.empty() ? std::move(s) : nullptr;
+  }
+  if (!s->OpenBackends(s->load_.config, *s->load_.registry, options, chosen, std::cerr)) {
+    return nullptr;
+  }
+  return s;
+}
 
-  const SchemaRegistry& registry = *s->load_.registry;
-  s->kinds_ = KindCatalogFrom(registry);
+bool EngineSession::OpenBackends(const StackConfig& settings, const SchemaRegistry& registry,
+                                 const SessionOptions& options, const ChosenWorkspace& chosen,
+                                 std::ostream& err) {
+  kinds_ = KindCatalogFrom(registry);
   for (const auto& kind : registry.kinds()) {
-    s->descriptors_[kind] = registry.Document(kind).value("x-cairn", Value::object());
-    if (registry.Wire(kind).value("api", "") == "preview") s->preview_kinds_.insert(kind);
+    descriptors_[kind] = registry.Document(kind).value("x-cairn", Value::object());
+    if (registry.Wire(kind).value("api", "") == "preview") preview_kinds_.insert(kind);
   }
 
   std::error_code ec;
-  auto root =
-      std::filesystem::absolute(s->load_.config.root.empty() ? "." : s->load_.config.root, ec);
-  s->stack_root_ = std::filesystem::weakly_canonical(root, ec).string();
+  auto root = std::filesystem::absolute(settings.root.empty() ? "." : settings.root, ec);
+  stack_root_ = std::filesystem::weakly_canonical(root, ec).string();
 
-  const BackendConfig& b = s->load_.config.backend;
-  BackendSpec spec{b.type, b.path, b.url_env, b.stack_name, s->load_.config.workspace};
+  const BackendConfig& b = settings.backend;
+  BackendSpec spec{b.type, b.path, b.url_env, b.stack_name, chosen.name};
   if (options.state_dir) spec = BackendSpec{"sqlite", *options.state_dir + "/state.db", "", "", ""};
   spec.encryption = b.encryption;
   spec.for_rekey = options.for_rekey;
-  s->spec_ = spec;
+  spec_ = spec;
   // A workspace other than default exists only once made (`cairn workspace
   // new`): its state is never created on the side.
   const bool named_workspace = !IsDefaultWorkspace(spec.workspace);
   if (options.open_state) {
     auto store = options.create_state && !named_workspace
-                     ? OpenStateStore(s->stack_root_, spec)
-                     : OpenExistingStateStore(s->stack_root_, spec);
+                     ? OpenStateStore(stack_root_, spec)
+                     : OpenExistingStateStore(stack_root_, spec);
     if (store.ok()) {
-      s->store_ = std::move(*store);
+      store_ = std::move(*store);
     } else if (named_workspace && store.status().code() == StatusCode::kNotFound) {
-      std::cerr << "error: unknown workspace \"" << spec.workspace << "\""
-                << (chosen.source.empty() ? "" : " (from " + chosen.source + ")")
-                << "; the workspaces are " << Redact(KnownWorkspacesText(s->stack_root_, spec))
-                << "\nCreate it with: cairn workspace new " << spec.workspace << "\n";
-      return nullptr;
+      err << "error: unknown workspace \"" << spec.workspace << "\""
+          << (chosen.source.empty() ? "" : " (from " + chosen.source + ")")
+          << "; the workspaces are " << Redact(KnownWorkspacesText(stack_root_, spec))
+          << "\nCreate it with: cairn workspace new " << spec.workspace << "\n";
+      return false;
     } else if (options.create_state || store.status().code() != StatusCode::kNotFound) {
-      std::cerr << "error: cannot open the state: " << Redact(store.status().message()) << "\n";
-      return nullptr;
+      err << "error: cannot open the state: " << Redact(store.status().message()) << "\n";
+      return false;
     }
   }
 
-  if (!options.needs_api || options.backend_only) return s;
-  const ProviderConfig& p = s->load_.config.provider;
+  if (!options.needs_api || options.backend_only) return true;
+  const ProviderConfig& p = settings.provider;
   std::string endpoint = options.endpoint.value_or(p.endpoint);
   if (endpoint.empty()) {
     const char* env = std::getenv("CAIRN_ENDPOINT");
     endpoint = env ? env : "";
   }
   if (endpoint.empty()) {
-    std::cerr << "error: no API endpoint: set CAIRN_ENDPOINT (e.g. http://127.0.0.1:8080) "
-                 "or `endpoint` in the provider document\n";
-    return nullptr;
+    err << "error: no API endpoint: set CAIRN_ENDPOINT (e.g. http://127.0.0.1:8080) "
+           "or `endpoint` in the provider document\n";
+    return false;
   }
   while (!endpoint.empty() && endpoint.back() == '/') endpoint.pop_back();
   const char* token = options.token ? options.token->c_str() : std::getenv(p.token_env.c_str());
   if (token == nullptr || *token == '\0') {
-    std::cerr << "error: no API token: set the environment variable " << p.token_env
-              << " (tokens are never read from manifests)\n";
-    return nullptr;
+    err << "error: no API token: set the environment variable " << p.token_env
+        << " (tokens are never read from manifests)\n";
+    return false;
   }
   RegisterSecret(token);
-  if (Status st = CheckTokenTransport(endpoint, global.insecure_http); !st.ok()) {
-    std::cerr << "error: " << st.message() << "\n";
-    return nullptr;
+  if (Status st = CheckTokenTransport(endpoint, global_.insecure_http); !st.ok()) {
+    err << "error: " << st.message() << "\n";
+    return false;
   }
   CurlTransport::Options transport;
   transport.user_agent = std::string("cairn/") + CAIRN_VERSION;
@@ -138,10 +179,10 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   if (!transport.ca_file.empty()) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(transport.ca_file, ec)) {
-      std::cerr << "error: the CA bundle " << transport.ca_file
-                << " (ca_bundle in the provider document, or CAIRN_CA_BUNDLE) is not a "
-                   "readable file\n";
-      return nullptr;
+      err << "error: the CA bundle " << transport.ca_file
+          << " (ca_bundle in the provider document, or CAIRN_CA_BUNDLE) is not a "
+             "readable file\n";
+      return false;
     }
   }
   InfraProvider::Options po;
@@ -153,17 +194,44 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
   po.read_deadline = std::chrono::seconds(TimeoutSeconds(p, "read", 60));
   po.user_agent = std::string("cairn/") + CAIRN_VERSION;
   po.remember_actions = !options.reads_only;
-  s->transport_ =
+  transport_ =
       std::make_unique<CountingTransport>(std::make_unique<CurlTransport>(std::move(transport)));
-  s->api_identity_ = endpoint + " " + std::to_string(std::hash<std::string_view>{}(token));
-  auto provider =
-      std::make_unique<InfraProvider>(po, s->descriptors_, *s->transport_, SystemClock());
+  api_identity_ = endpoint + " " + std::to_string(std::hash<std::string_view>{}(token));
+  auto provider = std::make_unique<InfraProvider>(po, descriptors_, *transport_, SystemClock());
   if (!provider->descriptor_status().ok()) {
-    std::cerr << "error: " << provider->descriptor_status().message() << "\n";
-    return nullptr;
+    err << "error: " << provider->descriptor_status().message() << "\n";
+    return false;
   }
-  s->provider_ = std::move(provider);
-  return s;
+  if (options.read_ahead) {
+    auto ahead = std::make_unique<ReadAheadProvider>(std::move(provider));
+    read_ahead_provider_ = ahead.get();
+    provider_ = std::move(ahead);
+  } else {
+    provider_ = std::move(provider);
+  }
+  return true;
+}
+
+void EngineSession::ReadAhead(bool all_kinds, std::stop_token stop) {
+  if (store_) {
+    // A state an apply is changing is read once it is done (plan waits for
+    // the lock): nothing is read ahead of it.
+    auto held = cairn::WaitWhileLocked(*store_, SystemClock(), std::chrono::milliseconds(0));
+    if (!held.ok() || held->has_value()) return;
+    auto state = store_->Load();
+    // Read again when asked for, which reports the error.
+    if (!state.ok()) return;
+    read_ahead_state_ = std::move(*state);
+  } else {
+    read_ahead_state_ = StateSnapshot();
+  }
+  if (read_ahead_provider_ == nullptr) return;
+  std::set<std::string> kinds;
+  for (const auto& [address, resource] : read_ahead_state_->resources) kinds.insert(resource.kind);
+  if (all_kinds) {
+    for (const auto& [kind, info] : kinds_) kinds.insert(kind);
+  }
+  read_ahead_provider_->ReadAhead(kinds, std::move(stop));
 }
 
 EngineSession::~EngineSession() {
@@ -175,6 +243,7 @@ EngineSession::~EngineSession() {
   provider_.reset();
   transport_.reset();
   DiscardAtExit(std::move(load_));
+  if (read_ahead_state_) DiscardAtExit(std::move(*read_ahead_state_));
 }
 
 void EngineSession::ReplaceStack(LoadResult load) { load_ = std::move(load); }
@@ -205,6 +274,11 @@ ApplyOptions EngineSession::apply_options(int parallelism) const {
 }
 
 std::optional<StateSnapshot> EngineSession::LoadState() {
+  if (read_ahead_state_) {
+    std::optional<StateSnapshot> state = std::move(read_ahead_state_);
+    read_ahead_state_.reset();
+    return state;
+  }
   if (!store_) return StateSnapshot();
   auto state = store_->Load();
   if (!state.ok()) {

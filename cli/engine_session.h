@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <set>
 #include <stop_token>
 #include <string>
@@ -26,6 +27,11 @@
 #include "engine/state/open_state_store.h"
 #include "engine/state/state_store.h"
 #include "providers/http_transport.h"
+
+namespace cairn {
+class ReadAheadProvider;
+class SchemaRegistry;
+}  // namespace cairn
 
 namespace cairn::cli {
 
@@ -74,6 +80,15 @@ struct SessionOptions {
   // memory of what each listed object offers, which only an update or a
   // delete uses (InfraProvider::Options::remember_actions).
   bool reads_only = false;
+  // Plan and drift (with a refresh): the state is read, and the kinds it
+  // records listed, while the rest of the stack loads (LoadOptions::
+  // on_settings), not after; the first listing of each kind is then
+  // answered with what was read (engine/provider/read_ahead.h). Nothing is
+  // read ahead of a state an apply holds the lock of. Not with `preloaded`.
+  bool read_ahead = false;
+  // With read_ahead: every kind is listed, not only the state's (drift
+  // --unmanaged).
+  bool read_ahead_all_kinds = false;
 };
 
 class EngineSession {
@@ -110,7 +125,8 @@ class EngineSession {
 
   // The state, or nullopt after printing why it could not be read. A stack
   // opened without creating a state that has none reads as an empty one (no
-  // lineage, serial 0), and nothing is created.
+  // lineage, serial 0), and nothing is created. The first call answers with
+  // the state read ahead (SessionOptions::read_ahead), if it was.
   std::optional<StateSnapshot> LoadState();
 
   // The plan of the stack against its state (engine/operations: PlanStack),
@@ -139,6 +155,14 @@ class EngineSession {
 
  private:
   EngineSession(const GlobalOptions& global) : global_(global) {}
+  // The kinds, the state store and the provider, from the stack's
+  // settings; false after writing why to `err`.
+  bool OpenBackends(const StackConfig& settings, const SchemaRegistry& registry,
+                    const SessionOptions& options, const ChosenWorkspace& chosen,
+                    std::ostream& err);
+  // SessionOptions::read_ahead, on a thread of its own while the stack loads.
+  void ReadAhead(bool all_kinds, std::stop_token stop);
+
   const GlobalOptions& global_;
   LoadResult load_;
   KindCatalog kinds_;
@@ -150,6 +174,8 @@ class EngineSession {
   std::string api_identity_;
   std::unique_ptr<Provider> provider_;
   std::unique_ptr<StateStore> store_;
+  ReadAheadProvider* read_ahead_provider_ = nullptr;  // provider_, with read_ahead
+  std::optional<StateSnapshot> read_ahead_state_;
   bool discard_at_exit_ = false;  // SessionOptions::discard_at_exit
 };
 

@@ -113,6 +113,7 @@ class Loader {
     if (!(options_.settings_only && options_.backend_only)) LoadProvider();
     LoadBackend();
     cairn::LoadWatch(DocsOf(lists_.watches), result_.config.watch, diags_);
+    if (options_.on_settings && !HasErrors(diags_)) options_.on_settings(result_.config, registry_);
     if (options_.settings_only) {
       Finish();
       return;

@@ -79,6 +79,15 @@ struct LoadOptions {
   bool allow_undeclared_imports = false;
   // ${workspace} (engine/state/workspaces.h); the caller checked the name.
   std::string workspace = "default";
+  // Called once, on the loading thread, as soon as the settings (variables,
+  // provider, backend, watch) are loaded without an error, before anything
+  // else (resources, outputs...) is: `config` holds them and the root, and
+  // `registry` the schemas. For work that needs only those and can run
+  // while the rest loads (EngineSession reads the state and lists the live
+  // objects meanwhile). Not called when the load fails before.
+  std::function<void(const StackConfig& config,
+                     const std::shared_ptr<const SchemaRegistry>& registry)>
+      on_settings;
 };
 
 struct LoadResult {

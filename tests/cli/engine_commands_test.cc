@@ -911,6 +911,64 @@ TEST_CASE(
   CHECK(waited.out.find("No changes") != std::string::npos);
 }
 
+// How many requests a run's debug log (--log-level debug) shows to `route`
+// with `method`, whatever their query.
+int Requests(const std::string& log, const std::string& method, const std::string& route) {
+  int n = 0;
+  const std::string line = "infra: " + method + " " + route;
+  for (size_t at = log.find(line); at != std::string::npos; at = log.find(line, at + 1)) {
+    const char next = at + line.size() < log.size() ? log[at + line.size()] : ' ';
+    if (next == ' ' || next == '?') ++n;
+  }
+  return n;
+}
+
+TEST_CASE("plan and drift list each kind the state records once, read while the stack loads") {
+  Env e;
+  REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve"}).exit_code == 0);
+  for (const char* command : {"plan", "drift"}) {
+    INFO(command);
+    std::vector<std::string> args = {command, e.stack, "--log-level", "debug"};
+    if (std::string(command) == "plan") args.push_back("--detailed-exitcode");
+    auto run = e.Cairn(args);
+    INFO(run.out << run.err);
+    CHECK(run.exit_code == 0);
+    // Read ahead, then used by the refresh: one listing of each kind, not two.
+    for (const char* route : {"/api/v1/compute", "/api/v1/networking", "/v1/ssh_keys"}) {
+      INFO(route);
+      CHECK(Requests(run.err, "GET", route) == 1);
+    }
+    CHECK(Requests(run.err, "GET", "/api/v1/storage") == 0);  // the state has no volume
+  }
+  // --unmanaged lists every kind, each once.
+  auto unmanaged = e.Cairn({"drift", e.stack, "--unmanaged", "--log-level", "debug"});
+  INFO(unmanaged.out << unmanaged.err);
+  CHECK(unmanaged.exit_code == 0);
+  CHECK(Requests(unmanaged.err, "GET", "/api/v1/compute") == 1);
+  CHECK(Requests(unmanaged.err, "GET", "/api/v1/storage") == 1);
+  CHECK(Requests(unmanaged.err, "GET", "/v1/firewalls") == 1);
+}
+
+TEST_CASE("a manifest's error is all a plan says, even when the API could not be reached either") {
+  Env e;
+  WriteFile(e.stack + "/bad.yaml",
+            "kind: network\nname: bad\nspec: {region: eu-central}\n");  // no cidr
+  std::map<std::string, std::string> no_token = {{"CAIRN_ENDPOINT", e.server.base()},
+                                                 {"NO_COLOR", "1"}};
+  for (const char* command : {"plan", "drift"}) {
+    auto run = RunCairn({command, e.stack}, no_token);
+    INFO(command << ": " << run.err);
+    CHECK(run.exit_code == 1);
+    CHECK(run.err.find("bad.yaml:") != std::string::npos);
+    CHECK(run.err.find("no API token") == std::string::npos);
+  }
+  // Fixed, the API's problem is said.
+  std::filesystem::remove(e.stack + "/bad.yaml");
+  auto run = RunCairn({"plan", e.stack}, no_token);
+  CHECK(run.exit_code == 1);
+  CHECK(run.err.find("error: no API token: set the environment variable CAIRN_TOKEN") == 0);
+}
+
 TEST_CASE(
     "drift --unmanaged in a project shared by stacks: --managed-by and --name-prefix scope it") {
   Env e;

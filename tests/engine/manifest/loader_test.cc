@@ -584,4 +584,48 @@ TEST_CASE("a long for_each written out is not taken for an alias bomb") {
   CHECK(Codes(r).find("document_too_large") == std::string::npos);
 }
 
+TEST_CASE("on_settings is called once with the settings, before the resources load") {
+  const std::string text =
+      "kind: variable\nname: dir\ntype: string\ndefault: states\n---\n"
+      "kind: backend\ntype: sqlite\npath: ${var.dir}/web.db\n---\n"
+      "kind: provider\nname: infra\nendpoint: http://127.0.0.1:9\n---\n"
+      "kind: network\nname: app\nspec: {region: eu-central, cidr: 10.30.0.0/16}\n";
+  LoadOptions o = Options();
+  int calls = 0;
+  std::string path, endpoint;
+  size_t resources_then = 99;
+  bool had_registry = false;
+  o.on_settings = [&](const StackConfig& c, const std::shared_ptr<const SchemaRegistry>& reg) {
+    ++calls;
+    path = c.backend.path;
+    endpoint = c.provider.endpoint;
+    resources_then = c.resources.size();
+    had_registry = reg != nullptr;
+  };
+  auto r = Load(text, o);
+  INFO(Codes(r));
+  REQUIRE(r.ok());
+  CHECK(calls == 1);
+  CHECK(path == "states/web.db");
+  CHECK(endpoint == "http://127.0.0.1:9");
+  CHECK(had_registry);
+  CHECK(resources_then == 0);
+  CHECK(r.config.resources.size() == 1);
+
+  // A resource's error comes after: the settings were still offered, and
+  // the load fails all the same.
+  calls = 0;
+  auto bad = Load(text + "---\nkind: network\nname: bad\nspec: {region: eu-central}\n", o);
+  CHECK_FALSE(bad.ok());
+  CHECK(calls == 1);
+
+  // Settings in error: nothing is offered.
+  calls = 0;
+  auto unset = Load(
+      "kind: variable\nname: dir\ntype: string\n---\n" + text.substr(text.find("kind: backend")),
+      o);
+  CHECK_FALSE(unset.ok());
+  CHECK(calls == 0);
+}
+
 }  // namespace loader_test
