@@ -36,12 +36,16 @@ DriftReport DetectDrift(const StateSnapshot& state, const RefreshResult& refresh
                         const KindCatalog& kinds, const UnmanagedScope& unmanaged,
                         const IgnoredFields& ignored) {
   DriftReport report;
-  std::set<std::string> tracked;  // kind/canonical id
+  std::set<std::string> tracked;  // kind/canonical id, for unmanaged
   auto canon = [&](const std::string& id) { return CanonicalId(kinds, id); };
+  static const Value kAbsent(nullptr);
+  // Both by address: the live view is walked along the state.
+  auto lv = refresh.live.begin();
   for (const auto& [addr, rs] : state.resources) {
-    tracked.insert(rs.kind + "/" + canon(rs.id));
-    auto lv = refresh.live.find(addr);
-    if (lv == refresh.live.end()) continue;  // not refreshed (its listing failed)
+    if (unmanaged.enabled) tracked.insert(rs.kind + "/" + canon(rs.id));
+    while (lv != refresh.live.end() && lv->first < addr) ++lv;
+    if (lv == refresh.live.end() || lv->first != addr)
+      continue;  // not refreshed (its listing failed)
     if (!lv->second) {
       report.items.push_back({DriftItem::Type::kDeleted, addr, rs.kind, rs.id, "", {}});
       continue;
@@ -55,7 +59,8 @@ DriftReport DetectDrift(const StateSnapshot& state, const RefreshResult& refresh
     DriftItem item{DriftItem::Type::kChanged, addr, rs.kind, rs.id, "", {}};
     for (const auto& [field, before] : rs.attributes.items()) {
       if (field == "id" || (info && info->computed.count(field))) continue;
-      Value after = live.contains(field) ? live.at(field) : Value(nullptr);
+      auto found = live.find(field);
+      const Value& after = found != live.end() ? *found : kAbsent;
       if (SameFieldValue(kinds, before, after, info && info->references.count(field))) continue;
       AttributeChange change{field, before, after, info && info->immutable.count(field) > 0};
       if (ignored_here != ignored.end() && ignored_here->second.count(field)) {

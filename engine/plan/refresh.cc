@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <future>
+#include <unordered_map>
 
 namespace cairn {
 
@@ -36,7 +37,8 @@ RefreshResult Refresh(const StateSnapshot& state, Provider& provider, const Kind
       return provider.List(ListRequest{kind}, stop);
     });
   }
-  std::map<std::string, std::map<std::string, const RemoteResource*>> by_id;  // kind -> id -> res
+  // kind -> canonical id -> listed object
+  std::map<std::string, std::unordered_map<std::string, const RemoteResource*>> by_id;
   std::set<std::string> failed_kinds;
   for (auto& [kind, fut] : lists) {
     ListResponse resp = fut.get();
@@ -51,13 +53,19 @@ RefreshResult Refresh(const StateSnapshot& state, Provider& provider, const Kind
     result.listed[kind] = std::move(resp.resources);
   }
   for (const auto& [kind, resources] : result.listed) {
-    for (const auto& r : resources) by_id[kind][canonical(r.id)] = &r;
+    auto& ids = by_id[kind];
+    ids.reserve(resources.size());
+    for (const auto& r : resources) ids[canonical(r.id)] = &r;
   }
+  // The state's addresses come in order: each is the live view's last.
+  auto live_value = [&](const std::string& addr, std::optional<Value> value) {
+    result.live.emplace_hint(result.live.end(), addr, std::move(value));
+  };
   for (const auto& [addr, rs] : state.resources) {
     if (failed_kinds.count(rs.kind)) continue;
     auto& ids = by_id[rs.kind];
     if (auto it = ids.find(canonical(rs.id)); it != ids.end()) {
-      result.live[addr] = it->second->attributes;
+      live_value(addr, it->second->attributes);
       continue;
     }
     // Not in the listing: confirm with one GET before calling it gone.
@@ -67,8 +75,8 @@ RefreshResult Refresh(const StateSnapshot& state, Provider& provider, const Kind
       fail("could not read " + addr + ": " + read.status.message(), read.diagnostics);
       continue;
     }
-    result.live[addr] =
-        read.resource ? std::optional<Value>(read.resource->attributes) : std::nullopt;
+    live_value(addr, read.resource ? std::optional<Value>(std::move(read.resource->attributes))
+                                   : std::nullopt);
   }
   return result;
 }
