@@ -213,25 +213,32 @@ bool EngineSession::OpenBackends(const StackConfig& settings, const SchemaRegist
 }
 
 void EngineSession::ReadAhead(bool all_kinds, std::stop_token stop) {
+  std::set<std::string> kinds;
+  if (all_kinds) {
+    for (const auto& [kind, info] : kinds_) kinds.insert(kind);
+  }
   if (store_) {
     // A state an apply is changing is read once it is done (plan waits for
     // the lock): nothing is read ahead of it.
     auto held = cairn::WaitWhileLocked(*store_, SystemClock(), std::chrono::milliseconds(0));
     if (!held.ok() || held->has_value()) return;
-    auto state = store_->Load();
-    // Read again when asked for, which reports the error.
-    if (!state.ok()) return;
-    read_ahead_state_ = std::move(*state);
-  } else {
+    auto recorded = store_->RecordedKinds();
+    if (!recorded.ok()) return;  // read again when asked for, which reports the error
+    kinds.merge(*recorded);
+  }
+  // The kinds are listed while the state is read. One recorded meanwhile
+  // is listed when the refresh asks; one gone is listed for nothing.
+  std::future<void> listing;
+  if (read_ahead_provider_ != nullptr && !kinds.empty()) {
+    listing = std::async(std::launch::async,
+                         [&] { read_ahead_provider_->ReadAhead(kinds, std::move(stop)); });
+  }
+  if (!store_) {
     read_ahead_state_ = StateSnapshot();
+    return;
   }
-  if (read_ahead_provider_ == nullptr) return;
-  std::set<std::string> kinds;
-  for (const auto& [address, resource] : read_ahead_state_->resources) kinds.insert(resource.kind);
-  if (all_kinds) {
-    for (const auto& [kind, info] : kinds_) kinds.insert(kind);
-  }
-  read_ahead_provider_->ReadAhead(kinds, std::move(stop));
+  auto state = store_->Load();
+  if (state.ok()) read_ahead_state_ = std::move(*state);
 }
 
 EngineSession::~EngineSession() {

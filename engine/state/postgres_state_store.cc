@@ -434,6 +434,20 @@ Status PostgresStateStore::ForceUnlock(const std::string& lock_id) {
   });
 }
 
+Result<std::set<std::string>> PostgresStateStore::RecordedKinds() {
+  MutexLock lock(mu_);
+  return Guarded("read the kinds", [&]() -> Result<std::set<std::string>> {
+    mu_.AssertHeld();  // Guarded runs it at once
+    pqxx::work w(conn_->c);
+    pqxx::result rows =
+        w.exec_params("SELECT DISTINCT kind FROM cairn_state_resources WHERE stack = $1", stack_);
+    w.commit();
+    std::set<std::string> kinds;
+    for (const pqxx::row& row : rows) kinds.insert(row[0].as<std::string>());
+    return kinds;
+  });
+}
+
 Result<std::optional<LockInfo>> PostgresStateStore::CurrentLock() {
   MutexLock lock(mu_);
   return Guarded("read lock", [&]() -> Result<std::optional<LockInfo>> {

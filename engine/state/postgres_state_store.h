@@ -88,6 +88,7 @@ class PostgresStateStore final : public StateStore {
   Status Unlock(const std::string& lock_id) override;
   Status ForceUnlock(const std::string& lock_id) override;
   Result<std::optional<LockInfo>> CurrentLock() override;
+  Result<std::set<std::string>> RecordedKinds() override;
   Result<int64_t> ReserveSequences(int64_t count) override;
   Status JournalBeginAll(std::span<const JournalEntry> entries) override;
   Result<std::vector<JournalEntry>> PendingJournal() override;

@@ -475,6 +475,15 @@ Status SqliteStateStore::ForceUnlock(const std::string& lock_id) {
   return Status::Ok();
 }
 
+Result<std::set<std::string>> SqliteStateStore::RecordedKinds() {
+  MutexLock lock(mu_);
+  std::set<std::string> kinds;
+  Stmt q(*db_, "SELECT DISTINCT kind FROM resources");
+  while (q.Step()) kinds.insert(q.ColText(0));
+  CAIRN_RETURN_IF_ERROR(q.status());
+  return kinds;
+}
+
 Result<std::optional<LockInfo>> SqliteStateStore::CurrentLock() {
   MutexLock lock(mu_);
   Stmt q(*db_, "SELECT id, holder, operation, created_at FROM lock WHERE slot = 1");

@@ -153,6 +153,16 @@ class StateStore {
 
   // Creates the state (with a fresh lineage) on first use.
   virtual Result<StateSnapshot> Load() = 0;
+  // The kinds of the resources the state records, without reading their
+  // values: what a refresh will list, known before the state is read
+  // (EngineSession lists them while it reads). By default from Load().
+  virtual Result<std::set<std::string>> RecordedKinds() {
+    auto state = Load();
+    if (!state.ok()) return state.status();
+    std::set<std::string> kinds;
+    for (const auto& [address, resource] : state->resources) kinds.insert(resource.kind);
+    return kinds;
+  }
 
   // Takes the lock or, while `wait` lasts, keeps trying. When another holder
   // has it: Conflict, message naming the holder, the operation and since when.

@@ -92,6 +92,26 @@ STATE_CONTRACT_TEST(Taint, "a tainted resource keeps its reason until it is put 
   CHECK(MustLoad(s).resources.at("network.core").tainted.empty());
 }
 
+STATE_CONTRACT_TEST(RecordedKinds, "the recorded kinds are those of the resources it holds") {
+  StateStore& s = f.store();
+  REQUIRE(s.Load().ok());
+  auto none = s.RecordedKinds();
+  REQUIRE(none.ok());
+  CHECK(none->empty());
+  StateCommit first;
+  first.put = {Resource("network.core", "net-1"), Resource("instance.web[0]", "i-1"),
+               Resource("instance.web[1]", "i-2")};
+  REQUIRE(s.Commit(first).ok());
+  auto kinds = s.RecordedKinds();
+  REQUIRE(kinds.ok());
+  CHECK(*kinds == std::set<std::string>{"instance", "network"});
+  StateCommit second;
+  second.remove = {"network.core"};
+  REQUIRE(s.Commit(second).ok());
+  CHECK(*s.RecordedKinds() == std::set<std::string>{"instance"});
+  if (auto other = f.Reopen()) CHECK(*other->RecordedKinds() == std::set<std::string>{"instance"});
+}
+
 STATE_CONTRACT_TEST(CommitAtomic, "commit puts, removes and moves atomically, serial +1") {
   StateStore& s = f.store();
   StateCommit first;
