@@ -44,8 +44,8 @@ DriftReport DetectDrift(const StateSnapshot& state, const RefreshResult& refresh
   for (const auto& [addr, rs] : state.resources) {
     if (unmanaged.enabled) tracked.insert(rs.kind + "/" + canon(rs.id));
     while (lv != refresh.live.end() && lv->first < addr) ++lv;
-    if (lv == refresh.live.end() || lv->first != addr)
-      continue;  // not refreshed (its listing failed)
+    // Not refreshed: its listing failed.
+    if (lv == refresh.live.end() || lv->first != addr) continue;
     if (!lv->second) {
       report.items.push_back({DriftItem::Type::kDeleted, addr, rs.kind, rs.id, "", {}});
       continue;

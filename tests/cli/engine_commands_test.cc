@@ -923,7 +923,7 @@ int Requests(const std::string& log, const std::string& method, const std::strin
   return n;
 }
 
-TEST_CASE("plan and drift list each kind the state records once, read while the stack loads") {
+TEST_CASE("plan and drift list each kind the state records once, with the listings read ahead") {
   Env e;
   REQUIRE(e.Cairn({"apply", e.stack, "--auto-approve"}).exit_code == 0);
   for (const char* command : {"plan", "drift"}) {
@@ -949,7 +949,7 @@ TEST_CASE("plan and drift list each kind the state records once, read while the 
   CHECK(Requests(unmanaged.err, "GET", "/v1/firewalls") == 1);
 }
 
-TEST_CASE("a manifest's error is all a plan says, even when the API could not be reached either") {
+TEST_CASE("a manifest's error is all plan and drift say, even when the API could not be opened") {
   Env e;
   WriteFile(e.stack + "/bad.yaml",
             "kind: network\nname: bad\nspec: {region: eu-central}\n");  // no cidr
