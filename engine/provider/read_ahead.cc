@@ -8,7 +8,7 @@ int ReadAheadProvider::ReadAhead(const std::set<std::string>& kinds, std::stop_t
   std::map<std::string, std::future<ListResponse>> lists;
   for (const std::string& kind : kinds) {
     lists[kind] = std::async(std::launch::async,
-                             [this, kind, stop] { return inner_->List(ListRequest{kind}, stop); });
+                             [this, kind, stop] { return inner().List(ListRequest{kind}, stop); });
   }
   int requests = 0;
   for (auto& [kind, list] : lists) {
@@ -35,7 +35,7 @@ ListResponse ReadAheadProvider::List(const ListRequest& req, std::stop_token sto
       return listed;
     }
   }
-  return inner_->List(req, stop);
+  return inner().List(req, stop);
 }
 
 }  // namespace cairn

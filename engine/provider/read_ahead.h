@@ -15,13 +15,14 @@
 #include <string>
 
 #include "base/mutex.h"
-#include "engine/provider/provider.h"
+#include "engine/provider/forwarding_provider.h"
 
 namespace cairn {
 
-class ReadAheadProvider final : public Provider {
+class ReadAheadProvider final : public ForwardingProvider {
  public:
-  explicit ReadAheadProvider(std::unique_ptr<Provider> inner) : inner_(std::move(inner)) {}
+  explicit ReadAheadProvider(std::unique_ptr<Provider> inner)
+      : ForwardingProvider(*inner), owned_(std::move(inner)) {}
 
   // Lists `kinds` through the wrapped provider, in parallel, and keeps each
   // listing that succeeds for the first List of its kind. Returns the HTTP
@@ -30,36 +31,15 @@ class ReadAheadProvider final : public Provider {
   // Kinds read ahead and not asked for yet (tests).
   size_t kept() const EXCLUDES(mu_);
 
-  ReadResponse Read(const ReadRequest& req, std::stop_token stop) override {
-    return inner_->Read(req, stop);
-  }
   ListResponse List(const ListRequest& req, std::stop_token stop) override EXCLUDES(mu_);
-  Result<PreparedMutation> Prepare(const PrepareRequest& req) override {
-    return inner_->Prepare(req);
-  }
-  CreateResponse Create(const CreateRequest& req, std::stop_token stop) override {
-    return inner_->Create(req, stop);
-  }
-  UpdateResponse Update(const UpdateRequest& req, std::stop_token stop) override {
-    return inner_->Update(req, stop);
-  }
-  DeleteResponse Delete(const DeleteRequest& req, std::stop_token stop) override {
-    return inner_->Delete(req, stop);
-  }
-  WaitResponse Wait(const WaitRequest& req, std::stop_token stop) override {
-    return inner_->Wait(req, stop);
-  }
-  void Watch(const WaitRequest& req, std::function<void(WaitResponse)> done) override {
-    inner_->Watch(req, std::move(done));
-  }
   // Recovery's search is a fresh listing, never one read ahead.
   ListResponse FindByName(const std::string& kind, const std::string& name,
                           std::stop_token stop) override {
-    return inner_->FindByName(kind, name, stop);
+    return inner().FindByName(kind, name, stop);
   }
 
  private:
-  const std::unique_ptr<Provider> inner_;
+  const std::unique_ptr<Provider> owned_;  // the wrapped provider
   mutable Mutex mu_;
   std::map<std::string, ListResponse> ahead_ GUARDED_BY(mu_);
 };

@@ -17,7 +17,7 @@
 #include <string>
 
 #include "base/mutex.h"
-#include "engine/provider/provider.h"
+#include "engine/provider/forwarding_provider.h"
 
 namespace cairn {
 
@@ -48,15 +48,12 @@ class SharedListings {
 
 // A stack's provider for a watch run: its listings through `listings`,
 // everything else (reads, and anything a run would write) to `inner`.
-class ListingSharingProvider final : public Provider {
+class ListingSharingProvider final : public ForwardingProvider {
  public:
   ListingSharingProvider(Provider& inner, SharedListings& listings,
                          std::chrono::milliseconds max_age)
-      : inner_(inner), listings_(listings), max_age_(max_age) {}
+      : ForwardingProvider(inner), listings_(listings), max_age_(max_age) {}
 
-  ReadResponse Read(const ReadRequest& req, std::stop_token stop) override {
-    return inner_.Read(req, stop);
-  }
   ListResponse List(const ListRequest& req, std::stop_token stop) override {
     ListResponse r = listings_.List(req, max_age_, stop);
     list_requests_.fetch_add(r.requests, std::memory_order_relaxed);
@@ -65,27 +62,8 @@ class ListingSharingProvider final : public Provider {
   // Requests the listings read for this provider took (0 for those served
   // again).
   int64_t list_requests() const { return list_requests_.load(std::memory_order_relaxed); }
-  Result<PreparedMutation> Prepare(const PrepareRequest& req) override {
-    return inner_.Prepare(req);
-  }
-  CreateResponse Create(const CreateRequest& req, std::stop_token stop) override {
-    return inner_.Create(req, stop);
-  }
-  UpdateResponse Update(const UpdateRequest& req, std::stop_token stop) override {
-    return inner_.Update(req, stop);
-  }
-  DeleteResponse Delete(const DeleteRequest& req, std::stop_token stop) override {
-    return inner_.Delete(req, stop);
-  }
-  WaitResponse Wait(const WaitRequest& req, std::stop_token stop) override {
-    return inner_.Wait(req, stop);
-  }
-  void Watch(const WaitRequest& req, std::function<void(WaitResponse)> done) override {
-    inner_.Watch(req, std::move(done));
-  }
 
  private:
-  Provider& inner_;
   SharedListings& listings_;
   const std::chrono::milliseconds max_age_;
   std::atomic<int64_t> list_requests_{0};
