@@ -259,6 +259,7 @@ std::optional<Plan> EngineSession::PlanStack(StackPlanRequest request, std::stop
   auto state = LoadState();
   if (!state) return std::nullopt;
   request.stack_dir = stack_root_;
+  request.discard_at_exit = discard_at_exit_;
   PlanResult pr =
       cairn::PlanStack(load_.config, *state, provider_.get(), kinds_, request, std::move(stop));
   if (discard_at_exit_) DiscardAtExit(std::move(*state));

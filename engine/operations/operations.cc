@@ -1,5 +1,6 @@
 #include "engine/operations/operations.h"
 
+#include "base/discard.h"
 #include "base/schema/schema_registry.h"
 #include "engine/apply/write_only.h"
 #include "engine/manifest/expr.h"
@@ -43,8 +44,13 @@ std::map<std::string, Value> WriteOnlyValues(const StackConfig& config, const Ki
   return out;
 }
 
-PlanResult PlanStack(const StackConfig& config, const StateSnapshot& state, Provider* provider,
-                     const KindCatalog& kinds, const PlanOptions& options, std::stop_token stop) {
+namespace {
+
+// PlanStack; with `discard_at_exit`, the live view it read is left to the
+// process's end (base/discard.h) rather than freed.
+PlanResult PlanStackWith(const StackConfig& config, const StateSnapshot& state, Provider* provider,
+                         const KindCatalog& kinds, const PlanOptions& options, std::stop_token stop,
+                         bool discard_at_exit) {
   const bool refresh = options.refresh && !state.resources.empty();
   const bool read_data = !options.destroy && !config.data.empty();
   const bool read_imports = !options.destroy && ImportsToRead(config, state, kinds);
@@ -80,7 +86,16 @@ PlanResult PlanStack(const StackConfig& config, const StateSnapshot& state, Prov
     if (!imports.ok()) return {{}, std::move(imports.diagnostics)};
     po.imports = std::move(imports.imports);
   }
-  return MakePlan(config, state, live, kinds, po);
+  PlanResult result = MakePlan(config, state, live, kinds, po);
+  if (discard_at_exit) DiscardAtExit(std::move(live));
+  return result;
+}
+
+}  // namespace
+
+PlanResult PlanStack(const StackConfig& config, const StateSnapshot& state, Provider* provider,
+                     const KindCatalog& kinds, const PlanOptions& options, std::stop_token stop) {
+  return PlanStackWith(config, state, provider, kinds, options, std::move(stop), false);
 }
 
 PlanResult PlanStack(const StackConfig& config, const StateSnapshot& state, Provider* provider,
@@ -93,7 +108,8 @@ PlanResult PlanStack(const StackConfig& config, const StateSnapshot& state, Prov
   options.excludes = request.excludes;
   options.replace = request.replace;
   options.pending = request.pending;
-  PlanResult result = PlanStack(config, state, provider, kinds, options, stop);
+  PlanResult result = PlanStackWith(config, state, provider, kinds, options, std::move(stop),
+                                    request.discard_at_exit);
   if (result.ok()) result.plan.stack = request.stack_dir;
   return result;
 }

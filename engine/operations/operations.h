@@ -63,6 +63,9 @@ struct StackPlanRequest {
   // The stack directory, absolute: recorded in the plan (Plan::stack), a
   // saved plan's "where it was made".
   std::string stack_dir;
+  // What the plan read from the API is left to the process's end
+  // (base/discard.h): for a command that ends once it has planned.
+  bool discard_at_exit = false;
 };
 
 // PlanStack with a command's request: the plan `cairn plan` shows and

@@ -1,9 +1,15 @@
 #include "engine/plan/plan.h"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <functional>
 #include <map>
 #include <set>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
 #include <variant>
 
 #include "base/schema/suggest.h"
@@ -15,6 +21,27 @@
 
 namespace cairn {
 namespace {
+
+// Whether `a` and `b` are the same value, down to the kind of number (1 and
+// 1.0 compare equal, but a reference renders them differently).
+bool Identical(const Value& a, const Value& b) {
+  if (a.is_number_float() != b.is_number_float()) return false;
+  if (a.is_object() && b.is_object()) {
+    if (a.size() != b.size()) return false;
+    for (auto x = a.begin(), y = b.begin(); x != a.end(); ++x, ++y) {
+      if (x.key() != y.key() || !Identical(*x, *y)) return false;
+    }
+    return true;
+  }
+  if (a.is_array() && b.is_array()) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (!Identical(a[i], b[i])) return false;
+    }
+    return true;
+  }
+  return a == b;
+}
 
 bool Contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
@@ -80,6 +107,53 @@ bool Plan::has_changes() const {
 
 namespace {
 
+// The threads that plan `n` resources by default: one below 512 (a thread
+// costs more than it saves), else one per core, up to 8.
+size_t DefaultPlanThreads(size_t n) {
+  if (n < 512) return 1;
+  return std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), 8);
+}
+
+// Calls plan(i) for every resource i, all those of wave w (wave[i] == w)
+// before any of wave w + 1; a wave of 256 or more on `threads` threads,
+// which take 64 resources at a time. An exception thrown by plan() stops
+// the wave and is thrown again once its threads have ended.
+template <class PlanOne>
+void PlanInWaves(const std::vector<size_t>& wave, size_t threads, PlanOne& plan) {
+  std::vector<std::vector<size_t>> waves;
+  for (size_t i = 0; i < wave.size(); ++i) {
+    if (wave[i] >= waves.size()) waves.resize(wave[i] + 1);
+    waves[wave[i]].push_back(i);
+  }
+  constexpr size_t kBatch = 64;
+  for (const std::vector<size_t>& members : waves) {
+    if (members.size() < 256) {
+      for (size_t i : members) plan(i);
+      continue;
+    }
+    std::atomic<size_t> next{0};
+    std::vector<std::exception_ptr> errors(threads);
+    auto work = [&](size_t t) {
+      try {
+        for (size_t from; (from = next.fetch_add(kBatch)) < members.size();) {
+          const size_t to = std::min(from + kBatch, members.size());
+          for (size_t k = from; k < to; ++k) plan(members[k]);
+        }
+      } catch (...) {
+        errors[t] = std::current_exception();
+        next = members.size();
+      }
+    };
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work, t);
+    work(0);
+    for (std::thread& t : pool) t.join();
+    for (const std::exception_ptr& e : errors) {
+      if (e) std::rethrow_exception(e);
+    }
+  }
+}
+
 // The plan of `config` against a state whose addresses are the manifests'
 // (moves made): the steps of plan_steps.h, in order.
 PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, const LiveView& live,
@@ -93,14 +167,16 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
   // Attributes of every resource as they will be once the plan is applied,
   // so that references from later resources see unknowns where they must;
   // and of the data sources, as read.
-  std::map<std::string, Value> planned = options.data;
+  plan::PlannedValues planned;
+  planned.Reserve(config.resources.size() + options.data.size());
+  for (const auto& [address, value] : options.data) planned.Own(address, value);
   plan.data = options.data;
   AttributeLookup lookup = [&](const ResourceAddress& addr,
                                const std::string& attr) -> std::optional<Value> {
-    auto it = planned.find(addr.ToString());
-    if (it == planned.end()) return std::nullopt;
-    if (attr.empty()) return it->second;  // the whole object
-    if (it->second.contains(attr)) return it->second.at(attr);
+    const Value* value = planned.Find(addr.ToString());
+    if (!value) return std::nullopt;
+    if (attr.empty()) return *value;  // the whole object
+    if (value->contains(attr)) return value->at(attr);
     return Value(nullptr);
   };
 
@@ -114,22 +190,61 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
   const std::set<std::string> forced =
       plan::ForcedReplacements(config, options.replace, result.diagnostics);
   plan::TriggerIndex triggers(config);
-  std::set<std::string> desired_addresses;
   // A change per resource, then the deletes (at least what the state
   // holds beyond them): not moved while growing, which at 100,000 changes
   // was 3 to 5% of making the plan.
   const size_t n = config.resources.size(), recorded = state.resources.size();
   plan.changes.reserve(n + (recorded > n ? recorded - n : 0));
-  for (const ResourceConfig& rc : config.resources) {
-    const std::string addr = rc.address.ToString();
-    desired_addresses.insert(addr);
+
+  // Each resource's address, what it depends on, and its wave: one more
+  // than the latest wave of its dependencies. The resources come in
+  // dependency order, and a resource reads the planned values of its
+  // dependencies alone (every reference, in its spec or its conditions, is
+  // one), so those of one wave can be planned at once.
+  std::vector<std::string> addresses(n);
+  std::vector<std::vector<std::string>> dependencies(n);
+  std::vector<size_t> wave(n, 0);
+  std::unordered_set<std::string> desired_addresses;
+  desired_addresses.reserve(n);
+  std::unordered_map<std::string_view, size_t> position;
+  position.reserve(n);
+  bool in_order = true;
+  for (size_t i = 0; i < n; ++i) {
+    const ResourceConfig& rc = config.resources[i];
+    addresses[i] = rc.address.ToString();
+    desired_addresses.insert(addresses[i]);
+    position.emplace(addresses[i], i);
+    planned.Prepare(addresses[i]);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    for (const ResourceAddress& d : config.resources[i].depends_on) {
+      dependencies[i].push_back(d.ToString());
+      auto at = position.find(dependencies[i].back());
+      if (at == position.end()) continue;
+      if (at->second >= i) in_order = false;  // not from the loader: plan in order
+      wave[i] = std::max(wave[i], wave[at->second] + 1);
+    }
+  }
+
+  // One resource's change (none for a destroy, or a kind with no schema),
+  // with what it adds to the diagnostics and refusals.
+  struct ResourcePlan {
+    std::optional<PlannedChange> change;
+    std::vector<Diagnostic> diagnostics;
+    plan::Refusals refusals;
+  };
+  std::vector<ResourcePlan> outcomes(n);
+  auto plan_resource = [&](size_t i) {
+    const ResourceConfig& rc = config.resources[i];
+    const std::string& addr = addresses[i];
+    ResourcePlan& out = outcomes[i];
     auto kind_it = kinds.find(rc.kind);
     if (kind_it == kinds.end()) {
-      result.diagnostics.push_back(
+      out.diagnostics.push_back(
           {Severity::kError, "unknown_kind",
            "internal error: no schema for kind \"" + rc.kind + "\", please report", "",
            rc.location});
-      continue;
+      return;
     }
     const KindInfo& info = kind_it->second;
     std::vector<ResolveError> failed;
@@ -143,7 +258,7 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
     }
     Value resolved = ResolveReferences(ch.after, lookup, nullptr, &failed);
     for (const ResolveError& e : failed) {
-      result.diagnostics.push_back(plan::ResolveFailure(addr, e, secrets, rc.location));
+      out.diagnostics.push_back(plan::ResolveFailure(addr, e, secrets, rc.location));
     }
 
     ch.address = addr;
@@ -151,25 +266,24 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
     ch.kind = rc.kind;
     ch.replace_order = rc.lifecycle.create_before_destroy ? ReplaceOrder::kCreateThenDelete
                                                           : ReplaceOrder::kDeleteThenCreate;
-    for (const auto& d : rc.depends_on) ch.depends_on.push_back(d.ToString());
+    ch.depends_on = std::move(dependencies[i]);
 
     auto st = state.resources.find(addr);
     if (options.destroy) {
       // Destroy plans only delete. What the state holds keeps its values, so
       // that the outputs a targeted destroy keeps still resolve; what it does
       // not hold is not made, so nothing resolves from it.
-      if (st != state.resources.end()) planned[addr] = st->second.attributes;
-      continue;
+      if (st != state.resources.end()) planned.Borrow(addr, st->second.attributes);
+      return;
     }
     // A false precondition ends the plan (it is an error), before any
     // request; those it cannot decide yet go with the change, for apply.
-    plan::DecidePreconditions(rc, ch, lookup, secrets, refusals);
+    plan::DecidePreconditions(rc, ch, lookup, secrets, out.refusals);
     // Once the change's values are planned: postconditions with `self` as
     // planned (a resource with no change: as the API shows it now).
     auto finish = [&](PlannedChange& change) {
-      triggers.Record(rc.address.BaseString(), plan.changes.size());
       if (rc.lifecycle.postconditions.empty() && change.preconditions.empty()) return;
-      plan::DecidePostconditions(rc, change, lookup, planned[addr], secrets, refusals);
+      plan::DecidePostconditions(rc, change, lookup, *planned.Find(addr), secrets, out.refusals);
     };
     const Value* current = nullptr;
     if (st != state.resources.end()) {
@@ -184,10 +298,10 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
     if (!current) {
       ch.action = Action::kCreate;
       ch.changes = plan::CreatedFields(resolved, info);
-      planned[addr] = plan::PlannedNew(resolved, info);
+      planned.Own(addr, plan::PlannedNew(resolved, info));
       finish(ch);
-      plan.changes.push_back(std::move(ch));
-      continue;
+      out.change = std::move(ch);
+      return;
     }
     ch.remote_id = st->second.id;
     ch.prior_depends_on = st->second.depends_on;
@@ -203,25 +317,65 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
       // A grow-only field the API refuses to lower: an error now rather than
       // at apply, unless the resource is replaced anyway.
       for (Diagnostic& d : plan::ShrinkRefusals(ch, info, rc)) {
-        result.diagnostics.push_back(std::move(d));
+        out.diagnostics.push_back(std::move(d));
       }
       ch.action = ch.changes.empty() ? Action::kNoOp : Action::kUpdate;
-      Value merged = *current;
+      // The object as it is, with the spec's fields (those not ignored)
+      // set: the object itself when it holds each of them already.
+      auto applies = [&](const std::string& field) {
+        return !Contains(rc.lifecycle.ignore_changes, field);
+      };
+      bool holds_all = true;
       if (resolved.is_object()) {
         for (const auto& [field, after] : resolved.items()) {
-          if (!Contains(rc.lifecycle.ignore_changes, field)) merged[field] = after;
+          if (!applies(field)) continue;
+          auto held = current->find(field);
+          if (held == current->end() || !Identical(*held, after)) {
+            holds_all = false;
+            break;
+          }
         }
       }
-      planned[addr] = std::move(merged);
+      if (holds_all) {
+        planned.Borrow(addr, *current);
+      } else {
+        Value merged = *current;
+        for (const auto& [field, after] : resolved.items()) {
+          if (applies(field)) merged[field] = after;
+        }
+        planned.Own(addr, std::move(merged));
+      }
     } else {
       ch.action = Action::kReplace;
-      planned[addr] = plan::PlannedNew(resolved, info);
+      planned.Own(addr, plan::PlannedNew(resolved, info));
       if (rc.lifecycle.prevent_destroy) {
-        refusals.emplace_back(addr, plan::PreventDestroyOnReplace(ch, rc));
+        out.refusals.emplace_back(addr, plan::PreventDestroyOnReplace(ch, rc));
       }
     }
     finish(ch);
-    plan.changes.push_back(std::move(ch));
+    out.change = std::move(ch);
+  };
+  // Appended in the manifests' order, whatever order they were planned in.
+  auto add = [&](size_t i) {
+    ResourcePlan& out = outcomes[i];
+    for (Diagnostic& d : out.diagnostics) result.diagnostics.push_back(std::move(d));
+    for (auto& r : out.refusals) refusals.push_back(std::move(r));
+    if (!out.change) return;
+    if (triggers.enabled()) {
+      triggers.Record(config.resources[i].address.BaseString(), plan.changes.size());
+    }
+    plan.changes.push_back(std::move(*out.change));
+  };
+  // replace_triggered_by reads the changes planned before: one at a time.
+  const size_t threads = options.threads > 0 ? options.threads : DefaultPlanThreads(n);
+  if (threads <= 1 || !in_order || triggers.enabled()) {
+    for (size_t i = 0; i < n; ++i) {
+      plan_resource(i);
+      add(i);
+    }
+  } else {
+    PlanInWaves(wave, threads, plan_resource);
+    for (size_t i = 0; i < n; ++i) add(i);
   }
 
   // Deletes: everything in state no longer desired (or everything, when

@@ -318,6 +318,10 @@ struct PlanOptions {
   // elsewhere, duplicate_id; its `to` tracking another object,
   // import_conflict.
   std::vector<PlannedImport> imports;
+  // The threads that plan the resources, those of one wave of the graph at
+  // once (0: one for fewer than 512 resources, else one per core up to 8).
+  // The plan is the same whatever the number.
+  size_t threads = 0;
 };
 
 struct PlanResult {

@@ -55,6 +55,33 @@ bool KnownCondition(const ConditionConfig& c, const AttributeLookup& lookup,
 
 }  // namespace
 
+PlannedValues::Slot& PlannedValues::SlotOf(const std::string& address) {
+  // find, not operator[]: no change to the map itself once Prepared.
+  auto it = values_.find(address);
+  if (it == values_.end()) it = values_.try_emplace(address).first;
+  return it->second;
+}
+
+void PlannedValues::Own(const std::string& address, Value value) {
+  Slot& slot = SlotOf(address);
+  slot.owned = std::move(value);
+  slot.borrowed = nullptr;
+  slot.planned = true;
+}
+
+void PlannedValues::Borrow(const std::string& address, const Value& value) {
+  Slot& slot = SlotOf(address);
+  slot.owned = nullptr;
+  slot.borrowed = &value;
+  slot.planned = true;
+}
+
+const Value* PlannedValues::Find(const std::string& address) const {
+  auto it = values_.find(address);
+  if (it == values_.end() || !it->second.planned) return nullptr;
+  return it->second.borrowed ? it->second.borrowed : &it->second.owned;
+}
+
 Value PlannedNew(const Value& resolved, const KindInfo& info) {
   Value v = resolved.is_object() ? resolved : Value::object();
   for (const auto& c : info.computed) v[c] = UnknownValue();
@@ -366,7 +393,8 @@ void DecidePostconditions(const ResourceConfig& rc, PlannedChange& ch,
 }
 
 std::vector<PlannedChange> PlanDeletes(const StackConfig& config, const StateSnapshot& state,
-                                       const LiveView& live, const std::set<std::string>& desired,
+                                       const LiveView& live,
+                                       const std::unordered_set<std::string>& desired,
                                        const PlanOptions& options, Refusals& refusals) {
   std::vector<PlannedChange> deletes;
   for (const auto& [addr, rs] : state.resources) {
@@ -424,7 +452,7 @@ std::vector<PlannedChange> PlanDeletes(const StackConfig& config, const StateSna
 }
 
 void PlanOutputs(const StackConfig& config, const StateSnapshot& state, const PlanOptions& options,
-                 std::map<std::string, Value>& planned, const AttributeLookup& lookup,
+                 PlannedValues& planned, const AttributeLookup& lookup,
                  const std::vector<std::string>& secrets, Plan& plan,
                  std::vector<Diagnostic>& diags) {
   if (!options.destroy) {
@@ -444,7 +472,7 @@ void PlanOutputs(const StackConfig& config, const StateSnapshot& state, const Pl
     // once its deletes are made: those that refer to nothing it destroys (nor to anything never
     // made). The others are removed, as a destroy removes all.
     for (const auto& c : plan.changes) {
-      if (c.action == Action::kDelete) planned.erase(c.address);
+      if (c.action == Action::kDelete) planned.Erase(c.address);
     }
     for (const auto& out : config.outputs) {
       if (ContainsUnknown(ResolveReferences(out.value, lookup))) continue;

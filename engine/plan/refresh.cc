@@ -37,8 +37,14 @@ RefreshResult Refresh(const StateSnapshot& state, Provider& provider, const Kind
       return provider.List(ListRequest{kind}, stop);
     });
   }
-  // kind -> canonical id -> listed object
-  std::map<std::string, std::unordered_map<std::string, const RemoteResource*>> by_id;
+  // kind -> canonical id -> listed object, and its value in the live view
+  // once an address took it: moved there, not copied (a fifth of the
+  // refresh at 100,000 resources).
+  struct Listed {
+    RemoteResource* resource;
+    const std::optional<Value>* live = nullptr;
+  };
+  std::map<std::string, std::unordered_map<std::string, Listed>> by_id;
   std::set<std::string> failed_kinds;
   for (auto& [kind, fut] : lists) {
     ListResponse resp = fut.get();
@@ -52,20 +58,24 @@ RefreshResult Refresh(const StateSnapshot& state, Provider& provider, const Kind
                               resp.diagnostics.end());
     result.listed[kind] = std::move(resp.resources);
   }
-  for (const auto& [kind, resources] : result.listed) {
+  for (auto& [kind, resources] : result.listed) {
     auto& ids = by_id[kind];
     ids.reserve(resources.size());
-    for (const auto& r : resources) ids[canonical(r.id)] = &r;
+    for (auto& r : resources) ids[canonical(r.id)] = {&r};
   }
   // The state's addresses come in order: each is the live view's last.
   auto live_value = [&](const std::string& addr, std::optional<Value> value) {
-    result.live.emplace_hint(result.live.end(), addr, std::move(value));
+    return &result.live.emplace_hint(result.live.end(), addr, std::move(value))->second;
   };
   for (const auto& [addr, rs] : state.resources) {
     if (failed_kinds.count(rs.kind)) continue;
     auto& ids = by_id[rs.kind];
     if (auto it = ids.find(canonical(rs.id)); it != ids.end()) {
-      live_value(addr, it->second->attributes);
+      Listed& listed = it->second;
+      // A second address tracking the same object (a state edited by
+      // hand) gets a copy.
+      listed.live = listed.live ? live_value(addr, *listed.live)
+                                : live_value(addr, std::move(listed.resource->attributes));
       continue;
     }
     // Not in the listing: confirm with one GET before calling it gone.

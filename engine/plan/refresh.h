@@ -20,9 +20,11 @@
 namespace cairn {
 
 struct RefreshResult {
-  LiveView live;                                              // by state address
-  std::map<std::string, std::vector<RemoteResource>> listed;  // by kind
-  int requests = 0;                                           // HTTP requests made
+  LiveView live;  // by state address
+  // Every object listed, by kind; the attributes of those the state tracks
+  // are moved to `live` (null here).
+  std::map<std::string, std::vector<RemoteResource>> listed;
+  int requests = 0;  // HTTP requests made
   std::vector<Diagnostic> diagnostics;
   bool ok() const { return !HasErrors(diagnostics); }
 };

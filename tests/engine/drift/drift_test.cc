@@ -55,6 +55,31 @@ TEST_CASE("refresh lists each kind once and confirms a missing resource with one
   CHECK(r.live.at("instance.web[3]")->at("name") == "web");
 }
 
+TEST_CASE("refresh gives each address tracking one listed object its live value") {
+  // The live view takes the listed values over (moved, not copied): a
+  // second address tracking the same object, in a state edited by hand,
+  // must see them too, and so must the unmanaged listing the others.
+  FakeProvider p;
+  StateSnapshot st;
+  auto a = Track(p, "network.a", {{"name", "shared"}, {"cidr", "10.0.0.0/16"}});
+  st.resources[a.address] = a;
+  ResourceState b = a;
+  b.address = "network.b";
+  st.resources[b.address] = b;
+  p.Inject("network", {{"name", "stray"}});
+  auto r = Refresh(st, p, Kinds(), {.extra_kinds = {"network"}});
+  REQUIRE(r.ok());
+  CHECK(r.requests == 1);  // one listing, no confirmation
+  REQUIRE(r.live.at("network.a").has_value());
+  REQUIRE(r.live.at("network.b").has_value());
+  CHECK(r.live.at("network.a")->at("cidr") == "10.0.0.0/16");
+  CHECK(*r.live.at("network.b") == *r.live.at("network.a"));
+  auto report = DetectDrift(st, r, Kinds(), {.enabled = true});
+  REQUIRE(report.items.size() == 1);
+  CHECK(report.items[0].type == DriftItem::Type::kUnmanaged);
+  CHECK(report.items[0].name == "stray");
+}
+
 TEST_CASE(
     "drift reports changed fields, out-of-band deletes and, on request, unmanaged resources") {
   FakeProvider p;

@@ -230,7 +230,7 @@ TEST_CASE("plan step PlanOutputs and PlanChecks: changes against the state, chec
   cfg.checks = {check, later};
   StateSnapshot st;
   st.outputs = {{"same", "x"}, {"gone", "z"}};
-  std::map<std::string, Value> planned;
+  PlannedValues planned;
   AttributeLookup lookup = [](const ResourceAddress&, const std::string&) {
     return std::optional<Value>();
   };

@@ -1161,4 +1161,74 @@ TEST_CASE("a saved plan keeps which variables are sensitive, and masks them when
   CHECK(RenderValue("prod", back->sensitive_values) == "\"prod\"");
 }
 
+TEST_CASE("a plan made on several threads is the plan made on one, in the manifests' order") {
+  // Two networks, then 1,200 instances in one wave of the graph (each
+  // depends on a network alone), which several threads plan at once:
+  // unchanged, updated, created on a network made by the same plan,
+  // replaced, some with a precondition on their network that fails; and
+  // what the state holds beyond them, deleted.
+  StackConfig cfg;
+  StateSnapshot st;
+  cfg.resources.push_back(
+      Res("network.core", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}}));
+  st.resources["network.core"] =
+      St("network.core", "n1", {{"name", "core"}, {"region", "eu"}, {"cidr", "10.0.0.0/16"}});
+  cfg.resources.push_back(
+      Res("network.edge", {{"name", "edge"}, {"region", "eu"}, {"cidr", "10.1.0.0/16"}}));
+  for (int i = 0; i < 1200; ++i) {
+    const std::string addr = "instance.web[" + std::to_string(i) + "]";
+    const std::string name = "web-" + std::to_string(i);
+    const bool on_edge = i % 4 == 2;
+    ResourceConfig rc = Res(addr,
+                            {{"name", name},
+                             {"region", "eu"},
+                             {"image", "debian-12"},
+                             {"network", on_edge ? "${network.edge.id}" : "${network.core.id}"}},
+                            {on_edge ? "network.edge" : "network.core"});
+    if (i % 50 == 0) {
+      rc.lifecycle.preconditions.push_back({"${network.core.region == \"us\"}",
+                                            "web " + std::to_string(i) + " must be in us",
+                                            rc.location});
+    }
+    cfg.resources.push_back(std::move(rc));
+    if (on_edge) continue;
+    st.resources[addr] = St(addr, "i" + std::to_string(i),
+                            {{"name", i % 4 == 1 ? name + "-old" : name},
+                             {"region", "eu"},
+                             {"image", i % 4 == 3 ? "debian-11" : "debian-12"},
+                             {"network", "n1"}},
+                            {"network.core"});
+  }
+  for (int i = 0; i < 300; ++i) {
+    const std::string addr = "instance.old[" + std::to_string(i) + "]";
+    st.resources[addr] = St(addr, "o" + std::to_string(i), {{"name", "old"}, {"network", "n1"}});
+  }
+  cfg.outputs = {{"fifth", "${instance.web[5].name}", false, {}, {}}};
+
+  PlanOptions one = Opts(), several = Opts();
+  one.threads = 1;
+  several.threads = 4;
+  PlanResult a = MakePlan(cfg, st, {}, Kinds(), one);
+  PlanResult b = MakePlan(cfg, st, {}, Kinds(), several);
+  const Plan::Counts counts = a.plan.counts();
+  CHECK(counts.add == 1 + 300);
+  CHECK(counts.change == 300);
+  CHECK(counts.replace == 300);
+  CHECK(counts.destroy == 300);
+  REQUIRE(a.diagnostics.size() == 24);  // every 50th instance's precondition
+  CHECK(a.diagnostics[0].code == "precondition_failed");
+  CHECK(a.diagnostics[0].summary.find("web 0 must") != std::string::npos);
+  CHECK(a.diagnostics[23].summary.find("web 1150 must") != std::string::npos);
+  CHECK(Find(a.plan, "instance.web[2]").changes.size() > 0);
+  CHECK(a.plan.changes[2].address == "instance.web[0]");
+  CHECK(a.plan.changes[1201].address == "instance.web[1199]");
+
+  CHECK(PlanToJson(b.plan).dump() == PlanToJson(a.plan).dump());
+  REQUIRE(b.diagnostics.size() == a.diagnostics.size());
+  for (size_t i = 0; i < a.diagnostics.size(); ++i) {
+    CHECK(b.diagnostics[i].summary == a.diagnostics[i].summary);
+  }
+  CHECK(RenderPlanText(b.plan) == RenderPlanText(a.plan));
+}
+
 }  // namespace plan_test
