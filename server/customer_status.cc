@@ -93,11 +93,20 @@ void CustomerStatusToJson(const CustomerStatus& s, nlohmann::json* out) {
   j["severity"] = s.severity;
   j["actionability"] = s.actionability;
   j["guidance"] = s.guidance;
-  j["operation"] = {{"type", s.operation_type}, {"state", s.operation_state}};
-  j["actions"] = {{"edit", s.actions.edit},         {"delete", s.actions.del},
-                  {"start", s.actions.start},       {"stop", s.actions.stop},
-                  {"reboot", s.actions.reboot},     {"snapshot", s.actions.snapshot},
-                  {"firewall", s.actions.firewall}, {"reverseDns", s.actions.reverse_dns}};
+  // Member by member: a braced list builds every pair as a value of its
+  // own first, which made this most of rendering a listed instance.
+  nlohmann::json& operation = j["operation"];
+  operation["type"] = s.operation_type;
+  operation["state"] = s.operation_state;
+  nlohmann::json& actions = j["actions"];
+  actions["edit"] = s.actions.edit;
+  actions["delete"] = s.actions.del;
+  actions["start"] = s.actions.start;
+  actions["stop"] = s.actions.stop;
+  actions["reboot"] = s.actions.reboot;
+  actions["snapshot"] = s.actions.snapshot;
+  actions["firewall"] = s.actions.firewall;
+  actions["reverseDns"] = s.actions.reverse_dns;
 }
 
 }  // namespace cairn::server
