@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <string_view>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -145,7 +146,14 @@ void PlanInWaves(const std::vector<size_t>& wave, size_t threads, PlanOne& plan)
       }
     };
     std::vector<std::thread> pool;
-    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work, t);
+    for (size_t t = 1; t < threads; ++t) {
+      // A thread the system will not start leaves its share to the others.
+      try {
+        pool.emplace_back(work, t);
+      } catch (const std::system_error&) {
+        break;
+      }
+    }
     work(0);
     for (std::thread& t : pool) t.join();
     for (const std::exception_ptr& e : errors) {
