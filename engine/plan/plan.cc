@@ -23,27 +23,6 @@
 namespace cairn {
 namespace {
 
-// Whether `a` and `b` are the same value, down to the kind of number (1 and
-// 1.0 compare equal, but a reference renders them differently).
-bool Identical(const Value& a, const Value& b) {
-  if (a.is_number_float() != b.is_number_float()) return false;
-  if (a.is_object() && b.is_object()) {
-    if (a.size() != b.size()) return false;
-    for (auto x = a.begin(), y = b.begin(); x != a.end(); ++x, ++y) {
-      if (x.key() != y.key() || !Identical(*x, *y)) return false;
-    }
-    return true;
-  }
-  if (a.is_array() && b.is_array()) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i) {
-      if (!Identical(a[i], b[i])) return false;
-    }
-    return true;
-  }
-  return a == b;
-}
-
 bool Contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
@@ -329,7 +308,8 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
       }
       ch.action = ch.changes.empty() ? Action::kNoOp : Action::kUpdate;
       // The object as it is, with the spec's fields (those not ignored)
-      // set: the object itself when it holds each of them already.
+      // set: the object itself when it holds each of them already (1 and
+      // 1.0 are the same: expressions read both as 1).
       auto applies = [&](const std::string& field) {
         return !Contains(rc.lifecycle.ignore_changes, field);
       };
@@ -338,7 +318,7 @@ PlanResult PlanMoved(const StackConfig& config, const StateSnapshot& state, cons
         for (const auto& [field, after] : resolved.items()) {
           if (!applies(field)) continue;
           auto held = current->find(field);
-          if (held == current->end() || !Identical(*held, after)) {
+          if (held == current->end() || *held != after) {
             holds_all = false;
             break;
           }

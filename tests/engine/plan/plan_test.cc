@@ -732,6 +732,31 @@ TEST_CASE("a create shows the fields it sets, unknown ones as (known after apply
   CHECK(md.find("`cidr`: `\"10.0.0.0/16\"`") != std::string::npos);
 }
 
+TEST_CASE("an unchanged resource's planned values are the state's with the spec's fields") {
+  // 1 and 1.0 compare equal, so the network is unchanged, and expressions
+  // read either as 1; what refers to it sees the status the state holds
+  // beside the spec's fields.
+  StackConfig cfg;
+  cfg.resources.push_back(Res("network.core", {{"name", "core"}, {"size", 1}}));
+  cfg.outputs.push_back({"size", Value("${network.core.size}"), false, {}});
+  cfg.outputs.push_back({"status", Value("${network.core.status}"), false, {}});
+  cfg.outputs.push_back(
+      {"text", Value("v${network.core.size} ${jsonencode(network.core)}"), false, {}});
+  StateSnapshot st;
+  st.resources["network.core"] =
+      St("network.core", "n1", {{"name", "core"}, {"size", 1.0}, {"status", "active"}});
+  auto r = MakePlan(cfg, st, {}, Kinds(), Opts());
+  REQUIRE(r.ok());
+  CHECK(Find(r.plan, "network.core").action == Action::kNoOp);
+  REQUIRE(r.plan.output_changes.size() == 3);
+  CHECK(r.plan.output_changes[0].name == "size");
+  CHECK(r.plan.output_changes[0].after.dump() == "1");
+  CHECK(r.plan.output_changes[1].name == "status");
+  CHECK(r.plan.output_changes[1].after == "active");
+  CHECK(r.plan.output_changes[2].after ==
+        "v1 {\"id\":\"n1\",\"name\":\"core\",\"size\":1,\"status\":\"active\"}");
+}
+
 TEST_CASE("output changes are changes: added, changed, known after apply, removed") {
   StackConfig cfg;
   cfg.resources.push_back(Res("network.core", {{"name", "core"}}));
