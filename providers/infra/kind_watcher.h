@@ -59,7 +59,8 @@ class InfraProvider::KindWatcher {
     Clock::time_point started;
     Clock::time_point due;
     Clock::time_point deadline;
-    int looks = 0;  // looks that did not settle it
+    int looks = 0;          // looks that did not settle it
+    bool in_round = false;  // due in the listing being read (watcher thread only)
     // Set after a create that answered not ready: when the wait began, to
     // teach the ReadyEstimate how long readiness took.
     std::optional<Clock::time_point> learning;
@@ -94,6 +95,9 @@ class InfraProvider::KindWatcher {
   std::list<Waiter> waiters_ GUARDED_BY(mu_);  // the list; see Look
   std::stop_source wake_ GUARDED_BY(mu_);      // ends the current sleep
   Clock::time_point sleeping_until_ GUARDED_BY(mu_);
+  // Asleep until the listing gap ends, with enough waiters due to list: a
+  // new waiter cannot change that, so Add does not wake the thread.
+  bool listing_gated_ GUARDED_BY(mu_) = false;
   Clock::time_point last_listing_{};  // watcher thread only
   bool listed_once_ = false;          // watcher thread only
   size_t pages_ = 1;                  // pages of the last listing; watcher thread only

@@ -433,4 +433,43 @@ TEST_CASE("a wait added while the watcher sleeps until a later look wakes it") {
   CHECK(got.by_id[Id(0)].status.code() == StatusCode::kCancelled);
 }
 
+TEST_CASE("a wait added while the watcher waits out the listing gap is answered by that listing") {
+  // The real clock. A listing at most once a second: after the first, the
+  // watcher sleeps until the next may be taken, and a wait added meanwhile
+  // (due at once) does not wake it: it is settled by the listing at the
+  // gap's end, with no GET of its own.
+  FakeTransport transport;
+  ScriptedApi api(transport);
+  InfraProvider::Options o = Options();
+  o.max_lists_per_second = 1;
+  o.min_poll_interval = std::chrono::milliseconds(10);
+  Responses got;
+  InfraProvider provider(o, TestKinds(), transport, SystemClock());
+  // Provisioning at the first listing, running at the second.
+  for (int i = 0; i < 20; ++i) api.Put(Id(i), {.looks_until_ready = 1});
+  api.CloseGate();  // all twenty due together: one listing, not a GET each
+  for (int i = 0; i < 20; ++i) {
+    provider.Watch({"instance", Id(i), WaitTarget::kReady, seconds(600)}, got.For(Id(i)));
+  }
+  api.OpenGate();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (api.lists() < 1 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  REQUIRE(api.lists() == 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const int lists_before = api.lists();
+  api.Put(Id(20), {.looks_until_ready = 0});
+  provider.Watch({"instance", Id(20), WaitTarget::kReady, seconds(600)}, got.For(Id(20)));
+  REQUIRE(got.Await(21));
+  for (auto& [id, r] : got.by_id) {
+    INFO(id << ": " << r.status.ToString());
+    CHECK(r.status.ok());
+  }
+  // The next listing answered it (and the twenty, running by then). (The
+  // watcher may have taken a GET of the first wait before the others came.)
+  CHECK(api.lists() == lists_before + 1);
+  CHECK(api.gets_of(Id(20)) == 0);
+}
+
 }  // namespace kind_watcher_test
