@@ -317,7 +317,7 @@ int RunApply(const ApplyFlags& f, const GlobalOptions& global, bool destroy) {
 void AddApplyFlags(CLI::App& sub, ApplyFlags& f, bool destroy) {
   sub.add_flag("--auto-approve", f.auto_approve, "Skip the confirmation prompt");
   sub.add_option("--parallelism", f.parallelism,
-                 "Requests in flight at once, 1 to 256 (default: provider document, else 10); a "
+                 "Requests in flight at once, 1 to 256 (default: provider document, else 32); a "
                  "resource waiting to be ready holds none")
       ->type_name("N")
       ->check(WholeNumberIn(1, 256));

@@ -271,7 +271,8 @@ std::optional<Plan> EngineSession::PlanStack(StackPlanRequest request, std::stop
 ApplyOptions EngineSession::apply_options(int parallelism) const {
   const ProviderConfig& p = load_.config.provider;
   ApplyOptions o;
-  o.parallelism = parallelism > 0 ? parallelism : (p.parallelism > 0 ? p.parallelism : 10);
+  o.parallelism =
+      parallelism > 0 ? parallelism : (p.parallelism > 0 ? p.parallelism : kDefaultParallelism);
   o.create_timeout = std::chrono::seconds(TimeoutSeconds(p, "create", 600));
   o.update_timeout = std::chrono::seconds(TimeoutSeconds(p, "update", 600));
   o.delete_timeout = std::chrono::seconds(TimeoutSeconds(p, "delete", 600));

@@ -34,6 +34,7 @@
 
 #include "base/clock.h"
 #include "base/diagnostic.h"
+#include "engine/manifest/config.h"
 #include "engine/plan/plan.h"
 #include "engine/policy/policy.h"
 #include "engine/provider/provider.h"
@@ -60,7 +61,7 @@ struct ApplyOptions {
   std::map<std::string, Value> write_only_values;
   // Requests in flight at once (sent and not yet answered). An operation
   // waiting for its resource to be ready holds none of these.
-  int parallelism = 10;
+  int parallelism = kDefaultParallelism;
   // Operations waiting at once for their resource to be ready (or gone);
   // a further one is sent only when one of them is over. A wait costs no
   // worker, no thread and no request of its own (the provider's watcher

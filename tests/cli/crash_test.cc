@@ -32,7 +32,7 @@ namespace {
 
 struct CrashCase {
   std::string crash_at;        // CAIRN_CRASH_AT of the first run
-  int parallelism = 0;         // 0: the default (10)
+  int parallelism = 0;         // 0: the default (kDefaultParallelism)
   std::string recovery_crash;  // if set, CAIRN_CRASH_AT of a second run that dies recovering
   std::string provision_delay = "0";
   std::string why;  // what the point is, for the report
@@ -40,8 +40,8 @@ struct CrashCase {
 
 std::string DescribeCase(const CrashCase& c) {
   return c.crash_at + (c.recovery_crash.empty() ? "" : " then " + c.recovery_crash) +
-         " (parallelism " + (c.parallelism ? std::to_string(c.parallelism) : "10") + ", delay " +
-         c.provision_delay + "): " + c.why;
+         " (parallelism " + (c.parallelism ? std::to_string(c.parallelism) : "default") +
+         ", delay " + c.provision_delay + "): " + c.why;
 }
 
 class Stack {

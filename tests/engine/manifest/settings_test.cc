@@ -55,7 +55,7 @@ TEST_CASE("settings: a provider document sets what it gives, the defaults stand 
   ProviderConfig defaults = none.Provider();
   CHECK(defaults.endpoint.empty());
   CHECK(defaults.token_env == "CAIRN_TOKEN");
-  CHECK(defaults.parallelism == 10);
+  CHECK(defaults.parallelism == 32);
 }
 
 TEST_CASE("settings: a provider document's problems, each where it is") {
@@ -85,7 +85,7 @@ TEST_CASE("settings: a provider document's problems, each where it is") {
   CHECK(d.diags[7].summary == "timeouts.read must be a whole number of seconds from 1 to 86400");
   CHECK(p.endpoint.empty());
   CHECK(p.token_env == "CAIRN_TOKEN");
-  CHECK(p.parallelism == 10);
+  CHECK(p.parallelism == 32);
   CHECK(p.timeouts.empty());
 }
 
