@@ -10,7 +10,10 @@ namespace cairn::cli {
 
 Result<std::string> SavedPlanFileText(std::string plan_json, const StateEncryptionSpec& encryption,
                                       const std::string& stack_root) {
-  if (!encryption.key) return plan_json + "\n";
+  if (!encryption.key) {
+    plan_json += '\n';  // in place: the text of 100,000 changes is 130 MB
+    return plan_json;
+  }
   Result<Value> sealed = SealDocument(plan_json, *encryption.key, kSealedPlan, stack_root);
   OPENSSL_cleanse(plan_json.data(), plan_json.size());
   if (!sealed.ok()) return sealed.status();

@@ -796,6 +796,7 @@ Value PlanToJson(const Plan& plan) {
 }
 
 std::string PlanToJsonText(const Plan& plan, const Value& members) {
+  constexpr size_t kChangesSampled = 64;
   Value head = PlanHeadToJson(plan);
   for (const auto& [key, value] : members.items()) head[key] = value;
   head["changes"] = nullptr;  // where the changes go, in key order
@@ -812,7 +813,15 @@ std::string PlanToJsonText(const Plan& plan, const Value& members) {
       out += "[]";
     } else {
       out += "[";
+      const size_t head_size = out.size();
       for (size_t i = 0; i < plan.changes.size(); ++i) {
+        if (i == kChangesSampled && plan.changes.size() > 2 * kChangesSampled) {
+          // The text's size, from the first changes' (a quarter more): one
+          // buffer, not a doubling's copies of 100 MB and more. Pages
+          // reserved and never written are never touched.
+          const size_t per_change = (out.size() - head_size) / kChangesSampled;
+          out.reserve(out.size() + per_change * (plan.changes.size() - i) * 5 / 4 + 4096);
+        }
         out += i == 0 ? "\n    " : ",\n    ";
         AppendNested(out, ChangeToJson(plan.changes[i]).dump(2), 4);
       }

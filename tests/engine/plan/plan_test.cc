@@ -586,6 +586,20 @@ TEST_CASE("a plan's JSON text is its JSON value as dump(2) prints it, byte for b
   auto r = MakePlan(cfg, {}, {}, Kinds(), Opts());
   REQUIRE(r.ok());
   CHECK(PlanToJsonText(r.plan) == PlanToJson(r.plan).dump(2));
+  // Many changes: the text's buffer is sized from the first 64, and the
+  // later ones here are far larger than those, so it grows past it too.
+  Plan many;
+  for (int i = 0; i < 400; ++i) {
+    PlannedChange c;
+    c.address = "instance.n" + std::to_string(i);
+    c.kind = "instance";
+    c.action = Action::kCreate;
+    c.after = {{"name", std::string(i < 100 ? 1 : 2000, 'x')}};
+    many.changes.push_back(std::move(c));
+  }
+  const std::string text = PlanToJsonText(many);
+  CHECK(text.size() > 300 * 2000);
+  CHECK(text == PlanToJson(many).dump(2));
 }
 
 TEST_CASE("a saved plan's format_version and serial must be integers in range") {
