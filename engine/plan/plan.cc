@@ -770,18 +770,14 @@ Value PlanHeadToJson(const Plan& plan) {
   return out;
 }
 
-// Appends `text`, a value's dump(2), as it prints nested at depth
-// `indent` / 2: each of its lines but the first indented `indent` spaces
-// more. Exact, since JSON text holds a newline only between tokens (a
-// string escapes its own).
-void AppendNested(std::string& out, const std::string& text, size_t indent) {
-  size_t from = 0;
-  for (size_t nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', from)) {
-    out.append(text, from, nl + 1 - from);
-    out.append(indent, ' ');
-    from = nl + 1;
-  }
-  out.append(text, from, std::string::npos);
+// Appends `v` as it prints nested at depth `indent` / 2 in a dump(2): as
+// v.dump(2) prints it, each of its lines but the first indented `indent`
+// spaces more. nlohmann's serializer (what dump uses) writes it straight
+// into `out`, at that depth, with no text of its own to copy and indent.
+void AppendNested(std::string& out, const Value& v, unsigned indent) {
+  nlohmann::detail::serializer<Value> serializer(
+      nlohmann::detail::output_adapter<char, std::string>(out), ' ');
+  serializer.dump(v, /*pretty_print=*/true, /*ensure_ascii=*/false, /*indent_step=*/2, indent);
 }
 
 }  // namespace
@@ -808,7 +804,7 @@ std::string PlanToJsonText(const Plan& plan, const Value& members) {
     out += Value(it.key()).dump();
     out += ": ";
     if (it.key() != "changes") {
-      AppendNested(out, it.value().dump(2), 2);
+      AppendNested(out, it.value(), 2);
     } else if (plan.changes.empty()) {
       out += "[]";
     } else {
@@ -823,7 +819,7 @@ std::string PlanToJsonText(const Plan& plan, const Value& members) {
           out.reserve(out.size() + per_change * (plan.changes.size() - i) * 5 / 4 + 4096);
         }
         out += i == 0 ? "\n    " : ",\n    ";
-        AppendNested(out, ChangeToJson(plan.changes[i]).dump(2), 4);
+        AppendNested(out, ChangeToJson(plan.changes[i]), 4);
       }
       out += "\n  ]";
     }
