@@ -18,7 +18,9 @@
 // listing (made after it began, or gone) is confirmed with a GET, and called
 // gone only on a 404. Listings of the kind are at least 1 / max_lists_per_second
 // apart, and as far apart as the last one's pages take at
-// max_list_pages_per_second; a kind whose listing fails for good (a malformed answer) is
+// max_list_pages_per_second (a wait added while the watcher sleeps out that
+// gap, with enough due to list, does not wake it: the listing at the gap's
+// end takes it in); a kind whose listing fails for good (a malformed answer) is
 // watched by GETs alone from then on. A look that fails (the exchange already retried within the
 // read deadline; 429 and Retry-After slow it down) settles nothing: its waiters are due again
 // later, and end DeadlineExceeded at their own deadline with the last problem.
