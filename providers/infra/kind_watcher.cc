@@ -243,10 +243,7 @@ void InfraProvider::KindWatcher::Look(const std::vector<Waiter*>& due, bool list
   std::unordered_map<std::string, const Value*> by_id;
   by_id.reserve(objects->size());
   for (const Value& obj : *objects) {
-    const Value* id = obj.is_object() ? FindPath(obj, wire_.id_field) : nullptr;
-    if (id != nullptr && id->is_string() && !id->get_ref<const std::string&>().empty()) {
-      by_id.emplace(CanonicalId(id->get_ref<const std::string&>()), &obj);
-    }
+    if (const std::string* id = ResponseId(wire_, obj)) by_id.emplace(CanonicalId(*id), &obj);
   }
   for (Waiter* w : due) w->in_round = true;
   MutexUnlockableLock guard(mu_);  // the list only; Add may push meanwhile

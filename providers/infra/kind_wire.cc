@@ -216,16 +216,23 @@ Result<std::map<std::string, Value>> LoadKindDescriptors(const std::string& dir)
   return out;
 }
 
+const std::string* ResponseId(const KindWire& wire, const Value& obj) {
+  const Value* id = obj.is_object() ? FindPath(obj, wire.id_field) : nullptr;
+  if (id == nullptr || !id->is_string() || id->get_ref<const std::string&>().empty())
+    return nullptr;
+  return &id->get_ref<const std::string&>();
+}
+
 Result<MappedResource> MapResponse(const KindWire& wire, const Value& obj) {
   if (!obj.is_object()) {
     return Status::InvalidArgument(wire.kind + " response is not a JSON object");
   }
-  const Value* id = FindPath(obj, wire.id_field);
-  if (id == nullptr || !id->is_string() || id->get<std::string>().empty()) {
+  const std::string* id = ResponseId(wire, obj);
+  if (id == nullptr) {
     return Status::InvalidArgument(wire.kind + " response has no string \"" + wire.id_field + "\"");
   }
   MappedResource out;
-  out.id = id->get<std::string>();
+  out.id = *id;
   for (const auto& [name, f] : wire.fields) {
     if (!f.response) continue;
     const Value* v = FindPath(obj, *f.response);

@@ -81,6 +81,10 @@ const Value* FindPath(const Value& obj, const std::string& path);
 // Sets the value at a dotted `path`, creating intermediate objects.
 void SetPath(Value& obj, const std::string& path, Value v);
 
+// The id a response object (already unwrapped) carries: its id_field's
+// value when that is a non-empty string, else null.
+const std::string* ResponseId(const KindWire& wire, const Value& wire_object);
+
 // A response object (already unwrapped from its envelope) in manifest names:
 // every field with a response path that is present is copied; references
 // are mapped through CanonicalId (providers/infra/canonical_id.h); "id" is the
