@@ -49,6 +49,6 @@ std::function<int()> SetupGraph(CLI::App& sub, const GlobalOptions& global) {
 
 }  // namespace
 
-CAIRN_COMMAND("graph", "Print the dependency graph of a stack (DOT or JSON)", 70, SetupGraph);
+CAIRN_COMMAND("graph", "Print the dependency graph of a stack (DOT or JSON)", 65, SetupGraph);
 
 }  // namespace cairn::cli

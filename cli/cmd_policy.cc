@@ -105,6 +105,6 @@ std::function<int()> SetupPolicy(CLI::App& sub, const GlobalOptions& global) {
 
 }  // namespace
 
-CAIRN_COMMAND("policy", "Test policy as code (docs/policy.md)", 58, SetupPolicy);
+CAIRN_COMMAND("policy", "Test policy as code (docs/policy.md)", 59, SetupPolicy);
 
 }  // namespace cairn::cli

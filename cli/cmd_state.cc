@@ -820,7 +820,7 @@ std::function<int()> SetupForceUnlock(CLI::App& sub, const GlobalOptions& global
 
 CAIRN_COMMAND("import", "Adopt an existing resource into the state", 60, SetupImport);
 CAIRN_COMMAND("state", "Inspect and edit the recorded state", 70, SetupState);
-CAIRN_COMMAND("force-unlock", "Release a stale state lock", 80, SetupForceUnlock);
+CAIRN_COMMAND("force-unlock", "Release a stale state lock", 78, SetupForceUnlock);
 CAIRN_COMMAND("output", "Print the outputs recorded by the last apply", 55, SetupOutput);
 
 }  // namespace cairn::cli

@@ -482,6 +482,6 @@ std::function<int()> SetupTest(CLI::App& sub, const GlobalOptions& global) {
 
 }  // namespace
 
-CAIRN_COMMAND("test", "Run the stack's tests against a throwaway control plane", 57, SetupTest);
+CAIRN_COMMAND("test", "Run the stack's tests against a throwaway control plane", 58, SetupTest);
 
 }  // namespace cairn::cli

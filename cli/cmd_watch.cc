@@ -491,6 +491,6 @@ std::function<int()> SetupWatch(CLI::App& sub, const GlobalOptions& global) {
 
 }  // namespace
 
-CAIRN_COMMAND("watch", "Watch stacks for drift and failing checks, continuously", 55, SetupWatch);
+CAIRN_COMMAND("watch", "Watch stacks for drift and failing checks, continuously", 54, SetupWatch);
 
 }  // namespace cairn::cli

@@ -34,7 +34,7 @@ using CommandSetup = std::function<std::function<int()>(CLI::App& sub, const Glo
 struct CommandInfo {
   std::string name;
   std::string description;
-  int order;  // position in `cairn --help`
+  int order;  // position in `cairn --help` (each command's own; ties go by name)
   CommandSetup setup;
 };
 
@@ -49,6 +49,8 @@ struct CommandRegistrar {
 #define CAIRN_COMMAND_CONCAT_(a, b) a##b
 #define CAIRN_COMMAND_CONCAT(a, b) CAIRN_COMMAND_CONCAT_(a, b)
 // CAIRN_COMMAND("validate", "Check manifests without calling the API", 10, SetupValidate);
+// The registrar's name is unique in its translation unit, which a unity
+// build makes of several files (__LINE__ could repeat).
 #define CAIRN_COMMAND(name, description, order, setup)        \
   static ::cairn::cli::CommandRegistrar CAIRN_COMMAND_CONCAT( \
-      cairn_command_, __LINE__)(::cairn::cli::CommandInfo{name, description, order, setup})
+      cairn_command_, __COUNTER__)(::cairn::cli::CommandInfo{name, description, order, setup})

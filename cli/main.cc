@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <tuple>
 
 #include "base/log.h"
 #include "base/redact.h"
@@ -101,8 +102,11 @@ int Run(int argc, char** argv) {
                "without: use https://)");
 
   auto& registry = CommandRegistry();
-  std::sort(registry.begin(), registry.end(),
-            [](const CommandInfo& a, const CommandInfo& b) { return a.order < b.order; });
+  // By order, then name: the registrars run in whatever order the linker
+  // (or a unity build) put their files, so that order must not show.
+  std::sort(registry.begin(), registry.end(), [](const CommandInfo& a, const CommandInfo& b) {
+    return std::tie(a.order, a.name) < std::tie(b.order, b.name);
+  });
   std::vector<std::pair<CLI::App*, std::function<int()>>> runners;
   for (const auto& cmd : registry) {
     CLI::App* sub = app.add_subcommand(cmd.name, cmd.description);

@@ -71,7 +71,7 @@ run_asan() {
 configure_and_build_tsan() {
   cmake -S "$src" -B "$build/tsan" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=None \
     -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only" -DCAIRN_SANITIZE=thread \
-    -DCAIRN_BUILD_BENCH=OFF -DCAIRN_WERROR=OFF -DCAIRN_UNITY_LIBRARIES=ON \
+    -DCAIRN_BUILD_BENCH=OFF -DCAIRN_WERROR=OFF -DCAIRN_UNITY_BUILD=ON \
     >"$build/tsan.configure.log" 2>&1 ||
     { cat "$build/tsan.configure.log"; return 1; }
   # Only what the run below needs: the cli tests are the ASan run's.

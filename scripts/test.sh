@@ -7,7 +7,7 @@
 #      llvm-symbolizer), chromium (headless, for the HTML plan report test),
 #      libxml2-utils (xmllint, which parses the JUnit XML reports in tests),
 #      Spectral pinned by tools/spectral/package-lock.json (the OpenAPI lint)
-#   2. the Release build (g++, -Werror) in build/: `cairn` and the
+#   2. the Release build (g++, -Werror, unity) in build/: `cairn` and the
 #      benchmarks, what users and the package run
 #   3. the clang tree build/fuzz-clang, ASan+UBSan, lock annotations checked
 #      (-Wthread-safety -Werror): every fuzz target and every test
@@ -61,15 +61,19 @@ run_ctest() {
   return "${PIPESTATUS[0]}"
 }
 
+# Every tree is a unity build (CAIRN_UNITY_BUILD, docs/testing.md): a third
+# less build time.
+release_args="-DCAIRN_UNITY_BUILD=ON ${CAIRN_CMAKE_ARGS:-}"
 if [ $# -gt 0 ]; then
-  step "Release build" scripts/build.sh build Release
+  step "Release build" env CAIRN_CMAKE_ARGS="$release_args" scripts/build.sh build Release
   if [ ${#failed[@]} -gt 0 ]; then exit 1; fi
   step "clang ASan/UBSan tree (fuzzers, tests, lock annotations)" \
     tests/fuzz/run_fuzz.sh build "$(pwd)" build/fuzz-clang all
   step "ctest" run_ctest build "$@"
   echo "test.sh: ctest arguments given: the sanitizer runs are left out (scripts/test-sanitizers.sh runs them)"
 else
-  step "Release build (cairn, benchmarks)" scripts/build.sh build Release cairn cairn_share cairn_benchmarks
+  step "Release build (cairn, benchmarks)" env CAIRN_CMAKE_ARGS="$release_args" \
+    scripts/build.sh build Release cairn cairn_share cairn_benchmarks
   if [ ${#failed[@]} -gt 0 ]; then exit 1; fi
   step "clang ASan/UBSan tree (fuzzers, tests, lock annotations)" \
     tests/fuzz/run_fuzz.sh build "$(pwd)" build/fuzz-clang all

@@ -35,7 +35,7 @@ if [ "$mode" = build ]; then
   cmake -S "$src" -B "$out" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=None \
     -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only" \
     -DCAIRN_FUZZ=ON -DCAIRN_SANITIZE=address,undefined -DCAIRN_BUILD_BENCH=OFF -DCAIRN_WERROR=OFF \
-    -DCAIRN_UNITY_LIBRARIES=ON \
+    -DCAIRN_UNITY_BUILD=ON \
     ${CAIRN_FUZZ_CMAKE_ARGS:-} >"$out.configure.log" 2>&1 || { cat "$out.configure.log"; exit 1; }
   # shellcheck disable=SC2086
   cmake --build "$out" -j"$(nproc)" --target $targets >"$out.build.log" 2>&1 ||
