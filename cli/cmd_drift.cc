@@ -91,13 +91,23 @@ std::function<int()> SetupDrift(CLI::App& sub, const GlobalOptions& global) {
       return 1;
     }
     // Live against the state; the manifests say which fields are ignored and
-    // which objects the stack reads.
-    auto session = EngineSession::Open(f->stack, global,
-                                       {.create_state = false,
-                                        .discard_at_exit = true,
-                                        .reads_only = true,
-                                        .read_ahead = true,
-                                        .read_ahead_all_kinds = f->unmanaged});
+    // which objects the stack reads. Without --unmanaged, which reads the
+    // stack's data sources, drift needs only the state and the API: it is
+    // detected while the manifests load, their ignore_changes set apart once
+    // they have.
+    std::optional<StackDrift> ahead;
+    SessionOptions session_options{.create_state = false,
+                                   .discard_at_exit = true,
+                                   .reads_only = true,
+                                   .read_ahead = true,
+                                   .read_ahead_all_kinds = f->unmanaged};
+    if (!f->unmanaged) {
+      session_options.after_read_ahead = [&](const StateSnapshot& state, Provider& provider,
+                                             const KindCatalog& kinds, std::stop_token stop) {
+        ahead = DetectStateDrift(state, provider, kinds, std::move(stop));
+      };
+    }
+    auto session = EngineSession::Open(f->stack, global, session_options);
     if (!session) return 1;
     auto state = session->LoadState();
     if (!state) return 1;
@@ -131,8 +141,14 @@ std::function<int()> SetupDrift(CLI::App& sub, const GlobalOptions& global) {
                   << ": that stack has no state yet, so it manages nothing\n";
       }
     }
-    StackDrift drift =
-        DetectStackDrift(session->config(), *state, session->provider(), session->kinds(), options);
+    StackDrift drift;
+    if (ahead) {
+      drift = std::move(*ahead);
+      SetIgnoredFields(drift.report, IgnoredFieldsOf(session->config()));
+    } else {
+      drift = DetectStackDrift(session->config(), *state, session->provider(), session->kinds(),
+                               options);
+    }
     if (!drift.diagnostics.empty()) session->PrintDiagnostics(drift.diagnostics);
     if (!drift.ok()) return 1;
     if (f->json) {

@@ -76,9 +76,8 @@ std::unique_ptr<EngineSession> EngineSession::Open(const StackFlags& flags,
         open_error = err.str();
         return;
       }
-      reading = std::async(std::launch::async, [&, stop = stop_reading.get_token()] {
-        s->ReadAhead(options.read_ahead_all_kinds, stop);
-      });
+      reading = std::async(std::launch::async,
+                           [&, stop = stop_reading.get_token()] { s->ReadAhead(options, stop); });
     };
   }
   s->load_ = options.preloaded ? std::move(*options.preloaded) : LoadStack(load_options);
@@ -212,9 +211,9 @@ bool EngineSession::OpenBackends(const StackConfig& settings, const SchemaRegist
   return true;
 }
 
-void EngineSession::ReadAhead(bool all_kinds, std::stop_token stop) {
+void EngineSession::ReadAhead(const SessionOptions& options, std::stop_token stop) {
   std::set<std::string> kinds;
-  if (all_kinds) {
+  if (options.read_ahead_all_kinds) {
     for (const auto& [kind, info] : kinds_) kinds.insert(kind);
   }
   if (store_) {
@@ -230,15 +229,18 @@ void EngineSession::ReadAhead(bool all_kinds, std::stop_token stop) {
   // is listed when the refresh asks; one gone is listed for nothing.
   std::future<void> listing;
   if (read_ahead_provider_ != nullptr && !kinds.empty()) {
-    listing = std::async(std::launch::async,
-                         [&] { read_ahead_provider_->ReadAhead(kinds, std::move(stop)); });
+    listing =
+        std::async(std::launch::async, [&, stop] { read_ahead_provider_->ReadAhead(kinds, stop); });
   }
   if (!store_) {
     read_ahead_state_ = StateSnapshot();
-    return;
+  } else if (auto state = store_->Load(); state.ok()) {
+    read_ahead_state_ = std::move(*state);
   }
-  auto state = store_->Load();
-  if (state.ok()) read_ahead_state_ = std::move(*state);
+  if (listing.valid()) listing.get();
+  if (options.after_read_ahead && read_ahead_state_ && provider_) {
+    options.after_read_ahead(*read_ahead_state_, *provider_, kinds_, stop);
+  }
 }
 
 EngineSession::~EngineSession() {

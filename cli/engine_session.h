@@ -9,6 +9,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -89,6 +90,14 @@ struct SessionOptions {
   // With read_ahead: every kind is listed, not only the state's (drift
   // --unmanaged).
   bool read_ahead_all_kinds = false;
+  // With read_ahead: run on the reading thread once the state is read and
+  // its kinds listed, before Open returns, with that state and the session's
+  // provider and kinds; `stop` is requested when the load fails. Not run
+  // when nothing was read ahead (an apply held the state's lock). `cairn
+  // drift` detects the state's drift there while the manifests still load.
+  std::function<void(const StateSnapshot& state, Provider& provider, const KindCatalog& kinds,
+                     std::stop_token stop)>
+      after_read_ahead;
 };
 
 class EngineSession {
@@ -161,7 +170,7 @@ class EngineSession {
                     const SessionOptions& options, const ChosenWorkspace& chosen,
                     std::ostream& err);
   // SessionOptions::read_ahead, on a thread of its own while the stack loads.
-  void ReadAhead(bool all_kinds, std::stop_token stop);
+  void ReadAhead(const SessionOptions& options, std::stop_token stop);
 
   const GlobalOptions& global_;
   LoadResult load_;

@@ -55,21 +55,15 @@ DriftReport DetectDrift(const StateSnapshot& state, const RefreshResult& refresh
       report.items.push_back({DriftItem::Type::kFailed, addr, rs.kind, rs.id, "", {}, rs.tainted});
     }
     const KindInfo* info = kinds.count(rs.kind) ? &kinds.at(rs.kind) : nullptr;
-    auto ignored_here = ignored.find(addr);
     DriftItem item{DriftItem::Type::kChanged, addr, rs.kind, rs.id, "", {}};
     for (const auto& [field, before] : rs.attributes.items()) {
       if (field == "id" || (info && info->computed.count(field))) continue;
       auto found = live.find(field);
       const Value& after = found != live.end() ? *found : kAbsent;
       if (SameFieldValue(kinds, before, after, info && info->references.count(field))) continue;
-      AttributeChange change{field, before, after, info && info->immutable.count(field) > 0};
-      if (ignored_here != ignored.end() && ignored_here->second.count(field)) {
-        item.ignored.push_back(std::move(change));
-      } else {
-        item.changes.push_back(std::move(change));
-      }
+      item.changes.push_back({field, before, after, info && info->immutable.count(field) > 0});
     }
-    if (!item.changes.empty() || !item.ignored.empty()) report.items.push_back(std::move(item));
+    if (!item.changes.empty()) report.items.push_back(std::move(item));
   }
   if (unmanaged.enabled) {
     for (const auto& [kind, resources] : refresh.listed) {
@@ -92,7 +86,22 @@ DriftReport DetectDrift(const StateSnapshot& state, const RefreshResult& refresh
       }
     }
   }
+  SetIgnoredFields(report, ignored);
   return report;
+}
+
+void SetIgnoredFields(DriftReport& report, const IgnoredFields& ignored) {
+  if (ignored.empty()) return;
+  for (DriftItem& item : report.items) {
+    if (item.type != DriftItem::Type::kChanged) continue;
+    auto here = ignored.find(item.address);
+    if (here == ignored.end()) continue;
+    std::vector<AttributeChange> kept;
+    for (AttributeChange& change : item.changes) {
+      (here->second.count(change.field) ? item.ignored : kept).push_back(std::move(change));
+    }
+    item.changes = std::move(kept);
+  }
 }
 
 StateCommit RecordLiveValues(const StateSnapshot& state, const RefreshResult& refresh,

@@ -74,6 +74,12 @@ DriftReport DetectDrift(const StateSnapshot& state, const RefreshResult& refresh
                         const KindCatalog& kinds, const UnmanagedScope& unmanaged,
                         const IgnoredFields& ignored = {});
 
+// Moves the changes of fields `ignored` names, for their resources, from
+// each changed item's `changes` to its `ignored` (in the order they were
+// in): what DetectDrift does with its `ignored`, for a report made without
+// (cairn drift detects while the manifests that name them still load).
+void SetIgnoredFields(DriftReport& report, const IgnoredFields& ignored);
+
 // The state commit that records what refresh found, for every resource
 // drift reports: a resource deleted outside Cairn is removed, one changed
 // outside Cairn takes its live values (every field refresh saw, computed

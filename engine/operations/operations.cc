@@ -150,6 +150,12 @@ StackDrift DetectStackDrift(const StackConfig& config, const StateSnapshot& stat
   return out;
 }
 
+StackDrift DetectStateDrift(const StateSnapshot& state, Provider& provider,
+                            const KindCatalog& kinds, std::stop_token stop) {
+  return DetectStackDrift(StackConfig(), state, provider, kinds, StackDriftOptions(),
+                          std::move(stop));
+}
+
 RefreshOnlyPlan PlanRefreshOnly(const StateSnapshot& state, Provider& provider,
                                 const KindCatalog& kinds, std::stop_token stop) {
   RefreshOnlyPlan out;

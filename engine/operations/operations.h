@@ -93,6 +93,14 @@ StackDrift DetectStackDrift(const StackConfig& config, const StateSnapshot& stat
                             Provider& provider, const KindCatalog& kinds,
                             const StackDriftOptions& options, std::stop_token stop = {});
 
+// DetectStackDrift of the state alone, without --unmanaged and without the
+// manifests' ignore_changes (every difference in `changes`): what `cairn
+// drift` detects while the manifests still load, needing only the state and
+// the API; SetIgnoredFields (engine/drift/drift.h) with the loaded stack's
+// IgnoredFieldsOf then makes it DetectStackDrift's.
+StackDrift DetectStateDrift(const StateSnapshot& state, Provider& provider,
+                            const KindCatalog& kinds, std::stop_token stop = {});
+
 // A refresh-only plan (`cairn apply --refresh-only`): what differs between
 // the state and the live resources (ignored fields included: recording them
 // is what clears their drift), and the commit that records the live values.

@@ -207,6 +207,46 @@ TEST_CASE("a field lifecycle.ignore_changes names is listed apart and is no drif
   CHECK(DriftToJson(both)["items"][0]["type"] == "changed");
 }
 
+TEST_CASE("SetIgnoredFields after detection gives what detecting with them gives") {
+  FakeProvider p;
+  StateSnapshot st;
+  auto a = Track(p, "instance.a", {{"name", "a"}, {"plan", "small"}, {"image", "debian-12"}});
+  auto b = Track(p, "instance.b", {{"name", "b"}, {"plan", "small"}});
+  auto c = Track(p, "instance.c", {{"name", "c"}, {"plan", "small"}});
+  auto gone = Track(p, "instance.gone", {{"name", "gone"}, {"plan", "small"}});
+  st.resources = {{a.address, a}, {b.address, b}, {c.address, c}, {gone.address, gone}};
+  // a: one ignored field between two that count; b: ignored alone; c: not
+  // named; gone: deleted, which no field list changes.
+  p.Edit("instance", a.id, "image", "debian-13");
+  p.Edit("instance", a.id, "name", "a2");
+  p.Edit("instance", a.id, "plan", "large");
+  p.Edit("instance", b.id, "plan", "large");
+  p.Edit("instance", c.id, "plan", "large");
+  p.Remove("instance", gone.id);
+  const IgnoredFields ignored = {
+      {"instance.a", {"name"}}, {"instance.b", {"plan"}}, {"instance.gone", {"plan"}}};
+  auto refresh = Refresh(st, p, Kinds(), {});
+  DriftReport with = DetectDrift(st, refresh, Kinds(), {}, ignored);
+  DriftReport after = DetectDrift(st, refresh, Kinds(), {});
+  REQUIRE(after.items.size() == 4);
+  CHECK(after.items[0].changes.size() == 3);  // nothing set apart yet
+  SetIgnoredFields(after, ignored);
+  CHECK(DriftToJson(after) == DriftToJson(with));
+  REQUIRE(after.items.size() == 4);
+  auto fields = [](const std::vector<AttributeChange>& changes) {
+    std::vector<std::string> out;
+    for (const auto& c : changes) out.push_back(c.field);
+    return out;
+  };
+  CHECK(fields(after.items[0].changes) == std::vector<std::string>{"image", "plan"});
+  CHECK(fields(after.items[0].ignored) == std::vector<std::string>{"name"});
+  CHECK(after.items[1].changes.empty());
+  CHECK(fields(after.items[1].ignored) == std::vector<std::string>{"plan"});
+  CHECK(fields(after.items[2].changes) == std::vector<std::string>{"plan"});
+  CHECK(after.items[3].type == DriftItem::Type::kDeleted);
+  CHECK(after.has_drift());
+}
+
 TEST_CASE("IgnoredFieldsOf takes every instance's lifecycle.ignore_changes") {
   StackConfig config;
   ResourceConfig rc;

@@ -9,6 +9,7 @@
 #include "base/schema/schema_registry.h"
 #include "engine/manifest/expr.h"
 #include "engine/manifest/loader.h"
+#include "engine/report/drift_report.h"
 #include "tests/engine/support/fake_provider.h"
 
 namespace operations_test {  // one namespace per test file: see tests/CMakeLists.txt
@@ -217,6 +218,41 @@ TEST_CASE("DetectStackDrift leaves ignored fields uncounted and data sources man
     if (item.type == DriftItem::Type::kUnmanaged) unmanaged_ids.push_back(item.id);
   }
   CHECK(unmanaged_ids == std::vector<std::string>{stray});  // not `shared`, which data reads
+  CHECK(api.mutations_sent() == 0);
+}
+
+TEST_CASE("DetectStateDrift needs no stack, and with its ignored fields set is the stack's drift") {
+  auto loaded = Load(
+      "kind: network\nname: core\nspec: {region: eu-central, cidr: 10.1.0.0/16}\n"
+      "lifecycle: {ignore_changes: [name]}\n---\n"
+      "kind: network\nname: edge\nspec: {region: eu-central, cidr: 10.2.0.0/16}\n");
+  REQUIRE(loaded.ok());
+  const KindCatalog kinds = KindCatalogFrom(*loaded.registry);
+  FakeProvider api;
+  StateSnapshot st;
+  for (const char* name : {"core", "edge"}) {
+    ResourceState rs;
+    rs.address = std::string("network.") + name;
+    rs.kind = "network";
+    rs.attributes = {{"name", name}, {"region", "eu-central"}, {"cidr", "10.1.0.0/16"}};
+    rs.id = api.Inject("network", rs.attributes);
+    rs.attributes["id"] = rs.id;
+    st.resources[rs.address] = rs;
+  }
+  api.Edit("network", st.resources["network.core"].id, "name", "renamed");
+  api.Edit("network", st.resources["network.edge"].id, "name", "renamed-too");
+
+  StackDrift ahead = DetectStateDrift(st, api, kinds);
+  REQUIRE(ahead.ok());
+  REQUIRE(ahead.report.items.size() == 2);
+  CHECK(ahead.report.items[0].changes.size() == 1);  // core's name: no stack says to ignore it
+  CHECK(ahead.report.items[0].ignored.empty());
+  SetIgnoredFields(ahead.report, IgnoredFieldsOf(loaded.config));
+  StackDrift stack = DetectStackDrift(loaded.config, st, api, kinds, {});
+  REQUIRE(stack.ok());
+  CHECK(DriftToJson(ahead.report) == DriftToJson(stack.report));
+  CHECK(ahead.report.items[0].ignored.at(0).field == "name");
+  CHECK(ahead.report.items[1].changes.at(0).field == "name");
   CHECK(api.mutations_sent() == 0);
 }
 
