@@ -251,7 +251,8 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
                                     .allow_undeclared_imports = generating,
                                     .discard_at_exit = f->refresh,
                                     .reads_only = true,
-                                    .read_ahead = f->refresh};
+                                    .read_ahead = f->refresh,
+                                    .refresh_ahead = f->refresh};
     auto session = EngineSession::Open(f->stack, global, opening);
     if (!session) return failed();
     if (!f->refresh && !f->destroy &&

@@ -238,6 +238,11 @@ void EngineSession::ReadAhead(const SessionOptions& options, std::stop_token sto
     read_ahead_state_ = std::move(*state);
   }
   if (listing.valid()) listing.get();
+  if (options.refresh_ahead && read_ahead_state_ && provider_) {
+    RefreshOptions refresh;
+    refresh.stop = stop;
+    read_ahead_refresh_ = Refresh(*read_ahead_state_, *provider_, kinds_, refresh);
+  }
   if (options.after_read_ahead && read_ahead_state_ && provider_) {
     options.after_read_ahead(*read_ahead_state_, *provider_, kinds_, stop);
   }
@@ -258,8 +263,10 @@ EngineSession::~EngineSession() {
 void EngineSession::ReplaceStack(LoadResult load) { load_ = std::move(load); }
 
 std::optional<Plan> EngineSession::PlanStack(StackPlanRequest request, std::stop_token stop) {
+  std::optional<RefreshResult> refreshed = std::move(read_ahead_refresh_);
   auto state = LoadState();
   if (!state) return std::nullopt;
+  if (refreshed) request.refreshed = &*refreshed;
   request.stack_dir = stack_root_;
   request.discard_at_exit = discard_at_exit_;
   PlanResult pr =
@@ -288,6 +295,7 @@ std::optional<StateSnapshot> EngineSession::LoadState() {
   if (read_ahead_state_) {
     std::optional<StateSnapshot> state = std::move(read_ahead_state_);
     read_ahead_state_.reset();
+    read_ahead_refresh_.reset();  // a refresh of this state, which is handed out
     return state;
   }
   if (!store_) return StateSnapshot();

@@ -90,6 +90,11 @@ struct SessionOptions {
   // With read_ahead: every kind is listed, not only the state's (drift
   // --unmanaged).
   bool read_ahead_all_kinds = false;
+  // With read_ahead: the state read ahead is refreshed there too, and
+  // PlanStack, planning that state, takes the refresh instead of making it
+  // (`cairn plan`). A caller taking that state for anything else (LoadState)
+  // drops it.
+  bool refresh_ahead = false;
   // With read_ahead: run on the reading thread once the state is read and
   // its kinds listed, before Open returns, with that state and the session's
   // provider and kinds; `stop` is requested when the load fails. Not run
@@ -185,7 +190,8 @@ class EngineSession {
   std::unique_ptr<StateStore> store_;
   ReadAheadProvider* read_ahead_provider_ = nullptr;  // provider_, with read_ahead
   std::optional<StateSnapshot> read_ahead_state_;
-  bool discard_at_exit_ = false;  // SessionOptions::discard_at_exit
+  std::optional<RefreshResult> read_ahead_refresh_;  // of read_ahead_state_
+  bool discard_at_exit_ = false;                     // SessionOptions::discard_at_exit
 };
 
 // While one exists, every diagnostic an EngineSession prints (the manifests'

@@ -47,10 +47,11 @@ std::map<std::string, Value> WriteOnlyValues(const StackConfig& config, const Ki
 namespace {
 
 // PlanStack; with `discard_at_exit`, the live view it read is left to the
-// process's end (base/discard.h) rather than freed.
+// process's end (base/discard.h) rather than freed; with `refreshed`, that
+// refresh of `state` is taken instead of refreshing.
 PlanResult PlanStackWith(const StackConfig& config, const StateSnapshot& state, Provider* provider,
                          const KindCatalog& kinds, const PlanOptions& options, std::stop_token stop,
-                         bool discard_at_exit) {
+                         bool discard_at_exit, RefreshResult* refreshed = nullptr) {
   const bool refresh = options.refresh && !state.resources.empty();
   const bool read_data = !options.destroy && !config.data.empty();
   const bool read_imports = !options.destroy && ImportsToRead(config, state, kinds);
@@ -63,9 +64,14 @@ PlanResult PlanStackWith(const StackConfig& config, const StateSnapshot& state, 
   }
   LiveView live;
   if (refresh) {
-    RefreshOptions ro;
-    ro.stop = stop;
-    RefreshResult r = Refresh(state, *provider, kinds, ro);
+    RefreshResult r;
+    if (refreshed != nullptr) {
+      r = std::move(*refreshed);
+    } else {
+      RefreshOptions ro;
+      ro.stop = stop;
+      r = Refresh(state, *provider, kinds, ro);
+    }
     if (!r.ok()) return {{}, std::move(r.diagnostics)};
     live = std::move(r.live);
   }
@@ -109,7 +115,7 @@ PlanResult PlanStack(const StackConfig& config, const StateSnapshot& state, Prov
   options.replace = request.replace;
   options.pending = request.pending;
   PlanResult result = PlanStackWith(config, state, provider, kinds, options, std::move(stop),
-                                    request.discard_at_exit);
+                                    request.discard_at_exit, request.refreshed);
   if (result.ok()) result.plan.stack = request.stack_dir;
   return result;
 }

@@ -18,6 +18,7 @@
 #include "engine/drift/drift.h"
 #include "engine/manifest/config.h"
 #include "engine/plan/plan.h"
+#include "engine/plan/refresh.h"
 #include "engine/provider/provider.h"
 #include "engine/state/state_store.h"
 
@@ -66,6 +67,10 @@ struct StackPlanRequest {
   // What the plan read from the API is left to the process's end
   // (base/discard.h): for a command that ends once it has planned.
   bool discard_at_exit = false;
+  // With refresh: the refresh of the very state planned, made already
+  // (`cairn plan` makes it while the manifests load), taken (moved from)
+  // instead of refreshing again.
+  RefreshResult* refreshed = nullptr;
 };
 
 // PlanStack with a command's request: the plan `cairn plan` shows and

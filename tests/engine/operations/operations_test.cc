@@ -161,6 +161,27 @@ TEST_CASE("PlanStack with a command's request: its flags, the stack recorded, pe
   PlanResult refreshed = PlanStack(loaded.config, st, &api, kinds, request);
   REQUIRE(refreshed.ok());
   CHECK(refreshed.plan.has_changes());
+  auto name_before = [](const PlanResult& r) {
+    for (const auto& c : r.plan.changes) {
+      for (const auto& a : c.changes) {
+        if (c.address == "network.core" && a.field == "name") return a.before;
+      }
+    }
+    return Value();
+  };
+  CHECK(name_before(refreshed) == "renamed");
+
+  // Given a refresh of that state made already (cairn plan makes it while
+  // the manifests load), the plan takes it rather than listing again: a
+  // rename made after it is not seen.
+  RefreshResult made = Refresh(st, api, kinds, {});
+  api.Edit("network", core.id, "name", "renamed-again");
+  request.refreshed = &made;
+  PlanResult taken = PlanStack(loaded.config, st, &api, kinds, request);
+  REQUIRE(taken.ok());
+  CHECK(name_before(taken) == "renamed");
+  request.refreshed = nullptr;
+  CHECK(name_before(PlanStack(loaded.config, st, &api, kinds, request)) == "renamed-again");
 
   // A destroy plans the deletes, without the API when not refreshing.
   StackPlanRequest destroy;
