@@ -31,6 +31,21 @@ PlanOptions Opts() {
   return o;
 }
 
+// A state tracking a network of each name, made live in `api` as recorded.
+StateSnapshot TrackNetworks(FakeProvider& api, std::initializer_list<const char*> names) {
+  StateSnapshot st;
+  for (const char* name : names) {
+    ResourceState rs;
+    rs.address = std::string("network.") + name;
+    rs.kind = "network";
+    rs.attributes = {{"name", name}, {"region", "eu-central"}, {"cidr", "10.1.0.0/16"}};
+    rs.id = api.Inject("network", rs.attributes);
+    rs.attributes["id"] = rs.id;
+    st.resources[rs.address] = rs;
+  }
+  return st;
+}
+
 const char* kStack =
     "kind: data\nname: shared\ntype: network\nfilter: {name: shared}\n---\n"
     "kind: network\nname: core\nspec: {region: eu-central, cidr: 10.1.0.0/16}\n---\n"
@@ -250,16 +265,7 @@ TEST_CASE("DetectStateDrift needs no stack, and with its ignored fields set is t
   REQUIRE(loaded.ok());
   const KindCatalog kinds = KindCatalogFrom(*loaded.registry);
   FakeProvider api;
-  StateSnapshot st;
-  for (const char* name : {"core", "edge"}) {
-    ResourceState rs;
-    rs.address = std::string("network.") + name;
-    rs.kind = "network";
-    rs.attributes = {{"name", name}, {"region", "eu-central"}, {"cidr", "10.1.0.0/16"}};
-    rs.id = api.Inject("network", rs.attributes);
-    rs.attributes["id"] = rs.id;
-    st.resources[rs.address] = rs;
-  }
+  StateSnapshot st = TrackNetworks(api, {"core", "edge"});
   api.Edit("network", st.resources["network.core"].id, "name", "renamed");
   api.Edit("network", st.resources["network.edge"].id, "name", "renamed-too");
 
@@ -280,16 +286,7 @@ TEST_CASE("DetectStateDrift needs no stack, and with its ignored fields set is t
 TEST_CASE("PlanRefreshOnly finds what to record and sends nothing but reads") {
   FakeProvider api;
   const KindCatalog kinds = KindCatalogFrom(**SchemaRegistry::Load(CAIRN_SOURCE_SCHEMA_DIR));
-  StateSnapshot st;
-  for (const char* name : {"core", "gone"}) {
-    ResourceState rs;
-    rs.address = std::string("network.") + name;
-    rs.kind = "network";
-    rs.attributes = {{"name", name}, {"region", "eu-central"}, {"cidr", "10.1.0.0/16"}};
-    rs.id = api.Inject("network", rs.attributes);
-    rs.attributes["id"] = rs.id;
-    st.resources[rs.address] = rs;
-  }
+  StateSnapshot st = TrackNetworks(api, {"core", "gone"});
   api.Edit("network", st.resources["network.core"].id, "name", "renamed");
   api.Remove("network", st.resources["network.gone"].id);
 
