@@ -75,10 +75,19 @@ const ResourceConfig* StackConfig::Find(const ResourceAddress& addr) const {
   return nullptr;
 }
 
-const SourceLocation& ResourceConfig::LocationOf(const std::string& field) const {
+std::optional<SourceLocation> FieldLocations::Find(std::string_view field) const {
+  for (auto it = fields.rbegin(); it != fields.rend(); ++it) {  // a key written twice: the last
+    const Field& f = *it;
+    if (f.name != field) continue;
+    if (f.line <= 0) return std::nullopt;
+    return SourceLocation{file, f.line, f.column, f.length};
+  }
+  return std::nullopt;
+}
+
+SourceLocation ResourceConfig::LocationOf(std::string_view field) const {
   if (field_locations) {
-    auto it = field_locations->find(field);
-    if (it != field_locations->end() && it->second.has_position()) return it->second;
+    if (auto at = field_locations->Find(field)) return std::move(*at);
   }
   return name_location.has_position() ? name_location : location;
 }

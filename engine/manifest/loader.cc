@@ -274,6 +274,7 @@ class Loader {
     Documents parsed = ParseDocuments(files, result_.sources);
     for (auto& file : parsed.files) result_.config.files.push_back(std::move(file));
     for (auto& d : parsed.diagnostics) diags_.push_back(std::move(d));
+    if (docs_.empty()) docs_.reserve(parsed.docs.size());  // the stack's (modules' grow it)
     for (auto& doc : parsed.docs) docs_.push_back(std::move(doc));
     for (auto& tree : parsed.trees) trees_.push_back(std::move(tree));
     keyed_files_.insert(parsed.keyed_files.begin(), parsed.keyed_files.end());
@@ -1168,7 +1169,14 @@ class Loader {
       too_many_instances_ = true;
       return;
     }
-    for (DeclaredResource& r : declared.resources) MakeInstances(r);
+    size_t instances = resources_.size();
+    for (const DeclaredResource& r : declared.resources) instances += r.instances.indexes.size();
+    resources_.reserve(instances);
+    resource_docs_of_.reserve(instances);
+    for (DeclaredResource& r : declared.resources) {
+      MakeInstances(r);
+      r = DeclaredResource();  // made: what it held goes before the next is made
+    }
   }
 
   void MakeInstances(DeclaredResource& p) {
@@ -1186,9 +1194,13 @@ class Loader {
     bool has_name_field = std::find(fields.begin(), fields.end(), "name") != fields.end();
     // Where plan-time errors point: the resource's name, a field of its spec.
     const SourceLocation name_location = Loc(doc.file, Child(doc.node, "name"));
-    auto field_locations = std::make_shared<std::map<std::string, SourceLocation>>();
+    auto field_locations = std::make_shared<FieldLocations>();
+    field_locations->file = doc.file;
+    if (spec_node.IsMap()) field_locations->fields.reserve(spec_node.size());
     for (const auto& [key, value] : spec_node.IsMap() ? spec_node.pairs() : kNoPairs) {
-      if (key.IsScalar()) (*field_locations)[key.Scalar()] = Loc(doc.file, value);
+      if (!key.IsScalar()) continue;
+      SourceLocation at = Loc("", value);
+      field_locations->fields.push_back({key.Scalar(), at.line, at.column, at.length});
     }
     for (size_t k = 0; k < indexes.size(); ++k) {
       ResourceConfig rc;

@@ -33,6 +33,7 @@ ResourceDeclarations DeclareResources(const std::vector<ManifestDocument>& docs,
   ResourceDeclarations out;
   std::map<std::string, SourceLocation> first;
   size_t total = 0;
+  out.resources.reserve(resource_docs.size());
   for (size_t di : resource_docs) {
     const ManifestDocument& doc = docs[di];
     const ModuleScope& scope = scopes[doc.scope];

@@ -237,6 +237,51 @@ TEST_CASE("depends_on and references give a deterministic order, depends_on list
         "firewall.edge");
 }
 
+TEST_CASE("a field's location is where its value is written, else the resource's name") {
+  auto r = Load(std::string(kNet) +
+                "---\nkind: instance\nname: web\ncount: 2\nspec:\n"
+                "  region: eu-central\n"
+                "  plan:   s-1vcpu-1gb\n"
+                "  image: \"debian-12\"\n");
+  INFO(Codes(r));
+  REQUIRE(r.ok());
+  const auto* w0 = r.config.Find(*ResourceAddress::Parse("instance.web[0]"));
+  const auto* w1 = r.config.Find(*ResourceAddress::Parse("instance.web[1]"));
+  REQUIRE(w0);
+  REQUIRE(w1);
+  // kNet is 3 lines: the instance's document begins on line 5.
+  SourceLocation plan = w0->LocationOf("plan");
+  CHECK(plan.file == "main.yaml");
+  CHECK(plan.line == 10);
+  CHECK(plan.column == 11);
+  CHECK(plan.length == 11);
+  SourceLocation image = w0->LocationOf("image");
+  CHECK(image.line == 11);
+  CHECK(image.column == 10);
+  CHECK(image.length == 11);  // with its quotes
+  // Not written (spec.name is defaulted), or not a field: the name's.
+  for (const char* field : {"name", "network", ""}) {
+    SourceLocation at = w0->LocationOf(field);
+    CHECK(at.line == 6);
+    CHECK(at.column == 7);
+  }
+  // The instances of one document share its fields' locations.
+  CHECK(w0->field_locations == w1->field_locations);
+  CHECK(w1->LocationOf("region").line == 9);
+
+  FieldLocations written;
+  written.file = "f.yaml";
+  written.fields = {{"a", 3, 4, 2}, {"b", 0, 0, 1}, {"a", 7, 8, 5}};
+  auto a = written.Find("a");  // written twice: the last, as a mapping keeps it
+  REQUIRE(a);
+  CHECK(a->file == "f.yaml");
+  CHECK(a->line == 7);
+  CHECK(a->column == 8);
+  CHECK(a->length == 5);
+  CHECK_FALSE(written.Find("b"));  // no position
+  CHECK_FALSE(written.Find("c"));
+}
+
 TEST_CASE("lifecycle, provider and backend documents are read") {
   auto r = Load(
       "kind: instance\nname: w\nspec: {region: eu-central, plan: s-1vcpu-1gb, image: debian-12}\n"
