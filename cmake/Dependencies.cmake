@@ -26,6 +26,10 @@ cairn_require_package(CURL libcurl4-openssl-dev)
 cairn_require_package(SQLite3 libsqlite3-dev)
 cairn_require_package(valijson libvalijson-dev)
 cairn_require_package(OpenSSL libssl-dev)
+# simdjson parses the JSON Cairn reads most of (API answers, listings, state
+# rows: base/value.cc's ParseJson), twice as fast as nlohmann's parser; the
+# values are still nlohmann's.
+cairn_require_package(simdjson libsimdjson-dev)
 cairn_require_package(Threads libc6-dev)
 # prometheus-cpp's core library: the metrics of `cairn serve` and `cairn
 # watch` (counters, gauges, histograms and the text exposition format). Its

@@ -24,7 +24,7 @@ PACKAGES=(
   cmake g++ make pkg-config
   nlohmann-json3-dev libyaml-dev libyaml-cpp-dev libboost-graph-dev libspdlog-dev catch2
   libcli11-dev libcurl4-openssl-dev libsqlite3-dev libpqxx-dev libvalijson-dev libssl-dev
-  libre2-dev libedit-dev libmimalloc-dev prometheus-cpp-dev
+  libre2-dev libedit-dev libmimalloc-dev prometheus-cpp-dev libsimdjson-dev
   postgresql curl
 )
 read -r -a EXTRA <<<"${CAIRN_EXTRA_PACKAGES:-}"
