@@ -197,7 +197,13 @@ class InfraProvider final : public Provider {
   Outcome SendGated(const KindWire& wire, const PreparedMutation& m, const std::string& key,
                     const char* flag, Clock::time_point deadline, std::stop_token stop, bool* gone);
   // Every object of the collection (all pages), unwrapped, as the API shows
-  // them; `*requests` counts the pages read.
+  // them, handed to `each` as its page is read: a listing of 100,000 is
+  // never held whole. `*requests` counts the pages read. A status `each`
+  // returns that is not OK ends the listing with it.
+  Status ListEach(const KindWire& wire, Clock::time_point deadline, std::stop_token stop,
+                  int* requests, std::vector<Diagnostic>* diags,
+                  const std::function<Status(Value&&)>& each);
+  // ListEach's objects, collected.
   Result<std::vector<Value>> ListRaw(const KindWire& wire, Clock::time_point deadline,
                                      std::stop_token stop, int* requests,
                                      std::vector<Diagnostic>* diags);

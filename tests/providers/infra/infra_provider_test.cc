@@ -521,6 +521,34 @@ TEST_CASE("list follows the next_cursor shape until has_more is false") {
   CHECK(found.resources[0].id == "key_3");
 }
 
+TEST_CASE("list maps each page as it is read: a bad object or a failed page leaves nothing") {
+  auto page = [](std::vector<Value> items, std::string cursor, bool more) {
+    return JsonAnswer(
+        200, Value{{"data", items}, {"pagination", {{"next_cursor", cursor}, {"has_more", more}}}}
+                 .dump());
+  };
+  // An object without its id, on the first page: the listing stops there,
+  // the second page is never asked for.
+  Fixture f;
+  f.transport.Push(
+      page({Value::parse(KeyJson("key_1", "k1")), Value{{"name", "no id"}}}, "c1", true));
+  f.transport.Push(page({Value::parse(KeyJson("key_2", "k2"))}, "", false));
+  auto r = f.provider.List({"ssh_key"}, {});
+  CHECK(r.status.code() == StatusCode::kInternal);
+  CHECK(r.status.message().find("list of ssh_key: ssh_key response has no string \"id\"") !=
+        std::string::npos);
+  CHECK(r.resources.empty());
+  CHECK(f.transport.count() == 1);
+  // The first page mapped, the second failing: no resources either.
+  Fixture g;
+  g.transport.Push(page({Value::parse(KeyJson("key_1", "k1"))}, "c1", true));
+  g.transport.Push(JsonAnswer(200, R"({"items": []})"));
+  auto failed = g.provider.List({"ssh_key"}, {});
+  CHECK_FALSE(failed.status.ok());
+  CHECK(failed.resources.empty());
+  CHECK(failed.requests == 2);
+}
+
 TEST_CASE("list refuses a next link to another origin") {
   Fixture f;
   f.transport.Push(JsonAnswer(
