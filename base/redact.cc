@@ -79,7 +79,13 @@ std::string Redact(std::string_view text) {
   constexpr std::string_view kBearer = "bearer ";
   constexpr std::string_view kProse[] = {"token", "tokens",         "credential", "credentials",
                                          "auth",  "authentication", "scheme",     "header"};
-  for (size_t i = 0; i + kBearer.size() <= out.size(); ++i) {
+  // Only a 'b' or 'B' can begin it: the scan jumps from one to the next (a
+  // comparison at every byte was 0.16 s of printing a plan of 100,000).
+  auto next_b = [&](size_t from) {
+    while (from < out.size() && (out[from] | 0x20) != 'b') ++from;
+    return from;
+  };
+  for (size_t i = next_b(0); i + kBearer.size() <= out.size(); i = next_b(i + 1)) {
     if (!EqualsIgnoreCase(std::string_view(out).substr(i, kBearer.size()), kBearer)) continue;
     size_t start = i + kBearer.size();
     while (start < out.size() && out[start] == ' ') ++start;

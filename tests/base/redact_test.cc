@@ -26,6 +26,14 @@ TEST_CASE("a bearer credential is redacted whatever its shape") {
   CHECK(Redact("authorization: bearer   opaque\"rest") ==
         "authorization: bearer   [REDACTED]\"rest");
   CHECK(Redact("a Bearer") == "a Bearer");
+  // Wherever it begins: first, after other b's, twice, at the very end.
+  CHECK(Redact("bearer abc") == "bearer [REDACTED]");
+  CHECK(Redact("bb Bb bEARER abc") == "bb Bb bEARER [REDACTED]");
+  CHECK(Redact("x: bearer a1 bearer b2") == "x: bearer [REDACTED] bearer [REDACTED]");
+  CHECK(Redact("bearerbearer q") == "bearerbearer [REDACTED]");  // the second one
+  CHECK(Redact("ends with bearer q") == "ends with bearer [REDACTED]");
+  CHECK(Redact("b") == "b");
+  CHECK(Redact("") == "");
 }
 
 TEST_CASE("strings shaped like Cairn tokens are redacted and detected") {
