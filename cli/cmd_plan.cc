@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <future>
 #include <iostream>
 #include <string>
 #include <utility>
@@ -30,14 +31,44 @@ namespace cairn::cli {
 
 namespace {
 
+// What `path` holds, as --out sees it: "" when a plan may replace it
+// without --force (it is missing or empty, or a Cairn plan: a JSON object
+// with "format_version" and "changes"), else what it is instead.
+std::string PlanFileVerdict(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec))) return "";
+  constexpr size_t kLimit = size_t{256} << 20;
+  auto text = PosixEnv().ReadFile(path, kLimit);
+  if (text.ok() && text->empty()) return "";
+  if (text.ok()) {
+    // Only the top level's keys matter: a plan's changes are parsed, not
+    // kept (at 100,000 of them, they would be a Value of a GB).
+    auto json = ParseJson(*text, kMaxValueDepth, /*keep_depth=*/2);
+    if (json.ok() && json->is_object() && json->contains("format_version") &&
+        (json->contains("changes") || json->contains("encrypted")))
+      return "";
+  }
+  return text.ok() ? "not a Cairn plan" : text.status().message() + ", not a Cairn plan";
+}
+
+// PlanFileVerdict of --out, worked out on a thread of its own while the
+// stack loads (reading and checking a saved plan of 100,000 changes takes a
+// second); not needed with --force, nor without --out.
+std::future<std::string> PlanFileVerdictAhead(const std::string& out, bool force) {
+  const bool needed = !out.empty() && !force;
+  return std::async(needed ? std::launch::async : std::launch::deferred,
+                    [out, needed] { return needed ? PlanFileVerdict(out) : std::string(); });
+}
+
 // Why `path` must not be replaced by the plan written there, or "" when it
 // may be. A manifest or variable file of the stack never is, even with
 // --force: the stack would no longer load. Otherwise, with `plan_only`
-// (--out), only a missing or empty file or a Cairn plan (a JSON object with
-// "format_version" and "changes") is replaced without --force: a typo in
-// --out must not cost a file.
+// (--out), only what `verdict` (PlanFileVerdict) finds replaceable is
+// replaced without --force: a typo in --out must not cost a file.
 std::string RefuseOverwrite(const std::string& path, const EngineSession& session,
-                            const StackFlags& stack, bool plan_only, bool force) {
+                            const StackFlags& stack, bool plan_only, bool force,
+                            std::future<std::string>& verdict) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(path, ec))) return "";
@@ -50,19 +81,8 @@ std::string RefuseOverwrite(const std::string& path, const EngineSession& sessio
              "; save the plan elsewhere";
   }
   if (!plan_only || force) return "";
-  constexpr size_t kLimit = size_t{256} << 20;
-  auto text = PosixEnv().ReadFile(path, kLimit);
-  if (text.ok() && text->empty()) return "";
-  if (text.ok()) {
-    // Only the top level's keys matter: a plan's changes are parsed, not
-    // kept (at 100,000 of them, they would be a Value of a GB).
-    auto json = ParseJson(*text, kMaxValueDepth, /*keep_depth=*/2);
-    if (json.ok() && json->is_object() && json->contains("format_version") &&
-        (json->contains("changes") || json->contains("encrypted")))
-      return "";
-  }
-  const std::string what =
-      text.ok() ? "not a Cairn plan" : text.status().message() + ", not a Cairn plan";
+  const std::string what = verdict.get();
+  if (what.empty()) return "";
   return path + " exists and is " + what +
          ": not overwritten; pass --force to replace it, or save the plan elsewhere";
 }
@@ -253,6 +273,7 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
                                     .reads_only = true,
                                     .read_ahead = f->refresh,
                                     .refresh_ahead = f->refresh};
+    std::future<std::string> out_verdict = PlanFileVerdictAhead(f->out, f->force);
     auto session = EngineSession::Open(f->stack, global, opening);
     if (!session) return failed();
     if (!f->refresh && !f->destroy &&
@@ -275,7 +296,8 @@ std::function<int()> SetupPlan(CLI::App& sub, const GlobalOptions& global) {
     // Checked before any work, so that a refused --out costs nothing.
     for (const auto& [path, plan_only] : {std::pair{f->out, true}, std::pair{f->html, false}}) {
       if (path.empty()) continue;
-      if (std::string why = RefuseOverwrite(path, *session, f->stack, plan_only, f->force);
+      if (std::string why =
+              RefuseOverwrite(path, *session, f->stack, plan_only, f->force, out_verdict);
           !why.empty()) {
         std::cerr << "error: " << why << "\n";
         return failed();
