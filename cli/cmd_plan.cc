@@ -56,9 +56,8 @@ std::string PlanFileVerdict(const std::string& path) {
 // stack loads (reading and checking a saved plan of 100,000 changes takes a
 // second); not needed with --force, nor without --out.
 std::future<std::string> PlanFileVerdictAhead(const std::string& out, bool force) {
-  const bool needed = !out.empty() && !force;
-  return std::async(needed ? std::launch::async : std::launch::deferred,
-                    [out, needed] { return needed ? PlanFileVerdict(out) : std::string(); });
+  return std::async(out.empty() || force ? std::launch::deferred : std::launch::async,
+                    [out] { return PlanFileVerdict(out); });
 }
 
 // Why `path` must not be replaced by the plan written there, or "" when it
